@@ -1,0 +1,144 @@
+package statusfile
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// ErrInvalidRecord is returned by [Encode] for a record it will not write.
+var ErrInvalidRecord = errors.New("statusfile: invalid record")
+
+// Encode returns the file content of s: compact JSON with the keys in the
+// published order, no HTML escaping, and a trailing newline. The schema is
+// always [Schema]; the title goes through [SanitizeTitle]; updatedAt is
+// written in UTC with milliseconds ([TimeLayout]).
+//
+// Encode refuses a record with an invalid session id, an empty state, a
+// negative pid, a relative cwd, or a time outside the years 0000–9999.
+func Encode(s Status) ([]byte, error) {
+	return AppendEncode(make([]byte, 0, 256+len(s.Agent)+len(s.Session)+len(s.Cwd)+len(s.Title)), s)
+}
+
+// AppendEncode is like [Encode] but appends to dst.
+func AppendEncode(dst []byte, s Status) ([]byte, error) {
+	if err := ValidateSession(s.Session); err != nil {
+		return dst, err
+	}
+	switch {
+	case s.State == "":
+		return dst, fmt.Errorf("%w: empty state", ErrInvalidRecord)
+	case s.PID < 0:
+		return dst, fmt.Errorf("%w: negative pid %d", ErrInvalidRecord, s.PID)
+	case s.Cwd != "" && !filepath.IsAbs(s.Cwd) && !isSlashAbs(s.Cwd):
+		return dst, fmt.Errorf("%w: cwd %q is not absolute", ErrInvalidRecord, s.Cwd)
+	}
+	t := s.UpdatedAt.UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return dst, fmt.Errorf("%w: updatedAt year %d out of range", ErrInvalidRecord, y)
+	}
+	dst = append(dst, `{"schema":"`+Schema+`","agent":`...)
+	dst = appendString(dst, s.Agent)
+	dst = append(dst, `,"session":`...)
+	dst = appendString(dst, s.Session)
+	dst = append(dst, `,"pid":`...)
+	dst = strconv.AppendInt(dst, int64(s.PID), 10)
+	dst = append(dst, `,"cwd":`...)
+	dst = appendString(dst, s.Cwd)
+	dst = append(dst, `,"state":`...)
+	dst = appendString(dst, string(s.State))
+	if title := SanitizeTitle(s.Title); title == "" {
+		dst = append(dst, `,"task":null`...)
+	} else {
+		dst = append(dst, `,"task":{"title":`...)
+		dst = appendString(dst, title)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"updatedAt":"`...)
+	dst = AppendTime(dst, t)
+	dst = append(dst, "\"}\n"...)
+	return dst, nil
+}
+
+// isSlashAbs accepts "/..." paths on every platform: a record written on
+// one system may be encoded on another.
+func isSlashAbs(p string) bool { return len(p) > 0 && p[0] == '/' }
+
+// AppendTime appends t in UTC as [TimeLayout] does, truncated (not rounded)
+// to milliseconds, as JavaScript's toISOString writes it.
+func AppendTime(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / 1e6
+	dst = append4(dst, y)
+	dst = append(dst, '-')
+	dst = append2(dst, int(mo))
+	dst = append(dst, '-')
+	dst = append2(dst, d)
+	dst = append(dst, 'T')
+	dst = append2(dst, h)
+	dst = append(dst, ':')
+	dst = append2(dst, mi)
+	dst = append(dst, ':')
+	dst = append2(dst, s)
+	dst = append(dst, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+	return dst
+}
+
+func append2(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+func append4(b []byte, v int) []byte {
+	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string the way JSON.stringify writes it:
+// only '"', '\\' and C0 controls are escaped. Invalid UTF-8 becomes U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

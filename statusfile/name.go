@@ -1,0 +1,73 @@
+package statusfile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+// FileName returns the name of the status file of session: the lowercase hex
+// SHA-256 of the session id's UTF-8 bytes, plus ".json". It does not
+// validate the id; see [ValidateSession].
+func FileName(session string) string {
+	sum := sha256.Sum256([]byte(session))
+	var b [sha256.Size*2 + len(".json")]byte
+	hex.Encode(b[:], sum[:])
+	copy(b[sha256.Size*2:], ".json")
+	return string(b[:])
+}
+
+// IsStatusName reports whether name has the form of a status file name:
+// 64 lowercase hex digits followed by ".json". Readers ignore every other
+// name.
+func IsStatusName(name string) bool {
+	if len(name) != 69 || name[64:] != ".json" {
+		return false
+	}
+	for i := 0; i < 64; i++ {
+		c := name[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// NameMatches reports whether name is the file name of session.
+func NameMatches(name, session string) bool {
+	if len(name) != 69 {
+		return false
+	}
+	sum := sha256.Sum256([]byte(session))
+	var b [sha256.Size * 2]byte
+	hex.Encode(b[:], sum[:])
+	return string(b[:]) == name[:64] && name[64:] == ".json"
+}
+
+// ConfigHomeEnv names the environment variable that overrides the config
+// home.
+const ConfigHomeEnv = "GENTLE_PI_CONFIG_HOME"
+
+// StatusDirEnv names the environment variable readers honour for the status
+// directory itself.
+const StatusDirEnv = "STATUS_DIR"
+
+// DefaultConfigHome returns the config home: $GENTLE_PI_CONFIG_HOME when it is
+// set and non-empty, else ~/.pi/gentle-ai.
+func DefaultConfigHome() (string, error) {
+	if h := os.Getenv(ConfigHomeEnv); h != "" {
+		return h, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", errors.New("statusfile: cannot find the config home: " + ConfigHomeEnv + " is not set and the home directory is unknown")
+	}
+	return filepath.Join(home, ".pi", "gentle-ai"), nil
+}
+
+// StatusDir returns the status directory of a config home.
+func StatusDir(configHome string) string {
+	return filepath.Join(configHome, DirName)
+}

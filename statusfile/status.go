@@ -1,0 +1,123 @@
+package statusfile
+
+import (
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// Protocol constants.
+const (
+	// Schema is the value of the "schema" key of every v1 record.
+	Schema = "gentle-shell.agent-status/v1"
+
+	// DirName is the name of the status directory inside the config home.
+	DirName = "agent-status"
+
+	// HeartbeatInterval is the longest a publisher may go without
+	// rewriting its file.
+	HeartbeatInterval = 10 * time.Second
+
+	// StaleAfter is how old (or how far in the future) a record may be and
+	// still be fresh. A record exactly StaleAfter old is fresh.
+	StaleAfter = 30 * time.Second
+
+	// MaxFileSize is the largest status file a reader reads. Larger files
+	// are invalid.
+	MaxFileSize = 64 << 10
+
+	// MaxTitleUnits is the number of UTF-16 code units of a raw title that
+	// the sanitizer looks at.
+	MaxTitleUnits = 4096
+
+	// MaxSessionBytes is the longest session id, in UTF-8 bytes.
+	MaxSessionBytes = 1024
+
+	// TimeLayout is how updatedAt is written: UTC with milliseconds, as
+	// JavaScript's Date.prototype.toISOString.
+	TimeLayout = "2006-01-02T15:04:05.000Z"
+)
+
+// State is what a session is doing. The v1 vocabulary is [Working],
+// [Blocked] and [Idle]; readers keep other values as they are.
+type State string
+
+// The states of the v1 vocabulary.
+const (
+	Working State = "working"
+	Blocked State = "blocked" // waiting for the user; takes precedence
+	Idle    State = "idle"
+)
+
+// Known reports whether s is one of the v1 states.
+func (s State) Known() bool {
+	return s == Working || s == Blocked || s == Idle
+}
+
+// ErrUnknownState is returned by [ParseState] for a value outside the v1
+// vocabulary.
+var ErrUnknownState = errors.New("statusfile: unknown state")
+
+// ParseState returns the v1 state named s.
+func ParseState(s string) (State, error) {
+	st := State(s)
+	if !st.Known() {
+		return "", fmt.Errorf("%w %q (want working, blocked or idle)", ErrUnknownState, s)
+	}
+	return st, nil
+}
+
+// Status is one session's record.
+type Status struct {
+	Schema  string // always [Schema] once decoded; Encode writes [Schema]
+	Agent   string // which program publishes, e.g. "pi" or "claude-code"
+	Session string // the session id; the file name is its hash
+	PID     int    // the publisher's process id; 0 when unknown
+	Cwd     string // the session's workspace; absolute
+	State   State
+	// Title is the sanitized task title. Empty means "task": null.
+	Title     string
+	UpdatedAt time.Time
+}
+
+// ErrInvalidSession is returned for a session id that SPEC.md does not allow.
+var ErrInvalidSession = errors.New("statusfile: invalid session id")
+
+// ValidateSession reports whether id may be used as a session id: non-empty
+// valid UTF-8 of at most [MaxSessionBytes] bytes, without C0 or C1 control
+// characters.
+func ValidateSession(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("%w: empty", ErrInvalidSession)
+	case len(id) > MaxSessionBytes:
+		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidSession, len(id), MaxSessionBytes)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidSession)
+	}
+	for i, r := range id {
+		if isControl(r) {
+			return fmt.Errorf("%w: control character U+%04X at byte %d", ErrInvalidSession, r, i)
+		}
+	}
+	return nil
+}
+
+// Age returns how old the record is at now. A negative age means the
+// record's timestamp is in the future.
+func (s *Status) Age(now time.Time) time.Duration {
+	return now.Sub(s.UpdatedAt)
+}
+
+// Fresh reports whether the record is fresh at now: at most [StaleAfter] old
+// and at most [StaleAfter] in the future.
+func (s *Status) Fresh(now time.Time) bool {
+	return IsFresh(s.UpdatedAt, now)
+}
+
+// IsFresh reports whether a record updated at updatedAt is fresh at now.
+func IsFresh(updatedAt, now time.Time) bool {
+	age := now.Sub(updatedAt)
+	return age <= StaleAfter && age >= -StaleAfter
+}
