@@ -1,0 +1,74 @@
+package perm
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// Sentinel errors: the rule that was broken.
+var (
+	ErrSymlink    = errors.New("perm: symbolic link refused")
+	ErrNotDir     = errors.New("perm: not a directory")
+	ErrNotRegular = errors.New("perm: not a regular file")
+	ErrNotOwned   = errors.New("perm: owned by another account")
+	ErrWritable   = errors.New("perm: writable by group or others")
+	ErrAccessible = errors.New("perm: accessible by group or others")
+	ErrLinks      = errors.New("perm: more than one hard link")
+	ErrTooLarge   = errors.New("perm: larger than the size limit")
+	ErrChanged    = errors.New("perm: replaced while being checked")
+)
+
+// What a checked path is, as named in error messages.
+const (
+	ConfigHome = "config home"
+	StatusDir  = "status directory"
+	StatusFile = "status file"
+)
+
+// Error is a refusal: the path, what it is, and the rule it breaks.
+type Error struct {
+	What   string // ConfigHome, StatusDir or StatusFile
+	Path   string
+	Err    error  // one of the sentinel errors
+	Detail string // e.g. "mode 0755" or "owner uid 1001"
+}
+
+func (e *Error) Error() string {
+	msg := "perm: " + e.What + " " + e.Path + ": " + strings.TrimPrefix(e.Err.Error(), "perm: ")
+	if e.Detail != "" {
+		msg += " (" + e.Detail + ")"
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func refuse(what, path string, err error, detailf string, args ...any) *Error {
+	e := &Error{What: what, Path: path, Err: err}
+	if detailf != "" {
+		e.Detail = fmt.Sprintf(detailf, args...)
+	}
+	return e
+}
+
+// Refusal reports whether err is a refusal by this package rather than a
+// failure of the file system.
+func Refusal(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
+// Private modes.
+const (
+	DirMode  fs.FileMode = 0o700
+	FileMode fs.FileMode = 0o600
+)
+
+// linkOrReparse reports whether a Lstat result must be refused as a link:
+// symbolic links everywhere, and on Windows other reparse points that Go
+// reports as irregular files.
+func linkOrReparse(fi fs.FileInfo) bool {
+	return fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0
+}

@@ -1,0 +1,414 @@
+//go:build unix
+
+package perm
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// owner returns the owner of a file described by Lstat or Stat.
+func owner(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
+func nlink(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// checkDir applies the rules shared by the config home and the status
+// directory: a real directory, owned by us, without the forbidden bits.
+func checkDir(what, path string, fi fs.FileInfo, forbidden fs.FileMode, sentinel error) error {
+	if linkOrReparse(fi) {
+		return refuse(what, path, ErrSymlink, "")
+	}
+	if !fi.IsDir() {
+		return refuse(what, path, ErrNotDir, "")
+	}
+	if uid, me := owner(fi), os.Geteuid(); uid != me {
+		return refuse(what, path, ErrNotOwned, "owner uid %d, current uid %d", uid, me)
+	}
+	if perm := fi.Mode().Perm(); perm&forbidden != 0 {
+		return refuse(what, path, sentinel, "mode %04o", perm)
+	}
+	return nil
+}
+
+// CheckConfigHome checks an existing config home: not a symbolic link, a
+// directory, owned by the current account, and not writable by group or
+// others. Directories above it are trusted.
+func CheckConfigHome(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return checkDir(ConfigHome, path, fi, 0o022, ErrWritable)
+}
+
+// CheckStatusDir checks an existing status directory: not a symbolic link, a
+// directory, owned by the current account, and without any group or other
+// permission bit.
+func CheckStatusDir(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return checkDir(StatusDir, path, fi, 0o077, ErrAccessible)
+}
+
+// EnsureConfigHome creates a missing config home (mode 0700, with missing
+// parents) and checks it with [CheckConfigHome]. It never changes the mode of
+// a directory it did not create.
+func EnsureConfigHome(path string) error {
+	if err := mkdirPrivate(path, true); err != nil {
+		return err
+	}
+	return CheckConfigHome(path)
+}
+
+// EnsureStatusDir creates a missing status directory (mode 0700 whatever the
+// umask) and checks it with [CheckStatusDir]. It never changes the mode of a
+// directory it did not create.
+func EnsureStatusDir(path string) error {
+	if err := mkdirPrivate(path, false); err != nil {
+		return err
+	}
+	return CheckStatusDir(path)
+}
+
+func mkdirPrivate(path string, parents bool) error {
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil // exists (or cannot tell): the check decides
+	}
+	if parents {
+		if err := os.MkdirAll(filepath.Dir(path), DirMode); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(path, DirMode); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil // created by someone else meanwhile: check it
+		}
+		return err
+	}
+	// Ours, just created: set the mode the umask may have narrowed.
+	return os.Chmod(path, DirMode)
+}
+
+// OpenStatusRoot checks the status directory and opens it as an [os.Root],
+// verifying that the directory opened is the one that was checked.
+func OpenStatusRoot(path string) (*os.Root, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDir(StatusDir, path, fi, 0o077, ErrAccessible); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	rfi, err := root.Stat(".")
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	if !os.SameFile(fi, rfi) {
+		root.Close()
+		return nil, refuse(StatusDir, path, ErrChanged, "")
+	}
+	return root, nil
+}
+
+// CheckStatusFileIn checks the status file name inside root before it is
+// replaced: when it exists it must be a regular file with one link, owned by
+// the current account. A missing file is fine.
+func CheckStatusFileIn(root *os.Root, name string) error {
+	fi, err := root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return checkFile(filepath.Join(root.Name(), name), fi)
+}
+
+func checkFile(path string, fi fs.FileInfo) error {
+	switch {
+	case linkOrReparse(fi):
+		return refuse(StatusFile, path, ErrSymlink, "")
+	case !fi.Mode().IsRegular():
+		return refuse(StatusFile, path, ErrNotRegular, "%s", fi.Mode().Type())
+	case nlink(fi) > 1:
+		return refuse(StatusFile, path, ErrLinks, "%d links", nlink(fi))
+	}
+	if uid, me := owner(fi), os.Geteuid(); uid != me {
+		return refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", uid, me)
+	}
+	return nil
+}
+
+// Dir is a status directory opened for reading. Files are opened relative to
+// its descriptor, so a directory renamed or replaced meanwhile cannot
+// redirect them.
+type Dir struct {
+	f    *os.File
+	fd   int
+	path string
+	info fs.FileInfo
+}
+
+// OpenDir opens a status directory for reading without following a symbolic
+// link. It does not check ownership or mode: see [Dir.Check].
+func OpenDir(path string) (*Dir, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		switch err {
+		case unix.ELOOP, unix.EMLINK:
+			return nil, refuse(StatusDir, path, ErrSymlink, "")
+		case unix.ENOTDIR:
+			if fi, lerr := os.Lstat(path); lerr == nil && linkOrReparse(fi) {
+				return nil, refuse(StatusDir, path, ErrSymlink, "")
+			}
+			return nil, refuse(StatusDir, path, ErrNotDir, "")
+		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Dir{f: f, fd: fd, path: path, info: info}, nil
+}
+
+// Path returns the path the directory was opened with.
+func (d *Dir) Path() string { return d.path }
+
+// Info describes the opened directory.
+func (d *Dir) Info() fs.FileInfo { return d.info }
+
+// Check applies the reader's rules to the opened directory: owned by the
+// current account and not writable by group or others (files there could
+// be forged). Readable by others is allowed here; [CheckStatusDir] is the
+// stricter publisher rule.
+func (d *Dir) Check() error {
+	return checkDir(StatusDir, d.path, d.info, 0o022, ErrWritable)
+}
+
+// Close closes the directory.
+func (d *Dir) Close() error { return d.f.Close() }
+
+// Entries lists the directory: names and types, in no particular order.
+func (d *Dir) Entries() ([]fs.DirEntry, error) {
+	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return d.f.ReadDir(-1)
+}
+
+// FileStat is what a reader learns of an opened status file.
+type FileStat struct {
+	Size    int64
+	Mode    fs.FileMode
+	UID     int
+	ModTime time.Time
+	dev     uint64
+	ino     uint64
+}
+
+// ReadFile opens name inside the directory with O_NOFOLLOW and O_NONBLOCK,
+// checks with fstat that it is a regular file owned by the current account
+// and no larger than max bytes, and reads it into buf (grown if needed). It
+// never follows a symbolic link (ErrSymlink), never blocks on a FIFO or
+// device (ErrNotRegular), and never reads more than max+1 bytes (ErrTooLarge).
+// A file that vanished is reported as fs.ErrNotExist.
+func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, error) {
+	path := d.path + string(os.PathSeparator) + name
+	var fst FileStat
+	fd, err := openat(d.fd, name)
+	if err != nil {
+		switch err {
+		case unix.ELOOP, unix.EMLINK:
+			return buf[:0], fst, refuse(StatusFile, path, ErrSymlink, "")
+		case unix.ENXIO, unix.EOPNOTSUPP: // a socket
+			return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "socket")
+		}
+		return buf[:0], fst, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return buf[:0], fst, &fs.PathError{Op: "fstat", Path: path, Err: err}
+	}
+	fst = FileStat{
+		Size:    st.Size,
+		Mode:    modeOf(uint32(st.Mode)),
+		UID:     int(st.Uid),
+		ModTime: time.Unix(st.Mtim.Unix()),
+		dev:     uint64(st.Dev),
+		ino:     uint64(st.Ino),
+	}
+	if !fst.Mode.IsRegular() {
+		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", fst.Mode.Type())
+	}
+	if me := os.Geteuid(); fst.UID != me {
+		return buf[:0], fst, refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", fst.UID, me)
+	}
+	if st.Size > int64(max) {
+		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "%d bytes, limit %d", st.Size, max)
+	}
+	// The size may change under us: read at most max+1 bytes.
+	if cap(buf) < max+1 {
+		want := int(st.Size) + 512
+		if want > max+1 {
+			want = max + 1
+		}
+		if cap(buf) < want {
+			buf = make([]byte, 0, want)
+		}
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > max {
+				break
+			}
+			grown := make([]byte, len(buf), min(2*cap(buf)+512, max+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if n > 0 {
+			buf = buf[:len(buf)+n]
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return buf[:0], fst, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if len(buf) > max {
+		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "more than %d bytes", max)
+	}
+	return buf, fst, nil
+}
+
+func openat(dirfd int, name string) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// Lstat describes name inside the directory without following a link.
+func (d *Dir) Lstat(name string) (FileStat, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return FileStat{}, &fs.PathError{Op: "lstat", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	return FileStat{
+		Size:    st.Size,
+		Mode:    modeOf(uint32(st.Mode)),
+		UID:     int(st.Uid),
+		ModTime: time.Unix(st.Mtim.Unix()),
+		dev:     uint64(st.Dev),
+		ino:     uint64(st.Ino),
+	}, nil
+}
+
+// Remove removes name from the directory, but only if it is still the
+// regular file described by want (same device and inode), so that a file
+// replaced meanwhile is left alone. It reports whether it removed anything.
+func (d *Dir) Remove(name string, want FileStat) (bool, error) {
+	now, err := d.Lstat(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	if !now.Mode.IsRegular() || now.dev != want.dev || now.ino != want.ino {
+		return false, nil
+	}
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil {
+		if err == unix.ENOENT {
+			return false, nil
+		}
+		return false, &fs.PathError{Op: "remove", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	return true, nil
+}
+
+func modeOf(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	case unix.S_IFREG:
+	default:
+		mode |= fs.ModeIrregular
+	}
+	if m&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
+
+// RemoveOwnFile removes name from root if it is still the regular file
+// described by written (as returned by Stat on the file that was written),
+// and reports whether it did. A file replaced by someone else is left alone.
+func RemoveOwnFile(root *os.Root, name string, written fs.FileInfo) (bool, error) {
+	fi, err := root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() || !os.SameFile(fi, written) {
+		return false, nil
+	}
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return true, nil
+}

@@ -1,0 +1,328 @@
+//go:build unix
+
+package perm
+
+import (
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// withUmask runs f under each umask SPEC.md's tests name.
+func withUmask(t *testing.T, f func(t *testing.T)) {
+	for _, mask := range []int{0o000, 0o022, 0o077} {
+		t.Run(fs.FileMode(mask).String(), func(t *testing.T) {
+			old := syscall.Umask(mask)
+			defer syscall.Umask(old)
+			f(t)
+		})
+	}
+}
+
+func mode(t *testing.T, path string) fs.FileMode {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func TestEnsureCreatesPrivateDirs(t *testing.T) {
+	withUmask(t, func(t *testing.T) {
+		home := filepath.Join(t.TempDir(), "a", "home")
+		dir := filepath.Join(home, "agent-status")
+		if err := EnsureConfigHome(home); err != nil {
+			t.Fatal(err)
+		}
+		if err := EnsureStatusDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		if m := mode(t, home); m != 0o700 {
+			t.Errorf("config home mode %04o, want 0700", m)
+		}
+		if m := mode(t, dir); m != 0o700 {
+			t.Errorf("status dir mode %04o, want 0700", m)
+		}
+	})
+}
+
+func TestRefusals(t *testing.T) {
+	type setup func(t *testing.T, base string) (home, dir string)
+	mk := func(t *testing.T, p string, m fs.FileMode) {
+		t.Helper()
+		if err := os.Mkdir(p, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name  string
+		setup setup
+		want  error
+		what  string
+	}{
+		{"config home symlink", func(t *testing.T, base string) (string, string) {
+			mk(t, filepath.Join(base, "real"), 0o700)
+			os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "home"))
+			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
+		}, ErrSymlink, ConfigHome},
+		{"config home 0775", func(t *testing.T, base string) (string, string) {
+			mk(t, filepath.Join(base, "home"), 0o775)
+			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
+		}, ErrWritable, ConfigHome},
+		{"config home 0777", func(t *testing.T, base string) (string, string) {
+			mk(t, filepath.Join(base, "home"), 0o777)
+			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
+		}, ErrWritable, ConfigHome},
+		{"config home a file", func(t *testing.T, base string) (string, string) {
+			os.WriteFile(filepath.Join(base, "home"), nil, 0o600)
+			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
+		}, ErrNotDir, ConfigHome},
+		{"status dir symlink", func(t *testing.T, base string) (string, string) {
+			mk(t, filepath.Join(base, "home"), 0o700)
+			mk(t, filepath.Join(base, "elsewhere"), 0o700)
+			os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(base, "home", "agent-status"))
+			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
+		}, ErrSymlink, StatusDir},
+		{"status dir 0755", func(t *testing.T, base string) (string, string) {
+			mk(t, filepath.Join(base, "home"), 0o700)
+			mk(t, filepath.Join(base, "home", "agent-status"), 0o755)
+			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
+		}, ErrAccessible, StatusDir},
+		{"status dir 0750", func(t *testing.T, base string) (string, string) {
+			mk(t, filepath.Join(base, "home"), 0o700)
+			mk(t, filepath.Join(base, "home", "agent-status"), 0o750)
+			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
+		}, ErrAccessible, StatusDir},
+		{"status dir 0701", func(t *testing.T, base string) (string, string) {
+			mk(t, filepath.Join(base, "home"), 0o700)
+			mk(t, filepath.Join(base, "home", "agent-status"), 0o701)
+			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
+		}, ErrAccessible, StatusDir},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			home, dir := tt.setup(t, base)
+			err := EnsureConfigHome(home)
+			if err == nil {
+				err = EnsureStatusDir(dir)
+			}
+			var pe *Error
+			if !errors.Is(err, tt.want) || !errors.As(err, &pe) || pe.What != tt.what {
+				t.Fatalf("got %v, want %v for the %s", err, tt.want, tt.what)
+			}
+			if !strings.Contains(err.Error(), tt.what) || !strings.HasPrefix(err.Error(), "perm: ") {
+				t.Errorf("message %q does not say what was refused", err)
+			}
+		})
+	}
+	// Refusing never changes what was refused.
+	t.Run("status dir 0755 left at 0755", func(t *testing.T) {
+		base := t.TempDir()
+		dir := filepath.Join(base, "agent-status")
+		os.Mkdir(dir, 0o755)
+		os.Chmod(dir, 0o755)
+		if err := EnsureStatusDir(dir); !errors.Is(err, ErrAccessible) {
+			t.Fatal(err)
+		}
+		if m := mode(t, dir); m != 0o755 {
+			t.Errorf("mode changed to %04o", m)
+		}
+	})
+}
+
+// otherUID is an account that is not the current one, for chown tests.
+const otherUID = 65534
+
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to chown a file to another account")
+	}
+}
+
+func TestNotOwned(t *testing.T) {
+	requireRoot(t)
+	base := t.TempDir()
+	home := filepath.Join(base, "home")
+	os.Mkdir(home, 0o700)
+	if err := os.Chown(home, otherUID, otherUID); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureConfigHome(home); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("config home owned by uid %d: %v", otherUID, err)
+	}
+	dir := filepath.Join(base, "dir")
+	os.Mkdir(dir, 0o700)
+	os.Chown(dir, otherUID, otherUID)
+	if err := EnsureStatusDir(dir); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("status dir owned by uid %d: %v", otherUID, err)
+	}
+	own := filepath.Join(base, "own")
+	os.Mkdir(own, 0o700)
+	os.WriteFile(filepath.Join(own, "f.json"), []byte("{}"), 0o600)
+	os.Chown(filepath.Join(own, "f.json"), otherUID, otherUID)
+	root, err := OpenStatusRoot(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := CheckStatusFileIn(root, "f.json"); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("status file owned by uid %d: %v", otherUID, err)
+	}
+	d, err := OpenDir(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, _, err := d.ReadFile("f.json", nil, 1024); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("reader opened a file owned by uid %d: %v", otherUID, err)
+	}
+}
+
+func TestCheckStatusFileIn(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "ok"), nil, 0o600)
+	os.WriteFile(filepath.Join(dir, "victim"), []byte("v"), 0o600)
+	os.Symlink(filepath.Join(dir, "victim"), filepath.Join(dir, "link"))
+	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
+	os.WriteFile(filepath.Join(dir, "two"), nil, 0o600)
+	os.Link(filepath.Join(dir, "two"), filepath.Join(dir, "two-b"))
+	root, err := OpenStatusRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for name, want := range map[string]error{
+		"ok": nil, "missing": nil, "link": ErrSymlink, "sub": ErrNotRegular, "two": ErrLinks,
+	} {
+		if err := CheckStatusFileIn(root, name); !errors.Is(err, want) || (want == nil) != (err == nil) {
+			t.Errorf("%s: got %v, want %v", name, err, want)
+		}
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "d")
+	os.Mkdir(dir, 0o700)
+	outside := filepath.Join(base, "outside.json")
+	os.WriteFile(outside, []byte(`{"secret":1}`), 0o600)
+	os.WriteFile(filepath.Join(dir, "ok"), []byte("hello"), 0o600)
+	os.WriteFile(filepath.Join(dir, "big"), make([]byte, 2000), 0o600)
+	os.WriteFile(filepath.Join(dir, "exact"), make([]byte, 1000), 0o600)
+	os.Symlink(outside, filepath.Join(dir, "link"))
+	os.Symlink("ok", filepath.Join(dir, "inner-link")) // stays inside: still refused
+	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	if l, err := net.Listen("unix", sock); err == nil {
+		defer l.Close()
+	} else {
+		t.Logf("no socket: %v", err)
+	}
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tests := []struct {
+		name string
+		want error
+		data string
+	}{
+		{"ok", nil, "hello"},
+		{"big", ErrTooLarge, ""},
+		{"exact", nil, string(make([]byte, 1000))},
+		{"link", ErrSymlink, ""},
+		{"inner-link", ErrSymlink, ""},
+		{"sub", ErrNotRegular, ""},
+		{"fifo", ErrNotRegular, ""},
+		{"sock", ErrNotRegular, ""},
+		{"missing", fs.ErrNotExist, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var data []byte
+			var err error
+			go func() {
+				data, _, err = d.ReadFile(tt.name, nil, 1000)
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("ReadFile hung")
+			}
+			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("ReadFile(%s) error %v, want %v", tt.name, err, tt.want)
+			}
+			if string(data) != tt.data {
+				t.Errorf("ReadFile(%s) = %q", tt.name, data)
+			}
+		})
+	}
+}
+
+func TestOpenDirRefusesSymlink(t *testing.T) {
+	base := t.TempDir()
+	os.Mkdir(filepath.Join(base, "real"), 0o700)
+	os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "link"))
+	if _, err := OpenDir(filepath.Join(base, "link")); !errors.Is(err, ErrSymlink) {
+		t.Errorf("OpenDir(symlink) = %v", err)
+	}
+	os.WriteFile(filepath.Join(base, "file"), nil, 0o600)
+	if _, err := OpenDir(filepath.Join(base, "file")); !errors.Is(err, ErrNotDir) {
+		t.Errorf("OpenDir(file) = %v", err)
+	}
+	if _, err := OpenDir(filepath.Join(base, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenDir(missing) = %v", err)
+	}
+	os.Chmod(filepath.Join(base, "real"), 0o777)
+	d, err := OpenDir(filepath.Join(base, "real"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Check(); !errors.Is(err, ErrWritable) {
+		t.Errorf("Check on a 0777 directory = %v", err)
+	}
+}
+
+func TestRemoveOnlySameFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f"), []byte("a"), 0o600)
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := d.Lstat("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Replaced by another file: left alone.
+	os.WriteFile(filepath.Join(dir, "g"), []byte("b"), 0o600)
+	os.Rename(filepath.Join(dir, "g"), filepath.Join(dir, "f"))
+	if removed, err := d.Remove("f", st); removed || err != nil {
+		t.Fatalf("removed a replaced file: %v %v", removed, err)
+	}
+	st, _ = d.Lstat("f")
+	if removed, err := d.Remove("f", st); !removed || err != nil {
+		t.Fatalf("did not remove the same file: %v %v", removed, err)
+	}
+}

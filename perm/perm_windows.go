@@ -1,0 +1,266 @@
+//go:build windows
+
+package perm
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// On Windows there are no mode bits and ownership is not checked: status
+// files inherit the ACL of the config home. Symbolic links, junctions and
+// other reparse points are refused.
+
+func checkDir(what, path string, fi fs.FileInfo) error {
+	if linkOrReparse(fi) {
+		return refuse(what, path, ErrSymlink, "")
+	}
+	if !fi.IsDir() {
+		return refuse(what, path, ErrNotDir, "")
+	}
+	return nil
+}
+
+// CheckConfigHome checks an existing config home: not a symbolic link or
+// other reparse point, and a directory.
+func CheckConfigHome(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return checkDir(ConfigHome, path, fi)
+}
+
+// CheckStatusDir checks an existing status directory: not a symbolic link or
+// other reparse point, and a directory.
+func CheckStatusDir(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return checkDir(StatusDir, path, fi)
+}
+
+// EnsureConfigHome creates a missing config home and checks it.
+func EnsureConfigHome(path string) error {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(path, DirMode); err != nil {
+			return err
+		}
+	}
+	return CheckConfigHome(path)
+}
+
+// EnsureStatusDir creates a missing status directory and checks it.
+func EnsureStatusDir(path string) error {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(path, DirMode); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return CheckStatusDir(path)
+}
+
+// OpenStatusRoot checks the status directory and opens it as an [os.Root].
+func OpenStatusRoot(path string) (*os.Root, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDir(StatusDir, path, fi); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	rfi, err := root.Stat(".")
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	if !os.SameFile(fi, rfi) {
+		root.Close()
+		return nil, refuse(StatusDir, path, ErrChanged, "")
+	}
+	return root, nil
+}
+
+// CheckStatusFileIn checks the status file name inside root before it is
+// replaced: when it exists it must be a regular file, not a link.
+func CheckStatusFileIn(root *os.Root, name string) error {
+	fi, err := root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(root.Name(), name)
+	if linkOrReparse(fi) {
+		return refuse(StatusFile, path, ErrSymlink, "")
+	}
+	if !fi.Mode().IsRegular() {
+		return refuse(StatusFile, path, ErrNotRegular, "%s", fi.Mode().Type())
+	}
+	return nil
+}
+
+// Dir is a status directory opened for reading.
+type Dir struct {
+	f    *os.File
+	path string
+	info fs.FileInfo
+}
+
+// OpenDir opens a status directory for reading, refusing a link.
+func OpenDir(path string) (*Dir, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDir(StatusDir, path, fi); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !os.SameFile(fi, info) {
+		f.Close()
+		return nil, refuse(StatusDir, path, ErrChanged, "")
+	}
+	return &Dir{f: f, path: path, info: info}, nil
+}
+
+// Path returns the path the directory was opened with.
+func (d *Dir) Path() string { return d.path }
+
+// Info describes the opened directory.
+func (d *Dir) Info() fs.FileInfo { return d.info }
+
+// Check applies the reader's rules to the opened directory. On Windows there
+// is nothing beyond what OpenDir checked.
+func (d *Dir) Check() error { return nil }
+
+// Close closes the directory.
+func (d *Dir) Close() error { return d.f.Close() }
+
+// Entries lists the directory.
+func (d *Dir) Entries() ([]fs.DirEntry, error) {
+	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return d.f.ReadDir(-1)
+}
+
+// FileStat is what a reader learns of an opened status file.
+type FileStat struct {
+	Size    int64
+	Mode    fs.FileMode
+	UID     int
+	ModTime time.Time
+	info    fs.FileInfo
+}
+
+func statOf(fi fs.FileInfo) FileStat {
+	return FileStat{Size: fi.Size(), Mode: fi.Mode(), UID: -1, ModTime: fi.ModTime(), info: fi}
+}
+
+// ReadFile reads name inside the directory, refusing links and reparse
+// points, non-regular files and files larger than max bytes.
+func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, error) {
+	path := filepath.Join(d.path, name)
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return buf[:0], FileStat{}, err
+	}
+	fst := statOf(fi)
+	if linkOrReparse(fi) {
+		return buf[:0], fst, refuse(StatusFile, path, ErrSymlink, "")
+	}
+	if !fi.Mode().IsRegular() {
+		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", fi.Mode().Type())
+	}
+	if fi.Size() > int64(max) {
+		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "%d bytes, limit %d", fi.Size(), max)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return buf[:0], fst, err
+	}
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil {
+		return buf[:0], fst, err
+	}
+	if !os.SameFile(fi, ofi) {
+		return buf[:0], fst, refuse(StatusFile, path, ErrChanged, "")
+	}
+	if cap(buf) < max+1 {
+		buf = make([]byte, 0, max+1)
+	}
+	n, err := io.ReadFull(f, buf[:max+1])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return buf[:0], fst, err
+	}
+	if n > max {
+		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "more than %d bytes", max)
+	}
+	return buf[:n], fst, nil
+}
+
+// Lstat describes name inside the directory without following a link.
+func (d *Dir) Lstat(name string) (FileStat, error) {
+	fi, err := os.Lstat(filepath.Join(d.path, name))
+	if err != nil {
+		return FileStat{}, err
+	}
+	return statOf(fi), nil
+}
+
+// Remove removes name if it is still the regular file described by want.
+func (d *Dir) Remove(name string, want FileStat) (bool, error) {
+	now, err := d.Lstat(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	if !now.Mode.IsRegular() || want.info == nil || !os.SameFile(now.info, want.info) {
+		return false, nil
+	}
+	if err := os.Remove(filepath.Join(d.path, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return true, nil
+}
+
+// RemoveOwnFile removes name from root if it is still the regular file
+// described by written, and reports whether it did.
+func RemoveOwnFile(root *os.Root, name string, written fs.FileInfo) (bool, error) {
+	fi, err := root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() || !os.SameFile(fi, written) {
+		return false, nil
+	}
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return true, nil
+}
