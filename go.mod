@@ -4,4 +4,7 @@ go 1.25.0
 
 require github.com/rivo/uniseg v0.4.7
 
-require golang.org/x/sys v0.47.0
+require (
+	github.com/google/renameio/v2 v2.0.2
+	golang.org/x/sys v0.47.0
+)

@@ -1,0 +1,442 @@
+package statusfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// DefaultHeartbeat is how often a [Publisher] rewrites an unchanged record:
+// a second under [HeartbeatInterval], so that a busy machine still keeps the
+// gap the protocol promises.
+const DefaultHeartbeat = HeartbeatInterval - time.Second
+
+// DefaultCoalesce is the default coalescing window of a [Publisher]: at most
+// one write per window, however often the state changes.
+const DefaultCoalesce = 100 * time.Millisecond
+
+// ErrClosed is returned by [Publisher.Flush] after [Publisher.Close].
+var ErrClosed = errors.New("statusfile: publisher closed")
+
+// An Option configures a [Publisher].
+type Option interface {
+	apply(*config)
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	configHome string
+	dir        string
+	agent      string
+	pid        int
+	pidSet     bool
+	cwd        string
+	state      State
+	title      string
+	clock      Clock
+	heartbeat  time.Duration
+	coalesce   time.Duration
+	onError    func(error)
+	onWrite    func(Status, error) // tests
+}
+
+// WithConfigHome publishes into dir/agent-status. The default is
+// [DefaultConfigHome].
+func WithConfigHome(dir string) Option { return optionFunc(func(c *config) { c.configHome = dir }) }
+
+// WithDir publishes into the status directory dir itself; its parent is then
+// the config home, and is checked as one.
+func WithDir(dir string) Option { return optionFunc(func(c *config) { c.dir = dir }) }
+
+// WithAgent sets the "agent" field. The default is the program's name.
+func WithAgent(name string) Option { return optionFunc(func(c *config) { c.agent = name }) }
+
+// WithPID sets the "pid" field: the process the session lives in. The
+// default is the current process.
+func WithPID(pid int) Option { return optionFunc(func(c *config) { c.pid, c.pidSet = pid, true }) }
+
+// WithCwd sets the "cwd" field, made absolute. The default is the working
+// directory.
+func WithCwd(dir string) Option { return optionFunc(func(c *config) { c.cwd = dir }) }
+
+// WithState sets the state of the first write. The default is [Idle].
+func WithState(s State) Option { return optionFunc(func(c *config) { c.state = s }) }
+
+// WithTitle sets the title of the first write. The default is none.
+func WithTitle(title string) Option { return optionFunc(func(c *config) { c.title = title }) }
+
+// WithClock sets the clock used for timestamps, heartbeats and coalescing.
+func WithClock(clock Clock) Option { return optionFunc(func(c *config) { c.clock = clock }) }
+
+// WithHeartbeat sets how often an unchanged record is rewritten; it must be
+// positive and at most [HeartbeatInterval]. The default is [DefaultHeartbeat].
+func WithHeartbeat(d time.Duration) Option { return optionFunc(func(c *config) { c.heartbeat = d }) }
+
+// WithCoalesce sets the coalescing window: changes that arrive within it of
+// the previous write are written together at its end. Zero writes every
+// change as soon as the previous write is done. The default is
+// [DefaultCoalesce].
+func WithCoalesce(d time.Duration) Option { return optionFunc(func(c *config) { c.coalesce = d }) }
+
+// WithErrorHandler sets a function called, on the publisher's goroutine,
+// with every distinct write failure or refusal: once per kind of failure,
+// not at every retry. It is called again for a failure that comes back
+// after a successful write.
+func WithErrorHandler(f func(error)) Option { return optionFunc(func(c *config) { c.onError = f }) }
+
+// Publisher keeps one session's status file fresh. It writes on its own
+// goroutine: the record at once, again whenever it changes (coalesced), and
+// at least every heartbeat. Every write first checks the trust rules of
+// SPEC.md and replaces the file atomically; a failed or refused write is
+// reported to the error handler and retried at the next heartbeat. Nothing
+// a Publisher does can panic or block its caller on I/O, except [Publisher.Flush]
+// and [Publisher.Close], which wait by design.
+//
+// Close removes the file, if it is still the one last written.
+type Publisher struct {
+	home, dir, name string
+	clock           Clock
+	heartbeat       time.Duration
+	coalesce        time.Duration
+	onError         func(error)
+	onWrite         func(Status, error)
+
+	mu      sync.Mutex
+	rec     Status // what should be on disk, UpdatedAt aside
+	version uint64 // bumped by every change of rec
+
+	kick  chan struct{}
+	flush chan chan error
+	stop  chan struct{}
+	done  chan struct{}
+
+	// Owned by the goroutine until done is closed.
+	written     uint64 // version last written successfully
+	everWritten bool
+	lastAttempt time.Time
+	lastErr     error
+	reported    string
+	fileInfo    fs.FileInfo // identity of the file last written
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// NewPublisher validates its arguments and starts publishing session. It
+// returns an error only for arguments it cannot use (an invalid session
+// id, a relative or unknown directory, a bad interval); problems on disk
+// are reported to the error handler and retried, never returned.
+func NewPublisher(session string, opts ...Option) (*Publisher, error) {
+	if err := ValidateSession(session); err != nil {
+		return nil, err
+	}
+	c := config{state: Idle, clock: SystemClock, heartbeat: DefaultHeartbeat, coalesce: DefaultCoalesce}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	if !c.state.Known() {
+		return nil, fmt.Errorf("%w %q", ErrUnknownState, c.state)
+	}
+	if c.heartbeat <= 0 || c.heartbeat > HeartbeatInterval {
+		return nil, fmt.Errorf("statusfile: heartbeat %v not in (0, %v]", c.heartbeat, HeartbeatInterval)
+	}
+	if c.coalesce < 0 || c.coalesce >= c.heartbeat {
+		return nil, fmt.Errorf("statusfile: coalescing window %v not in [0, heartbeat)", c.coalesce)
+	}
+	var err error
+	home, dir := c.configHome, c.dir
+	switch {
+	case dir != "":
+		if dir, err = filepath.Abs(dir); err != nil {
+			return nil, fmt.Errorf("statusfile: status directory: %w", err)
+		}
+		home = filepath.Dir(dir)
+	default:
+		if home == "" {
+			if home, err = DefaultConfigHome(); err != nil {
+				return nil, err
+			}
+		}
+		if home, err = filepath.Abs(home); err != nil {
+			return nil, fmt.Errorf("statusfile: config home: %w", err)
+		}
+		dir = StatusDir(home)
+	}
+	if !c.pidSet {
+		c.pid = os.Getpid()
+	}
+	if c.pid < 0 {
+		return nil, fmt.Errorf("statusfile: negative pid %d", c.pid)
+	}
+	if c.cwd == "" {
+		if c.cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("statusfile: cwd: %w", err)
+		}
+	}
+	if c.cwd, err = filepath.Abs(c.cwd); err != nil {
+		return nil, fmt.Errorf("statusfile: cwd: %w", err)
+	}
+	if c.agent == "" {
+		c.agent = filepath.Base(os.Args[0])
+	}
+	p := &Publisher{
+		home:      home,
+		dir:       dir,
+		name:      FileName(session),
+		clock:     c.clock,
+		heartbeat: c.heartbeat,
+		coalesce:  c.coalesce,
+		onError:   c.onError,
+		onWrite:   c.onWrite,
+		rec: Status{
+			Schema:  Schema,
+			Agent:   c.agent,
+			Session: session,
+			PID:     c.pid,
+			Cwd:     c.cwd,
+			State:   c.state,
+			Title:   SanitizeTitle(c.title),
+		},
+		version: 1,
+		kick:    make(chan struct{}, 1),
+		flush:   make(chan chan error),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go p.run()
+	return p, nil
+}
+
+// Path returns the path of the status file.
+func (p *Publisher) Path() string { return filepath.Join(p.dir, p.name) }
+
+// Dir returns the status directory.
+func (p *Publisher) Dir() string { return p.dir }
+
+// Status returns the record as it should be on disk (UpdatedAt is the time
+// of the last successful write).
+func (p *Publisher) Status() Status {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rec
+}
+
+// Set changes the state and the title ("" for none). It returns at once;
+// the change is written within the coalescing window. An unknown state is
+// reported to the error handler and ignored.
+func (p *Publisher) Set(state State, title string) {
+	p.update(func(r *Status) bool {
+		if !state.Known() {
+			return false
+		}
+		r.State, r.Title = state, SanitizeTitle(title)
+		return true
+	}, state)
+}
+
+// SetState changes the state and keeps the title.
+func (p *Publisher) SetState(state State) {
+	p.update(func(r *Status) bool {
+		if !state.Known() {
+			return false
+		}
+		r.State = state
+		return true
+	}, state)
+}
+
+// SetTitle changes the title ("" for none) and keeps the state.
+func (p *Publisher) SetTitle(title string) {
+	p.update(func(r *Status) bool {
+		r.Title = SanitizeTitle(title)
+		return true
+	}, "")
+}
+
+func (p *Publisher) update(f func(*Status) bool, state State) {
+	p.mu.Lock()
+	next := p.rec
+	ok := f(&next)
+	changed := ok && next != p.rec
+	if changed {
+		p.rec = next
+		p.version++
+	}
+	p.mu.Unlock()
+	if !ok {
+		p.report(fmt.Errorf("%w %q: change ignored", ErrUnknownState, state))
+		return
+	}
+	if changed {
+		select {
+		case p.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Flush writes the current record now, unless it is already on disk, and
+// returns the result of that write. statuspub serve uses it to answer only
+// once a change is on disk.
+func (p *Publisher) Flush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case p.flush <- reply:
+	case <-p.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops publishing: nothing is written after it returns. It removes
+// the status file if it is still the file this publisher wrote last (same
+// device and inode); a file replaced by someone else is left alone. It
+// returns the error of that removal, if any, and may be called more than
+// once.
+func (p *Publisher) Close() error {
+	p.closeOnce.Do(func() {
+		close(p.stop)
+		<-p.done
+		p.closeErr = p.remove()
+	})
+	return p.closeErr
+}
+
+func (p *Publisher) run() {
+	defer close(p.done)
+	p.write()
+	hb := p.clock.NewTimer(p.heartbeat)
+	var co Timer
+	var coC <-chan time.Time
+	stopCoalesce := func() {
+		if co != nil {
+			co.Stop()
+			co, coC = nil, nil
+		}
+	}
+	rearm := func() {
+		hb.Stop()
+		hb = p.clock.NewTimer(p.heartbeat)
+	}
+	for {
+		select {
+		case <-p.stop:
+			hb.Stop()
+			stopCoalesce()
+			return
+		case <-p.kick:
+			if !p.dirty() || co != nil {
+				continue
+			}
+			since := p.clock.Now().Sub(p.lastAttempt)
+			if since >= p.coalesce || since < 0 {
+				p.write()
+				rearm()
+			} else {
+				co = p.clock.NewTimer(p.coalesce - since)
+				coC = co.C()
+			}
+		case <-coC:
+			co, coC = nil, nil
+			if p.dirty() {
+				p.write()
+				rearm()
+			}
+		case <-hb.C():
+			p.write()
+			hb = p.clock.NewTimer(p.heartbeat)
+		case reply := <-p.flush:
+			stopCoalesce()
+			if p.dirty() || p.lastErr != nil {
+				p.write()
+				rearm()
+			}
+			reply <- p.lastErr
+		}
+	}
+}
+
+func (p *Publisher) dirty() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.version != p.written
+}
+
+// write writes the current record once; it runs on the publisher's
+// goroutine only.
+func (p *Publisher) write() {
+	p.mu.Lock()
+	rec, version := p.rec, p.version
+	p.mu.Unlock()
+	now := p.clock.Now()
+	rec.UpdatedAt = now.Truncate(time.Millisecond)
+	p.lastAttempt = now
+	err := p.writeRecord(rec)
+	if err == nil {
+		p.written, p.everWritten = version, true
+		p.lastErr, p.reported = nil, ""
+		p.mu.Lock()
+		p.rec.UpdatedAt = rec.UpdatedAt
+		p.mu.Unlock()
+	} else {
+		p.lastErr = err
+		if msg := err.Error(); msg != p.reported {
+			p.reported = msg
+			p.report(err)
+		}
+	}
+	if p.onWrite != nil {
+		p.onWrite(rec, err)
+	}
+}
+
+func (p *Publisher) writeRecord(rec Status) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("statusfile: publish %s: panic: %v", p.Path(), r)
+		}
+	}()
+	data, err := Encode(rec)
+	if err != nil {
+		return err
+	}
+	fi, err := writeFile(p.home, p.dir, p.name, data)
+	if err != nil {
+		return fmt.Errorf("statusfile: publish %s: %w", p.Path(), err)
+	}
+	p.fileInfo = fi
+	return nil
+}
+
+func (p *Publisher) report(err error) {
+	if p.onError == nil {
+		return
+	}
+	defer func() { _ = recover() }() // the host's handler must not stop us
+	p.onError(err)
+}
+
+func (p *Publisher) remove() error {
+	if p.fileInfo == nil {
+		return nil
+	}
+	if err := removeFile(p.dir, p.name, p.fileInfo); err != nil {
+		return fmt.Errorf("statusfile: remove %s: %w", p.Path(), err)
+	}
+	return nil
+}

@@ -1,0 +1,505 @@
+package statusfile_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/clocktest"
+	"github.com/agentstatus/agentstatus/perm"
+	sf "github.com/agentstatus/agentstatus/statusfile"
+)
+
+var start = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+// writes collects the publisher's write attempts for a test.
+type writes struct {
+	ch chan result
+}
+
+type result struct {
+	rec sf.Status
+	err error
+}
+
+func newWrites() *writes { return &writes{ch: make(chan result, 100000)} }
+
+func (w *writes) hook(rec sf.Status, err error) { w.ch <- result{rec, err} }
+
+// next waits for the next write attempt.
+func (w *writes) next(t *testing.T) result {
+	t.Helper()
+	select {
+	case r := <-w.ch:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("no write within 10 s")
+		return result{}
+	}
+}
+
+func (w *writes) drain() int {
+	n := 0
+	for {
+		select {
+		case <-w.ch:
+			n++
+		default:
+			return n
+		}
+	}
+}
+
+func readRecord(t *testing.T, path string) sf.Status {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sf.Decode(data)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, data)
+	}
+	return s
+}
+
+func newPub(t *testing.T, opts ...sf.Option) (*sf.Publisher, *writes, *clocktest.Fake) {
+	t.Helper()
+	w := newWrites()
+	clock := clocktest.New(start)
+	opts = append([]sf.Option{
+		sf.WithConfigHome(filepath.Join(t.TempDir(), "home")),
+		sf.WithAgent("test"), sf.WithPID(42), sf.WithCwd("/work"),
+		sf.WithClock(clock), sf.WithWriteHook(w.hook),
+	}, opts...)
+	p, err := sf.NewPublisher("session-1", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, w, clock
+}
+
+func TestPublisherWritesPrivateFiles(t *testing.T) {
+	for _, mask := range []int{0o000, 0o022, 0o077} {
+		t.Run(fs.FileMode(mask).String(), func(t *testing.T) {
+			defer setUmask(mask)()
+			p, w, _ := newPub(t, sf.WithState(sf.Working), sf.WithTitle("Fix it"))
+			if r := w.next(t); r.err != nil {
+				t.Fatal(r.err)
+			}
+			for path, want := range map[string]fs.FileMode{filepath.Dir(p.Dir()): 0o700, p.Dir(): 0o700, p.Path(): 0o600} {
+				fi, err := os.Lstat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fi.Mode().Perm() != want {
+					t.Errorf("%s: mode %04o, want %04o", path, fi.Mode().Perm(), want)
+				}
+			}
+			got := readRecord(t, p.Path())
+			want := sf.Status{Schema: sf.Schema, Agent: "test", Session: "session-1", PID: 42, Cwd: "/work", State: sf.Working, Title: "Fix it", UpdatedAt: start}
+			if got != want {
+				t.Errorf("on disk %+v, want %+v", got, want)
+			}
+			if filepath.Base(p.Path()) != sf.FileName("session-1") {
+				t.Errorf("file name %s", p.Path())
+			}
+			entries, _ := os.ReadDir(p.Dir())
+			if len(entries) != 1 {
+				t.Errorf("status dir holds %d entries, want 1 (no temporary file left)", len(entries))
+			}
+		})
+	}
+}
+
+func TestPublisherRefuses(t *testing.T) {
+	type fixture struct {
+		opt    sf.Option
+		victim string // must be unchanged afterwards
+		dir    string // must not gain files
+		mode   fs.FileMode
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, base string) fixture
+		want  error
+	}{
+		{"symlinked config home", func(t *testing.T, base string) fixture {
+			os.Mkdir(filepath.Join(base, "real"), 0o700)
+			os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "home"))
+			return fixture{opt: sf.WithConfigHome(filepath.Join(base, "home")), dir: filepath.Join(base, "real")}
+		}, perm.ErrSymlink},
+		{"config home 0775", func(t *testing.T, base string) fixture {
+			os.Mkdir(filepath.Join(base, "home"), 0o775)
+			os.Chmod(filepath.Join(base, "home"), 0o775)
+			return fixture{opt: sf.WithConfigHome(filepath.Join(base, "home")), dir: filepath.Join(base, "home")}
+		}, perm.ErrWritable},
+		{"config home 0777", func(t *testing.T, base string) fixture {
+			os.Mkdir(filepath.Join(base, "home"), 0o777)
+			os.Chmod(filepath.Join(base, "home"), 0o777)
+			return fixture{opt: sf.WithConfigHome(filepath.Join(base, "home")), dir: filepath.Join(base, "home")}
+		}, perm.ErrWritable},
+		{"symlinked status dir", func(t *testing.T, base string) fixture {
+			os.Mkdir(filepath.Join(base, "home"), 0o700)
+			os.Mkdir(filepath.Join(base, "elsewhere"), 0o700)
+			os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(base, "home", "agent-status"))
+			return fixture{opt: sf.WithConfigHome(filepath.Join(base, "home")), dir: filepath.Join(base, "elsewhere")}
+		}, perm.ErrSymlink},
+		{"status dir 0755", func(t *testing.T, base string) fixture {
+			d := filepath.Join(base, "home", "agent-status")
+			os.MkdirAll(d, 0o700)
+			os.Chmod(d, 0o755)
+			return fixture{opt: sf.WithDir(d), dir: d, mode: 0o755}
+		}, perm.ErrAccessible},
+		{"symlinked status file", func(t *testing.T, base string) fixture {
+			d := filepath.Join(base, "home", "agent-status")
+			os.MkdirAll(d, 0o700)
+			victim := filepath.Join(base, "victim")
+			os.WriteFile(victim, []byte("precious\n"), 0o600)
+			os.Symlink(victim, filepath.Join(d, sf.FileName("session-1")))
+			return fixture{opt: sf.WithDir(d), victim: victim}
+		}, perm.ErrSymlink},
+		{"hard-linked status file", func(t *testing.T, base string) fixture {
+			d := filepath.Join(base, "home", "agent-status")
+			os.MkdirAll(d, 0o700)
+			victim := filepath.Join(base, "victim")
+			os.WriteFile(victim, []byte("precious\n"), 0o600)
+			os.Link(victim, filepath.Join(d, sf.FileName("session-1")))
+			return fixture{opt: sf.WithDir(d), victim: victim}
+		}, perm.ErrLinks},
+		{"status file is a directory", func(t *testing.T, base string) fixture {
+			d := filepath.Join(base, "home", "agent-status")
+			os.MkdirAll(filepath.Join(d, sf.FileName("session-1")), 0o700)
+			return fixture{opt: sf.WithDir(d)}
+		}, perm.ErrNotRegular},
+		{"config home owned by another account", func(t *testing.T, base string) fixture {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to chown the config home to another account")
+			}
+			h := filepath.Join(base, "home")
+			os.Mkdir(h, 0o700)
+			if err := os.Chown(h, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+			return fixture{opt: sf.WithConfigHome(h), dir: h}
+		}, perm.ErrNotOwned},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			fx := tt.setup(t, base)
+			var before []byte
+			if fx.victim != "" {
+				before, _ = os.ReadFile(fx.victim)
+			}
+			var dirBefore []fs.DirEntry
+			if fx.dir != "" {
+				dirBefore, _ = os.ReadDir(fx.dir)
+			}
+			var reported []error
+			var mu sync.Mutex
+			w := newWrites()
+			clock := clocktest.New(start)
+			p, err := sf.NewPublisher("session-1", fx.opt, sf.WithClock(clock), sf.WithWriteHook(w.hook),
+				sf.WithErrorHandler(func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := w.next(t)
+			if !errors.Is(r.err, tt.want) {
+				t.Fatalf("write error %v, want %v", r.err, tt.want)
+			}
+			// Heartbeats retry, but the same failure is reported once.
+			for i := 0; i < 3; i++ {
+				clock.Advance(sf.DefaultHeartbeat)
+				if r := w.next(t); !errors.Is(r.err, tt.want) {
+					t.Fatalf("retry %d: %v", i, r.err)
+				}
+			}
+			p.Close()
+			mu.Lock()
+			if len(reported) != 1 {
+				t.Errorf("reported %d times, want once: %v", len(reported), reported)
+			}
+			mu.Unlock()
+			if fx.victim != "" {
+				after, _ := os.ReadFile(fx.victim)
+				if !bytes.Equal(before, after) {
+					t.Errorf("victim changed: %q", after)
+				}
+			}
+			if fx.dir != "" {
+				after, _ := os.ReadDir(fx.dir)
+				if len(after) != len(dirBefore) {
+					t.Errorf("%s gained files: %v", fx.dir, after)
+				}
+				if fx.mode != 0 {
+					if fi, _ := os.Lstat(fx.dir); fi.Mode().Perm() != fx.mode {
+						t.Errorf("mode changed to %04o", fi.Mode().Perm())
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestPublisherRecoversAtNextHeartbeat(t *testing.T) {
+	base := t.TempDir()
+	d := filepath.Join(base, "agent-status")
+	os.Mkdir(d, 0o755)
+	os.Chmod(d, 0o755)
+	p, w, clock := newPub(t, sf.WithDir(d))
+	if r := w.next(t); !errors.Is(r.err, perm.ErrAccessible) {
+		t.Fatalf("first write: %v", r.err)
+	}
+	os.Chmod(d, 0o700) // the user fixes it
+	clock.Advance(sf.DefaultHeartbeat)
+	if r := w.next(t); r.err != nil {
+		t.Fatalf("retry: %v", r.err)
+	}
+	readRecord(t, p.Path())
+}
+
+func TestPublisherCloseRemoves(t *testing.T) {
+	p, w, _ := newPub(t)
+	w.next(t)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(p.Path()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("file still there after Close: %v", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := p.Flush(context.Background()); !errors.Is(err, sf.ErrClosed) {
+		t.Errorf("Flush after Close: %v", err)
+	}
+	p.Set(sf.Working, "after close") // must not panic or write
+	if _, err := os.Lstat(p.Path()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("written after Close")
+	}
+}
+
+func TestPublisherCloseKeepsReplacedFile(t *testing.T) {
+	p, w, _ := newPub(t)
+	w.next(t)
+	// Someone else (another publisher of the same session) replaces it.
+	tmp := filepath.Join(p.Dir(), ".other")
+	os.WriteFile(tmp, []byte("theirs\n"), 0o600)
+	os.Rename(tmp, p.Path())
+	p.Close()
+	data, err := os.ReadFile(p.Path())
+	if err != nil || string(data) != "theirs\n" {
+		t.Errorf("replaced file was touched: %q %v", data, err)
+	}
+}
+
+func TestPublisherHeartbeat(t *testing.T) {
+	p, w, clock := newPub(t, sf.WithCoalesce(0))
+	// next waits for a write and for the heartbeat it arms.
+	next := func() time.Time {
+		t.Helper()
+		r := w.next(t)
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if !clock.WaitTimer(r.rec.UpdatedAt.Add(sf.DefaultHeartbeat), 10*time.Second) {
+			t.Fatalf("no heartbeat armed after the write at %v", r.rec.UpdatedAt.Sub(start))
+		}
+		return r.rec.UpdatedAt
+	}
+	last := next()
+	maxGap := time.Duration(0)
+	record := func(at time.Time) {
+		if gap := at.Sub(last); gap > maxGap {
+			maxGap = gap
+		}
+		last = at
+	}
+	// Two minutes of fake time in 1 s steps, changing the state now and
+	// then: a write is due whenever DefaultHeartbeat has passed since the
+	// last one, and after every change.
+	states := []sf.State{sf.Working, sf.Blocked, sf.Idle}
+	for i := 1; i <= 120; i++ {
+		clock.Advance(time.Second)
+		if clock.Now().Sub(last) >= sf.DefaultHeartbeat {
+			record(next())
+		}
+		if i%17 == 0 {
+			p.SetState(states[(i/17)%3]) // always a change
+			record(next())
+		}
+		// The next write is never scheduled more than 10 s after the last.
+		if armed := clock.Armed(); len(armed) == 0 || armed[0].Sub(last) > sf.HeartbeatInterval {
+			t.Fatalf("at %v: next write at %v, last at %v", clock.Now().Sub(start), armed, last.Sub(start))
+		}
+	}
+	if maxGap > sf.HeartbeatInterval {
+		t.Errorf("max gap between writes %v, want ≤ %v", maxGap, sf.HeartbeatInterval)
+	}
+	if n := w.drain(); n != 0 {
+		t.Errorf("%d unexpected writes", n)
+	}
+	t.Logf("max gap %v", maxGap)
+}
+
+func TestPublisherCoalescesBursts(t *testing.T) {
+	const window = 100 * time.Millisecond
+	p, w, clock := newPub(t, sf.WithCoalesce(window))
+	w.next(t) // the first write, at start
+	clock.Advance(time.Second)
+	states := []sf.State{sf.Working, sf.Blocked, sf.Idle}
+	for i := 0; i < 10000; i++ {
+		p.Set(states[i%3], "step "+string(rune('a'+i%26)))
+	}
+	p.Set(sf.Blocked, "the last one")
+	// The first change is written at once; the rest wait for the window.
+	first := w.next(t)
+	if !clock.WaitArmed(2, 5*time.Second) { // heartbeat and coalescing timers
+		t.Fatal("coalescing timer not armed")
+	}
+	clock.Advance(window)
+	last := w.next(t)
+	if last.rec.State != sf.Blocked || last.rec.Title != "the last one" {
+		t.Errorf("last write %+v, want the last state", last.rec)
+	}
+	if at := last.rec.UpdatedAt.Sub(first.rec.UpdatedAt); at > window {
+		t.Errorf("last state written %v after the first, want within %v", at, window)
+	}
+	got := readRecord(t, p.Path())
+	if got.State != sf.Blocked || got.Title != "the last one" {
+		t.Errorf("on disk %+v", got)
+	}
+	if extra := w.drain(); extra > 0 {
+		t.Errorf("10,001 changes made %d writes, want 2", 2+extra)
+	}
+}
+
+func TestPublisherFlushAndInvalidState(t *testing.T) {
+	var reported atomic.Int32
+	p, w, _ := newPub(t, sf.WithErrorHandler(func(error) { reported.Add(1) }))
+	w.next(t)
+	p.Set("dancing", "x")
+	if reported.Load() != 1 {
+		t.Errorf("unknown state reported %d times", reported.Load())
+	}
+	p.Set(sf.Working, "now")
+	if err := p.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := readRecord(t, p.Path())
+	if got.State != sf.Working || got.Title != "now" {
+		t.Errorf("after Flush: %+v", got)
+	}
+	// Nothing changed: Flush does not write.
+	w.drain()
+	if err := p.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.drain(); n != 0 {
+		t.Errorf("Flush of an unchanged record wrote %d times", n)
+	}
+}
+
+func TestNewPublisherRejects(t *testing.T) {
+	for name, args := range map[string][]sf.Option{
+		"bad state":     {sf.WithState("nope")},
+		"heartbeat 11s": {sf.WithHeartbeat(11 * time.Second)},
+		"heartbeat 0":   {sf.WithHeartbeat(0)},
+		"coalesce ≥ hb": {sf.WithHeartbeat(time.Second), sf.WithCoalesce(time.Second)},
+		"negative pid":  {sf.WithPID(-1)},
+	} {
+		if _, err := sf.NewPublisher("s", append(args, sf.WithConfigHome(t.TempDir()))...); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	for _, bad := range []string{"", "a\nb", string(make([]byte, 1025))} {
+		if _, err := sf.NewPublisher(bad, sf.WithConfigHome(t.TempDir())); !errors.Is(err, sf.ErrInvalidSession) {
+			t.Errorf("session %q: %v", bad, err)
+		}
+	}
+}
+
+// A reader in a tight loop never sees a partial or unparsable file while
+// the publisher applies 10,000 changes.
+func TestPublisherAtomicUnderConcurrentReads(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	var nwrites atomic.Int64
+	p, err := sf.NewPublisher("race", sf.WithConfigHome(home), sf.WithCoalesce(0), sf.WithAgent("race"),
+		sf.WithWriteHook(func(sf.Status, error) { nwrites.Add(1) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var reads, bad atomic.Int64
+	var firstBad atomic.Value
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			data, err := os.ReadFile(p.Path())
+			if err != nil {
+				bad.Add(1)
+				firstBad.CompareAndSwap(nil, err.Error())
+				continue
+			}
+			if _, err := sf.Decode(data); err != nil {
+				bad.Add(1)
+				firstBad.CompareAndSwap(nil, err.Error()+": "+string(data))
+			}
+			reads.Add(1)
+		}
+	}()
+	states := []sf.State{sf.Working, sf.Blocked, sf.Idle}
+	for i := 0; i < 10000; i++ {
+		p.Set(states[i%3], "change "+string(rune('A'+i%26)))
+		if i%5 == 0 {
+			p.Flush(context.Background()) // make sure many changes become writes
+		}
+	}
+	p.Flush(context.Background())
+	close(stop)
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Errorf("%d of %d reads failed; first: %v", bad.Load(), reads.Load(), firstBad.Load())
+	}
+	t.Logf("%d reads of %d writes, none partial", reads.Load(), nwrites.Load())
+}
+
+func BenchmarkPublishWrite(b *testing.B) {
+	home := filepath.Join(b.TempDir(), "home")
+	p, err := sf.NewPublisher("bench", sf.WithConfigHome(home), sf.WithCoalesce(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	states := []sf.State{sf.Working, sf.Idle}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p.SetState(states[i%2])
+		i++
+		if err := p.Flush(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+//go:build windows
+
+package statusfile_test
+
+// setUmask does nothing: Windows has no umask.
+func setUmask(int) func() { return func() {} }
