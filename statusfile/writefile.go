@@ -1,0 +1,66 @@
+package statusfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/agentstatus/agentstatus/perm"
+)
+
+// WriteFile writes rec once into the status directory dir (whose parent is
+// the config home), with the same trust checks and atomic replace as a
+// [Publisher], and returns the identity of the file written. A zero
+// rec.UpdatedAt is set to the current time.
+//
+// It is for short-lived publishers, such as agent hooks, that keep no
+// process of their own: something else must then rewrite the file at
+// least every [HeartbeatInterval]. Most programs want [NewPublisher].
+func WriteFile(dir string, rec Status) (fs.FileInfo, error) {
+	if rec.UpdatedAt.IsZero() {
+		rec.UpdatedAt = time.Now()
+	}
+	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
+	data, err := Encode(rec)
+	if err != nil {
+		return nil, err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	name := FileName(rec.Session)
+	fi, err := writeFile(filepath.Dir(dir), dir, name, data)
+	if err != nil {
+		return nil, fmt.Errorf("statusfile: publish %s: %w", filepath.Join(dir, name), err)
+	}
+	return fi, nil
+}
+
+// RemoveFile removes the status file of session from dir, after the trust
+// checks of a write: it never follows a link and never removes anything but
+// a regular file of the current account. A missing file is not an error.
+func RemoveFile(dir, session string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	name := FileName(session)
+	root, err := perm.OpenStatusRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(dir, name), err)
+	}
+	defer root.Close()
+	if err := perm.CheckStatusFileIn(root, name); err != nil {
+		return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(dir, name), err)
+	}
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(dir, name), err)
+	}
+	return nil
+}
