@@ -1,0 +1,43 @@
+package reader
+
+import "time"
+
+// Liveness is what the reader can tell of a record's pid on this host. It is
+// a second opinion (SPEC.md FR4): it never changes a verdict, because a
+// publisher in another pid namespace or on another host looks dead from
+// here.
+type Liveness string
+
+// Liveness values.
+const (
+	// Unchecked: liveness was not asked for.
+	Unchecked Liveness = ""
+	// Unknown: no pid, or no way to tell on this system.
+	Unknown Liveness = "unknown"
+	// Alive: a process with that pid exists and (where the system tells)
+	// started before the record was last written.
+	Alive Liveness = "alive"
+	// Dead: no process has that pid.
+	Dead Liveness = "dead"
+	// Reused: the process holding that pid started after the record was
+	// last written, so it is not the publisher.
+	Reused Liveness = "reused"
+)
+
+// Gone reports whether the publisher is provably gone (dead or reused).
+func (l Liveness) Gone() bool { return l == Dead || l == Reused }
+
+// startSlack absorbs the rounding of process start times (the boot time is
+// known to the second).
+const startSlack = time.Second
+
+// CheckPID tells whether pid is alive on this host and, where the system
+// says when a process started (Linux, through /proc), whether it is still
+// the process that wrote a record at updatedAt. Elsewhere on Unix it asks
+// kill(pid, 0); on other systems the answer is Unknown.
+func CheckPID(pid int, updatedAt time.Time) Liveness {
+	if pid <= 0 {
+		return Unknown
+	}
+	return checkPID(pid, updatedAt)
+}

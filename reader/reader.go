@@ -1,0 +1,360 @@
+package reader
+
+import (
+	"errors"
+	"io/fs"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// Verdict is what a reader makes of one directory entry.
+type Verdict string
+
+// Verdicts.
+const (
+	Fresh   Verdict = "fresh"   // a valid record, updated within 30 s
+	Stale   Verdict = "stale"   // a valid record, older (or too far in the future)
+	Invalid Verdict = "invalid" // a status file name, but not a record to show; see Reason
+	Ignored Verdict = "ignored" // not a status file name; see Reason
+)
+
+// Reasons for Invalid entries that come from the file rather than its
+// content (content reasons are [statusfile.Reason] values), and for Ignored
+// ones.
+const (
+	ReasonSymlink      = "symlink"
+	ReasonNotRegular   = "not-regular"
+	ReasonNotOwned     = "not-owned"
+	ReasonTooLarge     = "too-large"
+	ReasonUnreadable   = "unreadable"
+	ReasonNameMismatch = "name-mismatch"
+
+	ReasonDotFile    = "dot-file"        // ignored: hidden, e.g. a publisher's temporary file
+	ReasonNotAStatus = "not-status-name" // ignored: not <64 lowercase hex>.json
+)
+
+// Entry is one entry of a listing.
+type Entry struct {
+	Name    string
+	Verdict Verdict
+	// Reason says why an entry is Invalid or Ignored (SPEC.md §10).
+	Reason string
+	// Err gives the details of an Invalid entry.
+	Err error
+	// Status is the decoded record: set for Fresh and Stale entries, and
+	// for Invalid ones whose only fault is their name (name-mismatch).
+	Status statusfile.Status
+	// Age is how old the record was when the directory was read; negative
+	// when updatedAt is in the future.
+	Age time.Duration
+	// Size is the file's size (0 for entries that were not opened).
+	Size int64
+	// Alive is the pid's liveness, when [Options].Liveness is set.
+	Alive Liveness
+}
+
+// Live reports whether the entry is a record to show (Fresh).
+func (e *Entry) Live() bool { return e.Verdict == Fresh }
+
+// Options change how a directory is read.
+type Options struct {
+	// Now is the reader's clock; nil means time.Now.
+	Now func() time.Time
+	// Liveness checks each record's pid (see [CheckPID]). It never changes
+	// a verdict.
+	Liveness bool
+	// Ignored lists entries whose names are not status file names.
+	Ignored bool
+	// Workers bounds how many files are read at once; 0 chooses from the
+	// number of files and CPUs.
+	Workers int
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// Listing is the result of reading a directory once.
+type Listing struct {
+	Dir string
+	// Missing is set when the directory does not exist: an empty listing,
+	// not an error (SPEC.md R1).
+	Missing bool
+	// Now is the time freshness was judged at.
+	Now time.Time
+	// Entries are in file-name order.
+	Entries []Entry
+}
+
+// Fresh returns the fresh entries, in file-name order.
+func (l *Listing) Fresh() []Entry {
+	var out []Entry
+	for _, e := range l.Entries {
+		if e.Verdict == Fresh {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Dir is a status directory opened for reading.
+type Dir struct {
+	pd   *perm.Dir
+	opts Options
+	pool sync.Pool // *[]byte read buffers
+
+	afterList func() // tests: runs between listing and reading
+}
+
+// Open opens the status directory at path for repeated reads. A missing
+// directory is an error satisfying errors.Is(err, fs.ErrNotExist). A
+// directory that is a symbolic link, owned by another account or writable by
+// group or others is refused with a *perm.Error.
+func Open(path string, opts Options) (*Dir, error) {
+	pd, err := perm.OpenDir(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pd.Check(); err != nil {
+		pd.Close()
+		return nil, err
+	}
+	return &Dir{pd: pd, opts: opts}, nil
+}
+
+// Close closes the directory.
+func (d *Dir) Close() error { return d.pd.Close() }
+
+// Path returns the directory's path.
+func (d *Dir) Path() string { return d.pd.Path() }
+
+// List reads the directory once. See [Open] for what makes it an error.
+func List(path string, opts Options) (*Listing, error) {
+	d, err := Open(path, opts)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Listing{Dir: path, Missing: true, Now: opts.now()}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.List()
+}
+
+// parallelFrom is the number of files from which List reads in parallel.
+const parallelFrom = 64
+
+// List reads every entry of the directory.
+func (d *Dir) List() (*Listing, error) {
+	now := d.opts.now()
+	des, err := d.pd.Entries()
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{Dir: d.pd.Path(), Now: now}
+	entries := make([]Entry, 0, len(des))
+	for _, de := range des {
+		name := de.Name()
+		if !statusfile.IsStatusName(name) {
+			if d.opts.Ignored {
+				reason := ReasonNotAStatus
+				if strings.HasPrefix(name, ".") {
+					reason = ReasonDotFile
+				}
+				entries = append(entries, Entry{Name: name, Verdict: Ignored, Reason: reason})
+			}
+			continue
+		}
+		e := Entry{Name: name}
+		// The type from the directory saves opening what cannot be a
+		// record; ReadFile checks again on the opened file.
+		switch t := de.Type(); {
+		case t&fs.ModeSymlink != 0:
+			e.Verdict, e.Reason = Invalid, ReasonSymlink
+			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrSymlink}
+		case t != 0 && t&fs.ModeType != 0:
+			e.Verdict, e.Reason = Invalid, ReasonNotRegular
+			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrNotRegular, Detail: t.String()}
+		}
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	if d.afterList != nil {
+		d.afterList()
+	}
+
+	// Read the files whose verdict is still open.
+	var todo []int
+	for i := range entries {
+		if entries[i].Verdict == "" {
+			todo = append(todo, i)
+		}
+	}
+	vanished := make([]bool, len(entries))
+	read := func(i int, buf *[]byte) {
+		if !d.read(&entries[i], now, buf) {
+			vanished[i] = true
+		}
+	}
+	workers := d.opts.Workers
+	if workers <= 0 {
+		workers = 1
+		if len(todo) >= parallelFrom {
+			workers = min(runtime.GOMAXPROCS(0), 8)
+		}
+	}
+	if workers == 1 {
+		buf := d.getBuf()
+		for _, i := range todo {
+			read(i, buf)
+		}
+		d.pool.Put(buf)
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		const chunk = 32
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				buf := d.getBuf()
+				defer d.pool.Put(buf)
+				for {
+					start := int(next.Add(chunk)) - chunk
+					if start >= len(todo) {
+						return
+					}
+					for _, i := range todo[start:min(start+chunk, len(todo))] {
+						read(i, buf)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	// Leave out files that vanished.
+	out := entries[:0]
+	for i := range entries {
+		if !vanished[i] {
+			out = append(out, entries[i])
+		}
+	}
+	l.Entries = out
+	if d.opts.Liveness {
+		for i := range l.Entries {
+			if e := &l.Entries[i]; e.Verdict == Fresh || e.Verdict == Stale || e.Reason == ReasonNameMismatch {
+				e.Alive = CheckPID(e.Status.PID, e.Status.UpdatedAt)
+			}
+		}
+	}
+	return l, nil
+}
+
+func (d *Dir) getBuf() *[]byte {
+	if b, ok := d.pool.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, 4096)
+	return &b
+}
+
+// Read reads the one entry name, judging freshness at the reader's clock.
+// It reports false when the file does not exist (anymore) or name is not
+// a status file name.
+func (d *Dir) Read(name string) (Entry, bool) {
+	if !statusfile.IsStatusName(name) {
+		return Entry{}, false
+	}
+	e := Entry{Name: name}
+	buf := d.getBuf()
+	defer d.pool.Put(buf)
+	if !d.read(&e, d.opts.now(), buf) {
+		return Entry{}, false
+	}
+	if d.opts.Liveness && (e.Verdict == Fresh || e.Verdict == Stale) {
+		e.Alive = CheckPID(e.Status.PID, e.Status.UpdatedAt)
+	}
+	return e, true
+}
+
+// read fills e from its file. It reports false if the file vanished.
+func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
+	data, st, err := d.pd.ReadFile(e.Name, *buf, statusfile.MaxFileSize)
+	if cap(data) > cap(*buf) {
+		*buf = data[:0]
+	}
+	e.Size = st.Size
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		e.Verdict, e.Err = Invalid, err
+		switch {
+		case errors.Is(err, perm.ErrSymlink):
+			e.Reason = ReasonSymlink
+		case errors.Is(err, perm.ErrNotRegular):
+			e.Reason = ReasonNotRegular
+		case errors.Is(err, perm.ErrNotOwned):
+			e.Reason = ReasonNotOwned
+		case errors.Is(err, perm.ErrTooLarge):
+			e.Reason = ReasonTooLarge
+		default:
+			e.Reason = ReasonUnreadable
+		}
+		return true
+	}
+	return Judge(e, data, now)
+}
+
+// Judge decodes data as the content of the file e.Name and sets e's verdict,
+// reason, record and age as of now. It always reports true; it exists apart
+// from reading so that other readers (and fuzz tests) share the rules.
+func Judge(e *Entry, data []byte, now time.Time) bool {
+	rec, err := statusfile.Decode(data)
+	if err != nil {
+		e.Verdict, e.Err = Invalid, err
+		var de *statusfile.DecodeError
+		if errors.As(err, &de) {
+			e.Reason = string(de.Reason)
+		} else {
+			e.Reason = ReasonUnreadable
+		}
+		return true
+	}
+	e.Status = rec
+	e.Age = now.Sub(rec.UpdatedAt)
+	if !statusfile.NameMatches(e.Name, rec.Session) {
+		e.Verdict, e.Reason = Invalid, ReasonNameMismatch
+		e.Err = errors.New("reader: " + e.Name + " is not the file name of session " + quoteShort(rec.Session))
+		return true
+	}
+	if statusfile.IsFresh(rec.UpdatedAt, now) {
+		e.Verdict = Fresh
+	} else {
+		e.Verdict = Stale
+	}
+	return true
+}
+
+func quoteShort(s string) string {
+	s = statusfile.SanitizeText(s)
+	if len(s) > 80 {
+		i := 77
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i] + "..."
+	}
+	return `"` + s + `"`
+}

@@ -1,0 +1,457 @@
+//go:build unix
+
+package reader
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func clock() time.Time { return now }
+
+// record returns the JSON of a valid record for session, updated at t,
+// with fields overridden by kv (a nil value deletes the key).
+func record(session string, t time.Time, kv ...any) []byte {
+	m := map[string]any{
+		"schema": statusfile.Schema, "agent": "pi", "session": session, "pid": 4242,
+		"cwd": "/work/p", "state": "working", "task": map[string]any{"title": "Do it"},
+		"updatedAt": t.UTC().Format(statusfile.TimeLayout),
+	}
+	for i := 0; i < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(m, kv[i].(string))
+		} else {
+			m[kv[i].(string)] = kv[i+1]
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+type rawJSON string
+
+func (r rawJSON) MarshalJSON() ([]byte, error) { return []byte(r), nil }
+
+func write(t *testing.T, dir, name string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestListVerdicts(t *testing.T) {
+	type want struct {
+		verdict Verdict
+		reason  string
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string) string // returns the entry name
+		want  want
+	}{
+		{"valid", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now))
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+		{"malformed JSON", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), []byte(`{"schema":`))
+			return statusfile.FileName("a")
+		}, want{Invalid, "bad-json"}},
+		{"truncated", func(t *testing.T, dir string) string {
+			r := record("a", now)
+			write(t, dir, statusfile.FileName("a"), r[:len(r)/2])
+			return statusfile.FileName("a")
+		}, want{Invalid, "bad-json"}},
+		{"empty", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), nil)
+			return statusfile.FileName("a")
+		}, want{Invalid, "empty"}},
+		{"1 MiB", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, "pad", strings.Repeat("x", 1<<20)))
+			return statusfile.FileName("a")
+		}, want{Invalid, ReasonTooLarge}},
+		{"64 KiB exactly", func(t *testing.T, dir string) string {
+			r := record("a", now)
+			r = append(r, []byte(strings.Repeat(" ", statusfile.MaxFileSize-len(r)))...)
+			write(t, dir, statusfile.FileName("a"), r)
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+		{"64 KiB + 1", func(t *testing.T, dir string) string {
+			r := record("a", now)
+			r = append(r, []byte(strings.Repeat(" ", statusfile.MaxFileSize+1-len(r)))...)
+			write(t, dir, statusfile.FileName("a"), r)
+			return statusfile.FileName("a")
+		}, want{Invalid, ReasonTooLarge}},
+		{"array", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), []byte(`[1,2]`))
+			return statusfile.FileName("a")
+		}, want{Invalid, "not-object"}},
+		{"string", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), []byte(`"s"`))
+			return statusfile.FileName("a")
+		}, want{Invalid, "not-object"}},
+		{"number", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), []byte(`42`))
+			return statusfile.FileName("a")
+		}, want{Invalid, "not-object"}},
+		{"unknown schema", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, "schema", "gentle-shell.agent-status/v2"))
+			return statusfile.FileName("a")
+		}, want{Invalid, "unsupported-schema"}},
+		{"unknown state kept", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, "state", "thinking"))
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+		{"unknown keys ignored", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, "model", map[string]any{"id": "x"}, "tokens", 12))
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+		{"name not matching session", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("b"), record("a", now))
+			return statusfile.FileName("b")
+		}, want{Invalid, ReasonNameMismatch}},
+		{"uppercase hex name", func(t *testing.T, dir string) string {
+			name := strings.ToUpper(statusfile.FileName("a")[:64]) + ".json"
+			write(t, dir, name, record("a", now))
+			return name
+		}, want{Ignored, ReasonNotAStatus}},
+		{"dot-file", func(t *testing.T, dir string) string {
+			write(t, dir, "."+statusfile.FileName("a"), record("a", now))
+			return "." + statusfile.FileName("a")
+		}, want{Ignored, ReasonDotFile}},
+		{"renameio temp file", func(t *testing.T, dir string) string {
+			name := "." + statusfile.FileName("a") + "8734629873462"
+			write(t, dir, name, record("a", now)[:10])
+			return name
+		}, want{Ignored, ReasonDotFile}},
+		{"directory named x.json", func(t *testing.T, dir string) string {
+			os.Mkdir(filepath.Join(dir, "x.json"), 0o700)
+			return "x.json"
+		}, want{Ignored, ReasonNotAStatus}},
+		{"directory named like a status file", func(t *testing.T, dir string) string {
+			os.Mkdir(filepath.Join(dir, statusfile.FileName("a")), 0o700)
+			return statusfile.FileName("a")
+		}, want{Invalid, ReasonNotRegular}},
+		{"fifo", func(t *testing.T, dir string) string {
+			if err := syscall.Mkfifo(filepath.Join(dir, statusfile.FileName("a")), 0o600); err != nil {
+				t.Skip(err)
+			}
+			return statusfile.FileName("a")
+		}, want{Invalid, ReasonNotRegular}},
+		{"socket", func(t *testing.T, dir string) string {
+			l, err := net.Listen("unix", filepath.Join(dir, statusfile.FileName("a")))
+			if err != nil {
+				t.Skip(err)
+			}
+			t.Cleanup(func() { l.Close() })
+			return statusfile.FileName("a")
+		}, want{Invalid, ReasonNotRegular}},
+		{"symlink to a valid file outside", func(t *testing.T, dir string) string {
+			outside := filepath.Join(filepath.Dir(dir), "outside.json")
+			write(t, filepath.Dir(dir), "outside.json", record("a", now))
+			os.Symlink(outside, filepath.Join(dir, statusfile.FileName("a")))
+			return statusfile.FileName("a")
+		}, want{Invalid, ReasonSymlink}},
+		{"exactly 30 s old", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now.Add(-30*time.Second)))
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+		{"30.001 s old", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now.Add(-30001*time.Millisecond)))
+			return statusfile.FileName("a")
+		}, want{Stale, ""}},
+		{"1 h in the future", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now.Add(time.Hour)))
+			return statusfile.FileName("a")
+		}, want{Stale, ""}},
+		{"30 s in the future", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now.Add(30*time.Second)))
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+		{"non-UTC offset", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, "updatedAt", "2026-11-30T13:59:50+02:00"))
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+		{"0 fractional digits", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, "updatedAt", "2026-11-30T11:59:45Z"))
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+		{"9 fractional digits", func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, "updatedAt", "2026-11-30T11:59:45.123456789Z"))
+			return statusfile.FileName("a")
+		}, want{Fresh, ""}},
+	}
+	for _, field := range []string{"session", "state", "updatedAt"} {
+		field := field
+		tests = append(tests, struct {
+			name  string
+			setup func(t *testing.T, dir string) string
+			want  want
+		}{"missing " + field, func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, field, nil))
+			return statusfile.FileName("a")
+		}, want{Invalid, "missing-field"}})
+	}
+	for field, value := range map[string]any{"agent": 1, "session": 1, "pid": "1", "cwd": true, "state": 1, "task": "x", "updatedAt": 1} {
+		field, value := field, value
+		tests = append(tests, struct {
+			name  string
+			setup func(t *testing.T, dir string) string
+			want  want
+		}{"wrong type " + field, func(t *testing.T, dir string) string {
+			write(t, dir, statusfile.FileName("a"), record("a", now, field, value))
+			return statusfile.FileName("a")
+		}, want{Invalid, "wrong-type"}})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := privateDir(t)
+			name := tt.setup(t, dir)
+			done := make(chan struct{})
+			var l *Listing
+			var err error
+			go func() {
+				l, err = List(dir, Options{Now: clock, Ignored: true})
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("List hung")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Entries) != 1 {
+				t.Fatalf("%d entries, want 1: %+v", len(l.Entries), l.Entries)
+			}
+			e := l.Entries[0]
+			if e.Name != name || e.Verdict != tt.want.verdict || e.Reason != tt.want.reason {
+				t.Errorf("got %s %s/%s (%v), want %s/%s", e.Name, e.Verdict, e.Reason, e.Err, tt.want.verdict, tt.want.reason)
+			}
+			if (e.Verdict == Invalid) != (e.Err != nil) {
+				t.Errorf("Err %v for verdict %s", e.Err, e.Verdict)
+			}
+		})
+	}
+}
+
+func TestListOrderAndMissing(t *testing.T) {
+	l, err := List(filepath.Join(t.TempDir(), "none"), Options{})
+	if err != nil || !l.Missing || len(l.Entries) != 0 {
+		t.Fatalf("missing dir: %+v %v", l, err)
+	}
+	dir := privateDir(t)
+	var names []string
+	for i := 0; i < 200; i++ {
+		s := fmt.Sprintf("s%d", i)
+		write(t, dir, statusfile.FileName(s), record(s, now))
+		names = append(names, statusfile.FileName(s))
+	}
+	for _, workers := range []int{1, 3} {
+		l, err = List(dir, Options{Now: clock, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Entries) != 200 || len(l.Fresh()) != 200 {
+			t.Fatalf("%d entries", len(l.Entries))
+		}
+		for i := 1; i < len(l.Entries); i++ {
+			if l.Entries[i-1].Name >= l.Entries[i].Name {
+				t.Fatalf("not in name order at %d", i)
+			}
+		}
+	}
+}
+
+func TestListRefusesDirectory(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	os.Mkdir(real, 0o700)
+	os.Symlink(real, filepath.Join(base, "link"))
+	if _, err := List(filepath.Join(base, "link"), Options{}); !errors.Is(err, perm.ErrSymlink) {
+		t.Errorf("symlinked directory: %v", err)
+	}
+	open := filepath.Join(base, "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	if _, err := List(open, Options{}); !errors.Is(err, perm.ErrWritable) {
+		t.Errorf("world-writable directory: %v", err)
+	}
+	readable := filepath.Join(base, "readable")
+	os.Mkdir(readable, 0o755)
+	os.Chmod(readable, 0o755)
+	if _, err := List(readable, Options{}); err != nil {
+		t.Errorf("0755 directory refused: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		foreign := filepath.Join(base, "foreign")
+		os.Mkdir(foreign, 0o700)
+		os.Chown(foreign, 65534, 65534)
+		if _, err := List(foreign, Options{}); !errors.Is(err, perm.ErrNotOwned) {
+			t.Errorf("directory of another account: %v", err)
+		}
+	}
+}
+
+func TestListNotOwnedFile(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to chown a file to another account")
+	}
+	dir := privateDir(t)
+	write(t, dir, statusfile.FileName("a"), record("a", now))
+	os.Chown(filepath.Join(dir, statusfile.FileName("a")), 65534, 65534)
+	l, err := List(dir, Options{Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Entries) != 1 || l.Entries[0].Reason != ReasonNotOwned {
+		t.Errorf("got %+v", l.Entries)
+	}
+}
+
+func TestListVanishingFile(t *testing.T) {
+	dir := privateDir(t)
+	write(t, dir, statusfile.FileName("stays"), record("stays", now))
+	write(t, dir, statusfile.FileName("goes"), record("goes", now))
+	d, err := Open(dir, Options{Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d.afterList = func() { os.Remove(filepath.Join(dir, statusfile.FileName("goes"))) }
+	l, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Entries) != 1 || l.Entries[0].Status.Session != "stays" {
+		t.Errorf("vanished file not skipped silently: %+v", l.Entries)
+	}
+	if _, ok := d.Read(statusfile.FileName("goes")); ok {
+		t.Error("Read of a vanished file reported ok")
+	}
+}
+
+func TestLiveness(t *testing.T) {
+	if CheckPID(0, now) != Unknown {
+		t.Error("pid 0 is not unknown")
+	}
+	if got := CheckPID(os.Getpid(), time.Now()); got != Alive {
+		t.Errorf("own pid: %s", got)
+	}
+	want := Reused // a process that started after the record was written
+	if runtime.GOOS != "linux" {
+		want = Alive // no start time outside Linux
+	}
+	if got := CheckPID(os.Getpid(), time.Unix(0, 0)); got != want {
+		t.Errorf("own pid, record from 1970: %s, want %s", got, want)
+	}
+	cmd := exec(t)
+	if got := CheckPID(cmd, time.Now()); got != Dead {
+		t.Errorf("exited child: %s", got)
+	}
+}
+
+func BenchmarkList(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		dir := filepath.Join(b.TempDir(), "agent-status")
+		os.Mkdir(dir, 0o700)
+		states := []string{"working", "blocked", "idle"}
+		for i := 0; i < n; i++ {
+			s := fmt.Sprintf("bench-session-%d", i)
+			var task any = map[string]any{"title": "Task number " + fmt.Sprint(i)}
+			if i%4 == 0 {
+				task = nil
+			}
+			data := record(s, now, "state", states[i%3], "task", rawJSON("null"))
+			if task != nil {
+				data = record(s, now, "state", states[i%3], "task", task)
+			}
+			os.WriteFile(filepath.Join(dir, statusfile.FileName(s)), data, 0o600)
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				l, err := List(dir, Options{Now: clock})
+				if err != nil || len(l.Entries) != n {
+					b.Fatal(err, len(l.Entries))
+				}
+			}
+		})
+	}
+}
+
+func FuzzJudge(f *testing.F) {
+	f.Add([]byte(record("a", now)), "a")
+	f.Add([]byte(`{"schema":"gentle-shell.agent-status/v1"}`), "a")
+	f.Add([]byte(record("a", now, "state", "\x1b[31mx")), "b")
+	f.Fuzz(func(t *testing.T, data []byte, session string) {
+		e := Entry{Name: statusfile.FileName(session)}
+		Judge(&e, data, now)
+		switch e.Verdict {
+		case Fresh, Stale:
+			if e.Status.Session != session || !statusfile.IsFresh(e.Status.UpdatedAt, now) != (e.Verdict == Stale) {
+				t.Fatalf("verdict %s for %+v", e.Verdict, e.Status)
+			}
+		case Invalid:
+			if e.Reason == "" || e.Err == nil {
+				t.Fatalf("invalid without a reason: %+v", e)
+			}
+		default:
+			t.Fatalf("verdict %q", e.Verdict)
+		}
+	})
+}
+
+// FuzzList runs the whole path, from a file on disk to a verdict.
+func FuzzList(f *testing.F) {
+	f.Add([]byte(record("fuzz", now)))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := privateDir(t)
+		write(t, dir, statusfile.FileName("fuzz"), data)
+		write(t, dir, "."+statusfile.FileName("fuzz")+"1", data)
+		l, err := List(dir, Options{Now: clock, Liveness: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Entries) != 1 {
+			t.Fatalf("%d entries", len(l.Entries))
+		}
+		want := Entry{Name: statusfile.FileName("fuzz")}
+		if len(data) > statusfile.MaxFileSize {
+			want.Verdict = Invalid
+		} else {
+			Judge(&want, data, now)
+		}
+		if got := l.Entries[0]; got.Verdict != want.Verdict || got.Status != want.Status {
+			t.Fatalf("List %s %+v, Judge %s %+v", got.Verdict, got.Status, want.Verdict, want.Status)
+		}
+	})
+}
