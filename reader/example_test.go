@@ -1,0 +1,36 @@
+package reader_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+func ExampleList() {
+	home, _ := os.MkdirTemp("", "example-")
+	defer os.RemoveAll(home)
+	dir := filepath.Join(home, statusfile.DirName)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for i, st := range []statusfile.State{statusfile.Working, statusfile.Blocked} {
+		statusfile.WriteFile(dir, statusfile.Status{
+			Agent: "demo", Session: fmt.Sprint("session-", i), Cwd: "/w", State: st,
+			UpdatedAt: now.Add(-time.Duration(i) * time.Minute), // the second one is stale
+		})
+	}
+
+	l, err := reader.List(dir, reader.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range l.Entries {
+		fmt.Println(e.Status.Session, e.Status.State, e.Verdict)
+	}
+	// Output:
+	// session-0 working fresh
+	// session-1 blocked stale
+}
