@@ -325,6 +325,32 @@ func TestHeartbeatKeepsEverySet(t *testing.T) {
 	waitNoOwner(t, dir)
 }
 
+// A set that binds the record to another process (the agent restarted
+// under the same session) moves the owner to that process.
+func TestOwnerFollowsANewAgent(t *testing.T) {
+	const hb = 100 * time.Millisecond
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	first, second := sleeper(t), sleeper(t)
+	mustPub(t, "", hbEnv(hb), "set", "--dir", dir, "--session", "f", "--pid", fmt.Sprint(first.Process.Pid))
+	owner := waitOneOwner(t, dir, "f")
+	mustPub(t, "", hbEnv(hb), "set", "--dir", dir, "--session", "f", "--pid", fmt.Sprint(second.Process.Pid), "--title", "second")
+	first.Process.Kill()
+	first.Wait()
+	rec := mustRecord(t, dir, "f")
+	for range 3 {
+		rec = waitBeat(t, dir, "f", rec.UpdatedAt)
+	}
+	if rec.PID != second.Process.Pid || rec.Title != "second" {
+		t.Errorf("record %+v", rec)
+	}
+	if got := waitOneOwner(t, dir, "f"); got != owner {
+		t.Errorf("owner %d replaced by %d", owner, got)
+	}
+	second.Process.Kill()
+	second.Wait()
+	waitNoOwner(t, dir)
+}
+
 // The owner of a record whose agent is already gone removes it at once.
 func TestOwnerOfDeadAgent(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent-status")

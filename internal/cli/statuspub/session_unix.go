@@ -200,8 +200,12 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 	for {
 		select {
 		case <-check.C:
+			// When the process dies, look again under the lock: a set may
+			// have bound the record to another process meanwhile.
 			if !o.agent.alive() {
-				return o.exit(true)
+				if done, err := o.step(false); done {
+					return err
+				}
 			}
 		case <-beat.C:
 			if done, err := o.step(true); done {
