@@ -27,6 +27,7 @@ type change struct {
 	agent string           // "" keeps the agent
 	cwd   string           // "" keeps the cwd
 	pid   int              // the agent's process; always written
+	task  *taskOp          // a change to the session's task list
 }
 
 // apply returns the record that change makes of cur, the record on disk

@@ -18,6 +18,7 @@ type hookAction struct {
 	cwd     string           // "" keeps the cwd
 	state   statusfile.State // "" keeps the state
 	title   *string          // nil keeps the title; "" means none
+	task    *taskOp          // a change to the task list, whose title wins
 }
 
 type actionKind int
@@ -57,6 +58,8 @@ type claudeInput struct {
 	ToolInput        json.RawMessage `json:"tool_input"`
 	NotificationType string          `json:"notification_type"`
 	Message          string          `json:"message"`
+	TaskID           json.RawMessage `json:"task_id"`      // TaskCreated, TaskCompleted
+	TaskSubject      string          `json:"task_subject"` // TaskCreated, TaskCompleted
 }
 
 // todoWriteInput is TodoWrite's tool_input: the whole list, rewritten by
@@ -73,8 +76,11 @@ type todoWriteInput struct {
 //
 //	SessionStart                         idle (source "compact": state kept)
 //	UserPromptSubmit                     working
-//	PreToolUse, PostToolUse              working; TodoWrite also sets the title
+//	PreToolUse, PostToolUse              working; TodoWrite also sets the title,
+//	                                     and so do TaskCreate and TaskUpdate
+//	                                     (PostToolUse only)
 //	PostToolUseFailure                   working
+//	TaskCreated, TaskCompleted           state kept; the task list changes
 //	PermissionRequest                    blocked
 //	Notification, asking for permission
 //	  or for an answer                   blocked
@@ -86,7 +92,8 @@ type todoWriteInput struct {
 //
 // The title is the content of the first in_progress item of the latest
 // TodoWrite, or none when no item is in progress; it is kept in the status
-// file between hooks, since every hook is a new process.
+// file between hooks, since every hook is a new process. With the task
+// tools, it is the subject of the first task in progress (see taskList).
 func claudeAction(data []byte) (hookAction, error) {
 	var in claudeInput
 	if err := decodeObject(data, &in); err != nil {
@@ -108,8 +115,27 @@ func claudeAction(data []byte) (hookAction, error) {
 		a.state = statusfile.Working
 	case "PreToolUse", "PostToolUse":
 		a.state = statusfile.Working
-		if in.ToolName == "TodoWrite" {
+		switch in.ToolName {
+		case "TodoWrite":
 			a.title = todoTitle(in.ToolInput)
+		case "TaskCreate", "TaskUpdate":
+			if in.Event == "PostToolUse" {
+				// Decoded again only here: tool responses can be large.
+				var out struct {
+					ToolResponse json.RawMessage `json:"tool_response"`
+				}
+				json.Unmarshal(data, &out)
+				a.task = taskToolOp(in.ToolName, in.ToolInput, out.ToolResponse)
+			}
+		}
+	case "TaskCreated", "TaskCompleted":
+		id := taskID(in.TaskID)
+		if id == "" {
+			return hookAction{kind: actIgnore, session: in.SessionID}, nil
+		}
+		a.task = &taskOp{id: id, create: in.Event == "TaskCreated", subject: in.TaskSubject}
+		if in.Event == "TaskCompleted" {
+			a.task.status = "completed"
 		}
 	case "PermissionRequest":
 		a.state = statusfile.Blocked

@@ -202,7 +202,7 @@ func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs 
 		if f.agent != "" {
 			agent = f.agent
 		}
-		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess()}
+		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task}
 		_, err = setRecord(dir, a.session, ch, workingDir(), env.Executable)
 	}
 	if err != nil {

@@ -480,6 +480,55 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 	waitNoOwner(t, dir)
 }
 
+// The same with the task tools of newer Claude Code versions: the task list
+// lives in a private dot-file between hooks, and goes with the record.
+func TestClaudeTaskToolsEndToEnd(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	a := startAgent(t)
+	steps := []claudeStep{
+		{"session-start.json", statusfile.Idle, ""},
+		{"user-prompt-submit.json", statusfile.Working, ""},
+		{"post-tool-use-taskcreate.json", statusfile.Working, ""},
+		{"post-tool-use-taskcreate-2.json", statusfile.Working, ""},
+		{"post-tool-use-taskupdate-start-1.json", statusfile.Working, "Add the hook publisher"},
+		{"pre-tool-use-bash.json", statusfile.Working, "Add the hook publisher"},
+		{"permission-request-bash.json", statusfile.Blocked, "Add the hook publisher"},
+		{"post-tool-use-bash.json", statusfile.Working, "Add the hook publisher"},
+		{"post-tool-use-taskupdate-done-1.json", statusfile.Working, ""},
+		{"task-created.json", statusfile.Working, ""},
+		{"post-tool-use-taskupdate-start-2.json", statusfile.Working, "Write the tests"},
+		{"task-completed.json", statusfile.Working, ""},
+		{"stop.json", statusfile.Idle, ""},
+	}
+	_, owner := lockNames(claudeSession)
+	tasks := strings.TrimSuffix(owner, ".owner") + ".tasks"
+	for i, st := range steps {
+		input, err := os.ReadFile(filepath.Join("testdata", "claude", st.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+			t.Fatalf("step %d %s: %+v", i, st.file, rep)
+		}
+		rec := mustRecord(t, dir, claudeSession)
+		if rec.State != st.state || rec.Title != st.title {
+			t.Fatalf("step %d %s: %s %q, want %s %q", i, st.file, rec.State, rec.Title, st.state, st.title)
+		}
+	}
+	fi, err := os.Lstat(filepath.Join(dir, tasks))
+	if err != nil || fi.Mode() != 0o600 {
+		t.Errorf("task list: %v %v", fi, err)
+	}
+	input, _ := os.ReadFile(filepath.Join("testdata", "claude", "session-end.json"))
+	if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 {
+		t.Fatalf("SessionEnd: %+v", rep)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, tasks)); err == nil {
+		t.Error("task list left after SessionEnd")
+	}
+	waitNoOwner(t, dir)
+}
+
 // SessionEnd removes the record before the hook returns, and the owner exits.
 func TestClaudeSessionEnd(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent-status")

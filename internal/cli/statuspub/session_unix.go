@@ -34,6 +34,16 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 		return statusfile.Status{}, err
 	}
 	cur, exists, rerr := s.read()
+	if ch.task != nil {
+		tasks := s.readTasks()
+		if title := tasks.apply(*ch.task); title != nil {
+			ch.title = title
+		}
+		if err := s.writeTasks(tasks); err != nil {
+			l.release()
+			return statusfile.Status{}, err
+		}
+	}
 	// A file that is there but unreadable is refused by the write below if
 	// it is unsafe; a corrupt record of ours is replaced.
 	rec := ch.apply(cur, exists && rerr == nil, wd)
@@ -75,6 +85,7 @@ func clearRecord(dir, session string) error {
 		l.release()
 		return err
 	}
+	s.removeTasks()
 	owner, err := s.ownerPID()
 	switch {
 	case err != nil:
@@ -276,6 +287,7 @@ func (o *owner) exitLocked(l *heldLock, remove bool) error {
 	if remove {
 		err = statusfile.RemoveFile(o.s.path, o.s.session)
 	}
+	o.s.removeTasks()
 	o.lock.releaseAndRemove()
 	l.releaseAndRemove()
 	return err

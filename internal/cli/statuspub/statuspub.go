@@ -87,9 +87,10 @@ file locks that Windows lacks, and report so there.
 claude-hook reads the hook input from stdin: SessionStart -> idle,
 UserPromptSubmit and tool use -> working, PermissionRequest and permission or
 question notifications -> blocked, Stop -> idle, SessionEnd -> clear; the title
-is the in_progress item of the latest TodoWrite. codex-notify takes Codex's
-JSON as its last argument: agent-turn-complete -> idle. Unknown events are
-ignored. See examples/ for the configuration.
+is the in_progress item of the latest TodoWrite, or the task in progress of
+the task tools. codex-notify takes Codex's JSON as its last argument:
+agent-turn-complete -> idle. Unknown events are ignored. See examples/ for the
+configuration.
 
 serve reads one JSON object per line, {"state":"working"} or {"title":"Fix tests"}
 ({"title":null} clears the task), and answers each with {"ok":true} or
