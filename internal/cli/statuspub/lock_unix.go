@@ -23,7 +23,7 @@ import (
 // files, whose names start with a dot (SPEC.md R3):
 //
 //	<hash>.json        the record
-//	.<hash>.lock       the write lock: flock(2), held around every
+//	.<hash>.lock       the write lock: flock(2) (AIX: fcntl), held around every
 //	                   read-modify-write of the record (set, clear, heartbeat)
 //	.<hash>.owner      the owner lock: a POSIX record lock (fcntl F_SETLK) held
 //	                   by the heartbeat owner for its whole life; F_GETLK
@@ -205,7 +205,7 @@ func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
 // timeout the wait goes on in the background and fd is closed when it
 // ends, so the caller must not use or close fd.
 func flockUntil(fd int, deadline time.Time) error {
-	err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+	err := flockFD(fd, false)
 	if err != unix.EWOULDBLOCK && err != unix.EINTR {
 		return err
 	}
@@ -214,7 +214,7 @@ func flockUntil(fd int, deadline time.Time) error {
 	go func() {
 		var err error
 		for {
-			if err = unix.Flock(fd, unix.LOCK_EX); err != unix.EINTR {
+			if err = flockFD(fd, true); err != unix.EINTR {
 				break
 			}
 		}
