@@ -19,8 +19,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A session's files in the status directory. Readers ignore the two lock
-// files, whose names start with a dot (SPEC.md R3):
+// A session's files in the status directory. Readers ignore every name that
+// starts with a dot (SPEC.md R3):
 //
 //	<hash>.json        the record
 //	.<hash>.lock       the write lock: flock(2) (AIX: fcntl), held around every
