@@ -64,10 +64,12 @@ Usage:
 
 Flags:
   --session ID        the session id (serve: required; run: default run-<CMD>-<pid>)
-  --agent NAME        the "agent" field (default statuspub)
+  --agent NAME        the "agent" field (default statuspub; claude-hook:
+                      claude-code; codex-notify: codex)
   --state S           working, blocked or idle (serve: idle; run: working)
   --title T           the task title (default none)
-  --pid N             the session's process (serve: statuspub's parent; run: CMD)
+  --pid N             the session's process (serve: statuspub's parent; run: CMD;
+                      set and hooks: the first ancestor that is not a shell)
   --cwd DIR           the session's workspace (default the working directory)
   --config-home DIR   publish into DIR/agent-status
   --dir DIR           publish into DIR itself (its parent is the config home)
