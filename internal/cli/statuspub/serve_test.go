@@ -26,6 +26,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(fakeAgentEnv) == "1" {
+		os.Exit(fakeAgent(os.Stdin, os.Stdout))
+	}
 	dir, err := testbin.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "building commands:", err)

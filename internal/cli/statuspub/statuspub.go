@@ -40,11 +40,16 @@ type Env struct {
 	Getenv         func(string) string
 	// Signals delivers SIGINT, SIGTERM and SIGHUP.
 	Signals <-chan os.Signal
+	// Executable is the statuspub program, which set and the hook adapters
+	// start again as the heartbeat owner of a session. Empty starts no
+	// owner (a test running Run in its own process).
+	Executable string
 }
 
 // Main runs the command with the process's own environment.
 func Main(signals <-chan os.Signal) int {
-	return Run(os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: signals})
+	exe, _ := os.Executable()
+	return Run(os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: signals, Executable: exe})
 }
 
 const usage = `statuspub publishes agent status files (gentle-shell.agent-status/v1).
@@ -52,16 +57,42 @@ const usage = `statuspub publishes agent status files (gentle-shell.agent-status
 Usage:
   statuspub serve --session ID [flags]       publish, then apply JSON lines from stdin
   statuspub run [flags] -- CMD [ARGS...]     publish "working" while CMD runs
+  statuspub set --session ID [flags]         change a session's record once (for hooks)
+  statuspub clear --session ID [flags]       remove a session's record
+  statuspub claude-hook [flags] < INPUT      publish from a Claude Code hook
+  statuspub codex-notify [flags] JSON        publish from Codex's notify program
 
 Flags:
   --session ID        the session id (serve: required; run: default run-<CMD>-<pid>)
-  --agent NAME        the "agent" field (default statuspub)
+  --agent NAME        the "agent" field (default statuspub; claude-hook:
+                      claude-code; codex-notify: codex)
   --state S           working, blocked or idle (serve: idle; run: working)
   --title T           the task title (default none)
-  --pid N             the session's process (serve: statuspub's parent; run: CMD)
+  --pid N             the session's process (serve: statuspub's parent; run: CMD;
+                      set and hooks: the first ancestor that is not a shell)
   --cwd DIR           the session's workspace (default the working directory)
   --config-home DIR   publish into DIR/agent-status
   --dir DIR           publish into DIR itself (its parent is the config home)
+  --no-title          set: remove the task title
+  --strict            set, clear, hooks: exit 1 when the write fails
+
+set keeps what is on disk for --state, --title, --agent and --cwd when they
+are not given (without a record: idle, no title, agent statuspub, the working
+directory). The first set of a session starts a detached heartbeat owner that
+rewrites the record every 9 s while the agent process lives, and removes it
+when that process exits or 'clear' runs. The agent process is --pid, else the
+first ancestor of statuspub that is not a shell (hooks run as 'sh -c CMD').
+set, clear and the hook adapters report a failed write as one line on stderr
+and exit 0 (1 with --strict): a status file never breaks the agent. They need
+file locks that Windows lacks, and report so there.
+
+claude-hook reads the hook input from stdin: SessionStart -> idle,
+UserPromptSubmit and tool use -> working, PermissionRequest and permission or
+question notifications -> blocked, Stop -> idle, SessionEnd -> clear; the title
+is the in_progress item of the latest TodoWrite, or the task in progress of
+the task tools. codex-notify takes Codex's JSON as its last argument:
+agent-turn-complete -> idle. Unknown events are ignored. See examples/ for the
+configuration.
 
 serve reads one JSON object per line, {"state":"working"} or {"title":"Fix tests"}
 ({"title":null} clears the task), and answers each with {"ok":true} or
@@ -72,6 +103,8 @@ run exits with CMD's status and passes SIGINT, SIGTERM and SIGHUP on to it.
 
 Examples:
   statuspub run --title "nightly tests" -- make test
+  statuspub set --session "$ID" --state blocked --title "Waiting for review"
+  statuspub clear --session "$ID"
   coproc statuspub serve --session "$ID" --agent my-agent
   echo '{"state":"blocked","title":"Waiting for review"}' >&"${COPROC[1]}"
 `
@@ -107,6 +140,16 @@ func Run(args []string, env Env) int {
 		return serve(args[1:], env)
 	case "run":
 		return run(args[1:], env)
+	case "set":
+		return setCmd(args[1:], env)
+	case "clear":
+		return clearCmd(args[1:], env)
+	case "claude-hook":
+		return claudeHookCmd(args[1:], env)
+	case "codex-notify":
+		return codexNotifyCmd(args[1:], env)
+	case "owner": // hidden: started by set
+		return ownerCmd(args[1:], env)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(env.Stdout, usage)
 		return ExitOK

@@ -1,0 +1,501 @@
+//go:build unix
+
+// Package examples_test runs the examples of this directory against the
+// toolkit's commands, with the programs they configure (tmux, bash, zsh,
+// Neovim) where those are installed. Where statusls is needed, a stand-in
+// script plays it until cmd/statusls exists; the tests named ...Statusls
+// run the real one and skip without it.
+package examples_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := testbin.Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "building commands:", err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// requireTool skips the test when name is not installed, unless CI asks
+// for every tool (AGENTSTATUS_REQUIRE_TOOLS=1), where it fails.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("AGENTSTATUS_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("%s is required: %v", name, err)
+		}
+		t.Skipf("%s not installed", name)
+	}
+	return path
+}
+
+// realStatusls returns the built statusls, skipping the test when the
+// toolkit has none yet.
+func realStatusls(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(binDir, "statusls")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("waits for cmd/statusls")
+	}
+	return path
+}
+
+// stubs writes executable scripts into a new directory and returns it.
+func stubs(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// withPath returns the environment with dirs in front of PATH and extra
+// variables.
+func withPath(dirs []string, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "TMUX") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+strings.Join(append(dirs, os.Getenv("PATH")), string(os.PathListSeparator)))
+	return append(env, extra...)
+}
+
+func readRecord(t *testing.T, home, session string) (statusfile.Status, bool) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(home, "agent-status", statusfile.FileName(session)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return statusfile.Status{}, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := statusfile.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, true
+}
+
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The hooks block lists exactly the events statuspub claude-hook acts on,
+// each running the documented command; run as Claude Code runs it (sh -c,
+// the payload on stdin), each leaves the expected record.
+func TestClaudeCodeSettings(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("claude-code", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Matcher *string `json:"matcher"`
+			Hooks   []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&settings); err != nil {
+		t.Fatal(err)
+	}
+	// What each event must leave; "" means no record.
+	want := map[string]statusfile.State{
+		"SessionStart": statusfile.Idle, "UserPromptSubmit": statusfile.Working,
+		"PreToolUse": statusfile.Working, "PostToolUse": statusfile.Working, "PostToolUseFailure": statusfile.Working,
+		"PermissionRequest": statusfile.Blocked, "Notification": statusfile.Blocked,
+		"Stop": statusfile.Idle, "StopFailure": statusfile.Idle, "SessionEnd": "",
+	}
+	for event := range settings.Hooks {
+		if _, ok := want[event]; !ok {
+			t.Errorf("settings.json hooks %s, which claude-hook ignores", event)
+		}
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	env := withPath([]string{binDir}, statusfile.ConfigHomeEnv+"="+home)
+	order := []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "Notification",
+		"PostToolUse", "PostToolUseFailure", "StopFailure", "Stop", "SessionEnd"}
+	if len(order) != len(want) {
+		t.Fatal("order and want disagree")
+	}
+	for _, event := range order {
+		groups, ok := settings.Hooks[event]
+		if !ok || len(groups) != 1 || len(groups[0].Hooks) != 1 {
+			t.Errorf("%s: want one matcher group with one handler, got %+v", event, groups)
+			continue
+		}
+		h := groups[0].Hooks[0]
+		if h.Type != "command" || h.Command != "statuspub claude-hook" || h.Timeout <= 0 || h.Timeout > 60 {
+			t.Errorf("%s: handler %+v", event, h)
+		}
+		if m := groups[0].Matcher; m != nil && *m != "*" && *m != "" {
+			t.Errorf("%s: matcher %q does not match every tool", event, *m)
+		}
+		payload := map[string]any{"session_id": "ex-claude", "cwd": "/home/user/project", "hook_event_name": event,
+			"transcript_path": "/home/user/.claude/projects/x/ex-claude.jsonl"}
+		switch event {
+		case "SessionStart":
+			payload["source"] = "startup"
+		case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest":
+			payload["tool_name"], payload["tool_input"] = "Bash", map[string]any{"command": "make"}
+		case "Notification":
+			payload["notification_type"], payload["message"] = "permission_prompt", "Claude needs your permission to use Bash"
+		}
+		input, _ := json.Marshal(payload)
+		cmd := exec.Command("sh", "-c", h.Command)
+		cmd.Env, cmd.Stdin = env, bytes.NewReader(input)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+			t.Fatalf("%s: %v %q", event, err, out)
+		}
+		rec, ok := readRecord(t, home, "ex-claude")
+		switch {
+		case want[event] == "" && ok:
+			t.Errorf("%s: record left: %+v", event, rec)
+		case want[event] != "" && (!ok || rec.State != want[event] || rec.Agent != "claude-code" || rec.Cwd != "/home/user/project"):
+			t.Errorf("%s: record %+v (present %v), want %s", event, rec, ok, want[event])
+		}
+	}
+}
+
+// The notify line, run as Codex runs it: the program directly, the
+// notification's JSON appended as the last argument.
+func TestCodexConfig(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("codex", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^notify\s*=\s*(\[.*\])\s*$`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("no notify line")
+	}
+	var argv []string // a TOML array of basic strings is JSON
+	if err := json.Unmarshal(m[1], &argv); err != nil || len(argv) < 2 || argv[0] != "statuspub" {
+		t.Fatalf("notify = %s: %v", m[1], err)
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	payload := `{"type":"agent-turn-complete","thread-id":"ex-codex","turn-id":"1","cwd":"/home/user/project","input-messages":["hi"],"last-assistant-message":"done"}`
+	cmd := exec.Command(filepath.Join(binDir, argv[0]), append(argv[1:], payload)...)
+	cmd.Env = withPath(nil, statusfile.ConfigHomeEnv+"="+home)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Fatalf("%v %q", err, out)
+	}
+	t.Cleanup(func() {
+		exec.Command(filepath.Join(binDir, "statuspub"), "clear", "--config-home", home, "--session", "ex-codex").Run()
+	})
+	rec, ok := readRecord(t, home, "ex-codex")
+	if !ok || rec.State != statusfile.Idle || rec.Agent != "codex" || rec.Cwd != "/home/user/project" {
+		t.Errorf("record %+v (present %v)", rec, ok)
+	}
+}
+
+// tmuxStatusRight runs tmux with the example configuration inside another
+// tmux, as a terminal would show it, and waits until the inner status line
+// shows want.
+func tmuxStatusRight(t *testing.T, env []string, want string) {
+	t.Helper()
+	requireTool(t, "tmux")
+	conf, _ := filepath.Abs(filepath.Join("tmux", "agentstatus.tmux.conf"))
+	sock := fmt.Sprintf("agentstatus-test-%d", os.Getpid())
+	tmux := func(args ...string) (string, error) {
+		cmd := exec.Command("tmux", append([]string{"-L", sock + "-outer", "-f", "/dev/null"}, args...)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	inner := "tmux -L " + sock + "-inner -f " + conf + " new-session"
+	if out, err := tmux("new-session", "-d", "-x", "120", "-y", "10", inner); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		exec.Command("tmux", "-L", sock+"-inner", "kill-server").Run()
+		tmux("kill-server")
+	})
+	var screen string
+	waitFor(t, "tmux status line showing "+want, 15*time.Second, func() bool {
+		screen, _ = tmux("capture-pane", "-p", "-t", "0")
+		lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+		return strings.Contains(lines[len(lines)-1], want)
+	})
+}
+
+func TestTmuxStatusRight(t *testing.T) {
+	stub := stubs(t, map[string]string{"statusls": `[ "$*" = --summary ] && echo "1 blocked · 2 working"`})
+	tmuxStatusRight(t, withPath([]string{stub}), "1 blocked · 2 working")
+}
+
+// publishBlocked publishes a blocked session and a working one into a new
+// config home, bound to a process that lives as long as the test.
+func publishBlocked(t *testing.T) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "home")
+	agent := exec.Command("sleep", "300")
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	for _, s := range [][]string{{"ex-1", "blocked"}, {"ex-2", "working"}} {
+		out, err := exec.Command(filepath.Join(binDir, "statuspub"), "set", "--config-home", home, "--session", s[0],
+			"--state", s[1], "--pid", fmt.Sprint(agent.Process.Pid)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+	}
+	return home
+}
+
+func TestTmuxStatusRightStatusls(t *testing.T) {
+	real := realStatusls(t)
+	home := publishBlocked(t)
+	tmuxStatusRight(t, withPath([]string{filepath.Dir(real)}, statusfile.ConfigHomeEnv+"="+home), "1 blocked · 1 working")
+}
+
+// promptOf sources the prompt segment in shell (bash or zsh) with prompt
+// as the user's prompt, and prints the prompt as the shell would show it.
+func promptOf(t *testing.T, shell string, env []string) string {
+	t.Helper()
+	requireTool(t, shell)
+	script, _ := filepath.Abs(filepath.Join("shell", "agentstatus.sh"))
+	var cmd *exec.Cmd
+	switch shell {
+	case "bash":
+		// ${PS1@P} expands PS1 as bash does before showing it.
+		cmd = exec.Command("bash", "--norc", "--noprofile", "-c", `PS1='\u$ '; . "$0"; . "$0"; printf '%s' "${PS1@P}"`, script)
+	case "zsh":
+		// A prompt is substituted (PROMPT_SUBST), then its % sequences expanded.
+		cmd = exec.Command("zsh", "-f", "-c", `PROMPT='%n%# '; . "$0"; . "$0"; print -rn -- "${(%)${(e)PROMPT}}"`, script)
+	}
+	cmd.Env = append(env, "USER=tester", "LOGNAME=tester")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() != 0 {
+		t.Fatalf("%s: %v %q", shell, err, stderr.String())
+	}
+	return string(out)
+}
+
+func TestPromptSegment(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh"} {
+		t.Run(shell, func(t *testing.T) {
+			cases := []struct {
+				name, stub, want string
+			}{
+				{"sessions", `echo "1 blocked · 2 working"`, "[1 blocked · 2 working] "},
+				{"none", `exit 0`, ""},
+				{"failing", `echo "statusls: broken" >&2; exit 1`, ""},
+				{"output taken literally", `echo '$(echo pwned) 1 100%n'`, "[$(echo pwned) 1 100%n] "},
+			}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					stub := stubs(t, map[string]string{"statusls": c.stub})
+					got := promptOf(t, shell, withPath([]string{stub}))
+					if !strings.HasPrefix(got, c.want) || strings.Contains(strings.TrimPrefix(got, c.want), "[") {
+						t.Errorf("prompt %q, want it to start with %q once", got, c.want)
+					}
+				})
+			}
+			t.Run("not installed", func(t *testing.T) {
+				got := promptOf(t, shell, withPath([]string{t.TempDir()}, "PATH=/nonexistent"))
+				if strings.Contains(got, "[") {
+					t.Errorf("prompt %q", got)
+				}
+			})
+		})
+	}
+}
+
+func TestPromptSegmentStatusls(t *testing.T) {
+	real := realStatusls(t)
+	home := publishBlocked(t)
+	got := promptOf(t, "bash", withPath([]string{filepath.Dir(real)}, statusfile.ConfigHomeEnv+"="+home))
+	if !strings.HasPrefix(got, "[1 blocked · 1 working] ") {
+		t.Errorf("prompt %q", got)
+	}
+}
+
+// nvimSummary runs Neovim headless with the example module, whose watcher
+// is cmd, and waits for the statusline to show want. It returns the
+// statusline as Neovim renders it.
+func nvimSummary(t *testing.T, env []string, cmd []string, want string) string {
+	t.Helper()
+	requireTool(t, "nvim")
+	rtp, _ := filepath.Abs("nvim")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	lua := `
+local m = require('agentstatus')
+m.setup({ cmd = vim.json.decode(os.getenv('AGENTSTATUS_TEST_CMD')) })
+vim.o.statusline = "%{v:lua.require'agentstatus'.statusline()}"
+local want = os.getenv('AGENTSTATUS_TEST_WANT')
+local ok = vim.wait(15000, function() return m.statusline() == want end, 20)
+local shown = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
+vim.fn.writefile({ tostring(ok), m.statusline(), shown }, os.getenv('AGENTSTATUS_TEST_OUT'))
+m.stop()
+vim.cmd('qa!')
+`
+	script := filepath.Join(dir, "test.lua")
+	if err := os.WriteFile(script, []byte(lua), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmdJSON, _ := json.Marshal(cmd)
+	nv := exec.Command("nvim", "--headless", "-u", "NONE", "-i", "NONE", "--cmd", "set rtp+="+rtp, "-c", "luafile "+script)
+	nv.Env = append(env, "AGENTSTATUS_TEST_CMD="+string(cmdJSON), "AGENTSTATUS_TEST_WANT="+want, "AGENTSTATUS_TEST_OUT="+out)
+	if o, err := nv.CombinedOutput(); err != nil {
+		t.Fatalf("nvim: %v %s", err, o)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "true" {
+		t.Fatalf("statusline() %q, want %q", lines[1:], want)
+	}
+	return lines[2]
+}
+
+func TestNeovimModule(t *testing.T) {
+	// A stand-in for statusls watch --json: a snapshot, then changes, a line
+	// split across two writes, a line that is not JSON, then it stays.
+	events := `{"event":"snapshot","seq":1,"at":"2026-07-17T12:00:00.000Z","session":"a","agent":"claude-code","state":"working","task":null}
+{"event":"snapshot","seq":2,"at":"2026-07-17T12:00:00.000Z","session":"b","agent":"codex","state":"idle","task":null}
+{"event":"added","seq":3,"at":"2026-07-17T12:00:01.000Z","session":"c","agent":"pi","state":"blocked","task":{"title":"Approve?"}}
+{"event":"updated","seq":4,"at":"2026-07-17T12:00:02.000Z","session":"b","agent":"codex","state":"working","task":null}
+not json
+{"event":"stale","seq":5,"at":"2026-07-17T12:00:40.000Z","session":"a","agent":"claude-code","state":"working","task":null}
+{"event":"added","seq":6,"at":"2026-07-17T12:00:41.000Z","session":"d","agent":"x","state":"review%x","task":null}
+{"event":"added","seq":7,"at":"2026-07-17T12:00:42.000Z","session":"e","agent":"x","state":"idle","task":null}
+{"event":"removed","seq":8,"at":"2026-07-17T12:00:43.000Z","session":"e"}
+`
+	eventsFile := filepath.Join(t.TempDir(), "events")
+	os.WriteFile(eventsFile, []byte(events), 0o600)
+	stub := stubs(t, map[string]string{"statusls": `[ "$*" = "watch --json" ] || exit 2
+head -c 100 "$EVENTS"; sleep 0.2; tail -c +101 "$EVENTS"; exec sleep 60`})
+	shown := nvimSummary(t, withPath(nil, "EVENTS="+eventsFile), []string{filepath.Join(stub, "statusls"), "watch", "--json"},
+		"1 blocked · 1 working · 1 review%x")
+	if shown != "1 blocked · 1 working · 1 review%x" {
+		t.Errorf("statusline shows %q", shown)
+	}
+}
+
+func TestNeovimModuleStatusls(t *testing.T) {
+	real := realStatusls(t)
+	home := publishBlocked(t)
+	nvimSummary(t, withPath(nil, statusfile.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
+}
+
+// The script runs statusls watch with its command; the command, run by the
+// shell with the record in STATUS_* variables as statusls runs it, passes
+// the title to notify-send as it is.
+func TestNotifyBlocked(t *testing.T) {
+	dir := t.TempDir()
+	stub := stubs(t, map[string]string{
+		// Plays statusls: records its arguments, then runs the --exec
+		// command once, as for one session entering "blocked".
+		"statusls": `printf '%s\n' "$@" >"$OUT/statusls.args"
+while [ $# -gt 0 ]; do [ "$1" = --exec ] && cmd=$2; shift; done
+exec sh -c "$cmd"`,
+		"notify-send": `printf '%s\n' "$@" >"$OUT/notify.args"`,
+	})
+	script, _ := filepath.Abs(filepath.Join("notify", "notify-blocked.sh"))
+	title := "Deploy $(touch pwned) `touch pwned2` \"quoted\" 100%"
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{"title", []string{"STATUS_AGENT=claude-code", "STATUS_TITLE=" + title, "STATUS_CWD=/w", "STATUS_STATE=blocked", "STATUS_SESSION=s"},
+			[]string{"--app-name=agentstatus", "--urgency=critical", "claude-code is waiting for you", title}},
+		{"no title", []string{"STATUS_AGENT=codex", "STATUS_TITLE=", "STATUS_CWD=/home/u/p", "STATUS_SESSION=s"},
+			[]string{"--app-name=agentstatus", "--urgency=critical", "codex is waiting for you", "/home/u/p"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(script)
+			cmd.Dir = dir
+			cmd.Env = withPath([]string{stub}, append(tc.env, "OUT="+dir)...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%v %s", err, out)
+			}
+			args, _ := os.ReadFile(filepath.Join(dir, "statusls.args"))
+			if got := strings.Split(strings.TrimSuffix(string(args), "\n"), "\n"); len(got) != 5 ||
+				strings.Join(got[:4], " ") != "watch --on blocked --exec" || !strings.HasPrefix(got[4], "notify-send ") {
+				t.Errorf("statusls %q", got)
+			}
+			sent, _ := os.ReadFile(filepath.Join(dir, "notify.args"))
+			if got := strings.Split(strings.TrimSuffix(string(sent), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("notify-send %q, want %q", got, tc.want)
+			}
+			for _, f := range []string{"pwned", "pwned2"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+					t.Errorf("the title ran a command (%s exists)", f)
+				}
+			}
+		})
+	}
+}
+
+func TestNotifyBlockedStatusls(t *testing.T) {
+	real := realStatusls(t)
+	dir := t.TempDir()
+	stub := stubs(t, map[string]string{"notify-send": `printf '%s\n' "$@" >>"$OUT/notify.args"`})
+	home := filepath.Join(t.TempDir(), "home")
+	script, _ := filepath.Abs(filepath.Join("notify", "notify-blocked.sh"))
+	watch := exec.Command(script)
+	watch.Env = withPath([]string{stub, filepath.Dir(real)}, "OUT="+dir, statusfile.ConfigHomeEnv+"="+home)
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	agent := exec.Command("sleep", "300")
+	agent.Start()
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	out, err := exec.Command(filepath.Join(binDir, "statuspub"), "set", "--config-home", home, "--session", "n-1",
+		"--state", "blocked", "--title", "Approve the deploy", "--agent", "claude-code", "--pid", fmt.Sprint(agent.Process.Pid)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	waitFor(t, "a notification", 15*time.Second, func() bool {
+		sent, _ := os.ReadFile(filepath.Join(dir, "notify.args"))
+		return strings.Contains(string(sent), "Approve the deploy")
+	})
+}

@@ -1,0 +1,405 @@
+//go:build unix
+
+package statuspub
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/statusfile"
+	"golang.org/x/sys/unix"
+)
+
+// A session's files in the status directory. Readers ignore every name that
+// starts with a dot (SPEC.md R3):
+//
+//	<hash>.json        the record
+//	.<hash>.lock       the write lock: flock(2) (AIX: fcntl), held around every
+//	                   read-modify-write of the record (set, clear, heartbeat)
+//	.<hash>.owner      the owner lock: a POSIX record lock (fcntl F_SETLK) held
+//	                   by the heartbeat owner for its whole life; F_GETLK
+//	                   tells others whether an owner runs, and its pid
+//	.<hash>.tasks      the task list of claude-hook (see taskList), written
+//	                   under the write lock, removed with the record
+//
+// A lock file is removed only by a process that holds it; a process that
+// has just acquired a lock checks that the name still leads to the file it
+// locked, and starts again when it does not.
+func lockNames(session string) (write, owner string) {
+	base := strings.TrimSuffix(statusfile.FileName(session), ".json")
+	return "." + base + ".lock", "." + base + ".owner"
+}
+
+// sessionDir is one session's place in an opened status directory.
+type sessionDir struct {
+	path      string   // the status directory, absolute
+	dir       *os.File // opened without following links, checked
+	fd        int
+	session   string
+	name      string // the status file
+	writeName string // the write lock
+	ownerName string // the owner lock
+	tasksName string // the task list
+}
+
+// openSession checks the status directory dir as a publisher does and opens
+// it. With create, a missing config home and status directory are created
+// first (SPEC.md P3); without, a missing directory is fs.ErrNotExist.
+func openSession(dir, session string, create bool) (*sessionDir, error) {
+	if err := statusfile.ValidateSession(session); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if create {
+		if err := perm.EnsureConfigHome(filepath.Dir(dir)); err != nil {
+			return nil, err
+		}
+		if err := perm.EnsureStatusDir(dir); err != nil {
+			return nil, err
+		}
+	} else if err := perm.CheckStatusDir(dir); err != nil {
+		return nil, err
+	}
+	checked, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	opened, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !os.SameFile(checked, opened) {
+		f.Close()
+		return nil, &perm.Error{What: perm.StatusDir, Path: dir, Err: perm.ErrChanged}
+	}
+	w, o := lockNames(session)
+	return &sessionDir{path: dir, dir: f, fd: fd, session: session, name: statusfile.FileName(session),
+		writeName: w, ownerName: o, tasksName: strings.TrimSuffix(w, ".lock") + ".tasks"}, nil
+}
+
+func (s *sessionDir) Close() error { return s.dir.Close() }
+
+func (s *sessionDir) pathOf(name string) string { return s.path + string(os.PathSeparator) + name }
+
+// openLockFile opens the lock file name in the directory, creating it (mode
+// 0600 whatever the umask) when create. It refuses anything but a regular
+// file of the current account, and never follows a link.
+func (s *sessionDir) openLockFile(name string, create bool) (int, error) {
+	const flags = unix.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	for {
+		fd, err := unix.Openat(s.fd, name, flags, 0)
+		if err == unix.ENOENT && create {
+			fd, err = unix.Openat(s.fd, name, flags|unix.O_CREAT|unix.O_EXCL, uint32(perm.FileMode))
+			if err == unix.EEXIST {
+				continue // created meanwhile: open that one
+			}
+			if err == nil {
+				if err := unix.Fchmod(fd, uint32(perm.FileMode)); err != nil {
+					unix.Close(fd)
+					return -1, &fs.PathError{Op: "chmod", Path: s.pathOf(name), Err: err}
+				}
+			}
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			if err == unix.ELOOP || err == unix.EMLINK {
+				return -1, &perm.Error{What: "lock file", Path: s.pathOf(name), Err: perm.ErrSymlink}
+			}
+			return -1, &fs.PathError{Op: "open", Path: s.pathOf(name), Err: err}
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			return -1, &fs.PathError{Op: "fstat", Path: s.pathOf(name), Err: err}
+		}
+		switch {
+		case st.Mode&unix.S_IFMT != unix.S_IFREG:
+			unix.Close(fd)
+			return -1, &perm.Error{What: "lock file", Path: s.pathOf(name), Err: perm.ErrNotRegular}
+		case int(st.Uid) != os.Geteuid():
+			unix.Close(fd)
+			return -1, &perm.Error{What: "lock file", Path: s.pathOf(name), Err: perm.ErrNotOwned,
+				Detail: fmt.Sprintf("owner uid %d, current uid %d", st.Uid, os.Geteuid())}
+		}
+		return fd, nil
+	}
+}
+
+// stillNamed reports whether name in the directory is still the file open
+// as fd: a lock on a file that was unlinked meanwhile protects nothing.
+func (s *sessionDir) stillNamed(fd int, name string) bool {
+	var a, b unix.Stat_t
+	if unix.Fstat(fd, &a) != nil || unix.Fstatat(s.fd, name, &b, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return false
+	}
+	return a.Dev == b.Dev && a.Ino == b.Ino
+}
+
+// A heldLock is a lock file this process holds.
+type heldLock struct {
+	s    *sessionDir
+	name string
+	fd   int
+}
+
+// release closes the lock file, which releases the lock.
+func (l *heldLock) release() {
+	if l != nil && l.fd >= 0 {
+		unix.Close(l.fd)
+		l.fd = -1
+	}
+}
+
+// releaseAndRemove removes the lock file's name, then releases it. Only a
+// holder may remove a lock file: processes waiting for it notice that its
+// name is gone and start again with a new one.
+func (l *heldLock) releaseAndRemove() {
+	if l != nil && l.fd >= 0 {
+		unix.Unlinkat(l.s.fd, l.name, 0)
+		l.release()
+	}
+}
+
+// lockWrite takes the session's write lock, waiting at most timeout.
+func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		fd, err := s.openLockFile(s.writeName, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := flockUntil(fd, deadline); err != nil {
+			if !errors.Is(err, ErrLockTimeout) {
+				unix.Close(fd)
+			}
+			return nil, err
+		}
+		if s.stillNamed(fd, s.writeName) {
+			return &heldLock{s: s, name: s.writeName, fd: fd}, nil
+		}
+		unix.Close(fd)
+	}
+}
+
+// flockUntil takes an exclusive flock on fd, waiting until deadline. On
+// timeout the wait goes on in the background and fd is closed when it
+// ends, so the caller must not use or close fd.
+func flockUntil(fd int, deadline time.Time) error {
+	err := flockFD(fd, false)
+	if err != unix.EWOULDBLOCK && err != unix.EINTR {
+		return err
+	}
+	var abandoned atomic.Bool
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for {
+			if err = flockFD(fd, true); err != unix.EINTR {
+				break
+			}
+		}
+		done <- err
+		if abandoned.Load() {
+			// Too late: nobody waits for this lock any more.
+			unix.Close(fd)
+		}
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		abandoned.Store(true)
+		select {
+		case err := <-done: // acquired just now after all
+			if err == nil {
+				return nil
+			}
+			return err
+		default:
+			return ErrLockTimeout
+		}
+	}
+}
+
+// tryOwnerLock takes the owner lock without waiting. It returns nil, nil
+// when another process holds it.
+func (s *sessionDir) tryOwnerLock() (*heldLock, error) {
+	for {
+		fd, err := s.openLockFile(s.ownerName, true)
+		if err != nil {
+			return nil, err
+		}
+		lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
+		err = unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
+		if err == unix.EAGAIN || err == unix.EACCES {
+			unix.Close(fd)
+			return nil, nil
+		}
+		if err != nil {
+			unix.Close(fd)
+			return nil, &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
+		}
+		if s.stillNamed(fd, s.ownerName) {
+			return &heldLock{s: s, name: s.ownerName, fd: fd}, nil
+		}
+		unix.Close(fd)
+	}
+}
+
+// ownerPID returns the pid of the process that holds the owner lock, 0
+// when none does, and -1 when one does whose pid this process cannot see
+// (another pid namespace).
+//
+// POSIX record locks belong to the process: closing any descriptor of the
+// file drops the process's lock on it, so the owner itself must never
+// call this.
+func (s *sessionDir) ownerPID() (int, error) {
+	fd, err := s.openLockFile(s.ownerName, false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	defer unix.Close(fd)
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
+	if err := unix.FcntlFlock(uintptr(fd), unix.F_GETLK, &lk); err != nil {
+		return 0, &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
+	}
+	if lk.Type == unix.F_UNLCK {
+		return 0, nil
+	}
+	if lk.Pid <= 0 {
+		return -1, nil
+	}
+	return int(lk.Pid), nil
+}
+
+// read returns the session's record on disk. exists is false when there
+// is no file; err is set, with exists true, for a file that is there but
+// cannot be read or is not a valid record of this session. It opens
+// without following a link and without blocking, like a reader (SPEC.md
+// R4–R7).
+func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
+	path := s.pathOf(s.name)
+	fd, err := unix.Openat(s.fd, s.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err == unix.ENOENT {
+		return rec, false, nil
+	}
+	if err != nil {
+		return rec, true, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return rec, true, &fs.PathError{Op: "fstat", Path: path, Err: err}
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return rec, true, &perm.Error{What: perm.StatusFile, Path: path, Err: perm.ErrNotRegular}
+	case int(st.Uid) != os.Geteuid():
+		return rec, true, &perm.Error{What: perm.StatusFile, Path: path, Err: perm.ErrNotOwned}
+	case st.Size > statusfile.MaxFileSize:
+		return rec, true, &perm.Error{What: perm.StatusFile, Path: path, Err: perm.ErrTooLarge}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
+	if err != nil {
+		return rec, true, err
+	}
+	if len(data) > statusfile.MaxFileSize {
+		return rec, true, &perm.Error{What: perm.StatusFile, Path: path, Err: perm.ErrTooLarge}
+	}
+	rec, err = statusfile.Decode(data)
+	if err != nil {
+		return rec, true, fmt.Errorf("%s: %w", path, err)
+	}
+	if rec.Session != s.session {
+		return rec, true, fmt.Errorf("%s: record of another session", path)
+	}
+	return rec, true, nil
+}
+
+// maxTasksFile bounds the task list file read.
+const maxTasksFile = 1 << 20
+
+// readTasks returns the session's task list; an absent, unsafe or
+// unreadable file is an empty list. The caller holds the write lock.
+func (s *sessionDir) readTasks() taskList {
+	var l taskList
+	fd, err := unix.Openat(s.fd, s.tasksName, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return l
+	}
+	f := os.NewFile(uintptr(fd), s.pathOf(s.tasksName))
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() || st.Size > maxTasksFile {
+		return l
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTasksFile))
+	if err != nil || json.Unmarshal(data, &l) != nil {
+		return taskList{}
+	}
+	return l
+}
+
+// writeTasks replaces the session's task list: a temporary dot-file, mode
+// 0600, renamed over it. The caller holds the write lock, so the temporary
+// name is the session's own.
+func (s *sessionDir) writeTasks(l taskList) error {
+	data, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	tmp := s.tasksName + ".tmp"
+	unix.Unlinkat(s.fd, tmp, 0) // left by a crash
+	fd, err := unix.Openat(s.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.FileMode))
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: s.pathOf(tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), s.pathOf(tmp))
+	_, err = f.Write(data)
+	if err == nil {
+		err = unix.Fchmod(fd, uint32(perm.FileMode))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = unix.Renameat(s.fd, tmp, s.fd, s.tasksName)
+	}
+	if err != nil {
+		unix.Unlinkat(s.fd, tmp, 0)
+		return fmt.Errorf("statuspub: task list %s: %w", s.pathOf(s.tasksName), err)
+	}
+	return nil
+}
+
+// removeTasks removes the session's task list. The caller holds the write
+// lock.
+func (s *sessionDir) removeTasks() {
+	unix.Unlinkat(s.fd, s.tasksName, 0)
+}

@@ -1,0 +1,294 @@
+//go:build unix
+
+package statuspub
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+	"golang.org/x/sys/unix"
+)
+
+// lockTimeout is how long a short-lived command waits for the write lock.
+// Holders keep it for one read and one write, well under a millisecond.
+const lockTimeout = 2 * time.Second
+
+// setRecord applies ch to the session's record in dir under the write
+// lock, and starts a heartbeat owner (the program exe) when none runs and
+// the record names a process. exe "" starts none.
+func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Status, error) {
+	s, err := openSession(dir, session, true)
+	if err != nil {
+		return statusfile.Status{}, err
+	}
+	defer s.Close()
+	l, err := s.lockWrite(lockTimeout)
+	if err != nil {
+		return statusfile.Status{}, err
+	}
+	cur, exists, rerr := s.read()
+	if ch.task != nil {
+		tasks := s.readTasks()
+		if title := tasks.apply(*ch.task); title != nil {
+			ch.title = title
+		}
+		if err := s.writeTasks(tasks); err != nil {
+			l.release()
+			return statusfile.Status{}, err
+		}
+	}
+	// A file that is there but unreadable is refused by the write below if
+	// it is unsafe; a corrupt record of ours is replaced.
+	rec := ch.apply(cur, exists && rerr == nil, wd)
+	rec.Session = session
+	rec.UpdatedAt = time.Time{}
+	if _, err := statusfile.WriteFile(s.path, rec); err != nil {
+		l.release()
+		return rec, err
+	}
+	owner, err := s.ownerPID()
+	l.release()
+	if err != nil {
+		return rec, err
+	}
+	if owner == 0 && rec.PID > 0 && exe != "" {
+		if err := spawnOwner(exe, s.path, session); err != nil {
+			return rec, fmt.Errorf("statuspub: starting the heartbeat owner: %w", err)
+		}
+	}
+	return rec, nil
+}
+
+// clearRecord removes the session's record and tells its heartbeat owner,
+// if one runs, to look and exit.
+func clearRecord(dir, session string) error {
+	s, err := openSession(dir, session, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	l, err := s.lockWrite(lockTimeout)
+	if err != nil {
+		return err
+	}
+	if err := statusfile.RemoveFile(s.path, session); err != nil {
+		l.release()
+		return err
+	}
+	s.removeTasks()
+	owner, err := s.ownerPID()
+	switch {
+	case err != nil:
+		l.release()
+		return err
+	case owner == 0:
+		// Nobody will need the lock files: remove them while holding the
+		// write lock (only holders remove lock files).
+		unix.Unlinkat(s.fd, s.ownerName, 0)
+		l.releaseAndRemove()
+	default:
+		l.release()
+		if owner > 0 {
+			// The owner re-reads the record under the write lock and,
+			// finding none, exits. A set that ran in between keeps it.
+			unix.Kill(owner, unix.SIGUSR1)
+		}
+	}
+	return nil
+}
+
+// spawnOwner starts `exe owner` for the session, detached: in a session of
+// its own (setsid), with standard input and output on /dev/null, in "/".
+// It inherits no other descriptor, so an agent waiting for its hook's
+// output to close does not wait for the owner.
+func spawnOwner(exe, dir, session string) error {
+	cmd := exec.Command(exe, "owner", "--dir", dir, "--session", session)
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// A watched process: the agent whose life bounds the owner's.
+type watched struct {
+	pid   int
+	start uint64 // start time when known, to tell a reused pid
+}
+
+func watch(pid int) watched {
+	w := watched{pid: pid}
+	if info, err := lookupProc(pid); err == nil {
+		w.start = info.Start
+	}
+	return w
+}
+
+// alive reports whether the watched process still runs: not gone, not a
+// zombie, and not replaced by another process with the same pid.
+func (w watched) alive() bool {
+	if w.pid <= 0 {
+		return false
+	}
+	info, err := lookupProc(w.pid)
+	switch {
+	case err == nil:
+		return !info.Zombie && (w.start == 0 || info.Start == w.start)
+	case errors.Is(err, fs.ErrNotExist):
+		return false
+	}
+	// The platform cannot tell: ask the kernel whether the pid exists.
+	err = unix.Kill(w.pid, 0)
+	return err == nil || err == unix.EPERM
+}
+
+// checkInterval is how often the owner checks that the agent lives: a
+// quarter of the heartbeat, at most a second.
+func checkInterval(heartbeat time.Duration) time.Duration {
+	return min(max(heartbeat/4, time.Millisecond), time.Second)
+}
+
+// owner is a running heartbeat owner.
+type owner struct {
+	s         *sessionDir
+	lock      *heldLock // the owner lock, held for life
+	agent     watched
+	heartbeat time.Duration
+}
+
+// runOwner is the heartbeat owner of session in dir. It takes the owner
+// lock (and exits at once, successfully, when another process holds it),
+// then until it exits:
+//
+//   - every heartbeat, under the write lock, it re-reads the record and
+//     rewrites it with a fresh updatedAt, changing nothing else, so a set
+//     that ran meanwhile is never undone;
+//   - every quarter heartbeat (at most 1 s) it checks that the agent process,
+//     the record's pid, still lives;
+//   - when the agent is gone, or on SIGTERM, SIGINT or SIGHUP, it removes
+//     the record and exits;
+//   - when the record is gone (a clear ran; clear also sends SIGUSR1 so that
+//     this happens at once) it exits.
+//
+// A record whose pid changes (the agent restarted under the same session)
+// binds the owner to the new process.
+func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signal) error {
+	nudge := make(chan os.Signal, 1)
+	// Before the lock is held: clear signals whoever holds it.
+	signal.Notify(nudge, unix.SIGUSR1)
+	defer signal.Stop(nudge)
+	s, err := openSession(dir, session, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // cleared already
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	lock, err := s.tryOwnerLock()
+	if err != nil || lock == nil {
+		return err // nil: another owner runs
+	}
+	o := &owner{s: s, lock: lock, heartbeat: heartbeat}
+	if done, err := o.step(false); done || err != nil {
+		return err
+	}
+	check := time.NewTicker(checkInterval(heartbeat))
+	defer check.Stop()
+	beat := time.NewTimer(heartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-check.C:
+			// When the process dies, look again under the lock: a set may
+			// have bound the record to another process meanwhile.
+			if !o.agent.alive() {
+				if done, err := o.step(false); done {
+					return err
+				}
+			}
+		case <-beat.C:
+			if done, err := o.step(true); done {
+				return err
+			}
+			beat.Reset(heartbeat)
+		case <-nudge:
+			if done, err := o.step(false); done {
+				return err
+			}
+		case <-term:
+			return o.exit(true)
+		}
+	}
+}
+
+// step looks at the record under the write lock and, with refresh,
+// rewrites it with a fresh updatedAt. It reports whether the owner is done
+// (and has exited, removing the record when the agent is gone).
+func (o *owner) step(refresh bool) (bool, error) {
+	l, err := o.s.lockWrite(lockTimeout)
+	if err != nil {
+		return false, nil // try again at the next heartbeat
+	}
+	rec, exists, err := o.s.read()
+	switch {
+	case !exists:
+		return true, o.exitLocked(l, false)
+	case err != nil:
+		// Not a record we can refresh; a set will replace it.
+		l.release()
+		return false, nil
+	}
+	if rec.PID != o.agent.pid && rec.PID > 0 {
+		o.agent = watch(rec.PID)
+	}
+	if o.agent.pid <= 0 {
+		// No process to bind to: leave the record to go stale.
+		return true, o.exitLocked(l, false)
+	}
+	if !o.agent.alive() {
+		return true, o.exitLocked(l, true)
+	}
+	if refresh {
+		rec.UpdatedAt = time.Time{} // now
+		// A failure is retried at the next heartbeat.
+		statusfile.WriteFile(o.s.path, rec)
+	}
+	l.release()
+	return false, nil
+}
+
+// exit takes the write lock and exits.
+func (o *owner) exit(remove bool) error {
+	l, err := o.s.lockWrite(lockTimeout)
+	if err != nil {
+		// Exit anyway; the record, no longer refreshed, goes stale.
+		o.lock.release()
+		return err
+	}
+	return o.exitLocked(l, remove)
+}
+
+// exitLocked removes the record (with remove), then both lock files, and
+// releases both locks. l is the write lock.
+func (o *owner) exitLocked(l *heldLock, remove bool) error {
+	var err error
+	if remove {
+		err = statusfile.RemoveFile(o.s.path, o.s.session)
+	}
+	o.s.removeTasks()
+	o.lock.releaseAndRemove()
+	l.releaseAndRemove()
+	return err
+}

@@ -1,0 +1,39 @@
+package statuspub
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The usage text is a golden file: a change to it shows in review.
+func TestUsageGolden(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run([]string{"--help"}, Env{Stdout: &out, Stderr: &errOut}); code != ExitOK || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	golden := filepath.Join("testdata", "usage.golden")
+	if *update {
+		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("usage differs from %s (go test -run UsageGolden -update to accept):\n%s", golden, out.String())
+	}
+	// Every subcommand's --help prints the same text.
+	for _, cmd := range []string{"set", "clear", "claude-hook", "codex-notify"} {
+		var o bytes.Buffer
+		if code := Run([]string{cmd, "--help"}, Env{Stdout: &o, Stderr: &errOut}); code != ExitOK || !bytes.Equal(o.Bytes(), want) {
+			t.Errorf("%s --help: exit %d", cmd, code)
+		}
+	}
+}
