@@ -45,6 +45,18 @@ func (w *writes) next(t *testing.T) result {
 	}
 }
 
+// nextArmed waits for the next write attempt and then for the heartbeat the
+// publisher arms after it, so that advancing the fake clock cannot race
+// with the timer being created.
+func (w *writes) nextArmed(t *testing.T, clock *clocktest.Fake) result {
+	t.Helper()
+	r := w.next(t)
+	if !clock.WaitTimer(r.rec.UpdatedAt.Add(sf.DefaultHeartbeat), 10*time.Second) {
+		t.Fatalf("no heartbeat armed after the write at %v", r.rec.UpdatedAt)
+	}
+	return r
+}
+
 func (w *writes) drain() int {
 	n := 0
 	for {
@@ -213,14 +225,14 @@ func TestPublisherRefuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := w.next(t)
+			r := w.nextArmed(t, clock)
 			if !errors.Is(r.err, tt.want) {
 				t.Fatalf("write error %v, want %v", r.err, tt.want)
 			}
 			// Heartbeats retry, but the same failure is reported once.
 			for i := 0; i < 3; i++ {
 				clock.Advance(sf.DefaultHeartbeat)
-				if r := w.next(t); !errors.Is(r.err, tt.want) {
+				if r := w.nextArmed(t, clock); !errors.Is(r.err, tt.want) {
 					t.Fatalf("retry %d: %v", i, r.err)
 				}
 			}
@@ -257,7 +269,7 @@ func TestPublisherRecoversAtNextHeartbeat(t *testing.T) {
 	os.Mkdir(d, 0o755)
 	os.Chmod(d, 0o755)
 	p, w, clock := newPub(t, sf.WithDir(d))
-	if r := w.next(t); !errors.Is(r.err, perm.ErrAccessible) {
+	if r := w.nextArmed(t, clock); !errors.Is(r.err, perm.ErrAccessible) {
 		t.Fatalf("first write: %v", r.err)
 	}
 	os.Chmod(d, 0o700) // the user fixes it
