@@ -57,8 +57,16 @@ type Entry struct {
 	Age time.Duration
 	// Size is the file's size (0 for entries that were not opened).
 	Size int64
+	// File describes the opened file (zero for entries that were not
+	// opened); [Dir.Remove] uses it to remove only the file that was read.
+	File perm.FileStat
+	// Data is the file's content, when [Options].KeepData is set and the
+	// file could be read (at most [statusfile.MaxFileSize] bytes).
+	Data []byte
 	// Alive is the pid's liveness, when [Options].Liveness is set.
 	Alive Liveness
+
+	read bool // the file was opened and read: File describes it
 }
 
 // Live reports whether the entry is a record to show (Fresh).
@@ -76,6 +84,9 @@ type Options struct {
 	// Workers bounds how many files are read at once; 0 chooses from the
 	// number of files and CPUs.
 	Workers int
+	// KeepData keeps each file's content in [Entry].Data, for readers that
+	// look at the raw JSON (statusls --jq).
+	KeepData bool
 }
 
 func (o *Options) now() time.Time {
@@ -295,6 +306,7 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 		*buf = data[:0]
 	}
 	e.Size = st.Size
+	e.File = st
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
@@ -314,7 +326,22 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 		}
 		return true
 	}
+	e.read = true
+	if d.opts.KeepData {
+		e.Data = append([]byte(nil), data...)
+	}
 	return Judge(e, data, now)
+}
+
+// Remove removes the file of e from the directory, but only if it is still
+// the regular file that was read into e (same device and inode): a file
+// that a publisher replaced meanwhile is left alone. It reports whether it
+// removed the file. Entries that were not opened are never removed.
+func (d *Dir) Remove(e *Entry) (bool, error) {
+	if !e.read || !statusfile.IsStatusName(e.Name) || !e.File.Mode.IsRegular() {
+		return false, nil
+	}
+	return d.pd.Remove(e.Name, e.File)
 }
 
 // Judge decodes data as the content of the file e.Name and sets e's verdict,
