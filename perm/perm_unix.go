@@ -153,7 +153,7 @@ func checkFile(path string, fi fs.FileInfo) error {
 	case linkOrReparse(fi):
 		return refuse(StatusFile, path, ErrSymlink, "")
 	case !fi.Mode().IsRegular():
-		return refuse(StatusFile, path, ErrNotRegular, "%s", fi.Mode().Type())
+		return refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fi.Mode()))
 	case nlink(fi) > 1:
 		return refuse(StatusFile, path, ErrLinks, "%d links", nlink(fi))
 	}
@@ -266,7 +266,7 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 		ino:     uint64(st.Ino),
 	}
 	if !fst.Mode.IsRegular() {
-		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", fst.Mode.Type())
+		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fst.Mode))
 	}
 	if me := os.Geteuid(); fst.UID != me {
 		return buf[:0], fst, refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", fst.UID, me)

@@ -196,7 +196,7 @@ func (d *Dir) List() (*Listing, error) {
 			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrSymlink}
 		case t != 0 && t&fs.ModeType != 0:
 			e.Verdict, e.Reason = Invalid, ReasonNotRegular
-			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrNotRegular, Detail: t.String()}
+			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
 		}
 		entries = append(entries, e)
 	}
