@@ -94,3 +94,10 @@ func TypeName(m fs.FileMode) string {
 	}
 	return "irregular file"
 }
+
+// DirEntry is a name in a directory and its type, as the directory listing
+// tells it (the type bits of fs.FileMode; 0 for a regular file).
+type DirEntry struct {
+	Name string
+	Type fs.FileMode
+}

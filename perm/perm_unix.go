@@ -171,6 +171,7 @@ type Dir struct {
 	fd   int
 	path string
 	info fs.FileInfo
+	euid int // the current account, asked once
 }
 
 // OpenDir opens a status directory for reading without following a symbolic
@@ -195,7 +196,7 @@ func OpenDir(path string) (*Dir, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Dir{f: f, fd: fd, path: path, info: info}, nil
+	return &Dir{f: f, fd: fd, path: path, info: info, euid: os.Geteuid()}, nil
 }
 
 // Path returns the path the directory was opened with.
@@ -268,7 +269,7 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	if !fst.Mode.IsRegular() {
 		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fst.Mode))
 	}
-	if me := os.Geteuid(); fst.UID != me {
+	if me := d.euid; fst.UID != me {
 		return buf[:0], fst, refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", fst.UID, me)
 	}
 	if st.Size > int64(max) {
@@ -286,6 +287,13 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	}
 	buf = buf[:0]
 	for {
+		// A read that stops short of the space offered, at the size
+		// fstat gave, is at the end of the file: skip the read that
+		// would return 0. (A file that grows meanwhile is read as it was
+		// at fstat; a file that shrinks takes the usual second read.)
+		if len(buf) > 0 && len(buf) == int(st.Size) && len(buf) < cap(buf) {
+			break
+		}
 		if len(buf) == cap(buf) {
 			if len(buf) > max {
 				break

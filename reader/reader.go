@@ -169,14 +169,22 @@ const parallelFrom = 64
 // List reads every entry of the directory.
 func (d *Dir) List() (*Listing, error) {
 	now := d.opts.now()
-	des, err := d.pd.Entries()
+	des, err := d.pd.List()
 	if err != nil {
 		return nil, err
 	}
+	// Sort the small (name, type) pairs, not the entries built from them.
+	slices.SortFunc(des, func(a, b perm.DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	l := &Listing{Dir: d.pd.Path(), Now: now}
-	entries := make([]Entry, 0, len(des))
+	n := 0
 	for _, de := range des {
-		name := de.Name()
+		if d.opts.Ignored || statusfile.IsStatusName(de.Name) {
+			n++
+		}
+	}
+	entries := make([]Entry, 0, n)
+	for _, de := range des {
+		name := de.Name
 		if !statusfile.IsStatusName(name) {
 			if d.opts.Ignored {
 				reason := ReasonNotAStatus
@@ -187,20 +195,19 @@ func (d *Dir) List() (*Listing, error) {
 			}
 			continue
 		}
-		e := Entry{Name: name}
+		entries = append(entries, Entry{Name: name})
+		e := &entries[len(entries)-1]
 		// The type from the directory saves opening what cannot be a
 		// record; ReadFile checks again on the opened file.
-		switch t := de.Type(); {
+		switch t := de.Type; {
 		case t&fs.ModeSymlink != 0:
 			e.Verdict, e.Reason = Invalid, ReasonSymlink
 			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrSymlink}
-		case t != 0 && t&fs.ModeType != 0:
+		case t&fs.ModeType != 0:
 			e.Verdict, e.Reason = Invalid, ReasonNotRegular
 			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
 		}
-		entries = append(entries, e)
 	}
-	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	if d.afterList != nil {
 		d.afterList()
 	}

@@ -84,14 +84,20 @@ func cleanSlash(p string) string {
 	return p
 }
 
-// Select returns the entries f selects, in their order.
+// Select returns the entries f selects, in their order. It filters in
+// place: the result shares entries' array, whose other elements it
+// overwrites.
 func Select(entries []reader.Entry, f *Filter) []reader.Entry {
-	out := make([]reader.Entry, 0, len(entries))
+	out := entries[:0]
 	for i := range entries {
 		if f.Match(&entries[i]) {
-			out = append(out, entries[i])
+			if len(out) != i {
+				entries[len(out)] = entries[i]
+			}
+			out = out[:len(out)+1]
 		}
 	}
+	clear(entries[len(out):]) // let go of what was left out
 	return out
 }
 
