@@ -80,7 +80,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 // privateDir makes <tmp>/home/agent-status, mode 0700.
-func privateDir(t *testing.T) string {
+func privateDir(t testing.TB) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "home")
 	dir := filepath.Join(home, statusfile.DirName)
@@ -92,7 +92,7 @@ func privateDir(t *testing.T) string {
 	return dir
 }
 
-func writeFile(t *testing.T, dir, name string, data []byte) {
+func writeFile(t testing.TB, dir, name string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) {
 }
 
 // publish writes a record as a publisher would (statusfile.Encode).
-func publish(t *testing.T, dir string, s statusfile.Status) string {
+func publish(t testing.TB, dir string, s statusfile.Status) string {
 	t.Helper()
 	data, err := statusfile.Encode(s)
 	if err != nil {
