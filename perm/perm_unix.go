@@ -241,22 +241,23 @@ type FileStat struct {
 // device (ErrNotRegular), and never reads more than max+1 bytes (ErrTooLarge).
 // A file that vanished is reported as fs.ErrNotExist.
 func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, error) {
-	path := d.path + string(os.PathSeparator) + name
+	// The path is only for errors: made when one is returned.
+	path := func() string { return d.path + string(os.PathSeparator) + name }
 	var fst FileStat
 	fd, err := openat(d.fd, name)
 	if err != nil {
 		switch err {
 		case unix.ELOOP, unix.EMLINK:
-			return buf[:0], fst, refuse(StatusFile, path, ErrSymlink, "")
+			return buf[:0], fst, refuse(StatusFile, path(), ErrSymlink, "")
 		case unix.ENXIO, unix.EOPNOTSUPP: // a socket
-			return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "socket")
+			return buf[:0], fst, refuse(StatusFile, path(), ErrNotRegular, "socket")
 		}
-		return buf[:0], fst, &fs.PathError{Op: "open", Path: path, Err: err}
+		return buf[:0], fst, &fs.PathError{Op: "open", Path: path(), Err: err}
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return buf[:0], fst, &fs.PathError{Op: "fstat", Path: path, Err: err}
+		return buf[:0], fst, &fs.PathError{Op: "fstat", Path: path(), Err: err}
 	}
 	fst = FileStat{
 		Size:    st.Size,
@@ -267,13 +268,13 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 		ino:     uint64(st.Ino),
 	}
 	if !fst.Mode.IsRegular() {
-		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fst.Mode))
+		return buf[:0], fst, refuse(StatusFile, path(), ErrNotRegular, "%s", TypeName(fst.Mode))
 	}
 	if me := d.euid; fst.UID != me {
-		return buf[:0], fst, refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", fst.UID, me)
+		return buf[:0], fst, refuse(StatusFile, path(), ErrNotOwned, "owner uid %d, current uid %d", fst.UID, me)
 	}
 	if st.Size > int64(max) {
-		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "%d bytes, limit %d", st.Size, max)
+		return buf[:0], fst, refuse(StatusFile, path(), ErrTooLarge, "%d bytes, limit %d", st.Size, max)
 	}
 	// The size may change under us: read at most max+1 bytes.
 	if cap(buf) < max+1 {
@@ -310,14 +311,14 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 			continue
 		}
 		if err != nil {
-			return buf[:0], fst, &fs.PathError{Op: "read", Path: path, Err: err}
+			return buf[:0], fst, &fs.PathError{Op: "read", Path: path(), Err: err}
 		}
 		if n == 0 {
 			break
 		}
 	}
 	if len(buf) > max {
-		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "more than %d bytes", max)
+		return buf[:0], fst, refuse(StatusFile, path(), ErrTooLarge, "more than %d bytes", max)
 	}
 	return buf, fst, nil
 }

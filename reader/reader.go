@@ -163,6 +163,10 @@ func List(path string, opts Options) (*Listing, error) {
 	return d.List()
 }
 
+// notStatus marks, among the listed names, those that are not status file
+// names (a bit fs.FileMode does not use for types).
+const notStatus = fs.ModeTemporary
+
 // parallelFrom is the number of files from which List reads in parallel.
 const parallelFrom = 64
 
@@ -173,26 +177,29 @@ func (d *Dir) List() (*Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Sort the small (name, type) pairs, not the entries built from them.
-	slices.SortFunc(des, func(a, b perm.DirEntry) int { return strings.Compare(a.Name, b.Name) })
-	l := &Listing{Dir: d.pd.Path(), Now: now}
-	n := 0
+	// Keep the names to list (each checked once), then sort these small
+	// (name, type) pairs, not the entries built from them.
+	kept := des[:0]
 	for _, de := range des {
-		if d.opts.Ignored || statusfile.IsStatusName(de.Name) {
-			n++
+		if statusfile.IsStatusName(de.Name) {
+			kept = append(kept, de)
+		} else if d.opts.Ignored {
+			de.Type |= notStatus
+			kept = append(kept, de)
 		}
 	}
-	entries := make([]Entry, 0, n)
+	des = kept
+	slices.SortFunc(des, func(a, b perm.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	l := &Listing{Dir: d.pd.Path(), Now: now}
+	entries := make([]Entry, 0, len(des))
 	for _, de := range des {
 		name := de.Name
-		if !statusfile.IsStatusName(name) {
-			if d.opts.Ignored {
-				reason := ReasonNotAStatus
-				if strings.HasPrefix(name, ".") {
-					reason = ReasonDotFile
-				}
-				entries = append(entries, Entry{Name: name, Verdict: Ignored, Reason: reason})
+		if de.Type&notStatus != 0 {
+			reason := ReasonNotAStatus
+			if strings.HasPrefix(name, ".") {
+				reason = ReasonDotFile
 			}
+			entries = append(entries, Entry{Name: name, Verdict: Ignored, Reason: reason})
 			continue
 		}
 		entries = append(entries, Entry{Name: name})

@@ -578,10 +578,27 @@ func (d *decoder) number() error {
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
+// stringStop marks the bytes that end a run of plain string bytes: the
+// quote, the backslash and control characters.
+var stringStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // skipString scans a string at d.pos, checking its escapes.
 func (d *decoder) skipString() error {
 	d.pos++ // opening quote
 	for d.pos < len(d.data) {
+		// Plain bytes, in a tight loop.
+		for d.pos < len(d.data) && !stringStop[d.data[d.pos]] {
+			d.pos++
+		}
+		if d.pos >= len(d.data) {
+			break
+		}
 		c := d.data[d.pos]
 		switch {
 		case c == '"':
