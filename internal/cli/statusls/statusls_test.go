@@ -597,3 +597,31 @@ func TestDemoCleansUp(t *testing.T) {
 		t.Errorf("%d rows:\n%s", n, stdout.String())
 	}
 }
+
+// TestNotOwned needs root: a file of another account is invalid
+// (not-owned, R7) and a directory of another account is refused (R2).
+func TestNotOwned(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give files to another account")
+	}
+	dir := privateDir(t)
+	name := publish(t, dir, statusfile.Status{Agent: "pi", Session: "theirs", State: "working", UpdatedAt: now})
+	if err := os.Chown(filepath.Join(dir, name), 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, runOpts{}, "--dir", dir); r.code != 0 || r.stdout != "" {
+		t.Errorf("TSV: exit %d, %q", r.code, r.stdout)
+	}
+	if r := run(t, runOpts{}, "--dir", dir, "--json", "--all"); !strings.Contains(r.stdout, `"reason":"not-owned"`) {
+		t.Errorf("--json --all: %s", r.stdout)
+	}
+	if r := run(t, runOpts{}, "doctor", "--dir", dir); !strings.Contains(r.stdout, "invalid  "+name+"  not-owned") || !strings.Contains(r.stdout, "(R7)") {
+		t.Errorf("doctor:\n%s", r.stdout)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, runOpts{}, "--dir", dir); r.code != ExitError || !strings.Contains(r.stderr, "owned by another account") || !strings.Contains(r.stderr, "hint:") {
+		t.Errorf("foreign directory: exit %d, %q", r.code, r.stderr)
+	}
+}
