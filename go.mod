@@ -6,5 +6,8 @@ require github.com/rivo/uniseg v0.4.7
 
 require (
 	github.com/google/renameio/v2 v2.0.2
+	github.com/itchyny/gojq v0.12.20
 	golang.org/x/sys v0.47.0
 )
+
+require github.com/itchyny/timefmt-go v0.1.9 // indirect

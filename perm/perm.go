@@ -72,3 +72,32 @@ const (
 func linkOrReparse(fi fs.FileInfo) bool {
 	return fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0
 }
+
+// TypeName names the type of a file that is not regular, for messages:
+// "directory", "named pipe (FIFO)", "socket", "device", ...
+func TypeName(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeDir != 0:
+		return "directory"
+	case t&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case t&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	case t&fs.ModeCharDevice != 0:
+		return "character device"
+	case t&fs.ModeDevice != 0:
+		return "device"
+	case t == 0:
+		return "regular file"
+	}
+	return "irregular file"
+}
+
+// DirEntry is a name in a directory and its type, as the directory listing
+// tells it (the type bits of fs.FileMode; 0 for a regular file).
+type DirEntry struct {
+	Name string
+	Type fs.FileMode
+}

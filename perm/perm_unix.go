@@ -153,7 +153,7 @@ func checkFile(path string, fi fs.FileInfo) error {
 	case linkOrReparse(fi):
 		return refuse(StatusFile, path, ErrSymlink, "")
 	case !fi.Mode().IsRegular():
-		return refuse(StatusFile, path, ErrNotRegular, "%s", fi.Mode().Type())
+		return refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fi.Mode()))
 	case nlink(fi) > 1:
 		return refuse(StatusFile, path, ErrLinks, "%d links", nlink(fi))
 	}
@@ -171,6 +171,7 @@ type Dir struct {
 	fd   int
 	path string
 	info fs.FileInfo
+	euid int // the current account, asked once
 }
 
 // OpenDir opens a status directory for reading without following a symbolic
@@ -195,7 +196,7 @@ func OpenDir(path string) (*Dir, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Dir{f: f, fd: fd, path: path, info: info}, nil
+	return &Dir{f: f, fd: fd, path: path, info: info, euid: os.Geteuid()}, nil
 }
 
 // Path returns the path the directory was opened with.
@@ -240,22 +241,23 @@ type FileStat struct {
 // device (ErrNotRegular), and never reads more than max+1 bytes (ErrTooLarge).
 // A file that vanished is reported as fs.ErrNotExist.
 func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, error) {
-	path := d.path + string(os.PathSeparator) + name
+	// The path is only for errors: made when one is returned.
+	path := func() string { return d.path + string(os.PathSeparator) + name }
 	var fst FileStat
 	fd, err := openat(d.fd, name)
 	if err != nil {
 		switch err {
 		case unix.ELOOP, unix.EMLINK:
-			return buf[:0], fst, refuse(StatusFile, path, ErrSymlink, "")
+			return buf[:0], fst, refuse(StatusFile, path(), ErrSymlink, "")
 		case unix.ENXIO, unix.EOPNOTSUPP: // a socket
-			return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "socket")
+			return buf[:0], fst, refuse(StatusFile, path(), ErrNotRegular, "socket")
 		}
-		return buf[:0], fst, &fs.PathError{Op: "open", Path: path, Err: err}
+		return buf[:0], fst, &fs.PathError{Op: "open", Path: path(), Err: err}
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return buf[:0], fst, &fs.PathError{Op: "fstat", Path: path, Err: err}
+		return buf[:0], fst, &fs.PathError{Op: "fstat", Path: path(), Err: err}
 	}
 	fst = FileStat{
 		Size:    st.Size,
@@ -266,13 +268,13 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 		ino:     uint64(st.Ino),
 	}
 	if !fst.Mode.IsRegular() {
-		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", fst.Mode.Type())
+		return buf[:0], fst, refuse(StatusFile, path(), ErrNotRegular, "%s", TypeName(fst.Mode))
 	}
-	if me := os.Geteuid(); fst.UID != me {
-		return buf[:0], fst, refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", fst.UID, me)
+	if me := d.euid; fst.UID != me {
+		return buf[:0], fst, refuse(StatusFile, path(), ErrNotOwned, "owner uid %d, current uid %d", fst.UID, me)
 	}
 	if st.Size > int64(max) {
-		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "%d bytes, limit %d", st.Size, max)
+		return buf[:0], fst, refuse(StatusFile, path(), ErrTooLarge, "%d bytes, limit %d", st.Size, max)
 	}
 	// The size may change under us: read at most max+1 bytes.
 	if cap(buf) < max+1 {
@@ -286,6 +288,13 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	}
 	buf = buf[:0]
 	for {
+		// A read that stops short of the space offered, at the size
+		// fstat gave, is at the end of the file: skip the read that
+		// would return 0. (A file that grows meanwhile is read as it was
+		// at fstat; a file that shrinks takes the usual second read.)
+		if len(buf) > 0 && len(buf) == int(st.Size) && len(buf) < cap(buf) {
+			break
+		}
 		if len(buf) == cap(buf) {
 			if len(buf) > max {
 				break
@@ -302,14 +311,14 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 			continue
 		}
 		if err != nil {
-			return buf[:0], fst, &fs.PathError{Op: "read", Path: path, Err: err}
+			return buf[:0], fst, &fs.PathError{Op: "read", Path: path(), Err: err}
 		}
 		if n == 0 {
 			break
 		}
 	}
 	if len(buf) > max {
-		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "more than %d bytes", max)
+		return buf[:0], fst, refuse(StatusFile, path(), ErrTooLarge, "more than %d bytes", max)
 	}
 	return buf, fst, nil
 }

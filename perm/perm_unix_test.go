@@ -326,3 +326,67 @@ func TestRemoveOnlySameFile(t *testing.T) {
 		t.Fatalf("did not remove the same file: %v %v", removed, err)
 	}
 }
+
+// TestList compares Dir.List with os.ReadDir: the same names and types,
+// over enough entries to need several getdents64 calls.
+func TestList(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	os.Mkdir(dir, 0o700)
+	for i := 0; i < 3000; i++ {
+		os.WriteFile(filepath.Join(dir, strings.Repeat("x", i%200+1)+"-"+string(rune('a'+i%26))+time.Duration(i).String()), nil, 0o600)
+	}
+	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
+	os.Symlink("/nowhere", filepath.Join(dir, "link"))
+	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
+	os.WriteFile(filepath.Join(dir, ".hidden"), nil, 0o600)
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	want, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 2; round++ { // List rewinds
+		got, err := d.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d entries, want %d", len(got), len(want))
+		}
+		types := map[string]fs.FileMode{}
+		for _, e := range got {
+			types[e.Name] = e.Type
+		}
+		for _, w := range want {
+			if typ, ok := types[w.Name()]; !ok || typ != w.Type() {
+				t.Errorf("%s: type %v (listed %v), want %v", w.Name(), typ, ok, w.Type())
+			}
+		}
+	}
+}
+
+// TestReadFileOneRead checks that a file is read whole whatever its size
+// relative to the buffer given (the read that would return 0 is skipped
+// only when fstat's size has been read).
+func TestReadFileSizes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	os.Mkdir(dir, 0o700)
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, n := range []int{0, 1, 511, 512, 513, 4095, 4096, 4097, 65535, 65536} {
+		data := []byte(strings.Repeat("y", n))
+		os.WriteFile(filepath.Join(dir, "f"), data, 0o600)
+		for _, buf := range [][]byte{nil, make([]byte, 0, 10), make([]byte, 0, 4096), make([]byte, 0, 70000)} {
+			got, st, err := d.ReadFile("f", buf, 65536)
+			if err != nil || string(got) != string(data) || st.Size != int64(n) {
+				t.Errorf("size %d, buffer %d: %d bytes, %v", n, cap(buf), len(got), err)
+			}
+		}
+	}
+}

@@ -105,7 +105,7 @@ func CheckStatusFileIn(root *os.Root, name string) error {
 		return refuse(StatusFile, path, ErrSymlink, "")
 	}
 	if !fi.Mode().IsRegular() {
-		return refuse(StatusFile, path, ErrNotRegular, "%s", fi.Mode().Type())
+		return refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fi.Mode()))
 	}
 	return nil
 }
@@ -189,7 +189,7 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 		return buf[:0], fst, refuse(StatusFile, path, ErrSymlink, "")
 	}
 	if !fi.Mode().IsRegular() {
-		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", fi.Mode().Type())
+		return buf[:0], fst, refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fi.Mode()))
 	}
 	if fi.Size() > int64(max) {
 		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "%d bytes, limit %d", fi.Size(), max)

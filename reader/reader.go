@@ -57,8 +57,16 @@ type Entry struct {
 	Age time.Duration
 	// Size is the file's size (0 for entries that were not opened).
 	Size int64
+	// File describes the opened file (zero for entries that were not
+	// opened); [Dir.Remove] uses it to remove only the file that was read.
+	File perm.FileStat
+	// Data is the file's content, when [Options].KeepData is set and the
+	// file could be read (at most [statusfile.MaxFileSize] bytes).
+	Data []byte
 	// Alive is the pid's liveness, when [Options].Liveness is set.
 	Alive Liveness
+
+	read bool // the file was opened and read: File describes it
 }
 
 // Live reports whether the entry is a record to show (Fresh).
@@ -76,6 +84,9 @@ type Options struct {
 	// Workers bounds how many files are read at once; 0 chooses from the
 	// number of files and CPUs.
 	Workers int
+	// KeepData keeps each file's content in [Entry].Data, for readers that
+	// look at the raw JSON (statusls --jq).
+	KeepData bool
 }
 
 func (o *Options) now() time.Time {
@@ -152,44 +163,58 @@ func List(path string, opts Options) (*Listing, error) {
 	return d.List()
 }
 
+// notStatus marks, among the listed names, those that are not status file
+// names (a bit fs.FileMode does not use for types).
+const notStatus = fs.ModeTemporary
+
 // parallelFrom is the number of files from which List reads in parallel.
 const parallelFrom = 64
 
 // List reads every entry of the directory.
 func (d *Dir) List() (*Listing, error) {
 	now := d.opts.now()
-	des, err := d.pd.Entries()
+	des, err := d.pd.List()
 	if err != nil {
 		return nil, err
 	}
+	// Keep the names to list (each checked once), then sort these small
+	// (name, type) pairs, not the entries built from them.
+	kept := des[:0]
+	for _, de := range des {
+		if statusfile.IsStatusName(de.Name) {
+			kept = append(kept, de)
+		} else if d.opts.Ignored {
+			de.Type |= notStatus
+			kept = append(kept, de)
+		}
+	}
+	des = kept
+	slices.SortFunc(des, func(a, b perm.DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	l := &Listing{Dir: d.pd.Path(), Now: now}
 	entries := make([]Entry, 0, len(des))
 	for _, de := range des {
-		name := de.Name()
-		if !statusfile.IsStatusName(name) {
-			if d.opts.Ignored {
-				reason := ReasonNotAStatus
-				if strings.HasPrefix(name, ".") {
-					reason = ReasonDotFile
-				}
-				entries = append(entries, Entry{Name: name, Verdict: Ignored, Reason: reason})
+		name := de.Name
+		if de.Type&notStatus != 0 {
+			reason := ReasonNotAStatus
+			if strings.HasPrefix(name, ".") {
+				reason = ReasonDotFile
 			}
+			entries = append(entries, Entry{Name: name, Verdict: Ignored, Reason: reason})
 			continue
 		}
-		e := Entry{Name: name}
+		entries = append(entries, Entry{Name: name})
+		e := &entries[len(entries)-1]
 		// The type from the directory saves opening what cannot be a
 		// record; ReadFile checks again on the opened file.
-		switch t := de.Type(); {
+		switch t := de.Type; {
 		case t&fs.ModeSymlink != 0:
 			e.Verdict, e.Reason = Invalid, ReasonSymlink
 			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrSymlink}
-		case t != 0 && t&fs.ModeType != 0:
+		case t&fs.ModeType != 0:
 			e.Verdict, e.Reason = Invalid, ReasonNotRegular
-			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrNotRegular, Detail: t.String()}
+			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
 		}
-		entries = append(entries, e)
 	}
-	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	if d.afterList != nil {
 		d.afterList()
 	}
@@ -295,6 +320,7 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 		*buf = data[:0]
 	}
 	e.Size = st.Size
+	e.File = st
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
@@ -314,7 +340,22 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 		}
 		return true
 	}
+	e.read = true
+	if d.opts.KeepData {
+		e.Data = append([]byte(nil), data...)
+	}
 	return Judge(e, data, now)
+}
+
+// Remove removes the file of e from the directory, but only if it is still
+// the regular file that was read into e (same device and inode): a file
+// that a publisher replaced meanwhile is left alone. It reports whether it
+// removed the file. Entries that were not opened are never removed.
+func (d *Dir) Remove(e *Entry) (bool, error) {
+	if !e.read || !statusfile.IsStatusName(e.Name) || !e.File.Mode.IsRegular() {
+		return false, nil
+	}
+	return d.pd.Remove(e.Name, e.File)
 }
 
 // Judge decodes data as the content of the file e.Name and sets e's verdict,

@@ -455,3 +455,52 @@ func FuzzList(f *testing.F) {
 		}
 	})
 }
+
+func TestRemoveOnlyTheFileRead(t *testing.T) {
+	dir := privateDir(t)
+	write(t, dir, statusfile.FileName("old"), record("old", now.Add(-time.Hour)))
+	write(t, dir, statusfile.FileName("replaced"), record("replaced", now.Add(-time.Hour)))
+	os.Symlink("/etc/passwd", filepath.Join(dir, statusfile.FileName("link")))
+	d, err := Open(dir, Options{Now: clock, KeepData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	l, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Entry{}
+	for i := range l.Entries {
+		byName[l.Entries[i].Name] = &l.Entries[i]
+	}
+	old := byName[statusfile.FileName("old")]
+	if string(old.Data) != string(record("old", now.Add(-time.Hour))) {
+		t.Errorf("KeepData: got %q", old.Data)
+	}
+	// A publisher replaces this file after the listing: it must stay.
+	write(t, dir, ".tmp", record("replaced", now))
+	if err := os.Rename(filepath.Join(dir, ".tmp"), filepath.Join(dir, statusfile.FileName("replaced"))); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := d.Remove(byName[statusfile.FileName("replaced")]); ok || err != nil {
+		t.Errorf("removed a replaced file: %v %v", ok, err)
+	}
+	if ok, err := d.Remove(byName[statusfile.FileName("link")]); ok || err != nil {
+		t.Errorf("removed a symlink: %v %v", ok, err)
+	}
+	if ok, err := d.Remove(old); !ok || err != nil {
+		t.Errorf("did not remove the file read: %v %v", ok, err)
+	}
+	for _, name := range []string{statusfile.FileName("replaced"), statusfile.FileName("link")} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, statusfile.FileName("old"))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("old file still there: %v", err)
+	}
+	if ok, err := d.Remove(&Entry{Name: statusfile.FileName("replaced")}); ok || err != nil {
+		t.Errorf("removed an entry that was never read: %v %v", ok, err)
+	}
+}

@@ -176,12 +176,24 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	default:
 		s.State = State(state)
 	}
-	ts, err := d.required(f, fUpdatedAt)
-	if err != nil {
-		return Status{}, err
+	var t time.Time
+	var ok bool
+	if sp := f[fUpdatedAt]; sp.end != 0 && d.data[sp.start] == '"' && !hasEscapeOrHigh(d.data[sp.start+1:sp.end-1]) {
+		// The common case: parse the bytes in place.
+		ts := d.data[sp.start+1 : sp.end-1]
+		t, ok = parseTime(ts)
+		if !ok {
+			return Status{}, &DecodeError{Reason: ReasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(string(ts)))}
+		}
+	} else {
+		ts, err := d.required(f, fUpdatedAt)
+		if err != nil {
+			return Status{}, err
+		}
+		t, ok = ParseTime(ts)
 	}
-	t, ok := ParseTime(ts)
 	if !ok {
+		ts, _ := d.required(f, fUpdatedAt)
 		return Status{}, &DecodeError{Reason: ReasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(ts))}
 	}
 	s.UpdatedAt = t
@@ -289,13 +301,18 @@ func parsePID(num []byte) (int, bool) {
 // ParseTime parses an RFC 3339 date-time: YYYY-MM-DDTHH:MM:SS, optional
 // fraction of any length (read to the nanosecond), then Z or ±HH:MM. "T" and
 // "Z" may be lowercase, as RFC 3339 allows.
-func ParseTime(s string) (time.Time, bool) {
+func ParseTime(s string) (time.Time, bool) { return parseTime(s) }
+
+// parseTime is ParseTime for strings and bytes (the decoder parses
+// updatedAt in place, without making a string of it).
+func parseTime[T string | []byte](s T) (time.Time, bool) {
 	if len(s) < 20 {
 		return time.Time{}, false
 	}
 	num := func(i, n int) (int, bool) {
 		v := 0
-		for _, c := range []byte(s[i : i+n]) {
+		for j := i; j < i+n; j++ {
+			c := s[j]
 			if c < '0' || c > '9' {
 				return 0, false
 			}
@@ -561,10 +578,27 @@ func (d *decoder) number() error {
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
+// stringStop marks the bytes that end a run of plain string bytes: the
+// quote, the backslash and control characters.
+var stringStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // skipString scans a string at d.pos, checking its escapes.
 func (d *decoder) skipString() error {
 	d.pos++ // opening quote
 	for d.pos < len(d.data) {
+		// Plain bytes, in a tight loop.
+		for d.pos < len(d.data) && !stringStop[d.data[d.pos]] {
+			d.pos++
+		}
+		if d.pos >= len(d.data) {
+			break
+		}
 		c := d.data[d.pos]
 		switch {
 		case c == '"':
@@ -592,6 +626,15 @@ func (d *decoder) skipString() error {
 		}
 	}
 	return d.syntax("unterminated string")
+}
+
+func hasEscapeOrHigh(raw []byte) bool {
+	for _, c := range raw {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // str returns the decoded value of a validated string span.

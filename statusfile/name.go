@@ -27,12 +27,16 @@ func IsStatusName(name string) bool {
 		return false
 	}
 	for i := 0; i < 64; i++ {
-		c := name[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if !lowerHex[name[i]] {
 			return false
 		}
 	}
 	return true
+}
+
+var lowerHex = [256]bool{
+	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
+	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true,
 }
 
 // NameMatches reports whether name is the file name of session.

@@ -231,6 +231,9 @@ func TestPublisherRefuses(t *testing.T) {
 			}
 			// Heartbeats retry, but the same failure is reported once.
 			for i := 0; i < 3; i++ {
+				// Let the publisher arm its retry before moving the clock:
+				// under load it may not have yet.
+				clock.WaitTimer(clock.Now().Add(sf.DefaultHeartbeat), 10*time.Second)
 				clock.Advance(sf.DefaultHeartbeat)
 				if r := w.nextArmed(t, clock); !errors.Is(r.err, tt.want) {
 					t.Fatalf("retry %d: %v", i, r.err)

@@ -1,0 +1,103 @@
+package statusls
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+const demoUsage = `Usage: statusls demo
+
+Publishes four sessions (one blocked, two working, one idle) into a
+temporary config home with package statusfile's Publisher, lists them as
+statusls does (a table on a terminal, else TSV), and removes everything
+again. Needs nothing set up.
+`
+
+// demoSessions are what the demo publishes.
+var demoSessions = []struct {
+	session, agent string
+	state          statusfile.State
+	title, cwd     string // cwd relative to $HOME
+}{
+	{"demo-api", "claude-code", statusfile.Blocked, "Approve running the database migration?", "src/api"},
+	{"demo-web", "pi", statusfile.Working, "Add dark mode to the settings page", "src/web"},
+	{"demo-docs", "gentle-shell", statusfile.Working, "Rewrite the install guide 🚀", "src/docs"},
+	{"demo-cli", "codex", statusfile.Idle, "", "src/cli"},
+}
+
+// demoClock is the system clock read through env.Now, so that tests can fix
+// the timestamps.
+type demoClock struct{ now func() time.Time }
+
+func (c demoClock) Now() time.Time { return c.now() }
+func (c demoClock) NewTimer(d time.Duration) statusfile.Timer {
+	return statusfile.SystemClock.NewTimer(d)
+}
+
+// demo publishes a few sessions into a temporary config home and lists them.
+func demo(args []string, env *Env) int {
+	flags := newFlagSet("statusls demo")
+	if code := parseFlags(flags, args, env, demoUsage); code >= 0 {
+		return code
+	}
+	tmp, err := os.MkdirTemp(env.TempDir, "statusls-demo-")
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", err)
+		return ExitError
+	}
+	defer os.RemoveAll(tmp)
+	configHome := filepath.Join(tmp, "gentle-ai")
+	home := env.Getenv("HOME")
+	if home == "" || !filepath.IsAbs(home) {
+		home = tmp
+	}
+	var writeErr error
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, s := range demoSessions {
+		p, err := statusfile.NewPublisher(s.session,
+			statusfile.WithConfigHome(configHome),
+			statusfile.WithAgent(s.agent),
+			statusfile.WithState(s.state),
+			statusfile.WithTitle(s.title),
+			statusfile.WithCwd(filepath.Join(home, filepath.FromSlash(s.cwd))),
+			statusfile.WithPID(os.Getpid()),
+			statusfile.WithClock(demoClock{env.Now}),
+			statusfile.WithErrorHandler(func(err error) { writeErr = err }),
+		)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", err)
+			return ExitError
+		}
+		defer p.Close()
+		if err := p.Flush(ctx); err != nil {
+			fmt.Fprintf(env.Stderr, "statusls: demo: publishing %s: %v\n", s.session, err)
+			return ExitError
+		}
+	}
+	if writeErr != nil {
+		fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", writeErr)
+		return ExitError
+	}
+	dir := statusfile.StatusDir(configHome)
+	isTerm, _ := env.Terminal()
+	if isTerm {
+		fmt.Fprintf(env.Stdout, "Published %d sessions into a temporary config home; statusls shows them as:\n\n", len(demoSessions))
+	}
+	// The listing proper, exactly as 'statusls --dir DIR' prints it.
+	code := Run([]string{"--dir", dir}, *env)
+	if isTerm && code == ExitOK {
+		fmt.Fprint(env.Stdout, `
+Try next (with your own agents' sessions):
+  statusls --summary          one line for a status bar
+  statusls --json             every field, for programs
+  statusls doctor             when an agent does not show up
+`)
+	}
+	return code
+}

@@ -1,0 +1,188 @@
+//go:build unix
+
+package statusls_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := testbin.Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "building commands:", err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "statusls")
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// runBin runs the real binary with env added and a deadline: nothing in a
+// status directory may hang it.
+func runBin(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), out.String(), errb.String()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, out.String(), errb.String()
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("statusls %v did not exit within 20 s", args)
+		return 0, "", ""
+	}
+}
+
+func statusDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "home", statusfile.DirName)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestBinaryExitCodes(t *testing.T) {
+	dir := statusDir(t)
+	data, _ := statusfile.Encode(statusfile.Status{Agent: "pi", Session: "s", State: "blocked", Title: "Question", UpdatedAt: time.Now()})
+	os.WriteFile(filepath.Join(dir, statusfile.FileName("s")), data, 0o600)
+	// A FIFO named like a status file, with no writer: opening it for
+	// reading without O_NONBLOCK would block forever.
+	if err := syscall.Mkfifo(filepath.Join(dir, statusfile.FileName("fifo")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(filepath.Dir(dir), "link")
+	os.Symlink(dir, link)
+	tests := []struct {
+		args   []string
+		env    []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{nil, []string{"STATUS_DIR=" + dir}, 0, "pi\ts\tblocked\tQuestion\n", ""},
+		{[]string{"--summary"}, []string{"STATUS_DIR=" + dir}, 0, "1 blocked\n", ""},
+		{[]string{"--config-home", filepath.Dir(dir), "--count"}, nil, 0, "1\n", ""},
+		{[]string{"--count"}, []string{"GENTLE_PI_CONFIG_HOME=" + filepath.Dir(dir), "STATUS_DIR="}, 0, "1\n", ""},
+		{[]string{"-r", "--jq", ".task.title"}, []string{"STATUS_DIR=" + dir}, 0, "Question\n", ""},
+		{[]string{"--dir", filepath.Join(dir, "missing")}, nil, 0, "", ""},
+		{[]string{"--dir", link}, nil, 1, "", "statusls: hint: "},
+		{[]string{"--bogus"}, nil, 2, "", "statusls: hint: run 'statusls --help' for usage"},
+		{[]string{"--jq", "]"}, nil, 2, "", "statusls: --jq: syntax error at line 1, column 1"},
+		{[]string{"--dir", dir, "--jq", "def f: f; f", "--jq-timeout", "200ms"}, nil, 1, "", "stopped after 200ms"},
+	}
+	for _, tt := range tests {
+		code, out, errs := runBin(t, tt.env, tt.args...)
+		if code != tt.code || out != tt.stdout || !strings.Contains(errs, tt.stderr) || tt.stderr == "" && errs != "" {
+			t.Errorf("statusls %v: exit %d, stdout %q, stderr %q; want %d, %q, %q", tt.args, code, out, errs, tt.code, tt.stdout, tt.stderr)
+		}
+	}
+	code, out, _ := runBin(t, nil, "--dir", dir, "--json", "--all")
+	if code != 0 || !strings.Contains(out, `"reason":"not-regular"`) {
+		t.Errorf("--json --all: %d %s", code, out)
+	}
+}
+
+func TestBinaryDemo(t *testing.T) {
+	code, out, errs := runBin(t, nil, "demo")
+	if code != 0 || errs != "" || strings.Count(out, "\n") != 4 || !strings.Contains(out, "claude-code\tdemo-api\tblocked\t") {
+		t.Errorf("demo: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestBinaryTerminal runs statusls with its stdout on a real
+// pseudo-terminal: it must print the table, fitted to the terminal's
+// width, in colour unless NO_COLOR is set.
+func TestBinaryTerminal(t *testing.T) {
+	dir := statusDir(t)
+	data, _ := statusfile.Encode(statusfile.Status{Agent: "claude-code", Session: "s", Cwd: "/work/a/very/long/path/to/the/project", State: "blocked",
+		Title: "A title long enough to be shortened on a narrow terminal", UpdatedAt: time.Now()})
+	os.WriteFile(filepath.Join(dir, statusfile.FileName("s")), data, 0o600)
+	for _, tt := range []struct {
+		env   []string
+		color bool
+	}{{nil, true}, {[]string{"NO_COLOR=1"}, false}} {
+		ptmx, tty := openPTY(t, 50)
+		pts, err := os.OpenFile(tty, os.O_RDWR|unix.O_NOCTTY, 0)
+		if err != nil {
+			t.Skip(err)
+		}
+		cmd := exec.Command(bin, "--dir", dir)
+		cmd.Env = append(os.Environ(), append([]string{"COLUMNS=", "TERM=xterm"}, tt.env...)...)
+		cmd.Stdout, cmd.Stderr = pts, pts
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pts.Close()
+		var out bytes.Buffer
+		copied := make(chan struct{})
+		go func() { io.Copy(&out, ptmx); close(copied) }() // ends with EIO when the child exits
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-copied:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no EOF from the pseudo-terminal")
+		}
+		text := strings.ReplaceAll(out.String(), "\r\n", "\n")
+		if !strings.HasPrefix(text, "STATE") || strings.Contains(text, "\t") {
+			t.Errorf("not a table:\n%q", text)
+		}
+		if strings.Contains(text, "\x1b[") != tt.color {
+			t.Errorf("env %v: colour %v:\n%q", tt.env, !tt.color, text)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			plain := stripSGR(l)
+			if n := len([]rune(plain)); n > 50 {
+				t.Errorf("line of %d columns on a 50-column terminal: %q", n, plain)
+			}
+		}
+	}
+}
+
+func stripSGR(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b {
+			for i < len(s) && s[i] != 'm' {
+				i++
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,23 @@
+//go:build windows
+
+package statusls
+
+import (
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// terminal reports whether f is a console and, if so, its width in columns.
+func terminal(f *os.File) (bool, int) {
+	h := windows.Handle(f.Fd())
+	var mode uint32
+	if err := windows.GetConsoleMode(h, &mode); err != nil {
+		return false, 0
+	}
+	var info windows.ConsoleScreenBufferInfo
+	if err := windows.GetConsoleScreenBufferInfo(h, &info); err != nil {
+		return true, 0
+	}
+	return true, int(info.Window.Right-info.Window.Left) + 1
+}

@@ -1,0 +1,217 @@
+package render
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// hasRecord reports whether e carries a decoded record: fresh and stale
+// entries, and invalid ones whose only fault is their name.
+func hasRecord(e *reader.Entry) bool {
+	return e.Verdict == reader.Fresh || e.Verdict == reader.Stale || e.Reason == reader.ReasonNameMismatch
+}
+
+// AppendJSON appends the JSON object of e, without a newline. The object is
+// a stable format (see the package statusls documentation); its keys, in
+// this order:
+//
+//	file       the file name
+//	schema     the schema, or null when the file holds no record
+//	session    the session id, or null
+//	agent      the agent, or null when unknown
+//	pid        the pid, or null when unknown (0, null or absent)
+//	cwd        the workspace, or null when unknown
+//	state      the state as written (unknown states too), or null
+//	title      the displayed title, or null for none
+//	updatedAt  the time of the last write, in UTC with milliseconds, or null
+//	fresh      whether the record is fresh (false for invalid files)
+//	age        seconds since updatedAt, millisecond precision (negative
+//	           when in the future), or null
+//	alive      whether the pid is alive on this host: true, false (dead, or
+//	           reused by a later process), or null when unknown or unchecked
+//	verdict    "fresh", "stale" or "invalid"
+//	reason     why the file is invalid (SPEC.md §10), or null
+//	error      the details of an invalid file, or null
+//
+// Strings are sanitized as for display.
+func AppendJSON(dst []byte, e *reader.Entry) []byte {
+	rec := hasRecord(e)
+	s := &e.Status
+	dst = append(dst, `{"file":`...)
+	dst = appendJSONString(dst, statusfile.SanitizeText(e.Name))
+	dst = append(dst, `,"schema":`...)
+	dst = appendOptString(dst, rec, s.Schema)
+	dst = append(dst, `,"session":`...)
+	dst = appendOptString(dst, rec, s.Session)
+	dst = append(dst, `,"agent":`...)
+	dst = appendOptString(dst, rec && s.Agent != "", s.Agent)
+	dst = append(dst, `,"pid":`...)
+	if rec && s.PID > 0 {
+		dst = strconv.AppendInt(dst, int64(s.PID), 10)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"cwd":`...)
+	dst = appendOptString(dst, rec && s.Cwd != "", s.Cwd)
+	dst = append(dst, `,"state":`...)
+	dst = appendOptString(dst, rec, string(s.State))
+	dst = append(dst, `,"title":`...)
+	if title := statusfile.SanitizeTitle(s.Title); rec && title != "" {
+		dst = appendJSONString(dst, title)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"updatedAt":`...)
+	if rec {
+		dst = append(dst, '"')
+		dst = statusfile.AppendTime(dst, s.UpdatedAt)
+		dst = append(dst, '"')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"fresh":`...)
+	dst = strconv.AppendBool(dst, e.Verdict == reader.Fresh)
+	dst = append(dst, `,"age":`...)
+	if rec {
+		dst = AppendSeconds(dst, e.Age.Milliseconds())
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"alive":`...)
+	switch e.Alive {
+	case reader.Alive:
+		dst = append(dst, "true"...)
+	case reader.Dead, reader.Reused:
+		dst = append(dst, "false"...)
+	default:
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"verdict":`...)
+	dst = appendJSONString(dst, string(e.Verdict))
+	dst = append(dst, `,"reason":`...)
+	dst = appendOptString(dst, e.Verdict == reader.Invalid && e.Reason != "", e.Reason)
+	dst = append(dst, `,"error":`...)
+	if e.Verdict == reader.Invalid && e.Err != nil {
+		dst = appendJSONString(dst, statusfile.SanitizeText(e.Err.Error()))
+	} else {
+		dst = append(dst, "null"...)
+	}
+	return append(dst, '}')
+}
+
+// AppendSeconds appends ms milliseconds as a JSON number of seconds with at
+// most three decimals: 1234 → 1.234, 1500 → 1.5, 2000 → 2.
+func AppendSeconds(dst []byte, ms int64) []byte {
+	if ms < 0 {
+		dst = append(dst, '-')
+		ms = -ms
+	}
+	dst = strconv.AppendInt(dst, ms/1000, 10)
+	if frac := ms % 1000; frac != 0 {
+		digits := []byte{'.', byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+		for digits[len(digits)-1] == '0' {
+			digits = digits[:len(digits)-1]
+		}
+		dst = append(dst, digits...)
+	}
+	return dst
+}
+
+func appendOptString(dst []byte, ok bool, s string) []byte {
+	if !ok {
+		return append(dst, "null"...)
+	}
+	return appendJSONString(dst, statusfile.SanitizeText(s))
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string: '"', '\' and control
+// characters escaped (C0 and DEL as \u00XX, as jq does), invalid UTF-8 as
+// U+FFFD, nothing else escaped.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendTSV appends the TSV row of a record: agent, session, state and
+// title, sanitized, escaped as jq's @tsv escapes them, and a newline. For a
+// record as publishers write it, the row is byte-identical to the one the
+// published jq one-liner prints.
+func AppendTSV(dst []byte, s *statusfile.Status) []byte {
+	dst = appendTSVField(dst, statusfile.SanitizeText(s.Agent))
+	dst = append(dst, '\t')
+	dst = appendTSVField(dst, statusfile.SanitizeText(s.Session))
+	dst = append(dst, '\t')
+	dst = appendTSVField(dst, statusfile.SanitizeText(string(s.State)))
+	dst = append(dst, '\t')
+	dst = appendTSVField(dst, statusfile.SanitizeTitle(s.Title))
+	return append(dst, '\n')
+}
+
+// appendTSVField escapes as jq's @tsv: backslash, tab, newline, carriage
+// return and NUL become \\, \t, \n, \r and \0. (Sanitized fields hold no
+// control characters; the escaping keeps the row format whatever they hold.)
+func appendTSVField(dst []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '\\':
+			esc = `\\`
+		case '\t':
+			esc = `\t`
+		case '\n':
+			esc = `\n`
+		case '\r':
+			esc = `\r`
+		case 0:
+			esc = `\0`
+		default:
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		dst = append(dst, esc...)
+		start = i + 1
+	}
+	return append(dst, s[start:]...)
+}

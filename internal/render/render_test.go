@@ -1,0 +1,174 @@
+package render
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func TestAppendSeconds(t *testing.T) {
+	for ms, want := range map[int64]string{0: "0", 1: "0.001", 10: "0.01", 1234: "1.234", 1500: "1.5", 2000: "2", -3600000: "-3600", -1: "-0.001", 30001: "30.001"} {
+		if got := string(AppendSeconds(nil, ms)); got != want {
+			t.Errorf("%d ms: %s, want %s", ms, got, want)
+		}
+	}
+}
+
+func TestAppendTSV(t *testing.T) {
+	s := statusfile.Status{Agent: `a\b`, Session: "s\tx", State: "working", Title: "line1\nline2 \\ end"}
+	// Sanitizing turns the tab and newline into spaces; the backslashes
+	// stay and are escaped as jq's @tsv escapes them.
+	if got, want := string(AppendTSV(nil, &s)), "a\\\\b\ts x\tworking\tline1 line2 \\\\ end\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := string(appendTSVField(nil, "t\tn\nr\r\\z\x00")), `t\tn\nr\r\\z\0`; got != want {
+		t.Errorf("escaping: %q, want %q", got, want)
+	}
+}
+
+func TestAppendJSON(t *testing.T) {
+	e := reader.Entry{Name: statusfile.FileName("s"), Verdict: reader.Fresh, Age: 1500 * time.Millisecond, Alive: reader.Reused,
+		Status: statusfile.Status{Schema: statusfile.Schema, Session: "s", PID: 9, State: "idle", Title: "\x1b[1mT\u202e", UpdatedAt: now}}
+	var m map[string]any
+	if err := json.Unmarshal(AppendJSON(nil, &e), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["title"] != "T" || m["agent"] != nil || m["alive"] != false || m["age"] != 1.5 || m["pid"] != 9.0 || m["updatedAt"] != "2026-11-30T12:00:00.000Z" {
+		t.Errorf("%v", m)
+	}
+	bad := reader.Entry{Name: statusfile.FileName("x"), Verdict: reader.Invalid, Reason: "bad-json", Err: errors.New("oops\x1b[2J")}
+	if err := json.Unmarshal(AppendJSON(nil, &bad), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["session"] != nil || m["fresh"] != false || m["age"] != nil || m["reason"] != "bad-json" || m["error"] != "oops" {
+		t.Errorf("%v", m)
+	}
+	if got := string(appendJSONString(nil, "q\"\\\x01\x7f\xffé")); got != `"q\"\\\u0001\u007f`+"\ufffdé\"" {
+		t.Errorf("string escaping: %s", got)
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		s     string
+		width int
+		right string
+		left  string
+	}{
+		{"hello", 10, "hello", "hello"},
+		{"hello", 5, "hello", "hello"},
+		{"hello", 4, "hel…", "…llo"},
+		{"hello", 1, "…", "…"},
+		{"hello", 0, "", ""},
+		{"日本語です", 6, "日本…", "…です"},
+		{"日本語です", 5, "日本…", "…です"},
+		{"a👩‍💻b", 3, "a…", "…b"},
+		{"ab cd", 4, "ab…", "… cd"},
+	}
+	for _, tt := range tests {
+		if got := Truncate(tt.s, tt.width); got != tt.right {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.right)
+		}
+		if got := TruncateLeft(tt.s, tt.width); got != tt.left {
+			t.Errorf("TruncateLeft(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.left)
+		}
+	}
+}
+
+func TestTildePathAndUnderPath(t *testing.T) {
+	for _, tt := range []struct{ path, home, want string }{
+		{"/home/u", "/home/u", "~"}, {"/home/u/x", "/home/u/", "~/x"}, {"/home/uu", "/home/u", "/home/uu"}, {"/x", "", "/x"},
+	} {
+		if got := TildePath(tt.path, tt.home); got != tt.want {
+			t.Errorf("TildePath(%q, %q) = %q", tt.path, tt.home, got)
+		}
+	}
+	for _, tt := range []struct {
+		path, prefix string
+		want         bool
+	}{
+		{"/a", "/a", true}, {"/a/b", "/a", true}, {"/ab", "/a", false}, {"/a/b", "/a/", true}, {"", "/", false}, {"/a", "/", true}, {"/a/../b", "/b", true},
+	} {
+		if got := UnderPath(tt.path, tt.prefix); got != tt.want {
+			t.Errorf("UnderPath(%q, %q) = %v", tt.path, tt.prefix, got)
+		}
+	}
+}
+
+func TestFormatAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 59 * time.Second: "59s", time.Minute: "1m", 90 * time.Minute: "1h", 47 * time.Hour: "47h", 72 * time.Hour: "3d",
+		-10 * time.Second: "0s", -time.Hour: "in 1h",
+	} {
+		if got := FormatAge(d); got != want {
+			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}
+
+// FuzzRender renders a record made of arbitrary strings as TSV, JSON and a
+// table at an arbitrary width: no control or bidi character, no escape
+// sequence (colours off) ever comes out, the JSON is valid, and no table
+// line is wider than the width.
+func FuzzRender(f *testing.F) {
+	f.Add("pi", "s1", "working", "/home/u/x", "Fix \x1b[31mtests\x1b[0m", 80)
+	f.Add("\x9b31m", "\u202e", "blocked\n", "\x1b]0;x\x07/", "日本語 👩‍💻 \u2066", 7)
+	f.Add("", "", "", "", "", 1)
+	f.Fuzz(func(t *testing.T, agent, session, state, cwd, title string, width int) {
+		width = width%200 + 1
+		if width < 1 {
+			width = -width + 1
+		}
+		e := reader.Entry{Name: statusfile.FileName(session), Verdict: reader.Fresh, Age: 3 * time.Second,
+			Status: statusfile.Status{Schema: statusfile.Schema, Agent: agent, Session: session, Cwd: cwd, State: statusfile.State(state), Title: title, UpdatedAt: now}}
+		tsv := string(AppendTSV(nil, &e.Status))
+		js := AppendJSON(nil, &e)
+		table := Table([]reader.Entry{e}, TableOptions{Width: width, Home: "/home/u"})
+		for what, out := range map[string]string{"tsv": tsv, "json": string(js), "table": table} {
+			if !utf8.ValidString(out) {
+				t.Fatalf("%s: invalid UTF-8: %q", what, out)
+			}
+			for _, r := range out {
+				if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f ||
+					r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 {
+					t.Fatalf("%s: U+%04X in %q", what, r, out)
+				}
+			}
+		}
+		if strings.Count(tsv, "\t") != 3 || strings.Count(tsv, "\n") != 1 {
+			t.Fatalf("tsv row %q", tsv)
+		}
+		if !json.Valid(js) || strings.Contains(string(js), "\n") {
+			t.Fatalf("json %s", js)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(table, "\n"), "\n") {
+			if w := uniseg.StringWidth(l); w > width {
+				t.Fatalf("width %d: line of %d: %q", width, w, l)
+			}
+		}
+	})
+}
+
+func TestSummary(t *testing.T) {
+	var es []reader.Entry
+	for _, st := range []string{"idle", "zeta", "working", "blocked", "working", "alpha\x1b[1m", "idle", "idle"} {
+		es = append(es, reader.Entry{Verdict: reader.Fresh, Status: statusfile.Status{State: statusfile.State(st)}})
+	}
+	es = append(es, reader.Entry{Verdict: reader.Invalid, Reason: "bad-json"})
+	if got, want := Summary(es), "1 blocked · 2 working · 3 idle · 1 alpha · 1 zeta"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := Summary(nil); got != "" {
+		t.Errorf("empty: %q", got)
+	}
+}

@@ -1,0 +1,320 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rivo/uniseg"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// TableOptions shape the terminal table.
+type TableOptions struct {
+	// Width is the terminal's width in columns; no line is longer.
+	Width int
+	// Color adds colours that follow the state.
+	Color bool
+	// Home, when set, is shown as ~ at the start of a cwd.
+	Home string
+}
+
+// The table's columns.
+const (
+	colState = iota
+	colAge
+	colAgent
+	colCwd
+	colTitle
+	nCols
+)
+
+var headers = [nCols]string{"STATE", "AGE", "AGENT", "CWD", "TITLE"}
+
+// Minimum widths the first shortening steps stop at.
+const (
+	titleKeep = 16 // step 1 shortens the title to no less than this
+	cwdKeep   = 12 // step 2 shortens the cwd to no less than this
+	titleMin  = 8  // step 6 shortens the title to no less than this
+	gap       = 2  // spaces between columns
+)
+
+// Colours (SGR).
+const (
+	sgrReset   = "\x1b[0m"
+	sgrBlocked = "\x1b[1;31m" // bold red: waits for the user
+	sgrWorking = "\x1b[32m"   // green
+	sgrIdle    = "\x1b[34m"   // blue
+	sgrOther   = "\x1b[35m"   // magenta: a state this reader does not know
+	sgrStale   = "\x1b[2m"    // dim: a stale row (--all)
+)
+
+// StateColor returns the SGR sequence of a state.
+func StateColor(s statusfile.State) string {
+	switch s {
+	case statusfile.Blocked:
+		return sgrBlocked
+	case statusfile.Working:
+		return sgrWorking
+	case statusfile.Idle:
+		return sgrIdle
+	}
+	return sgrOther
+}
+
+// Table renders entries (sessions: fresh or stale) as an aligned table with
+// a header, fitted to opts.Width. A stale session's age says "stale" (and,
+// in colour, its row is dim). When the full table is too wide, columns
+// give way one at a time, in this fixed order, each step taken only while
+// the table is still too wide:
+//
+//  1. the title is shortened (with …), down to 16 columns;
+//  2. the cwd is shortened from the left (…/end), down to 12 columns;
+//  3. the agent column is dropped;
+//  4. the age column is dropped;
+//  5. the cwd column is dropped;
+//  6. the title is shortened further, down to 8 columns;
+//  7. the title column is dropped.
+//
+// The state is the last column standing; below its width every line is cut
+// to the width. No line is ever longer than opts.Width, so rows never wrap.
+// Widths are display widths (wide CJK and emoji count two).
+func Table(entries []reader.Entry, opts TableOptions) string {
+	width := opts.Width
+	if width <= 0 {
+		width = 80
+	}
+	rows := make([][nCols]string, len(entries))
+	var w [nCols]int
+	for c := range headers {
+		w[c] = uniseg.StringWidth(headers[c])
+	}
+	for i := range entries {
+		e := &entries[i]
+		s := &e.Status
+		r := &rows[i]
+		r[colState] = statusfile.SanitizeText(string(s.State))
+		r[colAge] = FormatAge(e.Age)
+		if e.Verdict == reader.Stale {
+			r[colAge] += " stale"
+		}
+		r[colAgent] = statusfile.SanitizeText(s.Agent)
+		r[colCwd] = statusfile.SanitizeText(TildePath(s.Cwd, opts.Home))
+		r[colTitle] = statusfile.SanitizeTitle(s.Title)
+		for c := range r {
+			w[c] = max(w[c], uniseg.StringWidth(r[c]))
+		}
+	}
+	show := [nCols]bool{true, true, true, true, true}
+	total := func() int {
+		t, n := 0, 0
+		for c := range w {
+			if show[c] {
+				t += w[c]
+				n++
+			}
+		}
+		return t + gap*max(n-1, 0)
+	}
+	shrink := func(c, floor int) {
+		if excess := total() - width; excess > 0 && w[c] > floor {
+			w[c] = max(floor, w[c]-excess, uniseg.StringWidth(headers[c]))
+		}
+	}
+	steps := []func(){
+		func() { shrink(colTitle, titleKeep) },
+		func() { shrink(colCwd, cwdKeep) },
+		func() { show[colAgent] = false },
+		func() { show[colAge] = false },
+		func() { show[colCwd] = false },
+		func() { shrink(colTitle, titleMin) },
+		func() { show[colTitle] = false },
+	}
+	natural := w
+	for _, step := range steps {
+		if total() <= width {
+			break
+		}
+		step()
+	}
+	// Give room that dropping a column freed back to the shortened title,
+	// then to the cwd.
+	for _, c := range []int{colTitle, colCwd} {
+		if slack := width - total(); slack > 0 && show[c] && w[c] < natural[c] {
+			w[c] = min(natural[c], w[c]+slack)
+		}
+	}
+
+	var b strings.Builder
+	line := func(cells [nCols]string, color string, stale bool) {
+		var l strings.Builder
+		last := -1
+		for c := range cells {
+			if show[c] {
+				last = c
+			}
+		}
+		first := true
+		for c := range cells {
+			if !show[c] {
+				continue
+			}
+			if !first {
+				l.WriteString(strings.Repeat(" ", gap))
+			}
+			first = false
+			cell := cells[c]
+			if c == colCwd {
+				cell = TruncateLeft(cell, w[c])
+			} else {
+				cell = Truncate(cell, w[c])
+			}
+			pad := w[c] - uniseg.StringWidth(cell)
+			if c == colState && color != "" {
+				l.WriteString(color + cell + sgrReset)
+			} else {
+				l.WriteString(cell)
+			}
+			if c != last {
+				l.WriteString(strings.Repeat(" ", pad))
+			}
+		}
+		text := strings.TrimRight(l.String(), " ")
+		if total() > width {
+			text = cutANSI(text, width)
+		}
+		if stale && opts.Color {
+			text = sgrStale + strings.ReplaceAll(text, sgrReset, sgrReset+sgrStale) + sgrReset
+		}
+		b.WriteString(text)
+		b.WriteByte('\n')
+	}
+	line(headers, "", false)
+	for i, r := range rows {
+		color := ""
+		if opts.Color {
+			color = StateColor(entries[i].Status.State)
+		}
+		line(r, color, entries[i].Verdict == reader.Stale)
+	}
+	return b.String()
+}
+
+// cutANSI cuts a line to width display columns, keeping (and closing) the
+// colour sequences this package adds.
+func cutANSI(s string, width int) string {
+	var b strings.Builder
+	used := 0
+	colored := false
+	for len(s) > 0 {
+		if s[0] == '\x1b' {
+			end := strings.IndexByte(s, 'm')
+			seq := s[:end+1]
+			b.WriteString(seq)
+			colored = seq != sgrReset
+			s = s[end+1:]
+			continue
+		}
+		cluster, rest, cw, _ := uniseg.FirstGraphemeClusterInString(s, -1)
+		if used+cw > width {
+			break
+		}
+		b.WriteString(cluster)
+		used += cw
+		s = rest
+	}
+	if colored {
+		b.WriteString(sgrReset)
+	}
+	return b.String()
+}
+
+// Truncate shortens s to at most width display columns, ending it with …
+// when it had to be cut. It cuts between grapheme clusters.
+func Truncate(s string, width int) string {
+	if uniseg.StringWidth(s) <= width {
+		return s
+	}
+	if width <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	used := 0
+	state := -1
+	for len(s) > 0 {
+		cluster, rest, cw, st := uniseg.FirstGraphemeClusterInString(s, state)
+		if used+cw > width-1 {
+			break
+		}
+		b.WriteString(cluster)
+		used += cw
+		s, state = rest, st
+	}
+	return strings.TrimRight(b.String(), " ") + "…"
+}
+
+// TruncateLeft shortens s to at most width display columns by cutting its
+// start, which it replaces with …: the end of a path says most.
+func TruncateLeft(s string, width int) string {
+	if uniseg.StringWidth(s) <= width {
+		return s
+	}
+	if width <= 0 {
+		return ""
+	}
+	var clusters []string
+	var widths []int
+	state := -1
+	for rest := s; len(rest) > 0; {
+		var cluster string
+		var cw int
+		cluster, rest, cw, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		clusters = append(clusters, cluster)
+		widths = append(widths, cw)
+	}
+	used := 0
+	i := len(clusters)
+	for i > 0 && used+widths[i-1] <= width-1 {
+		i--
+		used += widths[i]
+	}
+	return "…" + strings.Join(clusters[i:], "")
+}
+
+// TildePath shows home (and paths below it) as ~.
+func TildePath(path, home string) string {
+	if home == "" || home == "/" || path == "" {
+		return path
+	}
+	home = strings.TrimRight(home, "/")
+	if path == home {
+		return "~"
+	}
+	if strings.HasPrefix(path, home+"/") {
+		return "~" + path[len(home):]
+	}
+	return path
+}
+
+// FormatAge formats an age for the table: 12s, 5m, 3h, 2d. A record a little
+// in the future (clock skew within the 30 s tolerance) shows 0s; one further
+// ahead shows "in 1h".
+func FormatAge(age time.Duration) string {
+	if age < 0 {
+		if age >= -statusfile.StaleAfter {
+			return "0s"
+		}
+		return "in " + FormatAge(-age)
+	}
+	switch {
+	case age < time.Minute:
+		return strconv.Itoa(int(age/time.Second)) + "s"
+	case age < time.Hour:
+		return strconv.Itoa(int(age/time.Minute)) + "m"
+	case age < 48*time.Hour:
+		return strconv.Itoa(int(age/time.Hour)) + "h"
+	}
+	return strconv.Itoa(int(age/(24*time.Hour))) + "d"
+}
