@@ -64,6 +64,17 @@ func realStatusls(t *testing.T) string {
 	return path
 }
 
+// realStatuslsWatch is realStatusls for examples that need statusls watch,
+// skipping the test while the toolkit's statusls has no watch subcommand.
+func realStatuslsWatch(t *testing.T) string {
+	t.Helper()
+	path := realStatusls(t)
+	if err := exec.Command(path, "watch", "--help").Run(); err != nil {
+		t.Skip("waits for statusls watch")
+	}
+	return path
+}
+
 // stubs writes executable scripts into a new directory and returns it.
 func stubs(t *testing.T, scripts map[string]string) string {
 	t.Helper()
@@ -419,7 +430,7 @@ head -c 100 "$EVENTS"; sleep 0.2; tail -c +101 "$EVENTS"; exec sleep 60`})
 }
 
 func TestNeovimModuleStatusls(t *testing.T) {
-	real := realStatusls(t)
+	real := realStatuslsWatch(t)
 	home := publishBlocked(t)
 	nvimSummary(t, withPath(nil, statusfile.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
 }
@@ -475,7 +486,7 @@ exec sh -c "$cmd"`,
 }
 
 func TestNotifyBlockedStatusls(t *testing.T) {
-	real := realStatusls(t)
+	real := realStatuslsWatch(t)
 	dir := t.TempDir()
 	stub := stubs(t, map[string]string{"notify-send": `printf '%s\n' "$@" >>"$OUT/notify.args"`})
 	home := filepath.Join(t.TempDir(), "home")
