@@ -378,25 +378,33 @@ func TestPublisherCoalescesBursts(t *testing.T) {
 	}
 	p.Set(sf.Blocked, "the last one")
 	// The first change is written at once; the rest wait for the window.
+	// (Under load the publisher may see the first change only after the
+	// whole burst: then that one write holds the last state.)
+	isLast := func(r result) bool { return r.rec.State == sf.Blocked && r.rec.Title == "the last one" }
 	first := w.next(t)
-	if !clock.WaitArmed(2, 5*time.Second) { // heartbeat and coalescing timers
-		t.Fatal("coalescing timer not armed")
-	}
-	clock.Advance(window)
-	last := w.next(t)
-	if last.rec.State != sf.Blocked || last.rec.Title != "the last one" {
-		t.Errorf("last write %+v, want the last state", last.rec)
-	}
-	if at := last.rec.UpdatedAt.Sub(first.rec.UpdatedAt); at > window {
-		t.Errorf("last state written %v after the first, want within %v", at, window)
+	writes := 1
+	if !isLast(first) {
+		if !clock.WaitArmed(2, 10*time.Second) { // heartbeat and coalescing timers
+			t.Fatal("coalescing timer not armed")
+		}
+		clock.Advance(window)
+		last := w.next(t)
+		writes++
+		if !isLast(last) {
+			t.Errorf("last write %+v, want the last state", last.rec)
+		}
+		if at := last.rec.UpdatedAt.Sub(first.rec.UpdatedAt); at > window {
+			t.Errorf("last state written %v after the first, want within %v", at, window)
+		}
 	}
 	got := readRecord(t, p.Path())
 	if got.State != sf.Blocked || got.Title != "the last one" {
 		t.Errorf("on disk %+v", got)
 	}
 	if extra := w.drain(); extra > 0 {
-		t.Errorf("10,001 changes made %d writes, want 2", 2+extra)
+		t.Errorf("10,001 changes made %d writes, want at most 2", writes+extra)
 	}
+	t.Logf("10,001 changes, %d writes", writes)
 }
 
 func TestPublisherFlushAndInvalidState(t *testing.T) {
