@@ -65,31 +65,6 @@ func EnsureStatusDir(path string) error {
 	return CheckStatusDir(path)
 }
 
-// OpenStatusRoot checks the status directory and opens it as an [os.Root].
-func OpenStatusRoot(path string) (*os.Root, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkDir(StatusDir, path, fi); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(path)
-	if err != nil {
-		return nil, err
-	}
-	rfi, err := root.Stat(".")
-	if err != nil {
-		root.Close()
-		return nil, err
-	}
-	if !os.SameFile(fi, rfi) {
-		root.Close()
-		return nil, refuse(StatusDir, path, ErrChanged, "")
-	}
-	return root, nil
-}
-
 // CheckStatusFileIn checks the status file name inside root before it is
 // replaced: when it exists it must be a regular file, not a link.
 func CheckStatusFileIn(root *os.Root, name string) error {
@@ -246,21 +221,8 @@ func (d *Dir) Remove(name string, want FileStat) (bool, error) {
 	return true, nil
 }
 
-// RemoveOwnFile removes name from root if it is still the regular file
-// described by written, and reports whether it did.
-func RemoveOwnFile(root *os.Root, name string, written fs.FileInfo) (bool, error) {
-	fi, err := root.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if !fi.Mode().IsRegular() || !os.SameFile(fi, written) {
-		return false, nil
-	}
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, err
-	}
-	return true, nil
+// checkStatusDir applies the publisher's rules to a status directory
+// described by Lstat.
+func checkStatusDir(path string, fi fs.FileInfo) error {
+	return checkDir(StatusDir, path, fi)
 }

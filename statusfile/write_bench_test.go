@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/agentstatus/agentstatus/perm"
 )
 
 // BenchmarkWriteFile measures what one publish costs on this machine's file
@@ -38,20 +36,11 @@ func BenchmarkWriteFile(b *testing.B) {
 }
 
 func writeNoSync(home, dir, name string, data []byte) error {
-	if err := perm.EnsureConfigHome(home); err != nil {
-		return err
-	}
-	if err := perm.EnsureStatusDir(dir); err != nil {
-		return err
-	}
-	root, err := perm.OpenStatusRoot(dir)
+	root, err := openForWrite(home, dir, name)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	if err := perm.CheckStatusFileIn(root, name); err != nil {
-		return err
-	}
 	tmp := "." + name + ".nosync"
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

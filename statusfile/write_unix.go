@@ -13,20 +13,11 @@ import (
 // data through a dot-prefixed temporary file in dir itself, mode 0600 whatever
 // the umask. It returns the identity of the file written.
 func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
-	if err := perm.EnsureConfigHome(home); err != nil {
-		return nil, err
-	}
-	if err := perm.EnsureStatusDir(dir); err != nil {
-		return nil, err
-	}
-	root, err := perm.OpenStatusRoot(dir)
+	root, err := openForWrite(home, dir, name)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	if err := perm.CheckStatusFileIn(root, name); err != nil {
-		return nil, err
-	}
 	pf, err := renameio.NewPendingFile(name, renameio.WithRoot(root), renameio.WithStaticPermissions(perm.FileMode))
 	if err != nil {
 		return nil, err
@@ -44,14 +35,4 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 		return nil, err
 	}
 	return fi, nil
-}
-
-func removeFile(dir, name string, written fs.FileInfo) error {
-	root, err := perm.OpenStatusRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	_, err = perm.RemoveOwnFile(root, name, written)
-	return err
 }

@@ -21,20 +21,11 @@ import (
 // "access denied": it is retried a few times, then reported, and the next
 // heartbeat tries again. Readers never see a partial file.
 func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
-	if err := perm.EnsureConfigHome(home); err != nil {
-		return nil, err
-	}
-	if err := perm.EnsureStatusDir(dir); err != nil {
-		return nil, err
-	}
-	root, err := perm.OpenStatusRoot(dir)
+	root, err := openForWrite(home, dir, name)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	if err := perm.CheckStatusFileIn(root, name); err != nil {
-		return nil, err
-	}
 	var f *os.File
 	var tmp string
 	for i := 0; ; i++ {
@@ -77,14 +68,4 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 	// The identity of a file on Windows is read through its path: read it
 	// from the destination.
 	return root.Lstat(name)
-}
-
-func removeFile(dir, name string, written fs.FileInfo) error {
-	root, err := perm.OpenStatusRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	_, err = perm.RemoveOwnFile(root, name, written)
-	return err
 }
