@@ -367,4 +367,3 @@ func exitStatus(cmd *exec.Cmd, err error, env Env) int {
 	}
 	return cmd.ProcessState.ExitCode()
 }
-
