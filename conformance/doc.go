@@ -1,11 +1,12 @@
 // Package conformance is the conformance suite of the
 // gentle-shell.agent-status/v1 protocol as specified in SPEC.md: reader
-// vectors, the harness that runs a reader in any language against them, and
-// the report.
+// vectors, the harnesses that run a reader or a publisher in any language
+// against them, and the report.
 //
 // For most uses, run the statusconform command. From Go, call [Cases] and
 // [RunReader] to check a reader (a command, or a [ReaderFunc] in this
-// process).
+// process), and [RunPublisher] to check a publisher that speaks the line
+// protocol of SPEC.md §11.
 //
 // # Vectors
 //

@@ -21,7 +21,8 @@ import (
 // The suite's own tests run readers and publishers as separate processes,
 // as it runs anyone's. These are small ones written for the purpose, built
 // into the test binary: TestMain runs one instead of the tests when the
-// binary is started as "<test binary> -conform-helper reader [FLAW]". Without a flaw each follows SPEC.md; each flaw breaks exactly
+// binary is started as "<test binary> -conform-helper reader|publisher
+// [FLAW]". Without a flaw each follows SPEC.md; each flaw breaks exactly
 // one thing, and the suite must notice (TestBroken*).
 func TestMain(m *testing.M) {
 	if len(os.Args) >= 3 && os.Args[1] == "-conform-helper" {
@@ -32,6 +33,8 @@ func TestMain(m *testing.M) {
 		switch os.Args[2] {
 		case "reader":
 			os.Exit(helperReader(flaw, os.Stdout, os.Stderr))
+		case "publisher":
+			os.Exit(helperPublisher(flaw))
 		}
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Args[2])
 		os.Exit(2)

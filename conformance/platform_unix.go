@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,4 +64,35 @@ func mkzero(p string, mode fs.FileMode) error {
 		return skipf("cannot create a device node here (mknod: %v)", err)
 	}
 	return os.Chmod(p, mode)
+}
+
+func signalProcess(p *os.Process, name string) error {
+	switch name {
+	case "TERM":
+		return p.Signal(unix.SIGTERM)
+	case "INT":
+		return p.Signal(unix.SIGINT)
+	}
+	return os.ErrInvalid
+}
+
+// processAlive reports whether a process with this pid exists (it may
+// belong to another account).
+func processAlive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || err == unix.EPERM
+}
+
+func fileOwner(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
+func fileLinks(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }

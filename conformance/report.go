@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Outcome is the verdict on one case or check.
@@ -118,7 +119,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if len(x.Timeline) > 0 {
 			b.WriteString("    timeline:\n")
 			for _, t := range x.Timeline {
-				b.WriteString("      " + printable(t) + "\n")
+				b.WriteString("      " + clip(printable(t)) + "\n")
 			}
 		}
 	}
@@ -133,10 +134,23 @@ func field(b *strings.Builder, name, value string) {
 		return
 	}
 	lines := strings.Split(printable(value), "\n")
-	fmt.Fprintf(b, "    %s: %s\n", name, lines[0])
+	fmt.Fprintf(b, "    %s: %s\n", name, clip(lines[0]))
 	for _, l := range lines[1:] {
-		fmt.Fprintf(b, "      %s\n", l)
+		fmt.Fprintf(b, "      %s\n", clip(l))
 	}
+}
+
+// clip shortens a line of the text report; the JSON report has it whole.
+func clip(s string) string {
+	const max = 400
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes; see --json)", len(s)-cut)
 }
 
 // printable keeps what a reader or publisher under test printed from

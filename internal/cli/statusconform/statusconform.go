@@ -1,6 +1,6 @@
 // Package statusconform is the statusconform command: the conformance suite
-// of the gentle-shell.agent-status/v1 protocol, run against a reader in any
-// language.
+// of the gentle-shell.agent-status/v1 protocol, run against a reader or a
+// publisher in any language.
 package statusconform
 
 import (
@@ -34,10 +34,12 @@ func Main(ctx context.Context) int {
 	return Run(ctx, os.Args[1:], Env{Stdout: os.Stdout, Stderr: os.Stderr})
 }
 
-const usage = `statusconform checks readers of gentle-shell.agent-status/v1 against SPEC.md.
+const usage = `statusconform checks readers and publishers of gentle-shell.agent-status/v1
+against SPEC.md.
 
 Usage:
   statusconform reader [flags] -- CMD [ARGS...]
+  statusconform publisher [flags] -- CMD [ARGS...]
   statusconform materialize DIR
 
 reader runs CMD once per case (not through a shell) in a fresh directory,
@@ -49,6 +51,14 @@ and title (the displayed title or null), and exits 0.
   --level core|hardened   which cases (default hardened, which includes core)
   --timeout D             per case (default 5s)
 
+publisher starts CMD once per check (not through a shell), with {home},
+{session} and {agent} in ARGS replaced and STATUSCONFORM_CONFIG_HOME,
+STATUSCONFORM_SESSION and STATUSCONFORM_AGENT in its environment, and drives
+it with the line protocol of SPEC.md §11.
+
+  --timeout-scale N       multiply every deadline by N (default 1)
+
+Both:
   --run GLOB              only the ids GLOB matches (* matches across /); repeatable
   --list                  list the ids and what they check, then exit
   --json FILE             also write the full report as JSON to FILE
@@ -61,6 +71,8 @@ Exit status: 0 when nothing failed, 1 when something failed, 2 for usage.
 Examples:
   statusconform reader -- statusls --ndjson --now {now}
   statusconform reader --level core -- sh conformance/adapters/jq/reader.sh
+  statusconform publisher -- statuspub serve --config-home {home} --session {session} --agent {agent}
+  statusconform publisher -- python3 conformance/adapters/python/status_publisher.py
 `
 
 // Run runs statusconform with args (without the program name).
@@ -72,6 +84,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 	switch args[0] {
 	case "reader":
 		return reader(ctx, args[1:], env)
+	case "publisher":
+		return publisher(ctx, args[1:], env)
 	case "materialize":
 		return materialize(args[1:], env)
 	case "-h", "-help", "--help", "help":
@@ -160,6 +174,40 @@ func reader(ctx context.Context, args []string, env Env) int {
 	})
 	if err != nil {
 		return errorf(env, "reader: %v", err)
+	}
+	return finish(ctx, rep, c.jsonFile, env)
+}
+
+func publisher(ctx context.Context, args []string, env Env) int {
+	fs := flag.NewFlagSet("publisher", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	scale := fs.Float64("timeout-scale", 1, "multiply deadlines")
+	if code, ok := parseFlags(fs, args, env); !ok {
+		return code
+	}
+	if *scale < 1 {
+		return usageError(env, "publisher: --timeout-scale must be at least 1")
+	}
+	sel := conformance.Selector(c.run)
+	checks := conformance.SelectChecks(sel)
+	if c.list {
+		for _, x := range checks {
+			fmt.Fprintf(env.Stdout, "%s\t%s\n", x.ID, strings.Join(x.Rules, " "))
+		}
+		return ExitOK
+	}
+	if fs.NArg() == 0 {
+		return usageError(env, "publisher: no command given (statusconform publisher [flags] -- CMD [ARGS...])")
+	}
+	if len(checks) == 0 {
+		return usageError(env, "publisher: --run %s selects no check", c.run.String())
+	}
+	rep, err := conformance.RunPublisher(ctx, conformance.PublisherOptions{
+		Command: fs.Args(), TimeoutScale: *scale, Select: sel,
+	})
+	if err != nil {
+		return errorf(env, "publisher: %v", err)
 	}
 	return finish(ctx, rep, c.jsonFile, env)
 }

@@ -8,15 +8,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/testbin"
 )
 
 // TestMain lets the test binary act as a trivial reader that shows no
-// session: "<test binary> -empty-reader".
+// session, or a publisher that publishes nothing: "<test binary>
+// -empty-reader".
 func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == "-empty-reader" {
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
 }
 
 func run(t *testing.T, args ...string) (int, string, string) {
@@ -42,6 +47,9 @@ func TestUsage(t *testing.T) {
 		{"reader", "--level", "medium", "--", "true"},
 		{"reader", "--timeout", "0s", "--", "true"},
 		{"reader", "--run", "no/such/*", "--", "true"},
+		{"publisher"},
+		{"publisher", "--timeout-scale", "0.5", "--", "true"},
+		{"publisher", "--run", "no/such/*", "--", "true"},
 		{"materialize"},
 		{"materialize", "a", "b"},
 	} {
@@ -120,5 +128,38 @@ func TestMaterialize(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "materialize", dir); code != ExitFailed || !strings.Contains(stderr, "not empty") {
 		t.Errorf("into a non-empty directory: exit %d, %q", code, stderr)
+	}
+}
+
+func TestPublisherList(t *testing.T) {
+	code, out, _ := run(t, "publisher", "--list")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 40 {
+		t.Errorf("only %d checks listed", len(lines))
+	}
+	for _, want := range []string{"P9/heartbeat\tP9 W5", "P6/file-0600/umask-022\tP6", "W4/removed-on-sigterm\tW4"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("--list lacks %q", want)
+		}
+	}
+}
+
+func TestPublisherRun(t *testing.T) {
+	dir, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuspub := filepath.Join(dir, "statuspub")
+	code, out, stderr := run(t, "publisher", "--run", "W4/*", "--", statuspub, "serve", "--config-home", "{home}", "--session", "{session}", "--agent", "{agent}")
+	if code != ExitOK || !strings.HasSuffix(out, "3 passed, 0 failed, 0 skipped\n") {
+		t.Errorf("statuspub serve: exit %d\n%s%s", code, out, stderr)
+	}
+	// A "publisher" that exits at once fails, and says why.
+	code, out, _ = run(t, "publisher", "--run", "W1/*", "--", emptyReader(t), "-empty-reader")
+	if code != ExitFailed || !strings.Contains(out, "FAIL W1/publishes-at-once\n") || !strings.Contains(out, "exit status 0") {
+		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

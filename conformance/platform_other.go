@@ -2,7 +2,10 @@
 
 package conformance
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 const unixLike = false
 
@@ -15,3 +18,11 @@ func mkfifo(string, fs.FileMode) error { return skipf("no FIFOs on Windows") }
 func mksocket(string, fs.FileMode) error { return skipf("no Unix sockets in this harness on Windows") }
 
 func mkzero(string, fs.FileMode) error { return skipf("no device nodes on Windows") }
+
+func signalProcess(*os.Process, string) error { return skipf("no signals on this system") }
+
+func processAlive(int) bool { return false }
+
+func fileOwner(fs.FileInfo) int { return -1 }
+
+func fileLinks(fs.FileInfo) uint64 { return 1 }
