@@ -26,6 +26,8 @@ type testPublisher struct {
 	home, dir, name   string
 	session, agent    string
 	state, title      string
+	prevState         string // lag-one-change writes these
+	prevTitle         string
 	written           fs.FileInfo
 	checked, reported bool
 	lastUpdated       time.Time
@@ -45,6 +47,10 @@ func helperPublisher(flaw string) int {
 	p.name = fileName(p.session)
 	if flaw == "uppercase-name" {
 		p.name = strings.ToUpper(p.name[:64]) + ".json"
+	}
+	if len(p.session) > 1000 && flaw == "max-1000-bytes" {
+		fmt.Fprintln(os.Stderr, "publisher: session id too long")
+		return 2
 	}
 	if err := statusfile.ValidateSession(p.session); err != nil && flaw != "accept-any-session" {
 		fmt.Fprintln(os.Stderr, "publisher:", err)
@@ -146,6 +152,7 @@ func (p *testPublisher) apply(line []byte) error {
 	} else if ok {
 		title = ""
 	}
+	p.prevState, p.prevTitle = p.state, p.title
 	p.state, p.title = state, title
 	return nil
 }
@@ -162,7 +169,11 @@ func (p *testPublisher) ensureDirs() error {
 		if err := os.Mkdir(p.dir, 0o777); err != nil {
 			return err
 		}
-		if p.flaw != "dir-mode-from-umask" {
+		switch p.flaw {
+		case "dir-mode-from-umask":
+		case "dir-mode-0750":
+			os.Chmod(p.dir, 0o750)
+		default:
 			os.Chmod(p.dir, 0o700)
 		}
 	}
@@ -203,7 +214,7 @@ func (p *testPublisher) check() error {
 		return err
 	}
 	forbidden := fs.FileMode(0o077)
-	if p.flaw == "dir-mode-from-umask" {
+	if p.flaw == "dir-mode-from-umask" || p.flaw == "dir-mode-0750" {
 		forbidden = 0
 	}
 	if err := dirCheck(p.dir, "status directory", forbidden); err != nil {
@@ -233,7 +244,11 @@ func (p *testPublisher) encode() []byte {
 		now = p.lastUpdated
 	}
 	p.lastUpdated = now
-	title := statusfile.SanitizeTitle(p.title)
+	state, rawTitle := p.state, p.title
+	if p.flaw == "lag-one-change" && p.prevState != "" {
+		state, rawTitle = p.prevState, p.prevTitle
+	}
+	title := statusfile.SanitizeTitle(rawTitle)
 	switch p.flaw {
 	case "raw-title":
 		title = p.title
@@ -263,10 +278,13 @@ func (p *testPublisher) encode() []byte {
 		k string
 		v any
 	}{{"schema", statusfile.Schema}, {"agent", p.agent}, {"session", p.session}, {"pid", pid},
-		{"cwd", cwd}, {"state", p.state}, {"task", task}, {"updatedAt", ts}}
+		{"cwd", cwd}, {"state", state}, {"task", task}, {"updatedAt", ts}}
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, kv := range rec {
+		if kv.k == "task" && task == nil && p.flaw == "omit-null-task" {
+			continue
+		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -341,7 +359,11 @@ func (p *testPublisher) write() error {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil && p.flaw != "mode-from-umask" {
+	switch {
+	case err != nil, p.flaw == "mode-from-umask":
+	case p.flaw == "file-mode-0640":
+		err = f.Chmod(0o640)
+	default:
 		err = f.Chmod(0o600)
 	}
 	if err == nil {

@@ -54,6 +54,11 @@ func helperCommand(t testing.TB, kind, flaw string) []string {
 	return []string{exe, "-conform-helper", kind, flaw}
 }
 
+// errFatal is an error that ends a listing (for flawed readers).
+type errFatal struct{ err error }
+
+func (e errFatal) Error() string { return e.err.Error() }
+
 // errRefused is what the test reader returns for a directory it refuses.
 var errRefused = errors.New("status directory refused")
 
@@ -107,6 +112,10 @@ func testRead(dir string, now time.Time, flaw string) ([]Session, error) {
 			}
 			continue
 		}
+		var fatal errFatal
+		if errors.As(err, &fatal) {
+			return nil, err
+		}
 		if err != nil {
 			continue
 		}
@@ -144,6 +153,20 @@ func testRead(dir string, now time.Time, flaw string) ([]Session, error) {
 
 func readOne(d *perm.Dir, dir, name, flaw string) ([]byte, error) {
 	switch flaw {
+	case "no-file-checks":
+		// Never blocks on a FIFO, but reads whatever it opened, to the end.
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|nonblock|nofollow, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return io.ReadAll(f)
+	case "fail-on-open-error":
+		data, _, err := d.ReadFile(name, nil, statusfile.MaxFileSize)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, perm.ErrTooLarge) && !errors.Is(err, perm.ErrNotOwned) && !errors.Is(err, perm.ErrSymlink) {
+			return nil, errFatal{err}
+		}
+		return data, err
 	case "follow-symlinks":
 		// Opens with the path, following links, then checks like the
 		// others.

@@ -2,8 +2,11 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -104,6 +107,8 @@ func TestBrokenReaders(t *testing.T) {
 		{"fail-on-invalid", []string{"records/truncated", "records/empty-file"}},
 		{"print-garbage", []string{"basic/one-session"}},
 		{"exit-1", []string{"basic/one-session", "basic/empty-directory"}},
+		{"no-file-checks", []string{"files/device"}},
+		{"fail-on-open-error", []string{"files/socket", "files/subdirectory"}},
 	}
 	// Without its flaw, the same reader passes every one of those cases
 	// (TestReaderInProcess runs it on all of them, in process): what fails
@@ -111,6 +116,26 @@ func TestBrokenReaders(t *testing.T) {
 	var all []string
 	for _, tt := range tests {
 		all = append(all, tt.mustFail...)
+	}
+	// Every case can fail: a broken reader above fails it, or a reader
+	// that shows nothing, or one that shows every record it can parse from
+	// any *.json name, following links, without checking anything.
+	canFail := map[string]bool{}
+	for _, id := range all {
+		canFail[id] = true
+	}
+	for _, f := range []ReaderFunc{showNothing, showEverything} {
+		rep := runReader(t, ReaderOptions{Func: f})
+		for _, r := range rep.Results {
+			if r.Outcome == Fail {
+				canFail[r.ID] = true
+			}
+		}
+	}
+	for _, c := range loadCases(t) {
+		if !canFail[c.ID] {
+			t.Errorf("nothing shows that %s can fail", c.ID)
+		}
 	}
 	t.Run("no-flaw", func(t *testing.T) {
 		t.Parallel()
@@ -222,4 +247,52 @@ func TestJQReader(t *testing.T) {
 		}
 	}
 	t.Logf("%s: %s in %.1fs", strings.TrimSpace(string(version)), rep.Summary(), rep.Seconds)
+}
+
+func showNothing(context.Context, string, time.Time) ([]Session, error) { return nil, nil }
+
+// showEverything is the most naive reader: every *.json name, links
+// followed, any JSON object with a session shown as it is.
+func showEverything(_ context.Context, dir string, now time.Time) ([]Session, error) {
+	entries, _ := os.ReadDir(dir)
+	var out []Session
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_RDONLY|nonblock, 0)
+		if err != nil {
+			continue
+		}
+		fi, err := f.Stat()
+		var data []byte
+		if err == nil && fi.Mode().IsRegular() {
+			data, _ = io.ReadAll(f)
+		}
+		f.Close()
+		var m map[string]any
+		if json.Unmarshal(data, &m) != nil {
+			continue
+		}
+		str := func(k string) *string {
+			if s, ok := m[k].(string); ok && s != "" {
+				return &s
+			}
+			return nil
+		}
+		s := Session{Agent: str("agent"), Cwd: str("cwd")}
+		s.Session, _ = m["session"].(string)
+		s.State, _ = m["state"].(string)
+		if task, ok := m["task"].(map[string]any); ok {
+			if t, ok := task["title"].(string); ok && t != "" {
+				s.Title = &t
+			}
+		}
+		if pid, ok := m["pid"].(float64); ok && pid != 0 {
+			p := int64(pid)
+			s.PID = &p
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
