@@ -120,6 +120,23 @@ func showInt(p *int64) string {
 func eqStr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 func eqInt(a, b *int64) bool  { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
+// longDiff describes two long strings by their lengths and where they
+// part.
+func longDiff(got, want string) (string, string) {
+	g, w := []rune(got), []rune(want)
+	i := 0
+	for i < len(g) && i < len(w) && g[i] == w[i] {
+		i++
+	}
+	around := func(r []rune) string {
+		from := max(0, i-10)
+		to := min(len(r), i+20)
+		return strconv.Quote(string(r[from:to]))
+	}
+	return fmt.Sprintf("%d characters, %s at character %d", len(g), around(g), i+1),
+		fmt.Sprintf("%d characters, %s there", len(w), around(w))
+}
+
 // compareSessions lists how got differs from want, in session order.
 func compareSessions(want, got []Session) []string {
 	var diffs []string
@@ -154,7 +171,11 @@ func compareSessions(want, got []Session) []string {
 			field("cwd", showStr(g.Cwd), showStr(w.Cwd))
 		}
 		if !eqStr(g.Title, w.Title) {
-			field("title", showStr(g.Title), showStr(w.Title))
+			got, want := showStr(g.Title), showStr(w.Title)
+			if g.Title != nil && w.Title != nil && (len(*g.Title) > 80 || len(*w.Title) > 80) {
+				got, want = longDiff(*g.Title, *w.Title)
+			}
+			field("title", got, want)
 		}
 	}
 	for _, g := range sortedSessions(got) {
