@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""A publisher of gentle-shell.agent-status/v1 status files, written with
+Python's standard library only, speaking the line protocol of SPEC.md
+section 11 (like `statuspub serve`), as the conformance suite's Python
+adapter:
+
+    statusconform publisher -- python3 conformance/adapters/python/status_publisher.py
+
+It takes the session id, agent name and config home from --session,
+--agent and --config-home, else from STATUSCONFORM_SESSION,
+STATUSCONFORM_AGENT and STATUSCONFORM_CONFIG_HOME, else the config home
+from GENTLE_PI_CONFIG_HOME or ~/.pi/gentle-ai (never from STATUS_DIR, L4).
+It publishes at once (state idle, no task), applies each JSON line of
+standard input ({"state": ...}, {"title": ...}) and answers it once the
+change is on disk or has failed, rewrites the file every 9 seconds, and
+removes it on end of input, SIGTERM or SIGINT.
+"""
+
+import argparse
+import errno
+import json
+import os
+import secrets
+import signal
+import stat
+import sys
+import threading
+import time
+
+import statusproto as sp
+
+HEARTBEAT = 9.0  # P9: at least every 10 s, with a second of slack
+
+
+class Refused(Exception):
+    """A write refused by the trust rules (P2-P5)."""
+
+
+def _check_dir(path, what, forbidden):
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise Refused("%s %s is a symbolic link" % (what, path))
+    if not stat.S_ISDIR(st.st_mode):
+        raise Refused("%s %s is not a directory" % (what, path))
+    if st.st_uid != os.geteuid():
+        raise Refused("%s %s is owned by uid %d" % (what, path, st.st_uid))
+    if st.st_mode & forbidden:
+        raise Refused("%s %s has mode %04o" % (what, path, stat.S_IMODE(st.st_mode)))
+    return st
+
+
+def _mkdir_private(path, parents):
+    """P3: create a missing directory 0700 whatever the umask; never
+    change the mode of one that exists."""
+    try:
+        os.lstat(path)
+        return
+    except FileNotFoundError:
+        pass
+    if parents:
+        os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        return
+    os.chmod(path, 0o700)
+
+
+class Publisher:
+    def __init__(self, home, session, agent):
+        self.home = os.path.abspath(home)
+        self.dir = os.path.join(self.home, "agent-status")
+        self.name = sp.file_name(session)
+        self.session = session
+        self.agent = agent
+        self.pid = os.getppid()  # the program this session lives in
+        self.cwd = os.getcwd()
+        self.state = "idle"
+        self.title = ""
+        self.written = None  # (st_dev, st_ino) of the file written last
+        self.reported = None
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+
+    def _open_dir(self):
+        """P2-P4, before every write (P7): returns a descriptor of the
+        checked status directory."""
+        _mkdir_private(self.home, True)
+        _check_dir(self.home, "config home", 0o022)
+        _mkdir_private(self.dir, False)
+        st = _check_dir(self.dir, "status directory", 0o077)
+        fd = os.open(self.dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fst = os.fstat(fd)
+        if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
+            os.close(fd)
+            raise Refused("status directory %s was replaced while being checked" % self.dir)
+        return fd
+
+    def _write(self):
+        """One atomic write (P8); raises on failure."""
+        data = sp.encode(self.session, self.agent, self.pid, self.cwd, self.state, self.title, time.time_ns())
+        dfd = self._open_dir()
+        try:
+            try:
+                st = os.stat(self.name, dir_fd=dfd, follow_symlinks=False)
+            except FileNotFoundError:
+                st = None
+            if st is not None:  # P5
+                if stat.S_ISLNK(st.st_mode):
+                    raise Refused("status file %s is a symbolic link" % self.name)
+                if not stat.S_ISREG(st.st_mode):
+                    raise Refused("status file %s is not a regular file" % self.name)
+                if st.st_nlink > 1:
+                    raise Refused("status file %s has %d links" % (self.name, st.st_nlink))
+                if st.st_uid != os.geteuid():
+                    raise Refused("status file %s is owned by uid %d" % (self.name, st.st_uid))
+            tmp = "." + self.name + "." + secrets.token_hex(6)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+            try:
+                os.fchmod(fd, 0o600)  # P6, whatever the umask
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+                fst = os.fstat(fd)
+                os.close(fd)
+                fd = -1
+                os.rename(tmp, self.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            except BaseException:
+                if fd >= 0:
+                    os.close(fd)
+                try:
+                    os.unlink(tmp, dir_fd=dfd)
+                except OSError:
+                    pass
+                raise
+            self.written = (fst.st_dev, fst.st_ino)
+        finally:
+            os.close(dfd)
+
+    def publish(self):
+        """Write the record; return None or the error message. A failure is
+        reported once per kind (P13) and retried at the next heartbeat."""
+        try:
+            self._write()
+        except (Refused, OSError) as e:
+            msg = str(e)
+            if msg != self.reported:
+                self.reported = msg
+                print("status_publisher.py: %s" % msg, file=sys.stderr, flush=True)
+            return msg
+        self.reported = None
+        return None
+
+    def heartbeat(self):
+        while not self.stop.wait(HEARTBEAT):
+            with self.lock:
+                self.publish()
+
+    def remove(self):
+        """P11: remove the file only if it is still the one written last."""
+        if self.written is None:
+            return
+        try:
+            dfd = os.open(self.dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            st = os.stat(self.name, dir_fd=dfd, follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == self.written:
+                os.unlink(self.name, dir_fd=dfd)
+        except OSError:
+            pass
+        finally:
+            os.close(dfd)
+
+    def apply(self, line):
+        """W2: apply one input line; return None or why it is refused."""
+        try:
+            obj = json.loads(line.decode("utf-8", "replace"))
+        except ValueError:
+            return "not a JSON object"
+        if not isinstance(obj, dict):
+            return "not a JSON object"
+        state, title = self.state, self.title
+        if "state" in obj:
+            if not isinstance(obj["state"], str) or obj["state"] not in sp.STATES:
+                return '"state" must be working, blocked or idle'
+            state = obj["state"]
+        if "title" in obj:
+            t = obj["title"]
+            if t is not None and not isinstance(t, str):
+                return '"title" must be a string or null'
+            title = sp._fix(t or "")
+        with self.lock:
+            self.state, self.title = state, title
+            return self.publish()
+
+
+class Stop(Exception):
+    pass
+
+
+def _stop(signum, frame):
+    raise Stop()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config-home", default=os.environ.get("STATUSCONFORM_CONFIG_HOME"))
+    ap.add_argument("--session", default=os.environ.get("STATUSCONFORM_SESSION"))
+    ap.add_argument("--agent", default=os.environ.get("STATUSCONFORM_AGENT") or "python")
+    args = ap.parse_args()
+    home = args.config_home or os.environ.get("GENTLE_PI_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".pi", "gentle-ai")
+    session = args.session if args.session is not None else ""
+    why = sp.valid_session(session)
+    if why:
+        print("status_publisher.py: invalid session id: %s" % why, file=sys.stderr)
+        return 2
+    pub = Publisher(home, session, args.agent)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    out = sys.stdout
+    try:
+        with pub.lock:
+            pub.publish()  # W1: at once
+        threading.Thread(target=pub.heartbeat, daemon=True).start()
+        stdin = sys.stdin.buffer
+        while True:
+            line = stdin.readline()
+            if not line:
+                break
+            if not line.strip():
+                continue  # W3: blank lines get no answer
+            err = pub.apply(line)
+            out.write('{"ok":true}\n' if err is None else json.dumps({"ok": False, "error": err}) + "\n")
+            out.flush()
+    except (Stop, BrokenPipeError):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        pub.stop.set()
+        with pub.lock:
+            pub.remove()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,406 @@
+"""The gentle-shell.agent-status/v1 protocol (SPEC.md) in Python's standard
+library: names, time, the record, and the sanitizer of SPEC.md section 7.
+
+Shared by status_reader.py and status_publisher.py, the conformance suite's
+Python adapters. Python 3.8 or later.
+"""
+
+import calendar
+import datetime
+import hashlib
+import json
+import re
+import unicodedata
+
+SCHEMA = "gentle-shell.agent-status/v1"
+MAX_FILE = 65536  # R6
+MAX_TITLE_UNITS = 4096  # section 7, step 1
+STALE_NS = 30 * 10**9  # FR1, FR2
+NAME_RE = re.compile(r"[0-9a-f]{64}\.json\Z")
+STATES = ("working", "blocked", "idle")
+
+
+def file_name(session):
+    """N1: the lowercase hex SHA-256 of the id's UTF-8 bytes, plus .json."""
+    return hashlib.sha256(session.encode("utf-8")).hexdigest() + ".json"
+
+
+def valid_session(session):
+    """N2: non-empty, at most 1024 bytes of UTF-8, no C0/C1 control or DEL."""
+    if not session:
+        return "empty"
+    try:
+        raw = session.encode("utf-8")
+    except UnicodeEncodeError:
+        return "not valid UTF-8"
+    if len(raw) > 1024:
+        return "%d bytes, more than 1024" % len(raw)
+    for c in session:
+        o = ord(c)
+        if o < 0x20 or 0x7F <= o <= 0x9F:
+            return "control character U+%04X" % o
+    return None
+
+
+# ---------------------------------------------------------------- time (T1, T2)
+
+_TIME_RE = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})"
+    r"(?:\.([0-9]+))?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))\Z"
+)
+
+
+def parse_time_ns(s):
+    """T2: an RFC 3339 date-time as nanoseconds since the epoch, or None."""
+    m = _TIME_RE.match(s)
+    if not m:
+        return None
+    y, mo, d, h, mi, sec = (int(m.group(i)) for i in range(1, 7))
+    if h > 23 or mi > 59 or sec > 59:  # no leap second
+        return None
+    try:
+        dt = datetime.datetime(y, mo, d, h, mi, sec)
+    except ValueError:  # February 30, year 0000, ...
+        return None
+    frac = (m.group(7) or "")[:9].ljust(9, "0")
+    offset = 0
+    if m.group(8):
+        oh, om = int(m.group(9)), int(m.group(10))
+        if oh > 23 or om > 59:
+            return None
+        offset = (oh * 60 + om) * 60 * (1 if m.group(8) == "+" else -1)
+    return (calendar.timegm(dt.timetuple()) - offset) * 10**9 + int(frac)
+
+
+def format_time_ns(ns):
+    """T1: UTC with milliseconds, truncated: YYYY-MM-DDTHH:MM:SS.sssZ."""
+    sec, rest = divmod(ns, 10**9)
+    dt = datetime.datetime.fromtimestamp(sec, datetime.timezone.utc)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S") + ".%03dZ" % (rest // 10**6)
+
+
+def is_fresh(updated_ns, now_ns):
+    """FR1, FR2: at most 30 s old and at most 30 s in the future."""
+    return -STALE_NS <= now_ns - updated_ns <= STALE_NS
+
+
+# ---------------------------------------------------------------- the record (C1-C6)
+
+
+class Invalid(Exception):
+    """A file that is not a record to show; .reason is a SPEC.md section 10 reason."""
+
+    def __init__(self, reason, detail=""):
+        super().__init__(reason + (": " + detail if detail else ""))
+        self.reason = reason
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _fix(s):
+    """C6: unpaired surrogate escapes become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", s)
+
+
+def _reject_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def decode(data):
+    """Decode a status file (bytes) into a dict with session, agent, state,
+    pid, cwd, title (raw) and updated_ns; raise Invalid otherwise."""
+    text = data.decode("utf-8", "replace")  # C6
+    if text.strip(" \t\r\n") == "":
+        raise Invalid("empty")
+    try:
+        # Duplicate keys: the last one counts (C5), as dict() does.
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as e:
+        raise Invalid("bad-json", str(e)[:200])
+    if not isinstance(obj, dict):
+        raise Invalid("not-object")
+    if obj.get("schema") != SCHEMA or not isinstance(obj.get("schema"), str):
+        raise Invalid("unsupported-schema")
+
+    def required(key):
+        v = obj.get(key)
+        if v is None:
+            raise Invalid("missing-field", key)
+        if not isinstance(v, str):
+            raise Invalid("wrong-type", key)
+        return _fix(v)
+
+    def optional(key):
+        v = obj.get(key)
+        if v is None:
+            return ""
+        if not isinstance(v, str):
+            raise Invalid("wrong-type", key)
+        return _fix(v)
+
+    rec = {"session": required("session"), "state": required("state")}
+    if rec["session"] == "":
+        raise Invalid("bad-value", "empty session")
+    updated = parse_time_ns(required("updatedAt"))
+    if updated is None:
+        raise Invalid("bad-value", "updatedAt is not an RFC 3339 time")
+    rec["updated_ns"] = updated
+    rec["agent"] = optional("agent")
+    pid = obj.get("pid")
+    if pid is None:
+        pid = 0
+    elif isinstance(pid, bool) or not isinstance(pid, (int, float)):
+        raise Invalid("wrong-type", "pid")
+    elif pid != pid or pid < 0 or pid > 2**31 - 1 or int(pid) != pid:
+        raise Invalid("bad-value", "pid")
+    rec["pid"] = int(pid)
+    rec["cwd"] = optional("cwd")
+    task = obj.get("task")
+    title = ""
+    if task is not None:
+        if not isinstance(task, dict):
+            raise Invalid("wrong-type", "task")
+        t = task.get("title")
+        if t is not None:
+            if not isinstance(t, str):
+                raise Invalid("wrong-type", "task.title")
+            title = _fix(t)
+    rec["title"] = title
+    return rec
+
+
+def _json_string(s):
+    """E2: escaped as JSON.stringify does: " and \\ with a backslash,
+    \\b \\f \\n \\r \\t short, other controls below U+0020 as \\u00xx,
+    nothing else (no HTML escaping, U+2028/U+2029 as they are)."""
+    out = ['"']
+    for c in s:
+        o = ord(c)
+        if c == '"':
+            out.append('\\"')
+        elif c == "\\":
+            out.append("\\\\")
+        elif o < 0x20:
+            out.append({8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"}.get(o, "\\u%04x" % o))
+        elif 0xD800 <= o <= 0xDFFF:
+            out.append("\ufffd")
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)
+
+
+def encode(session, agent, pid, cwd, state, title, updated_ns):
+    """E1: compact JSON, keys in the order of SPEC.md section 4, a newline."""
+    title = sanitize_title(title)
+    task = "null" if title == "" else '{"title":' + _json_string(title) + "}"
+    return (
+        '{"schema":"' + SCHEMA + '","agent":' + _json_string(agent)
+        + ',"session":' + _json_string(session) + ',"pid":' + str(int(pid))
+        + ',"cwd":' + _json_string(cwd) + ',"state":' + _json_string(state)
+        + ',"task":' + task + ',"updatedAt":"' + format_time_ns(updated_ns) + '"}\n'
+    ).encode("utf-8")
+
+
+# ---------------------------------------------------------------- sanitizing (section 7)
+
+
+def _to_space(c):
+    """Step 3 (and the white space of step 4)."""
+    o = ord(c)
+    if o < 0x80:
+        return o < 0x20 or o == 0x7F or o == 0x20
+    if o <= 0x9F:
+        return True
+    if o in (0x061C, 0x200B, 0x200C, 0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF):
+        return True
+    if 0x202A <= o <= 0x202E or 0x2060 <= o <= 0x206F:
+        return True
+    # Step 4's white space: U+0085, U+00A0, U+1680, U+2000-U+200A, U+202F,
+    # U+205F, U+3000 (and the ASCII ones above).
+    return o in (0xA0, 0x1680, 0x202F, 0x205F, 0x3000) or 0x2000 <= o <= 0x200A
+
+
+_TEXT, _ESC, _ESC_INTER, _CSI_PARAM, _CSI_INTER, _OSC, _CTRL_STR, _STR_ESC = range(8)
+
+
+def _sanitize(s, collapse):
+    """Steps 2-5: remove escape sequences, blank invisible characters and,
+    for titles, collapse white space and trim."""
+    out = []
+    pending = False
+    state = _TEXT
+    str_kind = _OSC
+
+    def emit(c):
+        nonlocal pending
+        if collapse:
+            if c == " ":
+                pending = len(out) > 0
+                return
+            if pending:
+                out.append(" ")
+                pending = False
+        out.append(c)
+
+    i = 0
+    n = len(s)
+    while i < n:
+        c = s[i]
+        o = ord(c)
+        if state == _TEXT:
+            if o == 0x1B:
+                state = _ESC
+            elif o == 0x9B:
+                state = _CSI_PARAM
+            elif o == 0x9D:
+                state, str_kind = _OSC, _OSC
+            elif o in (0x90, 0x98, 0x9E, 0x9F):
+                state, str_kind = _CTRL_STR, _CTRL_STR
+            else:
+                emit(" " if _to_space(c) else c)
+        elif state == _ESC:
+            if c == "[":
+                state = _CSI_PARAM
+            elif c == "]":
+                state, str_kind = _OSC, _OSC
+            elif c in "PX^_":
+                state, str_kind = _CTRL_STR, _CTRL_STR
+            elif 0x20 <= o <= 0x2F:
+                state = _ESC_INTER
+            elif 0x30 <= o <= 0x7E:
+                state = _TEXT
+            else:
+                state = _TEXT
+                continue  # only the ESC is removed; look at c again
+        elif state == _ESC_INTER:
+            if 0x20 <= o <= 0x2F:
+                pass
+            elif 0x30 <= o <= 0x7E:
+                state = _TEXT
+            else:
+                state = _TEXT
+                continue
+        elif state in (_CSI_PARAM, _CSI_INTER):
+            if 0x30 <= o <= 0x3F and state == _CSI_PARAM:
+                pass
+            elif 0x20 <= o <= 0x2F:
+                state = _CSI_INTER
+            elif 0x40 <= o <= 0x7E:
+                state = _TEXT
+            else:
+                state = _TEXT
+                continue
+        elif state in (_OSC, _CTRL_STR):
+            if o == 0x1B:
+                state = _STR_ESC
+            elif o == 0x9C:
+                state = _TEXT
+            elif o == 0x07 and state == _OSC:
+                state = _TEXT
+        elif state == _STR_ESC:
+            if c == "\\":
+                state = _TEXT
+            elif o == 0x1B:
+                pass
+            else:
+                state = str_kind
+                continue
+        i += 1
+    return "".join(out)
+
+
+def _cut_utf16(s, max_units):
+    """Step 1: the longest prefix of at most max_units UTF-16 units; whether
+    anything was cut; whether the cut fell inside a surrogate pair."""
+    units = 0
+    for i, c in enumerate(s):
+        w = 2 if ord(c) > 0xFFFF else 1
+        if units + w > max_units:
+            return s[:i], True, units + 1 == max_units
+        units += w
+    return s, False, False
+
+
+# Grapheme clusters (UAX #29) with what the standard library offers:
+# unicodedata has no Grapheme_Cluster_Break property, so this approximates
+# it with general categories and code point ranges. It is exact for
+# combining marks, variation selectors, emoji modifiers, ZWJ emoji
+# sequences, flags (regional indicator pairs) and Hangul syllables, which
+# are what step 6 meets in practice; rarer rules (prepended concatenation
+# marks, Indic conjuncts) are not modelled.
+
+
+def _is_extend(c):
+    o = ord(c)
+    if o == 0x200D or 0x1F3FB <= o <= 0x1F3FF or 0xFE00 <= o <= 0xFE0F or 0xE0020 <= o <= 0xE007F:
+        return True
+    return unicodedata.category(c) in ("Mn", "Me", "Mc")
+
+
+def _is_pictographic(c):
+    o = ord(c)
+    return unicodedata.category(c) == "So" or 0x1F000 <= o <= 0x1FAFF or 0x2600 <= o <= 0x27BF
+
+
+def _is_ri(c):
+    return 0x1F1E6 <= ord(c) <= 0x1F1FF
+
+
+def _hangul(c):
+    o = ord(c)
+    if 0x1100 <= o <= 0x115F or 0xA960 <= o <= 0xA97C:
+        return "L"
+    if 0x1160 <= o <= 0x11A7 or 0xD7B0 <= o <= 0xD7C6:
+        return "V"
+    if 0x11A8 <= o <= 0x11FF or 0xD7CB <= o <= 0xD7FB:
+        return "T"
+    if 0xAC00 <= o <= 0xD7A3:
+        return "LV" if (o - 0xAC00) % 28 == 0 else "LVT"
+    return None
+
+
+def _joins(prev, c, ri_run):
+    """Whether there is no cluster boundary between prev and c."""
+    if prev == "\r" and c == "\n":
+        return True
+    if _is_extend(c):
+        return True
+    if prev == "\u200d" and _is_pictographic(c):
+        return True
+    if _is_ri(prev) and _is_ri(c) and ri_run % 2 == 1:
+        return True
+    hp, hc = _hangul(prev), _hangul(c)
+    if hp == "L" and hc in ("L", "V", "LV", "LVT"):
+        return True
+    if hp in ("LV", "V") and hc in ("V", "T"):
+        return True
+    if hp in ("LVT", "T") and hc == "T":
+        return True
+    return False
+
+
+def _drop_last_cluster(s):
+    start = 0
+    ri_run = 0
+    for i in range(1, len(s)):
+        ri_run = ri_run + 1 if _is_ri(s[i - 1]) else 0
+        if not _joins(s[i - 1], s[i], ri_run):
+            start = i
+    return s[:start]
+
+
+def sanitize_title(raw):
+    """Section 7: the title as a publisher writes it and a reader shows it;
+    "" means no title."""
+    text, cut, half = _cut_utf16(raw, MAX_TITLE_UNITS)
+    out = _sanitize(text, True)
+    if cut and not half:
+        out = _drop_last_cluster(out).rstrip(" ")
+    return out
+
+
+def sanitize_text(s):
+    """Section 7, last paragraph: other fields get steps 2 and 3 only."""
+    return _sanitize(s, False)

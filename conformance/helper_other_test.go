@@ -1,0 +1,8 @@
+//go:build !unix
+
+package conformance
+
+const (
+	nonblock = 0
+	nofollow = 0
+)

@@ -1,0 +1,283 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// The suite's own tests run readers and publishers as separate processes,
+// as it runs anyone's. These are small ones written for the purpose, built
+// into the test binary: TestMain runs one instead of the tests when the
+// binary is started as "<test binary> -conform-helper reader|publisher
+// [FLAW]". Without a flaw each follows SPEC.md; each flaw breaks exactly
+// one thing, and the suite must notice (TestBroken*).
+func TestMain(m *testing.M) {
+	if len(os.Args) >= 3 && os.Args[1] == "-conform-helper" {
+		flaw := ""
+		if len(os.Args) >= 4 {
+			flaw = os.Args[3]
+		}
+		switch os.Args[2] {
+		case "reader":
+			os.Exit(helperReader(flaw, os.Stdout, os.Stderr))
+		case "publisher":
+			os.Exit(helperPublisher(flaw))
+		}
+		fmt.Fprintln(os.Stderr, "unknown helper", os.Args[2])
+		os.Exit(2)
+	}
+	code := m.Run()
+	cleanupBinaries()
+	os.Exit(code)
+}
+
+// helperCommand is the command line that runs a helper.
+func helperCommand(t testing.TB, kind, flaw string) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe, "-conform-helper", kind, flaw}
+}
+
+// errFatal is an error that ends a listing (for flawed readers).
+type errFatal struct{ err error }
+
+func (e errFatal) Error() string { return e.err.Error() }
+
+// errRefused is what the test reader returns for a directory it refuses.
+var errRefused = errors.New("status directory refused")
+
+// testRead is the suite's test reader, built on packages statusfile and
+// perm. Each flaw breaks one rule.
+func testRead(dir string, now time.Time, flaw string) ([]Session, error) {
+	if flaw == "accept-symlinked-dir" {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+	}
+	d, err := perm.OpenDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if flaw == "missing-dir-error" {
+			return nil, err
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errRefused, err)
+	}
+	defer d.Close()
+	if flaw != "accept-writable-dir" {
+		if err := d.Check(); err != nil {
+			if flaw != "accept-foreign-dir" || !errors.Is(err, perm.ErrNotOwned) {
+				return nil, fmt.Errorf("%w: %v", errRefused, err)
+			}
+		}
+	}
+	entries, err := d.Entries()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	var out []Session
+	for _, name := range names {
+		switch {
+		case flaw == "every-json-file" && strings.HasSuffix(name, ".json"):
+		case flaw == "hash-prefix-only" && len(name) >= 64 && statusfile.IsStatusName(name[:64]+".json"):
+		case !statusfile.IsStatusName(name):
+			continue
+		}
+		data, err := readOne(d, dir, name, flaw)
+		if errors.Is(err, fs.ErrNotExist) {
+			if flaw == "error-on-vanished" {
+				return nil, err
+			}
+			continue
+		}
+		var fatal errFatal
+		if errors.As(err, &fatal) {
+			return nil, err
+		}
+		if err != nil {
+			continue
+		}
+		rec, err := statusfile.Decode(data)
+		if err != nil {
+			if flaw == "fail-on-invalid" {
+				return nil, err
+			}
+			continue
+		}
+		switch flaw {
+		case "no-name-check", "every-json-file":
+		case "hash-prefix-only":
+			if !statusfile.NameMatches(name[:64]+".json", rec.Session) {
+				continue
+			}
+		default:
+			if !statusfile.NameMatches(name, rec.Session) {
+				continue
+			}
+		}
+		if flaw == "drop-unknown-state" && !rec.State.Known() {
+			continue
+		}
+		if flaw == "drop-null-agent" && rec.Agent == "" {
+			continue
+		}
+		if !fresh(rec.UpdatedAt, now, flaw) {
+			continue
+		}
+		out = append(out, display(rec, flaw))
+	}
+	return out, nil
+}
+
+func readOne(d *perm.Dir, dir, name, flaw string) ([]byte, error) {
+	switch flaw {
+	case "no-file-checks":
+		// Never blocks on a FIFO, but reads whatever it opened, to the end.
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|nonblock|nofollow, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return io.ReadAll(f)
+	case "fail-on-open-error":
+		data, _, err := d.ReadFile(name, nil, statusfile.MaxFileSize)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, perm.ErrTooLarge) && !errors.Is(err, perm.ErrNotOwned) && !errors.Is(err, perm.ErrSymlink) {
+			return nil, errFatal{err}
+		}
+		return data, err
+	case "follow-symlinks":
+		// Opens with the path, following links, then checks like the
+		// others.
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|nonblock, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > statusfile.MaxFileSize {
+			return nil, errors.New("refused")
+		}
+		return io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
+	case "block-on-fifo":
+		// Opens without O_NONBLOCK: a FIFO blocks until a writer comes.
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|nofollow, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, errors.New("refused")
+		}
+		return io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
+	case "no-size-limit":
+		data, _, err := d.ReadFile(name, nil, 1<<30)
+		return data, err
+	case "no-owner-check":
+		data, _, err := d.ReadFile(name, nil, statusfile.MaxFileSize)
+		if errors.Is(err, perm.ErrNotOwned) {
+			return os.ReadFile(filepath.Join(dir, name))
+		}
+		return data, err
+	}
+	data, _, err := d.ReadFile(name, nil, statusfile.MaxFileSize)
+	return data, err
+}
+
+func fresh(updated, now time.Time, flaw string) bool {
+	switch flaw {
+	case "stale-after-60s":
+		age := now.Sub(updated)
+		return age <= time.Minute && age >= -statusfile.StaleAfter
+	case "no-future-bound":
+		return now.Sub(updated) <= statusfile.StaleAfter
+	case "whole-seconds":
+		// As the published one-liner: fractions dropped from updatedAt.
+		age := now.Sub(updated.Truncate(time.Second))
+		return age <= statusfile.StaleAfter && age >= -statusfile.StaleAfter
+	}
+	return statusfile.IsFresh(updated, now)
+}
+
+func display(rec statusfile.Status, flaw string) Session {
+	text := statusfile.SanitizeText
+	title := statusfile.SanitizeTitle(rec.Title)
+	switch flaw {
+	case "raw-titles":
+		title = rec.Title
+	case "raw-fields":
+		text = func(s string) string { return s }
+	case "collapse-fields":
+		text = statusfile.SanitizeTitle
+	}
+	str := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	s := Session{Session: text(rec.Session), Agent: str(text(rec.Agent)), State: text(string(rec.State)),
+		Cwd: str(text(rec.Cwd)), Title: str(title)}
+	if rec.PID != 0 {
+		pid := int64(rec.PID)
+		s.PID = &pid
+	}
+	return s
+}
+
+// helperReader is the test reader as a command of the reader protocol.
+func helperReader(flaw string, stdout, stderr io.Writer) int {
+	dir := os.Getenv("STATUS_DIR")
+	if flaw == "ignore-status-dir" {
+		dir = filepath.Join(os.Getenv("GENTLE_PI_CONFIG_HOME"), "agent-status")
+	}
+	now, ok := statusfile.ParseTime(os.Getenv("STATUSCONFORM_NOW"))
+	if !ok || flaw == "real-clock" {
+		now = time.Now()
+	}
+	sessions, err := testRead(dir, now, flaw)
+	if err != nil {
+		fmt.Fprintln(stderr, "reader:", err)
+		return 1
+	}
+	enc := json.NewEncoder(stdout)
+	for _, s := range sessions {
+		enc.Encode(s)
+	}
+	if flaw == "print-garbage" {
+		fmt.Fprintln(stdout, "total:", len(sessions))
+	}
+	if flaw == "exit-1" {
+		return 1
+	}
+	return 0
+}
+
+// testReaderFunc is the test reader in this process.
+func testReaderFunc(flaw string) ReaderFunc {
+	return func(ctx context.Context, dir string, now time.Time) ([]Session, error) {
+		return testRead(dir, now, flaw)
+	}
+}

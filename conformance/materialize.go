@@ -1,0 +1,344 @@
+package conformance
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SkipError says why a case or check cannot run here (for example, it
+// needs root). The harness reports it as SKIP, never as PASS.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+func skipf(format string, args ...any) error {
+	return &SkipError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Layout of a materialized case, relative to its root directory.
+const (
+	homeDir      = "home"             // the config home; STATUS_DIR is home/agent-status
+	statusName   = "agent-status"     // the status directory's name
+	realHomeDir  = "real-home"        // dir: parent-symlink — where home points
+	realStatus   = "real-status"      // dir: symlink — where the status directory points
+	outsideDir   = "outside"          // targets of links that must not be followed
+	decoyHomeDir = "decoy-home"       // $GENTLE_PI_CONFIG_HOME, which readers must not use
+	decoySession = "decoy-session"    // the session in the decoy directory
+	expectedFile = "expected.json"    // written by Materialize for people
+	churnPrefix  = "churn-session-"   // sessions of the churn files
+	otherUID     = 65534              // "another account": nobody
+	otherGID     = 65534              //
+	privateDir   = fs.FileMode(0o700) //
+)
+
+// Materialized is a case written to disk.
+type Materialized struct {
+	Root      string // the case's root directory
+	StatusDir string // what STATUS_DIR names
+	DecoyHome string // what GENTLE_PI_CONFIG_HOME names
+	c         *Case
+}
+
+// Env is the environment a reader under test gets, besides the harness's
+// own: STATUS_DIR, STATUSCONFORM_NOW and a decoy GENTLE_PI_CONFIG_HOME whose
+// only session a reader shows if it ignores STATUS_DIR (SPEC.md L4).
+func (m *Materialized) Env() map[string]string {
+	return map[string]string{
+		"STATUS_DIR":            m.StatusDir,
+		"STATUSCONFORM_NOW":     m.c.NowText,
+		"GENTLE_PI_CONFIG_HOME": m.DecoyHome,
+	}
+}
+
+// Materialize writes case c under root, which must be an existing empty
+// directory of the current account. It returns a *SkipError when the case
+// needs what this process cannot do (root, a Unix system).
+func Materialize(c *Case, root string) (*Materialized, error) {
+	if why := c.NeedsRoot(); why != "" && !isRoot() {
+		return nil, skipf("%s; run as root to include this case", why)
+	}
+	if needsUnix(c) && !unixLike {
+		return nil, skipf("needs a Unix system (modes, FIFOs, sockets)")
+	}
+	m := &Materialized{Root: root, c: c}
+	home := filepath.Join(root, homeDir)
+	homeReal := home
+	if c.Dir.ParentSymlink {
+		homeReal = filepath.Join(root, realHomeDir)
+	}
+	if err := mkdir(homeReal, privateDir); err != nil {
+		return nil, err
+	}
+	if c.Dir.ParentSymlink {
+		if err := os.Symlink(realHomeDir, home); err != nil {
+			return nil, err
+		}
+	}
+	m.StatusDir = filepath.Join(home, statusName)
+	dir := filepath.Join(homeReal, statusName)
+	if c.Dir.Symlink {
+		dir = filepath.Join(root, realStatus)
+		if err := os.Symlink(filepath.Join("..", realStatus), filepath.Join(homeReal, statusName)); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.Outside) > 0 {
+		if err := mkdir(filepath.Join(root, outsideDir), privateDir); err != nil {
+			return nil, err
+		}
+		for _, o := range c.Outside {
+			if err := writeFile(filepath.Join(root, outsideDir, o.Name), o.Data, 0o600); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !c.Dir.Missing {
+		if err := mkdir(dir, privateDir); err != nil {
+			return nil, err
+		}
+		for _, e := range c.Entries {
+			if err := m.create(dir, e); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", c.ID, e.Name, err)
+			}
+		}
+		if err := os.Chmod(dir, c.Dir.Mode); err != nil {
+			return nil, err
+		}
+		if c.Dir.OtherOwner {
+			if err := lchown(dir, otherUID, otherGID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m.DecoyHome = filepath.Join(root, decoyHomeDir)
+	decoyDir := filepath.Join(m.DecoyHome, statusName)
+	if err := mkdir(m.DecoyHome, privateDir); err != nil {
+		return nil, err
+	}
+	if err := mkdir(decoyDir, privateDir); err != nil {
+		return nil, err
+	}
+	decoy := record(decoySession, "decoy", "working",
+		"wrong directory: GENTLE_PI_CONFIG_HOME was read instead of STATUS_DIR", c.Now)
+	if err := writeFile(filepath.Join(decoyDir, fileName(decoySession)), decoy, 0o600); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Materialized) create(dir string, e Entry) error {
+	p := filepath.Join(dir, e.Name)
+	var err error
+	switch e.Kind {
+	case KindFile:
+		err = writeFile(p, e.Data, e.Mode)
+	case KindDir:
+		err = mkdir(p, e.Mode)
+	case KindSymlink:
+		target := e.Target
+		if out, ok := strings.CutPrefix(target, "outside/"); ok {
+			target, err = filepath.Rel(dir, filepath.Join(m.Root, outsideDir, out))
+			if err != nil {
+				return err
+			}
+		}
+		return os.Symlink(target, p)
+	case KindFIFO:
+		err = mkfifo(p, e.Mode)
+	case KindSocket:
+		err = mksocket(p, e.Mode)
+	case KindDevice:
+		err = mkzero(p, e.Mode)
+	default:
+		return fmt.Errorf("unknown kind %q", e.Kind)
+	}
+	if err != nil {
+		return err
+	}
+	if e.OtherOwner {
+		return lchown(p, otherUID, otherGID)
+	}
+	return nil
+}
+
+func needsUnix(c *Case) bool {
+	if c.Dir.Mode != privateDir || c.Dir.OtherOwner {
+		return true
+	}
+	for _, e := range c.Entries {
+		switch {
+		case e.Kind == KindFIFO, e.Kind == KindSocket, e.Kind == KindDevice, e.OtherOwner:
+			return true
+		case e.Kind == KindFile && e.Mode != 0o600:
+			return true
+		}
+	}
+	return false
+}
+
+// mkdir creates a directory with exactly mode, whatever the umask.
+func mkdir(p string, mode fs.FileMode) error {
+	if err := os.Mkdir(p, mode); err != nil {
+		return err
+	}
+	return os.Chmod(p, mode)
+}
+
+// writeFile creates a new file with exactly mode, whatever the umask.
+func writeFile(p string, data []byte, mode fs.FileMode) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(p, mode)
+	}
+	return err
+}
+
+func fileName(session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return hex.EncodeToString(sum[:]) + ".json"
+}
+
+// record is a well-formed v1 record, as a publisher writes it.
+func record(session, agent, state, title string, at time.Time) []byte {
+	task := "null"
+	if title != "" {
+		task = fmt.Sprintf(`{"title":%q}`, title)
+	}
+	return fmt.Appendf(nil, `{"schema":"gentle-shell.agent-status/v1","agent":%q,"session":%q,"pid":0,"cwd":"/","state":%q,"task":%s,"updatedAt":%q}`+"\n",
+		agent, session, state, task, at.UTC().Format(TimeLayout))
+}
+
+// Churn starts creating and removing c.Churn status files in the status
+// directory, over and over, as publishers that start and shut down do. At
+// any time about half of them exist; each one appears atomically (written
+// to a dot-file, then renamed) and holds a stale record, so a reader never
+// shows it, but a reader that lists the directory and then opens what it
+// listed finds some of them gone. It returns once the churn is running,
+// with a function that stops it and waits. Without churn it does nothing.
+func (m *Materialized) Churn() (stop func()) {
+	n := m.c.Churn
+	if n < 2 || m.c.Dir.Missing { // ParseCase allows 2 or more
+		return func() {}
+	}
+	dir := m.StatusDir
+	done := make(chan struct{})
+	var wg, ready sync.WaitGroup
+	const workers = 2
+	for w := range workers {
+		// Worker w owns the sessions w, w+workers, ...: a ring in which
+		// it removes one file and creates the one half a ring ahead.
+		var ring []string
+		for k := w; k < n; k += workers {
+			ring = append(ring, fmt.Sprintf("%s%d", churnPrefix, k))
+		}
+		if len(ring) < 2 {
+			continue
+		}
+		half := len(ring) / 2
+		create := func(session string) {
+			name := fileName(session)
+			tmp := filepath.Join(dir, "."+name+".churn")
+			data := record(session, "churn", "working", "", m.c.Now.Add(-time.Hour))
+			if writeFile(tmp, data, 0o600) == nil {
+				os.Rename(tmp, filepath.Join(dir, name))
+			}
+		}
+		for _, s := range ring[:half] {
+			create(s)
+		}
+		wg.Add(1)
+		ready.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				if i == 1 {
+					ready.Done()
+				}
+				select {
+				case <-done:
+					if i == 0 {
+						ready.Done()
+					}
+					return
+				default:
+				}
+				os.Remove(filepath.Join(dir, fileName(ring[i%len(ring)])))
+				create(ring[(i+half)%len(ring)])
+			}
+		}()
+	}
+	ready.Wait()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// MaterializeAll writes every case under dir, each in dir/<id>/ with its
+// expected.json, and returns the cases skipped with why.
+func MaterializeAll(cases []*Case, dir string) (skipped map[string]string, err error) {
+	skipped = map[string]string{}
+	for _, c := range cases {
+		root := filepath.Join(dir, filepath.FromSlash(c.ID))
+		if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
+			return nil, err
+		}
+		if err := mkdir(root, privateDir); err != nil {
+			return nil, err
+		}
+		m, err := Materialize(c, root)
+		var skip *SkipError
+		if errors.As(err, &skip) {
+			skipped[c.ID] = skip.Reason
+			os.RemoveAll(root)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		env := map[string]string{}
+		for k, v := range m.Env() {
+			if k == "STATUSCONFORM_NOW" {
+				env[k] = v
+				continue
+			}
+			rel, _ := filepath.Rel(root, v)
+			env[k] = filepath.ToSlash(rel)
+		}
+		data, err := c.expected(env)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFile(filepath.Join(root, expectedFile), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return skipped, nil
+}
+
+// removeAll removes a materialized tree, restoring the permissions that
+// would stop an ordinary account from doing so.
+func removeAll(root string) error {
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Type()&fs.ModeSymlink == 0 {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(root)
+}

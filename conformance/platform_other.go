@@ -1,0 +1,28 @@
+//go:build !unix
+
+package conformance
+
+import (
+	"io/fs"
+	"os"
+)
+
+const unixLike = false
+
+func isRoot() bool { return false }
+
+func lchown(string, int, int) error { return skipf("no ownership on Windows") }
+
+func mkfifo(string, fs.FileMode) error { return skipf("no FIFOs on Windows") }
+
+func mksocket(string, fs.FileMode) error { return skipf("no Unix sockets in this harness on Windows") }
+
+func mkzero(string, fs.FileMode) error { return skipf("no device nodes on Windows") }
+
+func signalProcess(*os.Process, string) error { return skipf("no signals on this system") }
+
+func processAlive(int) bool { return false }
+
+func fileOwner(fs.FileInfo) int { return -1 }
+
+func fileLinks(fs.FileInfo) uint64 { return 1 }

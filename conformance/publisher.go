@@ -1,0 +1,232 @@
+package conformance
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CheckInfo describes one publisher check.
+type CheckInfo struct {
+	ID           string   `json:"id"`
+	Rules        []string `json:"rules"`
+	Requirements []string `json:"requirements"`
+}
+
+// PublisherOptions configure [RunPublisher].
+type PublisherOptions struct {
+	// Command is the publisher under test, CMD then ARGS, run without a
+	// shell once per scenario. In ARGS, {home} becomes the config home,
+	// {session} the session id and {agent} the agent name; the same are in
+	// STATUSCONFORM_CONFIG_HOME, STATUSCONFORM_SESSION and
+	// STATUSCONFORM_AGENT.
+	Command []string
+	// TimeoutScale multiplies every deadline (answers, appearance and
+	// removal of the file, exit) and the heartbeat's slack; 1 by default.
+	// The heartbeat interval itself is the protocol's and does not scale.
+	TimeoutScale float64
+	Select       Selector // by check id; all by default
+	TempDir      string   // where scenarios make their directories
+	// Parallel bounds how many scenarios run at once (the long heartbeat
+	// scenario aside), so that publishers do not all start at the same
+	// moment on a small machine; by default from the number of CPUs.
+	Parallel int
+}
+
+// scenario runs the publisher once and decides one or more checks.
+type scenario struct {
+	checks []CheckInfo
+	// root is why the scenario needs root, or "".
+	root string
+	// long scenarios mostly wait; they run outside the parallel bound.
+	long bool
+	run  func(p *pubRun)
+}
+
+// publisherQuotes are the requirements the checks quote, from SPEC.md
+// (go test checks each against it).
+var publisherQuotes = map[string]string{
+	"E1":  "E1. A publisher writes compact JSON (no white space between tokens), the keys in the order of the table above, followed by one newline.",
+	"E2":  "E2. Strings are escaped as `JSON.stringify` escapes them: `\"` and `\\` with a backslash, `\\b \\f \\n \\r \\t` in short form, other characters below U+0020 as `\\u00XX` (lowercase hex); nothing else is escaped: no HTML escaping of `<`, `>`, `&`, and no escaping of U+2028/U+2029 (this spec).",
+	"F1":  "F1. `task` is `null` when there is no title to show: no task in progress, or one whose sanitized title is empty, or task summaries are disabled.",
+	"L2":  "L2. The *status directory* is `<config home>/agent-status/`.",
+	"L4":  "L4. Publishers ignore `$STATUS_DIR` (this spec): a variable meant for readers must not redirect where sessions publish.",
+	"L5":  "L5. Directories above the config home are trusted and MAY be symbolic links.",
+	"N1":  "N1. A session's file name is the lowercase hexadecimal SHA-256 of the session id's UTF-8 bytes, followed by `.json` (69 characters in all).",
+	"N2":  "N2. A session id MUST be non-empty, valid UTF-8, at most 1024 bytes, and free of C0 and C1 control characters and DEL (this spec). A publisher MUST refuse any other id with a clear error and write nothing.",
+	"P1":  "P1. A publisher writes `<status directory>/<name>` (L1–L4, N1) for each session, every key of §4, encoded as §4.3.",
+	"P2":  "P2. It refuses (writes nothing) when the config home is a symbolic link, is not a directory, is owned by another account, or is writable by group or others.",
+	"P3":  "P3. It creates a missing status directory with mode 0700 whatever the umask. It creates a missing config home too, 0700, with any missing parents (this spec).",
+	"P4":  "P4. It refuses an existing status directory that is a symbolic link, is not a directory, is owned by another account, or has any group or other permission bit. It never changes the mode of a directory it did not create.",
+	"P5":  "P5. It refuses to replace an existing status file that is a symbolic link, is not a regular file, has more than one hard link, or is owned by another account (this spec, beyond the published page's symlink rule). The file a refused link points to is left untouched.",
+	"P6":  "P6. Status files have mode 0600 whatever the umask.",
+	"P7":  "P7. It runs the checks P2–P5 before every write, not once at start (this spec): directories can change while a session runs.",
+	"P8":  "P8. It replaces the file atomically: it writes the whole record to a temporary file in the status directory itself, whose name starts with a dot (readers ignore it, R3), then renames it over the status file. A reader therefore sees the old record or the new one, never a mix. No temporary file is left behind after a write, failed or not.",
+	"P9":  "P9. It rewrites the file at least every 10 s while the session lives (the heartbeat), with a fresh `updatedAt`.",
+	"P10": "P10. It coalesces bursts of changes: the first change after a quiet period is written at once; further changes within the coalescing window (100 ms by default in this toolkit) are written together at its end, the last state winning (this spec).",
+	"P11": "P11. On shutdown it removes the file, but only if it is still the file it wrote last (same device and inode); a file replaced by someone else is left alone (this spec).",
+	"P12": "P12. The title it writes is sanitized (§7); `task` is `null` when the sanitized title is empty. `cwd` is absolute. `pid` is the process the session lives in (for wrappers: the agent's process, not the wrapper's).",
+	"P13": "P13. A failed or refused write never takes the host program down: it is reported (each distinct failure once) and retried at the next heartbeat.",
+	"S2":  "S2. A publisher MUST write one of these three values (this spec).",
+	"T1":  "T1. A publisher writes `updatedAt` in UTC with exactly three fractional digits: `YYYY-MM-DDTHH:MM:SS.sssZ`, as JavaScript's `Date.prototype.toISOString()` does for years 0000–9999. Milliseconds are truncated, not rounded.",
+	"W1":  "W1. The publisher is started with a session id, an agent name and a config home (for `statuspub serve`: `--session`, `--agent`, `--config-home` or `--dir`; for the conformance suite also the environment variables `STATUSCONFORM_SESSION`, `STATUSCONFORM_AGENT`, `STATUSCONFORM_CONFIG_HOME`). It publishes at once: state `idle` (or `--state`), no task (or `--title`).",
+	"W2":  "W2. It reads standard input as lines, each one JSON object with `state` (a string) and/or `title` (a string, or `null` to clear the task). Keys that are absent leave that field as it was; other keys are ignored.",
+	"W3":  "W3. For every input line it writes exactly one line to standard output, in order, after the change is on disk or has failed: `{\"ok\":true}` or `{\"ok\":false,\"error\":\"<message>\"}`. A malformed line (not a JSON object, a state outside the vocabulary, a title of another type) gets `{\"ok\":false,...}` and changes nothing. A refused write (an unsafe directory) is an `ok:false` answer, not an exit; the publisher keeps running and keeps answering. Blank lines are ignored without an answer.",
+	"W4":  "W4. On end of input, SIGTERM or SIGINT it removes its file (P11) and exits with status 0.",
+	"W5":  "W5. It heartbeats (P9) whether or not lines arrive.",
+}
+
+func check(id string, rules ...string) CheckInfo {
+	c := CheckInfo{ID: id, Rules: rules}
+	for _, r := range rules {
+		c.Requirements = append(c.Requirements, publisherQuotes[r])
+	}
+	return c
+}
+
+// Checks lists every publisher check, in id order.
+func Checks() []CheckInfo {
+	var out []CheckInfo
+	for _, s := range scenarios() {
+		out = append(out, s.checks...)
+	}
+	slices.SortFunc(out, func(a, b CheckInfo) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// SelectChecks returns the checks sel selects, in id order.
+func SelectChecks(sel Selector) []CheckInfo {
+	var out []CheckInfo
+	for _, c := range Checks() {
+		if sel.Match(c.ID) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// RunPublisher runs every selected check against the publisher under test.
+// Scenarios run in parallel; the slowest (the heartbeat) takes about 25 s.
+func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
+	if len(opts.Command) == 0 {
+		return nil, errNoCommand
+	}
+	if opts.TimeoutScale < 1 {
+		opts.TimeoutScale = 1
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = max(4, 2*runtime.GOMAXPROCS(0))
+	}
+	rep := &Report{Suite: "publisher", Command: opts.Command, Started: time.Now()}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, opts.Parallel)
+	all := scenarios()
+	// The long ones first: they set the run's length.
+	slices.SortStableFunc(all, func(a, b scenario) int {
+		switch {
+		case a.long && !b.long:
+			return -1
+		case b.long && !a.long:
+			return 1
+		}
+		return 0
+	})
+	for _, s := range all {
+		var wanted []CheckInfo
+		for _, c := range s.checks {
+			if opts.Select.Match(c.ID) {
+				wanted = append(wanted, c)
+			}
+		}
+		if len(wanted) == 0 {
+			continue
+		}
+		wg.Add(1)
+		if !s.long {
+			sem <- struct{}{}
+		}
+		go func() {
+			defer wg.Done()
+			if !s.long {
+				defer func() { <-sem }()
+			}
+			results := runScenario(ctx, s, opts)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range results {
+				if opts.Select.Match(r.ID) {
+					rep.Results = append(rep.Results, r)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	rep.finish()
+	return rep, nil
+}
+
+// runScenario runs s and returns a result for each of its checks; a check
+// the scenario did not decide fails.
+func runScenario(ctx context.Context, s scenario, opts PublisherOptions) []Result {
+	start := time.Now()
+	results := make([]Result, len(s.checks))
+	for i, c := range s.checks {
+		results[i] = Result{ID: c.ID, Rules: c.Rules, Requirements: c.Requirements}
+	}
+	skip := func(why string) []Result {
+		for i := range results {
+			results[i].Outcome, results[i].Reason = Skip, why
+		}
+		return results
+	}
+	if !unixLike || runtime.GOOS == "windows" {
+		return skip("the publisher harness needs a Unix system (modes, umasks, signals)")
+	}
+	if s.root != "" && !isRoot() {
+		return skip(s.root + "; run as root to include this check")
+	}
+	p := newPubRun(ctx, opts, results)
+	func() {
+		defer p.finish()
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(abort); !ok {
+					panic(r)
+				}
+			}
+		}()
+		s.run(p)
+	}()
+	// The first check that failed on its own carries the process's
+	// stderr and timeline; checks left undecided point at it.
+	first := ""
+	for i := range results {
+		if r := &results[i]; r.Outcome == Fail && first == "" {
+			first = r.ID
+			r.Stderr = p.stderr.String()
+			r.Timeline = p.timelineCopy()
+			r.Exit = p.exitString()
+		}
+	}
+	for i := range results {
+		r := &results[i]
+		if r.Outcome == "" {
+			r.Outcome = Fail
+			r.Reason = "not decided: " + p.stopReason()
+			if first == "" {
+				first = r.ID
+				r.Stderr = p.stderr.String()
+				r.Timeline = p.timelineCopy()
+				r.Exit = p.exitString()
+			} else {
+				r.Reason += " (see " + first + ")"
+			}
+		}
+		r.Seconds = time.Since(start).Round(time.Millisecond).Seconds()
+	}
+	return results
+}

@@ -1,0 +1,696 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// Titles the checks send, and what a conforming publisher writes for them
+// (go test checks these against statusfile.SanitizeTitle).
+var (
+	hostileTitle      = "\x1b[31mred\x1b[0m \u202eevil\a \x1b]0;pwned\aok  done\u200b!"
+	hostileTitleShown = "red evil ok done !"
+	escapeOnlyTitle   = "\x1b]0;only an escape sequence, never terminated"
+	// 5,000 characters; the cut at 4,096 UTF-16 units falls inside the
+	// ZWJ sequence 👩‍💻 (4,094 + 5 units), whose partial cluster is dropped.
+	longTitle      = strings.Repeat("x", 4094) + "\U0001F469\u200d\U0001F4BB" + strings.Repeat("y", 903)
+	longTitleShown = strings.Repeat("x", 4094)
+	// E2: characters JSON.stringify leaves alone, or escapes with a
+	// backslash; a session id may hold them all (N2 forbids controls only).
+	escapingSession = "e2 \"quoted\" \\back <tag>&amp; \u2028\u2029 é ☕"
+	escapingTitle   = "say \"hi\" \\ <b>&c"
+)
+
+func scenarios() []scenario {
+	s := []scenario{
+		{checks: []CheckInfo{
+			check("W1/publishes-at-once", "W1"),
+			check("P1/every-key", "P1"),
+			check("E1/compact-encoding", "E1"),
+			check("N1/file-name-is-hash", "N1", "L2"),
+			check("T1/updated-at-utc-milliseconds", "T1"),
+			check("P12/pid-is-live", "P12"),
+			check("P12/cwd-is-absolute", "P12"),
+			check("L4/ignores-status-dir", "L4"),
+		}, run: basicScenario},
+		{checks: []CheckInfo{check("P3/creates-config-home", "P3")}, run: createsConfigHome},
+		{checks: []CheckInfo{check("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
+		{checks: []CheckInfo{check("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
+		{checks: []CheckInfo{check("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
+		{checks: []CheckInfo{
+			check("W3/malformed-lines-refused", "W3", "S2"),
+			check("W3/blank-lines-unanswered", "W3"),
+		}, run: malformedLines},
+		{checks: []CheckInfo{
+			check("P12/title-sanitized", "P12"),
+			check("P12/title-empty-is-null", "P12", "F1"),
+			check("P12/long-title-cut", "P12"),
+		}, run: titles},
+		{checks: []CheckInfo{
+			check("N1/non-ascii-session", "N1"),
+			check("E2/json-escaping", "E2"),
+		}, run: escaping},
+		{checks: []CheckInfo{
+			check("P8/never-partial", "P8"),
+			check("P8/no-temporary-file-left", "P8"),
+			check("P10/last-change-wins", "P10"),
+		}, run: atomicity},
+		{checks: []CheckInfo{check("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat},
+		{checks: []CheckInfo{check("W4/removed-on-eof", "W4")}, run: removal("eof")},
+		{checks: []CheckInfo{check("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
+		{checks: []CheckInfo{check("W4/removed-on-sigint", "W4")}, run: removal("INT")},
+		{checks: []CheckInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
+		{checks: []CheckInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checksEveryWrite},
+		{checks: []CheckInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
+	}
+	for _, u := range []int{0o000, 0o022, 0o077} {
+		s = append(s, scenario{checks: []CheckInfo{
+			check(fmt.Sprintf("P3/status-dir-0700/umask-%03o", u), "P3"),
+			check(fmt.Sprintf("P6/file-0600/umask-%03o", u), "P6"),
+		}, run: modes(u)})
+	}
+	for _, r := range []struct {
+		id, root string
+		rules    []string
+		setup    func(p *pubRun)
+	}{
+		{"P2/config-home-symlink", "", []string{"P2"}, func(p *pubRun) {
+			p.must(mkdir(filepath.Join(p.base, "real-home"), privateDir))
+			p.must(os.Symlink(filepath.Join(p.base, "real-home"), p.home))
+		}},
+		{"P2/config-home-group-writable", "", []string{"P2"}, func(p *pubRun) {
+			p.must(mkdir(p.home, 0o770))
+		}},
+		{"P2/config-home-world-writable", "", []string{"P2"}, func(p *pubRun) {
+			p.must(mkdir(p.home, 0o757))
+		}},
+		{"P2/config-home-not-owned", "the config home must be owned by another account (chown needs root)", []string{"P2"}, func(p *pubRun) {
+			p.must(mkdir(p.home, 0o755))
+			p.must(lchown(p.home, otherUID, otherGID))
+		}},
+		{"P2/config-home-not-directory", "", []string{"P2"}, func(p *pubRun) {
+			p.must(writeFile(p.home, []byte("not a directory\n"), 0o600))
+		}},
+		{"P4/status-dir-symlink", "", []string{"P4"}, func(p *pubRun) {
+			p.must(mkdir(p.home, privateDir))
+			p.must(mkdir(filepath.Join(p.base, "real-status"), privateDir))
+			p.must(os.Symlink(filepath.Join(p.base, "real-status"), p.statusDir()))
+		}},
+		{"P4/status-dir-0750", "", []string{"P4"}, func(p *pubRun) {
+			p.must(mkdir(p.home, privateDir))
+			p.must(mkdir(p.statusDir(), 0o750))
+		}},
+		{"P4/status-dir-0755", "", []string{"P4"}, func(p *pubRun) {
+			p.must(mkdir(p.home, privateDir))
+			p.must(mkdir(p.statusDir(), 0o755))
+		}},
+		{"P4/status-dir-not-owned", "the status directory must be owned by another account (chown needs root)", []string{"P4"}, func(p *pubRun) {
+			p.must(mkdir(p.home, privateDir))
+			p.must(mkdir(p.statusDir(), privateDir))
+			p.must(lchown(p.statusDir(), otherUID, otherGID))
+		}},
+		{"P4/status-dir-not-directory", "", []string{"P4"}, func(p *pubRun) {
+			p.must(mkdir(p.home, privateDir))
+			p.must(writeFile(p.statusDir(), []byte("not a directory\n"), 0o600))
+		}},
+		{"P5/status-file-symlink", "", []string{"P5"}, func(p *pubRun) {
+			victim := makeVictim(p)
+			p.must(os.Symlink(victim, p.statusPath()))
+		}},
+		{"P5/status-file-hardlink", "", []string{"P5"}, func(p *pubRun) {
+			victim := makeVictim(p)
+			p.must(os.Link(victim, p.statusPath()))
+		}},
+		{"P5/status-file-fifo", "", []string{"P5"}, func(p *pubRun) {
+			makeVictim(p)
+			p.must(mkfifo(p.statusPath(), 0o600))
+		}},
+		{"P5/status-file-not-owned", "the status file must be owned by another account (chown needs root)", []string{"P5"}, func(p *pubRun) {
+			makeVictim(p)
+			p.must(writeFile(p.statusPath(), record(p.session, "someone-else", "working", "not yours", time.Now()), 0o644))
+			p.must(lchown(p.statusPath(), otherUID, otherGID))
+		}},
+	} {
+		s = append(s, scenario{
+			checks: []CheckInfo{check(r.id, append(r.rules, "W3", "P13")...)},
+			root:   r.root,
+			run:    refusal(r.id, r.setup),
+		})
+	}
+	for _, b := range []struct{ id, session string }{
+		{"N2/session-empty", ""},
+		{"N2/session-control-character", "s\x1b[31mx"},
+		{"N2/session-del", "s\x7fx"},
+		{"N2/session-c1-control", "s\u0085x"},
+		{"N2/session-invalid-utf8", "s\xffx"},
+		{"N2/session-too-long", strings.Repeat("a", 1025)},
+	} {
+		s = append(s, scenario{checks: []CheckInfo{check(b.id, "N2")}, run: badSession(b.id, b.session)})
+	}
+	return s
+}
+
+// makeVictim creates the config home and status directory and a file
+// outside them that a refused publisher must leave as it is; it returns
+// the victim's path.
+func makeVictim(p *pubRun) string {
+	p.must(mkdir(p.home, privateDir))
+	p.must(mkdir(p.statusDir(), privateDir))
+	victim := filepath.Join(p.base, "victim")
+	p.must(writeFile(victim, []byte("victim: must stay as it is\n"), 0o600))
+	return victim
+}
+
+// recordKeys are the keys of §4, in order (E1).
+var recordKeys = []string{"schema", "agent", "session", "pid", "cwd", "state", "task", "updatedAt"}
+
+// topKeys returns the keys of the top-level object in data, in order.
+func topKeys(data []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, t.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+var toISOString = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$`)
+
+func basicScenario(p *pubRun) {
+	p.must(mkdir(p.home, privateDir))
+	before := time.Now()
+	rec, data := p.startAndWait("W1/publishes-at-once")
+	after := time.Now()
+
+	const w1 = "W1/publishes-at-once"
+	p.expect(rec.Session == p.session, w1, "session is %q, want %q", rec.Session, p.session)
+	p.expect(rec.Agent == p.agent, w1, "agent is %q, want %q", rec.Agent, p.agent)
+	p.expect(rec.State == statusfile.Idle, w1, "state is %q, want idle", rec.State)
+	p.expect(rec.Title == "", w1, "task has the title %q, want null", rec.Title)
+	p.pass(w1)
+
+	keys, err := topKeys(data)
+	if p.expect(err == nil, "P1/every-key", "the file is not one JSON object: %v", err) {
+		var missing []string
+		for _, k := range recordKeys {
+			if !slices.Contains(keys, k) {
+				missing = append(missing, k)
+			}
+		}
+		p.expect(len(missing) == 0, "P1/every-key", "keys missing: %s (a publisher writes every key of §4)", strings.Join(missing, ", "))
+		p.setExpected("P1/every-key", strings.Join(recordKeys, ","), strings.Join(keys, ","))
+	}
+	p.pass("P1/every-key")
+
+	if want, err := statusfile.Encode(rec); p.expect(err == nil, "E1/compact-encoding", "the record cannot be encoded: %v", err) {
+		if !bytes.Equal(data, want) {
+			p.fail("E1/compact-encoding", "the file is not compact JSON with the keys in order and one newline")
+			p.setExpected("E1/compact-encoding", fmt.Sprintf("%q", want), fmt.Sprintf("%q", data))
+		}
+	}
+	p.pass("E1/compact-encoding")
+
+	entries, err := os.ReadDir(p.statusDir())
+	p.must(err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	p.expect(slices.Contains(names, fileName(p.session)), "N1/file-name-is-hash", "no %s in %s (it holds %v)", fileName(p.session), p.rel(p.statusDir()), names)
+	p.pass("N1/file-name-is-hash")
+
+	var raw map[string]json.RawMessage
+	var ts string
+	json.Unmarshal(data, &raw)
+	json.Unmarshal(raw["updatedAt"], &ts)
+	const t1 = "T1/updated-at-utc-milliseconds"
+	p.expect(toISOString.MatchString(ts), t1, "updatedAt is %q, want YYYY-MM-DDTHH:MM:SS.sssZ", ts)
+	slack := p.d(1)
+	p.expect(!rec.UpdatedAt.Before(before.Truncate(time.Millisecond).Add(-slack)) && !rec.UpdatedAt.After(after.Add(slack)), t1,
+		"updatedAt %s is not within %v of the harness's clock (the file appeared between %s and %s)",
+		ts, slack, before.UTC().Format(TimeLayout), after.UTC().Format(TimeLayout))
+	p.pass(t1)
+
+	p.expect(rec.PID > 0 && processAlive(rec.PID), "P12/pid-is-live", "pid %d is not a live process", rec.PID)
+	p.pass("P12/pid-is-live")
+	p.expect(strings.HasPrefix(rec.Cwd, "/"), "P12/cwd-is-absolute", "cwd %q is not absolute", rec.Cwd)
+	p.pass("P12/cwd-is-absolute")
+
+	decoy, _ := os.ReadDir(p.decoy)
+	p.expect(len(decoy) == 0, "L4/ignores-status-dir", "the publisher wrote into $STATUS_DIR (%d entries there)", len(decoy))
+	p.pass("L4/ignores-status-dir")
+}
+
+func modes(umask int) func(p *pubRun) {
+	return func(p *pubRun) {
+		dirID := fmt.Sprintf("P3/status-dir-0700/umask-%03o", umask)
+		fileID := fmt.Sprintf("P6/file-0600/umask-%03o", umask)
+		p.umask = umask
+		p.must(mkdir(p.home, privateDir))
+		p.startAndWait(fileID)
+		checkModes := func(when string) {
+			if fi, err := os.Lstat(p.statusDir()); p.expect(err == nil, dirID, "%v", err) {
+				p.expect(fi.IsDir() && fi.Mode().Perm() == 0o700, dirID, "%s: the status directory has mode %v, want drwx------", when, fi.Mode())
+			}
+			if fi, err := os.Lstat(p.statusPath()); p.expect(err == nil, fileID, "%v", err) {
+				p.expect(fi.Mode().IsRegular() && fi.Mode().Perm() == 0o600, fileID, "%s: the status file has mode %v, want -rw-------", when, fi.Mode())
+			}
+		}
+		checkModes("after the first write")
+		p.sendOK(fileID, `{"state":"working"}`)
+		checkModes("after a change")
+		p.passIfClean(dirID, fileID)
+	}
+}
+
+func createsConfigHome(p *pubRun) {
+	const id = "P3/creates-config-home"
+	p.home = filepath.Join(p.base, "missing", "parent", "home")
+	p.umask = 0o022
+	p.startAndWait(id)
+	for _, d := range []string{p.home, p.statusDir()} {
+		fi, err := os.Lstat(d)
+		if p.expect(err == nil, id, "%v", err) {
+			p.expect(fi.IsDir() && fi.Mode().Perm() == 0o700, id, "%s has mode %v, want drwx------", p.rel(d), fi.Mode())
+		}
+	}
+	p.pass(id)
+}
+
+func parentSymlink(p *pubRun) {
+	const id = "L5/config-home-parent-symlink"
+	real := filepath.Join(p.base, "real")
+	p.must(mkdir(real, privateDir))
+	p.must(mkdir(filepath.Join(real, "home"), privateDir))
+	p.must(os.Symlink(real, filepath.Join(p.base, "link")))
+	p.home = filepath.Join(p.base, "link", "home")
+	p.startAndWait(id)
+	_, err := os.Lstat(filepath.Join(real, "home", statusName, fileName(p.session)))
+	p.expect(err == nil, id, "the status file is not in the directory the link leads to: %v", err)
+	p.pass(id)
+}
+
+func stateChanges(p *pubRun) {
+	const id = "W2/state-changes-land"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	for _, st := range []string{"working", "blocked", "idle", "working"} {
+		p.sendOK(id, fmt.Sprintf(`{"state":%q}`, st))
+		rec, _, err := p.readRecord()
+		if p.expect(err == nil, id, "after {\"state\":%q} was answered: %v", st, err) {
+			p.expect(string(rec.State) == st, id, "answered ok for {\"state\":%q}, but the file says state %q", st, rec.State)
+			p.expect(rec.Title == "", id, "a state change set the title to %q", rec.Title)
+		}
+	}
+	p.pass(id)
+}
+
+func titleChanges(p *pubRun) {
+	const id = "W2/title-changes-land"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	steps := []struct {
+		line, state, title string
+	}{
+		{`{"title":"Fix the tests"}`, "idle", "Fix the tests"},
+		{`{"state":"working"}`, "working", "Fix the tests"},
+		{`{"title":null}`, "working", ""},
+		{`{"state":"blocked","title":"Review the plan"}`, "blocked", "Review the plan"},
+	}
+	for _, s := range steps {
+		p.sendOK(id, s.line)
+		rec, _, err := p.readRecord()
+		if p.expect(err == nil, id, "after %s was answered: %v", s.line, err) {
+			p.expect(string(rec.State) == s.state && rec.Title == s.title, id,
+				"after %s the file says state %q title %q, want state %q title %q", s.line, rec.State, rec.Title, s.state, s.title)
+		}
+	}
+	p.pass(id)
+}
+
+func malformedLines(p *pubRun) {
+	const id, blank = "W3/malformed-lines-refused", "W3/blank-lines-unanswered"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	p.sendOK(id, `{"state":"working","title":"Keep me"}`)
+	for _, line := range []string{
+		`not json`, `[1,2]`, `"working"`, `{"state":"sleeping"}`, `{"state":5}`,
+		`{"state":null}`, `{"title":5}`, `{"title":{"text":"x"}}`, `{"state":"blocked","title":7}`,
+	} {
+		a := p.send(id, line)
+		p.expect(!a.ok, id, "%s was answered ok:true; a malformed line gets ok:false", line)
+		p.expect(a.ok || a.msg != "", id, "%s: ok:false without an error message", line)
+		rec, _, err := p.readRecord()
+		if p.expect(err == nil, id, "after %s: %v", line, err) {
+			p.expect(rec.State == "working" && rec.Title == "Keep me", id, "%s changed the record to state %q title %q", line, rec.State, rec.Title)
+		}
+	}
+	// Other keys are ignored (W2).
+	p.sendOK(id, `{"state":"blocked","colour":"red"}`)
+	p.pass(id)
+
+	// Blank lines get no answer: the next answer is the next line's.
+	p.write("")
+	p.write("   ")
+	a := p.send(blank, `{"state":"idle"}`)
+	p.expect(a.ok, blank, "the answer after two blank lines and {\"state\":\"idle\"} is %s: a blank line was answered", a.raw)
+	select {
+	case extra, ok := <-p.answers:
+		if ok {
+			p.fail(blank, "an extra answer %s: a blank line was answered", extra.raw)
+		}
+	case <-time.After(p.d(0.3)):
+	}
+	p.pass(blank)
+}
+
+func titles(p *pubRun) {
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait("P12/title-sanitized")
+	for _, t := range []struct{ id, raw, want string }{
+		{"P12/title-sanitized", hostileTitle, hostileTitleShown},
+		{"P12/title-empty-is-null", escapeOnlyTitle, ""},
+		{"P12/long-title-cut", longTitle, longTitleShown},
+	} {
+		line, _ := json.Marshal(map[string]string{"title": t.raw})
+		p.sendOK(t.id, string(line))
+		rec, _, err := p.readRecord()
+		if p.expect(err == nil, t.id, "%v", err) && rec.Title != t.want {
+			p.fail(t.id, "the title written is not the sanitized title (%d UTF-16 units; want %d)",
+				len(utf16.Encode([]rune(rec.Title))), len(utf16.Encode([]rune(t.want))))
+			p.setExpected(t.id, showTitle(t.want), showTitle(rec.Title))
+		}
+		p.pass(t.id)
+	}
+}
+
+func showTitle(t string) string {
+	if t == "" {
+		return `"task":null`
+	}
+	b, _ := json.Marshal(t)
+	return string(b)
+}
+
+func escaping(p *pubRun) {
+	p.session = escapingSession
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait("N1/non-ascii-session")
+	p.pass("N1/non-ascii-session")
+	const id = "E2/json-escaping"
+	line, _ := json.Marshal(map[string]string{"title": escapingTitle})
+	p.sendOK(id, string(line))
+	_, data, err := p.readRecord()
+	p.must(err)
+	for _, want := range []string{
+		`"session":"e2 \"quoted\" \\back <tag>&amp; ` + "\u2028\u2029" + ` é ☕"`,
+		`"task":{"title":"say \"hi\" \\ <b>&c"}`,
+	} {
+		if !bytes.Contains(data, []byte(want)) {
+			p.fail(id, "the file does not contain %s", printableQuote(want))
+			p.setExpected(id, printableQuote(want), printableQuote(string(data)))
+		}
+	}
+	p.pass(id)
+}
+
+// printableQuote shows bytes with U+2028 and U+2029 visible.
+func printableQuote(s string) string {
+	return strings.NewReplacer("\u2028", `<U+2028>`, "\u2029", `<U+2029>`).Replace(strings.TrimRight(s, "\n"))
+}
+
+func atomicity(p *pubRun) {
+	const partial, temp, last = "P8/never-partial", "P8/no-temporary-file-left", "P10/last-change-wins"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(partial)
+	path := p.statusPath()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	var reads, bad int
+	var firstBad string
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			data, err := os.ReadFile(path)
+			reads++
+			if err == nil {
+				_, err = statusfile.Decode(data)
+			}
+			if err != nil {
+				if bad == 0 {
+					firstBad = fmt.Sprintf("%v: %q", err, truncate(string(data), 120))
+				}
+				bad++
+			}
+		}
+	}()
+	states := []string{"working", "blocked", "idle"}
+	const n = 200
+	for i := 1; i <= n; i++ {
+		p.write(fmt.Sprintf(`{"state":%q,"title":"change %d"}`, states[i%3], i))
+	}
+	for i := 1; i <= n; i++ {
+		a, err := p.next(p.d(5))
+		if err != nil || !a.ok {
+			close(stop)
+			<-done
+			if err == nil {
+				err = fmt.Errorf("answered %s", a.raw)
+			}
+			p.fail(last, "change %d of %d: %v", i, n, err)
+			p.stopNow("a rapid change was not applied")
+		}
+	}
+	close(stop)
+	<-done
+	p.note(partial, "a reader loop read the file %d times during %d rapid changes", reads, n)
+	p.expect(bad == 0, partial, "%d of %d reads during %d rapid changes were not a valid record (the first: %s)", bad, reads, n, firstBad)
+	p.pass(partial)
+
+	rec, _, err := p.readRecord()
+	if p.expect(err == nil, last, "%v", err) {
+		p.expect(string(rec.State) == states[n%3] && rec.Title == fmt.Sprintf("change %d", n), last,
+			"after %d changes the file says state %q title %q, want the last change: state %q title \"change %d\"", n, rec.State, rec.Title, states[n%3], n)
+	}
+	p.pass(last)
+
+	// A write may be in flight (a heartbeat); only what stays counts.
+	var extra []string
+	for attempt := 0; attempt < 2; attempt++ {
+		entries, err := os.ReadDir(p.statusDir())
+		p.must(err)
+		extra = nil
+		for _, e := range entries {
+			if e.Name() != fileName(p.session) {
+				extra = append(extra, e.Name())
+			}
+		}
+		if len(extra) == 0 {
+			break
+		}
+		time.Sleep(p.d(0.5))
+	}
+	p.expect(len(extra) == 0, temp, "left in the status directory after the writes: %v", extra)
+	p.pass(temp)
+}
+
+func heartbeat(p *pubRun) {
+	const id = "P9/heartbeat"
+	const observe = 25 * time.Second
+	limit := statusfile.HeartbeatInterval + p.d(1)
+	p.must(mkdir(p.home, privateDir))
+	rec, _ := p.startAndWait(id)
+	start := time.Now()
+	last, lastChange := rec.UpdatedAt, start
+	var gaps []string
+	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
+	for time.Since(start) < observe {
+		time.Sleep(50 * time.Millisecond)
+		if !p.running() {
+			p.fail(id, "the publisher exited while idle: %s", p.exitString())
+			p.stopNow("the publisher exited")
+		}
+		rec, _, err := p.readRecord()
+		now := time.Now()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				p.fail(id, "the status file disappeared while the session lives")
+				p.stopNow("the file disappeared")
+			}
+			continue // the next read decides; P8 is checked elsewhere
+		}
+		if !rec.UpdatedAt.Equal(last) {
+			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
+			p.event("heartbeat: updatedAt %s", rec.UpdatedAt.UTC().Format(TimeLayout))
+			if d := now.Sub(rec.UpdatedAt); d > p.d(2) || d < -p.d(2) {
+				p.fail(id, "a heartbeat wrote updatedAt %s, %v away from the harness's clock: not a fresh updatedAt",
+					rec.UpdatedAt.UTC().Format(TimeLayout), d.Round(time.Millisecond))
+			}
+			last, lastChange = rec.UpdatedAt, now
+		}
+		if since := now.Sub(lastChange); since > limit {
+			gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
+			report()
+			p.fail(id, "updatedAt did not move for %v with no input (P9: at least every 10 s)", since.Round(time.Millisecond))
+			p.stopNow("no heartbeat")
+		}
+	}
+	gaps = append(gaps, fmt.Sprintf("(%.2fs since the last, at the end)", time.Since(lastChange).Seconds()))
+	report()
+	p.pass(id)
+}
+
+func removal(how string) func(p *pubRun) {
+	return func(p *pubRun) {
+		id := map[string]string{"eof": "W4/removed-on-eof", "TERM": "W4/removed-on-sigterm", "INT": "W4/removed-on-sigint"}[how]
+		p.must(mkdir(p.home, privateDir))
+		p.startAndWait(id)
+		p.sendOK(id, `{"state":"working","title":"About to stop"}`)
+		if how == "eof" {
+			p.closeStdin()
+		} else {
+			p.signal(how)
+		}
+		p.expect(p.waitGone(p.d(2)), id, "the status file is still there %v later", p.d(2))
+		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v", p.d(2)) {
+			p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
+		}
+		p.pass(id)
+	}
+}
+
+func replacedFile(p *pubRun) {
+	const id = "P11/replaced-file-left-alone"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	mine := record(p.session, "someone-else", "blocked", "replaced by someone else", time.Now())
+	tmp := filepath.Join(p.statusDir(), ".replacement")
+	p.must(writeFile(tmp, mine, 0o600))
+	p.must(os.Rename(tmp, p.statusPath()))
+	p.event("replaced the status file with another one")
+	p.closeStdin()
+	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input", p.d(2)) {
+		p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
+	}
+	data, err := os.ReadFile(p.statusPath())
+	p.expect(err == nil && bytes.Equal(data, mine), id, "a status file the publisher did not write was removed or changed on shutdown (%v)", err)
+	p.pass(id)
+}
+
+func checksEveryWrite(p *pubRun) {
+	const id = "P7/checked-before-every-write"
+	p.must(mkdir(p.home, privateDir))
+	_, before := p.startAndWait(id)
+	p.must(os.Chmod(p.statusDir(), 0o755))
+	p.event("made the status directory 0755")
+	a := p.send(id, `{"state":"working"}`)
+	p.expect(!a.ok, id, "a change was written into a status directory made 0755 after the start (answered %s)", a.raw)
+	data, _ := os.ReadFile(p.statusPath())
+	p.expect(bytes.Equal(data, before), id, "the status file was rewritten in a 0755 directory")
+	fi, err := os.Lstat(p.statusDir())
+	p.expect(err == nil && fi.Mode().Perm() == 0o755, id, "the publisher changed the directory's mode back (%v)", fi.Mode())
+	p.must(os.Chmod(p.statusDir(), privateDir))
+	p.event("made the status directory 0700 again")
+	p.sendOK(id, `{"state":"blocked"}`)
+	rec, _, err := p.readRecord()
+	p.expect(err == nil && rec.State == statusfile.Blocked, id, "after the directory was fixed, the change did not land (state %q, %v)", rec.State, err)
+	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
+	p.pass(id)
+}
+
+func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
+	return func(p *pubRun) {
+		setup(p)
+		before := p.snapshot()
+		p.start()
+		for _, line := range []string{`{"state":"working"}`, `{"title":"Write through this"}`} {
+			a := p.send(id, line)
+			p.expect(!a.ok, id, "%s was answered ok:true: the publisher wrote where it must refuse to", line)
+			p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+		}
+		p.expect(p.running(), id, "the publisher stopped after a refused write: %s", p.exitString())
+		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
+			p.fail(id, "the publisher changed what it must leave alone")
+			p.result(id).Details = append(p.result(id).Details, diff...)
+		}
+		p.closeStdin()
+		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input", p.d(2)) {
+			p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
+		}
+		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
+			p.fail(id, "on exit the publisher changed what it must leave alone")
+			p.result(id).Details = append(p.result(id).Details, diff...)
+		}
+		p.pass(id)
+	}
+}
+
+func badSession(id, session string) func(p *pubRun) {
+	return func(p *pubRun) {
+		p.session = session
+		p.must(mkdir(p.home, privateDir))
+		p.start()
+		// A refusal is either an exit with an error, or ok:false answers.
+		var a answer
+		var err error
+		if !p.waitExit(p.d(1)) {
+			if err = p.tryWrite(`{"state":"working"}`); err == nil {
+				a, err = p.next(p.d(2))
+			}
+		}
+		if err != nil || !p.running() {
+			if p.expect(p.waitExit(p.d(2)), id, "no answer and no exit: %v", err) {
+				p.expect(p.exit.exitedByItself() && p.exit.code != 0, id, "the publisher ended with %s; refusing an id is a non-zero exit or ok:false answers", p.exit)
+				p.expect(strings.TrimSpace(p.stderr.String()) != "", id, "the publisher exited without an error message")
+			}
+		} else {
+			p.expect(!a.ok, id, "the publisher accepted the session id %q (answered %s)", session, a.raw)
+			p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+		}
+		if entries, err := os.ReadDir(p.statusDir()); err == nil {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			p.expect(len(names) == 0, id, "the publisher wrote %v for the session id %q", names, session)
+		}
+		p.pass(id)
+	}
+}
+
+func longSessionAccepted(p *pubRun) {
+	const id = "N2/session-1024-bytes-accepted"
+	p.session = strings.Repeat("é", 512) // 1,024 bytes
+	p.must(mkdir(p.home, privateDir))
+	rec, _ := p.startAndWait(id)
+	p.expect(rec.Session == p.session, id, "the session written is not the 1,024-byte id given")
+	p.pass(id)
+}

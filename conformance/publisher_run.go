@@ -1,0 +1,528 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+var errNoCommand = errors.New("conformance: no command to run")
+
+// abort stops a scenario early (its undecided checks then fail).
+type abort struct{}
+
+// answer is one line a publisher wrote to standard output.
+type answer struct {
+	raw string
+	ok  bool
+	msg string // the error message of an ok:false answer
+	bad string // why the line is not an answer, if it is not
+}
+
+// pubRun is one run of the publisher under test and the checks it decides.
+type pubRun struct {
+	ctx     context.Context
+	opts    PublisherOptions
+	results []Result
+
+	base    string // the scenario's private directory
+	home    string // the config home given to the publisher
+	session string
+	agent   string
+	umask   int // for the child; -1: the harness's own
+	decoy   string
+
+	cmd      *exec.Cmd
+	stdin    *os.File
+	answers  chan answer
+	stderr   *limitedBuffer
+	exited   chan struct{}
+	exit     exitInfo
+	started  time.Time
+	mu       sync.Mutex
+	timeline []string
+	stop     string // why the scenario stopped early
+}
+
+// The session and agent a scenario publishes as, unless it says otherwise.
+const (
+	defaultSession = "statusconform-session"
+	defaultAgent   = "statusconform-agent"
+)
+
+func newPubRun(ctx context.Context, opts PublisherOptions, results []Result) *pubRun {
+	p := &pubRun{ctx: ctx, opts: opts, results: results, session: defaultSession, agent: defaultAgent,
+		umask: -1, stderr: &limitedBuffer{max: 64 << 10}, started: time.Now()}
+	base, err := os.MkdirTemp(opts.TempDir, "statusconform-pub-")
+	if err == nil {
+		// Resolve links above it (a temporary directory may be reached
+		// through one, e.g. /tmp on macOS) so that paths compare equal.
+		if real, rerr := filepath.EvalSymlinks(base); rerr == nil {
+			base = real
+		}
+		err = os.Chmod(base, privateDir)
+	}
+	if err != nil {
+		p.harnessError(err)
+	}
+	p.base = base
+	p.home = filepath.Join(base, "home")
+	p.decoy = filepath.Join(base, "decoy", statusName)
+	p.must(os.MkdirAll(p.decoy, privateDir))
+	return p
+}
+
+// d scales a deadline.
+func (p *pubRun) d(seconds float64) time.Duration {
+	return time.Duration(seconds * p.opts.TimeoutScale * float64(time.Second))
+}
+
+func (p *pubRun) event(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timeline = append(p.timeline, fmt.Sprintf("+%06.3fs ", time.Since(p.started).Seconds())+fmt.Sprintf(format, args...))
+}
+
+func (p *pubRun) timelineCopy() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.timeline)
+}
+
+func (p *pubRun) result(id string) *Result {
+	for i := range p.results {
+		if p.results[i].ID == id {
+			return &p.results[i]
+		}
+	}
+	panic("conformance: no check " + id + " in this scenario")
+}
+
+// fail records that check id failed, with one more detail.
+func (p *pubRun) fail(id, format string, args ...any) {
+	r := p.result(id)
+	msg := fmt.Sprintf(format, args...)
+	if r.Outcome != Fail {
+		r.Outcome, r.Reason = Fail, msg
+	} else {
+		r.Details = append(r.Details, msg)
+	}
+	p.event("FAIL %s: %s", id, msg)
+}
+
+// expect fails check id unless ok, and reports ok.
+func (p *pubRun) expect(ok bool, id, format string, args ...any) bool {
+	if !ok {
+		p.fail(id, format, args...)
+	}
+	return ok
+}
+
+// pass marks check id passed unless it failed already.
+func (p *pubRun) pass(id string) {
+	if r := p.result(id); r.Outcome == "" {
+		r.Outcome = Pass
+	}
+}
+
+// passIfClean passes each check that has not failed.
+func (p *pubRun) passIfClean(ids ...string) {
+	for _, id := range ids {
+		p.pass(id)
+	}
+}
+
+func (p *pubRun) skip(id, why string) {
+	r := p.result(id)
+	r.Outcome, r.Reason = Skip, why
+}
+
+func (p *pubRun) note(id, format string, args ...any) {
+	r := p.result(id)
+	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
+
+func (p *pubRun) setExpected(id, expected, actual string) {
+	r := p.result(id)
+	r.Expected, r.Actual = expected, actual
+}
+
+// stopNow ends the scenario: every check not decided yet fails with why.
+func (p *pubRun) stopNow(why string) {
+	p.stop = why
+	p.event("stopped: %s", why)
+	panic(abort{})
+}
+
+func (p *pubRun) stopReason() string {
+	if p.stop == "" {
+		return "the scenario ended without deciding it"
+	}
+	return p.stop
+}
+
+// harnessError stops the scenario for a failure of the harness itself,
+// which is never a pass.
+func (p *pubRun) harnessError(err error) {
+	p.stopNow("harness error (not the publisher's fault, but not a pass): " + err.Error())
+}
+
+func (p *pubRun) must(err error) {
+	if err != nil {
+		p.harnessError(err)
+	}
+}
+
+// statusDir is where the publisher must publish (L2).
+func (p *pubRun) statusDir() string { return filepath.Join(p.home, statusName) }
+
+// statusPath is the status file of the session (N1).
+func (p *pubRun) statusPath() string { return filepath.Join(p.statusDir(), fileName(p.session)) }
+
+// start starts the publisher under test.
+func (p *pubRun) start() {
+	vars := map[string]string{"home": p.home, "session": p.session, "agent": p.agent}
+	argv := substitute(p.opts.Command, vars)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Env = environ(map[string]string{
+		"STATUSCONFORM_CONFIG_HOME": p.home,
+		"STATUSCONFORM_SESSION":     p.session,
+		"STATUSCONFORM_AGENT":       p.agent,
+		"GENTLE_PI_CONFIG_HOME":     p.home,
+		// A decoy: publishers must ignore STATUS_DIR (L4).
+		"STATUS_DIR": p.decoy,
+	})
+	setProcessGroup(p.cmd)
+	inR, inW, err := os.Pipe()
+	p.must(err)
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		p.harnessError(err)
+	}
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	p.stdin = inW
+	p.answers = make(chan answer, 1024)
+	p.exited = make(chan struct{})
+	err = startCommand(p.cmd, p.umask)
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		var skip *SkipError
+		if errors.As(err, &skip) {
+			p.stopNow(skip.Reason)
+		}
+		p.exit.err = err
+		close(p.exited)
+		p.stopNow("the publisher could not be started: " + err.Error())
+	}
+	umask := "the harness's"
+	if p.umask >= 0 {
+		umask = fmt.Sprintf("%03o", p.umask)
+	}
+	p.event("started pid %d (umask %s): %s", p.cmd.Process.Pid, umask, strings.Join(argv, " "))
+	go p.readAnswers(outR)
+	go func() {
+		err := p.cmd.Wait()
+		p.exit = exitOf(p.cmd, err)
+		p.event("exited: %s", p.exit)
+		close(p.exited)
+	}()
+}
+
+func (p *pubRun) readAnswers(r *os.File) {
+	defer close(p.answers)
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			a := parseAnswer(strings.TrimRight(line, "\r\n"))
+			p.event("< %s", truncate(a.raw, 200))
+			p.answers <- a
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func parseAnswer(line string) answer {
+	a := answer{raw: line}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(line), &m); err != nil || m == nil {
+		a.bad = "not a JSON object"
+		return a
+	}
+	switch string(m["ok"]) {
+	case "true":
+		a.ok = true
+	case "false":
+		if err := json.Unmarshal(m["error"], &a.msg); err != nil {
+			a.bad = `ok:false without an "error" string`
+		}
+	default:
+		a.bad = `no "ok": true or false`
+	}
+	return a
+}
+
+// running reports whether the publisher is still running.
+func (p *pubRun) running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// write sends one line (a newline is added) without waiting for its
+// answer; it stops the scenario if the line cannot be written.
+func (p *pubRun) write(line string) {
+	if err := p.tryWrite(line); err != nil {
+		p.stopNow(fmt.Sprintf("could not write to the publisher's standard input: %v (%s)", err, p.exitString()))
+	}
+}
+
+func (p *pubRun) tryWrite(line string) error {
+	p.event("> %s", truncate(line, 200))
+	p.stdin.SetWriteDeadline(time.Now().Add(p.d(5)))
+	_, err := p.stdin.Write([]byte(line + "\n"))
+	return err
+}
+
+// next waits for the next answer.
+func (p *pubRun) next(timeout time.Duration) (answer, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case a, ok := <-p.answers:
+		if !ok {
+			<-p.exited
+			return answer{}, fmt.Errorf("no answer: the publisher closed its standard output (%s)", p.exitString())
+		}
+		if a.bad != "" {
+			return a, fmt.Errorf("the answer %q is %s", truncate(a.raw, 200), a.bad)
+		}
+		return a, nil
+	case <-t.C:
+		return answer{}, fmt.Errorf("no answer within %v (W3: an answer comes once the change is on disk or has failed)", timeout)
+	case <-p.ctx.Done():
+		return answer{}, p.ctx.Err()
+	}
+}
+
+// send writes a line and waits for its answer; a missing or malformed
+// answer fails check id and stops the scenario.
+func (p *pubRun) send(id, line string) answer {
+	p.write(line)
+	a, err := p.next(p.d(2))
+	if err != nil {
+		p.fail(id, "after %s: %v", truncate(line, 100), err)
+		p.stopNow(err.Error())
+	}
+	return a
+}
+
+// sendOK sends a line that must be answered ok:true.
+func (p *pubRun) sendOK(id, line string) {
+	if a := p.send(id, line); !a.ok {
+		p.fail(id, "%s was answered %s, want {\"ok\":true}", truncate(line, 100), a.raw)
+		p.stopNow("a change was refused")
+	}
+}
+
+func (p *pubRun) closeStdin() {
+	p.event("closed standard input")
+	p.stdin.Close()
+}
+
+func (p *pubRun) signal(name string) {
+	p.event("sent SIG%s", name)
+	if err := signalProcess(p.cmd.Process, name); err != nil {
+		p.harnessError(err)
+	}
+}
+
+// waitExit waits up to timeout for the publisher to exit by itself.
+func (p *pubRun) waitExit(timeout time.Duration) bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+func (p *pubRun) exitString() string {
+	if p.cmd == nil {
+		return "not started"
+	}
+	if p.running() {
+		return "still running"
+	}
+	return p.exit.String()
+}
+
+// finish kills what is left of the publisher and removes the scenario's
+// directory.
+func (p *pubRun) finish() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		if p.running() {
+			p.event("killed by the harness at the end of the scenario")
+		}
+		killGroup(p.cmd)
+		<-p.exited
+		p.stdin.Close()
+	}
+	if p.base != "" {
+		removeAll(p.base)
+	}
+}
+
+// readRecord reads and decodes the status file, without following a link.
+func (p *pubRun) readRecord() (statusfile.Status, []byte, error) {
+	path := p.statusPath()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return statusfile.Status{}, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return statusfile.Status{}, nil, fmt.Errorf("%s is not a regular file (%v)", filepath.Base(path), fi.Mode().Type())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return statusfile.Status{}, nil, err
+	}
+	rec, err := statusfile.Decode(data)
+	return rec, data, err
+}
+
+// waitRecord polls the status file until it holds a valid record for
+// which ok returns true, or timeout passes; it returns the last record
+// read and why it did not satisfy ok.
+func (p *pubRun) waitRecord(timeout time.Duration, ok func(statusfile.Status) bool) (statusfile.Status, []byte, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		rec, data, err := p.readRecord()
+		if err == nil && (ok == nil || ok(rec)) {
+			return rec, data, nil
+		}
+		if err == nil {
+			err = errors.New("it does not hold the expected record yet")
+		}
+		if time.Now().After(deadline) || !p.running() {
+			return rec, data, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitGone polls until the status file is gone.
+func (p *pubRun) waitGone(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if _, err := os.Lstat(p.statusPath()); errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startAndWait starts the publisher and waits for its first record (W1),
+// failing check id when it does not come.
+func (p *pubRun) startAndWait(id string) (statusfile.Status, []byte) {
+	p.start()
+	rec, data, err := p.waitRecord(p.d(2), nil)
+	if err != nil {
+		p.fail(id, "no valid status file at %s within %v of the start: %v", p.rel(p.statusPath()), p.d(2), err)
+		p.stopNow("the publisher did not publish")
+	}
+	p.event("file: %s", describe(rec))
+	return rec, data
+}
+
+// rel shows a path relative to the scenario's directory.
+func (p *pubRun) rel(path string) string {
+	if r, err := filepath.Rel(p.base, path); err == nil {
+		return r
+	}
+	return path
+}
+
+func describe(rec statusfile.Status) string {
+	title := "null"
+	if rec.Title != "" {
+		title = fmt.Sprintf("%q", truncate(rec.Title, 60))
+	}
+	return fmt.Sprintf("state=%s title=%s updatedAt=%s", rec.State, title, rec.UpdatedAt.UTC().Format(TimeLayout))
+}
+
+// snapshot describes everything under the scenario's directory (but the
+// decoy): types, modes, owners, link targets and file contents. Refusals
+// compare one taken before with one taken after.
+func (p *pubRun) snapshot() []string {
+	var out []string
+	filepath.WalkDir(p.base, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if path == filepath.Dir(p.decoy) {
+			return fs.SkipDir
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return nil
+		}
+		line := fmt.Sprintf("%s %v uid=%d links=%d", p.rel(path), fi.Mode(), fileOwner(fi), fileLinks(fi))
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(path)
+			line += " -> " + target
+		case fi.Mode().IsRegular():
+			data, _ := os.ReadFile(path)
+			sum := sha256.Sum256(data)
+			line += fmt.Sprintf(" %d bytes sha256 %s", len(data), hex.EncodeToString(sum[:8]))
+		}
+		out = append(out, line)
+		return nil
+	})
+	return out
+}
+
+// diffSnapshots lists what changed.
+func diffSnapshots(before, after []string) []string {
+	var out []string
+	for _, b := range before {
+		if !slices.Contains(after, b) {
+			out = append(out, "was: "+b)
+		}
+	}
+	for _, a := range after {
+		if !slices.Contains(before, a) {
+			out = append(out, "now: "+a)
+		}
+	}
+	return out
+}

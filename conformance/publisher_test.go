@@ -1,0 +1,206 @@
+package conformance
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// brokenPublishers are flawed versions of the test publisher, each with
+// the checks it must fail.
+var brokenPublishers = []struct {
+	flaw     string
+	mustFail []string
+}{
+	{"mode-from-umask", []string{"P6/file-0600/umask-000", "P6/file-0600/umask-022"}},
+	{"dir-mode-from-umask", []string{"P3/status-dir-0700/umask-000", "P3/status-dir-0700/umask-022"}},
+	{"file-mode-0640", []string{"P6/file-0600/umask-000", "P6/file-0600/umask-022", "P6/file-0600/umask-077"}},
+	{"dir-mode-0750", []string{"P3/status-dir-0700/umask-000", "P3/status-dir-0700/umask-022", "P3/status-dir-0700/umask-077"}},
+	{"no-heartbeat", []string{"P9/heartbeat"}},
+	{"slow-heartbeat", []string{"P9/heartbeat"}},
+	{"stale-heartbeat", []string{"P9/heartbeat"}},
+	{"follow-symlinks", []string{"P5/status-file-symlink"}},
+	{"non-atomic", []string{"P8/never-partial"}},
+	{"leave-temp", []string{"P8/no-temporary-file-left"}},
+	{"no-checks", []string{"P2/config-home-symlink", "P2/config-home-group-writable", "P2/config-home-world-writable",
+		"P4/status-dir-symlink", "P4/status-dir-0750", "P4/status-dir-0755", "P5/status-file-hardlink", "P5/status-file-fifo",
+		"P5/status-file-not-owned", "P2/config-home-not-owned", "P4/status-dir-not-owned"}},
+	{"chmod-existing-dir", []string{"P4/status-dir-0755", "P4/status-dir-0750"}},
+	{"check-once", []string{"P7/checked-before-every-write"}},
+	{"raw-title", []string{"P12/title-sanitized", "P12/title-empty-is-null", "P12/long-title-cut"}},
+	{"cut-by-bytes", []string{"P12/long-title-cut"}},
+	{"no-removal", []string{"W4/removed-on-eof", "W4/removed-on-sigterm", "W4/removed-on-sigint"}},
+	{"die-on-sigterm", []string{"W4/removed-on-sigterm"}},
+	{"remove-any-file", []string{"P11/replaced-file-left-alone"}},
+	{"crash-on-refusal", []string{"P2/config-home-group-writable", "P4/status-dir-symlink", "P2/config-home-not-directory", "P4/status-dir-not-directory"}},
+	{"answer-before-write", []string{"W2/state-changes-land", "W2/title-changes-land"}},
+	{"answer-blank-lines", []string{"W3/blank-lines-unanswered"}},
+	{"accept-unknown-state", []string{"W3/malformed-lines-refused"}},
+	{"no-milliseconds", []string{"T1/updated-at-utc-milliseconds", "E1/compact-encoding"}},
+	{"pretty-json", []string{"E1/compact-encoding"}},
+	{"html-escape", []string{"E2/json-escaping"}},
+	{"uppercase-name", []string{"N1/file-name-is-hash", "N1/non-ascii-session", "W1/publishes-at-once"}},
+	{"use-status-dir", []string{"L4/ignores-status-dir"}},
+	{"pid-zero", []string{"P12/pid-is-live"}},
+	{"relative-cwd", []string{"P12/cwd-is-absolute"}},
+	{"accept-any-session", []string{"N2/session-empty", "N2/session-control-character", "N2/session-del",
+		"N2/session-c1-control", "N2/session-too-long", "N2/session-invalid-utf8"}},
+	{"max-1000-bytes", []string{"N2/session-1024-bytes-accepted"}},
+	{"lag-one-change", []string{"P10/last-change-wins", "W2/state-changes-land"}},
+	{"omit-null-task", []string{"P1/every-key", "E1/compact-encoding"}},
+	{"refuse-parent-symlink", []string{"L5/config-home-parent-symlink"}},
+	{"no-create-home", []string{"P3/creates-config-home"}},
+	{"initial-working", []string{"W1/publishes-at-once"}},
+}
+
+// TestPublishers runs every publisher check against statuspub serve and
+// the Python publisher (all must pass), and the broken publishers against
+// the checks that target their flaws (each must fail): a check that cannot
+// fail is a defect. The runs mostly wait (the heartbeat check takes 25 s),
+// so they run side by side rather than as parallel subtests, which
+// -parallel would serialize.
+func TestPublishers(t *testing.T) {
+	t.Parallel()
+	var all []string
+	for _, b := range brokenPublishers {
+		all = append(all, b.mustFail...)
+	}
+	for _, c := range Checks() {
+		if !slices.Contains(all, c.ID) {
+			t.Errorf("no broken publisher shows that %s can fail", c.ID)
+		}
+	}
+	type run struct {
+		name     string
+		opts     PublisherOptions
+		mustFail []string // nil: every selected check must pass
+		tool     string   // a tool the run needs
+		rep      *Report
+		err      error
+	}
+	runs := []*run{
+		{name: "statuspub-serve", opts: PublisherOptions{Command: []string{toolkitCommand(t, "statuspub"), "serve",
+			"--config-home", "{home}", "--session", "{session}", "--agent", "{agent}"}}},
+		// The same publisher without its flaws passes what they fail.
+		{name: "test-publisher", opts: PublisherOptions{Command: helperCommand(t, "publisher", ""), Select: all, TimeoutScale: 2}},
+		{name: "python", tool: "python3"},
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		// The interpreter starts slowly on a loaded machine.
+		runs[2].opts = PublisherOptions{Command: []string{python3(t), "adapters/python/status_publisher.py"}, TimeoutScale: 3}
+	}
+	for _, b := range brokenPublishers {
+		runs = append(runs, &run{name: "broken/" + b.flaw, mustFail: b.mustFail,
+			opts: PublisherOptions{Command: helperCommand(t, "publisher", b.flaw), Select: b.mustFail, TimeoutScale: 2, Parallel: 2}})
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, r := range runs {
+		if len(r.opts.Command) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r.rep, r.err = RunPublisher(context.Background(), r.opts)
+		}()
+	}
+	wg.Wait()
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			if r.tool != "" {
+				requireTool(t, r.tool)
+			}
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if r.mustFail == nil {
+				wantAllPass(t, r.rep)
+				if len(r.opts.Select) == 0 && len(r.rep.Results) != len(Checks()) {
+					t.Errorf("%d results for %d checks", len(r.rep.Results), len(Checks()))
+				}
+				return
+			}
+			for _, id := range r.mustFail {
+				res, ok := r.rep.Find(id)
+				switch {
+				case !ok:
+					t.Errorf("no check %s", id)
+				case res.Outcome == Skip && !isRoot():
+					t.Logf("%s: %s", id, res.Reason)
+				case res.Outcome != Fail:
+					t.Errorf("%s: %s, want FAIL for a publisher that breaks it", id, res.Outcome)
+				}
+			}
+		})
+	}
+}
+
+// The titles the checks expect are what the toolkit's sanitizer makes of
+// the titles they send.
+func TestPublisherTitlesAgreeWithSanitizer(t *testing.T) {
+	for raw, want := range map[string]string{
+		hostileTitle:    hostileTitleShown,
+		escapeOnlyTitle: "",
+		longTitle:       longTitleShown,
+		escapingTitle:   escapingTitle,
+	} {
+		if got := statusfile.SanitizeTitle(raw); got != want {
+			t.Errorf("SanitizeTitle(%.40q) = %.40q, want %.40q", raw, got, want)
+		}
+	}
+	if n := len([]rune(longTitle)); n != 5000 {
+		t.Errorf("the long title has %d characters, want 5000", n)
+	}
+	if n := len(utf16.Encode([]rune(longTitle))); n <= 4096 {
+		t.Errorf("the long title has only %d UTF-16 units", n)
+	}
+	if err := statusfile.ValidateSession(escapingSession); err != nil {
+		t.Errorf("the E2 session is not a valid id: %v", err)
+	}
+}
+
+// Every publisher rule of SPEC.md is checked, and each check quotes SPEC.md.
+func TestPublisherRulesCovered(t *testing.T) {
+	rules, _ := specRules(t)
+	ids := map[string]bool{}
+	covered := map[string]bool{}
+	for _, c := range Checks() {
+		if ids[c.ID] {
+			t.Errorf("check id %s used twice", c.ID)
+		}
+		ids[c.ID] = true
+		if !strings.HasPrefix(c.ID, c.Rules[0]+"/") {
+			t.Errorf("%s: the id does not start with its first rule %s", c.ID, c.Rules[0])
+		}
+		for i, r := range c.Rules {
+			covered[r] = true
+			q := c.Requirements[i]
+			label, text, _ := strings.Cut(q, ". ")
+			if label != r || !strings.Contains(rules[r], normalize(text)) {
+				t.Errorf("%s: the quote of %s is not in SPEC.md's text of it:\n  quote: %s\n  rule:  %s", c.ID, r, q, rules[r])
+			}
+		}
+	}
+	for id := range rules {
+		if !strings.HasPrefix(id, "P") && !strings.HasPrefix(id, "W") {
+			continue
+		}
+		if !covered[id] {
+			t.Errorf("no publisher check for %s: %s", id, rules[id])
+		}
+	}
+	for _, id := range []string{"T1", "E1", "E2", "N1", "N2", "L2", "L4", "L5", "S2"} {
+		if !covered[id] {
+			t.Errorf("no publisher check for %s", id)
+		}
+	}
+}

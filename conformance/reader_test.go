@@ -1,0 +1,298 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func loadCases(t testing.TB) []*Case {
+	t.Helper()
+	cases, err := Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+// requireTool returns the path of an external program a test needs. It
+// skips the test when the program is missing, unless
+// AGENTSTATUS_REQUIRE_TOOLS=1 (as in CI), where a missing tool fails it.
+func requireTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("AGENTSTATUS_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("%s is required (AGENTSTATUS_REQUIRE_TOOLS=1) but not found: %v", name, err)
+		}
+		t.Skipf("%s not found; set AGENTSTATUS_REQUIRE_TOOLS=1 to make this a failure", name)
+	}
+	return p
+}
+
+// runReader runs the selected cases and fails the test on a harness error.
+func runReader(t *testing.T, opts ReaderOptions) *Report {
+	t.Helper()
+	rep, err := RunReader(context.Background(), loadCases(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Passed+rep.Failed+rep.Skipped == 0 {
+		t.Fatal("no case ran")
+	}
+	return rep
+}
+
+// wantAllPass fails the test for every failed case; skips must be for
+// want of root only.
+func wantAllPass(t *testing.T, rep *Report) {
+	t.Helper()
+	for _, r := range rep.Results {
+		switch r.Outcome {
+		case Fail:
+			var b strings.Builder
+			(&Report{Results: []Result{r}}).WriteText(&b)
+			t.Errorf("%s", b.String())
+		case Skip:
+			if isRoot() {
+				t.Errorf("SKIP %s as root: %s", r.ID, r.Reason)
+			}
+		}
+	}
+	t.Logf("%s in %.1fs", rep.Summary(), rep.Seconds)
+}
+
+func TestReaderInProcess(t *testing.T) {
+	t.Parallel()
+	wantAllPass(t, runReader(t, ReaderOptions{Func: testReaderFunc("")}))
+}
+
+// A check that cannot fail is a defect: each broken reader must fail the
+// cases that target what it breaks.
+func TestBrokenReaders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		flaw     string
+		mustFail []string
+	}{
+		{"follow-symlinks", []string{"files/symlink-to-outside", "files/symlink-inside-directory"}},
+		{"block-on-fifo", []string{"files/fifo"}},
+		{"no-size-limit", []string{"files/size-64kib-plus-one", "files/size-1mib"}},
+		{"no-owner-check", []string{"files/not-owned"}},
+		{"no-name-check", []string{"names/name-mismatch", "names/copied-record"}},
+		{"every-json-file", []string{"names/dot-file-ignored", "names/temporary-files-ignored", "names/uppercase-hex-ignored", "names/other-json-name-ignored"}},
+		{"hash-prefix-only", []string{"names/other-extension-ignored"}},
+		{"stale-after-60s", []string{"freshness/stale-at-30.001s", "freshness/stale-with-live-pid"}},
+		{"no-future-bound", []string{"freshness/future-30.001s-stale", "freshness/future-1h-stale"}},
+		{"whole-seconds", []string{"freshness/fresh-at-29.9s-with-milliseconds"}},
+		{"raw-titles", []string{"sanitize/title-sgr", "sanitize/title-bidi-and-invisible", "sanitize/title-4097-units-cut"}},
+		{"raw-fields", []string{"sanitize/other-fields", "sanitize/unknown-state"}},
+		{"collapse-fields", []string{"sanitize/other-fields"}},
+		{"drop-unknown-state", []string{"compat/unknown-state-kept"}},
+		{"drop-null-agent", []string{"records/agent-null-kept", "records/agent-absent-kept"}},
+		{"accept-symlinked-dir", []string{"dir/symlink-refused"}},
+		{"accept-writable-dir", []string{"dir/group-writable-refused", "dir/other-writable-refused", "dir/world-writable-refused"}},
+		{"accept-foreign-dir", []string{"dir/not-owned-refused"}},
+		{"missing-dir-error", []string{"location/missing-directory"}},
+		{"error-on-vanished", []string{"vanish/files-come-and-go"}},
+		{"ignore-status-dir", []string{"location/status-dir-over-config-home", "basic/one-session"}},
+		{"real-clock", []string{"freshness/fresh-at-30s"}},
+		{"fail-on-invalid", []string{"records/truncated", "records/empty-file"}},
+		{"print-garbage", []string{"basic/one-session"}},
+		{"exit-1", []string{"basic/one-session", "basic/empty-directory"}},
+		{"no-file-checks", []string{"files/device"}},
+		{"fail-on-open-error", []string{"files/socket", "files/subdirectory"}},
+	}
+	// Without its flaw, the same reader passes every one of those cases
+	// (TestReaderInProcess runs it on all of them, in process): what fails
+	// is the flaw.
+	var all []string
+	for _, tt := range tests {
+		all = append(all, tt.mustFail...)
+	}
+	// Every case can fail: a broken reader above fails it, or a reader
+	// that shows nothing, or one that shows every record it can parse from
+	// any *.json name, following links, without checking anything.
+	canFail := map[string]bool{}
+	for _, id := range all {
+		canFail[id] = true
+	}
+	for _, f := range []ReaderFunc{showNothing, showEverything} {
+		rep := runReader(t, ReaderOptions{Func: f})
+		for _, r := range rep.Results {
+			if r.Outcome == Fail {
+				canFail[r.ID] = true
+			}
+		}
+	}
+	for _, c := range loadCases(t) {
+		if !canFail[c.ID] {
+			t.Errorf("nothing shows that %s can fail", c.ID)
+		}
+	}
+	t.Run("no-flaw", func(t *testing.T) {
+		t.Parallel()
+		wantAllPass(t, runReader(t, ReaderOptions{Command: helperCommand(t, "reader", ""), Select: all}))
+	})
+	for _, tt := range tests {
+		t.Run(tt.flaw, func(t *testing.T) {
+			t.Parallel()
+			rep := runReader(t, ReaderOptions{Command: helperCommand(t, "reader", tt.flaw), Select: tt.mustFail, Timeout: 3 * time.Second})
+			for _, id := range tt.mustFail {
+				r, ok := rep.Find(id)
+				switch {
+				case !ok:
+					t.Errorf("no case %s", id)
+				case r.Outcome == Skip && !isRoot():
+					t.Skipf("%s: %s", id, r.Reason)
+				case r.Outcome != Fail:
+					t.Errorf("%s: %s, want FAIL for a reader that breaks it (%s)", id, r.Outcome, tt.flaw)
+				}
+			}
+		})
+	}
+}
+
+// python3 returns the Python interpreter itself, not a launcher script in
+// front of it (such as pyenv's), which would cost every case a shell.
+func python3(t testing.TB) string {
+	t.Helper()
+	py := requireTool(t, "python3")
+	out, err := exec.Command(py, "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("%s: %v", py, err)
+	}
+	if exe := strings.TrimSpace(string(out)); exe != "" {
+		return exe
+	}
+	return py
+}
+
+func TestPythonReader(t *testing.T) {
+	t.Parallel()
+	wantAllPass(t, runReader(t, ReaderOptions{Command: []string{python3(t), "adapters/python/status_reader.py"}, Timeout: 30 * time.Second}))
+}
+
+// jqFailures are the cases the published jq one-liner fails with jq 1.6,
+// as conformance/README.md lists and explains them.
+var jqFailures = []string{
+	"compat/key-case-sensitive", "compat/unpaired-surrogate",
+	"dir/group-write-only-refused", "dir/group-writable-refused", "dir/not-owned-refused",
+	"dir/other-writable-refused", "dir/symlink-refused", "dir/world-writable-refused",
+	"files/device", "files/fifo", "files/not-owned", "files/size-1mib", "files/size-64kib-plus-one",
+	"files/symlink-inside-directory", "files/symlink-to-outside",
+	"freshness/fresh-at-29.9s-with-milliseconds", "freshness/future-1h-stale", "freshness/future-30.001s-stale",
+	"names/copied-record", "names/name-mismatch", "names/other-json-name-ignored", "names/uppercase-hex-ignored",
+	"records/agent-number", "records/cwd-number", "records/invalid-escape", "records/nan-literal",
+	"records/pid-boolean", "records/pid-fraction", "records/pid-negative", "records/pid-string",
+	"records/pid-too-large", "records/raw-control-in-string",
+	"records/session-empty", "records/session-missing", "records/session-null", "records/session-number",
+	"records/state-missing", "records/state-null", "records/state-number", "records/state-object",
+	"records/task-title-number", "records/trailing-garbage", "records/truncated", "records/two-objects",
+	"sanitize/other-fields", "sanitize/title-4097-units-cut", "sanitize/title-8bit-csi",
+	"sanitize/title-bidi-and-invisible", "sanitize/title-c1-controls", "sanitize/title-cursor-sequence-keeps-text",
+	"sanitize/title-cut-between-surrogates", "sanitize/title-cut-inside-zwj-sequence", "sanitize/title-dcs",
+	"sanitize/title-only-controls", "sanitize/title-osc8-hyperlink", "sanitize/title-other-escapes",
+	"sanitize/title-sgr", "sanitize/title-sgr-newline-bidi", "sanitize/title-unterminated-osc",
+	"sanitize/title-white-space-collapsed", "sanitize/unknown-state",
+	"time/february-30", "time/leap-second", "time/lowercase-t-and-z", "time/offset-minus", "time/offset-plus",
+	"vanish/files-come-and-go",
+}
+
+// jqTimingDependent are the failures that depend on timing: jq 1.6 loses a
+// file only when one vanishes between the shell's glob and jq's open.
+var jqTimingDependent = []string{"vanish/files-come-and-go"}
+
+func TestJQReader(t *testing.T) {
+	t.Parallel()
+	jq := requireTool(t, "jq")
+	sh := requireTool(t, "sh")
+	version, _ := exec.Command(jq, "--version").Output()
+	rep := runReader(t, ReaderOptions{Command: []string{sh, "adapters/jq/reader.sh"}})
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []string
+	for _, r := range rep.Results {
+		if r.Outcome == Fail && !slices.Contains(jqTimingDependent, r.ID) {
+			failed = append(failed, r.ID)
+			if r.Level == Core {
+				t.Errorf("the published one-liner fails core case %s: %s", r.ID, r.Reason)
+			}
+		}
+		if r.Outcome == Skip && isRoot() {
+			t.Errorf("SKIP %s as root: %s", r.ID, r.Reason)
+		}
+	}
+	// Cases that need root are skipped, not failed, without it.
+	want := slices.DeleteFunc(slices.Clone(jqFailures), func(id string) bool {
+		r, ok := rep.Find(id)
+		return ok && r.Outcome == Skip || slices.Contains(jqTimingDependent, id)
+	})
+	slices.Sort(want)
+	if strings.TrimSpace(string(version)) == "jq-1.6" && !slices.Equal(failed, want) {
+		t.Errorf("the one-liner fails\n  %s\nwant (as README.md says)\n  %s", strings.Join(failed, "\n  "), strings.Join(want, "\n  "))
+	}
+	for _, id := range jqFailures {
+		if !strings.Contains(string(readme), "`"+id+"`") {
+			t.Errorf("README.md does not list %s among the jq one-liner's failures", id)
+		}
+	}
+	t.Logf("%s: %s in %.1fs", strings.TrimSpace(string(version)), rep.Summary(), rep.Seconds)
+}
+
+func showNothing(context.Context, string, time.Time) ([]Session, error) { return nil, nil }
+
+// showEverything is the most naive reader: every *.json name, links
+// followed, any JSON object with a session shown as it is.
+func showEverything(_ context.Context, dir string, now time.Time) ([]Session, error) {
+	entries, _ := os.ReadDir(dir)
+	var out []Session
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_RDONLY|nonblock, 0)
+		if err != nil {
+			continue
+		}
+		fi, err := f.Stat()
+		var data []byte
+		if err == nil && fi.Mode().IsRegular() {
+			data, _ = io.ReadAll(f)
+		}
+		f.Close()
+		var m map[string]any
+		if json.Unmarshal(data, &m) != nil {
+			continue
+		}
+		str := func(k string) *string {
+			if s, ok := m[k].(string); ok && s != "" {
+				return &s
+			}
+			return nil
+		}
+		s := Session{Agent: str("agent"), Cwd: str("cwd")}
+		s.Session, _ = m["session"].(string)
+		s.State, _ = m["state"].(string)
+		if task, ok := m["task"].(map[string]any); ok {
+			if t, ok := task["title"].(string); ok && t != "" {
+				s.Title = &t
+			}
+		}
+		if pid, ok := m["pid"].(float64); ok && pid != 0 {
+			p := int64(pid)
+			s.PID = &p
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,181 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Outcome is the verdict on one case or check.
+type Outcome string
+
+// Outcomes. A crash, a hang or a harness failure is never PASS.
+const (
+	Pass Outcome = "PASS"
+	Fail Outcome = "FAIL"
+	Skip Outcome = "SKIP"
+)
+
+// Result is the outcome of one reader case or publisher check.
+type Result struct {
+	ID           string   `json:"id"`
+	Outcome      Outcome  `json:"outcome"`
+	Level        Level    `json:"level,omitempty"`
+	Rules        []string `json:"rules"`
+	Requirements []string `json:"requirements"`
+	// Reason is, for SKIP, why the check did not run; for FAIL, what went
+	// wrong, in one line.
+	Reason   string   `json:"reason,omitempty"`
+	Details  []string `json:"details,omitempty"` // every difference found
+	Expected string   `json:"expected,omitempty"`
+	Actual   string   `json:"actual,omitempty"`
+	Exit     string   `json:"exit,omitempty"`   // how the process ended
+	Stderr   string   `json:"stderr,omitempty"` // the process's standard error
+	Timeline []string `json:"timeline,omitempty"`
+	Notes    []string `json:"notes,omitempty"` // observations worth knowing on PASS too
+	Seconds  float64  `json:"seconds"`
+}
+
+// Report is a whole run.
+type Report struct {
+	Suite   string    `json:"suite"` // "reader" or "publisher"
+	Command []string  `json:"command,omitempty"`
+	Level   Level     `json:"level,omitempty"`
+	Started time.Time `json:"started"`
+	Seconds float64   `json:"seconds"`
+	Passed  int       `json:"passed"`
+	Failed  int       `json:"failed"`
+	Skipped int       `json:"skipped"`
+	Results []Result  `json:"results"`
+}
+
+// finish sorts the results by id and counts them.
+func (r *Report) finish() {
+	slices.SortFunc(r.Results, func(a, b Result) int { return strings.Compare(a.ID, b.ID) })
+	r.Passed, r.Failed, r.Skipped = 0, 0, 0
+	for _, x := range r.Results {
+		switch x.Outcome {
+		case Pass:
+			r.Passed++
+		case Fail:
+			r.Failed++
+		case Skip:
+			r.Skipped++
+		}
+	}
+	r.Seconds = time.Since(r.Started).Round(time.Millisecond).Seconds()
+}
+
+// OK reports whether nothing failed.
+func (r *Report) OK() bool { return r.Failed == 0 }
+
+// Find returns the result with the given id.
+func (r *Report) Find(id string) (Result, bool) {
+	for _, x := range r.Results {
+		if x.ID == id {
+			return x, true
+		}
+	}
+	return Result{}, false
+}
+
+// Summary is the closing line: "N passed, M failed, K skipped".
+func (r *Report) Summary() string {
+	return fmt.Sprintf("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped)
+}
+
+// WriteText writes a line per result (with the details of failures), then
+// the summary line.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, x := range r.Results {
+		switch x.Outcome {
+		case Skip:
+			fmt.Fprintf(&b, "SKIP %s: %s\n", x.ID, x.Reason)
+			continue
+		case Pass:
+			fmt.Fprintf(&b, "PASS %s\n", x.ID)
+			continue
+		}
+		fmt.Fprintf(&b, "FAIL %s\n", x.ID)
+		for _, q := range x.Requirements {
+			field(&b, "requirement", q)
+		}
+		field(&b, "failure", x.Reason)
+		for _, d := range x.Details {
+			field(&b, "-", d)
+		}
+		field(&b, "expected", x.Expected)
+		field(&b, "actual", x.Actual)
+		field(&b, "exit", x.Exit)
+		field(&b, "stderr", strings.TrimRight(x.Stderr, "\n"))
+		for _, n := range x.Notes {
+			field(&b, "note", n)
+		}
+		if len(x.Timeline) > 0 {
+			b.WriteString("    timeline:\n")
+			for _, t := range x.Timeline {
+				b.WriteString("      " + clip(printable(t)) + "\n")
+			}
+		}
+	}
+	b.WriteString(r.Summary() + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// field writes "    name: value", continuing multi-line values indented.
+func field(b *strings.Builder, name, value string) {
+	if value == "" {
+		return
+	}
+	lines := strings.Split(printable(value), "\n")
+	fmt.Fprintf(b, "    %s: %s\n", name, clip(lines[0]))
+	for _, l := range lines[1:] {
+		fmt.Fprintf(b, "      %s\n", clip(l))
+	}
+}
+
+// clip shortens a line of the text report; the JSON report has it whole.
+func clip(s string) string {
+	const max = 400
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes; see --json)", len(s)-cut)
+}
+
+// printable keeps what a reader or publisher under test printed from
+// driving the terminal of whoever reads the report: control characters
+// other than newline and tab are shown escaped.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x061c:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// WriteJSON writes the full report.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

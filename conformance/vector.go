@@ -1,0 +1,478 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Level says which implementations a reader case applies to.
+type Level string
+
+// Levels. A reader that claims a level must pass every case of that level
+// and of the levels below it.
+const (
+	// Core is what the published page requires: the schema, 30 s
+	// freshness, tolerance of files that vanish, well-formed records
+	// displayed as they are.
+	Core Level = "core"
+	// Hardened adds what SPEC.md settles: no link followed, no FIFO hang,
+	// the 64 KiB bound, names that must be the session's hash, future
+	// timestamps, exact record validation, sanitized display, unknown keys
+	// and states.
+	Hardened Level = "hardened"
+)
+
+// Includes reports whether a run at level l includes cases of level c.
+func (l Level) Includes(c Level) bool {
+	return l == Hardened || c == Core
+}
+
+// Expect is what a reader case expects of the reader.
+type Expect string
+
+// Expectations.
+const (
+	// ExpectSessions: the reader exits 0 and prints exactly the expected
+	// sessions (possibly none).
+	ExpectSessions Expect = "sessions"
+	// ExpectError: the directory must be refused (SPEC.md R2). The reader
+	// passes when it prints no session at all, whatever its exit status,
+	// as long as it exits by itself within the timeout and is not killed
+	// by a signal.
+	ExpectError Expect = "error"
+)
+
+// Kind is the kind of a directory entry a case creates.
+type Kind string
+
+// Entry kinds; see the README for the section syntax of each.
+const (
+	KindFile    Kind = "file"    // a regular file with the section's content
+	KindSymlink Kind = "symlink" // a symbolic link
+	KindFIFO    Kind = "fifo"    // a named pipe
+	KindSocket  Kind = "socket"  // a Unix domain socket
+	KindDir     Kind = "dir"     // a subdirectory
+	KindDevice  Kind = "device"  // a character device (a copy of /dev/zero); needs root
+)
+
+// Entry is one entry of a case's status directory.
+type Entry struct {
+	Kind       Kind
+	Name       string
+	Mode       fs.FileMode // permission bits; 0600 for files, 0700 for directories by default
+	OtherOwner bool        // chown to another account (needs root)
+	// Data is the content of a file, after the size and escape directives.
+	Data []byte
+	// Target is where a symlink points: the name of another entry of the
+	// directory, or "outside/NAME" for a file of an "outside" section.
+	Target string
+}
+
+// OutsideFile is a regular file next to, not inside, the status directory:
+// the target of a symbolic link that a reader must not follow.
+type OutsideFile struct {
+	Name string
+	Data []byte
+}
+
+// DirSpec describes the status directory itself.
+type DirSpec struct {
+	Mode          fs.FileMode // 0700 by default
+	Symlink       bool        // the status directory is a symlink to the real one
+	ParentSymlink bool        // the config home (its parent) is a symlink; trusted (L5)
+	Missing       bool        // the status directory does not exist
+	OtherOwner    bool        // owned by another account (needs root)
+}
+
+// Case is one reader vector: a status directory and the sessions a
+// conforming reader shows for it.
+type Case struct {
+	ID           string // equal to the file's path under testdata/reader, without ".txt"
+	Level        Level
+	Rules        []string // SPEC.md rule ids, e.g. "R4"
+	Requirements []string // quoted from SPEC.md, one per line of the header
+	Description  string
+	Now          time.Time // the reader's "now"
+	NowText      string    // exactly as given to the reader
+	Expect       Expect
+	Dir          DirSpec
+	// Churn is the number of extra status files that are created and
+	// removed over and over while the reader runs (SPEC.md R8).
+	Churn int
+	// Runs is how many times the reader is run on the directory (1 by
+	// default); every run must pass. Cases whose outcome depends on timing
+	// use it to catch a flaw that one run can miss.
+	Runs     int
+	Entries  []Entry
+	Outside  []OutsideFile
+	Sessions []Session // the expected live sessions
+}
+
+// NeedsRoot reports why the case cannot be materialized by an ordinary
+// account, or "".
+func (c *Case) NeedsRoot() string {
+	if c.Dir.OtherOwner {
+		return "the status directory must be owned by another account (chown needs root)"
+	}
+	for _, e := range c.Entries {
+		switch {
+		case e.OtherOwner:
+			return fmt.Sprintf("%s must be owned by another account (chown needs root)", e.Name)
+		case e.Kind == KindDevice:
+			return fmt.Sprintf("%s must be a character device (mknod needs root)", e.Name)
+		}
+	}
+	return ""
+}
+
+// TimeLayout is how "now" is written in vectors and passed to readers:
+// RFC 3339 in UTC with milliseconds.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+var (
+	ruleID     = regexp.MustCompile(`^[A-Z]{1,2}[0-9]{1,2}$`)
+	escapeByte = regexp.MustCompile(`\\x[0-9a-fA-F]{2}`)
+)
+
+// ParseCase parses one vector. id is its path without the extension; the
+// header's id must equal it.
+func ParseCase(id string, data []byte) (*Case, error) {
+	c := &Case{}
+	fail := func(line int, format string, args ...any) error {
+		return fmt.Errorf("%s.txt:%d: %s", id, line, fmt.Sprintf(format, args...))
+	}
+	a := parseTxtar(data)
+	seen := map[string]bool{}
+	for i, line := range strings.Split(string(a.comment), "\n") {
+		n := i + 1
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, val, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fail(n, "want 'key: value', got %q", line)
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if key != "requirement" && seen[key] {
+			return nil, fail(n, "%s given twice", key)
+		}
+		seen[key] = true
+		switch key {
+		case "id":
+			c.ID = val
+		case "level":
+			c.Level = Level(val)
+			if c.Level != Core && c.Level != Hardened {
+				return nil, fail(n, "level must be core or hardened, not %q", val)
+			}
+		case "rules":
+			c.Rules = strings.Fields(val)
+			for _, r := range c.Rules {
+				if !ruleID.MatchString(r) {
+					return nil, fail(n, "%q is not a rule id", r)
+				}
+			}
+		case "requirement":
+			c.Requirements = append(c.Requirements, val)
+		case "description":
+			c.Description = val
+		case "now":
+			t, err := time.Parse(TimeLayout, val)
+			if err != nil || t.Format(TimeLayout) != val {
+				return nil, fail(n, "now must be RFC 3339 UTC with milliseconds (%s), not %q", TimeLayout, val)
+			}
+			c.Now, c.NowText = t, val
+		case "expect":
+			c.Expect = Expect(val)
+			if c.Expect != ExpectSessions && c.Expect != ExpectError {
+				return nil, fail(n, "expect must be sessions or error, not %q", val)
+			}
+		case "dir":
+			for _, d := range strings.Fields(val) {
+				switch {
+				case d == "symlink":
+					c.Dir.Symlink = true
+				case d == "parent-symlink":
+					c.Dir.ParentSymlink = true
+				case d == "missing":
+					c.Dir.Missing = true
+				case d == "owner=other":
+					c.Dir.OtherOwner = true
+				case strings.HasPrefix(d, "mode="):
+					m, err := parseMode(d[len("mode="):])
+					if err != nil {
+						return nil, fail(n, "%v", err)
+					}
+					c.Dir.Mode = m
+				default:
+					return nil, fail(n, "unknown dir directive %q", d)
+				}
+			}
+		case "runs":
+			v, err := strconv.Atoi(val)
+			if err != nil || v < 1 || v > 100 {
+				return nil, fail(n, "runs must be a number from 1 to 100")
+			}
+			c.Runs = v
+		case "churn":
+			v, err := strconv.Atoi(val)
+			if err != nil || v < 2 || v > 1000 {
+				return nil, fail(n, "churn must be a number of files from 2 to 1000")
+			}
+			c.Churn = v
+		default:
+			return nil, fail(n, "unknown key %q", key)
+		}
+	}
+	for _, k := range []string{"id", "level", "rules", "requirement", "now", "expect"} {
+		if !seen[k] {
+			return nil, fail(1, "missing %q", k)
+		}
+	}
+	if c.ID != id {
+		return nil, fail(1, "id %q is not the file's path %q", c.ID, id)
+	}
+	if len(c.Requirements) == 0 {
+		return nil, fail(1, "no requirement quoted")
+	}
+	if c.Dir.Mode == 0 {
+		c.Dir.Mode = 0o700
+	}
+	if c.Runs == 0 {
+		c.Runs = 1
+	}
+
+	names := map[string]bool{}
+	sawExpected := false
+	for _, s := range a.sections {
+		f := strings.Fields(s.header)
+		if len(f) == 0 {
+			return nil, fail(s.line, "empty section header")
+		}
+		kind := f[0]
+		if kind == "expected" {
+			if len(f) != 1 || sawExpected {
+				return nil, fail(s.line, "want exactly one section '-- expected --'")
+			}
+			sawExpected = true
+			sessions, err := parseExpected(s.data)
+			if err != nil {
+				return nil, fail(s.line, "expected: %v", err)
+			}
+			c.Sessions = sessions
+			continue
+		}
+		if len(f) < 2 {
+			return nil, fail(s.line, "section %q needs a name", s.header)
+		}
+		name := f[1]
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+			return nil, fail(s.line, "bad name %q", name)
+		}
+		if kind == "outside" {
+			if len(f) != 2 {
+				return nil, fail(s.line, "outside takes only a name")
+			}
+			c.Outside = append(c.Outside, OutsideFile{Name: name, Data: s.data})
+			continue
+		}
+		if names[name] {
+			return nil, fail(s.line, "%s listed twice", name)
+		}
+		names[name] = true
+		e := Entry{Kind: Kind(kind), Name: name}
+		attrs := f[2:]
+		switch e.Kind {
+		case KindSymlink:
+			if len(attrs) != 2 || attrs[0] != "->" {
+				return nil, fail(s.line, "want '-- symlink NAME -> TARGET --'")
+			}
+			e.Target, attrs = attrs[1], nil
+			if len(bytes.TrimSpace(s.data)) != 0 {
+				return nil, fail(s.line, "a symlink section has no content")
+			}
+		case KindFile, KindFIFO, KindSocket, KindDir, KindDevice:
+		default:
+			return nil, fail(s.line, "unknown section kind %q", kind)
+		}
+		size := -1
+		escaped := false
+		for _, at := range attrs {
+			k, v, _ := strings.Cut(at, "=")
+			switch {
+			case k == "mode":
+				m, err := parseMode(v)
+				if err != nil {
+					return nil, fail(s.line, "%v", err)
+				}
+				e.Mode = m
+			case at == "owner=other":
+				e.OtherOwner = true
+			case k == "size" && e.Kind == KindFile:
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > 16<<20 {
+					return nil, fail(s.line, "bad size %q", v)
+				}
+				size = n
+			case at == "bytes=escaped" && e.Kind == KindFile:
+				escaped = true
+			default:
+				return nil, fail(s.line, "unknown attribute %q for %s", at, kind)
+			}
+		}
+		if e.Kind != KindFile && e.Kind != KindSymlink && len(bytes.TrimSpace(s.data)) != 0 {
+			return nil, fail(s.line, "a %s section has no content", kind)
+		}
+		if e.Kind == KindFile {
+			e.Data = s.data
+			if escaped {
+				e.Data = escapeByte.ReplaceAllFunc(e.Data, func(m []byte) []byte {
+					b, _ := hex.DecodeString(string(m[2:]))
+					return b
+				})
+			}
+			if size >= 0 {
+				body := bytes.TrimSuffix(e.Data, []byte("\n"))
+				if len(body)+1 > size {
+					return nil, fail(s.line, "content is longer than size=%d", size)
+				}
+				padded := make([]byte, 0, size)
+				padded = append(padded, body...)
+				padded = append(padded, bytes.Repeat([]byte(" "), size-len(body)-1)...)
+				e.Data = append(padded, '\n')
+			}
+		}
+		if e.Mode == 0 {
+			e.Mode = 0o600
+			if e.Kind == KindDir {
+				e.Mode = 0o700
+			}
+		}
+		c.Entries = append(c.Entries, e)
+	}
+	if !sawExpected {
+		return nil, fail(1, "no '-- expected --' section")
+	}
+	if c.Expect == ExpectError && len(c.Sessions) > 0 {
+		return nil, fail(1, "expect: error lists no sessions")
+	}
+	for _, e := range c.Entries {
+		if e.Kind != KindSymlink {
+			continue
+		}
+		if out, ok := strings.CutPrefix(e.Target, "outside/"); ok {
+			if !slices.ContainsFunc(c.Outside, func(o OutsideFile) bool { return o.Name == out }) {
+				return nil, fail(1, "symlink %s: no outside file %q", e.Name, out)
+			}
+		} else if !names[e.Target] {
+			return nil, fail(1, "symlink %s: no entry %q", e.Name, e.Target)
+		}
+	}
+	if c.Dir.Missing && len(c.Entries) > 0 {
+		return nil, fail(1, "dir: missing takes no entries")
+	}
+	return c, nil
+}
+
+func parseMode(s string) (fs.FileMode, error) {
+	m, err := strconv.ParseUint(s, 8, 32)
+	if err != nil || m > 0o777 || len(s) != 4 || s[0] != '0' {
+		return 0, fmt.Errorf("mode must be four octal digits such as 0600, not %q", s)
+	}
+	return fs.FileMode(m), nil
+}
+
+// parseExpected reads one JSON object per non-blank line.
+func parseExpected(data []byte) ([]Session, error) {
+	var out []Session
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		s, err := parseSessionLine(line, true)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", i+1, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// LoadCases parses every vector under root in fsys ("*.txt" files, at any
+// depth), sorted by id.
+func LoadCases(fsys fs.FS, root string) ([]*Case, error) {
+	var cases []*Case
+	var errs []error
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if path.Ext(p) != ".txt" {
+			errs = append(errs, fmt.Errorf("%s: not a vector (want a .txt file)", p))
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
+		c, err := ParseCase(strings.TrimSuffix(rel, ".txt"), data)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		cases = append(cases, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.SortFunc(cases, func(a, b *Case) int { return strings.Compare(a.ID, b.ID) })
+	return cases, nil
+}
+
+// expectedJSON is the expected.json that materialize writes next to each
+// case's directory.
+type expectedJSON struct {
+	ID           string            `json:"id"`
+	Level        Level             `json:"level"`
+	Rules        []string          `json:"rules"`
+	Requirements []string          `json:"requirements"`
+	Description  string            `json:"description,omitempty"`
+	Now          string            `json:"now"`
+	Env          map[string]string `json:"env"`
+	Expect       Expect            `json:"expect"`
+	Churn        int               `json:"churn,omitempty"`
+	Runs         int               `json:"runs,omitempty"`
+	Sessions     []Session         `json:"sessions"`
+}
+
+func (c *Case) expected(env map[string]string) ([]byte, error) {
+	sessions := c.Sessions
+	if sessions == nil {
+		sessions = []Session{}
+	}
+	b, err := json.MarshalIndent(expectedJSON{
+		ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
+		Description: c.Description, Now: c.NowText, Env: env, Expect: c.Expect,
+		Churn: c.Churn, Runs: c.Runs, Sessions: sessions,
+	}, "", "  ")
+	return append(b, '\n'), err
+}

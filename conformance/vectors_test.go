@@ -1,0 +1,277 @@
+package conformance
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// specRules parses SPEC.md: every rule "**X<n>.** text" with its text
+// (markdown emphasis removed, white space collapsed), and the whole
+// document normalized the same way.
+func specRules(t testing.TB) (map[string]string, string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "SPEC.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]string{}
+	re := regexp.MustCompile(`(?m)^- \*\*([A-Z]{1,2}[0-9]{1,2})\.\*\* ((?:.*\n)(?:  .*\n)*)`)
+	for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+		if _, dup := rules[m[1]]; dup {
+			t.Errorf("SPEC.md defines %s twice", m[1])
+		}
+		rules[m[1]] = normalize(m[1] + ". " + m[2])
+	}
+	if len(rules) < 50 {
+		t.Fatalf("found only %d rules in SPEC.md", len(rules))
+	}
+	return rules, normalize(string(data))
+}
+
+func normalize(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "**", "")), " ")
+}
+
+func TestVectorsAreWellFormed(t *testing.T) {
+	rules, spec := specRules(t)
+	cases := loadCases(t)
+	if len(cases) < 100 {
+		t.Errorf("only %d cases", len(cases))
+	}
+	ids := map[string]bool{}
+	for _, c := range cases {
+		if ids[c.ID] {
+			t.Errorf("%s: id used twice", c.ID)
+		}
+		ids[c.ID] = true
+		if _, err := os.Stat(filepath.Join("testdata", "reader", filepath.FromSlash(c.ID)+".txt")); err != nil {
+			t.Errorf("%s: the id is not the path of its file: %v", c.ID, err)
+		}
+		if c.Description == "" {
+			t.Errorf("%s: no description", c.ID)
+		}
+		quoted := map[string]bool{}
+		for _, q := range c.Requirements {
+			label, text, ok := strings.Cut(q, ". ")
+			if !ok || text == "" {
+				t.Errorf("%s: requirement %q is not 'ID. quoted text'", c.ID, q)
+				continue
+			}
+			switch {
+			case strings.HasPrefix(label, "§"):
+				if !strings.Contains(spec, normalize(text)) {
+					t.Errorf("%s: quote not found in SPEC.md: %q", c.ID, text)
+				}
+			case rules[label] == "":
+				t.Errorf("%s: requirement of unknown rule %q", c.ID, label)
+			case !slices.Contains(c.Rules, label):
+				t.Errorf("%s: quotes %s, which its rules do not list", c.ID, label)
+			case !strings.Contains(rules[label], normalize(text)):
+				t.Errorf("%s: the quote of %s is not in SPEC.md's text of it:\n  quote: %s\n  rule:  %s", c.ID, label, text, rules[label])
+			default:
+				quoted[label] = true
+			}
+		}
+		for _, r := range c.Rules {
+			if rules[r] == "" {
+				t.Errorf("%s: SPEC.md has no rule %s", c.ID, r)
+			} else if !quoted[r] {
+				t.Errorf("%s: lists rule %s but does not quote it", c.ID, r)
+			}
+		}
+		for _, s := range c.Sessions {
+			if s.Session == "" || s.State == "" {
+				t.Errorf("%s: expected session without session or state", c.ID)
+			}
+		}
+	}
+}
+
+// Every rule of SPEC.md is checked by a reader case or a publisher check,
+// or is exempt for a stated reason.
+func TestEveryRuleCovered(t *testing.T) {
+	rules, _ := specRules(t)
+	covered := map[string][]string{}
+	byCase := map[string]bool{}
+	for _, c := range loadCases(t) {
+		for _, r := range c.Rules {
+			covered[r] = append(covered[r], c.ID)
+			byCase[r] = true
+		}
+	}
+	for _, c := range Checks() {
+		for _, r := range c.Rules {
+			covered[r] = append(covered[r], c.ID)
+		}
+	}
+	for id := range rules {
+		if why, ok := exempt[id]; ok {
+			if len(covered[id]) > 0 {
+				t.Errorf("%s is exempt (%s) but %v check it; drop the exemption", id, why, covered[id])
+			}
+			continue
+		}
+		if len(covered[id]) == 0 {
+			t.Errorf("nothing checks %s: %s", id, rules[id])
+		}
+	}
+	for id := range exempt {
+		if rules[id] == "" {
+			t.Errorf("exemption of %s, which SPEC.md does not define", id)
+		}
+	}
+	// The reader's rules are checked by reader cases.
+	readerRule := regexp.MustCompile(`^(R[0-9]+|FR[0-9]+|C[0-9]+|T2)$`)
+	for id := range rules {
+		if readerRule.MatchString(id) && exempt[id] == "" && !byCase[id] {
+			t.Errorf("no reader case checks %s", id)
+		}
+	}
+}
+
+// exempt are the rules nothing in the suite can check, and why.
+var exempt = map[string]string{
+	"L1":  "the harness always names the config home (W1, STATUS_DIR); checking the default ~/.pi/gentle-ai would read or write the real home directory. internal/location's tests cover it",
+	"R14": "the reader protocol compares the set of sessions, in any order (issue 6); the order of a listing is for people and statusls's own tests check it",
+}
+
+func TestMaterializeAll(t *testing.T) {
+	cases := loadCases(t)
+	dir := t.TempDir()
+	skipped, err := MaterializeAll(cases, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeAll(dir) })
+	for _, c := range cases {
+		root := filepath.Join(dir, filepath.FromSlash(c.ID))
+		if why, ok := skipped[c.ID]; ok {
+			if isRoot() {
+				t.Errorf("%s skipped as root: %s", c.ID, why)
+			}
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, expectedFile))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		var e expectedJSON
+		if err := json.Unmarshal(data, &e); err != nil {
+			t.Errorf("%s: expected.json: %v", c.ID, err)
+			continue
+		}
+		if e.ID != c.ID || e.Now != c.NowText || len(e.Sessions) != len(c.Sessions) {
+			t.Errorf("%s: expected.json says %+v", c.ID, e)
+		}
+		statusDir := filepath.Join(root, filepath.FromSlash(e.Env["STATUS_DIR"]))
+		fi, err := os.Lstat(statusDir)
+		switch {
+		case c.Dir.Missing:
+			if !os.IsNotExist(err) {
+				t.Errorf("%s: the status directory exists", c.ID)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", c.ID, err)
+		case c.Dir.Symlink != (fi.Mode()&os.ModeSymlink != 0):
+			t.Errorf("%s: status directory mode %v", c.ID, fi.Mode())
+		case !c.Dir.Symlink && unixLike && fi.Mode().Perm() != c.Dir.Mode:
+			t.Errorf("%s: status directory mode %v, want %v", c.ID, fi.Mode().Perm(), c.Dir.Mode)
+		}
+		for _, en := range c.Entries {
+			fi, err := os.Lstat(filepath.Join(statusDir, en.Name))
+			if err != nil {
+				t.Errorf("%s: %v", c.ID, err)
+				continue
+			}
+			if en.Kind == KindFile && (fi.Size() != int64(len(en.Data)) || unixLike && fi.Mode().Perm() != en.Mode) {
+				t.Errorf("%s: %s: %d bytes mode %v, want %d bytes mode %v", c.ID, en.Name, fi.Size(), fi.Mode(), len(en.Data), en.Mode)
+			}
+		}
+	}
+}
+
+func TestParseCaseRejects(t *testing.T) {
+	const head = "id: x/y\nlevel: core\nrules: R1\nrequirement: R1. A missing status directory is an empty listing, not an error.\nnow: 2026-07-17T12:35:00.000Z\nexpect: sessions\n"
+	tests := []struct{ name, text, want string }{
+		{"id differs", strings.Replace(head, "x/y", "x/z", 1) + "-- expected --\n", "is not the file's path"},
+		{"no expected", head, "no '-- expected --'"},
+		{"unknown key", head + "colour: red\n-- expected --\n", "unknown key"},
+		{"bad level", strings.Replace(head, "core", "medium", 1) + "-- expected --\n", "level must be"},
+		{"bad now", strings.Replace(head, ".000Z", "Z", 1) + "-- expected --\n", "now must be"},
+		{"bad mode", head + "-- file a mode=644 --\n-- expected --\n", "mode must be"},
+		{"size too small", head + "-- file a size=3 --\nabcdef\n-- expected --\n", "longer than size"},
+		{"dangling symlink", head + "-- symlink a -> b --\n-- expected --\n", "no entry"},
+		{"error with sessions", strings.Replace(head, "sessions", "error", 1) +
+			`-- expected --` + "\n" + `{"session":"s","agent":null,"state":"idle","pid":null,"cwd":null,"title":null}` + "\n", "lists no sessions"},
+		{"expected key missing", head + "-- expected --\n{\"session\":\"s\",\"state\":\"idle\"}\n", "no \"agent\" key"},
+		{"twice", head + "-- file a --\n-- file a --\n-- expected --\n", "listed twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseCase("x/y", []byte(tt.text))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseCaseDirectives(t *testing.T) {
+	const text = "id: a/b\nlevel: hardened\nrules: R6\nrequirement: R6. x\nnow: 2026-07-17T12:35:00.000Z\nexpect: sessions\ndir: mode=0750 parent-symlink\nruns: 3\n" +
+		"-- file f size=10 --\n{}\n-- file g bytes=escaped mode=0644 --\na\\xffb\n-- fifo p --\n-- expected --\n"
+	c, err := ParseCase("a/b", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Dir.Mode != 0o750 || !c.Dir.ParentSymlink || c.Runs != 3 {
+		t.Errorf("dir %+v runs %d", c.Dir, c.Runs)
+	}
+	if got := string(c.Entries[0].Data); got != "{}       \n" {
+		t.Errorf("size=10 gives %q", got)
+	}
+	if got := string(c.Entries[1].Data); got != "a\xffb\n" || c.Entries[1].Mode != 0o644 {
+		t.Errorf("escaped gives %q mode %v", got, c.Entries[1].Mode)
+	}
+	if c.Entries[2].Kind != KindFIFO {
+		t.Errorf("fifo: %+v", c.Entries[2])
+	}
+	// LoadCases insists on .txt files and reports every broken one.
+	fsys := fstest.MapFS{"r/a/b.txt": {Data: []byte(text)}, "r/a/c.md": {Data: []byte("x")}}
+	if _, err := LoadCases(fsys, "r"); err == nil || !strings.Contains(err.Error(), "not a vector") {
+		t.Errorf("LoadCases: %v", err)
+	}
+}
+
+func BenchmarkLoadCases(b *testing.B) {
+	for b.Loop() {
+		if _, err := Cases(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkMaterialize(b *testing.B) {
+	cases, err := Cases()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var c *Case
+	for _, x := range cases {
+		if x.ID == "files/size-1mib" {
+			c = x
+		}
+	}
+	for b.Loop() {
+		dir := b.TempDir()
+		if _, err := Materialize(c, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

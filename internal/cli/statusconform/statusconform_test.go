@@ -1,0 +1,165 @@
+package statusconform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/testbin"
+)
+
+// TestMain lets the test binary act as a trivial reader that shows no
+// session, or a publisher that publishes nothing: "<test binary>
+// -empty-reader".
+func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == "-empty-reader" {
+		os.Exit(0)
+	}
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), args, Env{Stdout: &out, Stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+func emptyReader(t *testing.T) string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"frobnicate"},
+		{"reader"},
+		{"reader", "--level", "medium", "--", "true"},
+		{"reader", "--timeout", "0s", "--", "true"},
+		{"reader", "--run", "no/such/*", "--", "true"},
+		{"publisher"},
+		{"publisher", "--timeout-scale", "0.5", "--", "true"},
+		{"publisher", "--run", "no/such/*", "--", "true"},
+		{"materialize"},
+		{"materialize", "a", "b"},
+	} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || !strings.HasPrefix(stderr, "statusconform") {
+			t.Errorf("%q: exit %d, stderr %q; want %d and a message", args, code, stderr, ExitUsage)
+		}
+	}
+	if code, out, _ := run(t, "--help"); code != ExitOK || !strings.Contains(out, "statusconform reader") {
+		t.Errorf("--help: %d %q", code, out)
+	}
+}
+
+func TestReaderList(t *testing.T) {
+	code, out, _ := run(t, "reader", "--list", "--level", "core", "--run", "freshness/*")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("--list printed %q", out)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "freshness/") || !strings.Contains(l, "\tcore\t") {
+			t.Errorf("line %q", l)
+		}
+	}
+}
+
+func TestReaderRun(t *testing.T) {
+	exe := emptyReader(t)
+	// A reader that shows nothing passes where nothing is expected...
+	report := filepath.Join(t.TempDir(), "report.json")
+	code, out, stderr := run(t, "reader", "--run", "location/missing-directory", "--run", "dir/symlink-refused", "--json", report, "--", exe, "-empty-reader")
+	if code != ExitOK || !strings.HasSuffix(out, "2 passed, 0 failed, 0 skipped\n") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Suite   string
+		Passed  int
+		Results []struct{ ID, Outcome string }
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Suite != "reader" || rep.Passed != 2 || len(rep.Results) != 2 {
+		t.Errorf("report %s: %v", data, err)
+	}
+	// ...and fails where a session must be shown.
+	code, out, _ = run(t, "reader", "--run", "basic/one-session", "--", exe, "-empty-reader")
+	if code != ExitFailed || !strings.Contains(out, "FAIL basic/one-session\n") || !strings.HasSuffix(out, "0 passed, 1 failed, 0 skipped\n") {
+		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+	if n := strings.Count(out, " passed, "); n != 1 {
+		t.Errorf("%d summary lines", n)
+	}
+}
+
+func TestMaterialize(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cases")
+	code, out, stderr := run(t, "materialize", dir)
+	if code != ExitOK || !strings.HasPrefix(out, "wrote ") {
+		t.Fatalf("exit %d, %q %q", code, out, stderr)
+	}
+	t.Cleanup(func() {
+		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.IsDir() {
+				os.Chmod(p, 0o700)
+			}
+			return nil
+		})
+	})
+	if _, err := os.Stat(filepath.Join(dir, "basic", "one-session", "expected.json")); err != nil {
+		t.Error(err)
+	}
+	if code, _, stderr := run(t, "materialize", dir); code != ExitFailed || !strings.Contains(stderr, "not empty") {
+		t.Errorf("into a non-empty directory: exit %d, %q", code, stderr)
+	}
+}
+
+func TestPublisherList(t *testing.T) {
+	code, out, _ := run(t, "publisher", "--list")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 40 {
+		t.Errorf("only %d checks listed", len(lines))
+	}
+	for _, want := range []string{"P9/heartbeat\tP9 W5", "P6/file-0600/umask-022\tP6", "W4/removed-on-sigterm\tW4"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("--list lacks %q", want)
+		}
+	}
+}
+
+func TestPublisherRun(t *testing.T) {
+	dir, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuspub := filepath.Join(dir, "statuspub")
+	code, out, stderr := run(t, "publisher", "--run", "W4/*", "--", statuspub, "serve", "--config-home", "{home}", "--session", "{session}", "--agent", "{agent}")
+	if code != ExitOK || !strings.HasSuffix(out, "3 passed, 0 failed, 0 skipped\n") {
+		t.Errorf("statuspub serve: exit %d\n%s%s", code, out, stderr)
+	}
+	// A "publisher" that exits at once fails, and says why.
+	code, out, _ = run(t, "publisher", "--run", "W1/*", "--", emptyReader(t), "-empty-reader")
+	if code != ExitFailed || !strings.Contains(out, "FAIL W1/publishes-at-once\n") || !strings.Contains(out, "exit status 0") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
