@@ -353,3 +353,37 @@ func TestFreshness(t *testing.T) {
 		}
 	}
 }
+
+// Invalid UTF-8 becomes one U+FFFD per maximal subpart (SPEC.md C6). The
+// wants are what Python's bytes.decode("utf-8", "replace") returns for the
+// same bytes.
+func TestMaximalSubparts(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a\xffb", "a\ufffdb"},
+		{"a\xe2\x82b", "a\ufffdb"},                 // a truncated 3-byte sequence: one
+		{"a\xe2\x82\xe2\x82b", "a\ufffd\ufffdb"},   // two truncated sequences: two
+		{"a\xf0\x9f\x98b", "a\ufffdb"},             // a truncated 4-byte sequence: one
+		{"a\xe0\x80b", "a\ufffd\ufffdb"},           // E0 80 is never well-formed: two
+		{"a\xed\xa0\x80b", "a\ufffd\ufffd\ufffdb"}, // a UTF-8 surrogate: three
+		{"a\xc0\xafb", "a\ufffd\ufffdb"},           // an overlong form: two
+		{"a\ufffdb", "a\ufffdb"},                   // U+FFFD itself stays
+		{"\xe2\x82", "\ufffd"},                     // at the end
+	}
+	for _, tt := range tests {
+		doc := `{"schema":"gentle-shell.agent-status/v1","session":"s","state":"idle","updatedAt":"2026-07-17T12:34:56Z","agent":"` + tt.in + `"}`
+		s, err := Decode([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Agent != tt.want {
+			t.Errorf("Decode(%q) agent = %q, want %q", tt.in, s.Agent, tt.want)
+		}
+		if got := SanitizeText(tt.in); got != tt.want {
+			t.Errorf("SanitizeText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		enc := appendString(nil, tt.in)
+		if string(enc) != `"`+tt.want+`"` {
+			t.Errorf("appendString(%q) = %s, want %q", tt.in, enc, tt.want)
+		}
+	}
+}

@@ -707,8 +707,8 @@ func appendUnquoted(dst, raw []byte) []byte {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(raw[i:])
-		if r == utf8.RuneError && size == 1 {
+		r, size := decodeRuneBytes(raw[i:])
+		if r == utf8.RuneError { // ill-formed, or U+FFFD itself: the same bytes out
 			dst = append(dst, "\ufffd"...)
 		} else {
 			dst = append(dst, raw[i:i+size]...)

@@ -129,11 +129,11 @@ func appendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		r, size := decodeRune(s[i:])
+		if r == utf8.RuneError && s[i:i+size] != "\ufffd" { // ill-formed
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\ufffd"...)
-			i++
+			i += size
 			start = i
 			continue
 		}

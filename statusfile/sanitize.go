@@ -94,7 +94,7 @@ func cutUTF16(s string, max int) (prefix string, cut, halfDropped bool) {
 	}
 	units := 0
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decodeRune(s[i:])
 		n := 1
 		if r >= 0x10000 {
 			n = 2
@@ -141,7 +141,7 @@ func sanitize(out []byte, s string, collapse bool) []byte {
 		out = utf8.AppendRune(out, r)
 	}
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decodeRune(s[i:])
 		switch state {
 		case stText:
 			switch r {
