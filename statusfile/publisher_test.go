@@ -219,6 +219,11 @@ func TestPublisherRefuses(t *testing.T) {
 			}
 			// Heartbeats retry, but the same failure is reported once.
 			for i := 0; i < 3; i++ {
+				// The write hook runs before the heartbeat is armed:
+				// moving the clock earlier would arm it a heartbeat late.
+				if !clock.WaitTimer(clock.Now().Add(sf.DefaultHeartbeat), 10*time.Second) {
+					t.Fatalf("retry %d: heartbeat never armed: %v", i, clock.Armed())
+				}
 				clock.Advance(sf.DefaultHeartbeat)
 				if r := w.next(t); !errors.Is(r.err, tt.want) {
 					t.Fatalf("retry %d: %v", i, r.err)
