@@ -8,3 +8,7 @@ require (
 	github.com/google/renameio/v2 v2.0.2
 	golang.org/x/sys v0.47.0
 )
+
+require github.com/fsnotify/fsnotify v1.10.1
+
+require go.uber.org/goleak v1.3.0
