@@ -70,11 +70,15 @@
 // write (CREATE, WRITE, RENAME of the temporary file, CREATE of the status
 // file) costs one read. Notifications that arrive together coalesce.
 //
-// Freshness changes with no file event at all, so one timer is armed for
-// the earliest moment at which any record's verdict changes by time alone
-// (updatedAt + 30 s for fresh records; updatedAt - 30 s for records from
-// the future); a heap keeps the deadlines. The clock is injectable
-// ([WithClock]); nothing polls for staleness.
+// Freshness changes with no file event at all, so one timer serves all
+// records: it is armed, never later than needed, for the earliest moment
+// at which any record's verdict changes by time alone (a nanosecond after
+// updatedAt + 30 s for fresh records; updatedAt - 30 s for records from
+// the future); a heap keeps the deadlines. When a heartbeat moves the
+// earliest deadline later, the timer is left alone and, when it fires
+// early, armed again: one wake-up every 20 s or so rather than a new
+// timer per heartbeat. The clock is injectable ([WithClock]); nothing
+// polls for staleness.
 //
 // The watcher recovers by itself:
 //

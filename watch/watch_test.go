@@ -211,8 +211,9 @@ func TestDrainsWithoutConsumer(t *testing.T) {
 	}
 }
 
-// TestOneTimer: one timer, armed for the earliest freshness deadline of
-// all records, follows the records as they change.
+// TestOneTimer: one timer serves all records. It is never later than the
+// earliest freshness deadline, follows it at once when it moves earlier,
+// and when it moves later is left to fire early and find nothing due.
 func TestOneTimer(t *testing.T) {
 	clock := clocktest.New(scriptT0)
 	dir := statusDir(t)
@@ -228,27 +229,37 @@ func TestOneTimer(t *testing.T) {
 		}
 	}
 	stale := func(u time.Time) time.Time { return u.Add(statusfile.StaleAfter + time.Nanosecond) }
-	armedAt(stale(scriptT0.Add(-4900 * time.Millisecond)))
+	oldest := scriptT0.Add(-4900 * time.Millisecond)
+	armedAt(stale(oldest))
 
-	publish(t, dir, statusfile.Status{Session: "older", UpdatedAt: scriptT0.Add(-10 * time.Second)})
+	// An earlier deadline: the timer follows.
+	older := scriptT0.Add(-10 * time.Second)
+	publish(t, dir, statusfile.Status{Session: "older", UpdatedAt: older})
 	recv(t, w)
-	armedAt(stale(scriptT0.Add(-10 * time.Second)))
+	armedAt(stale(older))
 
-	// A record from the future becomes fresh at updatedAt - 30 s: later
-	// than the earliest deadline, so nothing changes.
-	publish(t, dir, statusfile.Status{Session: "future", UpdatedAt: scriptT0.Add(65 * time.Second)})
+	// A record from the future becomes fresh at updatedAt - 30 s, later
+	// than the earliest deadline: nothing changes.
+	future := scriptT0.Add(65 * time.Second)
+	publish(t, dir, statusfile.Status{Session: "future", UpdatedAt: future})
 	recv(t, w)
-	armedAt(stale(scriptT0.Add(-10 * time.Second)))
+	armedAt(stale(older))
 
+	// The earliest deadline moves later: the timer stays, fires early,
+	// finds nothing due, and is armed for the deadline of the moment.
 	if err := os.Remove(filepath.Join(dir, statusfile.FileName("older"))); err != nil {
 		t.Fatal(err)
 	}
 	recv(t, w)
-	armedAt(stale(scriptT0.Add(-4900 * time.Millisecond)))
+	armedAt(stale(older))
+	clock.Advance(stale(older).Sub(clock.Now()))
+	if n := w.Settle(); n != 0 {
+		t.Fatalf("an early wake-up made %d events", n)
+	}
+	armedAt(stale(oldest))
 
-	// All 50 go stale; the future record's boundary (fresh at
-	// updatedAt - 30 s) is the only one left.
-	clock.Advance(31 * time.Second)
+	// All 50 go stale; the future record's boundary is the only one left.
+	clock.Advance(stale(scriptT0).Sub(clock.Now()))
 	if n := w.Settle(); n != 50 {
 		t.Fatalf("%d events, want 50", n)
 	}
@@ -257,7 +268,7 @@ func TestOneTimer(t *testing.T) {
 			t.Fatalf("got %s", formatEvent(&ev))
 		}
 	}
-	armedAt(scriptT0.Add(65*time.Second - statusfile.StaleAfter))
+	armedAt(future.Add(-statusfile.StaleAfter))
 }
 
 // TestOrder: a snapshot, and the events of a full rescan, come in

@@ -315,19 +315,22 @@ func (w *Watcher) reportOnce(last *string, err error) {
 	}
 }
 
-// arm keeps one timer armed for the earliest freshness boundary.
+// arm keeps one timer armed no later than the earliest freshness boundary.
+// When that boundary moves later (its record was rewritten: at every
+// heartbeat of the oldest session), the timer is left as it is; it then
+// fires early, finds nothing due, and is armed again for the boundary of
+// the moment. That costs a wake-up every 20 s or so instead of a new timer
+// at every heartbeat.
 func (w *Watcher) arm() {
-	var next time.Time
-	if len(w.deadlines) > 0 {
-		next = w.deadlines[0].next
+	if len(w.deadlines) == 0 {
+		w.stopTimer(&w.staleTimer, &w.staleC)
+		return
 	}
-	if w.staleTimer != nil && next.Equal(w.staleAt) {
+	next := w.deadlines[0].next
+	if w.staleTimer != nil && !w.staleAt.After(next) {
 		return
 	}
 	w.stopTimer(&w.staleTimer, &w.staleC)
-	if next.IsZero() {
-		return
-	}
 	w.staleTimer = w.cfg.clock.NewTimer(next.Sub(w.cfg.clock.Now()))
 	w.staleAt, w.staleC = next, w.staleTimer.C()
 }
