@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs the watch benchmark as published (see main.go for what one run
-# measures). From anywhere: bench/watch/run.sh [REPS]. Takes about 45
+# measures). From anywhere: bench/watch/run.sh [REPS]. Takes about 50
 # minutes with the default 5 repetitions; prints each run and the medians.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -22,3 +22,5 @@ echo "== 1000 sessions, watcher process with GOMAXPROCS=1"
 "$bin/watchbench" -sessions 1000 -idle 60s -reps "$reps" -watcher-procs 1
 echo "== 10000 sessions (peak memory)"
 "$bin/watchbench" -sessions 10000 -idle 30s -reps 3
+echo "== the floor: a process that only drains fsnotify, 10000 sessions"
+"$bin/watchbench" -floor -sessions 10000 -idle 30s -reps 3
