@@ -146,6 +146,11 @@ var exempt = map[string]string{
 	"H6":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
 	"H7":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
 	"H8":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
+	"R15": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
+	"R16": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
+	"R17": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
+	"R18": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
+	"R19": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
 	"R14": "the reader protocol compares the set of sessions, in any order (issue 6); the order of a listing is for people and statusls's own tests check it",
 }
 
