@@ -150,6 +150,10 @@ func (d *Dir) Close() error { return d.pd.Close() }
 // Path returns the directory's path.
 func (d *Dir) Path() string { return d.pd.Path() }
 
+// Info describes the directory as opened, so that a long-lived reader can
+// tell (with os.SameFile) whether the path still names it.
+func (d *Dir) Info() fs.FileInfo { return d.pd.Info() }
+
 // List reads the directory once. See [Open] for what makes it an error.
 func List(path string, opts Options) (*Listing, error) {
 	d, err := Open(path, opts)

@@ -1,0 +1,13 @@
+package watch
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package if any goroutine is left running after the
+// tests: every Watcher must have stopped its own and fsnotify's.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}

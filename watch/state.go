@@ -1,0 +1,236 @@
+package watch
+
+import (
+	"container/heap"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// tracked is what the watcher knows of one status file name: its last
+// entry (valid or not) and, for records, the next time its verdict
+// changes by the clock alone.
+type tracked struct {
+	e    reader.Entry
+	next time.Time // next freshness boundary; zero when there is none
+	idx  int       // index in the deadline heap; -1 when not in it
+}
+
+// nextBoundary returns the first instant after now at which a record
+// updated at u changes verdict by the passing of time alone, or the zero
+// time if it never does. Fresh is [u-30s, u+30s] inclusive (SPEC.md FR1,
+// FR2), so a record in the future becomes fresh at u-30s, and a fresh one
+// becomes stale one nanosecond after u+30s.
+func nextBoundary(u, now time.Time) time.Time {
+	lo, hi := u.Add(-statusfile.StaleAfter), u.Add(statusfile.StaleAfter)
+	switch {
+	case now.Before(lo):
+		return lo
+	case !now.After(hi):
+		return hi.Add(time.Nanosecond)
+	}
+	return time.Time{}
+}
+
+// deadlines is a min-heap of tracked records by next boundary: one timer,
+// armed for the earliest, serves them all.
+type deadlines []*tracked
+
+func (d deadlines) Len() int           { return len(d) }
+func (d deadlines) Less(i, j int) bool { return d[i].next.Before(d[j].next) }
+func (d deadlines) Swap(i, j int) {
+	d[i], d[j] = d[j], d[i]
+	d[i].idx, d[j].idx = i, j
+}
+func (d *deadlines) Push(x any) {
+	t := x.(*tracked)
+	t.idx = len(*d)
+	*d = append(*d, t)
+}
+func (d *deadlines) Pop() any {
+	old := *d
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*d = old[:len(old)-1]
+	t.idx = -1
+	return t
+}
+
+// record reports whether e is a record (fresh or stale), as opposed to an
+// invalid file.
+func record(e *reader.Entry) bool { return e.Verdict == reader.Fresh || e.Verdict == reader.Stale }
+
+// visible reports whether e is in the consumer's view.
+func (w *Watcher) visible(e *reader.Entry) bool {
+	return e != nil && (record(e) || w.cfg.invalid && e.Verdict == reader.Invalid)
+}
+
+// sameFields reports whether two records agree on everything but
+// updatedAt.
+func sameFields(a, b *statusfile.Status) bool {
+	return a.Schema == b.Schema && a.Agent == b.Agent && a.Session == b.Session && a.PID == b.PID &&
+		a.Cwd == b.Cwd && a.State == b.State && a.Title == b.Title
+}
+
+// classify decides which event, if any, takes the view from old to new.
+// gone is the reason when new is nil.
+func (w *Watcher) classify(old, new *reader.Entry, gone string) (Kind, string, bool) {
+	b, a := old, new
+	if !w.visible(b) {
+		b = nil
+	}
+	if !w.visible(a) {
+		a = nil
+	}
+	switch {
+	case b == nil && a == nil:
+		return "", "", false
+	case b == nil && !w.synced:
+		return Snapshot, "", true
+	case b == nil && a.Verdict == reader.Invalid:
+		return Invalid, "", true
+	case b == nil:
+		return Added, "", true
+	case a == nil:
+		if new != nil {
+			return Removed, new.Reason, true
+		}
+		return Removed, gone, true
+	case a.Verdict == reader.Invalid:
+		if b.Verdict != reader.Invalid || a.Reason != b.Reason || !sameFields(&a.Status, &b.Status) {
+			return Invalid, "", true
+		}
+		return "", "", false
+	case b.Verdict == reader.Invalid:
+		return Added, "", true
+	case !sameFields(&a.Status, &b.Status):
+		return Updated, "", true
+	case a.Verdict != b.Verdict:
+		if a.Verdict == reader.Fresh {
+			return Fresh, "", true
+		}
+		return Stale, "", true
+	case !a.Status.UpdatedAt.Equal(b.Status.UpdatedAt) && w.cfg.heartbeats:
+		return Heartbeat, "", true
+	}
+	return "", "", false
+}
+
+// update moves what the watcher knows of name from its current entry to
+// new (nil: the file is gone, for the reason gone) and queues the event
+// that change makes, if any.
+func (w *Watcher) update(name string, new *reader.Entry, gone string, now time.Time) {
+	t := w.known[name]
+	var old *reader.Entry
+	if t != nil {
+		old = &t.e
+	}
+	kind, reason, ok := w.classify(old, new, gone)
+	if ok {
+		ev := Event{Kind: kind, At: now, Name: name, Reason: reason}
+		if w.visible(old) {
+			c := *old
+			ev.Before = &c
+		}
+		if w.visible(new) {
+			c := *new
+			ev.After = &c
+		}
+		switch {
+		case ev.After != nil:
+			ev.Session = ev.After.Status.Session
+		case ev.Before != nil:
+			ev.Session = ev.Before.Status.Session
+		}
+		w.emit(ev)
+	}
+	if new == nil {
+		if t != nil {
+			if t.idx >= 0 {
+				heap.Remove(&w.deadlines, t.idx)
+			}
+			delete(w.known, name)
+		}
+		return
+	}
+	if t == nil {
+		t = &tracked{idx: -1}
+		w.known[name] = t
+	}
+	t.e = *new
+	w.schedule(t, now)
+}
+
+// schedule files t under its next freshness boundary.
+func (w *Watcher) schedule(t *tracked, now time.Time) {
+	t.next = time.Time{}
+	if record(&t.e) {
+		t.next = nextBoundary(t.e.Status.UpdatedAt, now)
+	}
+	switch {
+	case t.next.IsZero() && t.idx >= 0:
+		heap.Remove(&w.deadlines, t.idx)
+	case t.next.IsZero():
+	case t.idx >= 0:
+		heap.Fix(&w.deadlines, t.idx)
+	default:
+		heap.Push(&w.deadlines, t)
+	}
+}
+
+// expire judges again, at now, every record whose boundary has come.
+func (w *Watcher) expire(now time.Time) {
+	for len(w.deadlines) > 0 && !w.deadlines[0].next.After(now) {
+		t := w.deadlines[0]
+		e := t.e
+		e.Age = now.Sub(e.Status.UpdatedAt)
+		if statusfile.IsFresh(e.Status.UpdatedAt, now) {
+			e.Verdict = reader.Fresh
+		} else {
+			e.Verdict = reader.Stale
+		}
+		w.update(e.Name, &e, "", now) // reschedules t
+	}
+}
+
+// diff brings what the watcher knows in line with a complete listing:
+// every name in either, in file-name order, gets the event its change
+// makes; names the watcher knew and the listing lacks are gone.
+func (w *Watcher) diff(l *reader.Listing) {
+	var gone []string
+	listed := make(map[string]struct{}, len(l.Entries))
+	for i := range l.Entries {
+		listed[l.Entries[i].Name] = struct{}{}
+	}
+	for name := range w.known {
+		if _, ok := listed[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	slices.Sort(gone)
+	i, j := 0, 0
+	for i < len(l.Entries) || j < len(gone) {
+		if j == len(gone) || i < len(l.Entries) && strings.Compare(l.Entries[i].Name, gone[j]) < 0 {
+			w.update(l.Entries[i].Name, &l.Entries[i], "", l.Now)
+			i++
+		} else {
+			w.update(gone[j], nil, ReasonDeleted, l.Now)
+			j++
+		}
+	}
+}
+
+// forgetAll empties the view, every entry gone for reason.
+func (w *Watcher) forgetAll(reason string, now time.Time) {
+	names := make([]string, 0, len(w.known))
+	for name := range w.known {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		w.update(name, nil, reason, now)
+	}
+}
