@@ -2,7 +2,8 @@
 // gentle-shell.agent-status/v1 status directory for people (a table on a
 // terminal), scripts (TSV, byte-identical to the published jq one-liner),
 // status bars (--summary, --count) and programs (--json, --ndjson, --jq),
-// and explains (doctor), cleans (prune) and demonstrates (demo) the setup.
+// follows the changes as they happen (watch), and explains (doctor), cleans
+// (prune) and demonstrates (demo) the setup.
 //
 // All of the command's logic is here, with its streams, environment, clock
 // and terminal injected through [Env]; cmd/statusls only calls [Main].
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -46,6 +48,16 @@ type Env struct {
 	// Terminal reports whether stdout is a terminal and its width in
 	// columns (0 when unknown); nil means not a terminal.
 	Terminal func() (bool, int)
+	// Rows is the terminal's height in lines (0 when unknown); nil means
+	// unknown. The watch table uses it.
+	Rows func() int
+	// Clock drives watch (freshness, timers); nil means the system
+	// clock.
+	Clock statusfile.Clock
+	// Signals relays sig to c until the returned function is called, as
+	// signal.Notify and signal.Stop do (nil means them). watch stops on
+	// SIGINT and SIGTERM, and redraws its table on SIGWINCH.
+	Signals func(c chan<- os.Signal, sig ...os.Signal) (stop func())
 	// TempDir is where demo makes its temporary config home; "" means
 	// os.TempDir().
 	TempDir string
@@ -60,10 +72,14 @@ func Main() int {
 	// limit keeps very large directories from growing the heap to five
 	// times what they hold. Both can be overridden with GOGC and
 	// GOMEMLIMIT.
-	if os.Getenv("GOGC") == "" {
+	//
+	// watch runs for long, with little live memory: it keeps the
+	// runtime's defaults.
+	longRunning := len(os.Args) > 1 && os.Args[1] == "watch"
+	if os.Getenv("GOGC") == "" && !longRunning {
 		debug.SetGCPercent(400)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
+	if os.Getenv("GOMEMLIMIT") == "" && !longRunning {
 		debug.SetMemoryLimit(256 << 20)
 	}
 	return Run(os.Args[1:], Env{
@@ -73,6 +89,7 @@ func Main() int {
 		Getenv:   os.Getenv,
 		Environ:  os.Environ,
 		Terminal: func() (bool, int) { return terminal(os.Stdout) },
+		Rows:     func() int { return terminalRows(os.Stdout) },
 	})
 }
 
@@ -91,6 +108,18 @@ func (env *Env) fill() {
 	}
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
+	}
+	if env.Rows == nil {
+		env.Rows = func() int { return 0 }
+	}
+	if env.Clock == nil {
+		env.Clock = statusfile.SystemClock
+	}
+	if env.Signals == nil {
+		env.Signals = func(c chan<- os.Signal, sig ...os.Signal) func() {
+			signal.Notify(c, sig...)
+			return func() { signal.Stop(c) }
+		}
 	}
 }
 
@@ -184,6 +213,8 @@ func Run(args []string, env Env) int {
 			return prune(args[1:], &env)
 		case "demo":
 			return demo(args[1:], &env)
+		case "watch":
+			return watchCmd(args[1:], &env)
 		case "help":
 			fmt.Fprint(env.Stdout, usage)
 			return ExitOK
