@@ -298,3 +298,32 @@ func TestBinaryWatchTerminal(t *testing.T) {
 		t.Errorf("screen not entered and left: %q", got)
 	}
 }
+
+// TestBinaryWait: wait follows a publisher (statuspub serve) to the state
+// asked for, and gives up after --timeout with exit status 3.
+func TestBinaryWait(t *testing.T) {
+	dir := statusDir(t)
+	serve := exec.Command(filepath.Join(filepath.Dir(bin), "statuspub"), "serve", "--dir", dir, "--session", "job", "--state", "working")
+	in, err := serve.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); serve.Wait() })
+	wait := exec.Command(bin, "wait", "--dir", dir, "--session", "job", "--state", "idle", "--timeout", "20s")
+	var stderr bytes.Buffer
+	wait.Stderr = &stderr
+	if err := wait.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(in, `{"title":"still working"}`+"\n"+`{"state":"idle"}`+"\n")
+	if err := wait.Wait(); err != nil {
+		t.Errorf("wait: %v %s", err, stderr.String())
+	}
+	code, _, errs := runBin(t, nil, "wait", "--dir", dir, "--session", "job", "--state", "blocked", "--timeout", "200ms")
+	if code != 3 || !strings.Contains(errs, "timed out after 200ms") {
+		t.Errorf("timeout: exit %d, %q", code, errs)
+	}
+}

@@ -2,8 +2,8 @@
 // gentle-shell.agent-status/v1 status directory for people (a table on a
 // terminal), scripts (TSV, byte-identical to the published jq one-liner),
 // status bars (--summary, --count) and programs (--json, --ndjson, --jq),
-// follows the changes as they happen (watch), and explains (doctor), cleans
-// (prune) and demonstrates (demo) the setup.
+// follows the changes as they happen (watch) or waits for one (wait), and
+// explains (doctor), cleans (prune) and demonstrates (demo) the setup.
 //
 // All of the command's logic is here, with its streams, environment, clock
 // and terminal injected through [Env]; cmd/statusls only calls [Main].
@@ -31,9 +31,11 @@ import (
 
 // Exit codes.
 const (
-	ExitOK    = 0 // success, also when there are no sessions
-	ExitError = 1 // a runtime error: a refused directory, a failing --jq filter
-	ExitUsage = 2 // a usage error: an unknown flag, a bad value, a --jq syntax error
+	ExitOK      = 0 // success, also when there are no sessions
+	ExitError   = 1 // a runtime error: a refused directory, a failing --jq filter
+	ExitUsage   = 2 // a usage error: an unknown flag, a bad value, a --jq syntax error
+	ExitTimeout = 3 // wait: the --timeout passed first
+	ExitGone    = 4 // wait: the session went away while waiting for a state
 )
 
 // Env is what the command gets from its process. Tests build their own.
@@ -51,8 +53,8 @@ type Env struct {
 	// Rows is the terminal's height in lines (0 when unknown); nil means
 	// unknown. The watch table uses it.
 	Rows func() int
-	// Clock drives watch (freshness, timers); nil means the system
-	// clock.
+	// Clock drives watch and wait (freshness, timers); nil means the
+	// system clock.
 	Clock statusfile.Clock
 	// Signals relays sig to c until the returned function is called, as
 	// signal.Notify and signal.Stop do (nil means them). watch stops on
@@ -73,9 +75,9 @@ func Main() int {
 	// times what they hold. Both can be overridden with GOGC and
 	// GOMEMLIMIT.
 	//
-	// watch runs for long, with little live memory: it keeps the
+	// watch and wait run for long, with little live memory: they keep the
 	// runtime's defaults.
-	longRunning := len(os.Args) > 1 && os.Args[1] == "watch"
+	longRunning := len(os.Args) > 1 && (os.Args[1] == "watch" || os.Args[1] == "wait")
 	if os.Getenv("GOGC") == "" && !longRunning {
 		debug.SetGCPercent(400)
 	}
@@ -215,6 +217,8 @@ func Run(args []string, env Env) int {
 			return demo(args[1:], &env)
 		case "watch":
 			return watchCmd(args[1:], &env)
+		case "wait":
+			return waitCmd(args[1:], &env)
 		case "help":
 			fmt.Fprint(env.Stdout, usage)
 			return ExitOK
