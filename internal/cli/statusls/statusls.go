@@ -131,9 +131,13 @@ const usage = `statusls lists what your coding agents are doing, from their stat
 Usage:
   statusls [flags]                  list the fresh sessions
   statusls --jq FILTER [-r] [...]   run a jq program over every status file
+  statusls watch [flags]            follow the changes: a live table, or one line per event
+  statusls wait [flags]             wait until a session is in a state, or gone
   statusls doctor                   explain the setup: which directory, why, what is in it
   statusls prune [--dry-run]        remove files of sessions whose publisher is gone
   statusls demo                     publish a few sessions into a temporary directory and list them
+
+'statusls watch --help' and 'statusls wait --help' describe their flags.
 
 Output (one of; default: a table on a terminal, else TSV):
   --table             an aligned table, most urgent first (blocked, working, idle)
@@ -170,7 +174,8 @@ Terminal:
   --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never
                       The table fits $COLUMNS, else the terminal's width, else 80 columns.
 
-Exit status: 0 success (also with no sessions), 1 error, 2 usage error.
+Exit status: 0 success (also with no sessions), 1 error, 2 usage error; wait: 3 timeout,
+4 the session went away.
 
 Examples:
   # tmux: in ~/.tmux.conf
@@ -190,6 +195,19 @@ Examples:
 
   # titles of blocked sessions
   statusls -r --jq 'select(.state == "blocked") | .task.title // empty'
+
+  # a live table of the sessions; or, for editors, one JSON object per change
+  statusls watch
+  statusls watch --json
+
+  # a desktop notification each time an agent starts waiting for you
+  statusls watch --on blocked --exec 'notify-send "$STATUS_AGENT is waiting" "$STATUS_TITLE"'
+
+  # in a script: go on when session $ID has finished its turn (exit 4 if it ends first)
+  statusls wait --session "$ID" --state idle --timeout 30m
+
+  # wait until an agent working under this project needs you, and say which
+  statusls wait --any --state blocked --cwd .
 
 JSON (--json, --ndjson; a stable format): one object per session with the keys
 file, schema, session, agent, pid, cwd, state, title, updatedAt, fresh, age
