@@ -175,15 +175,20 @@ func TestWatchExecSlow(t *testing.T) {
 		return len(files)
 	}
 	r.waitLine(`"event":"synced"`)
-	for i := range 6 {
-		put(t, dir, statusfile.Status{Agent: "pi", Session: fmt.Sprintf("s%d", i), State: statusfile.Blocked, UpdatedAt: now})
+	// Two more than can run or wait.
+	n := execMaxRunning + execMaxWaiting + 2
+	for i := range n {
+		put(t, dir, statusfile.Status{Agent: "pi", Session: fmt.Sprintf("s%02d", i), State: statusfile.Blocked, UpdatedAt: now})
 	}
 	put(t, dir, statusfile.Status{Agent: "pi", Session: "last", State: statusfile.Working, UpdatedAt: now})
 	r.waitLine(`"event":"added"`, `"session":"last"`)
-	for i := range 6 {
-		r.waitLine(`"event":"added"`, fmt.Sprintf(`"session":"s%d"`, i))
+	for i := range n {
+		r.waitLine(`"event":"added"`, fmt.Sprintf(`"session":"s%02d"`, i))
 	}
 	poll(t, "four commands running", func() bool { return count("pid.*") >= 4 }, nil)
+	poll(t, "two commands dropped", func() bool {
+		return strings.Count(r.stderr.String(), "commands running and 64 waiting; not running it for session s") == 2
+	}, func() string { return r.stderr.String() })
 	if n := count("done.*"); n > 0 {
 		t.Fatalf("a command finished before the events were all printed: %d done", n)
 	}
@@ -196,5 +201,43 @@ func TestWatchExecSlow(t *testing.T) {
 	}
 	if n := count("done.*"); n > 0 {
 		t.Errorf("watch waited for the commands to finish (%d done)", n)
+	}
+}
+
+// TestWatchExecTimeout: a command that runs longer than --exec-timeout is
+// killed with its process group, and reported.
+func TestWatchExecTimeout(t *testing.T) {
+	dir := privateDir(t)
+	work := t.TempDir()
+	clock := clocktest.New(now)
+	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}}, "watch", "--dir", dir, "--on", "blocked",
+		"--exec", `echo $$ >"$OUT/pid"; sleep 30; touch "$OUT/done"`, "--exec-timeout", "200ms")
+	waitSynced(t, clock)
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "x", State: statusfile.Blocked, UpdatedAt: now})
+	poll(t, "the kill reported", func() bool {
+		return strings.Contains(r.stderr.String(), "statusls: --exec: session x (blocked): killed after 200ms\n")
+	}, func() string { return r.stderr.String() })
+	data, err := os.ReadFile(filepath.Join(work, "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	poll(t, "the process group gone", func() bool { return syscall.Kill(-pgid, 0) == syscall.ESRCH }, nil)
+}
+
+// TestWatchExecOnTerminal: on a terminal, a failing command is reported in
+// the table, not on stderr (the same terminal), and its output is dropped.
+func TestWatchExecOnTerminal(t *testing.T) {
+	dir := privateDir(t)
+	clock := clocktest.New(now)
+	r := start(t, clock, cmdOpts{terminal: true, width: 80, rows: 24}, "watch", "--dir", dir, "--on", "blocked", "--exec", "echo noise; exit 3")
+	waitSynced(t, clock)
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "x", State: statusfile.Blocked, UpdatedAt: now})
+	r.waitOut("the message", func(s string) bool {
+		return strings.Contains(s, "statusls: --exec: session x (blocked): exit status 3"+seqEraseLine)
+	})
+	r.signal(syscall.SIGTERM)
+	if code := r.exit(); code != ExitOK || r.stderr.String() != "" || strings.Contains(r.stdout.String(), "noise") {
+		t.Errorf("exit %d, stderr %q, stdout %q", code, r.stderr.String(), r.stdout.String())
 	}
 }
