@@ -8,14 +8,14 @@ import * as vscode from "vscode";
 
 // One line of `statusls watch --json` (see README.md next to this file).
 interface WatchEvent {
-  event: string; // the snapshot, "added", "updated", "stale", "fresh", "removed", ...
+  event: string; // "snapshot", "synced", "added", "updated", "stale", "fresh", "removed", ...
   seq: number;
   at: string;
-  session: string;
+  session: string | null; // null for "synced" and "error"
   agent?: string | null;
-  state?: string;
+  state?: string | null;
   cwd?: string | null;
-  task?: { title?: string | null } | null;
+  title?: string | null;
 }
 
 const order = ["blocked", "working", "idle"];
@@ -35,7 +35,7 @@ export function activate(context: vscode.ExtensionContext): void {
       (a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99) || a.localeCompare(b));
     item.text = states.map((s) => `${counts.get(s)} ${s}`).join(" · ");
     item.tooltip = [...sessions.values()]
-      .map((e) => `${e.state}  ${e.agent ?? "?"}  ${e.task?.title ?? ""}`).join("\n");
+      .map((e) => `${e.state}  ${e.agent ?? "?"}  ${e.title ?? ""}`).join("\n");
     if (item.text) item.show(); else item.hide();
   };
 

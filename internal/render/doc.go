@@ -1,7 +1,8 @@
 // Package render turns [reader] entries into what statusls prints: the
-// stable JSON object of a session (also printed by statusls watch), TSV rows
-// byte-identical to the published jq one-liner, the terminal table, the
-// one-line summary; and the filters and orders statusls offers.
+// stable JSON object of a session, the event lines of statusls watch (that
+// object with the event's name, number and time), TSV rows byte-identical
+// to the published jq one-liner, the terminal table, the one-line summary;
+// and the filters and orders statusls offers.
 //
 // # Security
 //

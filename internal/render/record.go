@@ -38,9 +38,17 @@ func hasRecord(e *reader.Entry) bool {
 //
 // Strings are sanitized as for display.
 func AppendJSON(dst []byte, e *reader.Entry) []byte {
+	dst = append(dst, '{')
+	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", e.Reason)
+	return append(dst, '}')
+}
+
+// appendFields appends the members of e's JSON object, without braces.
+// reason, when hasReason, is the value of the reason key.
+func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []byte {
 	rec := hasRecord(e)
 	s := &e.Status
-	dst = append(dst, `{"file":`...)
+	dst = append(dst, `"file":`...)
 	dst = appendJSONString(dst, statusfile.SanitizeText(e.Name))
 	dst = append(dst, `,"schema":`...)
 	dst = appendOptString(dst, rec, s.Schema)
@@ -92,14 +100,14 @@ func AppendJSON(dst []byte, e *reader.Entry) []byte {
 	dst = append(dst, `,"verdict":`...)
 	dst = appendJSONString(dst, string(e.Verdict))
 	dst = append(dst, `,"reason":`...)
-	dst = appendOptString(dst, e.Verdict == reader.Invalid && e.Reason != "", e.Reason)
+	dst = appendOptString(dst, hasReason, reason)
 	dst = append(dst, `,"error":`...)
 	if e.Verdict == reader.Invalid && e.Err != nil {
 		dst = appendJSONString(dst, statusfile.SanitizeText(e.Err.Error()))
 	} else {
 		dst = append(dst, "null"...)
 	}
-	return append(dst, '}')
+	return dst
 }
 
 // AppendSeconds appends ms milliseconds as a JSON number of seconds with at

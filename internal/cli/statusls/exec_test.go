@@ -3,6 +3,7 @@
 package statusls_test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -185,4 +187,143 @@ func stripSGR(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// TestBinaryWatch runs statusls watch --json as editors do: a line per
+// change, flushed at once, and exit status 0 on SIGTERM.
+func TestBinaryWatch(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home") // created by the publisher
+	cmd := exec.Command(bin, "watch", "--json", "--config-home", home)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(want string) {
+		t.Helper()
+		select {
+		case l := <-lines:
+			if !strings.Contains(l, want) {
+				t.Fatalf("line %q, want %s", l, want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no line with %s", want)
+		}
+	}
+	next(`"event":"synced"`)
+	pub := filepath.Join(filepath.Dir(bin), "statuspub")
+	if out, err := exec.Command(pub, "set", "--config-home", home, "--session", "w", "--state", "blocked", "--pid", "0").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	next(`"event":"added"`)
+	if out, err := exec.Command(pub, "clear", "--config-home", home, "--session", "w").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	next(`"reason":"deleted"`)
+	cmd.Process.Signal(syscall.SIGTERM)
+	for range lines {
+	}
+	if err := cmd.Wait(); err != nil || stderr.Len() != 0 {
+		t.Errorf("exit: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// TestBinaryWatchTerminal runs statusls watch on a real pseudo-terminal:
+// the table on the alternate screen, the terminal restored on SIGINT.
+func TestBinaryWatchTerminal(t *testing.T) {
+	dir := statusDir(t)
+	data, _ := statusfile.Encode(statusfile.Status{Agent: "pi", Session: "s", State: "working", Title: "Fix tests", UpdatedAt: time.Now()})
+	os.WriteFile(filepath.Join(dir, statusfile.FileName("s")), data, 0o600)
+	ptmx, tty := openPTY(t, 60)
+	pts, err := os.OpenFile(tty, os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(bin, "watch", "--dir", dir)
+	cmd.Env = append(os.Environ(), "COLUMNS=", "LINES=", "TERM=xterm")
+	cmd.Stdout, cmd.Stderr = pts, pts
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	var mu sync.Mutex
+	var out bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			mu.Unlock()
+			if err != nil { // EIO once the child is gone
+				close(copied)
+				return
+			}
+		}
+	}()
+	text := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(text(), "Fix tests") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no table: %q", text())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	select {
+	case <-copied:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no EOF from the pseudo-terminal")
+	}
+	got := text()
+	if !strings.HasPrefix(got, "\x1b[?1049h\x1b[?25l\x1b[H") || !strings.HasSuffix(got, "\x1b[?25h\x1b[?1049l") {
+		t.Errorf("screen not entered and left: %q", got)
+	}
+}
+
+// TestBinaryWait: wait follows a publisher (statuspub serve) to the state
+// asked for, and gives up after --timeout with exit status 3.
+func TestBinaryWait(t *testing.T) {
+	dir := statusDir(t)
+	serve := exec.Command(filepath.Join(filepath.Dir(bin), "statuspub"), "serve", "--dir", dir, "--session", "job", "--state", "working")
+	in, err := serve.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); serve.Wait() })
+	wait := exec.Command(bin, "wait", "--dir", dir, "--session", "job", "--state", "idle", "--timeout", "20s")
+	var stderr bytes.Buffer
+	wait.Stderr = &stderr
+	if err := wait.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(in, `{"title":"still working"}`+"\n"+`{"state":"idle"}`+"\n")
+	if err := wait.Wait(); err != nil {
+		t.Errorf("wait: %v %s", err, stderr.String())
+	}
+	code, _, errs := runBin(t, nil, "wait", "--dir", dir, "--session", "job", "--state", "blocked", "--timeout", "200ms")
+	if code != 3 || !strings.Contains(errs, "timed out after 200ms") {
+		t.Errorf("timeout: exit %d, %q", code, errs)
+	}
 }

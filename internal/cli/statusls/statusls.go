@@ -2,7 +2,8 @@
 // gentle-shell.agent-status/v1 status directory for people (a table on a
 // terminal), scripts (TSV, byte-identical to the published jq one-liner),
 // status bars (--summary, --count) and programs (--json, --ndjson, --jq),
-// and explains (doctor), cleans (prune) and demonstrates (demo) the setup.
+// follows the changes as they happen (watch) or waits for one (wait), and
+// explains (doctor), cleans (prune) and demonstrates (demo) the setup.
 //
 // All of the command's logic is here, with its streams, environment, clock
 // and terminal injected through [Env]; cmd/statusls only calls [Main].
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -29,9 +31,11 @@ import (
 
 // Exit codes.
 const (
-	ExitOK    = 0 // success, also when there are no sessions
-	ExitError = 1 // a runtime error: a refused directory, a failing --jq filter
-	ExitUsage = 2 // a usage error: an unknown flag, a bad value, a --jq syntax error
+	ExitOK      = 0 // success, also when there are no sessions
+	ExitError   = 1 // a runtime error: a refused directory, a failing --jq filter
+	ExitUsage   = 2 // a usage error: an unknown flag, a bad value, a --jq syntax error
+	ExitTimeout = 3 // wait: the --timeout passed first
+	ExitGone    = 4 // wait: the session went away while waiting for a state
 )
 
 // Env is what the command gets from its process. Tests build their own.
@@ -46,6 +50,16 @@ type Env struct {
 	// Terminal reports whether stdout is a terminal and its width in
 	// columns (0 when unknown); nil means not a terminal.
 	Terminal func() (bool, int)
+	// Rows is the terminal's height in lines (0 when unknown); nil means
+	// unknown. The watch table uses it.
+	Rows func() int
+	// Clock drives watch and wait (freshness, timers); nil means the
+	// system clock.
+	Clock statusfile.Clock
+	// Signals relays sig to c until the returned function is called, as
+	// signal.Notify and signal.Stop do (nil means them). watch stops on
+	// SIGINT and SIGTERM, and redraws its table on SIGWINCH.
+	Signals func(c chan<- os.Signal, sig ...os.Signal) (stop func())
 	// TempDir is where demo makes its temporary config home; "" means
 	// os.TempDir().
 	TempDir string
@@ -60,10 +74,14 @@ func Main() int {
 	// limit keeps very large directories from growing the heap to five
 	// times what they hold. Both can be overridden with GOGC and
 	// GOMEMLIMIT.
-	if os.Getenv("GOGC") == "" {
+	//
+	// watch and wait run for long, with little live memory: they keep the
+	// runtime's defaults.
+	longRunning := len(os.Args) > 1 && (os.Args[1] == "watch" || os.Args[1] == "wait")
+	if os.Getenv("GOGC") == "" && !longRunning {
 		debug.SetGCPercent(400)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
+	if os.Getenv("GOMEMLIMIT") == "" && !longRunning {
 		debug.SetMemoryLimit(256 << 20)
 	}
 	return Run(os.Args[1:], Env{
@@ -73,6 +91,7 @@ func Main() int {
 		Getenv:   os.Getenv,
 		Environ:  os.Environ,
 		Terminal: func() (bool, int) { return terminal(os.Stdout) },
+		Rows:     func() int { return terminalRows(os.Stdout) },
 	})
 }
 
@@ -92,6 +111,18 @@ func (env *Env) fill() {
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
 	}
+	if env.Rows == nil {
+		env.Rows = func() int { return 0 }
+	}
+	if env.Clock == nil {
+		env.Clock = statusfile.SystemClock
+	}
+	if env.Signals == nil {
+		env.Signals = func(c chan<- os.Signal, sig ...os.Signal) func() {
+			signal.Notify(c, sig...)
+			return func() { signal.Stop(c) }
+		}
+	}
 }
 
 const usage = `statusls lists what your coding agents are doing, from their status files
@@ -100,9 +131,13 @@ const usage = `statusls lists what your coding agents are doing, from their stat
 Usage:
   statusls [flags]                  list the fresh sessions
   statusls --jq FILTER [-r] [...]   run a jq program over every status file
+  statusls watch [flags]            follow the changes: a live table, or one line per event
+  statusls wait [flags]             wait until a session is in a state, or gone
   statusls doctor                   explain the setup: which directory, why, what is in it
   statusls prune [--dry-run]        remove files of sessions whose publisher is gone
   statusls demo                     publish a few sessions into a temporary directory and list them
+
+'statusls watch --help' and 'statusls wait --help' describe their flags.
 
 Output (one of; default: a table on a terminal, else TSV):
   --table             an aligned table, most urgent first (blocked, working, idle)
@@ -139,7 +174,8 @@ Terminal:
   --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never
                       The table fits $COLUMNS, else the terminal's width, else 80 columns.
 
-Exit status: 0 success (also with no sessions), 1 error, 2 usage error.
+Exit status: 0 success (also with no sessions), 1 error, 2 usage error; wait: 3 timeout,
+4 the session went away.
 
 Examples:
   # tmux: in ~/.tmux.conf
@@ -159,6 +195,19 @@ Examples:
 
   # titles of blocked sessions
   statusls -r --jq 'select(.state == "blocked") | .task.title // empty'
+
+  # a live table of the sessions; or, for editors, one JSON object per change
+  statusls watch
+  statusls watch --json
+
+  # a desktop notification each time an agent starts waiting for you
+  statusls watch --on blocked --exec 'notify-send "$STATUS_AGENT is waiting" "$STATUS_TITLE"'
+
+  # in a script: go on when session $ID has finished its turn (exit 4 if it ends first)
+  statusls wait --session "$ID" --state idle --timeout 30m
+
+  # wait until an agent working under this project needs you, and say which
+  statusls wait --any --state blocked --cwd .
 
 JSON (--json, --ndjson; a stable format): one object per session with the keys
 file, schema, session, agent, pid, cwd, state, title, updatedAt, fresh, age
@@ -184,6 +233,10 @@ func Run(args []string, env Env) int {
 			return prune(args[1:], &env)
 		case "demo":
 			return demo(args[1:], &env)
+		case "watch":
+			return watchCmd(args[1:], &env)
+		case "wait":
+			return waitCmd(args[1:], &env)
 		case "help":
 			fmt.Fprint(env.Stdout, usage)
 			return ExitOK

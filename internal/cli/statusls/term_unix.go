@@ -18,3 +18,12 @@ func terminal(f *os.File) (bool, int) {
 	}
 	return true, int(ws.Col)
 }
+
+// terminalRows returns the height of the terminal f in lines, or 0.
+func terminalRows(f *os.File) int {
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Row)
+}

@@ -21,3 +21,12 @@ func terminal(f *os.File) (bool, int) {
 	}
 	return true, int(info.Window.Right-info.Window.Left) + 1
 }
+
+// terminalRows returns the height of the console window f in lines, or 0.
+func terminalRows(f *os.File) int {
+	var info windows.ConsoleScreenBufferInfo
+	if err := windows.GetConsoleScreenBufferInfo(windows.Handle(f.Fd()), &info); err != nil {
+		return 0
+	}
+	return int(info.Window.Bottom-info.Window.Top) + 1
+}

@@ -1,0 +1,162 @@
+package statusls
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// Limits of watch --exec: a command that fails, hangs or floods never
+// holds the watch back.
+const (
+	execMaxRunning = 4                // commands running at once
+	execMaxWaiting = 64               // commands waiting for one of those; more are dropped
+	execGrace      = time.Second      // how long watch, stopping, waits for running commands
+	execTimeout    = 60 * time.Second // --exec-timeout's default
+)
+
+// The variables a command gets the record in.
+var execVars = []string{"STATUS_SESSION", "STATUS_AGENT", "STATUS_STATE", "STATUS_TITLE", "STATUS_CWD", "STATUS_PID"}
+
+// execRunner runs watch's --exec command in the background: at most
+// execMaxRunning at once, the next execMaxWaiting in order after them.
+type execRunner struct {
+	command string
+	environ []string      // the environment, without the STATUS_ variables above
+	timeout time.Duration // 0: none
+	out     io.Writer     // the commands' stdout and stderr; nil discards
+	report  func(string)  // says what went wrong, without the "statusls: " prefix
+
+	mu      sync.Mutex
+	closed  bool
+	running int
+	queue   []execJob
+	wg      sync.WaitGroup
+}
+
+type execJob struct {
+	who   string // the session and state, for messages
+	env   []string
+	stdin []byte
+}
+
+func newExecRunner(command string, environ []string, timeout time.Duration, out io.Writer, report func(string)) *execRunner {
+	var base []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		keep := true
+		for _, v := range execVars {
+			if name == v {
+				keep = false
+			}
+		}
+		if keep {
+			base = append(base, kv)
+		}
+	}
+	return &execRunner{command: command, environ: base, timeout: timeout, out: out, report: report}
+}
+
+// start runs the command for e, whose watch --json line is line, in the
+// background.
+func (r *execRunner) start(e *reader.Entry, line []byte) {
+	s := &e.Status
+	pid := ""
+	if s.PID > 0 {
+		pid = strconv.Itoa(s.PID)
+	}
+	env := append(r.environ[:len(r.environ):len(r.environ)],
+		"STATUS_SESSION="+statusfile.SanitizeText(s.Session),
+		"STATUS_AGENT="+statusfile.SanitizeText(s.Agent),
+		"STATUS_STATE="+statusfile.SanitizeText(string(s.State)),
+		"STATUS_TITLE="+statusfile.SanitizeTitle(s.Title),
+		"STATUS_CWD="+statusfile.SanitizeText(s.Cwd),
+		"STATUS_PID="+pid,
+	)
+	j := execJob{
+		who:   fmt.Sprintf("session %s (%s)", quotePath(statusfile.SanitizeText(s.Session)), statusfile.SanitizeText(string(s.State))),
+		env:   env,
+		stdin: append(line[:len(line):len(line)], '\n'),
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.closed:
+	case r.running < execMaxRunning:
+		r.running++
+		r.wg.Add(1)
+		go r.work(j)
+	case len(r.queue) < execMaxWaiting:
+		r.queue = append(r.queue, j)
+	default:
+		r.report(fmt.Sprintf("--exec: %d commands running and %d waiting; not running it for %s", execMaxRunning, execMaxWaiting, j.who))
+	}
+}
+
+// work runs j, then the commands waiting, until none is left.
+func (r *execRunner) work(j execJob) {
+	defer r.wg.Done()
+	for {
+		r.run(j)
+		r.mu.Lock()
+		if r.closed || len(r.queue) == 0 {
+			r.running--
+			r.mu.Unlock()
+			return
+		}
+		j = r.queue[0]
+		r.queue[0] = execJob{}
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+	}
+}
+
+func (r *execRunner) run(j execJob) {
+	ctx := context.Background()
+	if r.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", r.command)
+	cmd.Env = j.env
+	cmd.Stdin = bytes.NewReader(j.stdin)
+	cmd.Stdout, cmd.Stderr = r.out, r.out
+	cmd.WaitDelay = time.Second // a background child holding the output open
+	ownProcessGroup(cmd)
+	err := cmd.Run()
+	switch {
+	case err == nil:
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		r.report(fmt.Sprintf("--exec: %s: killed after %v", j.who, r.timeout))
+	default:
+		r.report(fmt.Sprintf("--exec: %s: %v", j.who, err))
+	}
+}
+
+// close drops the commands waiting and waits at most grace for the running
+// ones, which are left to finish on their own after that.
+func (r *execRunner) close(grace time.Duration) {
+	r.mu.Lock()
+	r.closed = true
+	r.queue = nil
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}

@@ -1,0 +1,253 @@
+package statusls
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/watch"
+)
+
+const waitUsage = `Usage: statusls wait (--session ID | --any) (--state S[,S] | --gone) [flags]
+
+Returns as soon as a condition holds: at once if it holds already, else when
+the status directory's notifications say it does (no polling).
+
+  --session ID        the session to wait for
+  --state S[,S]       until the session is fresh in one of these states. A
+                      session that is not there yet (or stale) is waited for;
+                      one that was fresh and goes away (removed, stale, or
+                      invalid) ends the wait with exit status 4.
+  --gone              until the session has no fresh record: removed, stale,
+                      or invalid. A session that was never there is gone.
+  --any               with --state: until any session is fresh in one of the
+                      states; prints its session id (the first in file-name
+                      order if several already are)
+  --agent A[,A]       with --any: only sessions of these agents
+  --cwd PREFIX        with --any: only sessions whose cwd is PREFIX or below
+  --json              print the session's object, as statusls --json does,
+                      instead (with --state)
+  --timeout DUR       give up after DUR (e.g. 30s, 10m; default: never)
+  --dir DIR           the status directory itself
+  --config-home DIR   the config home (the status directory is DIR/agent-status)
+
+Exit status: 0 the condition holds, 1 error, 2 usage error, 3 timeout,
+4 the session went away while waiting for a state.
+`
+
+// waitOptions are the flags of statusls wait.
+type waitOptions struct {
+	dir, configHome string
+	session         string
+	sessionSet      bool
+	any, gone, json bool
+	states          []string
+	agents, cwd     string
+	timeout         time.Duration
+	filter          render.Filter
+}
+
+func parseWait(args []string, env *Env) (*waitOptions, int) {
+	o := &waitOptions{}
+	var states string
+	fs := newFlagSet("statusls wait")
+	fs.StringVar(&o.dir, "dir", "", "")
+	fs.StringVar(&o.configHome, "config-home", "", "")
+	fs.Func("session", "", func(s string) error { o.session, o.sessionSet = s, true; return nil })
+	fs.BoolVar(&o.any, "any", false, "")
+	fs.StringVar(&states, "state", "", "")
+	fs.BoolVar(&o.gone, "gone", false, "")
+	fs.BoolVar(&o.json, "json", false, "")
+	fs.StringVar(&o.agents, "agent", "", "")
+	fs.StringVar(&o.cwd, "cwd", "", "")
+	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	if code := parseFlags(fs, args, env, waitUsage); code >= 0 {
+		return nil, code
+	}
+	o.states = splitList(states)
+	switch {
+	case o.sessionSet == o.any:
+		return nil, usageError(env, "wait needs either --session ID or --any")
+	case o.sessionSet && o.session == "":
+		return nil, usageError(env, "--session: empty session id")
+	case o.gone && states != "":
+		return nil, usageError(env, "--state and --gone cannot be combined")
+	case !o.gone && len(o.states) == 0:
+		return nil, usageError(env, "wait needs --state S[,S] or --gone")
+	case o.any && o.gone:
+		return nil, usageError(env, "--any waits for a state: use --state")
+	case o.gone && o.json:
+		return nil, usageError(env, "--json prints the session in its state: use it with --state")
+	case !o.any && (o.agents != "" || o.cwd != ""):
+		return nil, usageError(env, "--agent and --cwd select among sessions: use them with --any")
+	case o.timeout < 0:
+		return nil, usageError(env, "--timeout must not be negative")
+	}
+	o.filter = render.Filter{States: o.states, Agents: splitList(o.agents)}
+	if o.cwd != "" {
+		p, err := expandPath(o.cwd, env)
+		if err != nil {
+			return nil, usageError(env, "--cwd: %v", err)
+		}
+		o.filter.Cwd = p
+	}
+	return o, -1
+}
+
+func waitCmd(args []string, env *Env) int {
+	o, code := parseWait(args, env)
+	if code >= 0 {
+		return code
+	}
+	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
+	if err != nil {
+		return usageError(env, "%v", err)
+	}
+	if code := checkDir(env, loc); code >= 0 {
+		return code
+	}
+	w, err := watch.New(loc.Dir, watch.WithClock(env.Clock), watch.WithLiveness(o.json))
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+		return ExitError
+	}
+	defer w.Close()
+	var timeout <-chan time.Time
+	if o.timeout > 0 {
+		t := env.Clock.NewTimer(o.timeout)
+		defer t.Stop()
+		timeout = t.C()
+	}
+
+	ws := &waitState{o: o, env: env, name: statusfile.FileName(o.session)}
+	for {
+		select {
+		case ev, ok := <-w.Events():
+			if !ok {
+				fmt.Fprintln(env.Stderr, "statusls: the watcher stopped")
+				return ExitError
+			}
+			if code := ws.handle(&ev); code >= 0 {
+				return code
+			}
+		case <-timeout:
+			fmt.Fprintf(env.Stderr, "statusls: timed out after %v waiting for %s\n", o.timeout, ws.what())
+			return ExitTimeout
+		}
+	}
+}
+
+// waitState follows one wait.
+type waitState struct {
+	o      *waitOptions
+	env    *Env
+	name   string        // --session: its file name
+	synced bool          // the snapshot is in
+	cur    *reader.Entry // --session: its entry, nil when none
+	seen   bool          // --session --state: it was fresh since the wait began
+	first  *reader.Entry // --any: the first match of the snapshot
+}
+
+// handle takes in one event and returns the exit status once the wait is
+// over, else -1.
+func (s *waitState) handle(ev *watch.Event) int {
+	switch ev.Kind {
+	case watch.Error:
+		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(ev.Err.Error()))
+		return -1
+	case watch.Synced:
+		s.synced = true
+		if s.o.any {
+			if s.first != nil {
+				return s.done(s.first)
+			}
+			return -1
+		}
+		return s.check(ev)
+	}
+	if s.o.any {
+		if ev.After != nil && s.o.filter.Match(ev.After) {
+			if !s.synced {
+				if s.first == nil {
+					s.first = ev.After
+				}
+				return -1
+			}
+			return s.done(ev.After)
+		}
+		return -1
+	}
+	if ev.Name != s.name {
+		return -1
+	}
+	s.cur = ev.After
+	if !s.synced {
+		return -1
+	}
+	return s.check(ev)
+}
+
+// check decides a --session wait on what is known of the session now.
+func (s *waitState) check(ev *watch.Event) int {
+	fresh := s.cur != nil && s.cur.Verdict == reader.Fresh
+	if s.o.gone {
+		if !fresh {
+			return ExitOK
+		}
+		return -1
+	}
+	if fresh {
+		s.seen = true
+		if slices.Contains(s.o.states, string(s.cur.Status.State)) {
+			return s.done(s.cur)
+		}
+		return -1
+	}
+	if !s.seen {
+		return -1 // not there yet
+	}
+	why := "went stale"
+	switch {
+	case s.cur == nil && ev.Reason != "":
+		why = "was removed (" + ev.Reason + ")"
+	case s.cur == nil:
+		why = "was removed"
+	case s.cur.Verdict == reader.Invalid:
+		why = "became invalid (" + s.cur.Reason + ")"
+	}
+	fmt.Fprintf(s.env.Stderr, "statusls: session %s %s while waiting for %s\n", quotePath(statusfile.SanitizeText(s.o.session)), why, s.what())
+	return ExitGone
+}
+
+// done prints the session that ended the wait, as asked.
+func (s *waitState) done(e *reader.Entry) int {
+	var out []byte
+	switch {
+	case s.o.json:
+		out = append(render.AppendJSON(nil, e), '\n')
+	case s.o.any:
+		out = []byte(statusfile.SanitizeText(e.Status.Session) + "\n")
+	}
+	if _, err := s.env.Stdout.Write(out); err != nil {
+		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+		return ExitError
+	}
+	return ExitOK
+}
+
+// what says what the wait is for, in messages.
+func (s *waitState) what() string {
+	states := statusfile.SanitizeText(strings.Join(s.o.states, ","))
+	switch {
+	case s.o.any:
+		return "any session in state " + states
+	case s.o.gone:
+		return "session " + quotePath(statusfile.SanitizeText(s.o.session)) + " to be gone"
+	}
+	return "session " + quotePath(statusfile.SanitizeText(s.o.session)) + " in state " + states
+}

@@ -1,0 +1,243 @@
+//go:build unix
+
+package statusls
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/clocktest"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// lines reads a file of lines; none when it does not exist yet.
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// TestWatchExec: the command runs once each time a session enters an --on
+// state (the snapshot counts), not on heartbeats, title changes or states
+// it is not given, with the sanitized record in its environment and its
+// event on stdin.
+func TestWatchExec(t *testing.T) {
+	dir := privateDir(t)
+	work := t.TempDir()
+	clock := clocktest.New(now)
+	pre := statusfile.Status{Agent: "pi", Session: "pre", Cwd: "/work/pre", State: statusfile.Blocked, PID: 4242, Title: "Already blocked", UpdatedAt: now}
+	put(t, dir, pre)
+	s := statusfile.Status{Agent: "claude-code", Session: "s", Cwd: "/work/s", State: statusfile.Working, UpdatedAt: now}
+	put(t, dir, s)
+	cmd := `cd "$OUT" && printf '%s|%s|%s|%s|%s|%s\n' "$STATUS_SESSION" "$STATUS_AGENT" "$STATUS_STATE" "$STATUS_TITLE" "$STATUS_CWD" "$STATUS_PID" >>runs && cat >>stdin`
+	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}},
+		"watch", "--json", "--heartbeats", "--dir", dir, "--on", "blocked,review", "--exec", cmd)
+	runs := filepath.Join(work, "runs")
+	want := []string{"pre|pi|blocked|Already blocked|/work/pre|4242"}
+	// expect waits for the runs so far, one more when more is set.
+	expect := func(more string) {
+		t.Helper()
+		if more != "" {
+			want = append(want, more)
+		}
+		poll(t, fmt.Sprintf("%d runs", len(want)), func() bool { return len(lines(t, runs)) >= len(want) }, func() string {
+			return strings.Join(lines(t, runs), "\n") + "\n" + r.stderr.String()
+		})
+		if got := lines(t, runs); !slices.Equal(got, want) {
+			t.Fatalf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	expect("")
+
+	// Into blocked, with a title made to attack a terminal or a shell.
+	evil := "\x1b]0;evil\x07Deploy $(touch pwned) \u202e"
+	putRaw(t, dir, statusfile.FileName("s"), rawRecord("s", "blocked", evil, 7, now))
+	expect("s|claude-code|blocked|Deploy $(touch pwned)|/work/s|7")
+	// A heartbeat and a new title while blocked: no run. The next run
+	// would show an extra one.
+	putRaw(t, dir, statusfile.FileName("s"), rawRecord("s", "blocked", evil, 7, now.Add(-time.Millisecond)))
+	r.waitLine(`"event":"heartbeat"`, `"session":"s"`)
+	s.State, s.PID, s.Title = statusfile.Blocked, 7, "Another question"
+	put(t, dir, s)
+	r.waitLine(`"event":"updated"`, `"title":"Another question"`)
+	// From one --on state to another: a run.
+	s.State = "review"
+	put(t, dir, s)
+	expect("s|claude-code|review|Another question|/work/s|7")
+	// Out and back in.
+	s.State, s.Title = statusfile.Working, ""
+	put(t, dir, s)
+	r.waitLine(`"event":"updated"`, `"state":"working"`)
+	s.State = statusfile.Blocked
+	put(t, dir, s)
+	expect("s|claude-code|blocked||/work/s|7")
+	// Removed and back.
+	remove(t, dir, "pre")
+	r.waitLine(`"event":"removed"`, `"session":"pre"`)
+	put(t, dir, pre)
+	expect("pre|pi|blocked|Already blocked|/work/pre|4242")
+	// Stale, then fresh again in the same state: it entered it again.
+	waitStaleTimer(t, clock, now, now.Add(30*time.Second+time.Nanosecond))
+	clock.Advance(31 * time.Second)
+	r.waitLine(`"event":"stale"`, `"session":"s"`)
+	s.UpdatedAt = clock.Now()
+	put(t, dir, s)
+	expect("s|claude-code|blocked||/work/s|7")
+
+	r.signal(syscall.SIGTERM)
+	if code := r.exit(); code != ExitOK || r.stderr.String() != "" {
+		t.Fatalf("exit %d, stderr %q", code, r.stderr.String())
+	}
+	expect("")
+	if _, err := os.Stat(filepath.Join(work, "pwned")); err == nil {
+		t.Error("the title ran a command")
+	}
+	// On stdin: the event's --json line, as printed.
+	printed := map[string]bool{}
+	for _, l := range strings.Split(r.stdout.String(), "\n") {
+		printed[l] = true
+	}
+	var kinds []string
+	for _, l := range lines(t, filepath.Join(work, "stdin")) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || !printed[l] {
+			t.Errorf("stdin %q: %v, printed %v", l, err, printed[l])
+		}
+		kinds = append(kinds, fmt.Sprint(m["event"], ":", m["session"]))
+	}
+	if w := []string{"snapshot:pre", "updated:s", "updated:s", "updated:s", "added:pre", "fresh:s"}; !slices.Equal(kinds, w) {
+		t.Errorf("stdin events %q, want %q", kinds, w)
+	}
+}
+
+// TestWatchExecFailure: a failing command is reported and the watch goes
+// on; with --exec and no output flag, nothing is printed.
+func TestWatchExecFailure(t *testing.T) {
+	dir := privateDir(t)
+	clock := clocktest.New(now)
+	r := start(t, clock, cmdOpts{}, "watch", "--dir", dir, "--on", "blocked", "--exec", "echo oops >&2; exit 3")
+	waitSynced(t, clock)
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "x", State: statusfile.Blocked, UpdatedAt: now})
+	poll(t, "the failure reported", func() bool {
+		return strings.Contains(r.stderr.String(), "statusls: --exec: session x (blocked): exit status 3\n")
+	}, func() string { return r.stderr.String() })
+	if !strings.Contains(r.stderr.String(), "oops\n") {
+		t.Errorf("the command's stderr is not passed on: %q", r.stderr.String())
+	}
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "y", State: statusfile.Blocked, UpdatedAt: now})
+	poll(t, "the watch goes on", func() bool {
+		return strings.Contains(r.stderr.String(), "statusls: --exec: session y (blocked): exit status 3\n")
+	}, func() string { return r.stderr.String() })
+	r.signal(syscall.SIGTERM)
+	if code := r.exit(); code != ExitOK || r.stdout.String() != "" {
+		t.Errorf("exit %d, stdout %q", code, r.stdout.String())
+	}
+}
+
+// TestWatchExecSlow: commands that take long run in the background, at
+// most four at once: the events are printed meanwhile, and watch exits on
+// SIGTERM without waiting for them.
+func TestWatchExecSlow(t *testing.T) {
+	dir := privateDir(t)
+	work := t.TempDir()
+	clock := clocktest.New(now)
+	cmd := `cd "$OUT" && echo $$ >"pid.$STATUS_SESSION" && sleep 5 && touch "done.$STATUS_SESSION"`
+	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}}, "watch", "--json", "--dir", dir, "--on", "blocked", "--exec", cmd)
+	t.Cleanup(func() {
+		// The commands left running: kill their process groups.
+		files, _ := filepath.Glob(filepath.Join(work, "pid.*"))
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 1 {
+				syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		}
+	})
+	count := func(pattern string) int {
+		files, _ := filepath.Glob(filepath.Join(work, pattern))
+		return len(files)
+	}
+	r.waitLine(`"event":"synced"`)
+	// Two more than can run or wait.
+	n := execMaxRunning + execMaxWaiting + 2
+	for i := range n {
+		put(t, dir, statusfile.Status{Agent: "pi", Session: fmt.Sprintf("s%02d", i), State: statusfile.Blocked, UpdatedAt: now})
+	}
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "last", State: statusfile.Working, UpdatedAt: now})
+	r.waitLine(`"event":"added"`, `"session":"last"`)
+	for i := range n {
+		r.waitLine(`"event":"added"`, fmt.Sprintf(`"session":"s%02d"`, i))
+	}
+	poll(t, "four commands running", func() bool { return count("pid.*") >= 4 }, nil)
+	poll(t, "two commands dropped", func() bool {
+		return strings.Count(r.stderr.String(), "commands running and 64 waiting; not running it for session s") == 2
+	}, func() string { return r.stderr.String() })
+	if n := count("done.*"); n > 0 {
+		t.Fatalf("a command finished before the events were all printed: %d done", n)
+	}
+	if n := count("pid.*"); n != execMaxRunning {
+		t.Errorf("%d commands running at once, want %d", n, execMaxRunning)
+	}
+	r.signal(syscall.SIGTERM)
+	if code := r.exit(); code != ExitOK {
+		t.Errorf("exit %d: %s", code, r.stderr.String())
+	}
+	if n := count("done.*"); n > 0 {
+		t.Errorf("watch waited for the commands to finish (%d done)", n)
+	}
+}
+
+// TestWatchExecTimeout: a command that runs longer than --exec-timeout is
+// killed with its process group, and reported.
+func TestWatchExecTimeout(t *testing.T) {
+	dir := privateDir(t)
+	work := t.TempDir()
+	clock := clocktest.New(now)
+	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}}, "watch", "--dir", dir, "--on", "blocked",
+		"--exec", `echo $$ >"$OUT/pid"; sleep 30; touch "$OUT/done"`, "--exec-timeout", "200ms")
+	waitSynced(t, clock)
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "x", State: statusfile.Blocked, UpdatedAt: now})
+	poll(t, "the kill reported", func() bool {
+		return strings.Contains(r.stderr.String(), "statusls: --exec: session x (blocked): killed after 200ms\n")
+	}, func() string { return r.stderr.String() })
+	data, err := os.ReadFile(filepath.Join(work, "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	poll(t, "the process group gone", func() bool { return syscall.Kill(-pgid, 0) == syscall.ESRCH }, nil)
+}
+
+// TestWatchExecOnTerminal: on a terminal, a failing command is reported in
+// the table, not on stderr (the same terminal), and its output is dropped.
+func TestWatchExecOnTerminal(t *testing.T) {
+	dir := privateDir(t)
+	clock := clocktest.New(now)
+	r := start(t, clock, cmdOpts{terminal: true, width: 80, rows: 24}, "watch", "--dir", dir, "--on", "blocked", "--exec", "echo noise; exit 3")
+	waitSynced(t, clock)
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "x", State: statusfile.Blocked, UpdatedAt: now})
+	r.waitOut("the message", func(s string) bool {
+		return strings.Contains(s, "statusls: --exec: session x (blocked): exit status 3"+seqEraseLine)
+	})
+	r.signal(syscall.SIGTERM)
+	if code := r.exit(); code != ExitOK || r.stderr.String() != "" || strings.Contains(r.stdout.String(), "noise") {
+		t.Errorf("exit %d, stderr %q, stdout %q", code, r.stderr.String(), r.stdout.String())
+	}
+}
