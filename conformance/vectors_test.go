@@ -151,6 +151,11 @@ var exempt = map[string]string{
 	"R17": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
 	"R18": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
 	"R19": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
+	"V1":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
+	"V2":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
+	"V3":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
+	"V4":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
+	"V5":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
 	"R14": "the reader protocol compares the set of sessions, in any order (issue 6); the order of a listing is for people and statusls's own tests check it",
 }
 
