@@ -572,3 +572,33 @@ func TestCodexNotify(t *testing.T) {
 	a.kill()
 	waitNoOwner(t, dir)
 }
+
+// The owner exits when its status directory is removed under it, with the
+// agent alive or not: there is nothing left to keep fresh, and an owner
+// that retried forever would outlive everything (as it did after test
+// runs whose temporary directories were removed first).
+func TestOwnerExitsWhenTheDirectoryGoes(t *testing.T) {
+	for _, agentDies := range []bool{false, true} {
+		t.Run(fmt.Sprint("agent dies ", agentDies), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "agent-status")
+			agent := exec.Command("sleep", "60")
+			if err := agent.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+			mustPub(t, "", []string{"STATUSPUB_HEARTBEAT=100ms"}, "set", "--dir", dir, "--session", "gone", "--pid", fmt.Sprint(agent.Process.Pid))
+			owner := waitOneOwner(t, dir, "gone")
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if agentDies {
+				agent.Process.Kill()
+				agent.Wait()
+			}
+			waitFor(t, "the owner exits", 10*time.Second, func() bool {
+				stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", owner))
+				return err != nil || bytes.Contains(stat, []byte(") Z "))
+			})
+		})
+	}
+}

@@ -239,6 +239,12 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 func (o *owner) step(refresh bool) (bool, error) {
 	l, err := o.s.lockWrite(lockTimeout)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// The status directory is gone: the lock file cannot even
+			// be created. Nothing is left to keep fresh.
+			o.lock.release()
+			return true, nil
+		}
 		return false, nil // try again at the next heartbeat
 	}
 	rec, exists, err := o.s.read()
