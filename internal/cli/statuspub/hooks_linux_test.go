@@ -2,6 +2,7 @@ package statuspub_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -455,6 +456,16 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 			rec.PID != a.pid || rec.Cwd != "/home/user/my-project" || rec.Session != claudeSession {
 			t.Fatalf("step %d %s: %+v, want %s %q, agent pid %d", i, st.file, rec, st.state, st.title, a.pid)
 		}
+		// What every reader sees: statusls --json lists the session, fresh.
+		var title any
+		if st.title != "" {
+			title = st.title
+		}
+		want := map[string]any{"session": claudeSession, "state": string(st.state), "title": title, "agent": "claude-code",
+			"pid": float64(a.pid), "cwd": "/home/user/my-project", "fresh": true, "alive": true}
+		if got := statuslsJSON(t, dir); len(got) != 1 || !sameFields(got[0], want) {
+			t.Fatalf("step %d %s: statusls --json shows %v, want one session with %v", i, st.file, got, want)
+		}
 		if i == 0 {
 			owner = waitOneOwner(t, dir, claudeSession)
 		}
@@ -601,4 +612,28 @@ func TestOwnerExitsWhenTheDirectoryGoes(t *testing.T) {
 			})
 		})
 	}
+}
+
+// statuslsJSON runs the toolkit's statusls --json on dir.
+func statuslsJSON(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(filepath.Dir(bin), "statusls"), "--json", "--dir", dir).Output()
+	if err != nil {
+		t.Fatalf("statusls --json: %v", err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("statusls --json printed %q: %v", out, err)
+	}
+	return got
+}
+
+// sameFields reports whether got has every key of want with its value.
+func sameFields(got, want map[string]any) bool {
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
 }
