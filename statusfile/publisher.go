@@ -46,7 +46,11 @@ type config struct {
 	coalesce   time.Duration
 	onError    func(error)
 	onWrite    func(Status, error) // tests
+	write      writeFunc           // tests; nil: writeFile
 }
+
+// writeFunc writes data as dir/name; writeFile in production.
+type writeFunc func(home, dir, name string, data []byte) (fs.FileInfo, error)
 
 // WithConfigHome publishes into dir/agent-status. The default is
 // [DefaultConfigHome].
@@ -108,6 +112,7 @@ type Publisher struct {
 	coalesce        time.Duration
 	onError         func(error)
 	onWrite         func(Status, error)
+	writeFile       writeFunc
 
 	mu      sync.Mutex
 	rec     Status // what should be on disk, UpdatedAt aside
@@ -196,6 +201,7 @@ func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 		coalesce:  c.coalesce,
 		onError:   c.onError,
 		onWrite:   c.onWrite,
+		writeFile: c.write,
 		rec: Status{
 			Schema:  Schema,
 			Agent:   c.agent,
@@ -210,6 +216,9 @@ func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 		flush:   make(chan chan error),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
+	}
+	if p.writeFile == nil {
+		p.writeFile = writeFile
 	}
 	go p.run()
 	return p, nil
@@ -395,8 +404,8 @@ func (p *Publisher) write() {
 		p.mu.Unlock()
 	} else {
 		p.lastErr = err
-		if msg := err.Error(); msg != p.reported {
-			p.reported = msg
+		if key := failureKey(err); key != p.reported {
+			p.reported = key
 			p.report(err)
 		}
 	}
@@ -415,12 +424,28 @@ func (p *Publisher) writeRecord(rec Status) (err error) {
 	if err != nil {
 		return err
 	}
-	fi, err := writeFile(p.home, p.dir, p.name, data)
+	fi, err := p.writeFile(p.home, p.dir, p.name, data)
 	if err != nil {
 		return fmt.Errorf("statusfile: publish %s: %w", p.Path(), err)
 	}
 	p.fileInfo = fi
 	return nil
+}
+
+// failureKey says which failures are the same, for reporting each
+// distinct one once: the error's text, except that a file system error
+// counts by operation and cause alone, because its path may be a temporary
+// file with a new random name at every attempt.
+func failureKey(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Op + ": " + le.Err.Error()
+	}
+	return err.Error()
 }
 
 func (p *Publisher) report(err error) {

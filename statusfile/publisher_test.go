@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -524,5 +526,31 @@ func BenchmarkPublishWrite(b *testing.B) {
 		if err := p.Flush(context.Background()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A file system failure is reported once even when its message names a
+// new temporary file at every attempt (SPEC.md P13).
+func TestPublisherReportsIOFailureOnce(t *testing.T) {
+	var mu sync.Mutex
+	var reported []error
+	attempt := 0
+	failing := func(home, dir, name string, data []byte) (fs.FileInfo, error) {
+		attempt++
+		tmp := filepath.Join(dir, fmt.Sprintf(".%s%d", name, attempt))
+		return nil, &fs.PathError{Op: "openat", Path: tmp, Err: syscall.EACCES}
+	}
+	_, w, clock := newPub(t, sf.WithWriteFunc(failing),
+		sf.WithErrorHandler(func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() }))
+	for i := 0; i < 4; i++ {
+		if r := w.nextArmed(t, clock); r.err == nil {
+			t.Fatal("write succeeded")
+		}
+		clock.Advance(sf.DefaultHeartbeat)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reported) != 1 {
+		t.Errorf("reported %d times, want once: %v", len(reported), reported)
 	}
 }
