@@ -81,6 +81,7 @@ func TestEncodeRefuses(t *testing.T) {
 		"invalid utf8":    func(s *Status) { s.Session = "a\xff" },
 		"empty state":     func(s *Status) { s.State = "" },
 		"negative pid":    func(s *Status) { s.PID = -1 },
+		"pid over 2^31-1": func(s *Status) { s.PID = overMaxPID() }, // readers would drop it (C4)
 		"relative cwd":    func(s *Status) { s.Cwd = "work" },
 		"year 10000":      func(s *Status) { s.UpdatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) },
 	} {
@@ -386,4 +387,11 @@ func TestMaximalSubparts(t *testing.T) {
 			t.Errorf("appendString(%q) = %s, want %q", tt.in, enc, tt.want)
 		}
 	}
+}
+
+// overMaxPID is MaxPID+1 where int can hold it; on 32-bit systems it wraps
+// to a negative pid, refused as well.
+func overMaxPID() int {
+	pid := int64(MaxPID)
+	return int(pid + 1)
 }

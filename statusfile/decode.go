@@ -288,11 +288,11 @@ func parsePID(num []byte) (int, bool) {
 			v = v*10 + int(c-'0')
 		}
 		if plain {
-			return v, v <= 1<<31-1
+			return v, v <= MaxPID
 		}
 	}
 	f, err := strconv.ParseFloat(string(num), 64)
-	if err != nil || f < 0 || f > 1<<31-1 || f != math.Trunc(f) {
+	if err != nil || f < 0 || f > MaxPID || f != math.Trunc(f) {
 		return 0, false
 	}
 	return int(f), true

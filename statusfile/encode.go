@@ -18,7 +18,7 @@ var ErrInvalidRecord = errors.New("statusfile: invalid record")
 // written in UTC with milliseconds ([TimeLayout]).
 //
 // Encode refuses a record with an invalid session id, an empty state, a
-// negative pid, a relative cwd, or a time outside the years 0000–9999.
+// pid outside 0 … [MaxPID], a relative cwd, or a time outside the years 0000–9999.
 func Encode(s Status) ([]byte, error) {
 	return AppendEncode(make([]byte, 0, 256+len(s.Agent)+len(s.Session)+len(s.Cwd)+len(s.Title)), s)
 }
@@ -31,8 +31,8 @@ func AppendEncode(dst []byte, s Status) ([]byte, error) {
 	switch {
 	case s.State == "":
 		return dst, fmt.Errorf("%w: empty state", ErrInvalidRecord)
-	case s.PID < 0:
-		return dst, fmt.Errorf("%w: negative pid %d", ErrInvalidRecord, s.PID)
+	case s.PID < 0 || s.PID > MaxPID:
+		return dst, fmt.Errorf("%w: pid %d not in 0 … %d", ErrInvalidRecord, s.PID, MaxPID)
 	case s.Cwd != "" && !filepath.IsAbs(s.Cwd) && !isSlashAbs(s.Cwd):
 		return dst, fmt.Errorf("%w: cwd %q is not absolute", ErrInvalidRecord, s.Cwd)
 	}

@@ -178,8 +178,8 @@ func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 	if !c.pidSet {
 		c.pid = os.Getpid()
 	}
-	if c.pid < 0 {
-		return nil, fmt.Errorf("statusfile: negative pid %d", c.pid)
+	if c.pid < 0 || c.pid > MaxPID {
+		return nil, fmt.Errorf("statusfile: pid %d not in 0 … %d", c.pid, MaxPID)
 	}
 	if c.cwd == "" {
 		if c.cwd, err = os.Getwd(); err != nil {

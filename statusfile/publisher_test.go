@@ -442,6 +442,7 @@ func TestNewPublisherRejects(t *testing.T) {
 		"heartbeat 0":   {sf.WithHeartbeat(0)},
 		"coalesce ≥ hb": {sf.WithHeartbeat(time.Second), sf.WithCoalesce(time.Second)},
 		"negative pid":  {sf.WithPID(-1)},
+		"pid over 2^31": {sf.WithPID(overMaxPID())},
 	} {
 		if _, err := sf.NewPublisher("s", append(args, sf.WithConfigHome(t.TempDir()))...); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -553,4 +554,9 @@ func TestPublisherReportsIOFailureOnce(t *testing.T) {
 	if len(reported) != 1 {
 		t.Errorf("reported %d times, want once: %v", len(reported), reported)
 	}
+}
+
+func overMaxPID() int {
+	pid := int64(sf.MaxPID)
+	return int(pid + 1)
 }

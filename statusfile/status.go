@@ -31,6 +31,9 @@ const (
 	// the sanitizer looks at.
 	MaxTitleUnits = 4096
 
+	// MaxPID is the largest pid a record may carry (SPEC.md C4).
+	MaxPID = 1<<31 - 1
+
 	// MaxSessionBytes is the longest session id, in UTF-8 bytes.
 	MaxSessionBytes = 1024
 
