@@ -90,10 +90,12 @@ func WithHeartbeat(d time.Duration) Option { return optionFunc(func(c *config) {
 // [DefaultCoalesce].
 func WithCoalesce(d time.Duration) Option { return optionFunc(func(c *config) { c.coalesce = d }) }
 
-// WithErrorHandler sets a function called, on the publisher's goroutine,
-// with every distinct write failure or refusal: once per kind of failure,
-// not at every retry. It is called again for a failure that comes back
-// after a successful write.
+// WithErrorHandler sets a function called with every distinct write
+// failure or refusal, on the publisher's goroutine: once per kind of
+// failure, not at every retry, and again for a failure that comes back
+// after a successful write. An unknown state passed to Set or SetState is
+// reported too, on the caller's goroutine, before Set returns. Calls never
+// overlap.
 func WithErrorHandler(f func(error)) Option { return optionFunc(func(c *config) { c.onError = f }) }
 
 // Publisher keeps one session's status file fresh. It writes on its own
@@ -130,6 +132,8 @@ type Publisher struct {
 	lastErr     error
 	reported    string
 	fileInfo    fs.FileInfo // identity of the file last written
+
+	reportMu sync.Mutex // serializes calls of onError
 
 	closeOnce sync.Once
 	closeErr  error
@@ -452,6 +456,8 @@ func (p *Publisher) report(err error) {
 	if p.onError == nil {
 		return
 	}
+	p.reportMu.Lock()
+	defer p.reportMu.Unlock()
 	defer func() { _ = recover() }() // the host's handler must not stop us
 	p.onError(err)
 }

@@ -560,3 +560,30 @@ func overMaxPID() int {
 	pid := int64(sf.MaxPID)
 	return int(pid + 1)
 }
+
+// The error handler is never called twice at once, even when callers on
+// several goroutines pass unknown states.
+func TestPublisherErrorHandlerCallsDoNotOverlap(t *testing.T) {
+	var inside, most atomic.Int32
+	handler := func(error) {
+		n := inside.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(2 * time.Millisecond) // widen the window an overlap needs
+		inside.Add(-1)
+	}
+	p, w, _ := newPub(t, sf.WithErrorHandler(handler))
+	w.next(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.SetState("bogus")
+		}()
+	}
+	wg.Wait()
+	if most.Load() != 1 {
+		t.Errorf("%d calls of the error handler overlapped", most.Load())
+	}
+}
