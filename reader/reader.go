@@ -3,6 +3,7 @@ package reader
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -55,8 +56,6 @@ type Entry struct {
 	// Age is how old the record was when the directory was read; negative
 	// when updatedAt is in the future.
 	Age time.Duration
-	// Size is the file's size (0 for entries that were not opened).
-	Size int64
 	// File describes the opened file (zero for entries that were not
 	// opened); [Dir.Remove] uses it to remove only the file that was read.
 	File perm.FileStat
@@ -68,9 +67,6 @@ type Entry struct {
 
 	read bool // the file was opened and read: File describes it
 }
-
-// Live reports whether the entry is a record to show (Fresh).
-func (e *Entry) Live() bool { return e.Verdict == Fresh }
 
 // Options change how a directory is read.
 type Options struct {
@@ -213,10 +209,10 @@ func (d *Dir) List() (*Listing, error) {
 		switch t := de.Type; {
 		case t&fs.ModeSymlink != 0:
 			e.Verdict, e.Reason = Invalid, ReasonSymlink
-			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrSymlink}
+			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), name), Err: perm.ErrSymlink}
 		case t&fs.ModeType != 0:
 			e.Verdict, e.Reason = Invalid, ReasonNotRegular
-			e.Err = &perm.Error{What: perm.StatusFile, Path: d.pd.Path() + "/" + name, Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
+			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), name), Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
 		}
 	}
 	if d.afterList != nil {
@@ -280,13 +276,6 @@ func (d *Dir) List() (*Listing, error) {
 		}
 	}
 	l.Entries = out
-	if d.opts.Liveness {
-		for i := range l.Entries {
-			if e := &l.Entries[i]; e.Verdict == Fresh || e.Verdict == Stale || e.Reason == ReasonNameMismatch {
-				e.Alive = CheckPID(e.Status.PID, e.Status.UpdatedAt)
-			}
-		}
-	}
 	return l, nil
 }
 
@@ -311,19 +300,17 @@ func (d *Dir) Read(name string) (Entry, bool) {
 	if !d.read(&e, d.opts.now(), buf) {
 		return Entry{}, false
 	}
-	if d.opts.Liveness && (e.Verdict == Fresh || e.Verdict == Stale) {
-		e.Alive = CheckPID(e.Status.PID, e.Status.UpdatedAt)
-	}
 	return e, true
 }
 
-// read fills e from its file. It reports false if the file vanished.
+// read fills e from its file, with the pid's liveness when asked (on the
+// reading goroutine: /proc is read in parallel too). It reports false if
+// the file vanished.
 func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 	data, st, err := d.pd.ReadFile(e.Name, *buf, statusfile.MaxFileSize)
 	if cap(data) > cap(*buf) {
 		*buf = data[:0]
 	}
-	e.Size = st.Size
 	e.File = st
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -348,7 +335,13 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 	if d.opts.KeepData {
 		e.Data = append([]byte(nil), data...)
 	}
-	return Judge(e, data, now)
+	Judge(e, data, now)
+	// Every entry with a record: fresh, stale, and one whose only fault
+	// is its name.
+	if d.opts.Liveness && (e.Verdict == Fresh || e.Verdict == Stale || e.Reason == ReasonNameMismatch) {
+		e.Alive = CheckPID(e.Status.PID, e.Status.UpdatedAt)
+	}
+	return true
 }
 
 // Remove removes the file of e from the directory, but only if it is still
@@ -363,9 +356,9 @@ func (d *Dir) Remove(e *Entry) (bool, error) {
 }
 
 // Judge decodes data as the content of the file e.Name and sets e's verdict,
-// reason, record and age as of now. It always reports true; it exists apart
-// from reading so that other readers (and fuzz tests) share the rules.
-func Judge(e *Entry, data []byte, now time.Time) bool {
+// reason, record and age as of now. It exists apart from reading so that
+// other readers (and fuzz tests) share the rules.
+func Judge(e *Entry, data []byte, now time.Time) {
 	rec, err := statusfile.Decode(data)
 	if err != nil {
 		e.Verdict, e.Err = Invalid, err
@@ -375,21 +368,20 @@ func Judge(e *Entry, data []byte, now time.Time) bool {
 		} else {
 			e.Reason = ReasonUnreadable
 		}
-		return true
+		return
 	}
 	e.Status = rec
 	e.Age = now.Sub(rec.UpdatedAt)
 	if !statusfile.NameMatches(e.Name, rec.Session) {
 		e.Verdict, e.Reason = Invalid, ReasonNameMismatch
 		e.Err = errors.New("reader: " + e.Name + " is not the file name of session " + quoteShort(rec.Session))
-		return true
+		return
 	}
 	if statusfile.IsFresh(rec.UpdatedAt, now) {
 		e.Verdict = Fresh
 	} else {
 		e.Verdict = Stale
 	}
-	return true
 }
 
 func quoteShort(s string) string {

@@ -404,6 +404,16 @@ func BenchmarkList(b *testing.B) {
 				}
 			}
 		})
+		// With the pid's liveness, as statusls --json asks for it.
+		b.Run(fmt.Sprint(n, "-liveness"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				l, err := List(dir, Options{Now: clock, Liveness: true})
+				if err != nil || len(l.Entries) != n {
+					b.Fatal(err, len(l.Entries))
+				}
+			}
+		})
 	}
 }
 
@@ -502,5 +512,31 @@ func TestRemoveOnlyTheFileRead(t *testing.T) {
 	}
 	if ok, err := d.Remove(&Entry{Name: statusfile.FileName("replaced")}); ok || err != nil {
 		t.Errorf("removed an entry that was never read: %v %v", ok, err)
+	}
+}
+
+// List and Read judge liveness for the same entries: every one with a
+// record, the name-mismatched included.
+func TestListAndReadAgreeOnLiveness(t *testing.T) {
+	dir := privateDir(t)
+	write(t, dir, statusfile.FileName("a"), record("a", now, "pid", os.Getpid()))
+	write(t, dir, statusfile.FileName("other"), record("a", now, "pid", os.Getpid())) // name-mismatch
+	d, err := Open(dir, Options{Now: clock, Liveness: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	l, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range l.Entries {
+		got, ok := d.Read(e.Name)
+		if !ok {
+			t.Fatalf("Read(%s) failed", e.Name)
+		}
+		if e.Alive == Unchecked || got.Alive != e.Alive {
+			t.Errorf("%s (%s %s): List says %q, Read says %q", e.Name, e.Verdict, e.Reason, e.Alive, got.Alive)
+		}
 	}
 }
