@@ -86,7 +86,7 @@ func Decode(data []byte) (Status, error) {
 		if err := d.end(); err != nil {
 			return Status{}, err
 		}
-		return Status{}, &DecodeError{Reason: ReasonNotObject, Detail: "top-level " + kindOf(data[0+firstNonWS(data)])}
+		return Status{}, &DecodeError{Reason: ReasonNotObject, Detail: "top-level " + kindOf(data[firstNonWS(data)])}
 	}
 	var fields [nFields]span
 	if err := d.object(func(key []byte, v span) {
@@ -162,39 +162,25 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	if s.Session == "" {
 		return Status{}, &DecodeError{Reason: ReasonBadValue, Field: "session", Detail: "empty"}
 	}
-	state, err := d.required(f, fState)
-	if err != nil {
+	if s.State, err = d.state(f); err != nil {
 		return Status{}, err
-	}
-	switch State(state) { // share the strings of the known states
-	case Working:
-		s.State = Working
-	case Blocked:
-		s.State = Blocked
-	case Idle:
-		s.State = Idle
-	default:
-		s.State = State(state)
 	}
 	var t time.Time
 	var ok bool
 	if sp := f[fUpdatedAt]; sp.end != 0 && d.data[sp.start] == '"' && !hasEscapeOrHigh(d.data[sp.start+1:sp.end-1]) {
 		// The common case: parse the bytes in place.
 		ts := d.data[sp.start+1 : sp.end-1]
-		t, ok = parseTime(ts)
-		if !ok {
-			return Status{}, &DecodeError{Reason: ReasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(string(ts)))}
+		if t, ok = parseTime(ts); !ok {
+			return Status{}, badTime(string(ts))
 		}
 	} else {
 		ts, err := d.required(f, fUpdatedAt)
 		if err != nil {
 			return Status{}, err
 		}
-		t, ok = ParseTime(ts)
-	}
-	if !ok {
-		ts, _ := d.required(f, fUpdatedAt)
-		return Status{}, &DecodeError{Reason: ReasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(ts))}
+		if t, ok = ParseTime(ts); !ok {
+			return Status{}, badTime(ts)
+		}
 	}
 	s.UpdatedAt = t
 	if s.Agent, err = d.optional(f, fAgent); err != nil {
@@ -234,6 +220,27 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		}
 	}
 	return s, nil
+}
+
+func badTime(ts string) *DecodeError {
+	return &DecodeError{Reason: ReasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(ts))}
+}
+
+// state returns the required state, sharing the strings of the known
+// states instead of allocating them.
+func (d *decoder) state(f *[nFields]span) (State, error) {
+	if sp := f[fState]; sp.end != 0 && d.data[sp.start] == '"' {
+		switch State(d.data[sp.start+1 : sp.end-1]) { // no allocation
+		case Working:
+			return Working, nil
+		case Blocked:
+			return Blocked, nil
+		case Idle:
+			return Idle, nil
+		}
+	}
+	st, err := d.required(f, fState)
+	return State(st), err
 }
 
 func wrongType(field, want string, c byte) *DecodeError {
