@@ -73,26 +73,31 @@ func CheckStatusDir(path string) error {
 // parents) and checks it with [CheckConfigHome]. It never changes the mode of
 // a directory it did not create.
 func EnsureConfigHome(path string) error {
-	if err := mkdirPrivate(path, true); err != nil {
-		return err
-	}
-	return CheckConfigHome(path)
+	return ensure(path, true, CheckConfigHome)
 }
 
 // EnsureStatusDir creates a missing status directory (mode 0700 whatever the
 // umask) and checks it with [CheckStatusDir]. It never changes the mode of a
 // directory it did not create.
 func EnsureStatusDir(path string) error {
-	if err := mkdirPrivate(path, false); err != nil {
-		return err
-	}
-	return CheckStatusDir(path)
+	return ensure(path, false, CheckStatusDir)
 }
 
-func mkdirPrivate(path string, parents bool) error {
-	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
-		return nil // exists (or cannot tell): the check decides
+// ensure checks path, and only when it is missing creates it and checks
+// again: one lstat when it exists, as it does at every heartbeat.
+func ensure(path string, parents bool, check func(string) error) error {
+	err := check(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
+	if err := mkdirPrivate(path, parents); err != nil {
+		return err
+	}
+	return check(path)
+}
+
+// mkdirPrivate creates the missing directory path with mode 0700.
+func mkdirPrivate(path string, parents bool) error {
 	if parents {
 		if err := os.MkdirAll(filepath.Dir(path), DirMode); err != nil {
 			return err

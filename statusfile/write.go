@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 
@@ -14,10 +15,14 @@ func openForWrite(home, dir, name string) (*os.Root, error) {
 	if err := perm.EnsureConfigHome(home); err != nil {
 		return nil, err
 	}
-	if err := perm.EnsureStatusDir(dir); err != nil {
-		return nil, err
-	}
+	// OpenStatusRoot checks the status directory; only a missing one is
+	// created (and checked) first.
 	root, err := perm.OpenStatusRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = perm.EnsureStatusDir(dir); err == nil {
+			root, err = perm.OpenStatusRoot(dir)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
