@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's start time. Linux
@@ -65,14 +63,4 @@ func checkPID(pid int, updatedAt time.Time) Liveness {
 		return Reused
 	}
 	return Alive
-}
-
-func killCheck(pid int) Liveness {
-	switch err := unix.Kill(pid, 0); err {
-	case nil, unix.EPERM:
-		return Alive
-	case unix.ESRCH:
-		return Dead
-	}
-	return Unknown
 }

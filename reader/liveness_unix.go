@@ -1,16 +1,12 @@
-//go:build unix && !linux
+//go:build unix
 
 package reader
 
-import (
-	"time"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// checkPID asks kill(pid, 0). Without a portable start time, pid reuse is
-// not detected here.
-func checkPID(pid int, _ time.Time) Liveness {
+// killCheck asks kill(pid, 0) whether pid exists: alive when it does (also
+// when it belongs to another account), dead when it does not.
+func killCheck(pid int) Liveness {
 	switch err := unix.Kill(pid, 0); err {
 	case nil, unix.EPERM:
 		return Alive
