@@ -53,13 +53,6 @@ func refuse(what, path string, err error, detailf string, args ...any) *Error {
 	return e
 }
 
-// Refusal reports whether err is a refusal by this package rather than a
-// failure of the file system.
-func Refusal(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // Private modes.
 const (
 	DirMode  fs.FileMode = 0o700

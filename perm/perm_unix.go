@@ -4,12 +4,10 @@ package perm
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -178,12 +176,6 @@ func OpenDir(path string) (*Dir, error) {
 	return &Dir{f: f, fd: fd, path: path, info: info, euid: os.Geteuid()}, nil
 }
 
-// Path returns the path the directory was opened with.
-func (d *Dir) Path() string { return d.path }
-
-// Info describes the opened directory.
-func (d *Dir) Info() fs.FileInfo { return d.info }
-
 // Check applies the reader's rules to the opened directory: owned by the
 // current account and not writable by group or others (files there could
 // be forged). Readable by others is allowed here; [CheckStatusDir] is the
@@ -192,25 +184,13 @@ func (d *Dir) Check() error {
 	return checkDir(StatusDir, d.path, d.info, 0o022, ErrWritable)
 }
 
-// Close closes the directory.
-func (d *Dir) Close() error { return d.f.Close() }
-
-// Entries lists the directory: names and types, in no particular order.
-func (d *Dir) Entries() ([]fs.DirEntry, error) {
-	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	return d.f.ReadDir(-1)
-}
-
 // FileStat is what a reader learns of an opened status file.
 type FileStat struct {
-	Size    int64
-	Mode    fs.FileMode
-	UID     int
-	ModTime time.Time
-	dev     uint64
-	ino     uint64
+	Size int64
+	Mode fs.FileMode
+	UID  int
+	dev  uint64
+	ino  uint64
 }
 
 // ReadFile opens name inside the directory with O_NOFOLLOW and O_NONBLOCK,
@@ -238,14 +218,7 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	if err := unix.Fstat(fd, &st); err != nil {
 		return buf[:0], fst, &fs.PathError{Op: "fstat", Path: path(), Err: err}
 	}
-	fst = FileStat{
-		Size:    st.Size,
-		Mode:    modeOf(uint32(st.Mode)),
-		UID:     int(st.Uid),
-		ModTime: time.Unix(st.Mtim.Unix()),
-		dev:     uint64(st.Dev),
-		ino:     uint64(st.Ino),
-	}
+	fst = statOf(&st)
 	if !fst.Mode.IsRegular() {
 		return buf[:0], fst, refuse(StatusFile, path(), ErrNotRegular, "%s", TypeName(fst.Mode))
 	}
@@ -302,6 +275,16 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	return buf, fst, nil
 }
 
+func statOf(st *unix.Stat_t) FileStat {
+	return FileStat{
+		Size: st.Size,
+		Mode: modeOf(uint32(st.Mode)),
+		UID:  int(st.Uid),
+		dev:  uint64(st.Dev),
+		ino:  uint64(st.Ino),
+	}
+}
+
 func openat(dirfd int, name string) (int, error) {
 	for {
 		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
@@ -317,14 +300,7 @@ func (d *Dir) Lstat(name string) (FileStat, error) {
 	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return FileStat{}, &fs.PathError{Op: "lstat", Path: d.path + string(os.PathSeparator) + name, Err: err}
 	}
-	return FileStat{
-		Size:    st.Size,
-		Mode:    modeOf(uint32(st.Mode)),
-		UID:     int(st.Uid),
-		ModTime: time.Unix(st.Mtim.Unix()),
-		dev:     uint64(st.Dev),
-		ino:     uint64(st.Ino),
-	}, nil
+	return statOf(&st), nil
 }
 
 // Remove removes name from the directory, but only if it is still the

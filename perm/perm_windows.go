@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // On Windows there are no mode bits and ownership is not checked: status
@@ -117,38 +116,20 @@ func OpenDir(path string) (*Dir, error) {
 	return &Dir{f: f, path: path, info: info}, nil
 }
 
-// Path returns the path the directory was opened with.
-func (d *Dir) Path() string { return d.path }
-
-// Info describes the opened directory.
-func (d *Dir) Info() fs.FileInfo { return d.info }
-
 // Check applies the reader's rules to the opened directory. On Windows there
 // is nothing beyond what OpenDir checked.
 func (d *Dir) Check() error { return nil }
 
-// Close closes the directory.
-func (d *Dir) Close() error { return d.f.Close() }
-
-// Entries lists the directory.
-func (d *Dir) Entries() ([]fs.DirEntry, error) {
-	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	return d.f.ReadDir(-1)
-}
-
 // FileStat is what a reader learns of an opened status file.
 type FileStat struct {
-	Size    int64
-	Mode    fs.FileMode
-	UID     int
-	ModTime time.Time
-	info    fs.FileInfo
+	Size int64
+	Mode fs.FileMode
+	UID  int
+	info fs.FileInfo
 }
 
 func statOf(fi fs.FileInfo) FileStat {
-	return FileStat{Size: fi.Size(), Mode: fi.Mode(), UID: -1, ModTime: fi.ModTime(), info: fi}
+	return FileStat{Size: fi.Size(), Mode: fi.Mode(), UID: -1, info: fi}
 }
 
 // ReadFile reads name inside the directory, refusing links and reparse
