@@ -127,7 +127,6 @@ type Publisher struct {
 
 	// Owned by the goroutine until done is closed.
 	written     uint64 // version last written successfully
-	everWritten bool
 	lastAttempt time.Time
 	lastErr     error
 	reported    string
@@ -401,7 +400,7 @@ func (p *Publisher) write() {
 	p.lastAttempt = now
 	err := p.writeRecord(rec)
 	if err == nil {
-		p.written, p.everWritten = version, true
+		p.written = version
 		p.lastErr, p.reported = nil, ""
 		p.mu.Lock()
 		p.rec.UpdatedAt = rec.UpdatedAt
