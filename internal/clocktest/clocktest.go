@@ -93,21 +93,7 @@ func (f *Fake) Armed() []time.Time {
 // WaitArmed blocks until at least n timers are armed or the real-time
 // timeout passes, and reports whether they are.
 func (f *Fake) WaitArmed(n int, timeout time.Duration) bool {
-	deadline := time.After(timeout)
-	for {
-		f.mu.Lock()
-		ok := len(f.timers) >= n
-		ch := f.changed
-		f.mu.Unlock()
-		if ok {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			return false
-		}
-	}
+	return f.WaitUntil(func(armed []time.Time) bool { return len(armed) >= n }, timeout)
 }
 
 type timer struct {
