@@ -39,8 +39,13 @@ func isShell(comm string) bool {
 // not one. It stops at a shell whose parent is init (pid 1) or unknown, so
 // it never returns 1 or 0 for a live parent, and gives up after
 // maxShellHops shells. lookup returns what the platform knows of a process;
-// where it knows nothing, the parent itself is returned.
+// where it knows nothing, the parent itself is returned. A hook whose
+// parent is init (or unknown) was orphaned: its agent has exited, and the
+// result is 0, no agent (SPEC.md H6: never init).
 func agentPID(parent int, lookup func(pid int) (procInfo, error)) int {
+	if parent <= 1 {
+		return 0
+	}
 	pid := parent
 	for range maxShellHops {
 		info, err := lookup(pid)

@@ -34,6 +34,7 @@ func TestAgentPID(t *testing.T) {
 		{"a shell whose parent is init stays", table{
 			300: {PPID: 1, Comm: "sh"}}, 300, 300},
 		{"unknown parent", table{}, 300, 300},
+		{"orphaned: the parent is init", table{1: {PPID: 0, Comm: "init"}}, 1, 0},
 		{"a shell whose parent vanished", table{
 			300: {PPID: 200, Comm: "sh"}}, 300, 200},
 		{"shell loop bounded", func() table {

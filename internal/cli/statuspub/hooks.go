@@ -172,12 +172,12 @@ func clearCmd(args []string, env Env) int {
 
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
 // action, which is then applied like set or clear.
-func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs *flag.FlagSet) ([]byte, int), decide func([]byte) (hookAction, error)) int {
+func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs *flag.FlagSet, strict bool) ([]byte, int), decide func([]byte) (hookAction, error)) int {
 	f, fs, code := parseHookFlags(name, args, env, false)
 	if code >= 0 {
 		return code
 	}
-	data, code := payload(fs)
+	data, code := payload(fs, f.strict)
 	if code >= 0 {
 		return code
 	}
@@ -212,7 +212,7 @@ func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs 
 }
 
 func claudeHookCmd(args []string, env Env) int {
-	return hookCmd("claude-hook", "claude-code", args, env, func(fs *flag.FlagSet) ([]byte, int) {
+	return hookCmd("claude-hook", "claude-code", args, env, func(fs *flag.FlagSet, strict bool) ([]byte, int) {
 		if fs.NArg() > 0 {
 			return nil, usageError(env, "claude-hook: unexpected argument %q (the hook input is read from stdin)", fs.Arg(0))
 		}
@@ -225,14 +225,14 @@ func claudeHookCmd(args []string, env Env) int {
 		}
 		if err != nil {
 			// Not a usage error: the agent sent it.
-			return nil, failed(env, false, "claude-hook", err)
+			return nil, failed(env, strict, "claude-hook", err)
 		}
 		return data, -1
 	}, claudeAction)
 }
 
 func codexNotifyCmd(args []string, env Env) int {
-	return hookCmd("codex-notify", "codex", args, env, func(fs *flag.FlagSet) ([]byte, int) {
+	return hookCmd("codex-notify", "codex", args, env, func(fs *flag.FlagSet, _ bool) ([]byte, int) {
 		if fs.NArg() == 0 {
 			return nil, usageError(env, "codex-notify: no notification (Codex passes it as the last argument)")
 		}

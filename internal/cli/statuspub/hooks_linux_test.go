@@ -637,3 +637,46 @@ func sameFields(got, want map[string]any) bool {
 	}
 	return true
 }
+
+// An owner whose agent dies exits even when the record it would remove
+// cannot be read (here: garbage in its place).
+func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	agent := exec.Command("sleep", "60")
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "u", "--pid", fmt.Sprint(agent.Process.Pid))
+	owner := waitOneOwner(t, dir, "u")
+	if err := os.WriteFile(filepath.Join(dir, statusfile.FileName("u")), []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	agent.Process.Kill()
+	agent.Wait()
+	waitFor(t, "the owner exits", 10*time.Second, func() bool { return !processRuns(owner) })
+}
+
+// A set that says the session has no process (--pid 0) unbinds the owner:
+// it stops refreshing the record, which goes stale, and exits.
+func TestOwnerLeavesARecordWithoutPID(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	agent := exec.Command("sleep", "60")
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "z", "--pid", fmt.Sprint(agent.Process.Pid))
+	owner := waitOneOwner(t, dir, "z")
+	mustPub(t, "", nil, "set", "--dir", dir, "--session", "z", "--pid", "0")
+	waitFor(t, "the owner exits", 10*time.Second, func() bool { return !processRuns(owner) })
+	if rec := mustRecord(t, dir, "z"); rec.PID != 0 {
+		t.Errorf("record %+v, want pid 0 kept", rec)
+	}
+}
+
+// processRuns reports whether pid is a process that has not exited.
+func processRuns(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !bytes.Contains(stat, []byte(") Z "))
+}

@@ -425,6 +425,7 @@ func TestHookBadInput(t *testing.T) {
 		{[]string{"claude-hook"}, "not json"},
 		{[]string{"claude-hook"}, `{"hook_event_name":"Stop"}`},
 		{[]string{"claude-hook"}, `{"session_id":"a\u0007b","hook_event_name":"Stop"}`},
+		{[]string{"claude-hook"}, strings.Repeat(" ", 64<<20+1)}, // more than claude-hook reads
 		{[]string{"codex-notify", "{"}, ""},
 		{[]string{"codex-notify", `{"type":"agent-turn-complete"}`}, ""},
 	} {

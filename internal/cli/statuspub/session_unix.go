@@ -252,11 +252,17 @@ func (o *owner) step(refresh bool) (bool, error) {
 	case !exists:
 		return true, o.exitLocked(l, false)
 	case err != nil:
-		// Not a record we can refresh; a set will replace it.
+		// Not a record we can refresh; a set will replace it. But an
+		// owner whose agent is gone has nothing left to wait for.
+		if o.agent.pid > 0 && !o.agent.alive() {
+			return true, o.exitLocked(l, false)
+		}
 		l.release()
 		return false, nil
 	}
-	if rec.PID != o.agent.pid && rec.PID > 0 {
+	if rec.PID != o.agent.pid {
+		// Bound to the record's process, whichever it is now; pid 0
+		// (none) makes the owner leave below.
 		o.agent = watch(rec.PID)
 	}
 	if o.agent.pid <= 0 {
