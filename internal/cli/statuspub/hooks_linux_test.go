@@ -3,7 +3,9 @@ package statuspub_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -679,4 +681,53 @@ func TestOwnerLeavesARecordWithoutPID(t *testing.T) {
 func processRuns(pid int) bool {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	return err == nil && !bytes.Contains(stat, []byte(") Z "))
+}
+
+// An owner whose status directory was renamed away exits without writing
+// or removing anything by the old path, where another directory may be
+// now (its locks and reads are bound to the directory it opened).
+func TestOwnerLeavesARenamedDirectory(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "agent-status")
+	agent := exec.Command("sleep", "60")
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "r", "--pid", fmt.Sprint(agent.Process.Pid))
+	owner := waitOneOwner(t, dir, "r")
+	moved := filepath.Join(base, "moved")
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the owner exits", 10*time.Second, func() bool { return !processRuns(owner) })
+	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the old path was written again: %v", err)
+	}
+	if _, ok := record(t, moved, "r"); !ok {
+		t.Error("the record in the renamed directory was removed")
+	}
+}
+
+// A set that cannot get the write lock within its timeout gives up with
+// one line and exit 0 (1 with --strict), and leaves the record alone.
+func TestSetGivesUpOnAHeldLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	mustPub(t, "", nil, "set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "idle")
+	lock, _ := lockNames("l")
+	f, err := os.OpenFile(filepath.Join(dir, lock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := pub(t, "", nil, "set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "working", "--strict")
+	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "lock") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if rec := mustRecord(t, dir, "l"); rec.State != statusfile.Idle {
+		t.Errorf("record changed to %s without the lock", rec.State)
+	}
 }

@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/agentstatus/agentstatus/perm"
@@ -145,6 +145,25 @@ func (s *sessionDir) openLockFile(name string, create bool) (int, error) {
 	}
 }
 
+// stillThere reports whether the status directory's path still leads to
+// the directory opened: writes and removals go by path (through package
+// statusfile), so after the directory was renamed or replaced they would
+// reach another directory than the one whose lock is held.
+func (s *sessionDir) stillThere() bool {
+	fi, err := os.Lstat(s.path)
+	if err != nil {
+		return false
+	}
+	opened, err := s.dir.Stat()
+	return err == nil && os.SameFile(fi, opened)
+}
+
+// replaced is the error of a command whose directory is no longer at its
+// path.
+func (s *sessionDir) replaced() error {
+	return &perm.Error{What: perm.StatusDir, Path: s.path, Err: perm.ErrChanged}
+}
+
 // stillNamed reports whether name in the directory is still the file open
 // as fd: a lock on a file that was unlinked meanwhile protects nothing.
 func (s *sessionDir) stillNamed(fd int, name string) bool {
@@ -203,13 +222,19 @@ func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
 
 // flockUntil takes an exclusive flock on fd, waiting until deadline. On
 // timeout the wait goes on in the background and fd is closed when it
-// ends, so the caller must not use or close fd.
+// ends, so the caller must not use or close fd. Exactly one side owns fd:
+// the caller once flockUntil returned nil or another error, the waiting
+// goroutine after ErrLockTimeout.
 func flockUntil(fd int, deadline time.Time) error {
 	err := flockFD(fd, false)
 	if err != unix.EWOULDBLOCK && err != unix.EINTR {
 		return err
 	}
-	var abandoned atomic.Bool
+	var (
+		mu        sync.Mutex
+		abandoned bool // by the caller, on timeout: the goroutine closes fd
+		finished  bool // by the goroutine: the caller takes its result
+	)
 	done := make(chan error, 1)
 	go func() {
 		var err error
@@ -218,11 +243,14 @@ func flockUntil(fd int, deadline time.Time) error {
 				break
 			}
 		}
-		done <- err
-		if abandoned.Load() {
-			// Too late: nobody waits for this lock any more.
-			unix.Close(fd)
+		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
+			unix.Close(fd) // too late: nobody waits for this lock any more
+			return
 		}
+		finished = true
+		done <- err
 	}()
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
@@ -230,16 +258,13 @@ func flockUntil(fd int, deadline time.Time) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		abandoned.Store(true)
-		select {
-		case err := <-done: // acquired just now after all
-			if err == nil {
-				return nil
-			}
-			return err
-		default:
-			return ErrLockTimeout
+		mu.Lock()
+		defer mu.Unlock()
+		if finished {
+			return <-done // acquired (or failed) just now after all
 		}
+		abandoned = true
+		return ErrLockTimeout
 	}
 }
 

@@ -33,6 +33,10 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 	if err != nil {
 		return statusfile.Status{}, err
 	}
+	if !s.stillThere() {
+		l.release()
+		return statusfile.Status{}, s.replaced()
+	}
 	cur, exists, rerr := s.read()
 	if ch.task != nil {
 		tasks := s.readTasks()
@@ -81,28 +85,34 @@ func clearRecord(dir, session string) error {
 	if err != nil {
 		return err
 	}
+	if !s.stillThere() {
+		l.release()
+		return s.replaced()
+	}
 	if err := statusfile.RemoveFile(s.path, session); err != nil {
 		l.release()
 		return err
 	}
 	s.removeTasks()
-	owner, err := s.ownerPID()
+	// Holding the owner lock is the only proof that no owner runs (and
+	// the right to remove its file, SPEC.md H5).
+	ol, err := s.tryOwnerLock()
 	switch {
 	case err != nil:
 		l.release()
 		return err
-	case owner == 0:
-		// Nobody will need the lock files: remove them while holding the
-		// write lock (only holders remove lock files).
-		unix.Unlinkat(s.fd, s.ownerName, 0)
+	case ol != nil:
+		// Nobody will need the lock files: remove them while holding
+		// both locks.
+		ol.releaseAndRemove()
 		l.releaseAndRemove()
 	default:
-		l.release()
-		if owner > 0 {
-			// The owner re-reads the record under the write lock and,
-			// finding none, exits. A set that ran in between keeps it.
+		// The owner re-reads the record under the write lock and,
+		// finding none, exits. A set that runs in between keeps it.
+		if owner, err := s.ownerPID(); err == nil && owner > 0 {
 			unix.Kill(owner, unix.SIGUSR1)
 		}
+		l.release()
 	}
 	return nil
 }
@@ -246,6 +256,13 @@ func (o *owner) step(refresh bool) (bool, error) {
 			return true, nil
 		}
 		return false, nil // try again at the next heartbeat
+	}
+	if !o.s.stillThere() {
+		// Renamed or replaced: what the path leads to now is not this
+		// owner's to refresh or remove.
+		o.lock.release()
+		l.release()
+		return true, nil
 	}
 	rec, exists, err := o.s.read()
 	switch {
