@@ -731,3 +731,13 @@ func TestSetGivesUpOnAHeldLock(t *testing.T) {
 		t.Errorf("record changed to %s without the lock", rec.State)
 	}
 }
+
+// A set for a session without a process starts no owner and leaves no
+// lock file behind: only the record.
+func TestSetWithoutOwnerLeavesNoLockFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	mustPub(t, "", nil, "set", "--dir", dir, "--session", "n", "--pid", "0", "--state", "working")
+	if names := dirNames(t, dir); len(names) != 1 || names[0] != statusfile.FileName("n") {
+		t.Errorf("status directory holds %v, want only the record", names)
+	}
+}

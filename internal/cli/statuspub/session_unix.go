@@ -58,11 +58,18 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 		return rec, err
 	}
 	owner, err := s.ownerPID()
-	l.release()
 	if err != nil {
+		l.release()
 		return rec, err
 	}
-	if owner == 0 && rec.PID > 0 && exe != "" {
+	if owner == 0 && (rec.PID <= 0 || exe == "") {
+		// No owner runs and none will: nobody keeps the write lock file
+		// for later, so remove it while holding it (SPEC.md H5).
+		l.releaseAndRemove()
+		return rec, nil
+	}
+	l.release()
+	if owner == 0 {
 		if err := spawnOwner(exe, s.path, session); err != nil {
 			return rec, fmt.Errorf("statuspub: starting the heartbeat owner: %w", err)
 		}
