@@ -2,9 +2,9 @@
 
 // Package examples_test runs the examples of this directory against the
 // toolkit's commands, with the programs they configure (tmux, bash, zsh,
-// Neovim) where those are installed. Where statusls is needed, a stand-in
-// script plays it until cmd/statusls exists; the tests named ...Statusls
-// run the real one and skip without it.
+// Neovim) where those are installed. The tests named ...Statusls run the
+// real statusls; the others a stand-in script, which pins down what each
+// example expects of it.
 package examples_test
 
 import (
@@ -53,24 +53,12 @@ func requireTool(t *testing.T, name string) string {
 	return path
 }
 
-// realStatusls returns the built statusls, skipping the test when the
-// toolkit has none yet.
+// realStatusls returns the statusls built for the tests.
 func realStatusls(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(binDir, "statusls")
 	if _, err := os.Stat(path); err != nil {
-		t.Skip("waits for cmd/statusls")
-	}
-	return path
-}
-
-// realStatuslsWatch is realStatusls for examples that need statusls watch,
-// skipping the test while the toolkit's statusls has no watch subcommand.
-func realStatuslsWatch(t *testing.T) string {
-	t.Helper()
-	path := realStatusls(t)
-	if err := exec.Command(path, "watch", "--help").Run(); err != nil {
-		t.Skip("waits for statusls watch")
+		t.Fatal(err)
 	}
 	return path
 }
@@ -430,7 +418,7 @@ head -c 100 "$EVENTS"; sleep 0.2; tail -c +101 "$EVENTS"; exec sleep 60`})
 }
 
 func TestNeovimModuleStatusls(t *testing.T) {
-	real := realStatuslsWatch(t)
+	real := realStatusls(t)
 	home := publishBlocked(t)
 	nvimSummary(t, withPath(nil, statusfile.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
 }
@@ -486,7 +474,7 @@ exec sh -c "$cmd"`,
 }
 
 func TestNotifyBlockedStatusls(t *testing.T) {
-	real := realStatuslsWatch(t)
+	real := realStatusls(t)
 	dir := t.TempDir()
 	stub := stubs(t, map[string]string{"notify-send": `printf '%s\n' "$@" >>"$OUT/notify.args"`})
 	home := filepath.Join(t.TempDir(), "home")

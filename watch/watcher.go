@@ -151,8 +151,7 @@ func (w *Watcher) run() {
 
 	w.reconcile()
 	w.synced = true
-	w.emit(Event{Kind: Synced, At: w.now, Missing: w.missing})
-	w.armRescan()
+	w.emit(Event{Kind: Synced, At: w.now, Missing: w.missing}) // reconcile armed the rescan
 	w.arm()
 
 	for {
@@ -206,7 +205,7 @@ func (w *Watcher) work() {
 	if len(w.dirty) > 0 {
 		for _, name := range w.dirty {
 			if w.dir == nil {
-				break
+				break // no directory: nothing to read, reconcile decides
 			}
 			w.now = w.cfg.clock.Now()
 			if e, ok := w.dir.Read(name); ok {

@@ -145,7 +145,6 @@ func runFloor(dir string) error {
 	if err := fw.Add(dir); err != nil {
 		return err
 	}
-	n := 0
 	go func() {
 		for {
 			select {
@@ -153,7 +152,6 @@ func runFloor(dir string) error {
 				if !ok {
 					return
 				}
-				n++
 			case _, ok := <-fw.Errors:
 				if !ok {
 					return
