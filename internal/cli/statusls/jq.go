@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/big"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -220,17 +221,34 @@ func sanitizeValue(v any) any {
 		}
 		return v
 	case map[string]any:
+		// Keys that sanitizing changes must not take the place of a key
+		// the file really has ("\u001b[0mstate" must not become
+		// "state"), and keys that sanitize alike must give the same
+		// result at every run: clean keys first, then the others in
+		// order of their raw bytes, each only where its key is still free.
+		out := make(map[string]any, len(v))
+		var unclean []string
 		for k, x := range v {
-			x = sanitizeValue(x)
-			if sk := statusfile.SanitizeText(k); sk != k {
-				delete(v, k)
-				k = sk
+			if statusfile.SanitizeText(k) != k {
+				unclean = append(unclean, k)
+				continue
 			}
-			v[k] = x
+			out[k] = sanitizeValue(x)
 		}
-		return v
+		slices.Sort(unclean)
+		for _, k := range unclean {
+			if sk := statusfile.SanitizeText(k); !hasKey(out, sk) {
+				out[sk] = sanitizeValue(v[k])
+			}
+		}
+		return out
 	}
 	return v
+}
+
+func hasKey(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // jqNumber converts a JSON number as gojq's own decoder does.
