@@ -8,7 +8,6 @@ import (
 	"io"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,9 +23,6 @@ const (
 	execGrace      = time.Second      // how long watch, stopping, waits for running commands
 	execTimeout    = 60 * time.Second // --exec-timeout's default
 )
-
-// The variables a command gets the record in.
-var execVars = []string{"STATUS_SESSION", "STATUS_AGENT", "STATUS_STATE", "STATUS_TITLE", "STATUS_CWD", "STATUS_PID"}
 
 // execRunner runs watch's --exec command in the background: at most
 // execMaxRunning at once, the next execMaxWaiting in order after them.
@@ -51,20 +47,9 @@ type execJob struct {
 }
 
 func newExecRunner(command string, environ []string, timeout time.Duration, out io.Writer, report func(string)) *execRunner {
-	var base []string
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		keep := true
-		for _, v := range execVars {
-			if name == v {
-				keep = false
-			}
-		}
-		if keep {
-			base = append(base, kv)
-		}
-	}
-	return &execRunner{command: command, environ: base, timeout: timeout, out: out, report: report}
+	// A job's STATUS_* variables come after environ's: os/exec keeps the
+	// last value of a name, so inherited ones never reach the command.
+	return &execRunner{command: command, environ: environ, timeout: timeout, out: out, report: report}
 }
 
 // start runs the command for e, whose watch --json line is line, in the

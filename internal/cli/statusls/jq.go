@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -332,6 +331,3 @@ func reportParseError(env *Env, filter string, err error) {
 	// character per original one where it matters for printable text.
 	fmt.Fprintf(env.Stderr, "    %s\n    %s^\n", text, strings.Repeat(" ", col-1))
 }
-
-// absPath makes p absolute.
-func absPath(p string) (string, error) { return filepath.Abs(p) }

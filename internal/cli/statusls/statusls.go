@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -583,7 +584,7 @@ func expandPath(p string, env *Env) (string, error) {
 		}
 		p = home + p[1:]
 	}
-	return absPath(p)
+	return filepath.Abs(p)
 }
 
 // dirError reports a status directory that cannot be listed.

@@ -44,7 +44,6 @@ type change struct {
 	kind   string
 	entry  *reader.Entry // the record now; for removed, the last one shown
 	reason string        // removed: why
-	ev     *watch.Event
 }
 
 // apply takes in one event of the watcher and returns the view's event, if
@@ -52,13 +51,13 @@ type change struct {
 func (v *view) apply(ev *watch.Event) (change, bool) {
 	switch ev.Kind {
 	case watch.Synced:
-		return change{kind: evSynced, ev: ev}, true
+		return change{kind: evSynced}, true
 	case watch.Error:
-		return change{kind: evError, ev: ev}, true
+		return change{kind: evError}, true
 	}
 	before := v.shown[ev.Name]
 	var after *reader.Entry
-	if ev.After != nil && ev.After.Verdict != reader.Invalid && v.filter.Match(ev.After) {
+	if ev.After != nil && v.filter.Match(ev.After) { // Match leaves invalid files out
 		after = ev.After
 	}
 	switch {
@@ -73,17 +72,17 @@ func (v *view) apply(ev *watch.Event) (change, bool) {
 		case watch.Fresh:
 			kind = evFresh
 		}
-		return change{kind: kind, entry: after, ev: ev}, true
+		return change{kind: kind, entry: after}, true
 	case after == nil:
 		delete(v.shown, ev.Name)
 		if ev.After != nil && ev.After.Verdict == reader.Stale && !v.filter.All {
-			return change{kind: evStale, entry: ev.After, ev: ev}, true
+			return change{kind: evStale, entry: ev.After}, true
 		}
 		reason := reasonFiltered
 		if ev.Kind == watch.Removed {
 			reason = ev.Reason
 		}
-		return change{kind: evRemoved, entry: before, reason: reason, ev: ev}, true
+		return change{kind: evRemoved, entry: before, reason: reason}, true
 	}
 	v.shown[ev.Name] = after
 	kind := evUpdated
@@ -95,5 +94,5 @@ func (v *view) apply(ev *watch.Event) (change, bool) {
 	case watch.Fresh:
 		kind = evFresh
 	}
-	return change{kind: kind, entry: after, ev: ev}, true
+	return change{kind: kind, entry: after}, true
 }

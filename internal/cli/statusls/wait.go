@@ -217,8 +217,6 @@ func (s *waitState) check(ev *watch.Event) int {
 		why = "was removed (" + ev.Reason + ")"
 	case s.cur == nil:
 		why = "was removed"
-	case s.cur.Verdict == reader.Invalid:
-		why = "became invalid (" + s.cur.Reason + ")"
 	}
 	fmt.Fprintf(s.env.Stderr, "statusls: session %s %s while waiting for %s\n", quotePath(statusfile.SanitizeText(s.o.session)), why, s.what())
 	return ExitGone

@@ -77,16 +77,16 @@ at start, a failed write), 2 usage error.
 
 // watchOptions are the flags of statusls watch.
 type watchOptions struct {
-	dir, configHome        string
-	json, tsv              bool
-	color                  string
-	all, heartbeats        bool
-	states, agents, cwd    string
-	on, exec               string
-	execTimeout            time.Duration
-	filter                 render.Filter
-	onStates               []string
-	onSet, execSet, cwdSet bool
+	dir, configHome     string
+	json, tsv           bool
+	color               string
+	all, heartbeats     bool
+	states, agents, cwd string
+	on, exec            string
+	execTimeout         time.Duration
+	filter              render.Filter
+	onStates            []string
+	onSet, execSet      bool
 }
 
 func parseWatch(args []string, env *Env) (*watchOptions, int) {
@@ -167,7 +167,6 @@ const (
 type watchRun struct {
 	o      *watchOptions
 	env    *Env
-	loc    location.Location
 	mode   string
 	stderr *lockedWriter
 	view   *view
@@ -197,7 +196,7 @@ func watchCmd(args []string, env *Env) int {
 	if code := checkDir(env, loc); code >= 0 {
 		return code
 	}
-	r := &watchRun{o: o, env: env, loc: loc, stderr: &lockedWriter{w: env.Stderr}, view: newView(&o.filter)}
+	r := &watchRun{o: o, env: env, stderr: &lockedWriter{w: env.Stderr}, view: newView(&o.filter)}
 	// Nothing is written to stderr once watch has returned, not even by a
 	// command still running.
 	defer r.stderr.close()
