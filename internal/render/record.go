@@ -138,7 +138,7 @@ func appendOptString(dst []byte, ok bool, s string) []byte {
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string: '"', '\' and control
-// characters escaped (C0 and DEL as \u00XX, as jq does), invalid UTF-8 as
+// characters escaped (C0 and DEL as \u00XX), invalid UTF-8 as
 // U+FFFD, nothing else escaped.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')

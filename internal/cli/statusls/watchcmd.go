@@ -20,7 +20,7 @@ import (
 const watchUsage = `Usage: statusls watch [flags]
 
 Follows the status directory and reports every change as it happens, from
-the file system's notifications (no polling), until SIGINT or SIGTERM.
+the file system's notifications (no polling), until SIGINT, SIGTERM or SIGHUP.
 
 Output (default: on a terminal, statusls's table on the alternate screen,
 redrawn when a session changes and every second for its age column; else TSV,
@@ -31,7 +31,7 @@ or nothing with --exec):
   --heartbeats        also report heartbeats (rewrites that only move updatedAt)
 
 Selection (as for statusls):
-  --all               include stale sessions
+  --all               include stale sessions (never invalid files)
   --state S[,S]       only sessions in these states
   --agent A[,A]       only sessions of these agents
   --cwd PREFIX        only sessions whose cwd is PREFIX or below (~ is expanded)
@@ -71,7 +71,7 @@ error have "session":null instead, with "missing" or "error". Keep a map
 from session to object: set it on every event with a session, delete it on
 removed and, without --all, on stale.
 
-Exit status: 0 after SIGINT or SIGTERM, 1 error (a refused status directory
+Exit status: 0 after SIGINT, SIGTERM or SIGHUP, 1 error (a refused status directory
 at start, a failed write), 2 usage error.
 `
 
@@ -197,8 +197,9 @@ func watchCmd(args []string, env *Env) int {
 		return code
 	}
 	r := &watchRun{o: o, env: env, stderr: &lockedWriter{w: env.Stderr}, view: newView(&o.filter)}
-	// Nothing is written to stderr once watch has returned, not even by a
-	// command still running.
+	// Nothing of watch's own is written to stderr once it has returned.
+	// A command still running then (past the grace period) keeps the
+	// stderr it was given, which is the process's own when that is a file.
 	defer r.stderr.close()
 
 	isTerm, termWidth := env.Terminal()
