@@ -199,6 +199,7 @@ func runScenario(ctx context.Context, s scenario, opts PublisherOptions) []Resul
 				}
 			}
 		}()
+		p.setup()
 		s.run(p)
 	}()
 	// The first check that failed on its own carries the process's

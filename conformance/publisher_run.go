@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -65,9 +66,14 @@ const (
 )
 
 func newPubRun(ctx context.Context, opts PublisherOptions, results []Result) *pubRun {
-	p := &pubRun{ctx: ctx, opts: opts, results: results, session: defaultSession, agent: defaultAgent,
+	return &pubRun{ctx: ctx, opts: opts, results: results, session: defaultSession, agent: defaultAgent,
 		umask: -1, stderr: &limitedBuffer{max: 64 << 10}, started: time.Now()}
-	base, err := os.MkdirTemp(opts.TempDir, "statusconform-pub-")
+}
+
+// setup makes the scenario's directories. Like every step, it aborts the
+// scenario (a harness error) when it cannot.
+func (p *pubRun) setup() {
+	base, err := os.MkdirTemp(p.opts.TempDir, "statusconform-pub-")
 	if err == nil {
 		// Resolve links above it (a temporary directory may be reached
 		// through one, e.g. /tmp on macOS) so that paths compare equal.
@@ -83,7 +89,6 @@ func newPubRun(ctx context.Context, opts PublisherOptions, results []Result) *pu
 	p.home = filepath.Join(base, "home")
 	p.decoy = filepath.Join(base, "decoy", statusName)
 	p.must(os.MkdirAll(p.decoy, privateDir))
-	return p
 }
 
 // d scales a deadline.
@@ -215,13 +220,32 @@ func (p *pubRun) start() {
 		inW.Close()
 		p.harnessError(err)
 	}
-	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	// Standard error through a pipe of our own, not an io.Writer: with a
+	// Writer, cmd.Wait would also wait for every process that inherited
+	// it (a daemon the publisher started) before saying the publisher
+	// exited.
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		p.harnessError(err)
+	}
+	stderrDone := make(chan struct{})
+	go func() {
+		io.Copy(p.stderr, errR)
+		errR.Close()
+		close(stderrDone)
+	}()
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
 	p.stdin = inW
 	p.answers = make(chan answer, 1024)
 	p.exited = make(chan struct{})
 	err = startCommand(p.cmd, p.umask)
 	inR.Close()
 	outW.Close()
+	errW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
@@ -241,6 +265,13 @@ func (p *pubRun) start() {
 	go p.readAnswers(outR)
 	go func() {
 		err := p.cmd.Wait()
+		// What the publisher wrote to stderr before exiting is read
+		// before its exit is told; a process it left holding the pipe
+		// delays that by a moment at most.
+		select {
+		case <-stderrDone:
+		case <-time.After(100 * time.Millisecond):
+		}
 		p.exit = exitOf(p.cmd, err)
 		p.event("exited: %s", p.exit)
 		close(p.exited)
@@ -316,7 +347,13 @@ func (p *pubRun) next(timeout time.Duration) (answer, error) {
 	select {
 	case a, ok := <-p.answers:
 		if !ok {
-			<-p.exited
+			select {
+			case <-p.exited:
+			case <-t.C:
+				return answer{}, fmt.Errorf("no answer: the publisher closed its standard output and did not exit within %v", timeout)
+			case <-p.ctx.Done():
+				return answer{}, p.ctx.Err()
+			}
 			return answer{}, fmt.Errorf("no answer: the publisher closed its standard output (%s)", p.exitString())
 		}
 		if a.bad != "" {
@@ -369,6 +406,19 @@ func (p *pubRun) waitExit(timeout time.Duration) bool {
 		return true
 	case <-time.After(timeout):
 		return false
+	case <-p.ctx.Done():
+		p.stopNow("the run was cancelled")
+		return false
+	}
+}
+
+// pause waits for d, or ends the scenario when the run is cancelled (a
+// signal to statusconform), so that no wait outlives the run.
+func (p *pubRun) pause(d time.Duration) {
+	select {
+	case <-time.After(d):
+	case <-p.ctx.Done():
+		p.stopNow("the run was cancelled")
 	}
 }
 
@@ -432,7 +482,7 @@ func (p *pubRun) waitRecord(timeout time.Duration, ok func(statusfile.Status) bo
 		if time.Now().After(deadline) || !p.running() {
 			return rec, data, err
 		}
-		time.Sleep(10 * time.Millisecond)
+		p.pause(10 * time.Millisecond)
 	}
 }
 
@@ -446,7 +496,7 @@ func (p *pubRun) waitGone(timeout time.Duration) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(10 * time.Millisecond)
+		p.pause(10 * time.Millisecond)
 	}
 }
 

@@ -204,3 +204,19 @@ func TestPublisherRulesCovered(t *testing.T) {
 		}
 	}
 }
+
+// A publisher that leaves a process behind holding its standard error (a
+// daemon it started) is judged by its own exit, not by the daemon's.
+func TestPublisherWithADaemon(t *testing.T) {
+	t.Parallel()
+	sh := requireTool(t, "sh")
+	serve := toolkitCommand(t, "statuspub") + " serve --config-home {home} --session {session} --agent {agent}"
+	rep, err := RunPublisher(context.Background(), PublisherOptions{
+		Command: []string{sh, "-c", "sleep 20 & exec " + serve},
+		Select:  []string{"W4/*"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAllPass(t, rep)
+}

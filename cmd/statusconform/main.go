@@ -14,6 +14,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal cancels the run; a second one, with the default
+	// handling restored, ends the program at once.
+	context.AfterFunc(ctx, stop)
 	code := statusconform.Main(ctx)
 	stop()
 	os.Exit(code)
