@@ -196,7 +196,7 @@ var jqFailures = []string{
 	"records/session-empty", "records/session-missing", "records/session-null", "records/session-number",
 	"records/state-missing", "records/state-null", "records/state-number", "records/state-object",
 	"records/task-title-number", "records/trailing-garbage", "records/truncated", "records/two-objects",
-	"sanitize/other-fields", "sanitize/title-4097-units-cut", "sanitize/title-8bit-csi",
+	"sanitize/other-fields", "sanitize/other-fields-white-space", "sanitize/title-4097-units-cut", "sanitize/title-8bit-csi", "sanitize/title-cut-counts-utf16-units",
 	"sanitize/title-bidi-and-invisible", "sanitize/title-c1-controls", "sanitize/title-cursor-sequence-keeps-text",
 	"sanitize/title-cut-between-surrogates", "sanitize/title-cut-inside-zwj-sequence", "sanitize/title-dcs",
 	"sanitize/title-only-controls", "sanitize/title-osc8-hyperlink", "sanitize/title-other-escapes",

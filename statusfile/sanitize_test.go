@@ -99,6 +99,7 @@ func TestSanitizeText(t *testing.T) {
 		{"  x  ", "  x  "},
 		{"a\u202eb", "a b"},
 		{"\x1b]0;t", ""},
+		{"a\u00a0b\u3000c", "a b c"}, // other white space: one space each (§7 step 3)
 	}
 	for _, tt := range tests {
 		if got := SanitizeText(tt.raw); got != tt.want {
