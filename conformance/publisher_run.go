@@ -151,11 +151,6 @@ func (p *pubRun) passIfClean(ids ...string) {
 	}
 }
 
-func (p *pubRun) skip(id, why string) {
-	r := p.result(id)
-	r.Outcome, r.Reason = Skip, why
-}
-
 func (p *pubRun) note(id, format string, args ...any) {
 	r := p.result(id)
 	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))

@@ -151,7 +151,7 @@ func TestBrokenReaders(t *testing.T) {
 				case !ok:
 					t.Errorf("no case %s", id)
 				case r.Outcome == Skip && !isRoot():
-					t.Skipf("%s: %s", id, r.Reason)
+					t.Logf("%s: %s", id, r.Reason) // the flaw's other cases still count
 				case r.Outcome != Fail:
 					t.Errorf("%s: %s, want FAIL for a reader that breaks it (%s)", id, r.Outcome, tt.flaw)
 				}

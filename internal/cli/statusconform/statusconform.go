@@ -51,10 +51,11 @@ and title (the displayed title or null), and exits 0.
   --level core|hardened   which cases (default hardened, which includes core)
   --timeout D             per case (default 5s)
 
-publisher starts CMD once per check (not through a shell), with {home},
-{session} and {agent} in ARGS replaced and STATUSCONFORM_CONFIG_HOME,
-STATUSCONFORM_SESSION and STATUSCONFORM_AGENT in its environment, and drives
-it with the line protocol of SPEC.md §11.
+publisher starts CMD once per scenario (a scenario decides one or more
+checks), not through a shell, with {home}, {session} and {agent} in ARGS
+replaced and STATUSCONFORM_CONFIG_HOME, STATUSCONFORM_SESSION and
+STATUSCONFORM_AGENT in its environment, and drives it with the line protocol
+of SPEC.md §11.
 
   --timeout-scale N       multiply every deadline by N (default 1)
 
