@@ -202,7 +202,29 @@ var toISOString = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]
 func basicScenario(p *pubRun) {
 	p.must(mkdir(p.home, privateDir))
 	before := time.Now()
-	rec, data := p.startAndWait("W1/publishes-at-once")
+	p.start()
+	rec, data, err := p.waitRecord(p.d(2), nil)
+	if err != nil {
+		// Something else there is a publisher that got the name wrong
+		// (N1) or published where it should not (L4), not one that did
+		// not publish.
+		entries, _ := os.ReadDir(p.statusDir())
+		var names []string
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, e.Name())
+			}
+		}
+		if len(names) > 0 {
+			p.fail("N1/file-name-is-hash", "no %s in %s, which holds %v", fileName(p.session), p.rel(p.statusDir()), names)
+		}
+		if decoy, _ := os.ReadDir(p.decoy); len(decoy) > 0 {
+			p.fail("L4/ignores-status-dir", "the publisher wrote into $STATUS_DIR (%d entries there) and not into its config home", len(decoy))
+		}
+		p.fail("W1/publishes-at-once", "no valid status file at %s within %v of the start: %v", p.rel(p.statusPath()), p.d(2), err)
+		p.stopNow("the publisher did not publish")
+	}
+	p.event("file: %s", describe(rec))
 	after := time.Now()
 
 	const w1 = "W1/publishes-at-once"
