@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/windows"
 )
 
 // On Windows there are no mode bits and ownership is not checked: status
@@ -100,7 +102,7 @@ func OpenDir(path string) (*Dir, error) {
 	if err := checkDir(StatusDir, path, fi); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := openShared(path)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +152,7 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	if fi.Size() > int64(max) {
 		return buf[:0], fst, refuse(StatusFile, path, ErrTooLarge, "%d bytes, limit %d", fi.Size(), max)
 	}
-	f, err := os.Open(path)
+	f, err := openShared(path)
 	if err != nil {
 		return buf[:0], fst, err
 	}
@@ -206,4 +208,23 @@ func (d *Dir) Remove(name string, want FileStat) (bool, error) {
 // described by Lstat.
 func checkStatusDir(path string, fi fs.FileInfo) error {
 	return checkDir(StatusDir, path, fi)
+}
+
+// openShared opens path for reading as os.Open does, but shares it for
+// deletion too, and without following a reparse point at path itself: a
+// reader holding a status file (or the status directory) open never makes
+// a publisher's rename or removal fail, and what is opened is what Lstat
+// described (the callers compare the two).
+func openShared(path string) (*os.File, error) {
+	p, err := windows.UTF16PtrFromString(path)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	h, err := windows.CreateFile(p, windows.GENERIC_READ,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
+		windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(h), path), nil
 }
