@@ -6,7 +6,8 @@
 //
 // For publishers, call [EnsureConfigHome], [EnsureStatusDir] and
 // [OpenStatusRoot] before every write, and [CheckStatusFileIn] for the file
-// about to be replaced. For readers, call [OpenDir] and [Dir.ReadFile].
+// about to be replaced. For readers, call [OpenDir], [Dir.Check] (SPEC.md R2) and
+// [Dir.ReadFile].
 //
 // Every refusal is a [*Error] that wraps one of the sentinel errors
 // ([ErrSymlink], [ErrNotOwned], ...), so callers can branch with errors.Is,

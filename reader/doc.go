@@ -12,10 +12,12 @@
 //
 // # Security
 //
-// Files are opened relative to the directory's descriptor with O_NOFOLLOW and
-// O_NONBLOCK and checked with fstat (package perm): a symbolic link is never
+// On Unix, files are opened relative to the directory's descriptor with
+// O_NOFOLLOW and O_NONBLOCK and checked with fstat (package perm; on
+// Windows, by path, with reparse points refused): a symbolic link is never
 // followed, a FIFO or device never blocks the reader, and no more than
-// [statusfile.MaxFileSize] bytes of a file are read. A status directory that
+// [statusfile.MaxFileSize] bytes of a file are read (and one more, to tell
+// that a file is larger). A status directory that
 // is a symbolic link, owned by another account or writable by group or
 // others is refused with an error. Decoded strings are returned as written:
 // display titles through [statusfile.SanitizeTitle] and other fields through

@@ -59,12 +59,17 @@ const ConfigHomeEnv = "GENTLE_PI_CONFIG_HOME"
 const StatusDirEnv = "STATUS_DIR"
 
 // DefaultConfigHome returns the config home: $GENTLE_PI_CONFIG_HOME when it is
-// set and non-empty, else ~/.pi/gentle-ai.
+// set and non-empty, else ~/.pi/gentle-ai, where ~ is $HOME when it is set
+// (as statusls takes it, also on Windows), else the user's home directory.
 func DefaultConfigHome() (string, error) {
 	if h := os.Getenv(ConfigHomeEnv); h != "" {
 		return h, nil
 	}
-	home, err := os.UserHomeDir()
+	home := os.Getenv("HOME")
+	var err error
+	if home == "" {
+		home, err = os.UserHomeDir()
+	}
 	if err != nil {
 		return "", errors.New("statusfile: cannot find the config home: " + ConfigHomeEnv + " is not set and the home directory is unknown")
 	}

@@ -140,7 +140,8 @@ type Publisher struct {
 
 // NewPublisher validates its arguments and starts publishing session. It
 // returns an error only for arguments it cannot use (an invalid session
-// id, a relative or unknown directory, a bad interval); problems on disk
+// id, a config home that cannot be found, a bad pid, state or interval);
+// relative directories are made absolute. Problems on disk
 // are reported to the error handler and retried, never returned.
 func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 	if err := ValidateSession(session); err != nil {

@@ -13,7 +13,9 @@ import (
 // WriteFile writes rec once into the status directory dir (whose parent is
 // the config home), with the same trust checks and atomic replace as a
 // [Publisher], and returns the identity of the file written. A zero
-// rec.UpdatedAt is set to the current time.
+// rec.UpdatedAt is set to the current time. Like [Encode], it accepts any
+// non-empty state: a publisher MUST pass one of the v1 states (SPEC.md S2);
+// other states are for tests that play records other programs wrote.
 //
 // It is for short-lived publishers, such as agent hooks, that keep no
 // process of their own: something else must then rewrite the file at
