@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // readerPackage is package reader as a reader under test, in process: the
@@ -16,26 +15,9 @@ func readerPackage(ctx context.Context, dir string, now time.Time) ([]Session, e
 	if err != nil {
 		return nil, err
 	}
-	str := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
 	var out []Session
 	for _, e := range l.Fresh() {
-		s := Session{
-			Session: statusfile.SanitizeText(e.Status.Session),
-			Agent:   str(statusfile.SanitizeText(e.Status.Agent)),
-			State:   statusfile.SanitizeText(string(e.Status.State)),
-			Cwd:     str(statusfile.SanitizeText(e.Status.Cwd)),
-			Title:   str(statusfile.SanitizeTitle(e.Status.Title)),
-		}
-		if e.Status.PID != 0 {
-			pid := int64(e.Status.PID)
-			s.PID = &pid
-		}
-		out = append(out, s)
+		out = append(out, display(e.Status, "")) // as SPEC.md §7 says, no flaw
 	}
 	return out, nil
 }
