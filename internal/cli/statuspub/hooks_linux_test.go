@@ -741,3 +741,27 @@ func TestSetWithoutOwnerLeavesNoLockFile(t *testing.T) {
 		t.Errorf("status directory holds %v, want only the record", names)
 	}
 }
+
+// An owner stopped by a signal removes the record it kept (as when the
+// machine shuts down with the agent still running).
+func TestOwnerRemovesTheRecordOnSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "agent-status")
+			agent := exec.Command("sleep", "60")
+			if err := agent.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+			mustPub(t, "", nil, "set", "--dir", dir, "--session", "s", "--pid", fmt.Sprint(agent.Process.Pid))
+			owner := waitOneOwner(t, dir, "s")
+			if err := syscall.Kill(owner, sig); err != nil {
+				t.Fatal(err)
+			}
+			waitNoOwner(t, dir)
+			if _, ok := record(t, dir, "s"); ok {
+				t.Errorf("record left after %v", sig)
+			}
+		})
+	}
+}
