@@ -382,9 +382,14 @@ func TestMaximalSubparts(t *testing.T) {
 		if got := SanitizeText(tt.in); got != tt.want {
 			t.Errorf("SanitizeText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-		enc := appendString(nil, tt.in)
-		if string(enc) != `"`+tt.want+`"` {
-			t.Errorf("appendString(%q) = %s, want %q", tt.in, enc, tt.want)
+		rec := sample()
+		rec.Agent = tt.in
+		enc, err := Encode(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"agent":"` + tt.want + `"`; !strings.Contains(string(enc), want) {
+			t.Errorf("Encode with agent %q = %s, want %s in it", tt.in, enc, want)
 		}
 	}
 }
