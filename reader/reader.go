@@ -70,8 +70,9 @@ type Entry struct {
 
 // Options change how a directory is read.
 type Options struct {
-	// Now is the reader's clock; nil means time.Now.
-	Now func() time.Time
+	// Clock judges freshness; nil means [statusfile.SystemClock]. Only
+	// its Now method is used.
+	Clock statusfile.Clock
 	// Liveness checks each record's pid (see [CheckPID]). It never changes
 	// a verdict.
 	Liveness bool
@@ -86,10 +87,10 @@ type Options struct {
 }
 
 func (o *Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
+	if o.Clock != nil {
+		return o.Clock.Now()
 	}
-	return time.Now()
+	return statusfile.SystemClock.Now()
 }
 
 // Listing is the result of reading a directory once.

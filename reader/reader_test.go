@@ -16,13 +16,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-func clock() time.Time { return now }
+// clock is the readers' clock in these tests: it reads now.
+var clock = clocktest.New(now)
 
 // record returns the JSON of a valid record for session, updated at t,
 // with fields overridden by kv (a nil value deletes the key).
@@ -238,7 +240,7 @@ func TestListVerdicts(t *testing.T) {
 			var l *Listing
 			var err error
 			go func() {
-				l, err = List(dir, Options{Now: clock, Ignored: true})
+				l, err = List(dir, Options{Clock: clock, Ignored: true})
 				close(done)
 			}()
 			select {
@@ -277,7 +279,7 @@ func TestListOrderAndMissing(t *testing.T) {
 	}
 	slices.Sort(names)
 	for _, workers := range []int{1, 3} {
-		l, err = List(dir, Options{Now: clock, Workers: workers})
+		l, err = List(dir, Options{Clock: clock, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +333,7 @@ func TestListNotOwnedFile(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("a"), record("a", now))
 	os.Chown(filepath.Join(dir, statusfile.FileName("a")), 65534, 65534)
-	l, err := List(dir, Options{Now: clock})
+	l, err := List(dir, Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +346,7 @@ func TestListVanishingFile(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("stays"), record("stays", now))
 	write(t, dir, statusfile.FileName("goes"), record("goes", now))
-	d, err := Open(dir, Options{Now: clock})
+	d, err := Open(dir, Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +404,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := List(dir, Options{Now: clock})
+				l, err := List(dir, Options{Clock: clock})
 				if err != nil || len(l.Entries) != n {
 					b.Fatal(err, len(l.Entries))
 				}
@@ -412,7 +414,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprint(n, "-liveness"), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := List(dir, Options{Now: clock, Liveness: true})
+				l, err := List(dir, Options{Clock: clock, Liveness: true})
 				if err != nil || len(l.Entries) != n {
 					b.Fatal(err, len(l.Entries))
 				}
@@ -451,7 +453,7 @@ func FuzzList(f *testing.F) {
 		dir := privateDir(t)
 		write(t, dir, statusfile.FileName("fuzz"), data)
 		write(t, dir, "."+statusfile.FileName("fuzz")+"1", data)
-		l, err := List(dir, Options{Now: clock, Liveness: true})
+		l, err := List(dir, Options{Clock: clock, Liveness: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,7 +477,7 @@ func TestRemoveOnlyTheFileRead(t *testing.T) {
 	write(t, dir, statusfile.FileName("old"), record("old", now.Add(-time.Hour)))
 	write(t, dir, statusfile.FileName("replaced"), record("replaced", now.Add(-time.Hour)))
 	os.Symlink("/etc/passwd", filepath.Join(dir, statusfile.FileName("link")))
-	d, err := Open(dir, Options{Now: clock, KeepData: true})
+	d, err := Open(dir, Options{Clock: clock, KeepData: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +527,7 @@ func TestListAndReadAgreeOnLiveness(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("a"), record("a", now, "pid", os.Getpid()))
 	write(t, dir, statusfile.FileName("other"), record("a", now, "pid", os.Getpid())) // name-mismatch
-	d, err := Open(dir, Options{Now: clock, Liveness: true})
+	d, err := Open(dir, Options{Clock: clock, Liveness: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -665,7 +665,7 @@ func (s *script) barrier(st step) {
 // the directory made now.
 func (s *script) checkView(st step) {
 	s.t.Helper()
-	l, err := reader.List(s.dir, reader.Options{Now: s.clock.Now})
+	l, err := reader.List(s.dir, reader.Options{Clock: s.clock})
 	if err != nil {
 		s.fatalf(st, "listing: %v", err)
 	}

@@ -84,7 +84,7 @@ func doctor(args []string, env *Env) int {
 	default:
 		fmt.Fprintf(out, "  status directory: ok for publishers (P4: a directory of yours, no group or other permission%s)\n", modeOf(loc.Dir))
 	}
-	d, err := reader.Open(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: true, Ignored: true})
+	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true, Ignored: true})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintln(out, "\nfiles: none (no status directory)")
