@@ -28,18 +28,19 @@ const (
 )
 
 // Reasons for Invalid entries that come from the file rather than its
-// content (content reasons are [statusfile.Reason] values), and for Ignored
-// ones.
+// content (the content's reasons are statusfile's: [statusfile.ReasonEmpty]
+// and the others), and for Ignored ones. All are [statusfile.Reason]
+// values: one type for every reason of SPEC.md §10.
 const (
-	ReasonSymlink      = "symlink"
-	ReasonNotRegular   = "not-regular"
-	ReasonNotOwned     = "not-owned"
-	ReasonTooLarge     = "too-large"
-	ReasonUnreadable   = "unreadable"
-	ReasonNameMismatch = "name-mismatch"
+	ReasonSymlink      statusfile.Reason = "symlink"
+	ReasonNotRegular   statusfile.Reason = "not-regular"
+	ReasonNotOwned     statusfile.Reason = "not-owned"
+	ReasonTooLarge     statusfile.Reason = "too-large"
+	ReasonUnreadable   statusfile.Reason = "unreadable"
+	ReasonNameMismatch statusfile.Reason = "name-mismatch"
 
-	ReasonDotFile    = "dot-file"        // ignored: hidden, e.g. a publisher's temporary file
-	ReasonNotAStatus = "not-status-name" // ignored: not <64 lowercase hex>.json
+	ReasonDotFile    statusfile.Reason = "dot-file"        // ignored: hidden, e.g. a publisher's temporary file
+	ReasonNotAStatus statusfile.Reason = "not-status-name" // ignored: not <64 lowercase hex>.json
 )
 
 // Entry is one entry of a listing.
@@ -47,7 +48,7 @@ type Entry struct {
 	Name    string
 	Verdict Verdict
 	// Reason says why an entry is Invalid or Ignored (SPEC.md §10).
-	Reason string
+	Reason statusfile.Reason
 	// Err gives the details of an Invalid entry.
 	Err error
 	// Status is the decoded record: set for Fresh and Stale entries, and
@@ -365,7 +366,7 @@ func Judge(e *Entry, data []byte, now time.Time) {
 		e.Verdict, e.Err = Invalid, err
 		var de *statusfile.DecodeError
 		if errors.As(err, &de) {
-			e.Reason = string(de.Reason)
+			e.Reason = de.Reason
 		} else {
 			e.Reason = ReasonUnreadable
 		}

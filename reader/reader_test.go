@@ -71,7 +71,7 @@ func privateDir(t *testing.T) string {
 func TestListVerdicts(t *testing.T) {
 	type want struct {
 		verdict Verdict
-		reason  string
+		reason  statusfile.Reason
 	}
 	tests := []struct {
 		name  string

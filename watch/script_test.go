@@ -554,9 +554,9 @@ func (x *expect) mismatch(ev *Event) string {
 		case "after":
 			got = verdict(ev.After)
 		case "reason":
-			got = ev.Reason
+			got = string(ev.Reason)
 			if ev.Kind != Removed && ev.After != nil {
-				got = ev.After.Reason
+				got = string(ev.After.Reason)
 			}
 		case "session":
 			got = ev.Session

@@ -39,7 +39,7 @@ func hasRecord(e *reader.Entry) bool {
 // Strings are sanitized as for display.
 func AppendJSON(dst []byte, e *reader.Entry) []byte {
 	dst = append(dst, '{')
-	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", e.Reason)
+	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", string(e.Reason))
 	return append(dst, '}')
 }
 
