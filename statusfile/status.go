@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/internal/location"
 )
 
 // Protocol constants.
@@ -13,7 +15,7 @@ const (
 	Schema = "gentle-shell.agent-status/v1"
 
 	// DirName is the name of the status directory inside the config home.
-	DirName = "agent-status"
+	DirName = location.DirName
 
 	// HeartbeatInterval is the longest a publisher may go without
 	// rewriting its file.
