@@ -374,12 +374,12 @@ func Judge(e *Entry, data []byte, now time.Time) {
 	}
 	e.Status = rec
 	e.Age = now.Sub(rec.UpdatedAt)
-	if !statusfile.NameMatches(e.Name, rec.Session) {
+	if e.Name != statusfile.FileName(rec.Session) {
 		e.Verdict, e.Reason = Invalid, ReasonNameMismatch
 		e.Err = errors.New("reader: " + e.Name + " is not the file name of session " + quoteShort(rec.Session))
 		return
 	}
-	if statusfile.IsFresh(rec.UpdatedAt, now) {
+	if rec.Fresh(now) {
 		e.Verdict = Fresh
 	} else {
 		e.Verdict = Stale

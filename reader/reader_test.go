@@ -432,7 +432,7 @@ func FuzzJudge(f *testing.F) {
 		Judge(&e, data, now)
 		switch e.Verdict {
 		case Fresh, Stale:
-			if e.Status.Session != session || !statusfile.IsFresh(e.Status.UpdatedAt, now) != (e.Verdict == Stale) {
+			if e.Status.Session != session || !e.Status.Fresh(now) != (e.Verdict == Stale) {
 				t.Fatalf("verdict %s for %+v", e.Verdict, e.Status)
 			}
 		case Invalid:

@@ -35,14 +35,3 @@ var lowerHex = [256]bool{
 	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
 	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true,
 }
-
-// NameMatches reports whether name is the file name of session.
-func NameMatches(name, session string) bool {
-	if len(name) != 69 {
-		return false
-	}
-	sum := sha256.Sum256([]byte(session))
-	var b [sha256.Size * 2]byte
-	hex.Encode(b[:], sum[:])
-	return string(b[:]) == name[:64] && name[64:] == ".json"
-}

@@ -118,11 +118,6 @@ func (s *Status) Age(now time.Time) time.Duration {
 // Fresh reports whether the record is fresh at now: at most [StaleAfter] old
 // and at most [StaleAfter] in the future.
 func (s *Status) Fresh(now time.Time) bool {
-	return IsFresh(s.UpdatedAt, now)
-}
-
-// IsFresh reports whether a record updated at updatedAt is fresh at now.
-func IsFresh(updatedAt, now time.Time) bool {
-	age := now.Sub(updatedAt)
+	age := s.Age(now)
 	return age <= StaleAfter && age >= -StaleAfter
 }

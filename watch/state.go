@@ -187,7 +187,7 @@ func (w *Watcher) expire(now time.Time) {
 		t := w.deadlines[0]
 		e := t.e
 		e.Age = now.Sub(e.Status.UpdatedAt)
-		if statusfile.IsFresh(e.Status.UpdatedAt, now) {
+		if e.Status.Fresh(now) {
 			e.Verdict = reader.Fresh
 		} else {
 			e.Verdict = reader.Stale
