@@ -2,8 +2,8 @@ package render
 
 import (
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -39,7 +39,7 @@ func hasRecord(e *reader.Entry) bool {
 // Strings are sanitized as for display.
 func AppendJSON(dst []byte, e *reader.Entry) []byte {
 	dst = append(dst, '{')
-	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", e.Reason)
+	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", string(e.Reason))
 	return append(dst, '}')
 }
 
@@ -135,51 +135,10 @@ func appendOptString(dst []byte, ok bool, s string) []byte {
 	return appendJSONString(dst, statusfile.SanitizeText(s))
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string: '"', '\' and control
-// characters escaped (C0 and DEL as \u00XX), invalid UTF-8 as
-// U+FFFD, nothing else escaped.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendJSONString appends s as a JSON string, escaped as status files
+// escape it (SPEC.md E2). The strings given are sanitized: they hold no
+// control character, DEL or invalid UTF-8.
+func appendJSONString(dst []byte, s string) []byte { return jsonstr.Append(dst, s) }
 
 // AppendTSV appends the TSV row of a record: agent, session, state and
 // title, sanitized, escaped as jq's @tsv escapes them, and a newline. For a

@@ -53,7 +53,7 @@ func TestAppendJSON(t *testing.T) {
 	if m["session"] != nil || m["fresh"] != false || m["age"] != nil || m["reason"] != "bad-json" || m["error"] != "oops" {
 		t.Errorf("%v", m)
 	}
-	if got := string(appendJSONString(nil, "q\"\\\x01\x7f\xffé")); got != `"q\"\\\u0001\u007f`+"\ufffdé\"" {
+	if got := string(appendJSONString(nil, "q\"\\\x01\x7f\xffé")); got != `"q\"\\\u0001`+"\x7f\ufffdé\"" {
 		t.Errorf("string escaping: %s", got)
 	}
 }

@@ -84,7 +84,7 @@ func doctor(args []string, env *Env) int {
 	default:
 		fmt.Fprintf(out, "  status directory: ok for publishers (P4: a directory of yours, no group or other permission%s)\n", modeOf(loc.Dir))
 	}
-	d, err := reader.Open(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: true, Ignored: true})
+	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true, Ignored: true})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintln(out, "\nfiles: none (no status directory)")
@@ -134,7 +134,7 @@ func sourceDetail(loc location.Location, env *Env) string {
 // doctorFiles lists every entry with its verdict and returns hints.
 func doctorFiles(out *bufio.Writer, l *reader.Listing, now time.Time) []string {
 	count := map[reader.Verdict]int{}
-	reasons := map[string]int{}
+	reasons := map[statusfile.Reason]int{}
 	for _, e := range l.Entries {
 		count[e.Verdict]++
 		if e.Verdict == reader.Invalid {
@@ -178,9 +178,12 @@ func doctorFiles(out *bufio.Writer, l *reader.Listing, now time.Time) []string {
 	if count[reader.Stale] > 0 {
 		hints = append(hints, "stale sessions stopped heartbeating (every 10 s) more than 30 s ago, so readers hide them; 'statusls prune' removes those whose process is gone")
 	}
-	for _, r := range []struct{ reason, hint string }{
+	for _, r := range []struct {
+		reason statusfile.Reason
+		hint   string
+	}{
 		{reader.ReasonNameMismatch, "name-mismatch: a file was copied or renamed; a status file must be named after the SHA-256 of its session id (N1)"},
-		{string(statusfile.ReasonSchema), "unsupported-schema: written for another protocol version; update the publisher or the reader"},
+		{statusfile.ReasonSchema, "unsupported-schema: written for another protocol version; update the publisher or the reader"},
 		{reader.ReasonSymlink, "symlink: readers never follow links in the status directory (R4); publishers write regular files"},
 		{reader.ReasonNotOwned, "not-owned: files of another account are not trusted (R7)"},
 		{reader.ReasonTooLarge, "too-large: readers read at most 64 KiB of a file (R6)"},
@@ -191,7 +194,7 @@ func doctorFiles(out *bufio.Writer, l *reader.Listing, now time.Time) []string {
 		}
 	}
 	for _, reason := range []statusfile.Reason{statusfile.ReasonEmpty, statusfile.ReasonBadJSON, statusfile.ReasonNotObject, statusfile.ReasonMissingField, statusfile.ReasonWrongType, statusfile.ReasonBadValue} {
-		if reasons[string(reason)] > 0 {
+		if reasons[reason] > 0 {
 			hints = append(hints, "some files are not valid records (see their reason above): the publisher writing them does not follow SPEC.md §4; 'statusls --json --all' shows the details")
 			break
 		}

@@ -120,7 +120,7 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *Env) int {
 		return ExitUsage
 	}
 
-	l, err := reader.List(loc.Dir, reader.Options{Now: func() time.Time { return now }, KeepData: true})
+	l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), KeepData: true})
 	if err != nil {
 		return dirError(env, loc, err)
 	}

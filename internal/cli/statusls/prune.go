@@ -41,7 +41,7 @@ func prune(args []string, env *Env) int {
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
-	d, err := reader.Open(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: true})
+	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true})
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintln(env.Stdout, "no status directory: nothing to prune")
 		return ExitOK

@@ -457,7 +457,7 @@ func list(o *listOptions, env *Env) int {
 		}
 	}
 	opts := reader.Options{
-		Now:      func() time.Time { return now },
+		Clock:    atClock(now),
 		Liveness: mode == "json" || mode == "ndjson",
 	}
 	l, err := reader.List(loc.Dir, opts)
