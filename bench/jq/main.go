@@ -17,6 +17,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -126,7 +127,7 @@ func memory(work, statusls, before, sizes, pad string) {
 		dir := filepath.Join(work, "agent-status")
 		generate(dir, n, statusfile.MaxFileSize, pad)
 		cmds := [][]string{
-			{statusls, "--dir", dir, "--all", "--jq-files", ".session", "-r"},
+			{statusls, "--dir", dir, "--jq-files", ".session", "-r"},
 			{statusls, "--dir", dir, "--all", "--jq", ".[].session"},
 			{statusls, "--dir", dir, "--all", "--json"},
 		}
@@ -172,11 +173,17 @@ func generate(dir string, n, size int, pad string) {
 					fail(err)
 				}
 			default:
-				data = append(data[:len(data)-1], `,"pad":"`+strings.Repeat("x", fill)+`"}`...)
+				// Before the closing brace (Encode may end the
+				// record with a newline).
+				end := bytes.LastIndexByte(data, '}')
+				data = append(data[:end], `,"pad":"`+strings.Repeat("x", fill)+`"}`...)
 			}
 			if len(data) > size {
 				fail(fmt.Errorf("record of %d bytes", len(data)))
 			}
+		}
+		if _, err := statusfile.Decode(data); err != nil {
+			fail(fmt.Errorf("generated an invalid record: %v", err))
 		}
 		if err := os.WriteFile(filepath.Join(dir, statusfile.FileName(s.Session)), data, 0o600); err != nil {
 			fail(err)
