@@ -132,11 +132,12 @@ func memory(work, statusls, before, sizes, pad string) {
 			{statusls, "--dir", dir, "--all", "--json"},
 		}
 		if before != "" {
-			cmds = append(cmds, []string{before, "--dir", dir, "--jq", ".session", "-r"})
+			cmds = append(cmds, []string{before, "--dir", dir, "--jq-timeout", "10m", "--jq", ".session", "-r"})
 		}
 		for _, c := range cmds {
 			d, rss := run(c...)
 			name := filepath.Base(c[0]) + " " + strings.Join(c[3:], " ")
+			name = strings.Replace(name, "--jq-timeout 10m ", "", 1)
 			if c[0] == before {
 				name = "before: " + name
 			}

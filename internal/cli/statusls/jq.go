@@ -209,14 +209,14 @@ func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *Env
 // garbage once filtered, and little stays live (the names, one file, the
 // filter's state): the listing modes' GOGC of 400 and 256 MiB limit (see
 // Main) would let the heap grow with the number of files read. With 100 %
-// and a soft limit of 32 MiB, peak memory stays flat (bench/jq.sh memory).
+// and a soft limit of 16 MiB, peak memory stays flat (bench/jq.sh memory).
 func streamingGC(env *Env) (restore func()) {
 	gc, limit := -2, int64(-1)
 	if env.Getenv("GOGC") == "" {
 		gc = debug.SetGCPercent(100)
 	}
 	if env.Getenv("GOMEMLIMIT") == "" {
-		limit = debug.SetMemoryLimit(32 << 20)
+		limit = debug.SetMemoryLimit(16 << 20)
 	}
 	return func() {
 		if gc != -2 {

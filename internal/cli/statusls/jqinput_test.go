@@ -73,8 +73,8 @@ func TestStreamingGCRestores(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC while streaming: %d, want 100", got)
 	}
-	if got := debug.SetMemoryLimit(-1); got != 32<<20 {
-		t.Errorf("memory limit while streaming: %d, want 32 MiB", got)
+	if got := debug.SetMemoryLimit(-1); got != 16<<20 {
+		t.Errorf("memory limit while streaming: %d, want 16 MiB", got)
 	}
 	restore()
 	if got := debug.SetGCPercent(-1); got != 123 {
