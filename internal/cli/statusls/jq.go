@@ -25,7 +25,11 @@ import (
 //     and --sort, fresh sessions only unless --all (which adds stale
 //     sessions and invalid files with their reason, as in --json --all).
 //     String results print raw; other results print as JSON, compact
-//     unless stdout is a terminal (or -c is given).
+//     unless stdout is a terminal (or -c is given). That is gh's rule:
+//     "gh help formatting" says the --jq output "is automatically
+//     pretty-printed" when connected to a terminal, and go-gh's pkg/jq
+//     writes top-level strings "as raw values and not as JSON scalars".
+//     Unlike gh, null prints as null and numbers as jq prints them.
 //   - --jq-files FILTER runs FILTER over the JSON object of each readable
 //     status file, in file-name order: what the published one-liner's
 //     shell glob gives jq, minus what could hang or trick it. Output is
