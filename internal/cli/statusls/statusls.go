@@ -139,7 +139,8 @@ const usage = `statusls lists what your coding agents are doing, from their stat
 
 Usage:
   statusls [flags]                  list the fresh sessions
-  statusls --jq FILTER [-r] [...]   run a jq program over every status file
+  statusls --jq FILTER [flags]      run a jq program over the sessions --json would print
+  statusls --jq-files FILTER [-r]   run a jq program over every status file, as the jq one-liner
   statusls watch [flags]            follow the changes: a live table, or one line per event
   statusls wait [flags]             wait until a session is in a state, or gone
   statusls doctor                   explain the setup: which directory, why, what is in it
@@ -164,14 +165,22 @@ Selection:
   --sort ORDER        attention (the table's default), updated, or name (the default otherwise)
   --now TIME          judge freshness at TIME (RFC 3339) instead of the clock
 
-jq:
-  --jq FILTER         run FILTER (jq syntax, by gojq) over the JSON object of every readable
-                      status file, in file-name order, strings sanitized for display
-  -r                  print strings raw, without quotes (like jq -r)
-  -c                  print other values compactly (default: indented by two spaces)
+jq (by gojq, run by the statusls-jq helper, which must be installed beside statusls):
+  --jq FILTER         run FILTER once over the array --json prints, as gh does: the same
+                      objects after --state, --agent, --cwd and --sort, fresh sessions only
+                      unless --all. Strings print raw; other values as JSON, indented only
+                      on a terminal
+  --jq-files FILTER   run FILTER over the JSON object of every readable status file, one
+                      file at a time, in file-name order, strings sanitized for display;
+                      prints as jq does
+  -r                  --jq-files: print strings raw, without quotes (like jq -r); --jq
+                      always does
+  -c                  print other values compactly (--jq-files default: indented by two
+                      spaces)
   --arg NAME VALUE    $NAME is the string VALUE
   --argjson NAME JSON $NAME is the JSON value
-  --jq-timeout DUR    stop a filter that runs longer (default 5s)
+  --jq-timeout DUR    stop a filter that runs longer than DUR on one input (default 5s;
+                      time spent writing output or reading files does not count)
 
 Where:
   --dir DIR           the status directory itself
@@ -194,8 +203,8 @@ Examples:
   # bash prompt: show how many agents wait for you
   PS1='$(n=$(statusls --count --state blocked); [ "$n" -gt 0 ] && echo "[$n blocked] ")'"$PS1"
 
-  # the published jq one-liner's filter, run safely
-  statusls -r --jq 'select(.schema == "gentle-shell.agent-status/v1") |
+  # the published jq one-liner's filter, run safely over each file
+  statusls -r --jq-files 'select(.schema == "gentle-shell.agent-status/v1") |
     select((now - (.updatedAt | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601)) <= 30) |
     [.agent, .session, .state, (.task.title // "")] | @tsv'
 
@@ -203,7 +212,7 @@ Examples:
   statusls --json --cwd . --state working
 
   # titles of blocked sessions
-  statusls -r --jq 'select(.state == "blocked") | .task.title // empty'
+  statusls --state blocked --jq '.[].title // empty'
 
   # a live table of the sessions; or, for editors, one JSON object per change
   statusls watch
@@ -320,12 +329,14 @@ type listOptions struct {
 	sort                                     string
 	color                                    string
 
-	jq        string
-	jqSet     bool
-	raw       bool
-	compact   bool
-	jqArgs    []jqArg
-	jqTimeout time.Duration
+	jq         string
+	jqSet      bool
+	jqFilesSet bool
+	args       []string // for re-executing the jq helper
+	raw        bool
+	compact    bool
+	jqArgs     []jqArg
+	jqTimeout  time.Duration
 
 	filter render.Filter
 	order  render.Order
@@ -333,7 +344,7 @@ type listOptions struct {
 }
 
 func parseList(args []string, env *Env) (*listOptions, int) {
-	o := &listOptions{}
+	o := &listOptions{args: args}
 	// --arg and --argjson take two values, which package flag cannot
 	// express: take them out first.
 	rest, err := extractJQArgs(args, &o.jqArgs)
@@ -355,6 +366,7 @@ func parseList(args []string, env *Env) (*listOptions, int) {
 	fs.StringVar(&o.sort, "sort", "", "")
 	fs.StringVar(&o.color, "color", "auto", "")
 	fs.Func("jq", "", func(s string) error { o.jq, o.jqSet = s, true; return nil })
+	fs.Func("jq-files", "", func(s string) error { o.jq, o.jqFilesSet = s, true; return nil })
 	fs.BoolVar(&o.raw, "r", false, "")
 	fs.BoolVar(&o.raw, "raw-output", false, "")
 	fs.BoolVar(&o.compact, "c", false, "")
@@ -368,7 +380,7 @@ func parseList(args []string, env *Env) (*listOptions, int) {
 	for _, m := range []struct {
 		on   bool
 		name string
-	}{{o.table, "table"}, {o.tsv, "tsv"}, {o.json, "json"}, {o.ndjson, "ndjson"}, {o.summary, "summary"}, {o.count, "count"}, {o.jqSet, "jq"}} {
+	}{{o.table, "table"}, {o.tsv, "tsv"}, {o.json && !o.jqSet, "json"}, {o.ndjson, "ndjson"}, {o.summary, "summary"}, {o.count, "count"}, {o.jqSet, modeJQ}, {o.jqFilesSet, modeJQFiles}} {
 		if m.on {
 			modes = append(modes, m.name)
 		}
@@ -379,34 +391,15 @@ func parseList(args []string, env *Env) (*listOptions, int) {
 	if len(modes) == 1 {
 		o.mode = modes[0]
 	}
-	if o.mode == "jq" {
-		for _, f := range []struct {
-			set  bool
-			name string
-		}{{o.all, "all"}, {o.states != "", "state"}, {o.agents != "", "agent"}, {o.cwd != "", "cwd"}, {o.sort != "", "sort"}} {
-			if f.set {
-				return nil, usageError(env, "--jq cannot be combined with --%s: select in the filter instead", f.name)
-			}
-		}
-		if o.jqTimeout <= 0 {
-			return nil, usageError(env, "--jq-timeout must be positive")
-		}
-	} else {
-		switch {
-		case o.raw:
-			return nil, usageError(env, "-r needs --jq")
-		case o.compact:
-			return nil, usageError(env, "-c needs --jq")
-		case len(o.jqArgs) > 0:
-			return nil, usageError(env, "--arg and --argjson need --jq")
-		}
+	if code := checkJQFlags(o, env); code >= 0 {
+		return nil, code
 	}
 	switch o.color {
 	case "auto", "always", "never":
 	default:
 		return nil, usageError(env, "--color: %q is not auto, always or never", o.color)
 	}
-	o.filter = render.Filter{All: o.all, Invalid: o.all && (o.mode == "json" || o.mode == "ndjson")}
+	o.filter = render.Filter{All: o.all, Invalid: o.all && (o.mode == "json" || o.mode == "ndjson" || o.mode == modeJQ)}
 	o.filter.States = splitList(o.states)
 	o.filter.Agents = splitList(o.agents)
 	if o.cwd != "" {
@@ -445,7 +438,7 @@ func list(o *listOptions, env *Env) int {
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
-	if o.mode == "jq" {
+	if o.mode == modeJQ || o.mode == modeJQFiles {
 		return runJQ(o, loc, now, env)
 	}
 	isTerm, termWidth := env.Terminal()

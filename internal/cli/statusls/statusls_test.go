@@ -68,7 +68,7 @@ func wellFormedDir(t *testing.T, base time.Time) string {
 	return dir
 }
 
-// TestOneLinerParity checks that statusls (TSV) and statusls --jq with the
+// TestOneLinerParity checks that statusls (TSV) and statusls --jq-files with the
 // one-liner's filter print byte for byte what the real one-liner prints.
 func TestOneLinerParity(t *testing.T) {
 	needJQ(t)
@@ -87,12 +87,12 @@ func TestOneLinerParity(t *testing.T) {
 	if r := run(t, o); r.code != 0 || r.stdout != string(want) {
 		t.Errorf("statusls (exit %d, stderr %q) differs from the one-liner:\n--- statusls ---\n%s--- jq ---\n%s", r.code, r.stderr, r.stdout, want)
 	}
-	if r := run(t, o, "--jq", oneLinerFilter, "-r"); r.code != 0 || r.stdout != string(want) {
-		t.Errorf("statusls --jq (exit %d, stderr %q) differs from the one-liner:\n--- statusls ---\n%s--- jq ---\n%s", r.code, r.stderr, r.stdout, want)
+	if r := run(t, o, "--jq-files", oneLinerFilter, "-r"); r.code != 0 || r.stdout != string(want) {
+		t.Errorf("statusls --jq-files (exit %d, stderr %q) differs from the one-liner:\n--- statusls ---\n%s--- jq ---\n%s", r.code, r.stderr, r.stdout, want)
 	}
 }
 
-// TestJQOutputLikeJQ compares statusls --jq's output encoding with jq's for
+// TestJQOutputLikeJQ compares statusls --jq-files's output encoding with jq's for
 // filters where jq 1.6 and gojq agree.
 func TestJQOutputLikeJQ(t *testing.T) {
 	needJQ(t)
@@ -117,7 +117,7 @@ func TestJQOutputLikeJQ(t *testing.T) {
 			if err != nil {
 				t.Fatalf("jq %v: %v", args, err)
 			}
-			sargs := []string{"--dir", dir, "--jq", f}
+			sargs := []string{"--dir", dir, "--jq-files", f}
 			if raw {
 				sargs = append(sargs, "-r")
 			}
@@ -132,23 +132,23 @@ func TestJQOutputLikeJQ(t *testing.T) {
 }
 
 // TestJQGolden runs the one-liner's filter at a fixed --now over the
-// bad-input directory: what statusls --jq makes of every bad input.
+// bad-input directory: what statusls --jq-files makes of every bad input.
 func TestJQGolden(t *testing.T) {
 	dir, _ := badDir(t)
-	r := run(t, runOpts{}, "--dir", dir, "--now", nowText, "-r", "--jq", oneLinerFilter)
+	r := run(t, runOpts{}, "--dir", dir, "--now", nowText, "-r", "--jq-files", oneLinerFilter)
 	// The filter fails on the files with a non-string or missing
 	// updatedAt, as it does in jq (which exits 5): the error is reported,
 	// the other files are still printed, and the exit status is 1.
 	if r.code != ExitError {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	noControls(t, "--jq", r.stdout)
+	noControls(t, "--jq-files", r.stdout)
 	golden(t, "badinput.jq.tsv", r.stdout)
 	golden(t, "badinput.jq.stderr", r.stderr)
 	// Strings are sanitized before the filter sees them: -r cannot print
 	// a file's escape sequences.
-	r = run(t, runOpts{}, "--dir", dir, "-r", "--jq", "select(.session == \"hostile\") | .agent, .cwd, .task.title, (keys[])")
-	noControls(t, "--jq -r hostile", r.stdout)
+	r = run(t, runOpts{}, "--dir", dir, "-r", "--jq-files", "select(.session == \"hostile\") | .agent, .cwd, .task.title, (keys[])")
+	noControls(t, "--jq-files -r hostile", r.stdout)
 	if !strings.Contains(r.stdout, "agent\n") {
 		t.Errorf("hostile agent: %q", r.stdout)
 	}
@@ -165,28 +165,28 @@ func TestJQ(t *testing.T) {
 		stdout string
 		stderr string // a substring
 	}{
-		{"raw", []string{"-r", "--jq", ".session"}, 0, "b\na\n", ""},
-		{"json", []string{"--jq", ".session"}, 0, "\"b\"\n\"a\"\n", ""},
-		{"indent", []string{"--jq", "select(.session==\"a\") | {s: .session, t: .task}"}, 0, "{\n  \"s\": \"a\",\n  \"t\": {\n    \"title\": \"Question\"\n  }\n}\n", ""},
-		{"compact", []string{"-c", "--jq", "select(.session==\"a\") | {s: .session, e: []}"}, 0, "{\"e\":[],\"s\":\"a\"}\n", ""},
-		{"arg", []string{"--arg", "want", "a", "-r", "--jq", "select(.session == $want) | .state"}, 0, "blocked\n", ""},
-		{"argjson", []string{"--argjson", "n", `{"x":[1,2]}`, "-c", "--jq", "select(.session == \"a\") | $n.x"}, 0, "[1,2]\n", ""},
-		{"now flag", []string{"--now", "2026-11-30T12:00:30Z", "--jq", "select(.session == \"a\") | now"}, 0, "1796040030\n", ""},
-		{"stale by now", []string{"--now", nowText, "-r", "--jq", "select(now - (.updatedAt | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdateiso8601) <= 30) | .session"}, 0, "a\n", ""},
-		{"syntax error", []string{"--jq", ".a | ]"}, 2, "", "syntax error at line 1, column 6"},
-		{"syntax error line 2", []string{"--jq", ".a |\n  .b )"}, 2, "", "line 2, column 6"},
-		{"unterminated", []string{"--jq", `"abc`}, 2, "", "unterminated string literal"},
-		{"undefined variable", []string{"--jq", "$nope"}, 2, "", "variable not defined"},
-		{"runtime error continues", []string{"-r", "--jq", "if .session == \"b\" then error(\"boom\") else .session end"}, 1, "a\n", "boom"},
-		{"timeout", []string{"--jq-timeout", "100ms", "--jq", "def f: f; f"}, 1, "", "stopped after 100ms"},
-		{"infinite output stopped", []string{"--jq-timeout", "100ms", "--jq", "repeat(1) | empty"}, 1, "", "stopped after"},
-		{"halt", []string{"-r", "--jq", ".session, halt"}, 0, "b\n", ""},
-		{"halt_error", []string{"--jq", "\"bye\\n\" | halt_error"}, 1, "", "bye"},
+		{"raw", []string{"-r", "--jq-files", ".session"}, 0, "b\na\n", ""},
+		{"json", []string{"--jq-files", ".session"}, 0, "\"b\"\n\"a\"\n", ""},
+		{"indent", []string{"--jq-files", "select(.session==\"a\") | {s: .session, t: .task}"}, 0, "{\n  \"s\": \"a\",\n  \"t\": {\n    \"title\": \"Question\"\n  }\n}\n", ""},
+		{"compact", []string{"-c", "--jq-files", "select(.session==\"a\") | {s: .session, e: []}"}, 0, "{\"e\":[],\"s\":\"a\"}\n", ""},
+		{"arg", []string{"--arg", "want", "a", "-r", "--jq-files", "select(.session == $want) | .state"}, 0, "blocked\n", ""},
+		{"argjson", []string{"--argjson", "n", `{"x":[1,2]}`, "-c", "--jq-files", "select(.session == \"a\") | $n.x"}, 0, "[1,2]\n", ""},
+		{"now flag", []string{"--now", "2026-11-30T12:00:30Z", "--jq-files", "select(.session == \"a\") | now"}, 0, "1796040030\n", ""},
+		{"stale by now", []string{"--now", nowText, "-r", "--jq-files", "select(now - (.updatedAt | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdateiso8601) <= 30) | .session"}, 0, "a\n", ""},
+		{"syntax error", []string{"--jq-files", ".a | ]"}, 2, "", "syntax error at line 1, column 6"},
+		{"syntax error line 2", []string{"--jq-files", ".a |\n  .b )"}, 2, "", "line 2, column 6"},
+		{"unterminated", []string{"--jq-files", `"abc`}, 2, "", "unterminated string literal"},
+		{"undefined variable", []string{"--jq-files", "$nope"}, 2, "", "variable not defined"},
+		{"runtime error continues", []string{"-r", "--jq-files", "if .session == \"b\" then error(\"boom\") else .session end"}, 1, "a\n", "boom"},
+		{"timeout", []string{"--jq-timeout", "100ms", "--jq-files", "def f: f; f"}, 1, "", "stopped after 100ms"},
+		{"infinite output stopped", []string{"--jq-timeout", "100ms", "--jq-files", "repeat(1) | empty"}, 1, "", "stopped after"},
+		{"halt", []string{"-r", "--jq-files", ".session, halt"}, 0, "b\n", ""},
+		{"halt_error", []string{"--jq-files", "\"bye\\n\" | halt_error"}, 1, "", "bye"},
 		{"-r without --jq", []string{"-r"}, 2, "", "-r needs --jq"},
 		{"--arg without --jq", []string{"--arg", "a", "b"}, 2, "", "need --jq"},
-		{"--jq with --state", []string{"--jq", ".", "--state", "idle"}, 2, "", "cannot be combined"},
-		{"bad argjson", []string{"--argjson", "x", "{", "--jq", "."}, 2, "", "invalid JSON"},
-		{"missing arg value", []string{"--jq", ".", "--arg", "x"}, 2, "", "needs a name and a value"},
+		{"--jq-files with --state", []string{"--jq-files", ".", "--state", "idle"}, 2, "", "cannot be combined"},
+		{"bad argjson", []string{"--argjson", "x", "{", "--jq-files", "."}, 2, "", "invalid JSON"},
+		{"missing arg value", []string{"--jq-files", ".", "--arg", "x"}, 2, "", "needs a name and a value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -449,7 +449,7 @@ func TestRefusedDirectory(t *testing.T) {
 		{link, "symbolic link refused", "R2"},
 		{open, "writable by group or others (mode 0777)", "chmod 700 " + open},
 	} {
-		for _, args := range [][]string{{"--dir", tt.dir}, {"--dir", tt.dir, "--json"}, {"--dir", tt.dir, "--jq", "."}, {"prune", "--dir", tt.dir}} {
+		for _, args := range [][]string{{"--dir", tt.dir}, {"--dir", tt.dir, "--json"}, {"--dir", tt.dir, "--jq", "."}, {"--dir", tt.dir, "--jq-files", "."}, {"prune", "--dir", tt.dir}} {
 			r := run(t, runOpts{}, args...)
 			if r.code != ExitError || r.stdout != "" || !strings.Contains(r.stderr, "statusls: status directory "+tt.dir+": "+tt.err) || !strings.Contains(r.stderr, "statusls: hint: ") || !strings.Contains(r.stderr, tt.hint) {
 				t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
