@@ -1,7 +1,9 @@
 package render
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agentstatus/agentstatus/reader"
@@ -40,6 +42,42 @@ func hasRecord(e *reader.Entry) bool {
 func AppendJSON(dst []byte, e *reader.Entry) []byte {
 	dst = append(dst, '{')
 	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", e.Reason)
+	return append(dst, '}')
+}
+
+// JSONFields are the keys of [AppendJSON]'s object, in its order.
+var JSONFields = []string{"file", "schema", "session", "agent", "pid", "cwd", "state", "title", "updatedAt", "fresh", "age", "alive", "verdict", "reason", "error"}
+
+// AppendJSONFields appends the JSON object of e with only the keys in
+// fields (names from [JSONFields], in [JSONFields] order); all of them
+// when fields is empty.
+func AppendJSONFields(dst []byte, e *reader.Entry, fields []string) []byte {
+	if len(fields) == 0 {
+		return AppendJSON(dst, e)
+	}
+	start := len(dst)
+	dst = AppendJSON(dst, e)
+	full := string(dst[start+1 : len(dst)-1])
+	dst = append(dst[:start], '{')
+	first := true
+	for i, k := range JSONFields {
+		// A member runs from its key to the next key. A JSON string
+		// escapes every quote inside it, so the next key's `,"key":`
+		// cannot occur within a value.
+		at := strings.Index(full, `"`+k+`":`)
+		end := len(full)
+		if i+1 < len(JSONFields) {
+			end = at + strings.Index(full[at:], `,"`+JSONFields[i+1]+`":`)
+		}
+		if !slices.Contains(fields, k) {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, full[at:end]...)
+	}
 	return append(dst, '}')
 }
 

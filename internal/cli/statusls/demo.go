@@ -10,9 +10,7 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-const demoUsage = `Usage: statusls demo
-
-Publishes four sessions (one blocked, two working, one idle) into a
+const demoDescription = `Publishes four sessions (one blocked, two working, one idle) into a
 temporary config home with package statusfile's Publisher, lists them as
 statusls does (a table on a terminal, else TSV), and removes everything
 again. Needs nothing set up.
@@ -40,11 +38,7 @@ func (c demoClock) NewTimer(d time.Duration) statusfile.Timer {
 }
 
 // demo publishes a few sessions into a temporary config home and lists them.
-func demo(args []string, env *Env) int {
-	flags := newFlagSet("statusls demo")
-	if code := parseFlags(flags, args, env, demoUsage); code >= 0 {
-		return code
-	}
+func demo(env *Env) int {
 	tmp, err := os.MkdirTemp(env.TempDir, "statusls-demo-")
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", err)

@@ -18,9 +18,7 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-const doctorUsage = `Usage: statusls doctor [--dir DIR | --config-home DIR] [--now TIME]
-
-Explains the setup, for when an agent does not show up: which status
+const doctorDescription = `Explains the setup, for when an agent does not show up: which status
 directory readers use and why (flag, $STATUS_DIR, $GENTLE_PI_CONFIG_HOME or
 the default), whether the config home and the status directory have the
 permissions SPEC.md requires (publisher rules P2 and P4, reader rule R2),
@@ -31,15 +29,15 @@ Exit status: 0 when readers and publishers can use the directory, 1 when a
 permission problem stops them.
 `
 
+// doctorOptions are doctor's flags.
+type doctorOptions struct {
+	common
+	json bool
+}
+
 // doctor explains the setup.
-func doctor(args []string, env *Env) int {
-	var c common
-	flags := newFlagSet("statusls doctor")
-	c.register(flags)
-	if code := parseFlags(flags, args, env, doctorUsage); code >= 0 {
-		return code
-	}
-	loc, now, err := c.resolve(env)
+func doctor(o *doctorOptions, env *Env) int {
+	loc, now, err := o.resolve(env)
 	if err != nil {
 		return usageError(env, "%v", err)
 	}

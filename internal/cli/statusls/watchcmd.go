@@ -3,6 +3,7 @@ package statusls
 import (
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"io"
 	"io/fs"
 	"os"
@@ -17,43 +18,12 @@ import (
 	"github.com/agentstatus/agentstatus/watch"
 )
 
-const watchUsage = `Usage: statusls watch [flags]
-
-Follows the status directory and reports every change as it happens, from
-the file system's notifications (no polling), until SIGINT, SIGTERM or SIGHUP.
-
-Output (default: on a terminal, statusls's table on the alternate screen,
-redrawn when a session changes and every second for its age column; else TSV,
-or nothing with --exec):
-  --json              one JSON object per event and line (see "Events" below)
-  --tsv               one line per event: event<TAB>agent<TAB>session<TAB>state<TAB>title
-  --color WHEN        the table's colours: auto (default), always, never
-  --heartbeats        also report heartbeats (rewrites that only move updatedAt)
-
-Selection (as for statusls):
-  --all               include stale sessions (never invalid files)
-  --state S[,S]       only sessions in these states
-  --agent A[,A]       only sessions of these agents
-  --cwd PREFIX        only sessions whose cwd is PREFIX or below (~ is expanded)
-
-Running a command:
-  --on S[,S]          run the --exec command each time a session enters one of
-                      these states: appears in it, changes to it, or comes back
-                      fresh in it; not again while it stays there. A session
-                      already in it when watch starts counts once.
-  --exec CMD          the command, run by /bin/sh -c in the background (at most 4
-                      at once, the next 64 queued), with the session's record in
-                      STATUS_SESSION, STATUS_AGENT, STATUS_STATE, STATUS_TITLE,
-                      STATUS_CWD and STATUS_PID (sanitized; "" when unknown) and
-                      its --json line on stdin. Its output goes to stderr (on a
-                      terminal: nowhere); a failure is reported there as
-                      "statusls: --exec: ..." and the watch goes on. Not on Windows.
-  --exec-timeout DUR  kill a command (and its process group) that runs longer
-                      (default 1m; 0 never)
-
-Where:
-  --dir DIR           the status directory itself
-  --config-home DIR   the config home (the status directory is DIR/agent-status)
+const watchDescription = `Follows the status directory and reports every change as it happens, from
+the file system's notifications (no polling), until SIGINT, SIGTERM or SIGHUP,
+or, on a terminal, until you press q or Ctrl-C (keys are not echoed).
+Default output: on a terminal, statusls's table on the alternate screen,
+redrawn when a session changes and every second for its age column; else
+TSV, or nothing with --exec.
 
 Events (--json, --tsv): what statusls with the same selection lists, as it
 changes. The snapshot comes first: one "snapshot" event per session, then
@@ -71,9 +41,8 @@ error have "session":null instead, with "missing" or "error". Keep a map
 from session to object: set it on every event with a session, delete it on
 removed and, without --all, on stale.
 
-Exit status: 0 after SIGINT, SIGTERM or SIGHUP, 1 error (a refused status directory
-at start, a failed write), 2 usage error.
-`
+Exit status: 0 after q, SIGINT, SIGTERM or SIGHUP, 1 error (a refused status
+directory at start, a failed write), 2 usage error.`
 
 // watchOptions are the flags of statusls watch.
 type watchOptions struct {
@@ -81,6 +50,7 @@ type watchOptions struct {
 	json, tsv           bool
 	color               string
 	all, heartbeats     bool
+	wide                bool
 	states, agents, cwd string
 	on, exec            string
 	execTimeout         time.Duration
@@ -89,56 +59,79 @@ type watchOptions struct {
 	onSet, execSet      bool
 }
 
-func parseWatch(args []string, env *Env) (*watchOptions, int) {
-	o := &watchOptions{}
-	fs := newFlagSet("statusls watch")
-	fs.StringVar(&o.dir, "dir", "", "")
-	fs.StringVar(&o.configHome, "config-home", "", "")
-	fs.BoolVar(&o.json, "json", false, "")
-	fs.BoolVar(&o.tsv, "tsv", false, "")
-	fs.StringVar(&o.color, "color", "auto", "")
-	fs.BoolVar(&o.all, "all", false, "")
-	fs.BoolVar(&o.heartbeats, "heartbeats", false, "")
-	fs.StringVar(&o.states, "state", "", "")
-	fs.StringVar(&o.agents, "agent", "", "")
-	fs.StringVar(&o.cwd, "cwd", "", "")
-	fs.Func("on", "", func(s string) error { o.on, o.onSet = s, true; return nil })
-	fs.Func("exec", "", func(s string) error { o.exec, o.execSet = s, true; return nil })
-	fs.DurationVar(&o.execTimeout, "exec-timeout", execTimeout, "")
-	if code := parseFlags(fs, args, env, watchUsage); code >= 0 {
-		return nil, code
+func (o *watchOptions) register(fs *base.FlagSet, env *Env) {
+	fs.Group("Output")
+	fs.Bool(&o.json, "json", false, "one JSON object per event and line (see \"Events\" above)")
+	fs.Bool(&o.tsv, "tsv", false, "one line per event: event<TAB>agent<TAB>session<TAB>state<TAB>title")
+	colorFlag(fs, &o.color, "the table's colours: auto (default), always, never")
+	fs.Bool(&o.wide, "wide", false, "the table shows full session ids")
+	fs.Bool(&o.heartbeats, "heartbeats", false, "also report heartbeats (rewrites that only move updatedAt)")
+
+	fs.Group("Selection (as for statusls)")
+	fs.Bool(&o.all, "all", false, "include stale sessions (never invalid files)")
+	stateFlag(fs, &o.states, "state", "only sessions in these states (other:NAME for a newer one)")
+	fs.String(&o.agents, "agent", "", "A[,A]", "only sessions of these agents")
+	fs.String(&o.cwd, "cwd", "", "PREFIX", "only sessions whose cwd is PREFIX or below (~ is expanded)")
+
+	fs.Group("Running a command")
+	fs.Func("on", "S[,S]", `run the --exec command each time a session enters one of
+these states: appears in it, changes to it, or comes back
+fresh in it; not again while it stays there. A session
+already in it when watch starts counts once.`, func(s string) error { o.on, o.onSet = s, true; return nil }).Complete = func() []string { return base.States }
+	fs.Func("exec", "CMD", `the command, run by /bin/sh -c in the background (at most 4
+at once, the next 64 queued), with the session's record in
+STATUS_SESSION, STATUS_AGENT, STATUS_STATE, STATUS_TITLE,
+STATUS_CWD and STATUS_PID (sanitized; "" when unknown) and
+its --json line on stdin. Its output goes to stderr (on a
+terminal: nowhere); a failure is reported there as
+"statusls: --exec: ..." and the watch goes on. Not on Windows.`, func(s string) error { o.exec, o.execSet = s, true; return nil })
+	fs.Duration(&o.execTimeout, "exec-timeout", execTimeout, "DUR", "kill a command (and its process group) that runs longer\n(default 1m; 0 never)")
+
+	fs.Group("Where")
+	fs.String(&o.dir, "dir", "", "DIR", "the status directory itself")
+	fs.String(&o.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
+}
+
+// validate checks the flags together. It returns -1 to go on.
+func (o *watchOptions) validate(args []string, env *Env) int {
+	if len(args) > 0 {
+		return usageError(env, "watch: unexpected argument %q", args[0])
+	}
+	if o.onSet {
+		states, err := base.ParseStates(o.on)
+		if err != nil {
+			return usageError(env, "--on: %v", err)
+		}
+		o.onStates = states
 	}
 	switch {
 	case o.json && o.tsv:
-		return nil, usageError(env, "--json and --tsv cannot be combined")
+		return usageError(env, "--json and --tsv cannot be combined")
 	case o.onSet != o.execSet:
-		return nil, usageError(env, "--on and --exec go together: --on STATE --exec CMD")
+		return usageError(env, "--on and --exec go together: --on STATE --exec CMD")
 	case o.execSet && !execSupported:
-		return nil, usageError(env, "--exec is not supported on this platform (it runs the command with /bin/sh)")
+		return usageError(env, "--exec is not supported on this platform (it runs the command with /bin/sh)")
 	case o.execSet && o.exec == "":
-		return nil, usageError(env, "--exec: empty command")
+		return usageError(env, "--exec: empty command")
 	case o.execTimeout < 0:
-		return nil, usageError(env, "--exec-timeout must not be negative")
+		return usageError(env, "--exec-timeout must not be negative")
 	}
-	if o.onSet {
-		if o.onStates = splitList(o.on); len(o.onStates) == 0 {
-			return nil, usageError(env, "--on: no state given")
-		}
+	if code := checkColor(env, o.color); code >= 0 {
+		return code
 	}
-	switch o.color {
-	case "auto", "always", "never":
-	default:
-		return nil, usageError(env, "--color: %q is not auto, always or never", o.color)
+	states, err := parseStateList("state", o.states)
+	if err != nil {
+		return usageError(env, "%v", err)
 	}
-	o.filter = render.Filter{All: o.all, States: splitList(o.states), Agents: splitList(o.agents)}
+	o.filter = render.Filter{All: o.all, States: states, Agents: splitList(o.agents)}
 	if o.cwd != "" {
 		p, err := expandPath(o.cwd, env)
 		if err != nil {
-			return nil, usageError(env, "--cwd: %v", err)
+			return usageError(env, "--cwd: %v", err)
 		}
 		o.filter.Cwd = p
 	}
-	return o, -1
+	return -1
 }
 
 // checkDir refuses at start a status directory that statusls refuses
@@ -184,9 +177,8 @@ type watchRun struct {
 	tickC    <-chan time.Time
 }
 
-func watchCmd(args []string, env *Env) int {
-	o, code := parseWatch(args, env)
-	if code >= 0 {
+func watchCmd(o *watchOptions, args []string, env *Env) int {
+	if code := o.validate(args, env); code >= 0 {
 		return code
 	}
 	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)

@@ -48,7 +48,7 @@ func TestWatchExec(t *testing.T) {
 	put(t, dir, s)
 	cmd := `cd "$OUT" && printf '%s|%s|%s|%s|%s|%s\n' "$STATUS_SESSION" "$STATUS_AGENT" "$STATUS_STATE" "$STATUS_TITLE" "$STATUS_CWD" "$STATUS_PID" >>runs && cat >>stdin`
 	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}},
-		"watch", "--json", "--heartbeats", "--dir", dir, "--on", "blocked,review", "--exec", cmd)
+		"watch", "--json", "--heartbeats", "--dir", dir, "--on", "blocked,other:review", "--exec", cmd)
 	runs := filepath.Join(work, "runs")
 	want := []string{"pre|pi|blocked|Already blocked|/work/pre|4242"}
 	// expect waits for the runs so far, one more when more is set.
