@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statusls"
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -28,15 +30,7 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	dir, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "building commands:", err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { binDir = dir })
 }
 
 // requireTool skips the test when name is not installed, unless CI asks
@@ -267,6 +261,16 @@ func TestTmuxStatusRight(t *testing.T) {
 func publishBlocked(t *testing.T) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "home")
+	// Runs after the agent is killed (cleanups run last first): the
+	// owners statuspub set started then remove their files; wait for
+	// them, so that the temporary directory is removed after them.
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if os.RemoveAll(home) == nil {
+				return
+			}
+		}
+	})
 	agent := exec.Command("sleep", "300")
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)

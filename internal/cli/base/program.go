@@ -331,8 +331,15 @@ func (p *Program) help(c *Command, w io.Writer) {
 			for _, u := range strings.Split(p.Default.Usage, "\n") {
 				fmt.Fprintf(&b, "  %s %s\n", p.Name, u)
 			}
+			fmt.Fprintf(&b, "  %s COMMAND [flags]\n", p.Name)
+		} else {
+			for _, sc := range p.Commands {
+				if !sc.Hidden {
+					fmt.Fprintf(&b, "  %s %s\n", p.Name, firstLine(sc.Usage))
+				}
+			}
 		}
-		fmt.Fprintf(&b, "  %s COMMAND [flags]\n\nCommands:\n", p.Name)
+		b.WriteString("\nCommands:\n")
 		width := 0
 		for _, sc := range p.Commands {
 			width = max(width, len(sc.Name))

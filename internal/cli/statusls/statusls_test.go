@@ -491,12 +491,12 @@ func TestDoctorLocations(t *testing.T) {
 	// A status directory that publishers refuse (P4) but readers accept.
 	os.Chmod(dir, 0o755)
 	r := run(t, runOpts{}, "doctor", "--dir", dir)
-	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM for publishers: accessible by group or others (mode 0755): they refuse to write (P4)") || !strings.Contains(r.stdout, "ok for readers") {
+	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM for publishers: accessible by group or others (mode drwxr-xr-x (0755)): they refuse to write (P4)") || !strings.Contains(r.stdout, "ok for readers") {
 		t.Errorf("doctor, 0755 status directory: exit %d\n%s", r.code, r.stdout)
 	}
 	os.Chmod(home, 0o777)
 	r = run(t, runOpts{}, "doctor", "--dir", dir)
-	if !strings.Contains(r.stdout, "config home: PROBLEM: writable by group or others (mode 0777): publishers refuse to write (P2)") {
+	if !strings.Contains(r.stdout, "config home: PROBLEM: writable by group or others (mode drwxrwxrwx (0777)): publishers refuse to write (P2)") {
 		t.Errorf("doctor, 0777 config home:\n%s", r.stdout)
 	}
 }
