@@ -200,7 +200,7 @@ func (fs *FlagSet) parse(args []string) ([]string, error) {
 		f := fs.byKey[name]
 		if f == nil && !strings.HasPrefix(a, "--") && len(name) > 1 && !hasValue {
 			// -rc: a group of one-letter boolean shorthands.
-			if err := fs.shortGroup(name); err == nil {
+			if err := fs.shortGroup(name, true); err == nil {
 				continue
 			}
 		}
@@ -231,7 +231,9 @@ func (fs *FlagSet) parse(args []string) ([]string, error) {
 	return rest, nil
 }
 
-func (fs *FlagSet) shortGroup(group string) error {
+// shortGroup checks that group is a run of one-letter boolean flags
+// (-rc) and, when set, sets them.
+func (fs *FlagSet) shortGroup(group string, set bool) error {
 	var fl []*Flag
 	for _, r := range group {
 		f := fs.byKey[string(r)]
@@ -241,8 +243,10 @@ func (fs *FlagSet) shortGroup(group string) error {
 		fl = append(fl, f)
 	}
 	for _, f := range fl {
-		f.set = true
-		f.Value.Set("true")
+		if set {
+			f.set = true
+			f.Value.Set("true")
+		}
 	}
 	return nil
 }

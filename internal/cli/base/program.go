@@ -90,7 +90,7 @@ func (p *Program) Run(args []string) int {
 	p.Env.Fill()
 	name, rest, err := p.findCommand(args)
 	if err != nil {
-		return p.usageError(nil, rest, err)
+		return p.usageError(p.hookIn(args), rest, err)
 	}
 	switch name {
 	case "help":
@@ -118,7 +118,7 @@ func (p *Program) Run(args []string) int {
 			p.help(nil, p.Env.Stdout)
 			return ExitOK
 		}
-		return p.usageError(nil, rest, Usagef("no command given"))
+		return p.usageError(p.hookIn(args), rest, Usagef("no command given"))
 	}
 	fs, run := p.flagsOf(c)
 	operands, err := fs.parse(rest)
@@ -126,6 +126,9 @@ func (p *Program) Run(args []string) int {
 		return p.usageError(c, rest, err)
 	}
 	if fs.Changed("help") {
+		if c == p.Default {
+			c = nil // the program's help, which includes the default command's
+		}
 		p.help(c, p.Env.Stdout)
 		return ExitOK
 	}
@@ -146,6 +149,21 @@ func (p *Program) Run(args []string) int {
 		return ExitOK
 	}
 	return code
+}
+
+// hookIn returns the hook command that args name anywhere, or nil: when
+// the command line is too broken to tell which command it is, one that
+// may be a hook's must not exit 2 either.
+func (p *Program) hookIn(args []string) *Command {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if c := p.Lookup(a); c != nil && c.Hook {
+			return c
+		}
+	}
+	return nil
 }
 
 // findCommand finds the subcommand among args, wherever it is, and
@@ -170,6 +188,19 @@ func (p *Program) findCommand(args []string) (string, []string, error) {
 			break
 		}
 		if len(a) > 1 && a[0] == '-' {
+			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if all.byKey[name] == nil && (strings.HasPrefix(a, "--") || all.shortGroup(name, false) != nil) {
+				// No command has it: say so now, rather than take
+				// its value for a subcommand.
+				all.flags = nil
+				for k, f := range all.byKey {
+					if k == f.Name {
+						all.flags = append(all.flags, f)
+					}
+				}
+				slices.SortFunc(all.flags, func(a, b *Flag) int { return strings.Compare(a.Name, b.Name) })
+				return "", args, all.unknown(a, name)
+			}
 			if i+1 < len(args) && all.takesValue(a, args[i+1]) {
 				i++
 			}
@@ -340,7 +371,7 @@ func (p *Program) help(c *Command, w io.Writer) {
 			}
 		}
 		b.WriteString("\nCommands:\n")
-		width := 0
+		width := len("completion")
 		for _, sc := range p.Commands {
 			width = max(width, len(sc.Name))
 		}

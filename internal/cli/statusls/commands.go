@@ -199,8 +199,8 @@ func parseStateList(flag, s string) ([]string, error) {
 	return states, nil
 }
 
-// sessionIDs lists the session ids in the status directory that flags
-// (or the environment) name, for completion.
+// sessionIDs lists the ids of the sessions (fresh or stale) in the status
+// directory that flags (or the environment) name, for completion.
 func sessionIDs(c *common, env *Env) func() []string {
 	return func() []string {
 		loc, err := location.ForReader(c.dir, c.configHome, env.Getenv)
@@ -213,7 +213,7 @@ func sessionIDs(c *common, env *Env) func() []string {
 		}
 		var ids []string
 		for _, e := range l.Entries {
-			if e.Verdict == reader.Fresh {
+			if e.Verdict == reader.Fresh || e.Verdict == reader.Stale {
 				ids = append(ids, e.Status.Session)
 			}
 		}

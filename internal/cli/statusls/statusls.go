@@ -414,7 +414,7 @@ func list(o *listOptions, env *Env) int {
 func writeTable(out io.Writer, entries []reader.Entry, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *Env) {
 	if len(entries) == 0 {
 		// A notice, not data: on stderr, so that stdout stays empty.
-		if isTerm {
+		if isTerm || o.mode == "table" {
 			what := "fresh sessions"
 			if o.all {
 				what = "sessions"
