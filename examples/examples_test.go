@@ -256,6 +256,34 @@ func TestTmuxStatusRight(t *testing.T) {
 	tmuxStatusRight(t, withPath([]string{stub}), "1 blocked · 2 working")
 }
 
+// TestTmuxKeepsUserOptions: the recipe appends to the user's status-right
+// and leaves the global status-interval as it was.
+func TestTmuxKeepsUserOptions(t *testing.T) {
+	requireTool(t, "tmux")
+	conf, _ := filepath.Abs(filepath.Join("tmux", "agentstatus.tmux.conf"))
+	user := filepath.Join(t.TempDir(), "tmux.conf")
+	os.WriteFile(user, []byte("set -g status-right 'MINE %H:%M'\nset -g status-right-length 20\nsource-file "+conf+"\n"), 0o600)
+	sock := fmt.Sprintf("agentstatus-test-opts-%d", os.Getpid())
+	tmux := func(args ...string) string {
+		out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", user}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tmux("new-session", "-d", "-x", "120", "-y", "10")
+	t.Cleanup(func() { exec.Command("tmux", "-L", sock, "kill-server").Run() })
+	if got, want := tmux("show", "-gv", "status-right"), "MINE %H:%M #(statusls --summary)"; got != want {
+		t.Errorf("status-right %q, want %q", got, want)
+	}
+	if got := tmux("show", "-gv", "status-right-length"); got != "80" {
+		t.Errorf("status-right-length %s, want 80", got)
+	}
+	if got := tmux("show", "-gv", "status-interval"); got != "15" {
+		t.Errorf("status-interval %s, want tmux's default 15", got)
+	}
+}
+
 // publishBlocked publishes a blocked session and a working one into a new
 // config home, bound to a process that lives as long as the test.
 func publishBlocked(t *testing.T) string {

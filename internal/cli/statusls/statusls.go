@@ -66,6 +66,10 @@ type Env struct {
 	// TempDir is where demo makes its temporary config home; "" means
 	// os.TempDir().
 	TempDir string
+	// Keyboard gives watch's table the keys typed on the terminal, unechoed
+	// and one at a time, and the function that restores the terminal; nil
+	// (or an error) means no keyboard. q quits.
+	Keyboard func() (io.Reader, func(), error)
 }
 
 // Main runs the command with the process's own environment.
@@ -103,6 +107,7 @@ func Main() int {
 		Environ:  os.Environ,
 		Terminal: func() (bool, int) { return terminal(os.Stdout) },
 		Rows:     func() int { return terminalRows(os.Stdout) },
+		Keyboard: func() (io.Reader, func(), error) { return keyboard(os.Stdin) },
 	})
 }
 

@@ -169,6 +169,7 @@ type watchRun struct {
 
 	runner *execRunner
 	inOn   map[string]string // file name -> the --on state its session is fresh in
+	keys   chan byte         // the keyboard's keys (table on a terminal), or nil
 
 	table    *tableScreen
 	dirty    bool             // the table shows something else than the view
@@ -235,6 +236,13 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 		}
 		defer r.table.end()
 		defer r.stopTick()
+		if env.Keyboard != nil {
+			if in, restore, err := env.Keyboard(); err == nil {
+				defer restore()
+				r.keys = make(chan byte, 16)
+				go readKeys(in, r.keys)
+			}
+		}
 	}
 	if o.execSet {
 		var out io.Writer
@@ -287,6 +295,14 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 			if err := r.redraw(true); err != nil {
 				return r.writeError(err)
 			}
+		case k, ok := <-r.keys:
+			if !ok {
+				r.keys = nil // the terminal's input ended: keep watching
+				continue
+			}
+			if k == 'q' || k == 'Q' || k == ctrlC {
+				return ExitOK
+			}
 		case sig := <-sigs:
 			if slices.Contains(resizeSignals, sig) {
 				r.table.resize()
@@ -296,6 +312,30 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 				continue
 			}
 			return ExitOK
+		}
+	}
+}
+
+// ctrlC is the byte Ctrl-C types when the terminal does not turn it into
+// SIGINT.
+const ctrlC = 0x03
+
+// readKeys sends the bytes read from in to keys, and closes keys at the
+// end of input or on an error. Keys typed faster than they are taken are
+// dropped: it never blocks on keys.
+func readKeys(in io.Reader, keys chan<- byte) {
+	defer close(keys)
+	var buf [64]byte
+	for {
+		n, err := in.Read(buf[:])
+		for _, b := range buf[:n] {
+			select {
+			case keys <- b:
+			default:
+			}
+		}
+		if err != nil {
+			return
 		}
 	}
 }
