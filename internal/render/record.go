@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/errtext"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -141,7 +142,7 @@ func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []
 	dst = appendOptString(dst, hasReason, reason)
 	dst = append(dst, `,"error":`...)
 	if e.Verdict == reader.Invalid && e.Err != nil {
-		dst = appendJSONString(dst, statusfile.SanitizeText(e.Err.Error()))
+		dst = appendJSONString(dst, statusfile.SanitizeText(errtext.Message(e.Err)))
 	} else {
 		dst = append(dst, "null"...)
 	}

@@ -3,6 +3,7 @@ package statusls
 import (
 	"context"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"os"
 	"path/filepath"
 	"time"
@@ -41,7 +42,7 @@ func (c demoClock) NewTimer(d time.Duration) statusfile.Timer {
 func demo(env *Env) int {
 	tmp, err := os.MkdirTemp(env.TempDir, "statusls-demo-")
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", err)
+		fmt.Fprintf(env.Stderr, "statusls: demo: %s\n", base.Message(err))
 		return ExitError
 	}
 	defer os.RemoveAll(tmp)
@@ -65,12 +66,12 @@ func demo(env *Env) int {
 			statusfile.WithErrorHandler(func(err error) { writeErr = err }),
 		)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", err)
+			fmt.Fprintf(env.Stderr, "statusls: demo: %s\n", base.Message(err))
 			return ExitError
 		}
 		defer p.Close()
 		if err := p.Flush(ctx); err != nil {
-			fmt.Fprintf(env.Stderr, "statusls: demo: publishing %s: %v\n", s.session, err)
+			fmt.Fprintf(env.Stderr, "statusls: demo: publishing %s: %s\n", s.session, base.Message(err))
 			return ExitError
 		}
 	}

@@ -367,15 +367,20 @@ func fixHint(err error, info dirInfo, loc location.Location, show func(string) s
 	if !errors.As(err, &pe) {
 		return base.Message(err)
 	}
-	what := pe.What + " " + show(pe.Path)
+	return pe.What + " " + show(pe.Path) + ": " + safeHint(pe, info)
+}
+
+// safeHint says what to do about a refused directory, never advising to
+// change one shared with other accounts (sticky, or not the user's).
+func safeHint(pe *perm.Error, info dirInfo) string {
 	if info.shared && (errors.Is(pe.Err, perm.ErrWritable) || errors.Is(pe.Err, perm.ErrAccessible) || errors.Is(pe.Err, perm.ErrNotOwned)) {
 		why := "it belongs to another account"
 		if info.sticky {
 			why = "it is shared with other accounts (sticky, like /tmp)"
 		}
-		return what + ": " + why + ": do not change it; use a directory of your own, e.g. --config-home ~/.config/agentstatus (created with mode 0700), or --dir inside it"
+		return why + ": do not change it; use a directory of your own, e.g. --config-home ~/.config/agentstatus (created with mode 0700), or --dir inside it"
 	}
-	return what + ": " + refusalHint(pe)
+	return refusalHint(pe)
 }
 
 // accessHint says what to do about a directory the user cannot use.

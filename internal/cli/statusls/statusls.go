@@ -410,7 +410,7 @@ func list(o *listOptions, env *Env) int {
 		writeTable(out, entries, o, l, loc, isTerm, termWidth, env)
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %v\n", err)
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
 		return ExitError
 	}
 	return ExitOK
@@ -492,11 +492,12 @@ func expandPath(p string, env *Env) (string, error) {
 func dirError(env *Env, loc location.Location, err error) int {
 	var pe *perm.Error
 	if errors.As(err, &pe) {
-		fmt.Fprintf(env.Stderr, "statusls: %s\n", strings.TrimPrefix(pe.Error(), "perm: "))
-		fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", refusalHint(pe))
+		info, _ := inspectDir(pe.Path)
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(pe)))
+		fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", statusfile.SanitizeText(safeHint(pe, info)))
 		return ExitError
 	}
-	fmt.Fprintf(env.Stderr, "statusls: %v\n", err)
+	fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 	fmt.Fprintln(env.Stderr, "statusls: hint: run 'statusls doctor' to check the setup")
 	return ExitError
 }

@@ -111,7 +111,7 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 	}
 	w, err := watch.New(loc.Dir, watch.WithClock(env.Clock), watch.WithLiveness(o.json))
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 		return ExitError
 	}
 	defer w.Close()
@@ -230,7 +230,7 @@ func (s *waitState) done(e *reader.Entry) int {
 		out = []byte(statusfile.SanitizeText(e.Status.Session) + "\n")
 	}
 	if _, err := s.env.Stdout.Write(out); err != nil {
-		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 		return ExitError
 	}
 	return ExitOK

@@ -223,7 +223,7 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 		// alive, as statusls --json has it.
 		watch.WithLiveness(r.mode == watchJSON || o.execSet))
 	if err != nil {
-		fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+		fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 		return ExitError
 	}
 	defer w.Close()
@@ -457,7 +457,7 @@ func (r *watchRun) writeError(err error) int {
 	if r.table != nil {
 		r.table.end()
 	}
-	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 	return ExitError
 }
 
