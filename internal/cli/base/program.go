@@ -170,6 +170,23 @@ func (p *Program) hookIn(args []string) *Command {
 // returns it with the other arguments. Flags before it are those of any
 // command: a flag that takes a value in one takes it in all.
 func (p *Program) findCommand(args []string) (string, []string, error) {
+	named := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if p.Lookup(a) != nil || a == "help" || a == "completion" || a == "__complete" || a == "__man" ||
+			!strings.HasPrefix(a, "-") && Suggest(a, p.names()) != "" {
+			named = true
+			break
+		}
+	}
+	if !named && p.Default != nil {
+		// No argument names a command (the common case of a status bar
+		// calling statusls many times a second): the default command's
+		// own parsing will say what is wrong, if anything.
+		return "", args, nil
+	}
 	all := newFlagSet()
 	for _, c := range append([]*Command{p.Default}, p.Commands...) {
 		if c == nil || c.Setup == nil {
