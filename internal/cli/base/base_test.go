@@ -166,3 +166,30 @@ func TestProgramRun(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHookNeverExits2: whatever the command line, a program with a hook
+// command never panics, and any command line that names the hook exits
+// 0 or 1.
+func FuzzHookNeverExits2(f *testing.F) {
+	for _, seed := range []string{
+		"hook --pid", "hook extra", "hook --bogus", "--bogus hook", "--pid hook", "hook --strict --pid x",
+		"watch --on", "--dir D watch", "help hook", "__complete hook --p", "-q hook", "hook -- --pid",
+		"hook --pid=", "hook -hq", "completion", "--json hook",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Split(line, " ")
+		var out, errb bytes.Buffer
+		var got []string
+		code := testProgram(&out, &errb, &got).Run(args)
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if a == "hook" && code != 0 && code != 1 {
+				t.Fatalf("%q: exit %d (stderr %q)", args, code, errb.String())
+			}
+		}
+	})
+}

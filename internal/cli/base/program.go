@@ -44,6 +44,8 @@ type Program struct {
 	// Footer ends the program's help (exit statuses, environment).
 	Footer string
 	Env    *Env
+
+	args []string // the command line being run
 }
 
 // Lookup returns the subcommand named name, or nil.
@@ -88,6 +90,7 @@ func (p *Program) flagsOf(c *Command) (*FlagSet, Runner) {
 // the exit status.
 func (p *Program) Run(args []string) int {
 	p.Env.Fill()
+	p.args = args
 	name, rest, err := p.findCommand(args)
 	if err != nil {
 		return p.usageError(p.hookIn(args), rest, err)
@@ -140,6 +143,13 @@ func (p *Program) Run(args []string) int {
 		return ExitOK
 	}
 	code := run(operands)
+	if !c.Hook && code == ExitUsage {
+		if h := p.hookIn(p.args); h != nil {
+			// A hook's name is on the command line, though another
+			// command ran: it may be the agent running a hook.
+			return hookStatus(p.args)
+		}
+	}
 	if c.Hook && code != ExitOK {
 		// A hook never exits 2 (or anything but 0 and 1): the agent
 		// reads 2 as "block".
@@ -289,12 +299,14 @@ func (p *Program) usageError(c *Command, args []string, err error) int {
 	if !errors.As(err, &ue) {
 		msg = "usage: " + msg
 	}
+	if c == nil || !c.Hook {
+		if h := p.hookIn(p.args); h != nil {
+			c = h // see hookIn
+		}
+	}
 	fmt.Fprintf(p.Env.Stderr, "%s%s\n", p.prefix(c), msg)
 	if c != nil && c.Hook {
-		if hasFlag(args, "strict") || hasFlag(args, "strict=true") {
-			return ExitError
-		}
-		return ExitOK
+		return hookStatus(p.args)
 	}
 	help := p.Name + " --help"
 	if c != nil && c != p.Default {
@@ -302,6 +314,15 @@ func (p *Program) usageError(c *Command, args []string, err error) int {
 	}
 	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s' for usage\n", p.Name, help)
 	return ExitUsage
+}
+
+// hookStatus is a hook's exit status after a failure: 1 with --strict,
+// else 0.
+func hookStatus(args []string) int {
+	if hasFlag(args, "strict") || hasFlag(args, "strict=true") {
+		return ExitError
+	}
+	return ExitOK
 }
 
 // Version is the module version and VCS revision from the build info.
