@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -125,6 +126,7 @@ statuspub set --session "$ID" --state idle --no-title`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				f := &hookFlags{}
 				f.register(fs, true)
+				fs.Lookup("session").Complete = f.sessionIDs(env)
 				return func(args []string) int { f.given = changed(fs); return setCmd(f, args, *env) }
 			},
 		},
@@ -136,6 +138,7 @@ statuspub set --session "$ID" --state idle --no-title`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				f := &hookFlags{}
 				f.register(fs, true)
+				fs.Lookup("session").Complete = f.sessionIDs(env)
 				return func(args []string) int { f.given = changed(fs); return clearCmd(f, args, *env) }
 			},
 		},
@@ -192,6 +195,28 @@ never 2.`,
 		},
 	}
 	return p
+}
+
+// sessionIDs lists the ids of the sessions (fresh or stale) in the status
+// directory that the flags name, for completion.
+func (f *hookFlags) sessionIDs(env *Env) func() []string {
+	return func() []string {
+		loc, err := location.ForPublisher(f.dir, f.configHome, env.Getenv)
+		if err != nil {
+			return nil
+		}
+		l, err := reader.List(loc.Dir, reader.Options{})
+		if err != nil {
+			return nil
+		}
+		var ids []string
+		for _, e := range l.Entries {
+			if e.Verdict == reader.Fresh || e.Verdict == reader.Stale {
+				ids = append(ids, e.Status.Session)
+			}
+		}
+		return ids
+	}
 }
 
 // changed lists the flags the command line set.
