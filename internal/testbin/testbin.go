@@ -7,13 +7,15 @@
 // those names runs that command's Main instead of the tests
 // (testscript.RunMain). Nothing is compiled: a package's tests start at
 // once instead of after a "go build" of every command (about 15 s on a
-// loaded 2-core machine).
+// loaded 2-core machine). With -race, Main builds the commands after all
+// (see withSetup.Run).
 //
 // [Build] compiles the commands with "go build", for the packages that
 // cannot import the command packages (the command packages import them).
 package testbin
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +55,21 @@ type withSetup struct {
 }
 
 func (w withSetup) Run() int {
+	if raceEnabled {
+		// With -race, the test binary starts slowly and runs several
+		// times slower; tests that start dozens of commands at once
+		// (50 concurrent statuspub set) then see lock timeouts. The
+		// race detector cannot follow a test into its subprocesses
+		// anyway: build the commands, without -race, and put them
+		// first in $PATH.
+		dir, err := Build()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testbin: building the commands:", err)
+			return 1
+		}
+		defer Cleanup()
+		os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	// A binary built with -race sleeps 1 s at exit by default, to let
 	// late reports through (GORACE atexit_sleep_ms): a second for every
 	// command a test runs. The commands are this binary.

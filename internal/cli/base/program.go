@@ -460,7 +460,7 @@ func (p *Program) commandBody(b *strings.Builder, c *Command) {
 		left := "  " + flagSynopsis(f)
 		lines := strings.Split(f.Usage, "\n")
 		if len(left) > 22 {
-			b.WriteString(left + "\n")
+			b.WriteString(strings.TrimRight(left, " ") + "\n")
 			left = ""
 		}
 		for i, l := range lines {
