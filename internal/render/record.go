@@ -1,8 +1,11 @@
 package render
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/agentstatus/agentstatus/internal/errtext"
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -40,6 +43,42 @@ func hasRecord(e *reader.Entry) bool {
 func AppendJSON(dst []byte, e *reader.Entry) []byte {
 	dst = append(dst, '{')
 	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", string(e.Reason))
+	return append(dst, '}')
+}
+
+// JSONFields are the keys of [AppendJSON]'s object, in its order.
+var JSONFields = []string{"file", "schema", "session", "agent", "pid", "cwd", "state", "title", "updatedAt", "fresh", "age", "alive", "verdict", "reason", "error"}
+
+// AppendJSONFields appends the JSON object of e with only the keys in
+// fields (names from [JSONFields], in [JSONFields] order); all of them
+// when fields is empty.
+func AppendJSONFields(dst []byte, e *reader.Entry, fields []string) []byte {
+	if len(fields) == 0 {
+		return AppendJSON(dst, e)
+	}
+	start := len(dst)
+	dst = AppendJSON(dst, e)
+	full := string(dst[start+1 : len(dst)-1])
+	dst = append(dst[:start], '{')
+	first := true
+	for i, k := range JSONFields {
+		// A member runs from its key to the next key. A JSON string
+		// escapes every quote inside it, so the next key's `,"key":`
+		// cannot occur within a value.
+		at := strings.Index(full, `"`+k+`":`)
+		end := len(full)
+		if i+1 < len(JSONFields) {
+			end = at + strings.Index(full[at:], `,"`+JSONFields[i+1]+`":`)
+		}
+		if !slices.Contains(fields, k) {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, full[at:end]...)
+	}
 	return append(dst, '}')
 }
 
@@ -103,7 +142,7 @@ func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []
 	dst = appendOptString(dst, hasReason, reason)
 	dst = append(dst, `,"error":`...)
 	if e.Verdict == reader.Invalid && e.Err != nil {
-		dst = appendJSONString(dst, statusfile.SanitizeText(e.Err.Error()))
+		dst = appendJSONString(dst, statusfile.SanitizeText(errtext.Message(e.Err)))
 	} else {
 		dst = append(dst, "null"...)
 	}

@@ -241,7 +241,7 @@ func TestFiltersSortSummaryCount(t *testing.T) {
 		{[]string{"--all", "--sort", "attention"}, "b1 old w2 w1 i1 t1"},
 		{[]string{"--state", "working"}, "w2 w1"},
 		{[]string{"--state", "working,blocked", "--all"}, "w2 w1 b1 old"},
-		{[]string{"--state", "thinking"}, "t1"},
+		{[]string{"--state", "other:thinking"}, "t1"},
 		{[]string{"--agent", "pi"}, "w2 i1 w1"},
 		{[]string{"--agent", "codex,claude-code"}, "t1 b1"},
 		{[]string{"--cwd", "/home/user/src/api"}, "i1 w1"},
@@ -263,11 +263,11 @@ func TestFiltersSortSummaryCount(t *testing.T) {
 	}{
 		{[]string{"--summary"}, "1 blocked · 2 working · 1 idle · 1 thinking\n"},
 		{[]string{"--summary", "--state", "idle"}, "1 idle\n"},
-		{[]string{"--summary", "--state", "nothing"}, ""},
+		{[]string{"--summary", "--state", "other:nothing"}, ""},
 		{[]string{"--summary", "--all"}, "2 blocked · 2 working · 1 idle · 1 thinking\n"},
 		{[]string{"--count"}, "5\n"},
 		{[]string{"--count", "--state", "blocked"}, "1\n"},
-		{[]string{"--count", "--state", "nothing"}, "0\n"},
+		{[]string{"--count", "--state", "other:nothing"}, "0\n"},
 		{[]string{"--count", "--all"}, "6\n"},
 	}
 	for _, tt := range exact {
@@ -318,8 +318,8 @@ func TestTableWidths(t *testing.T) {
 			t.Errorf("width %d: %v has fewer columns than at a narrower width", w, cols)
 		}
 		prevCols = len(cols)
-		// The order columns give way in: agent, age, cwd, title; state stays.
-		order := []string{"STATE", "TITLE", "CWD", "AGE", "AGENT"}
+		// The order columns give way in: agent, age, cwd, title, session; state stays.
+		order := []string{"STATE", "SESSION", "TITLE", "CWD", "AGE", "AGENT"}
 		for i := range len(cols) {
 			if i < len(order) && !containsStr(cols, order[i]) && w >= 5 {
 				t.Errorf("width %d: header %v lacks %s", w, cols, order[i])
@@ -384,10 +384,10 @@ func TestJSON(t *testing.T) {
 	if len(me) != len(want) {
 		t.Errorf("keys: %v", me)
 	}
-	if r := run(t, runOpts{}, "--dir", dir, "--json", "--state", "nothing"); r.stdout != "[]\n" {
+	if r := run(t, runOpts{}, "--dir", dir, "--json", "--state", "other:nothing"); r.stdout != "[]\n" {
 		t.Errorf("empty --json: %q", r.stdout)
 	}
-	if r := run(t, runOpts{}, "--dir", dir, "--ndjson", "--state", "nothing"); r.stdout != "" {
+	if r := run(t, runOpts{}, "--dir", dir, "--ndjson", "--state", "other:nothing"); r.stdout != "" {
 		t.Errorf("empty --ndjson: %q", r.stdout)
 	}
 	// The conformance suite's reader adapter.
@@ -410,7 +410,7 @@ func TestUsageAndErrors(t *testing.T) {
 		{"help word", []string{"help"}, 0, "--jq FILTER", ""},
 		{"prune help", []string{"prune", "--help"}, 0, "--dry-run", ""},
 		{"doctor help", []string{"doctor", "-h"}, 0, "Exit status", ""},
-		{"unknown flag", []string{"--frobnicate"}, 2, "", "statusls: flag provided but not defined: -frobnicate"},
+		{"unknown flag", []string{"--frobnicate"}, 2, "", "statusls: unknown flag --frobnicate"},
 		{"argument", []string{"extra"}, 2, "", `unexpected argument "extra"`},
 		{"two modes", []string{"--json", "--tsv"}, 2, "", "cannot be combined"},
 		{"bad sort", []string{"--sort", "random"}, 2, "", "unknown order"},
@@ -491,12 +491,12 @@ func TestDoctorLocations(t *testing.T) {
 	// A status directory that publishers refuse (P4) but readers accept.
 	os.Chmod(dir, 0o755)
 	r := run(t, runOpts{}, "doctor", "--dir", dir)
-	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM for publishers: accessible by group or others (mode 0755): they refuse to write (P4)") || !strings.Contains(r.stdout, "ok for readers") {
+	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM for publishers: accessible by group or others (mode drwxr-xr-x (0755)): they refuse to write (P4)") || !strings.Contains(r.stdout, "ok for readers") {
 		t.Errorf("doctor, 0755 status directory: exit %d\n%s", r.code, r.stdout)
 	}
 	os.Chmod(home, 0o777)
 	r = run(t, runOpts{}, "doctor", "--dir", dir)
-	if !strings.Contains(r.stdout, "config home: PROBLEM: writable by group or others (mode 0777): publishers refuse to write (P2)") {
+	if !strings.Contains(r.stdout, "config home: PROBLEM: writable by group or others (mode drwxrwxrwx (0777)): publishers refuse to write (P2)") {
 		t.Errorf("doctor, 0777 config home:\n%s", r.stdout)
 	}
 }
