@@ -16,9 +16,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockTimeout is how long a short-lived command waits for the write lock.
-// Holders keep it for one read and one write, well under a millisecond.
-const lockTimeout = 2 * time.Second
+// updateLockWait is how long a short-lived command (set, clear, a hook)
+// waits for the session's write lock before it gives up and says so
+// (SPEC.md H9). Holders keep it for one read and one write, well under a
+// millisecond, but hundreds of updates of one session queue behind each
+// other on a loaded machine: waiting long is what keeps them from being
+// lost. It stays under the hook timeouts of the agents (Claude Code: 60 s
+// by default). A variable for tests.
+var updateLockWait = 30 * time.Second
+
+// ownerLockWait is how long the heartbeat owner waits for the write lock;
+// it tries again at its next heartbeat.
+const ownerLockWait = 2 * time.Second
 
 // setRecord applies ch to the session's record in dir under the write
 // lock, and starts a heartbeat owner (the program exe) when none runs and
@@ -29,7 +38,7 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 		return statusfile.Status{}, err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(lockTimeout)
+	l, err := s.lockWrite(updateLockWait)
 	if err != nil {
 		return statusfile.Status{}, err
 	}
@@ -53,7 +62,7 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 	rec := ch.apply(cur, exists && rerr == nil, wd)
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
-	if _, err := statusfile.WriteFile(s.path, rec); err != nil {
+	if _, err := statusfile.WriteFileIn(s.pd, rec); err != nil {
 		l.release()
 		return rec, err
 	}
@@ -88,7 +97,7 @@ func clearRecord(dir, session string) error {
 		return err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(lockTimeout)
+	l, err := s.lockWrite(updateLockWait)
 	if err != nil {
 		return err
 	}
@@ -96,7 +105,7 @@ func clearRecord(dir, session string) error {
 		l.release()
 		return s.replaced()
 	}
-	if err := statusfile.RemoveFile(s.path, session); err != nil {
+	if err := statusfile.RemoveFileIn(s.pd, session); err != nil {
 		l.release()
 		return err
 	}
@@ -218,6 +227,9 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 		return err // nil: another owner runs
 	}
 	o := &owner{s: s, lock: lock, heartbeat: heartbeat}
+	// The new owner is the session's next publisher: what a killed
+	// writer of the session left is removed (SPEC.md P8a).
+	statusfile.RemoveStaleTemps(s.pd, s.name)
 	if done, err := o.step(false); done || err != nil {
 		return err
 	}
@@ -254,7 +266,7 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 // rewrites it with a fresh updatedAt. It reports whether the owner is done
 // (and has exited, removing the record when the agent is gone).
 func (o *owner) step(refresh bool) (bool, error) {
-	l, err := o.s.lockWrite(lockTimeout)
+	l, err := o.s.lockWrite(ownerLockWait)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The status directory is gone: the lock file cannot even
@@ -299,7 +311,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 	if refresh {
 		rec.UpdatedAt = time.Time{} // now
 		// A failure is retried at the next heartbeat.
-		statusfile.WriteFile(o.s.path, rec)
+		statusfile.WriteFileIn(o.s.pd, rec)
 	}
 	l.release()
 	return false, nil
@@ -307,7 +319,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 
 // exit takes the write lock and exits.
 func (o *owner) exit(remove bool) error {
-	l, err := o.s.lockWrite(lockTimeout)
+	l, err := o.s.lockWrite(ownerLockWait)
 	if err != nil {
 		// Exit anyway; the record, no longer refreshed, goes stale.
 		o.lock.release()
@@ -321,10 +333,17 @@ func (o *owner) exit(remove bool) error {
 func (o *owner) exitLocked(l *heldLock, remove bool) error {
 	var err error
 	if remove {
-		err = statusfile.RemoveFile(o.s.path, o.s.session)
+		err = statusfile.RemoveFileIn(o.s.pd, o.s.session)
 	}
 	o.s.removeTasks()
 	o.lock.releaseAndRemove()
 	l.releaseAndRemove()
 	return err
+}
+
+// processExists reports whether a process has pid on this host: kill(pid,
+// 0) succeeds or is refused for permission.
+func processExists(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || err == unix.EPERM
 }
