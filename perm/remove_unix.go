@@ -195,3 +195,63 @@ func (d *Dir) Restore(aside, name string) (bool, error) {
 // RemoveTemp removes name, a temporary file its writer left behind, if it
 // is a regular file of the current account.
 func (d *Dir) RemoveTemp(name string) error { return removeTemp(d.fd, d.path, name) }
+
+// A Lock is a lock file held by this process.
+type Lock struct{ fd int }
+
+// Release releases the lock.
+func (l *Lock) Release() {
+	if l != nil && l.fd >= 0 {
+		unix.Close(l.fd)
+		l.fd = -1
+	}
+}
+
+// TryFlock takes an exclusive flock(2) on the lock file name in the
+// directory without waiting, never following a link and never creating
+// the file. It returns nil, nil when another process holds it, and a Lock
+// that holds nothing when there is no such file.
+func (d *Dir) TryFlock(name string) (*Lock, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return &Lock{fd: -1}, nil
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err == unix.EWOULDBLOCK {
+		unix.Close(fd)
+		return nil, nil
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "flock", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	return &Lock{fd: fd}, nil
+}
+
+// RecordLockHeld reports whether another process holds a POSIX record lock
+// (fcntl) on the file name in the directory. A missing file holds none.
+// It must not be asked by a process that holds such a lock on the file
+// itself: closing the descriptor it opens would drop that lock.
+func (d *Dir) RecordLockHeld(name string) (bool, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return false, nil
+	}
+	if err != nil {
+		return false, &fs.PathError{Op: "open", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	defer unix.Close(fd)
+	lk := unix.Flock_t{Type: unix.F_WRLCK}
+	if err := unix.FcntlFlock(uintptr(fd), unix.F_GETLK, &lk); err != nil {
+		return false, &fs.PathError{Op: "fcntl", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	return lk.Type != unix.F_UNLCK, nil
+}
