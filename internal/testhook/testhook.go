@@ -20,6 +20,9 @@ const (
 	// RemoveMoved: a judged file was moved aside and is about to be
 	// verified.
 	RemoveMoved = "remove-moved"
+	// UpdateIssued: a hook command has stamped its update and is about to
+	// wait for the session's lock.
+	UpdateIssued = "update-issued"
 )
 
 var hook atomic.Pointer[func(point, name string)]

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
 )
@@ -33,6 +34,8 @@ const ownerLockWait = 2 * time.Second
 // lock, and starts a heartbeat owner (the program exe) when none runs and
 // the record names a process. exe "" starts none.
 func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Status, error) {
+	issued := issueStamp()
+	testhook.At(testhook.UpdateIssued, session)
 	s, err := openSession(dir, session, true)
 	if err != nil {
 		return statusfile.Status{}, err
@@ -46,6 +49,12 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 		l.release()
 		return statusfile.Status{}, s.replaced()
 	}
+	stamps := l.readStamps()
+	if issued < stamps.Cleared {
+		// Started before a clear that has run: the session has ended.
+		l.release()
+		return statusfile.Status{}, nil
+	}
 	cur, exists, rerr := s.read()
 	if ch.task != nil {
 		tasks := s.readTasks()
@@ -57,15 +66,20 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 			return statusfile.Status{}, err
 		}
 	}
+	found := exists && rerr == nil
+	stamps.order(&ch, issued, cur.PID, found)
 	// A file that is there but unreadable is refused by the write below if
 	// it is unsafe; a corrupt record of ours is replaced.
-	rec := ch.apply(cur, exists && rerr == nil, wd)
+	rec := ch.apply(cur, found, wd)
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
 	if _, err := statusfile.WriteFileIn(s.pd, rec); err != nil {
 		l.release()
 		return rec, err
 	}
+	// After the record: a failure here costs only the ordering of a
+	// later, concurrent update.
+	l.writeStamps(stamps)
 	owner, err := s.ownerPID()
 	if err != nil {
 		l.release()
@@ -89,6 +103,7 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 // clearRecord removes the session's record and tells its heartbeat owner,
 // if one runs, to look and exit.
 func clearRecord(dir, session string) error {
+	issued := issueStamp()
 	s, err := openSession(dir, session, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -128,6 +143,9 @@ func clearRecord(dir, session string) error {
 		if owner, err := s.ownerPID(); err == nil && owner > 0 {
 			unix.Kill(owner, unix.SIGUSR1)
 		}
+		// An update started before this clear, still waiting for the
+		// lock, must not bring the record back (H11).
+		l.writeStamps(fieldStamps{Cleared: issued})
 		l.release()
 	}
 	return nil
@@ -227,12 +245,12 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 		return err // nil: another owner runs
 	}
 	o := &owner{s: s, lock: lock, heartbeat: heartbeat}
-	// The new owner is the session's next publisher: what a killed
-	// writer of the session left is removed (SPEC.md P8a).
-	statusfile.RemoveStaleTemps(s.pd, s.name)
 	if done, err := o.step(false); done || err != nil {
 		return err
 	}
+	// The new owner is the session's next publisher: what a killed
+	// writer of the session left is removed (SPEC.md P8a).
+	statusfile.RemoveStaleTemps(s.pd, s.name)
 	check := time.NewTicker(checkInterval(heartbeat))
 	defer check.Stop()
 	beat := time.NewTimer(heartbeat)
@@ -289,8 +307,10 @@ func (o *owner) step(refresh bool) (bool, error) {
 		return true, o.exitLocked(l, false)
 	case err != nil:
 		// Not a record we can refresh; a set will replace it. But an
-		// owner whose agent is gone has nothing left to wait for.
-		if o.agent.pid > 0 && !o.agent.alive() {
+		// owner whose agent is gone, or that never learnt its agent,
+		// has nothing left to wait for (a set that writes a good record
+		// starts a new owner).
+		if o.agent.pid <= 0 || !o.agent.alive() {
 			return true, o.exitLocked(l, false)
 		}
 		l.release()

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -204,4 +206,109 @@ func TestServeAnswersWhileWritesHang(t *testing.T) {
 		t.Fatal("serve still running 10 s after SIGTERM")
 	}
 	inW.Close()
+}
+
+// SPEC.md H11: of two updates of one session, the one started last wins
+// each field it sets, whichever takes the lock first; the older one still
+// sets the fields the newer one leaves alone. The older update is paused
+// between its start and the lock so that the newer one overtakes it.
+func TestUpdateStartedLastWins(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "o", "--pid", "0", "--state", "idle", "--title", "first"); code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	// The stamps live in the write lock file, kept while an owner runs:
+	// play one by holding the owner lock.
+	_, ownerName := lockNames("o")
+	defer holdRecordLock(t, filepath.Join(dir, ownerName))()
+	issued, overtaken := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	restore := testhook.Set(func(point, _ string) {
+		if point == testhook.UpdateIssued {
+			if first.CompareAndSwap(false, true) {
+				close(issued)
+				<-overtaken
+			}
+		}
+	})
+	defer restore()
+	older := make(chan string, 1)
+	go func() {
+		_, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "o", "--pid", "0", "--state", "blocked", "--title", "older")
+		older <- stderr
+	}()
+	<-issued
+	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "o", "--pid", "0", "--title", "newer"); code != 0 || stderr != "" {
+		t.Fatalf("newer: exit %d, %s", code, stderr)
+	}
+	close(overtaken)
+	if stderr := <-older; stderr != "" {
+		t.Fatalf("older: %s", stderr)
+	}
+	rec, _ := readRecord(t, dir, "o")
+	if rec.Title != "newer" || rec.State != statusfile.Blocked {
+		t.Errorf("record %q %q, want title newer (the newer update) and state blocked (set by the older one only)", rec.Title, rec.State)
+	}
+}
+
+// A clear wins over an update started before it: the session stays ended.
+func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	// An owner must run for the lock file (and its stamps) to stay: play
+	// one by holding the owner lock.
+	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "c", "--pid", "0", "--state", "working"); code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	_, ownerName := lockNames("c")
+	holder := holdRecordLock(t, filepath.Join(dir, ownerName))
+	defer holder()
+	issued, cleared := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	restore := testhook.Set(func(point, _ string) {
+		if point == testhook.UpdateIssued {
+			if first.CompareAndSwap(false, true) {
+				close(issued)
+				<-cleared
+			}
+		}
+	})
+	defer restore()
+	done := make(chan struct{})
+	go func() {
+		runCmd(nil, nil, "set", "--dir", dir, "--session", "c", "--pid", "0", "--state", "blocked")
+		close(done)
+	}()
+	<-issued
+	if code, _, stderr := runCmd(nil, nil, "clear", "--dir", dir, "--session", "c"); code != 0 || stderr != "" {
+		t.Fatalf("clear: exit %d, %s", code, stderr)
+	}
+	close(cleared)
+	<-done
+	if rec, ok := readRecord(t, dir, "c"); ok {
+		t.Errorf("an update started before the clear brought the record back: %+v", rec)
+	}
+}
+
+// holdRecordLock makes another process hold a POSIX record lock on path
+// (as a heartbeat owner holds its lock: such locks belong to processes,
+// so this one cannot play the owner itself) until the returned function
+// is called.
+func holdRecordLock(t *testing.T, path string) func() {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("python3", "-c", `import fcntl,sys,time
+f=open(sys.argv[1],"r+"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=True); time.sleep(60)`, path)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Skip("python3:", err)
+	}
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(out, buf); err != nil || string(buf) != "locked" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Skipf("python3 did not lock: %q %v", buf, err)
+	}
+	return func() { cmd.Process.Kill(); cmd.Wait() }
 }
