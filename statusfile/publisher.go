@@ -438,7 +438,7 @@ func (p *Publisher) writeRecord(rec Status) (err error) {
 	p.fileInfo, p.fileData = fi, data
 	if !p.tempsClean {
 		// The first write of this publisher removes what a killed
-		// writer of the session left (SPEC.md P8a). A failure is not a
+		// writer of the session left (SPEC.md P8). A failure is not a
 		// failed write; the next publisher tries again.
 		p.tempsClean = true
 		cleanTemps(p.dir, p.name)

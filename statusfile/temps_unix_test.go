@@ -12,7 +12,7 @@ import (
 	sf "github.com/agentstatus/agentstatus/statusfile"
 )
 
-// SPEC.md P8a: the temporary files a killed writer of the session left are
+// SPEC.md P8: the temporary files a killed writer of the session left are
 // removed by the session's next publisher; those of a live writer, of
 // other sessions, and other names are kept.
 func TestPublisherRemovesTempsOfGoneWriters(t *testing.T) {

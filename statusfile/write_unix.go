@@ -60,7 +60,7 @@ func removeSessionFile(dir, name string) error {
 }
 
 // cleanTemps removes the temporary files of the status file name whose
-// writer is gone (SPEC.md P8a).
+// writer is gone (SPEC.md P8).
 func cleanTemps(dir, name string) error {
 	d, err := perm.OpenPublishDir(dir, false)
 	if err != nil {

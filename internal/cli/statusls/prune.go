@@ -131,7 +131,7 @@ func prune(args []string, env *Env) int {
 }
 
 // judge decides whether the stale entry e may be removed, and says why
-// (SPEC.md PR1–PR3).
+// (SPEC.md D1–D3).
 func judge(e *reader.Entry, olderThan time.Duration) (string, bool) {
 	why := staleFor(e.Age) + ", " + pidSays(e)
 	switch {

@@ -108,7 +108,7 @@ func TestPrune(t *testing.T) {
 	}
 }
 
-// SPEC.md PR2: after the wall clock steps forward, a live publisher's last
+// SPEC.md D2: after the wall clock steps forward, a live publisher's last
 // record seems older than its process. That is no proof: it is kept.
 func TestPruneKeepsLivePublisherAfterClockStep(t *testing.T) {
 	dir := privateDir(t)
@@ -121,7 +121,7 @@ func TestPruneKeepsLivePublisherAfterClockStep(t *testing.T) {
 	}
 }
 
-// SPEC.md PR4: between judging a record and removing it, its publisher
+// SPEC.md D4: between judging a record and removing it, its publisher
 // writes a new record that gets the judged file's inode. prune removes
 // only what it judged: the new record stays.
 func TestPruneInodeReuseRace(t *testing.T) {
@@ -157,7 +157,7 @@ func TestPruneInodeReuseRace(t *testing.T) {
 	}
 }
 
-// SPEC.md PR3: a hook session is judged and removed under its write lock,
+// SPEC.md D3: a hook session is judged and removed under its write lock,
 // and kept while its heartbeat owner runs.
 func TestPruneHookSessionLocks(t *testing.T) {
 	dir := privateDir(t)
@@ -203,7 +203,7 @@ f=open(sys.argv[1],"r+"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=T
 	}
 }
 
-// SPEC.md P8a, PR5: temporary files of gone writers are removed, those of
+// SPEC.md P8, D5: temporary files of gone writers are removed, those of
 // live writers kept; a record an interrupted prune left aside is put back.
 func TestPruneLeftovers(t *testing.T) {
 	dir := privateDir(t)

@@ -70,8 +70,8 @@ func (g *pruneGuard) leftovers(out leftoverWriter, dryRun bool, fail func(error)
 }
 
 // leftover handles a dot-file: the temporary file of a writer that is
-// gone is removed (SPEC.md P8a), a record moved aside by a prune that was
-// interrupted is put back (PR5). Anything else is left alone.
+// gone is removed (SPEC.md P8), a record moved aside by a prune that was
+// interrupted is put back (D5). Anything else is left alone.
 func (g *pruneGuard) leftover(out leftoverWriter, name string, dryRun bool, fail func(error)) {
 	if _, pid, ok := statusfile.ParseTempName(name); ok {
 		if !statusfile.WriterGone(pid) {

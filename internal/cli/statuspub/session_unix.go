@@ -249,7 +249,7 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 		return err
 	}
 	// The new owner is the session's next publisher: what a killed
-	// writer of the session left is removed (SPEC.md P8a).
+	// writer of the session left is removed (SPEC.md P8).
 	statusfile.RemoveStaleTemps(s.pd, s.name)
 	check := time.NewTicker(checkInterval(heartbeat))
 	defer check.Stop()

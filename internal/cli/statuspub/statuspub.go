@@ -277,7 +277,7 @@ func serve(args []string, env Env) int {
 // serveFlushWait bounds how long serve waits for a change to reach the
 // disk before it answers {"ok":false}: on a frozen file system a write
 // never returns, and the program on the other end must still get an
-// answer to every line (SPEC.md P14). The change is not lost: the
+// answer to every line (SPEC.md P13). The change is not lost: the
 // publisher writes it when the file system thaws. A variable for tests.
 var serveFlushWait = 5 * time.Second
 

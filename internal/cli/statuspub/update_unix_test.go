@@ -155,7 +155,7 @@ func TestUpdateExitsOnSignalWhileWritesHang(t *testing.T) {
 	}
 }
 
-// SPEC.md P14: serve answers every line within a bounded wait while the
+// SPEC.md P13: serve answers every line within a bounded wait while the
 // file system is frozen, and exits on SIGTERM.
 func TestServeAnswersWhileWritesHang(t *testing.T) {
 	home := tempDir(t)
