@@ -236,7 +236,7 @@ func serve(args []string, env Env) int {
 	if err != nil {
 		return usageError(env, "serve: %v", err)
 	}
-	defer closeBounded(p)
+	// Every return below goes through closeAndExit.
 	ctx := context.Background()
 	// Publish at once; a failure is reported by the error handler. A
 	// write that hangs (a frozen file system) is not waited for.
