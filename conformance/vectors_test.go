@@ -161,6 +161,16 @@ var exempt = map[string]string{
 	"V3":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
 	"V4":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
 	"V5":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
+	"H10": "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
+	"H11": "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
+	"H12": "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
+	"H13": "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
+	"D1":  "pruning (SPEC.md §8.3) is statusls prune, a command, not part of the reader protocol; internal/cli/statusls's prune tests and perm's removal tests check it",
+	"D2":  "pruning (SPEC.md §8.3) is statusls prune, a command, not part of the reader protocol; internal/cli/statusls's prune tests and perm's removal tests check it",
+	"D3":  "pruning (SPEC.md §8.3) is statusls prune, a command, not part of the reader protocol; internal/cli/statusls's prune tests and perm's removal tests check it",
+	"D4":  "pruning (SPEC.md §8.3) is statusls prune, a command, not part of the reader protocol; internal/cli/statusls's prune tests and perm's removal tests check it",
+	"D5":  "pruning (SPEC.md §8.3) is statusls prune, a command, not part of the reader protocol; internal/cli/statusls's prune tests and perm's removal tests check it",
+	"FR5": "pid liveness is not part of the reader protocol's output; reader's liveness tests and statusls prune's tests check that a seemingly reused pid is not taken for proof",
 	"R14": "the reader protocol compares the set of sessions, in any order (issue 6); the order of a listing is for people and statusls's own tests check it",
 }
 

@@ -2,7 +2,11 @@ package statusfile
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 )
 
 // FileName returns the name of the status file of session: the lowercase hex
@@ -34,4 +38,47 @@ func IsStatusName(name string) bool {
 var lowerHex = [256]bool{
 	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
 	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true,
+}
+
+// TempSuffix ends the name of a publisher's temporary file.
+const TempSuffix = ".tmp"
+
+// TempName returns a name for a temporary file of the status file name
+// (see [FileName]) written by process pid (SPEC.md P8):
+// ".<hash>.<pid>.<random>.tmp", where <hash> is name without ".json" and
+// <random> 16 lowercase hex digits. The dot keeps readers away (R3); the
+// hash and pid say whose it is, so that the next publisher of the session
+// and prune can remove it once its writer is gone.
+func TempName(name string, pid int) string {
+	var r [8]byte
+	binary.LittleEndian.PutUint64(r[:], rand.Uint64())
+	return "." + strings.TrimSuffix(name, ".json") + "." + strconv.Itoa(pid) + "." + hex.EncodeToString(r[:]) + TempSuffix
+}
+
+// ParseTempName splits a name made by [TempName] into the status file's
+// name and the writer's pid. ok is false for every other name.
+func ParseTempName(tmp string) (name string, pid int, ok bool) {
+	rest, found := strings.CutSuffix(tmp, TempSuffix)
+	if !found || len(rest) < 1+64+1+1+1+16 || rest[0] != '.' || rest[65] != '.' {
+		return "", 0, false
+	}
+	name = rest[1:65] + ".json"
+	if !IsStatusName(name) {
+		return "", 0, false
+	}
+	mid := rest[66:]
+	dot := strings.IndexByte(mid, '.')
+	if dot < 1 || len(mid)-dot-1 != 16 {
+		return "", 0, false
+	}
+	for i := dot + 1; i < len(mid); i++ {
+		if !lowerHex[mid[i]] {
+			return "", 0, false
+		}
+	}
+	pid, err := strconv.Atoi(mid[:dot])
+	if err != nil || pid <= 0 || pid > MaxPID || mid[0] == '+' || mid[0] == '0' {
+		return "", 0, false
+	}
+	return name, pid, true
 }

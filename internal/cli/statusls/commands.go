@@ -139,7 +139,7 @@ statusls doctor --dir /tmp/mystatus --json`,
 		{
 			Name:        "prune",
 			Summary:     "remove files of sessions whose publisher is gone",
-			Usage:       "prune [--dry-run] [--dir DIR | --config-home DIR]",
+			Usage:       "prune [--dry-run] [--older-than D] [--dir DIR | --config-home DIR]",
 			Description: pruneDescription,
 			Examples: `statusls prune --dry-run
 statusls prune`,

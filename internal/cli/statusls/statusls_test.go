@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -498,70 +497,6 @@ func TestDoctorLocations(t *testing.T) {
 	r = run(t, runOpts{}, "doctor", "--dir", dir)
 	if !strings.Contains(r.stdout, "config home: PROBLEM: writable by group or others (mode drwxrwxrwx (0777)): publishers refuse to write (P2)") {
 		t.Errorf("doctor, 0777 config home:\n%s", r.stdout)
-	}
-}
-
-// exitedPID returns the pid of a child that has exited and been reaped.
-func exitedPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Skip(err)
-	}
-	return cmd.Process.Pid
-}
-
-func TestPrune(t *testing.T) {
-	dir := privateDir(t)
-	realNow := time.Now()
-	old := realNow.Add(-time.Hour)
-	dead := exitedPID(t)
-	// An alive publisher: pid 1 started (at boot) before the record.
-	aliveAt := realNow.Add(-45 * time.Second)
-	if reader.CheckPID(1, aliveAt) != reader.Alive {
-		t.Skip("pid 1 started less than 45 s ago")
-	}
-	names := map[string]string{
-		"dead":    publish(t, dir, statusfile.Status{Agent: "pi", Session: "dead", PID: dead, State: "idle", UpdatedAt: old}),
-		"reused":  publish(t, dir, statusfile.Status{Agent: "pi", Session: "reused", PID: os.Getpid(), State: "idle", UpdatedAt: time.Unix(0, 0)}),
-		"alive":   publish(t, dir, statusfile.Status{Agent: "pi", Session: "alive", PID: 1, State: "idle", UpdatedAt: aliveAt}),
-		"unknown": publish(t, dir, statusfile.Status{Agent: "pi", Session: "unknown", State: "idle", UpdatedAt: old}),
-		"fresh":   publish(t, dir, statusfile.Status{Agent: "pi", Session: "fresh", PID: dead, State: "idle", UpdatedAt: realNow}),
-	}
-	writeFile(t, dir, statusfile.FileName("broken"), []byte("{"))
-	writeFile(t, dir, "notes.json", rec("notes", "updatedAt", `"2000-01-01T00:00:00Z"`))
-	os.Symlink(filepath.Join(dir, names["dead"]), filepath.Join(dir, statusfile.FileName("link")))
-	exists := func(name string) bool {
-		_, err := os.Lstat(filepath.Join(dir, name))
-		return err == nil
-	}
-	o := runOpts{now: realNow}
-	r := run(t, o, "prune", "--dry-run", "--dir", dir)
-	if r.code != 0 || !strings.Contains(r.stdout, "would remove "+names["dead"]) || !strings.Contains(r.stdout, "would remove "+names["reused"]) ||
-		!strings.Contains(r.stdout, "kept "+names["alive"]) || !strings.Contains(r.stdout, "pid unknown") || !strings.Contains(r.stdout, "would remove 2 of 4 stale sessions") {
-		t.Errorf("dry run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	for s, n := range names {
-		if !exists(n) {
-			t.Errorf("dry run removed %s", s)
-		}
-	}
-	r = run(t, o, "prune", "--dir", dir)
-	if r.code != 0 || !strings.Contains(r.stdout, "removed "+names["dead"]+` (session "dead", agent pi): stale for 1h, pid `) || !strings.Contains(r.stdout, "removed 2 of 4 stale sessions") {
-		t.Errorf("prune: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	for s, n := range names {
-		if want := s != "dead" && s != "reused"; exists(n) != want {
-			t.Errorf("%s: exists %v, want %v", s, exists(n), want)
-		}
-	}
-	for _, n := range []string{statusfile.FileName("broken"), "notes.json", statusfile.FileName("link")} {
-		if !exists(n) {
-			t.Errorf("prune removed %s", n)
-		}
-	}
-	if r := run(t, o, "prune", "--dir", filepath.Join(dir, "none")); r.code != 0 || !strings.Contains(r.stdout, "nothing to prune") {
-		t.Errorf("missing dir: %d %q", r.code, r.stdout)
 	}
 }
 

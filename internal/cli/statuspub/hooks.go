@@ -77,6 +77,34 @@ func failed(env Env, strict bool, name string, err error) int {
 	return ExitOK
 }
 
+// runUpdate applies one update (a set, a clear, a hook's action) and
+// waits for it, unless a signal comes first: a hook command must exit on
+// SIGTERM even while the file system hangs (SPEC.md H11). Whatever keeps
+// the update from being applied is returned, never dropped (H10): the
+// caller reports it on stderr.
+func runUpdate(env Env, update func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- update() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("update not applied: %w", err)
+		}
+		return nil
+	case sig := <-env.Signals:
+		return fmt.Errorf("interrupted (%v) before the update was known to be on disk: it may not have been applied", sig)
+	}
+}
+
+// checkPID refuses an explicit --pid that no process has: the record
+// would be removed at once by its heartbeat owner.
+func (f *hookFlags) checkPID() error {
+	if f.given["pid"] && f.pid > 0 && !processExists(f.pid) {
+		return fmt.Errorf("--pid %d: no such process", f.pid)
+	}
+	return nil
+}
+
 func workingDir() string {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -86,7 +114,7 @@ func workingDir() string {
 }
 
 func setCmd(f *hookFlags, args []string, env Env) int {
-	if code := f.checkPID(env, "set"); code >= 0 {
+	if code := f.checkPIDRange(env, "set"); code >= 0 {
 		return code
 	}
 	switch {
@@ -121,18 +149,25 @@ func setCmd(f *hookFlags, args []string, env Env) int {
 		}
 		ch.cwd = abs
 	}
+	if err := f.checkPID(); err != nil {
+		return failed(env, f.strict, "set", err)
+	}
 	dir, err := f.statusDir(env)
 	if err != nil {
 		return failed(env, f.strict, "set", err)
 	}
-	if _, err := setRecord(dir, f.session, ch, workingDir(), env.Executable); err != nil {
+	wd := workingDir()
+	if err := runUpdate(env, func() error {
+		_, err := setRecord(dir, f.session, ch, wd, env.Executable)
+		return err
+	}); err != nil {
 		return failed(env, f.strict, "set", err)
 	}
 	return ExitOK
 }
 
 func clearCmd(f *hookFlags, args []string, env Env) int {
-	if code := f.checkPID(env, "clear"); code >= 0 {
+	if code := f.checkPIDRange(env, "clear"); code >= 0 {
 		return code
 	}
 	switch {
@@ -148,7 +183,7 @@ func clearCmd(f *hookFlags, args []string, env Env) int {
 	if err != nil {
 		return failed(env, f.strict, "clear", err)
 	}
-	if err := clearRecord(dir, f.session); err != nil {
+	if err := runUpdate(env, func() error { return clearRecord(dir, f.session) }); err != nil {
 		return failed(env, f.strict, "clear", err)
 	}
 	return ExitOK
@@ -174,19 +209,26 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 	if err := statusfile.ValidateSession(a.session); err != nil {
 		return failed(env, f.strict, name, err)
 	}
+	if err := f.checkPID(); err != nil {
+		return failed(env, f.strict, name, err)
+	}
 	dir, err := f.statusDir(env)
 	if err != nil {
 		return failed(env, f.strict, name, err)
 	}
 	if a.kind == actClear {
-		err = clearRecord(dir, a.session)
+		err = runUpdate(env, func() error { return clearRecord(dir, a.session) })
 	} else {
 		agent := defaultAgent
 		if f.agent != "" {
 			agent = f.agent
 		}
 		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task}
-		_, err = setRecord(dir, a.session, ch, workingDir(), env.Executable)
+		wd := workingDir()
+		err = runUpdate(env, func() error {
+			_, err := setRecord(dir, a.session, ch, wd, env.Executable)
+			return err
+		})
 	}
 	if err != nil {
 		return failed(env, f.strict, name, err)
@@ -224,8 +266,8 @@ func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
 	}, codexAction)
 }
 
-// checkPID refuses a --pid out of range.
-func (f *hookFlags) checkPID(env Env, name string) int {
+// checkPIDRange refuses a --pid out of range.
+func (f *hookFlags) checkPIDRange(env Env, name string) int {
 	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return usageError(env, "%s: --pid %d out of range", name, f.pid)
 	}

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
@@ -315,9 +316,11 @@ func serve(o *options, args []string, prog *base.Program, env Env) int {
 	if err != nil {
 		return prog.UsageErrorf(c, "--session: %s", base.Message(err))
 	}
-	defer p.Close()
+	// Every return below goes through closeAndExit.
 	ctx := context.Background()
-	p.Flush(ctx) // publish at once; a failure is reported by the error handler
+	// Publish at once; a failure is reported by the error handler. A
+	// write that hangs (a frozen file system) is not waited for.
+	flushBounded(ctx, p)
 
 	lines := make(chan []byte)
 	go readLines(env.Stdin, lines)
@@ -344,15 +347,54 @@ func serve(o *options, args []string, prog *base.Program, env Env) int {
 				answer(err)
 				continue
 			}
-			answer(p.Flush(ctx))
+			answer(flushBounded(ctx, p))
 		case <-env.Signals:
 			return closeAndExit(p, env)
 		}
 	}
 }
 
+// serveFlushWait bounds how long serve waits for a change to reach the
+// disk before it answers {"ok":false}: on a frozen file system a write
+// never returns, and the program on the other end must still get an
+// answer to every line (SPEC.md P13). The change is not lost: the
+// publisher writes it when the file system thaws. A variable for tests.
+var serveFlushWait = 5 * time.Second
+
+// serveCloseWait bounds how long serve waits, when it stops, for a write
+// in progress and the removal of the record: a signal must end it even on
+// a frozen file system. A variable for tests.
+var serveCloseWait = 2 * time.Second
+
+// errWriteHangs is the answer for a change not on disk after serveFlushWait.
+var errWriteHangs = errors.New("the write did not finish in time (is the file system frozen?): the change is kept and written when it can be")
+
+func flushBounded(ctx context.Context, p *statusfile.Publisher) error {
+	ctx, cancel := context.WithTimeout(ctx, serveFlushWait)
+	defer cancel()
+	err := p.Flush(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errWriteHangs
+	}
+	return err
+}
+
+// closeBounded closes p, waiting at most serveCloseWait.
+func closeBounded(p *statusfile.Publisher) error {
+	done := make(chan error, 1)
+	go func() { done <- p.Close() }()
+	t := time.NewTimer(serveCloseWait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return errors.New("a write still hangs: the status file was not removed")
+	}
+}
+
 func closeAndExit(p *statusfile.Publisher, env Env) int {
-	if err := p.Close(); err != nil {
+	if err := closeBounded(p); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 	}
 	return ExitOK
