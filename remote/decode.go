@@ -154,3 +154,13 @@ func short(s string) string {
 	}
 	return s
 }
+
+// DecodeEntry decodes one statusls --json object sent by a host, strictly,
+// and returns its entry with every string sanitized.
+func DecodeEntry(line []byte) (*reader.Entry, error) {
+	w, err := decodeObject(line)
+	if err != nil {
+		return nil, err
+	}
+	return w.entry()
+}

@@ -1,6 +1,8 @@
 package remote
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -65,6 +67,9 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	return Config{SSH: getenv(SSHEnv), Command: getenv(CommandEnv), Reuse: true}
 }
 
+// Program returns the ssh program that runs.
+func (c *Config) Program() string { return c.ssh() }
+
 func (c *Config) ssh() string {
 	if c.SSH == "" {
 		return "ssh"
@@ -113,7 +118,7 @@ func (c *Config) Args(host string, remote []string, extra ...string) ([]string, 
 		}
 		args = append(args,
 			"-o", "ControlMaster=auto",
-			"-o", "ControlPath="+filepath.Join(c.ControlDir, "%C"),
+			"-o", "ControlPath="+controlPath(c.ControlDir, host),
 			"-o", "ControlPersist="+strconv.Itoa(int((persist+time.Second-1)/time.Second)),
 		)
 	} else {
@@ -124,6 +129,16 @@ func (c *Config) Args(host string, remote []string, extra ...string) ([]string, 
 	args = append(args, extra...)
 	args = append(args, "--", host, RemoteCommand(c.Command, remote...))
 	return args, nil
+}
+
+// controlPath is the socket of host's shared connection: one per host name
+// as given (not ssh's %C, which is one per machine: ssh sends an alias's
+// SetEnv only when it opens its own connection, so two aliases of one
+// machine need two). A change to the host's ssh_config applies once the
+// shared connection has closed (ControlPersist, or ssh -O exit).
+func controlPath(dir, host string) string {
+	sum := sha256.Sum256([]byte(host))
+	return filepath.Join(dir, hex.EncodeToString(sum[:10]))
 }
 
 // RemoteCommand returns the command string the remote shell runs: the
@@ -172,25 +187,23 @@ func ShellQuote(s string) string {
 
 // ControlDir returns the default directory for shared connections' sockets:
 // $XDG_RUNTIME_DIR/agentstatus-ssh when XDG_RUNTIME_DIR is set, else
-// agentstatus-ssh-<uid> in the system's temporary directory. (Socket paths
-// are limited to about 100 bytes, hence a short directory.)
+// /tmp/agentstatus-ssh-<uid>. (Socket paths are limited to 104 bytes on
+// some systems, hence a short directory.)
 func DefaultControlDir(getenv func(string) string) string {
 	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "agentstatus-ssh")
 	}
-	tmp := getenv("TMPDIR")
-	if tmp == "" || !filepath.IsAbs(tmp) {
-		tmp = "/tmp"
-	}
-	return filepath.Join(tmp, "agentstatus-ssh-"+strconv.Itoa(os.Getuid()))
+	// Not $TMPDIR, which is too long for socket paths on macOS.
+	return filepath.Join("/tmp", "agentstatus-ssh-"+strconv.Itoa(os.Getuid()))
 }
 
 // ErrControlDir is returned when the sockets' directory is not private.
 var ErrControlDir = errors.New("remote: the directory for shared ssh connections is not private")
 
-// maxControlDir keeps ControlPath (the directory, "/" and 40 hex digits of
-// %C) within the 104 bytes of a Unix socket's path on the strictest system.
-const maxControlDir = 104 - 1 - 40 - 1
+// maxControlDir keeps ControlPath (the directory, "/", 20 hex digits, and
+// the 17-byte temporary suffix ssh adds while it binds) within the 104
+// bytes of a Unix socket's path on the strictest system.
+const maxControlDir = 104 - 1 - 20 - 17 - 1
 
 // PrepareControlDir makes dir (mode 0700) when it is missing and checks
 // that it is a directory of this account, not a symbolic link, with no

@@ -100,7 +100,7 @@ func TestArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"-F", "cfg", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=2",
-		"-o", "ControlMaster=auto", "-o", "ControlPath=/run/u/as/%C", "-o", "ControlPersist=60",
+		"-o", "ControlMaster=auto", "-o", "ControlPath=/run/u/as/" + controlPath("", "dev"), "-o", "ControlPersist=60",
 		"--", "dev", `~/go/bin/statusls --json --all 'it'\''s'`}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
@@ -161,7 +161,7 @@ func TestPrepareControlDir(t *testing.T) {
 	if err := PrepareControlDir(link); !errors.Is(err, ErrControlDir) {
 		t.Errorf("symlink: %v", err)
 	}
-	if err := PrepareControlDir("/" + strings.Repeat("x", 80)); !errors.Is(err, ErrControlDir) {
+	if err := PrepareControlDir("/" + strings.Repeat("x", 70)); !errors.Is(err, ErrControlDir) {
 		t.Errorf("too long: %v", err)
 	}
 	if os.Getuid() == 0 {

@@ -18,7 +18,7 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-const doctorUsage = `Usage: statusls doctor [--dir DIR | --config-home DIR] [--now TIME]
+const doctorUsage = `Usage: statusls doctor [--dir DIR | --config-home DIR] [--now TIME] [--host H[,H]]
 
 Explains the setup, for when an agent does not show up: which status
 directory readers use and why (flag, $STATUS_DIR, $GENTLE_PI_CONFIG_HOME or
@@ -27,17 +27,27 @@ permissions SPEC.md requires (publisher rules P2 and P4, reader rule R2),
 and a verdict with its reason for every file in the directory, including
 the names readers ignore. Ends with hints.
 
+With --host H[,H] (or --all-hosts), it checks each host instead: that ssh
+reaches it without a prompt, that statusls is on its $PATH and as recent as
+this one, and that it can list its status directory; with the fix for what
+fails.
+
 Exit status: 0 when readers and publishers can use the directory, 1 when a
-permission problem stops them.
+permission problem stops them (--host: when a host fails).
 `
 
 // doctor explains the setup.
 func doctor(args []string, env *Env) int {
 	var c common
+	var hf hostFlags
 	flags := newFlagSet("statusls doctor")
 	c.register(flags)
+	hf.register(flags)
 	if code := parseFlags(flags, args, env, doctorUsage); code >= 0 {
 		return code
+	}
+	if hf.active() {
+		return doctorHosts(&hf, env)
 	}
 	loc, now, err := c.resolve(env)
 	if err != nil {

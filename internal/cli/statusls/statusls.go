@@ -179,12 +179,19 @@ Where:
                       Without these: $STATUS_DIR, else $GENTLE_PI_CONFIG_HOME/agent-status,
                       else ~/.pi/gentle-ai/agent-status.
 
+Other machines (over ssh, each running statusls; see README.md):
+  --host H[,H]        list these hosts (repeatable), with a HOST column or a "host" key
+  --all-hosts         the hosts of $STATUSLS_HOSTS, else of ~/.config/agentstatus/hosts
+  --local             with --host or --all-hosts: this machine too
+  --host-timeout DUR  give up on a host after DUR (default 10s)
+
 Terminal:
   --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never
                       The table fits $COLUMNS, else the terminal's width, else 80 columns.
 
 Exit status: 0 success (also with no sessions), 1 error, 2 usage error; wait: 3 timeout,
-4 the session went away.
+4 the session went away; --host: 5 some hosts failed (one line each on stderr), the
+others listed.
 
 Examples:
   # tmux: in ~/.tmux.conf
@@ -218,10 +225,15 @@ Examples:
   # wait until an agent working under this project needs you, and say which
   statusls wait --any --state blocked --cwd .
 
+  # this machine and two dev boxes, in the tmux line (each runs statusls over ssh)
+  set -g status-right '#(statusls --summary --local --host devbox,gpu)'
+
 JSON (--json, --ndjson; a stable format): one object per session with the keys
 file, schema, session, agent, pid, cwd, state, title, updatedAt, fresh, age
 (seconds), alive (true, false or null), verdict (fresh, stale or invalid),
 reason and error (for invalid files, listed with --all); unknown values are null.
+With --host, "host" comes first (null for this machine), and a host that failed is
+one object with "verdict":"host-error", its kind in "reason", "error" and "hint".
 `
 
 // usageError reports a usage error.
@@ -330,6 +342,8 @@ type listOptions struct {
 	filter render.Filter
 	order  render.Order
 	mode   string
+
+	hostFlags // --host: hosts.go
 }
 
 func parseList(args []string, env *Env) (*listOptions, int) {
@@ -360,6 +374,7 @@ func parseList(args []string, env *Env) (*listOptions, int) {
 	fs.BoolVar(&o.compact, "c", false, "")
 	fs.BoolVar(&o.compact, "compact-output", false, "")
 	fs.DurationVar(&o.jqTimeout, "jq-timeout", 5*time.Second, "")
+	o.hostFlags.register(fs)
 	if code := parseFlags(fs, rest, env, usage); code >= 0 {
 		return nil, code
 	}
@@ -441,6 +456,9 @@ func splitList(s string) []string {
 
 // list is the listing command.
 func list(o *listOptions, env *Env) int {
+	if o.hostFlags.active() {
+		return listHosts(o, env)
+	}
 	loc, now, err := o.resolve(env)
 	if err != nil {
 		return usageError(env, "%v", err)

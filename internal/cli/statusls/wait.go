@@ -35,6 +35,9 @@ the status directory's notifications say it does (no polling).
   --timeout DUR       give up after DUR (e.g. 30s, 10m; default: never)
   --dir DIR           the status directory itself
   --config-home DIR   the config home (the status directory is DIR/agent-status)
+  --host H            wait on host H instead, through ssh (statusls wait runs there;
+                      a lost connection is retried, and --timeout still holds);
+                      --json adds "host"
 
 Exit status: 0 the condition holds, 1 error, 2 usage error, 3 timeout,
 4 the session went away while waiting for a state.
@@ -50,6 +53,8 @@ type waitOptions struct {
 	agents, cwd     string
 	timeout         time.Duration
 	filter          render.Filter
+
+	hostFlags // --host: waithosts.go
 }
 
 func parseWait(args []string, env *Env) (*waitOptions, int) {
@@ -66,6 +71,7 @@ func parseWait(args []string, env *Env) (*waitOptions, int) {
 	fs.StringVar(&o.agents, "agent", "", "")
 	fs.StringVar(&o.cwd, "cwd", "", "")
 	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	o.hostFlags.register(fs)
 	if code := parseFlags(fs, args, env, waitUsage); code >= 0 {
 		return nil, code
 	}
@@ -103,6 +109,9 @@ func waitCmd(args []string, env *Env) int {
 	o, code := parseWait(args, env)
 	if code >= 0 {
 		return code
+	}
+	if o.hostFlags.active() {
+		return waitHost(o, env)
 	}
 	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
 	if err != nil {

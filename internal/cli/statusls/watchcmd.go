@@ -71,6 +71,19 @@ error have "session":null instead, with "missing" or "error". Keep a map
 from session to object: set it on every event with a session, delete it on
 removed and, without --all, on stale.
 
+Other machines (over ssh; see README.md):
+  --host H[,H]        follow these hosts (repeatable): one statusls watch --json
+                      per host, merged; without --local, only these hosts
+  --all-hosts         the hosts of $STATUSLS_HOSTS, else of ~/.config/agentstatus/hosts
+  --local             with --host or --all-hosts: this machine too
+  With --host, every event has "host" (null for this machine) and TSV lines
+  start with event<TAB>host; there is no live table (a terminal gets TSV).
+  synced comes once every host has sent its snapshot or gone offline. A lost
+  host is one "host-offline" event (and a line on stderr), retried with
+  backoff; when it is back, what changed meanwhile comes as added, updated,
+  stale, fresh or removed ("reason":"while-offline"), then "host-online".
+  --exec commands get STATUS_HOST (empty for this machine).
+
 Exit status: 0 after SIGINT, SIGTERM or SIGHUP, 1 error (a refused status directory
 at start, a failed write), 2 usage error.
 `
@@ -87,6 +100,8 @@ type watchOptions struct {
 	filter              render.Filter
 	onStates            []string
 	onSet, execSet      bool
+
+	hostFlags // --host: watchhosts.go
 }
 
 func parseWatch(args []string, env *Env) (*watchOptions, int) {
@@ -105,6 +120,7 @@ func parseWatch(args []string, env *Env) (*watchOptions, int) {
 	fs.Func("on", "", func(s string) error { o.on, o.onSet = s, true; return nil })
 	fs.Func("exec", "", func(s string) error { o.exec, o.execSet = s, true; return nil })
 	fs.DurationVar(&o.execTimeout, "exec-timeout", execTimeout, "")
+	o.hostFlags.register(fs)
 	if code := parseFlags(fs, args, env, watchUsage); code >= 0 {
 		return nil, code
 	}
@@ -188,6 +204,9 @@ func watchCmd(args []string, env *Env) int {
 	o, code := parseWatch(args, env)
 	if code >= 0 {
 		return code
+	}
+	if o.hostFlags.active() {
+		return watchHosts(o, env)
 	}
 	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
 	if err != nil {

@@ -1,0 +1,263 @@
+package statusls
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/remote"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// ExitPartial: --host: some hosts could not be listed; the others were.
+const ExitPartial = 5
+
+// hostFlags take statusls to other machines.
+type hostFlags struct {
+	hosts       []string
+	allHosts    bool
+	local       bool
+	hostTimeout time.Duration
+}
+
+func (h *hostFlags) register(fs *flag.FlagSet) {
+	fs.Func("host", "", func(s string) error {
+		hosts, err := remote.SplitHosts(s)
+		if err != nil {
+			return errors.New(strings.TrimPrefix(err.Error(), "remote: "))
+		}
+		if len(hosts) == 0 {
+			return errors.New("no host given")
+		}
+		h.hosts = append(h.hosts, hosts...)
+		return nil
+	})
+	fs.BoolVar(&h.allHosts, "all-hosts", false, "")
+	fs.BoolVar(&h.local, "local", false, "")
+	fs.DurationVar(&h.hostTimeout, "host-timeout", remote.DefaultTimeout, "")
+}
+
+// active reports whether other machines are asked for.
+func (h *hostFlags) active() bool { return len(h.hosts) > 0 || h.allHosts }
+
+// targets returns the hosts to ask, and the ssh configuration.
+func (h *hostFlags) targets(env *Env) ([]string, *remote.Config, error) {
+	if h.hostTimeout <= 0 {
+		return nil, nil, errors.New("--host-timeout must be positive")
+	}
+	hosts := h.hosts
+	if h.allHosts {
+		more, from, err := remote.Hosts(env.Getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(more) == 0 && len(hosts) == 0 {
+			return nil, nil, fmt.Errorf("--all-hosts: no hosts configured in %s (set $%s, or write them there, one per line)", from, remote.HostsEnv)
+		}
+		for _, m := range more {
+			if !contains(hosts, m) {
+				hosts = append(hosts, m)
+			}
+		}
+	}
+	cfg := remote.ConfigFromEnv(env.Getenv)
+	cfg.Timeout = h.hostTimeout
+	cfg.ControlDir = remote.DefaultControlDir(env.Getenv)
+	if err := remote.PrepareControlDir(cfg.ControlDir); err != nil {
+		fmt.Fprintf(env.Stderr, "statusls: %s: connections are not shared\n", strings.TrimPrefix(statusfile.SanitizeText(err.Error()), "remote: "))
+		cfg.Reuse = false
+	}
+	return hosts, &cfg, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// hostList is one host's part of a listing.
+type hostList struct {
+	host    string // "" for this machine
+	entries []reader.Entry
+	err     *remote.HostError
+}
+
+// listHosts is statusls --host: every host's listing, merged, grouped by
+// host (this machine first, then the hosts in the order given).
+func listHosts(o *listOptions, env *Env) int {
+	if o.mode == "jq" {
+		return usageError(env, "--jq cannot be combined with --host: pipe 'statusls --host H --json' into jq instead")
+	}
+	hosts, cfg, err := o.hostFlags.targets(env)
+	if err != nil {
+		return usageError(env, "%s", strings.TrimPrefix(err.Error(), "remote: "))
+	}
+	isTerm, termWidth := env.Terminal()
+	mode := o.mode
+	if mode == "" {
+		mode = "tsv"
+		if isTerm {
+			mode = "table"
+		}
+	}
+	order := o.order
+	if order == "" {
+		order = render.ByName
+		if mode == "table" {
+			order = render.ByAttention
+		}
+	}
+
+	var parts []hostList
+	if o.hostFlags.local {
+		loc, now, err := o.resolve(env)
+		if err != nil {
+			return usageError(env, "%v", err)
+		}
+		l, err := reader.List(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: mode == "json" || mode == "ndjson"})
+		if err != nil {
+			return dirError(env, loc, err)
+		}
+		parts = append(parts, hostList{entries: l.Entries})
+	}
+	for _, r := range remote.List(context.Background(), cfg, hosts) {
+		parts = append(parts, hostList{host: r.Host, entries: r.Entries, err: r.Err})
+	}
+
+	failed := 0
+	for i := range parts {
+		p := &parts[i]
+		if p.err != nil {
+			failed++
+			fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", p.err.Host, p.err.Msg)
+			continue
+		}
+		p.entries = render.Select(p.entries, &o.filter)
+		render.Sort(p.entries, order)
+	}
+
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	var buf []byte
+	var all []reader.Entry
+	for _, p := range parts {
+		all = append(all, p.entries...)
+	}
+	switch mode {
+	case "tsv":
+		for _, p := range parts {
+			for i := range p.entries {
+				if p.entries[i].Verdict == reader.Invalid {
+					continue
+				}
+				out.WriteString(tsvHost(p.host) + "\t")
+				out.Write(render.AppendTSV(buf[:0], &p.entries[i].Status))
+			}
+		}
+	case "json", "ndjson":
+		var lines [][]byte
+		for _, p := range parts {
+			if p.err != nil {
+				lines = append(lines, remote.AppendErrorJSON(nil, p.err))
+			}
+			for i := range p.entries {
+				lines = append(lines, remote.AppendJSON(nil, p.host, &p.entries[i]))
+			}
+		}
+		writeJSONLines(out, lines, mode == "json")
+	case "summary":
+		if s := render.Summary(all); s != "" {
+			out.WriteString(s + "\n")
+		}
+	case "count":
+		n := 0
+		for i := range all {
+			if all[i].Verdict != reader.Invalid {
+				n++
+			}
+		}
+		out.WriteString(strconv.Itoa(n) + "\n")
+	case "table":
+		writeHostTable(out, parts, o, isTerm, termWidth, env)
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(env.Stderr, "statusls: %v\n", err)
+		return ExitError
+	}
+	switch {
+	case failed == 0:
+		return ExitOK
+	case failed == len(parts):
+		return ExitError
+	}
+	return ExitPartial
+}
+
+// tsvHost is the host field of a TSV row: empty for this machine. (Host
+// names hold no tab, newline or backslash: remote.CheckHost.)
+func tsvHost(h string) string { return statusfile.SanitizeText(h) }
+
+// writeJSONLines writes objects as statusls --json's array (one object a
+// line) or as NDJSON.
+func writeJSONLines(out io.Writer, lines [][]byte, array bool) {
+	if !array {
+		for _, l := range lines {
+			out.Write(append(l, '\n'))
+		}
+		return
+	}
+	if len(lines) == 0 {
+		io.WriteString(out, "[]\n")
+		return
+	}
+	io.WriteString(out, "[\n")
+	for i, l := range lines {
+		if i < len(lines)-1 {
+			l = append(l, ',')
+		}
+		out.Write(append(l, '\n'))
+	}
+	io.WriteString(out, "]\n")
+}
+
+// localHostName is how the table shows this machine.
+const localHostName = "(local)"
+
+// writeHostTable writes statusls's table with a HOST column in front.
+func writeHostTable(out io.Writer, parts []hostList, o *listOptions, isTerm bool, termWidth int, env *Env) {
+	var entries []reader.Entry
+	var hosts []string
+	for _, p := range parts {
+		h := p.host
+		if h == "" {
+			h = localHostName
+		}
+		for _, e := range p.entries {
+			if e.Verdict != reader.Invalid {
+				entries = append(entries, e)
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	if len(entries) == 0 {
+		if isTerm {
+			fmt.Fprintln(out, "no sessions on these hosts")
+		}
+		return
+	}
+	width := tableWidth(env, termWidth)
+	io.WriteString(out, remote.HostTable(hosts, width, func(w int) string {
+		return render.Table(entries, render.TableOptions{Width: w, Color: useColor(o.color, isTerm, env), Home: ""})
+	}))
+}
