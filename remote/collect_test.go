@@ -3,7 +3,6 @@
 package remote
 
 import (
-	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -100,7 +99,7 @@ func killPID(t *testing.T, s string) {
 
 func exitMaster(t *testing.T, ssh string, args []string) {
 	t.Helper()
-	cmd := exec.Command(ssh, args...)
-	cmd.Stderr = os.Stderr
-	cmd.Run()
+	if out, err := exec.Command(ssh, args...).CombinedOutput(); err != nil {
+		t.Errorf("ssh -O exit: %v: %s", err, out)
+	}
 }

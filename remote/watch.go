@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
@@ -91,6 +92,8 @@ type hostWatch struct {
 	known   map[string]*reader.Entry // what was sent, by file name
 	synced  bool                     // Synced was sent
 	offline bool                     // HostOffline was sent, HostOnline not yet
+
+	gotSnapshot atomic.Bool // this session's synced came
 }
 
 func (h *hostWatch) emit(ctx context.Context, ev Event) bool {
@@ -158,6 +161,7 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	if err != nil {
 		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
 	}
+	h.gotSnapshot.Store(false)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(sctx, h.cfg.ssh(), args...)
@@ -172,7 +176,17 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	if err := cmd.Start(); err != nil {
 		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + SSHEnv + " to the ssh program"}
 	}
+	// A host that connects but never sends its snapshot must not hold the
+	// merged stream's synced back: it has cfg.Timeout to do so.
+	var hung atomic.Bool
+	syncTimer := time.AfterFunc(h.cfg.timeout(), func() {
+		if !h.gotSnapshot.Load() {
+			hung.Store(true)
+			cancel()
+		}
+	})
 	online, derr := h.read(ctx, stdout)
+	syncTimer.Stop()
 	cancel()
 	io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
@@ -184,6 +198,10 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	}
 	// The stream was cancelled by us only when derr is set.
 	var he *HostError
+	if hung.Load() {
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindTimeout, Msg: "no snapshot within " + h.cfg.timeout().String(),
+			Hint: "check that 'ssh " + h.host + " statusls' answers; a slow host needs a longer --host-timeout"}
+	}
 	if derr != nil {
 		he = classify(h.host, context.Background(), nil, nil, derr)
 	} else {
@@ -223,6 +241,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 				return synced, fmt.Errorf("%w: a second synced", ErrProtocol)
 			}
 			synced = true
+			h.gotSnapshot.Store(true)
 			if !h.resync(ctx, pending, w.Missing != nil && *w.Missing) {
 				return synced, ctx.Err()
 			}

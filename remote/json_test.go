@@ -1,0 +1,88 @@
+package remote
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/watch"
+)
+
+func TestAppendJSON(t *testing.T) {
+	e, err := DecodeEntry([]byte(entryLine(rec("s1", "working", "t"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		host, want string
+	}{{"devbox", `{"host":"devbox","file":`}, {"", `{"host":null,"file":`}} {
+		got := string(AppendJSON(nil, tc.host, e))
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("got %s", got)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(got), &m); err != nil || m["session"] != "s1" {
+			t.Errorf("%v: %s", err, got)
+		}
+	}
+	ev := render.Event{Kind: "host-offline", Seq: 3, At: testNow, Err: "ssh failed"}
+	got := string(AppendEventJSON(nil, "gpu", &ev))
+	if want := `{"host":"gpu","event":"host-offline","seq":3,"at":"2026-11-30T12:00:00.000Z","session":null,"error":"ssh failed"}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	he := &HostError{Host: "down", Kind: KindSSH, Msg: "ssh failed: \x1b[31mrefused", Hint: `say "hi"`}
+	got = string(AppendErrorJSON(nil, he))
+	if want := `{"host":"down","file":null,"session":null,"state":null,"fresh":false,"verdict":"host-error","reason":"ssh","error":"ssh failed: refused","hint":"say \"hi\""}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestHostTable(t *testing.T) {
+	table := func(w int) string {
+		return strings.Repeat("x", min(w, 30)) + "\n" + strings.Repeat("y", min(w, 30)) + "\n" + strings.Repeat("z", min(w, 30)) + "\n"
+	}
+	got := HostTable([]string{"a", "a-very-long-host-name-that-goes-on"}, 40, table)
+	// The host column takes at most a third of the width.
+	want := "HOST           xxxxxxxxxxxxxxxxxxxxxxxxx\n" +
+		"a              yyyyyyyyyyyyyyyyyyyyyyyyy\n" +
+		"a-very-long-…  zzzzzzzzzzzzzzzzzzzzzzzzz\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if len([]rune(l)) > 40 {
+			t.Errorf("line longer than 40: %q", l)
+		}
+	}
+}
+
+func TestChangeKind(t *testing.T) {
+	base := reader.Entry{Name: "n", Verdict: reader.Fresh, Status: rec("s", "working", "t")}
+	later := base
+	later.Status.UpdatedAt = base.Status.UpdatedAt.Add(time.Second)
+	stale := base
+	stale.Verdict = reader.Stale
+	blocked := base
+	blocked.Status.State = statusfile.Blocked
+	for _, tc := range []struct {
+		name          string
+		before, after reader.Entry
+		heartbeats    bool
+		want          watch.Kind
+	}{
+		{"same", base, base, true, ""},
+		{"heartbeat", base, later, true, watch.Heartbeat},
+		{"heartbeat not asked", base, later, false, ""},
+		{"went stale", base, stale, false, watch.Stale},
+		{"fresh again", stale, base, false, watch.Fresh},
+		{"state", base, blocked, false, watch.Updated},
+	} {
+		if got := changeKind(&tc.before, &tc.after, tc.heartbeats); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
