@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -145,8 +146,42 @@ func TestWatchOverSSH(t *testing.T) {
 	})
 	statusfile.RemoveFile(f.beta, "b1")
 	c.until(t, func(es []Event) bool { return find(es, "beta", watch.Removed, "b1") != nil })
+	if runtime.GOOS != "linux" {
+		cancel()
+		c.wait(t)
+		return
+	}
+	if n := remoteWatches(f.beta); n != 1 {
+		t.Fatalf("%d statusls watch processes for beta, want 1", n)
+	}
 	cancel()
 	c.wait(t)
+	// The remote statusls watch ends with the stream, however quiet.
+	deadline := time.Now().Add(patience)
+	for remoteWatches(f.beta) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the remote statusls watch outlived the watch")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// remoteWatches counts the statusls watch processes of a status directory
+// (Linux: their environment in /proc).
+func remoteWatches(dir string) int {
+	n := 0
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		cmd, err := os.ReadFile("/proc/" + p.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(cmd), "statusls\x00watch") {
+			continue
+		}
+		env, _ := os.ReadFile("/proc/" + p.Name() + "/environ")
+		if strings.Contains(string(env), "STATUS_DIR="+dir+"\x00") {
+			n++
+		}
+	}
+	return n
 }
 
 // TestWatchReconnect drops alpha's stream mid-watch, changes its sessions

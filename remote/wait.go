@@ -40,7 +40,7 @@ func Wait(ctx context.Context, cfg *Config, host string, args []string, timeout 
 	}
 	backoff := time.Second
 	for {
-		remote := append([]string{"wait"}, args...)
+		remote := append([]string{"wait", "--until-eof"}, args...)
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
@@ -90,6 +90,11 @@ func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, de
 	stderr := &tailBuffer{max: maxStderr}
 	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second
+	stdin, err := cmd.StdinPipe() // kept open: the remote wait ends with it
+	if err != nil {
+		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: err.Error()}}
+	}
+	defer stdin.Close()
 	stdout, err := cmd.StdoutPipe()
 	if err == nil {
 		err = cmd.Start()

@@ -153,7 +153,10 @@ func (h *hostWatch) run(ctx context.Context) {
 // session runs one ssh stream until it ends. online says whether it got as
 // far as the host's snapshot.
 func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) {
-	remote := []string{"watch", "--json", "--all"}
+	// --until-eof: the remote watch ends when this side goes away (sshd
+	// closes its input then), not at its next write, which may be hours
+	// away.
+	remote := []string{"watch", "--json", "--all", "--until-eof"}
 	if h.opts.Heartbeats {
 		remote = append(remote, "--heartbeats")
 	}
@@ -169,6 +172,11 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	stderr := &lockedTail{t: tailBuffer{max: maxStderr}}
 	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second
+	stdin, err := cmd.StdinPipe() // kept open while the stream runs
+	if err != nil {
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
+	}
+	defer stdin.Close()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}

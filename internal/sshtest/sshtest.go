@@ -122,7 +122,20 @@ func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 		t.Fatal(lastErr)
 	}
 	s.writeClientConfig(t)
+	// Runs before sshd stops: the shared connections' masters (ssh
+	// processes left in the background by ControlPersist) exit too.
+	t.Cleanup(s.stopMasters)
 	return s
+}
+
+// stopMasters asks every shared connection below Dir to exit.
+func (s *Server) stopMasters() {
+	filepath.WalkDir(s.Dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Type()&os.ModeSocket != 0 {
+			exec.Command(SSH(), "-F", "/dev/null", "-o", "ControlPath="+path, "-O", "exit", "sshtest-host").Run()
+		}
+		return nil
+	})
 }
 
 func write(t testing.TB, path string, data []byte, mode os.FileMode) {
@@ -162,9 +175,11 @@ AcceptEnv STATUS_DIR GENTLE_PI_CONFIG_HOME
 MaxStartups 200
 MaxSessions 200
 LogLevel VERBOSE
-SetEnv PATH=%s:%s
+# bash reads ~/.bashrc for ssh commands only when SHLVL is below 1: the
+# account's own shell setup (and whatever it puts on $PATH) stays out.
+SetEnv PATH=%s:%s SHLVL=1
 Match LocalPort %d
-	SetEnv PATH=%s
+	SetEnv PATH=%s SHLVL=1
 `, s.Port, s.NoStatuslsPort, filepath.Join(s.Dir, "host_key"), filepath.Join(s.Dir, "authorized_keys"),
 		filepath.Join(s.Dir, "sshd.pid"), s.BinDir, path, s.NoStatuslsPort, path)
 	cfgPath := filepath.Join(s.Dir, "sshd_config")

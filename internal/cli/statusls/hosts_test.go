@@ -252,3 +252,16 @@ func TestHostsDoctor(t *testing.T) {
 		t.Errorf("refused directory: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// TestUntilEOF: watch and wait --until-eof end with their input, as they
+// do over ssh when statusls --host goes away.
+func TestUntilEOF(t *testing.T) {
+	dir := hostsStatusDir(t, "eof")
+	env := map[string]string{"STATUS_DIR": dir}
+	if r := run(t, runOpts{env: env}, "watch", "--json", "--until-eof"); r.code != ExitOK {
+		t.Errorf("watch: exit %d %s", r.code, r.stderr)
+	}
+	if r := run(t, runOpts{env: env}, "wait", "--session", "x", "--state", "idle", "--until-eof"); r.code != ExitError || !strings.Contains(r.stderr, "standard input ended") {
+		t.Errorf("wait: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -38,6 +38,8 @@ the status directory's notifications say it does (no polling).
   --host H            wait on host H instead, through ssh (statusls wait runs there;
                       a lost connection is retried, and --timeout still holds);
                       --json adds "host"
+  --until-eof         give up (exit 1) when standard input ends: for a wait run
+                      by another program, as wait --host runs it over ssh
 
 Exit status: 0 the condition holds, 1 error, 2 usage error, 3 timeout,
 4 the session went away while waiting for a state.
@@ -55,6 +57,7 @@ type waitOptions struct {
 	filter          render.Filter
 
 	hostFlags // --host: waithosts.go
+	untilEOF  bool
 }
 
 func parseWait(args []string, env *Env) (*waitOptions, int) {
@@ -72,6 +75,7 @@ func parseWait(args []string, env *Env) (*waitOptions, int) {
 	fs.StringVar(&o.cwd, "cwd", "", "")
 	fs.DurationVar(&o.timeout, "timeout", 0, "")
 	o.hostFlags.register(fs)
+	fs.BoolVar(&o.untilEOF, "until-eof", false, "")
 	if code := parseFlags(fs, args, env, waitUsage); code >= 0 {
 		return nil, code
 	}
@@ -134,8 +138,12 @@ func waitCmd(args []string, env *Env) int {
 	}
 
 	ws := &waitState{o: o, env: env, name: statusfile.FileName(o.session)}
+	eof := stdinEOF(env, o.untilEOF)
 	for {
 		select {
+		case <-eof:
+			fmt.Fprintln(env.Stderr, "statusls: standard input ended (--until-eof)")
+			return ExitError
 		case ev, ok := <-w.Events():
 			if !ok {
 				fmt.Fprintln(env.Stderr, "statusls: the watcher stopped")

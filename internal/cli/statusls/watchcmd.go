@@ -50,6 +50,8 @@ Running a command:
                       "statusls: --exec: ..." and the watch goes on. Not on Windows.
   --exec-timeout DUR  kill a command (and its process group) that runs longer
                       (default 1m; 0 never)
+  --until-eof         also stop when standard input ends: for a watch run by
+                      another program (statusls watch --host runs it so over ssh)
 
 Where:
   --dir DIR           the status directory itself
@@ -84,7 +86,7 @@ Other machines (over ssh; see README.md):
   stale, fresh or removed ("reason":"while-offline"), then "host-online".
   --exec commands get STATUS_HOST (empty for this machine).
 
-Exit status: 0 after SIGINT, SIGTERM or SIGHUP, 1 error (a refused status directory
+Exit status: 0 after SIGINT, SIGTERM or SIGHUP (or the end of input with --until-eof), 1 error (a refused status directory
 at start, a failed write), 2 usage error.
 `
 
@@ -102,6 +104,7 @@ type watchOptions struct {
 	onSet, execSet      bool
 
 	hostFlags // --host: watchhosts.go
+	untilEOF  bool
 }
 
 func parseWatch(args []string, env *Env) (*watchOptions, int) {
@@ -121,6 +124,7 @@ func parseWatch(args []string, env *Env) (*watchOptions, int) {
 	fs.Func("exec", "", func(s string) error { o.exec, o.execSet = s, true; return nil })
 	fs.DurationVar(&o.execTimeout, "exec-timeout", execTimeout, "")
 	o.hostFlags.register(fs)
+	fs.BoolVar(&o.untilEOF, "until-eof", false, "")
 	if code := parseFlags(fs, args, env, watchUsage); code >= 0 {
 		return nil, code
 	}
@@ -277,8 +281,11 @@ func watchCmd(args []string, env *Env) int {
 	}
 
 	events := w.Events()
+	eof := stdinEOF(env, o.untilEOF)
 	for {
 		select {
+		case <-eof:
+			return ExitOK
 		case ev, ok := <-events:
 			if !ok {
 				return r.writeError(errors.New("the watcher stopped"))
