@@ -3,6 +3,7 @@
 package remote
 
 import (
+	"context"
 	"bufio"
 	"fmt"
 	"os"
@@ -24,6 +25,8 @@ import (
 // reuse. Run by bench/remote.sh.
 type benchFleet struct {
 	statusls string
+	ssh      string // the ssh wrapper statusls runs
+	cfg      *Config
 	env      []string
 	dirs     []string
 	local    string
@@ -45,12 +48,19 @@ func newBenchFleet(b *testing.B) *benchFleet {
 	}
 	f.local = benchDir(b, "local")
 	srv := sshtest.Start(b, bin, hosts...)
+	f.ssh = filepath.Join(srv.Wrapper(b), "ssh")
 	f.env = append(os.Environ(),
 		"HOME="+b.TempDir(),
 		"XDG_RUNTIME_DIR="+srv.Dir,
-		"STATUSLS_SSH="+filepath.Join(srv.Wrapper(b), "ssh"),
+		"STATUSLS_SSH="+f.ssh,
 		"STATUS_DIR="+f.local,
 	)
+	f.cfg = &Config{SSH: f.ssh, Reuse: true, ControlDir: DefaultControlDir(func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return srv.Dir
+		}
+		return ""
+	})}
 	return f
 }
 
@@ -98,6 +108,29 @@ func BenchmarkRemoteList(b *testing.B) {
 		{"hosts=10", []string{"--json", "--host", hostList(10)}},
 	}
 	f.run(b, "--json", "--host", hostList(10)) // open the shared connections
+	// BENCH_PARTS=1 adds what one host's listing is made of: ssh alone
+	// over the shared connection, ssh running statusls, and the listing
+	// in-process (without statusls's own start).
+	if os.Getenv("BENCH_PARTS") != "" {
+		for _, c := range [][]string{{"true"}, {"statusls", "--json", "--all"}} {
+			b.Run("ssh h1 "+strings.Join(c, " "), func(b *testing.B) {
+				args, _ := f.cfg.Args("h1", nil)
+				args = append(args[:len(args)-1], c...)
+				for b.Loop() {
+					if out, err := exec.Command(f.ssh, args...).CombinedOutput(); err != nil {
+						b.Fatalf("%v %s", err, out)
+					}
+				}
+			})
+		}
+		b.Run("List h1", func(b *testing.B) {
+			for b.Loop() {
+				if r := List(context.Background(), f.cfg, []string{"h1"}); r[0].Err != nil {
+					b.Fatal(r[0].Err)
+				}
+			}
+		})
+	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
@@ -109,39 +142,37 @@ func BenchmarkRemoteList(b *testing.B) {
 
 // BenchmarkRemoteWatchLatency measures, over ten hosts, the time from a
 // publisher's rename on a host to its line on statusls watch --host's
-// merged stream, and the same to a local statusls watch --json of that
-// directory (the remote stream's own latency); it reports p50 and p99 of
-// both, and of the difference: what the ssh hop and the merge add.
+// merged stream ("merged"), the same to a statusls watch --json of that
+// directory run directly ("direct": what the remote stream's line costs),
+// and the difference ("hop": what ssh and the merge add); p50 and p99.
 func BenchmarkRemoteWatchLatency(b *testing.B) {
 	f := newBenchFleet(b)
 	merged := f.startWatch(b, "watch", "--json", "--host", hostList(10))
-	direct := f.startWatch(b, "watch", "--json", "--dir", f.dirs[0])
+	direct := make([]*lineStream, len(f.dirs))
+	for i, d := range f.dirs {
+		direct[i] = f.startWatch(b, "watch", "--json", "--dir", d)
+		direct[i].waitFor(b, `"event":"synced"`)
+	}
 	merged.waitFor(b, `"event":"synced"`)
-	direct.waitFor(b, `"event":"synced"`)
 	var viaSSH, local, added []time.Duration
 	i := 0
 	for b.Loop() {
 		i++
-		host := i % 10
+		host := i % len(f.dirs)
 		session := fmt.Sprintf("lat-%d", i)
 		st := statusfile.Status{Schema: statusfile.Schema, Agent: "bench", Session: session, PID: os.Getpid(), State: statusfile.Blocked, Title: "x"}
-		dirs := []string{f.dirs[host]}
-		if host == 0 {
-			dirs = f.dirs[:1]
-		}
 		start := time.Now()
-		if _, err := statusfile.WriteFile(dirs[0], st); err != nil {
+		if _, err := statusfile.WriteFile(f.dirs[host], st); err != nil {
 			b.Fatal(err)
 		}
 		m := merged.waitFor(b, `"session":"`+session+`"`)
+		d := direct[host].waitFor(b, `"session":"`+session+`"`)
 		viaSSH = append(viaSSH, m.Sub(start))
-		if host == 0 {
-			d := direct.waitFor(b, `"session":"`+session+`"`)
-			local = append(local, d.Sub(start))
-			added = append(added, m.Sub(d))
-		}
-		statusfile.RemoveFile(dirs[0], session)
+		local = append(local, d.Sub(start))
+		added = append(added, m.Sub(d))
+		statusfile.RemoveFile(f.dirs[host], session)
 		merged.waitFor(b, `"event":"removed"`)
+		direct[host].waitFor(b, `"event":"removed"`)
 	}
 	report := func(name string, d []time.Duration) {
 		if len(d) == 0 {
