@@ -3,8 +3,8 @@
 package remote
 
 import (
-	"context"
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
