@@ -156,6 +156,16 @@ var exempt = map[string]string{
 	"V3":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
 	"V4":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
 	"V5":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
+	"M1":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M2":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M3":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M4":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M5":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M6":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M7":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M8":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M9":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M10": "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
 	"R14": "the reader protocol compares the set of sessions, in any order (issue 6); the order of a listing is for people and statusls's own tests check it",
 }
 
