@@ -10,10 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentstatus/agentstatus/internal/render"
-	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // fakeSSH writes an executable "ssh" that prints stdout (from a file),
@@ -30,18 +26,6 @@ func fakeSSH(t *testing.T, stdout, stderr string, code int) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-
-// entryLine is the statusls --json line of a record.
-func entryLine(s statusfile.Status) string {
-	e := reader.Entry{Name: statusfile.FileName(s.Session), Verdict: reader.Fresh, Status: s, Age: time.Second, Alive: reader.Alive}
-	return string(render.AppendJSON(nil, &e))
-}
-
-func rec(session, state, title string) statusfile.Status {
-	return statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code", Session: session, PID: 42, Cwd: "/src", State: statusfile.State(state), Title: title, UpdatedAt: testNow}
-}
 
 func TestListHostileOutput(t *testing.T) {
 	good := entryLine(rec("s1", "working", "fine"))

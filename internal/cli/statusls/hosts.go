@@ -89,9 +89,10 @@ func contains(list []string, s string) bool {
 
 // hostList is one host's part of a listing.
 type hostList struct {
-	host    string // "" for this machine
-	entries []reader.Entry
-	err     *remote.HostError
+	host     string // "" for this machine
+	entries  []reader.Entry
+	err      *remote.HostError
+	reported bool // err is already on stderr
 }
 
 // listHosts is statusls --host: every host's listing, merged, grouped by
@@ -128,9 +129,13 @@ func listHosts(o *listOptions, env *Env) int {
 		}
 		l, err := reader.List(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: mode == "json" || mode == "ndjson"})
 		if err != nil {
-			return dirError(env, loc, err)
+			// This machine fails as a host would: the others are listed.
+			dirError(env, loc, err)
+			msg := strings.TrimPrefix(statusfile.SanitizeText(err.Error()), "perm: ")
+			parts = append(parts, hostList{err: &remote.HostError{Kind: remote.KindRefused, Msg: msg, Hint: "run 'statusls doctor'"}, reported: true})
+		} else {
+			parts = append(parts, hostList{entries: l.Entries})
 		}
-		parts = append(parts, hostList{entries: l.Entries})
 	}
 	for _, r := range remote.List(context.Background(), cfg, hosts) {
 		parts = append(parts, hostList{host: r.Host, entries: r.Entries, err: r.Err})
@@ -141,7 +146,9 @@ func listHosts(o *listOptions, env *Env) int {
 		p := &parts[i]
 		if p.err != nil {
 			failed++
-			fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", p.err.Host, p.err.Msg)
+			if !p.reported {
+				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", p.err.Host, p.err.Msg)
+			}
 			continue
 		}
 		p.entries = render.Select(p.entries, &o.filter)

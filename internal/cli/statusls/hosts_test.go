@@ -127,6 +127,13 @@ func TestHostsList(t *testing.T) {
 	if r.code != 0 || r.stdout != "1 blocked · 1 working · 1 idle\n" {
 		t.Errorf("summary: %d %q %s", r.code, r.stdout, r.stderr)
 	}
+	// This machine's directory refused: the hosts are still listed.
+	os.Chmod(f.env["STATUS_DIR"], 0o777)
+	r = run(t, runOpts{env: f.env}, "--json", "--local", "--host", "alpha")
+	if r.code != ExitPartial || !strings.Contains(r.stdout, `{"host":null,"file":null,"session":null,"state":null,"fresh":false,"verdict":"host-error","reason":"refused"`) || !strings.Contains(r.stdout, `"session":"a1"`) {
+		t.Errorf("local refused: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	os.Chmod(f.env["STATUS_DIR"], 0o700)
 	// Every host down: an error.
 	r = run(t, runOpts{env: f.env}, "--count", "--host", "down")
 	if r.code != ExitError || r.stdout != "0\n" {
