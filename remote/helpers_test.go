@@ -19,4 +19,3 @@ func entryLine(s statusfile.Status) string {
 func rec(session, state, title string) statusfile.Status {
 	return statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code", Session: session, PID: 42, Cwd: "/src", State: statusfile.State(state), Title: title, UpdatedAt: testNow}
 }
-
