@@ -272,3 +272,31 @@ func TestUntilEOF(t *testing.T) {
 		t.Errorf("wait: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// TestHostsWatchTable: on a terminal, watch --host draws statusls's table
+// with a HOST column, and a line for a host that cannot be reached.
+func TestHostsWatchTable(t *testing.T) {
+	f := newHostsFleet(t)
+	live(t, f.alpha, "a1", "working", "on alpha")
+	clock := clocktest.New(now)
+	env := f.env
+	env["TERM"] = "xterm"
+	w := start(t, clock, cmdOpts{terminal: true, width: 100, rows: 10, env: env}, "watch", "--host", "alpha,beta,down", "--color", "never")
+	last := func(s string) string { return s[strings.LastIndex(s, seqHome)+len(seqHome):] }
+	w.waitOut("the table", func(s string) bool {
+		return strings.Contains(s, seqHome) && strings.HasPrefix(last(s), "HOST   STATE") && strings.Contains(last(s), "\nalpha  working") &&
+			strings.Contains(last(s), "host down offline: ssh failed")
+	})
+	live(t, f.beta, "b1", "blocked", "on beta")
+	out := w.waitOut("beta's session", func(s string) bool { return strings.Contains(last(s), "\nbeta   blocked") })
+	if !strings.HasPrefix(out, seqEnter) {
+		t.Errorf("not on the alternate screen: %q", out[:min(len(out), 40)])
+	}
+	w.signal(os.Interrupt)
+	if code := w.exit(); code != 0 {
+		t.Errorf("exit %d: %s", code, w.stderr.String())
+	}
+	if !strings.HasSuffix(w.stdout.String(), seqLeave) {
+		t.Error("terminal not restored")
+	}
+}

@@ -78,8 +78,8 @@ Other machines (over ssh; see README.md):
                       per host, merged; without --local, only these hosts
   --all-hosts         the hosts of $STATUSLS_HOSTS, else of ~/.config/agentstatus/hosts
   --local             with --host or --all-hosts: this machine too
-  With --host, every event has "host" (null for this machine) and TSV lines
-  start with event<TAB>host; there is no live table (a terminal gets TSV).
+  With --host, every event has "host" (null for this machine), TSV lines
+  start with event<TAB>host, and the table has a HOST column.
   synced comes once every host has sent its snapshot or gone offline. A lost
   host is one "host-offline" event (and a line on stderr), retried with
   backoff; when it is back, what changed meanwhile comes as added, updated,

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"time"
 
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
@@ -29,6 +31,14 @@ type hostsWatch struct {
 	synced  bool // the merged synced was printed
 	runner  *execRunner
 	inOn    map[string]string // host NUL file name -> its --on state
+
+	// On a terminal: the table (watchhoststable.go).
+	table   *tableScreen
+	order   []string          // the hosts, "" (this machine) first
+	offline map[string]string // host -> why it cannot be reached
+	dirty   bool
+	tick    statusfile.Timer
+	tickC   <-chan time.Time
 }
 
 func watchHosts(o *watchOptions, env *Env) int {
@@ -38,16 +48,25 @@ func watchHosts(o *watchOptions, env *Env) int {
 	}
 	r := &hostsWatch{o: o, env: env, stderr: &lockedWriter{w: env.Stderr}, views: map[string]*view{}}
 	defer r.stderr.close()
+	isTerm, termWidth := env.Terminal()
 	switch {
 	case o.json:
 		r.mode = watchJSON
-	case o.execSet && !o.tsv:
+	case o.tsv:
+		r.mode = watchTSV
+	case isTerm:
+		r.mode = watchTable
+	case o.execSet:
 		r.mode = watchQuiet
 	default:
 		r.mode = watchTSV
 	}
 	sigs := make(chan os.Signal, 4)
-	defer env.Signals(sigs, stopSignals...)()
+	watched := stopSignals
+	if r.mode == watchTable {
+		watched = append(slices.Clip(watched), resizeSignals...)
+	}
+	defer env.Signals(sigs, watched...)()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -71,20 +90,50 @@ func watchHosts(o *watchOptions, env *Env) int {
 		r.views[""] = newView(&o.filter)
 		r.waiting++
 	}
+	if o.local {
+		r.order = append(r.order, "")
+	}
 	for _, h := range hosts {
 		r.views[h] = newView(&o.filter)
 		r.waiting++
+		r.order = append(r.order, h)
 	}
+	r.offline = map[string]string{}
+	if r.mode == watchTable {
+		r.table = newTableScreen(env, o, location.Location{}, termWidth)
+		if err := r.table.begin(); err != nil {
+			return r.fail(err)
+		}
+		defer r.table.end()
+		defer func() {
+			if r.tick != nil {
+				r.tick.Stop()
+			}
+		}()
+	}
+	messages := make(chan string, 16) // the runner's reports, for the table
 	if o.execSet {
 		var out io.Writer = r.stderr
 		if f, ok := env.Stderr.(*os.File); ok {
 			out = f
 		}
-		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, func(msg string) { fmt.Fprintf(r.stderr, "statusls: %s\n", msg) })
+		report := func(msg string) { fmt.Fprintf(r.stderr, "statusls: %s\n", msg) }
+		if r.table != nil {
+			out = nil // the commands' output would break the table
+			report = func(msg string) {
+				select {
+				case messages <- msg:
+				default: // the table shows the latest few anyway
+				}
+			}
+		}
+		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, report)
 		r.inOn = map[string]string{}
 		defer r.runner.close(execGrace)
 	}
-	events := remote.Watch(ctx, cfg, hosts, remote.WatchOptions{Heartbeats: o.heartbeats, Now: env.Clock.Now})
+	// The table's age column needs every updatedAt.
+	heartbeats := o.heartbeats || r.mode == watchTable
+	events := remote.Watch(ctx, cfg, hosts, remote.WatchOptions{Heartbeats: heartbeats, Now: env.Clock.Now})
 	for {
 		var err error
 		select {
@@ -98,8 +147,22 @@ func watchHosts(o *watchOptions, env *Env) int {
 				return r.fail(errors.New("the watcher stopped"))
 			}
 			err = r.handle("", &ev, nil)
-		case <-sigs:
+		case msg := <-messages:
+			r.table.message(msg, env.Clock.Now())
+			r.dirty = true
+		case <-r.tickC:
+			r.tick, r.tickC = nil, nil
+			r.dirty = true
+		case sig := <-sigs:
+			if slices.Contains(resizeSignals, sig) {
+				r.table.resize()
+				r.dirty = true
+				break
+			}
 			return ExitOK
+		}
+		if err == nil {
+			err = r.redraw()
 		}
 		if err != nil {
 			return r.fail(err)
@@ -107,7 +170,27 @@ func watchHosts(o *watchOptions, env *Env) int {
 	}
 }
 
+// redraw draws the table, once every host has sent its snapshot, when
+// something changed; and keeps a timer for the next second.
+func (r *hostsWatch) redraw() error {
+	if r.table == nil || !r.synced || !r.dirty {
+		return nil
+	}
+	r.dirty = false
+	if err := r.table.drawHosts(r.order, r.views, r.offline, r.env.Clock.Now()); err != nil {
+		return err
+	}
+	if r.tick == nil {
+		r.tick = r.env.Clock.NewTimer(time.Second)
+		r.tickC = r.tick.C()
+	}
+	return nil
+}
+
 func (r *hostsWatch) fail(err error) int {
+	if r.table != nil {
+		r.table.end()
+	}
 	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
 	return ExitError
 }
@@ -116,24 +199,35 @@ func (r *hostsWatch) fail(err error) int {
 func (r *hostsWatch) handle(host string, ev *watch.Event, herr *remote.HostError) error {
 	switch ev.Kind {
 	case remote.HostOffline:
-		fmt.Fprintf(r.stderr, "statusls: host %s offline: %s; retrying\n", statusfile.SanitizeText(host), herr.Msg)
+		r.offline[host], r.dirty = herr.Msg, true
+		if r.table == nil {
+			fmt.Fprintf(r.stderr, "statusls: host %s offline: %s; retrying\n", statusfile.SanitizeText(host), herr.Msg)
+		}
 		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg})
 	case remote.HostOnline:
+		delete(r.offline, host)
+		r.dirty = true
 		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At})
 	case watch.Synced:
 		r.waiting--
 		if r.waiting > 0 || r.synced {
 			return nil
 		}
-		r.synced = true
+		r.synced, r.dirty = true, true
 		return r.print("", &render.Event{Kind: evSynced, At: ev.At})
 	}
 	c, ok := r.views[host].apply(ev)
 	if !ok {
 		return nil
 	}
+	r.dirty = true
 	if c.kind == evError {
-		fmt.Fprintf(r.stderr, "statusls: %s%s\n", hostPrefix(host), statusfile.SanitizeText(ev.Err.Error()))
+		msg := hostPrefix(host) + statusfile.SanitizeText(ev.Err.Error())
+		if r.table != nil {
+			r.table.message(msg, r.env.Clock.Now())
+		} else {
+			fmt.Fprintf(r.stderr, "statusls: %s\n", msg)
+		}
 		return r.print(host, &render.Event{Kind: evError, At: ev.At, Err: ev.Err.Error()})
 	}
 	if c.kind == evHeartbeat && !r.o.heartbeats {
