@@ -19,8 +19,8 @@ import (
 // Event kinds about hosts, beside those of package watch.
 const (
 	// HostOffline: the host's stream ended or could not start; HostErr
-	// says why. Its sessions stay as last shown until it is back; the
-	// watch retries with backoff.
+	// says why. Its sessions stay as last shown, each until it passes the
+	// 30 s line (then Stale); the watch retries with backoff.
 	HostOffline watch.Kind = "host-offline"
 	// HostOnline: the host is back, and the changes while it was away have
 	// been sent (as Added, Updated, Stale, Fresh and Removed events).
@@ -76,7 +76,7 @@ func Watch(ctx context.Context, cfg *Config, hosts []string, opts WatchOptions) 
 	var wg sync.WaitGroup
 	for _, h := range hosts {
 		wg.Add(1)
-		hw := &hostWatch{cfg: cfg, host: h, opts: &opts, out: out, known: map[string]*reader.Entry{}}
+		hw := &hostWatch{cfg: cfg, host: h, opts: &opts, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
 		go func() { defer wg.Done(); hw.run(ctx) }()
 	}
 	go func() { wg.Wait(); close(out) }()
@@ -90,6 +90,7 @@ type hostWatch struct {
 	opts    *WatchOptions
 	out     chan<- Event
 	known   map[string]*reader.Entry // what was sent, by file name
+	staleAt map[string]time.Time     // when a fresh known entry goes stale, on this clock
 	synced  bool                     // Synced was sent
 	offline bool                     // HostOffline was sent, HostOnline not yet
 
@@ -139,14 +140,71 @@ func (h *hostWatch) run(ctx context.Context) {
 		if online {
 			backoff = h.opts.MinBackoff
 		}
-		t := time.NewTimer(backoff)
+		if !h.sleep(ctx, backoff) {
+			return
+		}
+		backoff = min(2*backoff, h.opts.MaxBackoff)
+	}
+}
+
+// remember takes in e as the host's entry now, and when it goes stale: the
+// host judged its age when it sent it, on its own clock, so the line is
+// drawn on this clock without trusting the two to agree.
+func (h *hostWatch) remember(e *reader.Entry) {
+	h.known[e.Name] = e
+	if e.Verdict == reader.Fresh {
+		h.staleAt[e.Name] = time.Now().Add(statusfile.StaleAfter - e.Age + time.Millisecond)
+	} else {
+		delete(h.staleAt, e.Name)
+	}
+}
+
+func (h *hostWatch) forget(name string) {
+	delete(h.known, name)
+	delete(h.staleAt, name)
+}
+
+// sleep waits d while the host is offline; the sessions it holds that pass
+// the 30 s line meanwhile are sent as Stale (their publishers may well have
+// gone with the host), so that nothing is shown fresh that the host would
+// not show. It returns false when ctx is done.
+func (h *hostWatch) sleep(ctx context.Context, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		wake := deadline
+		for _, at := range h.staleAt {
+			if at.Before(wake) {
+				wake = at
+			}
+		}
+		t := time.NewTimer(time.Until(wake))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return
+			return false
 		case <-t.C:
 		}
-		backoff = min(2*backoff, h.opts.MaxBackoff)
+		now := time.Now()
+		var names []string
+		for n, at := range h.staleAt {
+			if !at.After(now) {
+				names = append(names, n)
+			}
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			before := h.known[n]
+			after := *before
+			after.Verdict = reader.Stale
+			after.Age = now.Sub(h.staleAt[n]) + statusfile.StaleAfter
+			h.remember(&after)
+			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Stale, Name: n, Before: before, After: &after}}) {
+				return false
+			}
+		}
+		if !now.Before(deadline) {
+			return true
+		}
 	}
 }
 
@@ -156,10 +214,9 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	// --until-eof: the remote watch ends when this side goes away (sshd
 	// closes its input then), not at its next write, which may be hours
 	// away.
-	remote := []string{"watch", "--json", "--all", "--until-eof"}
-	if h.opts.Heartbeats {
-		remote = append(remote, "--heartbeats")
-	}
+	// --heartbeats: every record's latest updatedAt is known here, so that
+	// its staleness can be told while the host is offline.
+	remote := []string{"watch", "--json", "--all", "--until-eof", "--heartbeats"}
 	args, err := h.cfg.Args(h.host, remote, watchSSHOptions...)
 	if err != nil {
 		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
@@ -291,7 +348,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 			if before == nil {
 				continue
 			}
-			delete(h.known, e.Name)
+			h.forget(e.Name)
 			ev.After = nil
 			ev.Reason = statusfile.SanitizeText(deref(w.Reason))
 		default:
@@ -301,7 +358,10 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 				}
 				ev.Kind = watch.Added
 			}
-			h.known[e.Name] = e
+			h.remember(e)
+			if kind == watch.Heartbeat && !h.opts.Heartbeats && before != nil {
+				continue
+			}
 		}
 		if !h.emit(ctx, ev) {
 			return synced, ctx.Err()
@@ -319,7 +379,7 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 	if !h.synced && !h.offline {
 		slices.Sort(names)
 		for _, n := range names {
-			h.known[n] = snap[n]
+			h.remember(snap[n])
 			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Snapshot, Name: n, After: snap[n]}}) {
 				return false
 			}
@@ -339,12 +399,12 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 		switch {
 		case after == nil:
 			ev.Kind, ev.Reason = watch.Removed, ReasonOffline
-			delete(h.known, n)
+			h.forget(n)
 		case before == nil:
 			ev.Kind = watch.Added
-			h.known[n] = after
+			h.remember(after)
 		default:
-			h.known[n] = after
+			h.remember(after)
 			ev.Kind = changeKind(before, after, h.opts.Heartbeats)
 			if ev.Kind == "" {
 				continue

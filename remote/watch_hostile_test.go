@@ -79,3 +79,31 @@ func TestWatchHangingHost(t *testing.T) {
 	cancel()
 	c.wait(t)
 }
+
+// TestWatchOfflineStale: while a host is offline, a session it held goes
+// stale when its record passes the 30 s line, as judged by the age the
+// host sent (not by comparing the two clocks).
+func TestWatchOfflineStale(t *testing.T) {
+	old := strings.Replace(eventLine("snapshot", "s1"), `"age":1`, `"age":29.7`, 1)
+	young := eventLine("snapshot", "s2")
+	if !strings.Contains(old, `"age":29.7`) {
+		t.Fatalf("no age in %s", old)
+	}
+	cfg := &Config{SSH: fakeSSH(t, old+"\n"+young+"\n"+eventLine("synced", "")+"\n", "", 0)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := collect(t, Watch(ctx, cfg, []string{"h"}, WatchOptions{MinBackoff: time.Hour}))
+	c.until(t, func(es []Event) bool { return find(es, "h", watch.Stale, "s1") != nil })
+	ev := find(c.all(), "h", watch.Stale, "s1")
+	if ev.After.Verdict != "stale" || ev.Before.Verdict != "fresh" || ev.After.Age < 30*time.Second {
+		t.Errorf("stale event: %+v -> %+v", ev.Before, ev.After)
+	}
+	if count(c.all(), "h", HostOffline) != 1 {
+		t.Errorf("no host-offline before it")
+	}
+	if find(c.all(), "h", watch.Stale, "s2") != nil {
+		t.Error("a session 1 s old went stale at once")
+	}
+	cancel()
+	c.wait(t)
+}

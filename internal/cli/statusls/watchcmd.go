@@ -82,7 +82,7 @@ Other machines (over ssh; see README.md):
   start with event<TAB>host, and the table has a HOST column.
   synced comes once every host has sent its snapshot or gone offline. A lost
   host is one "host-offline" event (and a line on stderr), retried with
-  backoff; when it is back, what changed meanwhile comes as added, updated,
+  backoff; its sessions go stale 30 s after their last heartbeat; when it is back, what changed meanwhile comes as added, updated,
   stale, fresh or removed ("reason":"while-offline"), then "host-online".
   --exec commands get STATUS_HOST (empty for this machine).
 
