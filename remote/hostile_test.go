@@ -149,3 +149,48 @@ cat '` + dir + `/out'
 		t.Errorf("the hanging host held the listing for %v", took)
 	}
 }
+
+// TestSSHArgv: what ssh receives, argument by argument: our options, "--",
+// the host alone, then the remote command as one argument.
+func TestSSHArgv(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "ssh")
+	os.WriteFile(p, []byte("#!/bin/sh\nfor a; do printf '%s\\n' \"$a\"; done > '"+dir+"/args'\necho '[]'\n"), 0o700)
+	cfg := &Config{SSH: p, Command: "~/bin/statusls"}
+	if r := List(context.Background(), cfg, []string{"user@dev-box"}); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "args"))
+	want := "-T\n-o\nBatchMode=yes\n-o\nConnectTimeout=5\n-o\nControlMaster=no\n-o\nControlPath=none\n--\nuser@dev-box\n~/bin/statusls --json --all\n"
+	if string(got) != want {
+		t.Errorf("ssh got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestWaitRetries: a wait whose connection drops is asked again, and its
+// answer is passed on.
+func TestWaitRetries(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "ssh")
+	os.WriteFile(p, []byte(`#!/bin/sh
+if [ ! -e '`+dir+`/tried' ]; then
+	touch '`+dir+`/tried'
+	echo "Connection to devbox closed by remote host." >&2
+	exit 255
+fi
+for a; do last="$a"; done
+case "$last" in
+*"wait --until-eof --any --state blocked --timeout "*) echo s9; exit 0 ;;
+esac
+echo "unexpected: $last" >&2
+exit 1
+`), 0o700)
+	var lost []*HostError
+	r := Wait(context.Background(), &Config{SSH: p}, "devbox", []string{"--any", "--state", "blocked"}, time.Minute, func(he *HostError) { lost = append(lost, he) })
+	if r.Err != nil || r.Code != 0 || string(r.Output) != "s9" {
+		t.Fatalf("got %+v (%v)", r, r.Err)
+	}
+	if len(lost) != 1 || lost[0].Kind != KindSSH || !strings.Contains(lost[0].Msg, "closed by remote host") {
+		t.Errorf("lost: %+v", lost)
+	}
+}
