@@ -252,6 +252,19 @@ func TestHostsDoctor(t *testing.T) {
 			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	// An older statusls on the host, which does not know --all.
+	old := filepath.Join(t.TempDir(), "statusls-old")
+	os.WriteFile(old, []byte("#!/bin/sh\necho 'statusls: flag provided but not defined: -all' >&2\nexit 2\n"), 0o700)
+	env := map[string]string{}
+	for k, v := range f.env {
+		env[k] = v
+	}
+	env["STATUSLS_REMOTE_COMMAND"] = old
+	r = run(t, runOpts{env: env}, "doctor", "--host", "alpha")
+	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM (version): its statusls refused the arguments: an older version? (statusls: flag provided but not defined: -all)") ||
+		!strings.Contains(r.stdout, "fix: upgrade statusls on alpha") {
+		t.Errorf("older statusls: exit %d\n%s", r.code, r.stdout)
+	}
 	// A status directory the host's statusls refuses.
 	os.Chmod(f.beta, 0o777)
 	r = run(t, runOpts{env: f.env}, "doctor", "--host", "beta")
