@@ -94,7 +94,7 @@ type hostWatch struct {
 	synced  bool                     // Synced was sent
 	offline bool                     // HostOffline was sent, HostOnline not yet
 
-	gotSnapshot atomic.Bool // this session's synced came
+	gotSnapshot atomic.Bool // this stream's synced came
 }
 
 func (h *hostWatch) emit(ctx context.Context, ev Event) bool {
