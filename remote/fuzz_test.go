@@ -2,10 +2,13 @@ package remote
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -60,5 +63,35 @@ func FuzzDecodeListing(f *testing.F) {
 				t.Fatalf("file %q accepted", entries[i].Name)
 			}
 		}
+	})
+}
+
+// FuzzWatchStream feeds a host's watch stream to the reader: whatever it
+// holds, the reader ends without panicking, and every session it passes on
+// has a status file name and sanitized strings.
+func FuzzWatchStream(f *testing.F) {
+	f.Add([]byte(eventLine("snapshot", "s1") + "\n" + eventLine("synced", "") + "\n" + eventLine("updated", "s1") + "\n" + eventLine("removed", "s1") + "\n"))
+	f.Add([]byte(eventLine("synced", "") + "\n" + eventLine("added", "s2") + "\n" + eventLine("synced", "") + "\n"))
+	f.Add([]byte("{\"event\":\"snapshot\"}\n"))
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		out := make(chan Event, 64)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for ev := range out {
+				for _, e := range []*reader.Entry{ev.Before, ev.After} {
+					if e == nil {
+						continue
+					}
+					if !statusfile.IsStatusName(e.Name) || !noControl(e.Status.Title) || !noControl(e.Status.Agent) {
+						t.Errorf("unsafe entry %+v", e)
+					}
+				}
+			}
+		}()
+		h := &hostWatch{cfg: &Config{}, host: "h", opts: &WatchOptions{Now: time.Now}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		h.read(context.Background(), bytes.NewReader(stream))
+		close(out)
+		<-done
 	})
 }

@@ -19,3 +19,12 @@ func entryLine(s statusfile.Status) string {
 func rec(session, state, title string) statusfile.Status {
 	return statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code", Session: session, PID: 42, Cwd: "/src", State: statusfile.State(state), Title: title, UpdatedAt: testNow}
 }
+
+// eventLine is a statusls watch --json line.
+func eventLine(kind string, s string) string {
+	if s == "" {
+		return `{"event":"` + kind + `","seq":1,"at":"2026-11-30T12:00:00.000Z","session":null}`
+	}
+	line := entryLine(rec(s, "working", "t"))
+	return `{"event":"` + kind + `","seq":1,"at":"2026-11-30T12:00:00.000Z",` + line[1:]
+}

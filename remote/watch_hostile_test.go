@@ -14,15 +14,6 @@ import (
 	"github.com/agentstatus/agentstatus/watch"
 )
 
-// eventLine is a statusls watch --json line.
-func eventLine(kind string, s string) string {
-	if s == "" {
-		return `{"event":"` + kind + `","seq":1,"at":"2026-11-30T12:00:00.000Z","session":null}`
-	}
-	line := entryLine(rec(s, "working", "t"))
-	return `{"event":"` + kind + `","seq":1,"at":"2026-11-30T12:00:00.000Z",` + line[1:]
-}
-
 // TestWatchHostileStream: a stream that breaks the rules is dropped with
 // host-offline (its kind says why), and what it sent before stays sane.
 func TestWatchHostileStream(t *testing.T) {
