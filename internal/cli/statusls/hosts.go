@@ -184,8 +184,18 @@ func listHosts(o *listOptions, env *Env) int {
 		}
 		writeJSONLines(out, lines, mode == "json")
 	case "summary":
+		// A status bar drops stderr: the line itself says hosts are missing.
+		parts := []string{}
 		if s := render.Summary(all); s != "" {
-			out.WriteString(s + "\n")
+			parts = append(parts, s)
+		}
+		if failed == 1 {
+			parts = append(parts, "1 host offline")
+		} else if failed > 1 {
+			parts = append(parts, strconv.Itoa(failed)+" hosts offline")
+		}
+		if len(parts) > 0 {
+			out.WriteString(strings.Join(parts, " · ") + "\n")
 		}
 	case "count":
 		n := 0

@@ -134,6 +134,10 @@ func TestHostsList(t *testing.T) {
 		t.Errorf("local refused: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	os.Chmod(f.env["STATUS_DIR"], 0o700)
+	r = run(t, runOpts{env: f.env}, "--summary", "--host", "beta,down")
+	if r.code != ExitPartial || r.stdout != "1 blocked · 1 host offline\n" {
+		t.Errorf("summary with a host down: %d %q", r.code, r.stdout)
+	}
 	// Every host down: an error.
 	r = run(t, runOpts{env: f.env}, "--count", "--host", "down")
 	if r.code != ExitError || r.stdout != "0\n" {
