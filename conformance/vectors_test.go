@@ -138,6 +138,8 @@ func TestEveryRuleCovered(t *testing.T) {
 // exempt are the rules nothing in the suite can check, and why.
 var exempt = map[string]string{
 	"L1":  "the harness always names the config home (W1, STATUS_DIR); checking the default ~/.pi/gentle-ai would read or write the real home directory. internal/location's tests cover it",
+	"H9":  "a hook adapter's exit status on a broken command line is the command's, not the protocol's; internal/cli/clitest/testdata/hook_never_exits_2.txtar checks it",
+	"S3":  "how a reader's user selects states is its command line, not its output; internal/cli/clitest/testdata/state_typos.txtar checks statusls",
 	"H1":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
 	"H2":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
 	"H3":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
@@ -151,6 +153,9 @@ var exempt = map[string]string{
 	"R17": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
 	"R18": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
 	"R19": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
+	"R20": "programs over records (SPEC.md §8.2) are statusls's --jq, not part of the reader protocol; internal/cli/statusls's jq tests check them",
+	"R21": "programs over records (SPEC.md §8.2) are statusls's --jq-files, not part of the reader protocol; internal/cli/statusls's jq tests check them",
+	"R22": "programs over records (SPEC.md §8.2) are statusls's jq modes, not part of the reader protocol; internal/jqrun/gojqrun's and internal/cli/statusls's jq tests check the time limit",
 	"V1":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
 	"V2":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",
 	"V3":  "the event stream of statusls watch (SPEC.md §12) is this toolkit's interface, not something other readers or publishers implement; internal/cli/statusls's watch tests check it",

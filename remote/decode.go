@@ -79,8 +79,8 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 		if w.Reason == nil {
 			return nil, fmt.Errorf("%w: an invalid file without a reason", ErrProtocol)
 		}
-		e.Reason = statusfile.SanitizeText(*w.Reason)
-		msg := e.Reason
+		e.Reason = statusfile.Reason(statusfile.SanitizeText(*w.Reason))
+		msg := string(e.Reason)
 		if w.Error != nil {
 			msg = statusfile.SanitizeText(*w.Error)
 		}
@@ -102,7 +102,7 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 	if *w.Session == "" {
 		return nil, fmt.Errorf("%w: an empty session id", ErrProtocol)
 	}
-	if e.Verdict != reader.Invalid && !statusfile.NameMatches(e.Name, *w.Session) {
+	if e.Verdict != reader.Invalid && e.Name != statusfile.FileName(*w.Session) {
 		return nil, fmt.Errorf("%w: file %s is not the file of its session", ErrProtocol, e.Name)
 	}
 	s := &e.Status

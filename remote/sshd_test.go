@@ -223,7 +223,7 @@ func TestWatchReconnect(t *testing.T) {
 			s += " " + ev.Session
 		}
 		if ev.Reason != "" {
-			s += " (" + ev.Reason + ")"
+			s += " (" + string(ev.Reason) + ")"
 		}
 		got = append(got, s)
 	}

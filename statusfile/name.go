@@ -3,9 +3,6 @@ package statusfile
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"os"
-	"path/filepath"
 )
 
 // FileName returns the name of the status file of session: the lowercase hex
@@ -37,46 +34,4 @@ func IsStatusName(name string) bool {
 var lowerHex = [256]bool{
 	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
 	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true,
-}
-
-// NameMatches reports whether name is the file name of session.
-func NameMatches(name, session string) bool {
-	if len(name) != 69 {
-		return false
-	}
-	sum := sha256.Sum256([]byte(session))
-	var b [sha256.Size * 2]byte
-	hex.Encode(b[:], sum[:])
-	return string(b[:]) == name[:64] && name[64:] == ".json"
-}
-
-// ConfigHomeEnv names the environment variable that overrides the config
-// home.
-const ConfigHomeEnv = "GENTLE_PI_CONFIG_HOME"
-
-// StatusDirEnv names the environment variable readers honour for the status
-// directory itself.
-const StatusDirEnv = "STATUS_DIR"
-
-// DefaultConfigHome returns the config home: $GENTLE_PI_CONFIG_HOME when it is
-// set and non-empty, else ~/.pi/gentle-ai, where ~ is $HOME when it is set
-// (as statusls takes it, also on Windows), else the user's home directory.
-func DefaultConfigHome() (string, error) {
-	if h := os.Getenv(ConfigHomeEnv); h != "" {
-		return h, nil
-	}
-	home := os.Getenv("HOME")
-	var err error
-	if home == "" {
-		home, err = os.UserHomeDir()
-	}
-	if err != nil {
-		return "", errors.New("statusfile: cannot find the config home: " + ConfigHomeEnv + " is not set and the home directory is unknown")
-	}
-	return filepath.Join(home, ".pi", "gentle-ai"), nil
-}
-
-// StatusDir returns the status directory of a config home.
-func StatusDir(configHome string) string {
-	return filepath.Join(configHome, DirName)
 }

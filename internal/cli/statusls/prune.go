@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"io/fs"
 	"strconv"
 	"time"
@@ -13,35 +14,34 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-const pruneUsage = `Usage: statusls prune [--dry-run] [--dir DIR | --config-home DIR] [--now TIME]
-
-Removes the status files of sessions that are stale (no heartbeat for more
+const pruneDescription = `Removes the status files of sessions that are stale (no heartbeat for more
 than 30 s) and whose publisher is provably gone: no process has its pid, or
 the process that has it started after the record was written (the pid was
 reused). Sessions whose pid is alive or unknown are kept: a publisher in
 another pid namespace or on another host looks dead from here, and the
 heartbeat, not the pid, is the evidence. Only regular status files of the
 current account in the status directory are ever removed, and only if they
-are still the file that was read.
+are still the file that was read.`
 
-  --dry-run   say what would be removed, remove nothing
-`
+// pruneOptions are prune's flags.
+type pruneOptions struct {
+	common
+	dryRun bool
+}
+
+func (o *pruneOptions) register(fs *base.FlagSet, env *Env) {
+	fs.Bool(&o.dryRun, "dry-run", false, "say what would be removed, remove nothing")
+	o.common.register(fs, env)
+}
 
 // prune removes the files of stale sessions whose publisher is gone.
-func prune(args []string, env *Env) int {
-	var c common
-	var dryRun bool
-	flags := newFlagSet("statusls prune")
-	c.register(flags)
-	flags.BoolVar(&dryRun, "dry-run", false, "")
-	if code := parseFlags(flags, args, env, pruneUsage); code >= 0 {
-		return code
-	}
+func prune(o *pruneOptions, env *Env) int {
+	c, dryRun := &o.common, o.dryRun
 	loc, now, err := c.resolve(env)
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
-	d, err := reader.Open(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: true})
+	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true})
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintln(env.Stdout, "no status directory: nothing to prune")
 		return ExitOK

@@ -1,8 +1,8 @@
 package statuspub
 
 import (
+	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -29,36 +30,21 @@ type hookFlags struct {
 	given                             map[string]bool
 }
 
-// parseHookFlags parses the flags of command name; record-changing flags
+// register declares the flags of command name; record-changing flags
 // (state, title, cwd, session) only when withRecord.
-func parseHookFlags(name string, args []string, env Env, withRecord bool) (*hookFlags, *flag.FlagSet, int) {
-	f := &hookFlags{given: map[string]bool{}}
-	fs := flag.NewFlagSet("statuspub "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func (f *hookFlags) register(fs *base.FlagSet, withRecord bool) {
 	if withRecord {
-		fs.StringVar(&f.session, "session", "", "session id")
-		fs.StringVar(&f.state, "state", "", "state")
-		fs.StringVar(&f.title, "title", "", "task title")
-		fs.BoolVar(&f.noTitle, "no-title", false, "no task title")
-		fs.StringVar(&f.cwd, "cwd", "", "workspace")
+		fs.String(&f.session, "session", "", "ID", "the session id (required)")
+		fs.String(&f.state, "state", "", "STATE", "working, blocked or idle (default: what is on disk, else idle)").Complete = func() []string { return base.States }
+		fs.String(&f.title, "title", "", "TITLE", "the task title (default: what is on disk)")
+		fs.Bool(&f.noTitle, "no-title", false, "remove the task title")
+		fs.String(&f.cwd, "cwd", "", "DIR", "the session's workspace (default: what is on disk, else the working directory)")
 	}
-	fs.StringVar(&f.agent, "agent", "", "agent name")
-	fs.IntVar(&f.pid, "pid", 0, "the agent's process id")
-	fs.StringVar(&f.configHome, "config-home", "", "config home")
-	fs.StringVar(&f.dir, "dir", "", "status directory")
-	fs.BoolVar(&f.strict, "strict", false, "exit 1 when the write fails")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(env.Stdout, usage)
-			return nil, nil, ExitOK
-		}
-		return nil, nil, usageError(env, "%s: %v", name, err)
-	}
-	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
-	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
-		return nil, nil, usageError(env, "%s: --pid %d out of range", name, f.pid)
-	}
-	return f, fs, -1
+	fs.String(&f.agent, "agent", "", "NAME", `the "agent" field`)
+	fs.Int(&f.pid, "pid", 0, "PID", "the agent's process (default: the first ancestor that is not a shell)")
+	fs.String(&f.configHome, "config-home", "", "DIR", "publish into DIR/agent-status")
+	fs.String(&f.dir, "dir", "", "DIR", "publish into DIR itself (its parent is the config home)")
+	fs.Bool(&f.strict, "strict", false, "exit 1 when anything fails (default: report it and exit 0)")
 }
 
 // statusDir resolves where to publish (SPEC.md L4, publishers ignore
@@ -84,7 +70,7 @@ func (f *hookFlags) agentProcess() int {
 // It exits 0, since a status file must never break the agent that runs
 // the hook, unless --strict.
 func failed(env Env, strict bool, name string, err error) int {
-	fmt.Fprintf(env.Stderr, "statuspub: %s: %s\n", name, oneLine(err.Error()))
+	fmt.Fprintf(env.Stderr, "statuspub: %s: %s\n", name, base.Message(err))
 	if strict {
 		return ExitError
 	}
@@ -99,27 +85,26 @@ func workingDir() string {
 	return wd
 }
 
-func setCmd(args []string, env Env) int {
-	f, fs, code := parseHookFlags("set", args, env, true)
-	if code >= 0 {
+func setCmd(f *hookFlags, args []string, env Env) int {
+	if code := f.checkPID(env, "set"); code >= 0 {
 		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageError(env, "set: unexpected argument %q", fs.Arg(0))
+	case len(args) > 0:
+		return usageError(env, "set: unexpected argument %q", args[0])
 	case f.session == "":
 		return usageError(env, "set: --session is required")
 	case f.given["title"] && f.noTitle:
 		return usageError(env, "set: --title and --no-title exclude each other")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "set: %v", err)
+		return usageError(env, "set: --session: %s", base.Message(err))
 	}
 	ch := change{agent: f.agent, pid: f.agentProcess()}
 	if f.given["state"] {
-		st, err := statusfile.ParseState(f.state)
+		st, err := base.ParseState(f.state)
 		if err != nil {
-			return usageError(env, "set: %v", err)
+			return usageError(env, "set: --state: %v", err)
 		}
 		ch.state = st
 	}
@@ -146,19 +131,18 @@ func setCmd(args []string, env Env) int {
 	return ExitOK
 }
 
-func clearCmd(args []string, env Env) int {
-	f, fs, code := parseHookFlags("clear", args, env, true)
-	if code >= 0 {
+func clearCmd(f *hookFlags, args []string, env Env) int {
+	if code := f.checkPID(env, "clear"); code >= 0 {
 		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageError(env, "clear: unexpected argument %q", fs.Arg(0))
+	case len(args) > 0:
+		return usageError(env, "clear: unexpected argument %q", args[0])
 	case f.session == "":
 		return usageError(env, "clear: --session is required")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "clear: %v", err)
+		return usageError(env, "clear: --session: %s", base.Message(err))
 	}
 	dir, err := f.statusDir(env)
 	if err != nil {
@@ -172,14 +156,13 @@ func clearCmd(args []string, env Env) int {
 
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
 // action, which is then applied like set or clear.
-func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs *flag.FlagSet, strict bool) ([]byte, int), decide func([]byte) (hookAction, error)) int {
-	f, fs, code := parseHookFlags(name, args, env, false)
-	if code >= 0 {
-		return code
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide func([]byte) (hookAction, error)) int {
+	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
+		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
-	data, code := payload(fs, f.strict)
-	if code >= 0 {
-		return code
+	data, err := payload(args)
+	if err != nil {
+		return failed(env, f.strict, name, err)
 	}
 	a, err := decide(data)
 	if err != nil {
@@ -211,46 +194,51 @@ func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs 
 	return ExitOK
 }
 
-func claudeHookCmd(args []string, env Env) int {
-	return hookCmd("claude-hook", "claude-code", args, env, func(fs *flag.FlagSet, strict bool) ([]byte, int) {
-		if fs.NArg() > 0 {
-			return nil, usageError(env, "claude-hook: unexpected argument %q (the hook input is read from stdin)", fs.Arg(0))
+func claudeHookCmd(f *hookFlags, args []string, env Env) int {
+	return hookCmd("claude-hook", "claude-code", f, args, env, func(args []string) ([]byte, error) {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
 		}
 		if env.Stdin == nil {
-			return nil, -1
+			return nil, errors.New("stdin is empty")
 		}
 		data, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
-		if err == nil && len(data) > maxHookInput {
-			err = fmt.Errorf("%w: more than %d bytes", ErrBadHookInput, maxHookInput)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		case len(bytes.TrimSpace(data)) == 0:
+			return nil, errors.New("stdin is empty (Claude Code sends the hook input there)")
+		case len(data) > maxHookInput:
+			return nil, fmt.Errorf("hook input longer than %d bytes", maxHookInput)
 		}
-		if err != nil {
-			// Not a usage error: the agent sent it.
-			return nil, failed(env, strict, "claude-hook", err)
-		}
-		return data, -1
+		return data, nil
 	}, claudeAction)
 }
 
-func codexNotifyCmd(args []string, env Env) int {
-	return hookCmd("codex-notify", "codex", args, env, func(fs *flag.FlagSet, _ bool) ([]byte, int) {
-		if fs.NArg() == 0 {
-			return nil, usageError(env, "codex-notify: no notification (Codex passes it as the last argument)")
+func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
+	return hookCmd("codex-notify", "codex", f, args, env, func(args []string) ([]byte, error) {
+		if len(args) == 0 {
+			return nil, errors.New("no notification (Codex passes it as the last argument)")
 		}
-		return []byte(fs.Arg(fs.NArg() - 1)), -1
+		return []byte(args[len(args)-1]), nil
 	}, codexAction)
 }
 
+// checkPID refuses a --pid out of range.
+func (f *hookFlags) checkPID(env Env, name string) int {
+	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
+		return usageError(env, "%s: --pid %d out of range", name, f.pid)
+	}
+	return -1
+}
+
 // ownerCmd is the hidden `statuspub owner`, started by set.
-func ownerCmd(args []string, env Env) int {
-	fs := flag.NewFlagSet("statuspub owner", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	dir := fs.String("dir", "", "status directory")
-	session := fs.String("session", "", "session id")
-	if err := fs.Parse(args); err != nil || *dir == "" || *session == "" || fs.NArg() > 0 {
+func ownerCmd(dir, session string, args []string, prog *base.Program, env Env) int {
+	if dir == "" || session == "" || len(args) > 0 {
 		return usageError(env, "owner: usage: statuspub owner --dir DIR --session ID")
 	}
-	if err := runOwner(*dir, *session, heartbeatFromEnv(env), env.Signals); err != nil {
-		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", oneLine(err.Error()))
+	if err := runOwner(dir, session, heartbeatFromEnv(env), env.Signals); err != nil {
+		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", base.Message(err))
 		return ExitError
 	}
 	return ExitOK
