@@ -19,6 +19,35 @@ func AppendJSON(dst []byte, host string, e *reader.Entry) []byte {
 	return withHost(dst, host, render.AppendJSON(nil, e))
 }
 
+// FieldHost is the key --json FIELDS names the host with.
+const FieldHost = "host"
+
+// AppendJSONFields appends the object of [AppendJSON] with only the keys
+// in fields: [FieldHost] and the names of render.JSONFields, "host" first
+// and the others in their usual order. No fields means all of them.
+func AppendJSONFields(dst []byte, host string, e *reader.Entry, fields []string) []byte {
+	if len(fields) == 0 {
+		return AppendJSON(dst, host, e)
+	}
+	rest := make([]string, 0, len(fields))
+	withHostKey := false
+	for _, f := range fields {
+		if f == FieldHost {
+			withHostKey = true
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	obj := []byte("{}")
+	if len(rest) > 0 {
+		obj = render.AppendJSONFields(nil, e, rest)
+	}
+	if withHostKey {
+		return withHost(dst, host, obj)
+	}
+	return append(dst, obj...)
+}
+
 // AppendEventJSON appends statusls watch --json's object of ev with
 // "host" as its first key, as [AppendJSON] does.
 func AppendEventJSON(dst []byte, host string, ev *render.Event) []byte {

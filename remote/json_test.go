@@ -41,22 +41,23 @@ func TestAppendJSON(t *testing.T) {
 	}
 }
 
-func TestHostTable(t *testing.T) {
-	table := func(w int) string {
-		return strings.Repeat("x", min(w, 30)) + "\n" + strings.Repeat("y", min(w, 30)) + "\n" + strings.Repeat("z", min(w, 30)) + "\n"
-	}
-	got := HostTable([]string{"a", "a-very-long-host-name-that-goes-on"}, 40, table)
-	// The host column takes at most a third of the width.
-	want := "HOST           xxxxxxxxxxxxxxxxxxxxxxxxx\n" +
-		"a              yyyyyyyyyyyyyyyyyyyyyyyyy\n" +
-		"a-very-long-…  zzzzzzzzzzzzzzzzzzzzzzzzz\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	for _, l := range strings.Split(got, "\n") {
-		if len([]rune(l)) > 40 {
-			t.Errorf("line longer than 40: %q", l)
+func TestAppendJSONFields(t *testing.T) {
+	e := &reader.Entry{Name: statusfile.FileName("s1"), Verdict: reader.Fresh, Status: statusfile.Status{Session: "s1", State: statusfile.Working}}
+	for _, tc := range []struct {
+		host   string
+		fields []string
+		want   string
+	}{
+		{"devbox", []string{"state", "host", "session"}, `{"host":"devbox","session":"s1","state":"working"}`},
+		{"", []string{"host"}, `{"host":null}`},
+		{"devbox", []string{"session"}, `{"session":"s1"}`},
+	} {
+		if got := string(AppendJSONFields(nil, tc.host, e, tc.fields)); got != tc.want {
+			t.Errorf("%q %v: got %s, want %s", tc.host, tc.fields, got, tc.want)
 		}
+	}
+	if got, want := string(AppendJSONFields(nil, "h", e, nil)), string(AppendJSON(nil, "h", e)); got != want {
+		t.Errorf("no fields: got %s, want %s", got, want)
 	}
 }
 

@@ -3,6 +3,7 @@ package statusls
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -12,41 +13,78 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
+// doctorHostsReport is what doctor --host found; --json prints it as it
+// is.
+type doctorHostsReport struct {
+	ConnectionReuse bool         `json:"connectionReuse"`
+	ControlDir      string       `json:"controlDir"`
+	Hosts           []doctorHost `json:"hosts"`
+	OK              bool         `json:"ok"`
+}
+
+// doctorHost is one host's check.
+type doctorHost struct {
+	Host    string   `json:"host"`
+	Command []string `json:"command"` // ssh's argv after the program
+	OK      bool     `json:"ok"`
+	Kind    string   `json:"kind,omitempty"` // the failure's kind (SPEC.md M6)
+	Error   string   `json:"error,omitempty"`
+	Fix     string   `json:"fix,omitempty"`
+	Files   int      `json:"files"`
+	Fresh   int      `json:"fresh"`
+	Millis  int64    `json:"ms"`
+}
+
 // doctorHosts is statusls doctor --host: what fails for each host, and
 // the fix.
-func doctorHosts(hf *hostFlags, env *Env) int {
+func doctorHosts(hf *hostFlags, asJSON bool, env *Env) int {
 	hosts, cfg, err := hf.targets(env)
 	if err != nil {
 		return usageError(env, "%s", err)
 	}
-	out := bufio.NewWriter(env.Stdout)
-	defer out.Flush()
-	if cfg.Reuse {
-		fmt.Fprintf(out, "connection reuse: on (ControlMaster sockets in %s, kept %v after use)\n", quotePath(cfg.ControlDir), remote.DefaultControlPersist)
-	} else {
-		fmt.Fprintf(out, "connection reuse: off (%s is not a private directory of yours)\n", quotePath(cfg.ControlDir))
-	}
-	problem := false
+	rep := doctorHostsReport{ConnectionReuse: cfg.Reuse, ControlDir: cfg.ControlDir, Hosts: []doctorHost{}, OK: true}
 	for _, r := range remote.List(context.Background(), cfg, hosts) {
-		shown := statusfile.SanitizeText(r.Host)
 		args, _ := cfg.Args(r.Host, []string{"--json", "--all"})
-		fmt.Fprintf(out, "\nhost %s:\n", shown)
-		fmt.Fprintf(out, "  ran: %s %s\n", quotePath(cfg.Program()), statusfile.SanitizeText(strings.Join(quoteAll(args), " ")))
-		if r.Err != nil {
-			problem = true
-			fmt.Fprintf(out, "  PROBLEM (%s): %s\n", r.Err.Kind, r.Err.Msg)
-			fmt.Fprintf(out, "  fix: %s\n", doctorFix(r.Err))
-			continue
+		h := doctorHost{Host: statusfile.SanitizeText(r.Host), Command: args, OK: r.Err == nil, Millis: r.Took.Milliseconds()}
+		for i := range h.Command {
+			h.Command[i] = statusfile.SanitizeText(h.Command[i])
 		}
-		fresh := 0
-		for _, e := range r.Entries {
-			if e.Verdict == reader.Fresh {
-				fresh++
+		if r.Err != nil {
+			rep.OK = false
+			h.Kind, h.Error, h.Fix = string(r.Err.Kind), r.Err.Msg, doctorFix(r.Err)
+		} else {
+			h.Files = len(r.Entries)
+			for _, e := range r.Entries {
+				if e.Verdict == reader.Fresh {
+					h.Fresh++
+				}
 			}
 		}
-		fmt.Fprintf(out, "  ok: ssh, statusls and its status directory answer (%d files, %d fresh sessions) in %v\n", len(r.Entries), fresh, r.Took.Round(time.Millisecond))
+		rep.Hosts = append(rep.Hosts, h)
 	}
-	if problem {
+	if asJSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		env.Stdout.Write(append(b, '\n'))
+	} else {
+		out := bufio.NewWriter(env.Stdout)
+		if cfg.Reuse {
+			fmt.Fprintf(out, "connection reuse: on (ControlMaster sockets in %s, kept %v after use)\n", quotePath(cfg.ControlDir), remote.DefaultControlPersist)
+		} else {
+			fmt.Fprintf(out, "connection reuse: off (%s is not a private directory of yours)\n", quotePath(cfg.ControlDir))
+		}
+		for _, h := range rep.Hosts {
+			fmt.Fprintf(out, "\nhost %s:\n", h.Host)
+			fmt.Fprintf(out, "  ran: %s %s\n", quotePath(cfg.Program()), statusfile.SanitizeText(strings.Join(quoteAll(h.Command), " ")))
+			if !h.OK {
+				fmt.Fprintf(out, "  PROBLEM (%s): %s\n", h.Kind, h.Error)
+				fmt.Fprintf(out, "  fix: %s\n", h.Fix)
+				continue
+			}
+			fmt.Fprintf(out, "  ok: ssh, statusls and its status directory answer (%d files, %d fresh sessions) in %v\n", h.Files, h.Fresh, (time.Duration(h.Millis) * time.Millisecond))
+		}
+		out.Flush()
+	}
+	if !rep.OK {
 		return ExitError
 	}
 	return ExitOK

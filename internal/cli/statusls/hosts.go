@@ -4,21 +4,18 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
-
-// ExitPartial: --host: some hosts could not be listed; the others were.
-const ExitPartial = 5
 
 // hostFlags take statusls to other machines.
 type hostFlags struct {
@@ -28,8 +25,27 @@ type hostFlags struct {
 	hostTimeout time.Duration
 }
 
-func (h *hostFlags) register(fs *flag.FlagSet) {
-	fs.Func("host", "", func(s string) error {
+// hostFlagsOf says which host flags a command takes.
+type hostFlagsOf struct {
+	usage string // --host's help
+	many  bool   // several hosts: --host H[,H] and --all-hosts
+	local bool   // --local
+	group bool   // under their own heading in help
+}
+
+// register declares --host and --host-timeout, and what of declares
+// besides.
+func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
+	if of.group {
+		fs.Group("Other machines (over ssh, each running statusls; see README.md)")
+	}
+	many := of.many
+	usage := of.usage
+	arg := "H"
+	if many {
+		arg = "H[,H]"
+	}
+	fs.Func("host", arg, usage, func(s string) error {
 		hosts, err := remote.SplitHosts(s)
 		if err != nil {
 			return errors.New(strings.TrimPrefix(err.Error(), "remote: "))
@@ -39,10 +55,17 @@ func (h *hostFlags) register(fs *flag.FlagSet) {
 		}
 		h.hosts = append(h.hosts, hosts...)
 		return nil
-	})
-	fs.BoolVar(&h.allHosts, "all-hosts", false, "")
-	fs.BoolVar(&h.local, "local", false, "")
-	fs.DurationVar(&h.hostTimeout, "host-timeout", remote.DefaultTimeout, "")
+	}).Complete = func() []string {
+		hosts, _, _ := remote.Hosts(env.Getenv)
+		return hosts
+	}
+	if many {
+		fs.Bool(&h.allHosts, "all-hosts", false, "the hosts of $STATUSLS_HOSTS, else of ~/.config/agentstatus/hosts")
+	}
+	if of.local {
+		fs.Bool(&h.local, "local", false, "with --host or --all-hosts: this machine too")
+	}
+	fs.Duration(&h.hostTimeout, "host-timeout", remote.DefaultTimeout, "DUR", "give up on a host after DUR (default 10s)")
 }
 
 // active reports whether other machines are asked for.
@@ -98,8 +121,8 @@ type hostList struct {
 // listHosts is statusls --host: every host's listing, merged, grouped by
 // host (this machine first, then the hosts in the order given).
 func listHosts(o *listOptions, env *Env) int {
-	if o.mode == "jq" {
-		return usageError(env, "--jq cannot be combined with --host: pipe 'statusls --host H --json' into jq instead")
+	if o.mode == modeJQ || o.mode == modeJQFiles {
+		return usageError(env, "--%s cannot be combined with --host: pipe 'statusls --host H --json' into jq instead", o.mode)
 	}
 	hosts, cfg, err := o.hostFlags.targets(env)
 	if err != nil {
@@ -127,7 +150,7 @@ func listHosts(o *listOptions, env *Env) int {
 		if err != nil {
 			return usageError(env, "%v", err)
 		}
-		l, err := reader.List(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: mode == "json" || mode == "ndjson"})
+		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: mode == "json" || mode == "ndjson"})
 		if err != nil {
 			// This machine fails as a host would: the others are listed.
 			dirError(env, loc, err)
@@ -179,7 +202,7 @@ func listHosts(o *listOptions, env *Env) int {
 				lines = append(lines, remote.AppendErrorJSON(nil, p.err))
 			}
 			for i := range p.entries {
-				lines = append(lines, remote.AppendJSON(nil, p.host, &p.entries[i]))
+				lines = append(lines, remote.AppendJSONFields(nil, p.host, &p.entries[i], o.fields))
 			}
 		}
 		writeJSONLines(out, lines, mode == "json")
@@ -251,7 +274,7 @@ func writeJSONLines(out io.Writer, lines [][]byte, array bool) {
 // localHostName is how the table shows this machine.
 const localHostName = "(local)"
 
-// writeHostTable writes statusls's table with a HOST column in front.
+// writeHostTable writes statusls's table with a HOST column after SESSION.
 func writeHostTable(out io.Writer, parts []hostList, o *listOptions, isTerm bool, termWidth int, env *Env) {
 	var entries []reader.Entry
 	var hosts []string
@@ -268,13 +291,16 @@ func writeHostTable(out io.Writer, parts []hostList, o *listOptions, isTerm bool
 		}
 	}
 	if len(entries) == 0 {
-		if isTerm {
-			fmt.Fprintln(out, "no sessions on these hosts")
+		// A notice, not data: on stderr, so that stdout stays empty.
+		if isTerm || o.mode == "table" {
+			fmt.Fprintln(env.Stderr, "statusls: no sessions on these hosts")
 		}
 		return
 	}
-	width := tableWidth(env, termWidth)
-	io.WriteString(out, remote.HostTable(hosts, width, func(w int) string {
-		return render.Table(entries, render.TableOptions{Width: w, Color: useColor(o.color, isTerm, env), Home: ""})
+	io.WriteString(out, render.Table(entries, render.TableOptions{
+		Width: tableWidth(env, termWidth),
+		Color: useColor(o.color, isTerm, env),
+		Wide:  o.wide,
+		Hosts: hosts,
 	}))
 }

@@ -114,8 +114,20 @@ func TestHostsList(t *testing.T) {
 	if r.code != 0 || r.stdout != "alpha\ttest\ta1\tworking\ton alpha\nbeta\ttest\tb1\tblocked\ton beta\n" {
 		t.Errorf("tsv: exit %d\n%q\n%s", r.code, r.stdout, r.stderr)
 	}
+	// --json FIELDS takes host too, first in every object.
+	r = run(t, runOpts{env: f.env}, "--json", "state,host,session", "--host", "alpha,beta")
+	if want := "[\n{\"host\":\"alpha\",\"session\":\"a1\",\"state\":\"working\"},\n{\"host\":\"beta\",\"session\":\"b1\",\"state\":\"blocked\"}\n]\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("--json FIELDS: exit %d\n%s\nwant\n%s%s", r.code, r.stdout, want, r.stderr)
+	}
+	if r := run(t, runOpts{env: f.env}, "--json", "host,session"); r.code != ExitUsage || !strings.Contains(r.stderr, `unknown field "host"`) {
+		t.Errorf("--json host without --host: exit %d %s", r.code, r.stderr)
+	}
+	if r := run(t, runOpts{env: f.env}, "--jq", ".", "--host", "alpha"); r.code != ExitUsage || !strings.Contains(r.stderr, "--jq cannot be combined with --host") {
+		t.Errorf("--jq --host: exit %d %s", r.code, r.stderr)
+	}
 	r = run(t, runOpts{env: f.env, terminal: true, width: 60}, "--host", "alpha,beta", "--color", "never")
-	if !strings.HasPrefix(r.stdout, "HOST   STATE") || !strings.Contains(r.stdout, "\nbeta   blocked") {
+	// HOST comes right after SESSION.
+	if !strings.HasPrefix(r.stdout, "STATE    SESSION  HOST   AGE") || !strings.Contains(r.stdout, "\nblocked  b1       beta   ") {
 		t.Errorf("table:\n%s", r.stdout)
 	}
 	for _, l := range strings.Split(r.stdout, "\n") {
@@ -256,6 +268,33 @@ func TestHostsDoctor(t *testing.T) {
 			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	// The same findings as one JSON object.
+	r = run(t, runOpts{env: f.env}, "doctor", "--json", "--host", "alpha,nostatusls,down")
+	var rep struct {
+		ConnectionReuse bool `json:"connectionReuse"`
+		OK              bool `json:"ok"`
+		Hosts           []struct {
+			Host, Kind, Error, Fix string
+			OK                     bool
+			Command                []string
+			Files, Fresh           int
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != ExitError {
+		t.Fatalf("doctor --json: exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	if !rep.ConnectionReuse || rep.OK || len(rep.Hosts) != 3 {
+		t.Fatalf("doctor --json: %+v", rep)
+	}
+	if h := rep.Hosts[0]; h.Host != "alpha" || !h.OK || h.Files != 1 || h.Fresh != 1 || len(h.Command) == 0 || h.Command[len(h.Command)-1] != "statusls --json --all" {
+		t.Errorf("alpha: %+v", h)
+	}
+	if h := rep.Hosts[1]; h.Host != "nostatusls" || h.OK || h.Kind != "statusls-missing" || !strings.HasPrefix(h.Fix, "install statusls on nostatusls") {
+		t.Errorf("nostatusls: %+v", h)
+	}
+	if h := rep.Hosts[2]; h.Host != "down" || h.OK || h.Kind != "ssh" || h.Error == "" {
+		t.Errorf("down: %+v", h)
+	}
 	// An older statusls on the host, which does not know --all.
 	old := filepath.Join(t.TempDir(), "statusls-old")
 	os.WriteFile(old, []byte("#!/bin/sh\necho 'statusls: flag provided but not defined: -all' >&2\nexit 2\n"), 0o700)
@@ -301,11 +340,11 @@ func TestHostsWatchTable(t *testing.T) {
 	w := start(t, clock, cmdOpts{terminal: true, width: 100, rows: 10, env: env}, "watch", "--host", "alpha,beta,down", "--color", "never")
 	last := func(s string) string { return s[strings.LastIndex(s, seqHome)+len(seqHome):] }
 	w.waitOut("the table", func(s string) bool {
-		return strings.Contains(s, seqHome) && strings.HasPrefix(last(s), "HOST   STATE") && strings.Contains(last(s), "\nalpha  working") &&
+		return strings.Contains(s, seqHome) && strings.HasPrefix(last(s), "STATE    SESSION  HOST   AGE") && strings.Contains(last(s), "\nworking  a1       alpha  ") &&
 			strings.Contains(last(s), "host down offline: ssh failed")
 	})
 	live(t, f.beta, "b1", "blocked", "on beta")
-	out := w.waitOut("beta's session", func(s string) bool { return strings.Contains(last(s), "\nbeta   blocked") })
+	out := w.waitOut("beta's session", func(s string) bool { return strings.Contains(last(s), "\nblocked  b1       beta   ") })
 	if !strings.HasPrefix(out, seqEnter) {
 		t.Errorf("not on the alternate screen: %q", out[:min(len(out), 40)])
 	}

@@ -11,8 +11,8 @@ import (
 
 // waitHost is statusls wait --host H: statusls wait runs on H, through ssh.
 func waitHost(o *waitOptions, env *Env) int {
-	if o.local || o.allHosts || len(o.hosts) != 1 {
-		return usageError(env, "wait --host takes exactly one host (without --local or --all-hosts)")
+	if len(o.hosts) != 1 {
+		return usageError(env, "wait --host takes exactly one host")
 	}
 	if o.cwd != "" && !strings.HasPrefix(o.cwd, "/") {
 		return usageError(env, "--cwd with --host needs an absolute path (of the host)")

@@ -99,6 +99,7 @@ func watchHosts(o *watchOptions, env *Env) int {
 		r.order = append(r.order, h)
 	}
 	r.offline = map[string]string{}
+	var keys chan byte // the table's keyboard: q quits
 	if r.mode == watchTable {
 		r.table = newTableScreen(env, o, location.Location{}, termWidth)
 		if err := r.table.begin(); err != nil {
@@ -110,6 +111,13 @@ func watchHosts(o *watchOptions, env *Env) int {
 				r.tick.Stop()
 			}
 		}()
+		if env.Keyboard != nil {
+			if in, restore, err := env.Keyboard(); err == nil {
+				defer restore()
+				keys = make(chan byte, 16)
+				go readKeys(in, keys)
+			}
+		}
 	}
 	messages := make(chan string, 16) // the runner's reports, for the table
 	if o.execSet {
@@ -134,9 +142,20 @@ func watchHosts(o *watchOptions, env *Env) int {
 	// The table's age column needs every updatedAt.
 	heartbeats := o.heartbeats || r.mode == watchTable
 	events := remote.Watch(ctx, cfg, hosts, remote.WatchOptions{Heartbeats: heartbeats, Now: env.Clock.Now})
+	eof := stdinEOF(env, o.untilEOF)
 	for {
 		var err error
 		select {
+		case <-eof:
+			return ExitOK
+		case k, ok := <-keys:
+			if !ok {
+				keys = nil // the terminal's input ended: keep watching
+				break
+			}
+			if k == 'q' || k == 'Q' || k == ctrlC {
+				return ExitOK
+			}
 		case ev, ok := <-events:
 			if !ok {
 				return r.fail(errors.New("the watch stopped"))

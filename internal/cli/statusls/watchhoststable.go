@@ -9,12 +9,11 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // drawHosts shows the sessions of every host on the watch table, with a
-// HOST column in front, grouped by host in the order given ("" is this
+// HOST column after SESSION, grouped by host in the order given ("" is this
 // machine), each group most urgent first; and a line per host that cannot
 // be reached.
 func (t *tableScreen) drawHosts(hosts []string, views map[string]*view, offline map[string]string, now time.Time) error {
@@ -61,9 +60,7 @@ func (t *tableScreen) drawHosts(hosts []string, views map[string]*view, offline 
 				more = len(entries) - shown
 			}
 		}
-		table := remote.HostTable(names[:shown], t.width, func(w int) string {
-			return render.Table(entries[:shown], render.TableOptions{Width: w, Color: t.color, Home: t.env.Getenv("HOME")})
-		})
+		table := render.Table(entries[:shown], render.TableOptions{Width: t.width, Color: t.color, Wide: t.o.wide, Hosts: names[:shown]})
 		lines = strings.Split(strings.TrimSuffix(table, "\n"), "\n")
 		if more > 0 {
 			lines = append(lines, fmt.Sprintf("… %d more", more))
