@@ -48,26 +48,36 @@ with {dir} and {now} in ARGS replaced, and STATUS_DIR and STATUSCONFORM_NOW
 per line for each live session, with keys session, agent, state, pid, cwd
 and title (the displayed title or null), and exits 0.
 
-  --level core|hardened   which cases (default hardened, which includes core)
-  --timeout D             per case (default 5s)
+  --timeout D             per case (default 5s; at least 10 times what a
+                          first, timed case took the reader)
 
 publisher starts CMD once per scenario (a scenario decides one or more
 checks), not through a shell, with {home}, {session} and {agent} in ARGS
 replaced and STATUSCONFORM_CONFIG_HOME, STATUSCONFORM_SESSION and
 STATUSCONFORM_AGENT in its environment, and drives it with the line protocol
-of SPEC.md §11.
-
-  --timeout-scale N       multiply every deadline by N (default 1)
+of SPEC.md §11. Its deadlines (2 s) stretch to 4 times what a first, timed
+start of CMD took.
 
 Both:
+  --level core|hardened   core: what the published page requires (for a
+                          publisher, with the config home already present);
+                          hardened (default): also this toolkit's rules
+  --timeout-scale N       multiply every deadline by N (default 1)
   --run GLOB              only the ids GLOB matches (* matches across /); repeatable
-  --list                  list the ids and what they check, then exit
+  --skip GLOB             do not run the ids GLOB matches (reported as SKIP); repeatable
+  --expected-failures FILE
+                          ids (or globs) expected to fail, one a line, # comments:
+                          their failures (XFAIL) do not fail the run, but their
+                          passes (XPASS) do
+  --list                  list the ids, their level and rules, then exit
   --json FILE             also write the full report as JSON to FILE
+  --junit FILE            also write the report as JUnit XML to FILE
 
 materialize writes every reader case as DIR/<id>/ (a status directory and
 expected.json), for implementers who would rather run their own tests.
 
-Exit status: 0 when nothing failed, 1 when something failed, 2 for usage.
+Exit status: 0 when nothing failed (but expected failures), 1 when something
+failed, 2 for usage or a command that cannot be run.
 
 Examples:
   statusconform reader -- statusls --ndjson --now {now}
@@ -114,15 +124,65 @@ func (g *globs) String() string     { return strings.Join(*g, ",") }
 func (g *globs) Set(s string) error { *g = append(*g, s); return nil }
 
 type common struct {
-	run      globs
-	list     bool
-	jsonFile string
+	run       globs
+	skip      globs
+	list      bool
+	jsonFile  string
+	junitFile string
+	expected  string
+	level     string
+	scale     float64
 }
 
+// register declares the flags both suites take, one per line.
 func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.run, "run", "glob of ids")
+	fs.Var(&c.skip, "skip", "glob of ids not to run")
 	fs.BoolVar(&c.list, "list", false, "list ids")
 	fs.StringVar(&c.jsonFile, "json", "", "JSON report file")
+	fs.StringVar(&c.junitFile, "junit", "", "JUnit XML report file")
+	fs.StringVar(&c.expected, "expected-failures", "", "file of ids expected to fail")
+	fs.StringVar(&c.level, "level", string(conformance.Hardened), "core or hardened")
+	fs.Float64Var(&c.scale, "timeout-scale", 1, "multiply deadlines")
+}
+
+// check validates the common flags.
+func (c *common) check(cmd string, env Env) (conformance.Level, int, bool) {
+	lv := conformance.Level(c.level)
+	if lv != conformance.Core && lv != conformance.Hardened {
+		return "", usageError(env, "%s: --level must be core or hardened, not %q", cmd, c.level), false
+	}
+	if c.scale < 1 {
+		return "", usageError(env, "%s: --timeout-scale must be at least 1", cmd), false
+	}
+	return lv, 0, true
+}
+
+// expectedFailures reads the --expected-failures file, if any.
+func (c *common) expectedFailures() (conformance.Selector, error) {
+	if c.expected == "" {
+		return nil, nil
+	}
+	f, err := os.Open(c.expected)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sel, err := conformance.ReadExpectedFailures(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.expected, err)
+	}
+	return sel, nil
+}
+
+// cannotRun reports a command that cannot be run at all in one line.
+func cannotRun(env Env, cmd string, err error) (int, bool) {
+	var ce *conformance.CommandError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(env.Stderr, "statusconform: %s: %v\n", cmd, ce)
+		return ExitUsage, true
+	}
+	return 0, false
 }
 
 func parseFlags(fs *flag.FlagSet, args []string, env Env) (int, bool) {
@@ -141,14 +201,13 @@ func reader(ctx context.Context, args []string, env Env) int {
 	fs := flag.NewFlagSet("reader", flag.ContinueOnError)
 	var c common
 	c.register(fs)
-	level := fs.String("level", string(conformance.Hardened), "core or hardened")
 	timeout := fs.Duration("timeout", 5*time.Second, "per case")
 	if code, ok := parseFlags(fs, args, env); !ok {
 		return code
 	}
-	lv := conformance.Level(*level)
-	if lv != conformance.Core && lv != conformance.Hardened {
-		return usageError(env, "reader: --level must be core or hardened, not %q", *level)
+	lv, code, ok := c.check("reader", env)
+	if !ok {
+		return code
 	}
 	if *timeout <= 0 {
 		return usageError(env, "reader: --timeout must be positive")
@@ -170,31 +229,38 @@ func reader(ctx context.Context, args []string, env Env) int {
 	if len(conformance.SelectCases(cases, lv, sel)) == 0 {
 		return usageError(env, "reader: --run %s selects no case", c.run.String())
 	}
+	expected, err := c.expectedFailures()
+	if err != nil {
+		return usageError(env, "reader: --expected-failures: %v", err)
+	}
 	rep, err := conformance.RunReader(ctx, cases, conformance.ReaderOptions{
-		Level: lv, Timeout: *timeout, Select: sel, Command: fs.Args(),
+		Level: lv, Timeout: *timeout, TimeoutScale: c.scale, Select: sel, Skip: conformance.Selector(c.skip), Command: fs.Args(),
 	})
+	if code, ok := cannotRun(env, "reader", err); ok {
+		return code
+	}
 	if err != nil {
 		return errorf(env, "reader: %v", err)
 	}
-	return finish(ctx, rep, c.jsonFile, env)
+	return finish(ctx, rep, c, expected, env)
 }
 
 func publisher(ctx context.Context, args []string, env Env) int {
 	fs := flag.NewFlagSet("publisher", flag.ContinueOnError)
 	var c common
 	c.register(fs)
-	scale := fs.Float64("timeout-scale", 1, "multiply deadlines")
 	if code, ok := parseFlags(fs, args, env); !ok {
 		return code
 	}
-	if *scale < 1 {
-		return usageError(env, "publisher: --timeout-scale must be at least 1")
+	lv, code, ok := c.check("publisher", env)
+	if !ok {
+		return code
 	}
 	sel := conformance.Selector(c.run)
-	checks := conformance.SelectChecks(sel)
+	checks := conformance.SelectChecks(lv, sel)
 	if c.list {
 		for _, x := range checks {
-			fmt.Fprintf(env.Stdout, "%s\t%s\n", x.ID, strings.Join(x.Rules, " "))
+			fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
 		}
 		return ExitOK
 	}
@@ -204,29 +270,48 @@ func publisher(ctx context.Context, args []string, env Env) int {
 	if len(checks) == 0 {
 		return usageError(env, "publisher: --run %s selects no check", c.run.String())
 	}
+	expected, err := c.expectedFailures()
+	if err != nil {
+		return usageError(env, "publisher: --expected-failures: %v", err)
+	}
 	rep, err := conformance.RunPublisher(ctx, conformance.PublisherOptions{
-		Command: fs.Args(), TimeoutScale: *scale, Select: sel,
+		Command: fs.Args(), Level: lv, TimeoutScale: c.scale, Select: sel, Skip: conformance.Selector(c.skip),
 	})
+	if code, ok := cannotRun(env, "publisher", err); ok {
+		return code
+	}
 	if err != nil {
 		return errorf(env, "publisher: %v", err)
 	}
-	return finish(ctx, rep, c.jsonFile, env)
+	return finish(ctx, rep, c, expected, env)
 }
 
-func finish(ctx context.Context, rep *conformance.Report, jsonFile string, env Env) int {
+func finish(ctx context.Context, rep *conformance.Report, c common, expected conformance.Selector, env Env) int {
+	if len(expected) > 0 {
+		for _, g := range rep.ApplyExpectedFailures(expected) {
+			fmt.Fprintf(env.Stderr, "statusconform: %s: %s matches no result of this run\n", c.expected, g)
+		}
+	}
 	if err := rep.WriteText(env.Stdout); err != nil {
 		return errorf(env, "%v", err)
 	}
-	if jsonFile != "" {
-		f, err := os.Create(jsonFile)
+	for _, out := range []struct {
+		file  string
+		write func(io.Writer) error
+		what  string
+	}{{c.jsonFile, rep.WriteJSON, "JSON"}, {c.junitFile, rep.WriteJUnit, "JUnit"}} {
+		if out.file == "" {
+			continue
+		}
+		f, err := os.Create(out.file)
 		if err == nil {
-			err = rep.WriteJSON(f)
+			err = out.write(f)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
 		}
 		if err != nil {
-			return errorf(env, "writing the JSON report: %v", err)
+			return errorf(env, "writing the %s report: %v", out.what, err)
 		}
 	}
 	if ctx.Err() != nil {
