@@ -67,9 +67,12 @@ func scenarios() []scenario {
 		{checks: []CheckInfo{
 			coreCheck("P8/never-partial", "P8"),
 			coreCheck("P8/no-temporary-file-left", "P8"),
+			check("P8/temporary-file-dot-named", "P8"),
+			check("P8/temporary-file-in-status-dir", "P8"),
 			check("P10/last-change-wins", "P10"),
 		}, run: atomicity},
 		{checks: []CheckInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat},
+		{checks: []CheckInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeatKeepsState},
 		{checks: []CheckInfo{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
 		{checks: []CheckInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
 		{checks: []CheckInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
@@ -534,11 +537,44 @@ func printableQuote(s string) string {
 
 func atomicity(p *pubRun) {
 	const partial, temp, last = "P8/never-partial", "P8/no-temporary-file-left", "P10/last-change-wins"
+	const dotted, inDir = "P8/temporary-file-dot-named", "P8/temporary-file-in-status-dir"
 	p.must(mkdir(p.home, privateDir))
 	p.startAndWait(partial)
 	path := p.statusPath()
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	// A second loop lists the status directory and the config home: a
+	// temporary file must be in the status directory, under a name that
+	// starts with a dot. Each write's temporary file lives for a moment
+	// only, so this samples; 200 writes make a miss very unlikely.
+	listed := make(chan struct{})
+	var listings int
+	var undotted, outside []string
+	go func() {
+		defer close(listed)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			listings++
+			if entries, err := os.ReadDir(p.statusDir()); err == nil {
+				for _, e := range entries {
+					if n := e.Name(); n != fileName(p.session) && !strings.HasPrefix(n, ".") && !slices.Contains(undotted, n) && len(undotted) < 5 {
+						undotted = append(undotted, n)
+					}
+				}
+			}
+			if entries, err := os.ReadDir(p.home); err == nil {
+				for _, e := range entries {
+					if n := e.Name(); n != statusName && !slices.Contains(outside, n) && len(outside) < 5 {
+						outside = append(outside, n)
+					}
+				}
+			}
+		}
+	}()
 	var reads, bad int
 	var firstBad string
 	go func() {
@@ -572,6 +608,7 @@ func atomicity(p *pubRun) {
 		if err != nil || !a.ok {
 			close(stop)
 			<-done
+			<-listed
 			if err == nil {
 				err = fmt.Errorf("answered %s", a.raw)
 			}
@@ -581,6 +618,12 @@ func atomicity(p *pubRun) {
 	}
 	close(stop)
 	<-done
+	<-listed
+	p.note(dotted, "the status directory and the config home were listed %d times during %d rapid changes", listings, n)
+	p.expect(len(undotted) == 0, dotted, "during the writes the status directory held %q: a temporary file's name starts with a dot", undotted)
+	p.pass(dotted)
+	p.expect(len(outside) == 0, inDir, "during the writes the config home held %q: a temporary file is made in the status directory itself", outside)
+	p.pass(inDir)
 	p.note(partial, "a reader loop read the file %d times during %d rapid changes", reads, n)
 	p.expect(bad == 0, partial, "%d of %d reads during %d rapid changes were not a valid record (the first: %s)", bad, reads, n, firstBad)
 	p.pass(partial)
@@ -654,6 +697,70 @@ func heartbeat(p *pubRun) {
 		}
 	}
 	gaps = append(gaps, fmt.Sprintf("(%.2fs since the last, at the end)", time.Since(lastChange).Seconds()))
+	report()
+	p.pass(id)
+}
+
+// heartbeatKeepsState sets a state and a title, then sends a line every
+// 2 s that changes nothing (a malformed one, then a blank one): the
+// heartbeat must still move updatedAt at least every 10 s (W5), and every
+// record it writes must keep the state and title set (P9 rewrites the
+// record, not some earlier copy of it).
+func heartbeatKeepsState(p *pubRun) {
+	const id = "P9/heartbeat-keeps-state"
+	const observe = 25 * time.Second
+	limit := statusfile.HeartbeatInterval + p.d(1)
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
+	rec, _, err := p.readRecord()
+	p.must(err)
+	start := time.Now()
+	last, lastChange, lastLine := rec.UpdatedAt, start, start
+	var gaps []string
+	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
+	blank := false
+	for time.Since(start) < observe {
+		p.pause(50 * time.Millisecond)
+		if !p.running() {
+			p.fail(id, "the publisher exited: %s", p.exitString())
+			p.stopNow("the publisher exited")
+		}
+		if time.Since(lastLine) >= 2*time.Second {
+			lastLine = time.Now()
+			if blank {
+				p.write("  ")
+			} else {
+				a := p.send(id, `{"state":"sleeping"}`)
+				p.expect(!a.ok, id, "{\"state\":\"sleeping\"} was answered ok:true")
+			}
+			blank = !blank
+		}
+		rec, _, err := p.readRecord()
+		now := time.Now()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				p.fail(id, "the status file disappeared while the session lives")
+				p.stopNow("the file disappeared")
+			}
+			continue
+		}
+		if !rec.UpdatedAt.Equal(last) {
+			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
+			p.event("heartbeat: %s", describe(rec))
+			if rec.State != statusfile.Blocked || rec.Title != "Keep me" {
+				p.fail(id, "a heartbeat wrote %s, not the record as last set (state blocked, title \"Keep me\")", describe(rec))
+				p.stopNow("a heartbeat changed the record")
+			}
+			last, lastChange = rec.UpdatedAt, now
+		}
+		if since := now.Sub(lastChange); since > limit {
+			gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
+			report()
+			p.fail(id, "updatedAt did not move for %v while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)", since.Round(time.Millisecond))
+			p.stopNow("no heartbeat")
+		}
+	}
 	report()
 	p.pass(id)
 }

@@ -202,6 +202,11 @@ var jqFailures = []string{
 	"sanitize/title-only-controls", "sanitize/title-osc8-hyperlink", "sanitize/title-other-escapes",
 	"sanitize/title-sgr", "sanitize/title-sgr-newline-bidi", "sanitize/title-unterminated-osc",
 	"sanitize/title-white-space-collapsed", "sanitize/unknown-state",
+	"freshness/future-30.0005s-stale", "records/byte-order-mark", "records/pid-infinite",
+	"sanitize/title-8bit-control-strings", "sanitize/title-8bit-osc", "sanitize/title-8bit-st", "sanitize/title-bel-inside-dcs",
+	"sanitize/title-cut-after-whole-flag", "sanitize/title-cut-before-removing-escapes", "sanitize/title-cut-drop-after-trim",
+	"sanitize/title-cut-inside-combining-sequence", "sanitize/title-esc-inside-osc", "sanitize/title-esc-interrupts-csi",
+	"sanitize/title-osc-holds-anything", "sanitize/title-sos-pm-apc",
 	"time/february-30", "time/leap-second", "time/lowercase-t-and-z", "time/offset-minus", "time/offset-plus",
 	"vanish/files-come-and-go",
 }

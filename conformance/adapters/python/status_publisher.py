@@ -87,6 +87,7 @@ class Publisher:
         self.written = None  # (st_dev, st_ino) of the file written last
         self.reported = None
         self.lock = threading.Lock()
+        self.last_input = time.monotonic()
         self.stop = threading.Event()
 
     def _open_dir(self):
@@ -106,7 +107,10 @@ class Publisher:
 
     def _write(self):
         """One atomic write (P8); raises on failure."""
-        data = sp.encode(self.session, self.agent, self.pid, self.cwd, self.state, self.title, time.time_ns())
+        state, title = self.state, self.title
+        if sp.FLAW == "heartbeat-stale-copy" and getattr(self, "heartbeating", False):
+            state, title = self.first
+        data = sp.encode(self.session, self.agent, self.pid, self.cwd, state, title, time.time_ns())
         dfd = self._open_dir()
         try:
             try:
@@ -123,7 +127,12 @@ class Publisher:
                 if st.st_uid != os.geteuid():
                     raise Refused("status file %s is owned by uid %d" % (self.name, st.st_uid))
             tmp = "." + self.name + "." + secrets.token_hex(6)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+            tmp_dfd = dfd
+            if sp.FLAW == "temp-without-dot":
+                tmp = tmp[1:]
+            elif sp.FLAW == "temp-in-config-home":
+                tmp_dfd = os.open(self.home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=tmp_dfd)
             try:
                 os.fchmod(fd, 0o600)  # P6, whatever the umask
                 view = memoryview(data)
@@ -133,15 +142,18 @@ class Publisher:
                 fst = os.fstat(fd)
                 os.close(fd)
                 fd = -1
-                os.rename(tmp, self.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+                os.rename(tmp, self.name, src_dir_fd=tmp_dfd, dst_dir_fd=dfd)
             except BaseException:
                 if fd >= 0:
                     os.close(fd)
                 try:
-                    os.unlink(tmp, dir_fd=dfd)
+                    os.unlink(tmp, dir_fd=tmp_dfd)
                 except OSError:
                     pass
                 raise
+            finally:
+                if tmp_dfd != dfd:
+                    os.close(tmp_dfd)
             self.written = (fst.st_dev, fst.st_ino)
         finally:
             os.close(dfd)
@@ -161,9 +173,14 @@ class Publisher:
         return None
 
     def heartbeat(self):
+        self.first = (self.state, self.title)
         while not self.stop.wait(HEARTBEAT):
             with self.lock:
+                if sp.FLAW == "heartbeat-reset-by-input" and time.monotonic() - self.last_input < HEARTBEAT:
+                    continue  # wrongly counts any input line as a sign of life
+                self.heartbeating = True
                 self.publish()
+                self.heartbeating = False
 
     def remove(self):
         """P11: remove the file only if it is still the one written last."""
@@ -238,7 +255,8 @@ def main():
             line = stdin.readline()
             if not line:
                 break
-            if not line.strip():
+            pub.last_input = time.monotonic()
+            if not line.strip(b" \t\r\n"):
                 continue  # W3: blank lines get no answer
             err = pub.apply(line)
             out.write('{"ok":true}\n' if err is None else json.dumps({"ok": False, "error": err}) + "\n")
