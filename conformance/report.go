@@ -67,10 +67,14 @@ func (x Result) failsRun() bool {
 
 // Report is a whole run.
 type Report struct {
-	Suite   string    `json:"suite"` // "reader" or "publisher"
-	Command []string  `json:"command,omitempty"`
-	Level   Level     `json:"level,omitempty"`
-	Started time.Time `json:"started"`
+	Suite string `json:"suite"` // "reader" or "publisher"
+	// Protocol and Vectors say what was checked: the protocol, and the
+	// digest of the suite's vectors and checks ([VectorsDigest]).
+	Protocol string    `json:"protocol"`
+	Vectors  string    `json:"vectors"`
+	Command  []string  `json:"command,omitempty"`
+	Level    Level     `json:"level,omitempty"`
+	Started  time.Time `json:"started"`
 	// Calibration says how the deadlines were fitted to the
 	// implementation's own speed, and TimeoutScale is the factor every
 	// deadline was multiplied by in the end.
@@ -94,6 +98,7 @@ type Report struct {
 func (r *Report) finish() {
 	slices.SortFunc(r.Results, func(a, b Result) int { return strings.Compare(a.ID, b.ID) })
 	r.count()
+	r.Protocol, r.Vectors = Protocol, VectorsDigest()
 	r.Seconds = time.Since(r.Started).Round(time.Millisecond).Seconds()
 }
 
@@ -168,6 +173,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, n := range r.Notes {
 		b.WriteString("note: " + printable(n) + "\n")
+	}
+	if r.Vectors != "" {
+		fmt.Fprintf(&b, "suite: %s, vectors %s, %.1fs\n", r.Protocol, r.Vectors, r.Seconds)
 	}
 	b.WriteString(r.Summary() + "\n")
 	_, err := io.WriteString(w, b.String())
