@@ -50,7 +50,18 @@ type PublisherOptions struct {
 	// deadlines for a publisher slower to start than 2 s allows for.
 	NoCalibrate bool
 
-	userScale float64 // TimeoutScale as given, before calibration
+	userScale float64       // TimeoutScale as given, before calibration
+	answered  time.Duration // how long the calibration's answer took
+}
+
+// heartbeatSlack is how late past 10 s a heartbeat may come: a timer in a
+// running process is late by about what an answer takes, not by how slowly
+// the process started, so the slack follows the calibrated answer (four
+// times it, from 1 s to 2 s) times --timeout-scale, and a 15 s heartbeat
+// fails unless --timeout-scale says otherwise.
+func (o *PublisherOptions) heartbeatSlack() time.Duration {
+	slack := min(max(time.Second, calibrationMargin*o.answered), 2*time.Second)
+	return time.Duration(float64(slack) * max(1, o.userScale))
 }
 
 // scenario runs the publisher once and decides one or more checks.
@@ -163,6 +174,7 @@ func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
 		cal := calibrate(ctx, opts)
 		rep.Calibration = cal.note
 		opts.TimeoutScale *= cal.factor
+		opts.answered = cal.answered
 	}
 	rep.TimeoutScale = opts.TimeoutScale
 	var mu sync.Mutex

@@ -11,8 +11,9 @@ import (
 // calibration is what a first, timed run of the publisher under test
 // found: how much its deadlines must stretch.
 type calibration struct {
-	factor float64 // at least 1
-	note   string
+	factor   float64 // at least 1
+	answered time.Duration
+	note     string
 }
 
 // calibrationMargin is how many times its own measured speed a publisher
@@ -80,6 +81,7 @@ func calibrate(ctx context.Context, opts PublisherOptions) (cal calibration) {
 	if p.waitExit(limit) {
 		exited = time.Since(stopped)
 	}
+	cal.answered = answered
 	slowest := max(startup, answered, exited)
 	cal.factor = max(1, calibrationMargin*slowest.Seconds()/2)
 	cal.note = fmt.Sprintf("calibration: first record %v after the start, answer %v after a change, exit %v after the end of input; deadlines ×%.2f (%d× the slowest, at least the 2 s of the suite)",

@@ -419,8 +419,10 @@ func malformedLines(p *pubRun) {
 	p.pass(id)
 
 	// Blank lines get no answer: the next answer is the next line's.
+	// Spaces, tabs and carriage returns only are blank too (W3).
 	p.write("")
 	p.write("   ")
+	p.write("\t \r")
 	a := p.send(blank, `{"state":"idle"}`)
 	p.expect(a.ok, blank, "the answer after two blank lines and {\"state\":\"idle\"} is %s: a blank line was answered", a.raw)
 	select {
@@ -658,7 +660,7 @@ func atomicity(p *pubRun) {
 func heartbeat(p *pubRun) {
 	const id = "P9/heartbeat"
 	const observe = 25 * time.Second
-	limit := statusfile.HeartbeatInterval + p.d(1)
+	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
 	p.must(mkdir(p.home, privateDir))
 	rec, _ := p.startAndWait(id)
 	start := time.Now()
@@ -709,7 +711,7 @@ func heartbeat(p *pubRun) {
 func heartbeatKeepsState(p *pubRun) {
 	const id = "P9/heartbeat-keeps-state"
 	const observe = 25 * time.Second
-	limit := statusfile.HeartbeatInterval + p.d(1)
+	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
 	p.must(mkdir(p.home, privateDir))
 	p.startAndWait(id)
 	p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
@@ -776,8 +778,11 @@ func removal(how string) func(p *pubRun) {
 		} else {
 			p.signal(how)
 		}
-		p.expect(p.waitGone(p.d(2)), id, "the status file is still there %v later", p.d(2))
-		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v", p.d(2)) {
+		from := time.Now()
+		if !p.waitGone(p.d(2)) {
+			p.fail(id, "the status file is still there %v later%s", p.d(2), p.lateness(from, p.d(2), p.waitGone))
+		}
+		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
 			p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
 		}
 		p.pass(id)
@@ -794,7 +799,8 @@ func replacedFile(p *pubRun) {
 	p.must(os.Rename(tmp, p.statusPath()))
 	p.event("replaced the status file with another one")
 	p.closeStdin()
-	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input", p.d(2)) {
+	from := time.Now()
+	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
 		p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
 	}
 	data, err := os.ReadFile(p.statusPath())
@@ -840,7 +846,8 @@ func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
 			p.result(id).Details = append(p.result(id).Details, diff...)
 		}
 		p.closeStdin()
-		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input", p.d(2)) {
+		from := time.Now()
+		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
 			p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
 		}
 		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {

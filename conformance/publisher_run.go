@@ -411,6 +411,17 @@ func (p *pubRun) send(id, line string) answer {
 	return a
 }
 
+// lateness is called when wait(deadline) failed for something that
+// started at start: it waits twice as long again, and says how late it
+// came, or that it did not.
+func (p *pubRun) lateness(start time.Time, deadline time.Duration, wait func(time.Duration) bool) string {
+	if wait(2 * deadline) {
+		took := since(start)
+		return fmt.Sprintf(" (it came %v after, %v past the deadline%s)", took, took-deadline, p.scaleHint(took, deadline))
+	}
+	return fmt.Sprintf(" (nor within %v more)", 2*deadline)
+}
+
 func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
 
 // scaleHint suggests a --timeout-scale under which took would have met

@@ -145,6 +145,12 @@ func TestBrokenReaders(t *testing.T) {
 		t.Run(tt.flaw, func(t *testing.T) {
 			t.Parallel()
 			rep := runReader(t, ReaderOptions{Command: helperCommand(t, "reader", tt.flaw), Select: tt.mustFail, Timeout: 3 * time.Second})
+			// A flaw that shows only when a file vanishes at the wrong
+			// moment is caught by chance (README.md, Limits); on a loaded
+			// machine, give the chance two more runs.
+			for try := 0; try < 2 && slices.ContainsFunc(tt.mustFail, timingDependent) && !allFailed(rep, tt.mustFail); try++ {
+				rep = runReader(t, ReaderOptions{Command: helperCommand(t, "reader", tt.flaw), Select: tt.mustFail, Timeout: 3 * time.Second})
+			}
 			for _, id := range tt.mustFail {
 				r, ok := rep.Find(id)
 				switch {
@@ -158,6 +164,19 @@ func TestBrokenReaders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// timingDependent reports whether a case catches its flaw only when a
+// file vanishes at the right moment.
+func timingDependent(id string) bool { return strings.HasPrefix(id, "vanish/") }
+
+func allFailed(rep *Report, ids []string) bool {
+	for _, id := range ids {
+		if r, ok := rep.Find(id); !ok || r.Outcome != Fail {
+			return false
+		}
+	}
+	return true
 }
 
 // python3 returns the Python interpreter itself, not a launcher script in
