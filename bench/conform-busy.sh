@@ -6,6 +6,7 @@
 # processor keep the cores busy for the whole run, and counts the failures.
 #
 #   bash bench/conform-busy.sh [N] [PYTHON]    (default N=10; PYTHON: python3)
+#   SUITES=publisher bash bench/conform-busy.sh 3     (one suite only)
 #
 # Prints one line per run (suite, failures, seconds, the failed ids) and
 # a total per suite. Exit status 1 when any run had a failure.
@@ -50,11 +51,11 @@ one() {
 	fi
 	failed[$suite]=$((failed[$suite] + f))
 }
+suites=${SUITES:-reader publisher}
 for ((i = 1; i <= n; i++)); do
-	one reader "$i"
-	one publisher "$i"
+	for s in $suites; do one "$s" "$i"; done
 done
-for s in reader publisher; do
+for s in $suites; do
 	echo "$s: ${failed[$s]} false failures in $n runs (${bad[$s]} runs with any)"
 done
 [ "${failed[reader]}" = 0 ] && [ "${failed[publisher]}" = 0 ]
