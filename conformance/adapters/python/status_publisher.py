@@ -173,9 +173,14 @@ class Publisher:
         return None
 
     def heartbeat(self):
+        # Signals go to the main thread only, which holds them off while it
+        # writes (publish_unstopped).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
         self.first = (self.state, self.title)
         while not self.stop.wait(HEARTBEAT):
             with self.lock:
+                if self.stop.is_set():
+                    return  # shutting down: the file is removed, or about to be
                 if sp.FLAW == "heartbeat-reset-by-input" and time.monotonic() - self.last_input < HEARTBEAT:
                     continue  # wrongly counts any input line as a sign of life
                 self.heartbeating = True
@@ -219,7 +224,18 @@ class Publisher:
             title = sp._fix(t or "")
         with self.lock:
             self.state, self.title = state, title
+            return self.publish_unstopped()
+
+    def publish_unstopped(self):
+        """publish, with SIGTERM and SIGINT held off until the write is
+        done: a stop raised between the rename and noting the inode
+        written would leave the file behind (P11)."""
+        held = {signal.SIGTERM, signal.SIGINT}
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+        try:
             return self.publish()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 class Stop(Exception):
@@ -248,7 +264,7 @@ def main():
     out = sys.stdout
     try:
         with pub.lock:
-            pub.publish()  # W1: at once
+            pub.publish_unstopped()  # W1: at once
         threading.Thread(target=pub.heartbeat, daemon=True).start()
         stdin = sys.stdin.buffer
         while True:
