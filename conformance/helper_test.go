@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,15 +38,6 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Args[2])
 		os.Exit(2)
-	}
-	// The tests mostly wait for the readers and publishers they run,
-	// which bound their own concurrency by the processors; holding the
-	// tests themselves to one per processor (go test's default -parallel)
-	// would only serialize the waiting. An explicit -parallel wins.
-	if !slices.ContainsFunc(os.Args[1:], func(a string) bool {
-		return strings.HasPrefix(a, "-test.parallel") || strings.HasPrefix(a, "--test.parallel")
-	}) {
-		flag.Set("test.parallel", strconv.Itoa(max(8, 4*runtime.GOMAXPROCS(0))))
 	}
 	code := m.Run()
 	cleanupBinaries()
