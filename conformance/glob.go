@@ -39,3 +39,18 @@ func globRegexp(g string) *regexp.Regexp {
 	b.WriteString("$")
 	return regexp.MustCompile(b.String())
 }
+
+// matchAny is Match for a list that selects nothing when empty.
+func (s Selector) matchAny(id string) bool {
+	return len(s) > 0 && s.Match(id)
+}
+
+// first returns the first glob of s that matches id.
+func (s Selector) first(id string) string {
+	for _, g := range s {
+		if (Selector{g}).Match(id) {
+			return g
+		}
+	}
+	return ""
+}

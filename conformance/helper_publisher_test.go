@@ -93,9 +93,18 @@ func helperPublisher(flaw string) int {
 		}
 		out.Flush()
 	}
+	// deferred fires for a write the answer-before-write flaw put off.
+	var deferred <-chan time.Time
 	for {
 		select {
+		case <-deferred:
+			deferred = nil
+			p.publish()
 		case line, ok := <-lines:
+			if deferred != nil {
+				deferred = nil
+				p.publish()
+			}
 			if !ok {
 				p.remove()
 				return 0
@@ -111,9 +120,11 @@ func helperPublisher(flaw string) int {
 				continue
 			}
 			if flaw == "answer-before-write" {
+				// The change lands only after the harness has moved on:
+				// when the next line comes (or input ends), or after a
+				// deadline generous enough for any harness to look first.
 				answer(nil)
-				time.Sleep(300 * time.Millisecond)
-				p.publish()
+				deferred = time.After(10 * time.Second)
 				continue
 			}
 			err := p.publish()

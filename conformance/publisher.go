@@ -11,7 +11,10 @@ import (
 
 // CheckInfo describes one publisher check.
 type CheckInfo struct {
-	ID           string   `json:"id"`
+	ID string `json:"id"`
+	// Level is Core for what the published page requires of every
+	// publisher, Hardened for what SPEC.md adds.
+	Level        Level    `json:"level"`
 	Rules        []string `json:"rules"`
 	Requirements []string `json:"requirements"`
 }
@@ -28,12 +31,37 @@ type PublisherOptions struct {
 	// removal of the file, exit) and the heartbeat's slack; 1 by default.
 	// The heartbeat interval itself is the protocol's and does not scale.
 	TimeoutScale float64
-	Select       Selector // by check id; all by default
-	TempDir      string   // where scenarios make their directories
-	// Parallel bounds how many scenarios run at once (the long heartbeat
-	// scenario aside), so that publishers do not all start at the same
-	// moment on a small machine; by default from the number of CPUs.
+	// Level selects the checks: Core runs what the published page
+	// requires, with the config home already present; Hardened (the
+	// default) adds this toolkit's rules.
+	Level  Level
+	Select Selector // by check id; all by default
+	// Skip lists checks not to run: they are reported as SKIP, and a
+	// scenario whose checks are all skipped does not run.
+	Skip    Selector
+	TempDir string // where scenarios make their directories
+	// Parallel bounds how many scenarios run at once, so that publishers
+	// do not all start at the same moment on a small machine; by default
+	// the number of processors (GOMAXPROCS). A long scenario (the
+	// heartbeat) holds its place only until its publisher has published,
+	// then mostly waits.
 	Parallel int
+	// NoCalibrate turns off the first timed run that stretches the
+	// deadlines for a publisher slower to start than 2 s allows for.
+	NoCalibrate bool
+
+	userScale float64       // TimeoutScale as given, before calibration
+	answered  time.Duration // how long the calibration's answer took
+}
+
+// heartbeatSlack is how late past 10 s a heartbeat may come: a timer in a
+// running process is late by about what an answer takes, not by how slowly
+// the process started, so the slack follows the calibrated answer (four
+// times it, from 1 s to 2 s) times --timeout-scale, and a 15 s heartbeat
+// fails unless --timeout-scale says otherwise.
+func (o *PublisherOptions) heartbeatSlack() time.Duration {
+	slack := min(max(time.Second, calibrationMargin*o.answered), 2*time.Second)
+	return time.Duration(float64(slack) * max(1, o.userScale))
 }
 
 // scenario runs the publisher once and decides one or more checks.
@@ -79,11 +107,20 @@ var publisherQuotes = map[string]string{
 	"W5":  "W5. It heartbeats (P9) whether or not lines arrive.",
 }
 
+// check is a hardened check: one of this toolkit's rules.
 func check(id string, rules ...string) CheckInfo {
-	c := CheckInfo{ID: id, Rules: rules}
+	c := CheckInfo{ID: id, Level: Hardened, Rules: rules}
 	for _, r := range rules {
 		c.Requirements = append(c.Requirements, publisherQuotes[r])
 	}
+	return c
+}
+
+// coreCheck is a check of what the published page requires of every
+// publisher.
+func coreCheck(id string, rules ...string) CheckInfo {
+	c := check(id, rules...)
+	c.Level = Core
 	return c
 }
 
@@ -97,11 +134,15 @@ func Checks() []CheckInfo {
 	return out
 }
 
-// SelectChecks returns the checks sel selects, in id order.
-func SelectChecks(sel Selector) []CheckInfo {
+// SelectChecks returns the checks of level (and below) that sel selects,
+// in id order.
+func SelectChecks(level Level, sel Selector) []CheckInfo {
+	if level == "" {
+		level = Hardened
+	}
 	var out []CheckInfo
 	for _, c := range Checks() {
-		if sel.Match(c.ID) {
+		if level.Includes(c.Level) && sel.Match(c.ID) {
 			out = append(out, c)
 		}
 	}
@@ -114,17 +155,31 @@ func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
 	if len(opts.Command) == 0 {
 		return nil, errNoCommand
 	}
+	if err := checkRunnable(opts.Command[0]); err != nil {
+		return nil, err
+	}
 	if opts.TimeoutScale < 1 {
 		opts.TimeoutScale = 1
 	}
-	if opts.Parallel <= 0 {
-		opts.Parallel = max(4, 2*runtime.GOMAXPROCS(0))
+	if opts.Level == "" {
+		opts.Level = Hardened
 	}
-	rep := &Report{Suite: "publisher", Command: opts.Command, Started: time.Now()}
+	opts.userScale = opts.TimeoutScale
+	if opts.Parallel <= 0 {
+		opts.Parallel = runtime.GOMAXPROCS(0)
+	}
+	rep := &Report{Suite: "publisher", Command: opts.Command, Level: opts.Level, Started: time.Now()}
+	all := scenarios()
+	if !opts.NoCalibrate && unixLike && runtime.GOOS != "windows" {
+		cal := calibrate(ctx, opts)
+		rep.Calibration = cal.note
+		opts.TimeoutScale *= cal.factor
+		opts.answered = cal.answered
+	}
+	rep.TimeoutScale = opts.TimeoutScale
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, opts.Parallel)
-	all := scenarios()
 	// The long ones first: they set the run's length.
 	slices.SortStableFunc(all, func(a, b scenario) int {
 		switch {
@@ -136,29 +191,27 @@ func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
 		return 0
 	})
 	for _, s := range all {
-		var wanted []CheckInfo
 		for _, c := range s.checks {
-			if opts.Select.Match(c.ID) {
-				wanted = append(wanted, c)
+			if opts.Level.Includes(c.Level) && opts.Select.Match(c.ID) && opts.Skip.matchAny(c.ID) {
+				rep.Results = append(rep.Results, Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
+					Outcome: Skip, Reason: "skipped by --skip " + opts.Skip.first(c.ID)})
 			}
 		}
-		if len(wanted) == 0 {
+		if !slices.ContainsFunc(s.checks, opts.wants) {
 			continue
 		}
 		wg.Add(1)
-		if !s.long {
-			sem <- struct{}{}
-		}
+		sem <- struct{}{}
+		var once sync.Once
+		release := func() { once.Do(func() { <-sem }) }
 		go func() {
 			defer wg.Done()
-			if !s.long {
-				defer func() { <-sem }()
-			}
-			results := runScenario(ctx, s, opts)
+			defer release()
+			results := runScenario(ctx, s, opts, release)
 			mu.Lock()
 			defer mu.Unlock()
 			for _, r := range results {
-				if opts.Select.Match(r.ID) {
+				if opts.wants(CheckInfo{ID: r.ID, Level: r.Level}) {
 					rep.Results = append(rep.Results, r)
 				}
 			}
@@ -169,13 +222,18 @@ func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
 	return rep, nil
 }
 
+// wants reports whether the run includes check c.
+func (o *PublisherOptions) wants(c CheckInfo) bool {
+	return o.Level.Includes(c.Level) && o.Select.Match(c.ID) && !o.Skip.matchAny(c.ID)
+}
+
 // runScenario runs s and returns a result for each of its checks; a check
 // the scenario did not decide fails.
-func runScenario(ctx context.Context, s scenario, opts PublisherOptions) []Result {
+func runScenario(ctx context.Context, s scenario, opts PublisherOptions, release func()) []Result {
 	start := time.Now()
 	results := make([]Result, len(s.checks))
 	for i, c := range s.checks {
-		results[i] = Result{ID: c.ID, Rules: c.Rules, Requirements: c.Requirements}
+		results[i] = Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements}
 	}
 	skip := func(why string) []Result {
 		for i := range results {
@@ -190,6 +248,11 @@ func runScenario(ctx context.Context, s scenario, opts PublisherOptions) []Resul
 		return skip(s.root + "; run as root to include this check")
 	}
 	p := newPubRun(ctx, opts, results)
+	if s.long {
+		// A long scenario mostly waits: once its publisher has
+		// published, it gives its place to another.
+		p.published = release
+	}
 	func() {
 		defer p.finish()
 		defer func() {
@@ -205,10 +268,11 @@ func runScenario(ctx context.Context, s scenario, opts PublisherOptions) []Resul
 	// The first check that failed on its own carries the process's
 	// stderr and timeline; checks left undecided point at it.
 	first := ""
+	stderr := p.stderrText(time.Second)
 	for i := range results {
 		if r := &results[i]; r.Outcome == Fail && first == "" {
 			first = r.ID
-			r.Stderr = p.stderr.String()
+			r.Stderr = stderr
 			r.Timeline = p.timelineCopy()
 			r.Exit = p.exitString()
 		}
@@ -220,7 +284,7 @@ func runScenario(ctx context.Context, s scenario, opts PublisherOptions) []Resul
 			r.Reason = "not decided: " + p.stopReason()
 			if first == "" {
 				first = r.ID
-				r.Stderr = p.stderr.String()
+				r.Stderr = stderr
 				r.Timeline = p.timelineCopy()
 				r.Exit = p.exitString()
 			} else {

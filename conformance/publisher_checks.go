@@ -36,51 +36,60 @@ var (
 func scenarios() []scenario {
 	s := []scenario{
 		{checks: []CheckInfo{
-			check("W1/publishes-at-once", "W1"),
-			check("P1/every-key", "P1"),
+			coreCheck("W1/publishes-at-once", "W1"),
+			coreCheck("P1/every-key", "P1"),
 			check("E1/compact-encoding", "E1"),
-			check("N1/file-name-is-hash", "N1", "L2"),
-			check("T1/updated-at-utc-milliseconds", "T1"),
-			check("P12/pid-is-live", "P12"),
-			check("P12/cwd-is-absolute", "P12"),
+			coreCheck("N1/file-name-is-hash", "N1", "L2"),
+			coreCheck("T1/updated-at-utc-milliseconds", "T1"),
+			coreCheck("P12/pid-is-live", "P12"),
+			coreCheck("P12/cwd-is-absolute", "P12"),
 			check("L4/ignores-status-dir", "L4"),
 		}, run: basicScenario},
 		{checks: []CheckInfo{check("P3/creates-config-home", "P3")}, run: createsConfigHome},
-		{checks: []CheckInfo{check("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
-		{checks: []CheckInfo{check("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
-		{checks: []CheckInfo{check("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
+		{checks: []CheckInfo{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
+		{checks: []CheckInfo{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
+		{checks: []CheckInfo{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
 		{checks: []CheckInfo{
-			check("W3/malformed-lines-refused", "W3", "S2"),
-			check("W3/blank-lines-unanswered", "W3"),
+			coreCheck("W3/malformed-lines-refused", "W3", "S2"),
+			coreCheck("W3/blank-lines-unanswered", "W3"),
 		}, run: malformedLines},
 		{checks: []CheckInfo{
+			coreCheck("P12/title-no-controls", "P12"),
+			coreCheck("P12/long-title-bounded", "P12"),
 			check("P12/title-sanitized", "P12"),
 			check("P12/title-empty-is-null", "P12", "F1"),
 			check("P12/long-title-cut", "P12"),
 		}, run: titles},
 		{checks: []CheckInfo{
-			check("N1/non-ascii-session", "N1"),
+			coreCheck("N1/non-ascii-session", "N1"),
 			check("E2/json-escaping", "E2"),
 		}, run: escaping},
 		{checks: []CheckInfo{
-			check("P8/never-partial", "P8"),
-			check("P8/no-temporary-file-left", "P8"),
+			coreCheck("P8/never-partial", "P8"),
+			coreCheck("P8/no-temporary-file-left", "P8"),
+			check("P8/temporary-file-dot-named", "P8"),
+			check("P8/temporary-file-in-status-dir", "P8"),
 			check("P10/last-change-wins", "P10"),
 		}, run: atomicity},
-		{checks: []CheckInfo{check("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat},
-		{checks: []CheckInfo{check("W4/removed-on-eof", "W4")}, run: removal("eof")},
-		{checks: []CheckInfo{check("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
-		{checks: []CheckInfo{check("W4/removed-on-sigint", "W4")}, run: removal("INT")},
+		{checks: []CheckInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat},
+		{checks: []CheckInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeatKeepsState},
+		{checks: []CheckInfo{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
+		{checks: []CheckInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
+		{checks: []CheckInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
 		{checks: []CheckInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
 		{checks: []CheckInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checksEveryWrite},
 		{checks: []CheckInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
 	}
 	for _, u := range []int{0o000, 0o022, 0o077} {
 		s = append(s, scenario{checks: []CheckInfo{
-			check(fmt.Sprintf("P3/status-dir-0700/umask-%03o", u), "P3"),
-			check(fmt.Sprintf("P6/file-0600/umask-%03o", u), "P6"),
+			coreCheck(fmt.Sprintf("P3/status-dir-0700/umask-%03o", u), "P3"),
+			coreCheck(fmt.Sprintf("P6/file-0600/umask-%03o", u), "P6"),
 		}, run: modes(u)})
 	}
+	// The published page refuses symbolic links at the config home, the
+	// status directory and the status file, a config home owned by
+	// another account or writable by group or others, and a status
+	// directory with any group or other permission; the rest is SPEC.md's.
 	for _, r := range []struct {
 		id, root string
 		rules    []string
@@ -143,8 +152,12 @@ func scenarios() []scenario {
 			p.must(lchown(p.statusPath(), otherUID, otherGID))
 		}},
 	} {
+		c := check(r.id, append(r.rules, "W3", "P13")...)
+		if coreRefusals[r.id] {
+			c.Level = Core
+		}
 		s = append(s, scenario{
-			checks: []CheckInfo{check(r.id, append(r.rules, "W3", "P13")...)},
+			checks: []CheckInfo{c},
 			root:   r.root,
 			run:    refusal(r.id, r.setup),
 		})
@@ -160,6 +173,16 @@ func scenarios() []scenario {
 		s = append(s, scenario{checks: []CheckInfo{check(b.id, "N2")}, run: badSession(b.id, b.session)})
 	}
 	return s
+}
+
+// coreRefusals are the refusals the published page states or that follow
+// from it (a config home or status directory that is not a directory
+// cannot be written into).
+var coreRefusals = map[string]bool{
+	"P2/config-home-symlink": true, "P2/config-home-group-writable": true, "P2/config-home-world-writable": true,
+	"P2/config-home-not-owned": true, "P2/config-home-not-directory": true,
+	"P4/status-dir-symlink": true, "P4/status-dir-0750": true, "P4/status-dir-0755": true, "P4/status-dir-not-directory": true,
+	"P5/status-file-symlink": true,
 }
 
 // makeVictim creates the config home and status directory and a file
@@ -221,10 +244,11 @@ func basicScenario(p *pubRun) {
 		if decoy, _ := os.ReadDir(p.decoy); len(decoy) > 0 {
 			p.fail("L4/ignores-status-dir", "the publisher wrote into $STATUS_DIR (%d entries there) and not into its config home", len(decoy))
 		}
-		p.fail("W1/publishes-at-once", "no valid status file at %s within %v of the start: %v", p.rel(p.statusPath()), p.d(2), err)
+		p.fail("W1/publishes-at-once", "%s", p.noRecord(err))
 		p.stopNow("the publisher did not publish")
 	}
 	p.event("file: %s", describe(rec))
+	p.firstRecord()
 	after := time.Now()
 
 	const w1 = "W1/publishes-at-once"
@@ -395,8 +419,10 @@ func malformedLines(p *pubRun) {
 	p.pass(id)
 
 	// Blank lines get no answer: the next answer is the next line's.
+	// Spaces, tabs and carriage returns only are blank too (W3).
 	p.write("")
 	p.write("   ")
+	p.write("\t \r")
 	a := p.send(blank, `{"state":"idle"}`)
 	p.expect(a.ok, blank, "the answer after two blank lines and {\"state\":\"idle\"} is %s: a blank line was answered", a.raw)
 	select {
@@ -411,11 +437,14 @@ func malformedLines(p *pubRun) {
 
 func titles(p *pubRun) {
 	p.must(mkdir(p.home, privateDir))
-	p.startAndWait("P12/title-sanitized")
-	for _, t := range []struct{ id, raw, want string }{
-		{"P12/title-sanitized", hostileTitle, hostileTitleShown},
-		{"P12/title-empty-is-null", escapeOnlyTitle, ""},
-		{"P12/long-title-cut", longTitle, longTitleShown},
+	p.startAndWait("P12/title-no-controls")
+	for _, t := range []struct {
+		id, raw, want string
+		core          string // the core check decided by the same title
+	}{
+		{"P12/title-sanitized", hostileTitle, hostileTitleShown, "P12/title-no-controls"},
+		{"P12/title-empty-is-null", escapeOnlyTitle, "", ""},
+		{"P12/long-title-cut", longTitle, longTitleShown, "P12/long-title-bounded"},
 	} {
 		line, _ := json.Marshal(map[string]string{"title": t.raw})
 		p.sendOK(t.id, string(line))
@@ -426,7 +455,51 @@ func titles(p *pubRun) {
 			p.setExpected(t.id, showTitle(t.want), showTitle(rec.Title))
 		}
 		p.pass(t.id)
+		switch t.core {
+		case "P12/title-no-controls":
+			// The published page: titles "strip terminal/control/bidi
+			// sequences". Whatever else a sanitizer does, the words stay
+			// and no control or bidi character does.
+			if p.expect(err == nil, t.core, "%v", err) {
+				if bad := firstControl(rec.Title); bad >= 0 {
+					p.fail(t.core, "the title written holds U+%04X, a terminal control or bidi character", bad)
+				}
+				for _, w := range []string{"red", "evil", "done"} {
+					p.expect(strings.Contains(rec.Title, w), t.core, "the title written, %q, lost the word %q", rec.Title, w)
+				}
+			}
+			p.pass(t.core)
+		case "P12/long-title-bounded":
+			// The published page: "bounded to a 4096 UTF-16-unit sample,
+			// preserve whole graphemes".
+			if p.expect(err == nil, t.core, "%v", err) {
+				units := len(utf16.Encode([]rune(rec.Title)))
+				p.expect(units <= 4096, t.core, "the title written has %d UTF-16 units, more than 4096", units)
+				p.expect(rec.Title != "" && strings.HasPrefix(longTitleShown, rec.Title), t.core,
+					"the title written is not a non-empty run of the title's first letters, without the cluster the bound splits (it ends %q)",
+					lastRunes(rec.Title, 3))
+			}
+			p.pass(t.core)
+		}
 	}
+}
+
+// firstControl returns the first ESC, C0 or C1 control, DEL or bidi
+// control in s, or -1.
+func firstControl(s string) rune {
+	for _, r := range s {
+		switch {
+		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f,
+			r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			return r
+		}
+	}
+	return -1
+}
+
+func lastRunes(s string, n int) string {
+	r := []rune(s)
+	return string(r[max(0, len(r)-n):])
 }
 
 func showTitle(t string) string {
@@ -466,11 +539,44 @@ func printableQuote(s string) string {
 
 func atomicity(p *pubRun) {
 	const partial, temp, last = "P8/never-partial", "P8/no-temporary-file-left", "P10/last-change-wins"
+	const dotted, inDir = "P8/temporary-file-dot-named", "P8/temporary-file-in-status-dir"
 	p.must(mkdir(p.home, privateDir))
 	p.startAndWait(partial)
 	path := p.statusPath()
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	// A second loop lists the status directory and the config home: a
+	// temporary file must be in the status directory, under a name that
+	// starts with a dot. Each write's temporary file lives for a moment
+	// only, so this samples; 200 writes make a miss very unlikely.
+	listed := make(chan struct{})
+	var listings int
+	var undotted, outside []string
+	go func() {
+		defer close(listed)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			listings++
+			if entries, err := os.ReadDir(p.statusDir()); err == nil {
+				for _, e := range entries {
+					if n := e.Name(); n != fileName(p.session) && !strings.HasPrefix(n, ".") && !slices.Contains(undotted, n) && len(undotted) < 5 {
+						undotted = append(undotted, n)
+					}
+				}
+			}
+			if entries, err := os.ReadDir(p.home); err == nil {
+				for _, e := range entries {
+					if n := e.Name(); n != statusName && !slices.Contains(outside, n) && len(outside) < 5 {
+						outside = append(outside, n)
+					}
+				}
+			}
+		}
+	}()
 	var reads, bad int
 	var firstBad string
 	go func() {
@@ -504,6 +610,7 @@ func atomicity(p *pubRun) {
 		if err != nil || !a.ok {
 			close(stop)
 			<-done
+			<-listed
 			if err == nil {
 				err = fmt.Errorf("answered %s", a.raw)
 			}
@@ -513,6 +620,12 @@ func atomicity(p *pubRun) {
 	}
 	close(stop)
 	<-done
+	<-listed
+	p.note(dotted, "the status directory and the config home were listed %d times during %d rapid changes", listings, n)
+	p.expect(len(undotted) == 0, dotted, "during the writes the status directory held %q: a temporary file's name starts with a dot", undotted)
+	p.pass(dotted)
+	p.expect(len(outside) == 0, inDir, "during the writes the config home held %q: a temporary file is made in the status directory itself", outside)
+	p.pass(inDir)
 	p.note(partial, "a reader loop read the file %d times during %d rapid changes", reads, n)
 	p.expect(bad == 0, partial, "%d of %d reads during %d rapid changes were not a valid record (the first: %s)", bad, reads, n, firstBad)
 	p.pass(partial)
@@ -547,7 +660,7 @@ func atomicity(p *pubRun) {
 func heartbeat(p *pubRun) {
 	const id = "P9/heartbeat"
 	const observe = 25 * time.Second
-	limit := statusfile.HeartbeatInterval + p.d(1)
+	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
 	p.must(mkdir(p.home, privateDir))
 	rec, _ := p.startAndWait(id)
 	start := time.Now()
@@ -590,6 +703,70 @@ func heartbeat(p *pubRun) {
 	p.pass(id)
 }
 
+// heartbeatKeepsState sets a state and a title, then sends a line every
+// 2 s that changes nothing (a malformed one, then a blank one): the
+// heartbeat must still move updatedAt at least every 10 s (W5), and every
+// record it writes must keep the state and title set (P9 rewrites the
+// record, not some earlier copy of it).
+func heartbeatKeepsState(p *pubRun) {
+	const id = "P9/heartbeat-keeps-state"
+	const observe = 25 * time.Second
+	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
+	rec, _, err := p.readRecord()
+	p.must(err)
+	start := time.Now()
+	last, lastChange, lastLine := rec.UpdatedAt, start, start
+	var gaps []string
+	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
+	blank := false
+	for time.Since(start) < observe {
+		p.pause(50 * time.Millisecond)
+		if !p.running() {
+			p.fail(id, "the publisher exited: %s", p.exitString())
+			p.stopNow("the publisher exited")
+		}
+		if time.Since(lastLine) >= 2*time.Second {
+			lastLine = time.Now()
+			if blank {
+				p.write("  ")
+			} else {
+				a := p.send(id, `{"state":"sleeping"}`)
+				p.expect(!a.ok, id, "{\"state\":\"sleeping\"} was answered ok:true")
+			}
+			blank = !blank
+		}
+		rec, _, err := p.readRecord()
+		now := time.Now()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				p.fail(id, "the status file disappeared while the session lives")
+				p.stopNow("the file disappeared")
+			}
+			continue
+		}
+		if !rec.UpdatedAt.Equal(last) {
+			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
+			p.event("heartbeat: %s", describe(rec))
+			if rec.State != statusfile.Blocked || rec.Title != "Keep me" {
+				p.fail(id, "a heartbeat wrote %s, not the record as last set (state blocked, title \"Keep me\")", describe(rec))
+				p.stopNow("a heartbeat changed the record")
+			}
+			last, lastChange = rec.UpdatedAt, now
+		}
+		if since := now.Sub(lastChange); since > limit {
+			gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
+			report()
+			p.fail(id, "updatedAt did not move for %v while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)", since.Round(time.Millisecond))
+			p.stopNow("no heartbeat")
+		}
+	}
+	report()
+	p.pass(id)
+}
+
 func removal(how string) func(p *pubRun) {
 	return func(p *pubRun) {
 		id := map[string]string{"eof": "W4/removed-on-eof", "TERM": "W4/removed-on-sigterm", "INT": "W4/removed-on-sigint"}[how]
@@ -601,8 +778,11 @@ func removal(how string) func(p *pubRun) {
 		} else {
 			p.signal(how)
 		}
-		p.expect(p.waitGone(p.d(2)), id, "the status file is still there %v later", p.d(2))
-		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v", p.d(2)) {
+		from := time.Now()
+		if !p.waitGone(p.d(2)) {
+			p.fail(id, "the status file is still there %v later%s", p.d(2), p.lateness(from, p.d(2), p.waitGone))
+		}
+		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
 			p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
 		}
 		p.pass(id)
@@ -619,7 +799,8 @@ func replacedFile(p *pubRun) {
 	p.must(os.Rename(tmp, p.statusPath()))
 	p.event("replaced the status file with another one")
 	p.closeStdin()
-	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input", p.d(2)) {
+	from := time.Now()
+	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
 		p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
 	}
 	data, err := os.ReadFile(p.statusPath())
@@ -665,7 +846,8 @@ func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
 			p.result(id).Details = append(p.result(id).Details, diff...)
 		}
 		p.closeStdin()
-		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input", p.d(2)) {
+		from := time.Now()
+		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
 			p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
 		}
 		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
@@ -692,7 +874,7 @@ func badSession(id, session string) func(p *pubRun) {
 		if err != nil || !p.running() {
 			if p.expect(p.waitExit(p.d(2)), id, "no answer and no exit: %v", err) {
 				p.expect(p.exit.exitedByItself() && p.exit.code != 0, id, "the publisher ended with %s; refusing an id is a non-zero exit or ok:false answers", p.exit)
-				p.expect(strings.TrimSpace(p.stderr.String()) != "", id, "the publisher exited without an error message")
+				p.expect(strings.TrimSpace(p.stderrText(p.d(2))) != "", id, "the publisher exited without an error message")
 			}
 		} else {
 			p.expect(!a.ok, id, "the publisher accepted the session id %q (answered %s)", session, a.raw)

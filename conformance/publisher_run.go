@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,9 @@ import (
 )
 
 var errNoCommand = errors.New("conformance: no command to run")
+
+// errNoAnswerYet is a missed deadline for an answer.
+var errNoAnswerYet = errors.New("no answer")
 
 // abort stops a scenario early (its undecided checks then fail).
 type abort struct{}
@@ -47,16 +51,22 @@ type pubRun struct {
 	umask   int // for the child; -1: the harness's own
 	decoy   string
 
-	cmd      *exec.Cmd
-	stdin    *os.File
-	answers  chan answer
-	stderr   *limitedBuffer
-	exited   chan struct{}
-	exit     exitInfo
-	started  time.Time
-	mu       sync.Mutex
-	timeline []string
-	stop     string // why the scenario stopped early
+	cmd     *exec.Cmd
+	stdin   *os.File
+	answers chan answer
+	stderr  *limitedBuffer
+	// stderrDone is closed once standard error reached its end (every
+	// process holding it exited).
+	stderrDone chan struct{}
+	exited     chan struct{}
+	exit       exitInfo
+	started    time.Time
+	mu         sync.Mutex
+	timeline   []string
+	stop       string // why the scenario stopped early
+	// published, if set, is called once the publisher has published
+	// its first record.
+	published func()
 }
 
 // The session and agent a scenario publishes as, unless it says otherwise.
@@ -228,6 +238,7 @@ func (p *pubRun) start() {
 		p.harnessError(err)
 	}
 	stderrDone := make(chan struct{})
+	p.stderrDone = stderrDone
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
@@ -260,9 +271,10 @@ func (p *pubRun) start() {
 	go p.readAnswers(outR)
 	go func() {
 		err := p.cmd.Wait()
-		// What the publisher wrote to stderr before exiting is read
-		// before its exit is told; a process it left holding the pipe
-		// delays that by a moment at most.
+		// What the publisher wrote to stderr before exiting is usually
+		// read before its exit is told; a process it left holding the
+		// pipe delays that by a moment at most. Checks that judge
+		// standard error wait for it with stderrText.
 		select {
 		case <-stderrDone:
 		case <-time.After(100 * time.Millisecond):
@@ -308,6 +320,19 @@ func parseAnswer(line string) answer {
 		a.bad = `no "ok": true or false`
 	}
 	return a
+}
+
+// stderrText returns what the publisher wrote to standard error, waiting
+// up to timeout for the pipe to reach its end (on a loaded machine the
+// copy can lag behind the exit).
+func (p *pubRun) stderrText(timeout time.Duration) string {
+	if p.stderrDone != nil {
+		select {
+		case <-p.stderrDone:
+		case <-time.After(timeout):
+		}
+	}
+	return p.stderr.String()
 }
 
 // running reports whether the publisher is still running.
@@ -356,7 +381,7 @@ func (p *pubRun) next(timeout time.Duration) (answer, error) {
 		}
 		return a, nil
 	case <-t.C:
-		return answer{}, fmt.Errorf("no answer within %v (W3: an answer comes once the change is on disk or has failed)", timeout)
+		return answer{}, fmt.Errorf("%w within %v (W3: an answer comes once the change is on disk or has failed)", errNoAnswerYet, timeout)
 	case <-p.ctx.Done():
 		return answer{}, p.ctx.Err()
 	}
@@ -366,12 +391,47 @@ func (p *pubRun) next(timeout time.Duration) (answer, error) {
 // answer fails check id and stops the scenario.
 func (p *pubRun) send(id, line string) answer {
 	p.write(line)
-	a, err := p.next(p.d(2))
+	deadline := p.d(2)
+	sent := time.Now()
+	a, err := p.next(deadline)
+	if err != nil && errors.Is(err, errNoAnswerYet) {
+		// Find out how late it is, to tell a slow publisher from one
+		// that never answers.
+		if late, lerr := p.next(2 * deadline); lerr == nil {
+			err = fmt.Errorf("the answer %s came %v after the line, %v past the deadline of %v%s",
+				truncate(late.raw, 100), since(sent), since(sent)-deadline, deadline, p.scaleHint(since(sent), deadline))
+		} else {
+			err = fmt.Errorf("%w; none came within %v more either", err, 2*deadline)
+		}
+	}
 	if err != nil {
 		p.fail(id, "after %s: %v", truncate(line, 100), err)
 		p.stopNow(err.Error())
 	}
 	return a
+}
+
+// lateness is called when wait(deadline) failed for something that
+// started at start: it waits twice as long again, and says how late it
+// came, or that it did not.
+func (p *pubRun) lateness(start time.Time, deadline time.Duration, wait func(time.Duration) bool) string {
+	if wait(2 * deadline) {
+		took := since(start)
+		return fmt.Sprintf(" (it came %v after, %v past the deadline%s)", took, took-deadline, p.scaleHint(took, deadline))
+	}
+	return fmt.Sprintf(" (nor within %v more)", 2*deadline)
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
+
+// scaleHint suggests a --timeout-scale under which took would have met
+// deadline.
+func (p *pubRun) scaleHint(took, deadline time.Duration) string {
+	if deadline <= 0 {
+		return ""
+	}
+	need := p.opts.userScale * float64(took) / float64(deadline) * 1.5
+	return fmt.Sprintf(" (on a busy machine or with a slow interpreter, rerun with --timeout-scale %.0f)", math.Ceil(need))
 }
 
 // sendOK sends a line that must be answered ok:true.
@@ -501,11 +561,35 @@ func (p *pubRun) startAndWait(id string) (statusfile.Status, []byte) {
 	p.start()
 	rec, data, err := p.waitRecord(p.d(2), nil)
 	if err != nil {
-		p.fail(id, "no valid status file at %s within %v of the start: %v", p.rel(p.statusPath()), p.d(2), err)
+		p.fail(id, "%s", p.noRecord(err))
 		p.stopNow("the publisher did not publish")
 	}
 	p.event("file: %s", describe(rec))
+	p.firstRecord()
 	return rec, data
+}
+
+// firstRecord tells the run that the publisher has published.
+func (p *pubRun) firstRecord() {
+	if p.published != nil {
+		p.published()
+	}
+}
+
+// noRecord says why no first record came within the deadline: never, or
+// how late.
+func (p *pubRun) noRecord(err error) string {
+	deadline := p.d(2)
+	msg := fmt.Sprintf("no valid status file at %s within %v of the start: %v", p.rel(p.statusPath()), deadline, err)
+	if !p.running() {
+		return msg
+	}
+	if _, _, lerr := p.waitRecord(2*deadline, nil); lerr == nil {
+		took := since(p.started)
+		return fmt.Sprintf("the first record appeared %v after the start, %v past the deadline of %v%s",
+			took, took-deadline, deadline, p.scaleHint(took, deadline))
+	}
+	return msg + fmt.Sprintf("; none came within %v more either", 2*deadline)
 }
 
 // rel shows a path relative to the scenario's directory.

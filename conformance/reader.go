@@ -19,10 +19,19 @@ type ReaderFunc func(ctx context.Context, statusDir string, now time.Time) ([]Se
 
 // ReaderOptions configure [RunReader].
 type ReaderOptions struct {
-	Level    Level         // the cases to run; Hardened (the default) includes Core
-	Timeout  time.Duration // per case; 5 s by default
-	Select   Selector      // by id; all by default
-	Parallel int           // cases at once; by default from the number of CPUs
+	Level   Level         // the cases to run; Hardened (the default) includes Core
+	Timeout time.Duration // per case; 5 s by default
+	// TimeoutScale multiplies Timeout (after calibration); 1 by default.
+	TimeoutScale float64
+	Select       Selector // by id; all by default
+	// Skip lists cases not to run: they are reported as SKIP.
+	Skip Selector
+	// Parallel bounds the cases run at once; by default the number of
+	// processors (GOMAXPROCS).
+	Parallel int
+	// NoCalibrate turns off the first timed run that stretches the
+	// timeout for a reader slower to start than the timeout allows for.
+	NoCalibrate bool
 	// Command is the reader under test, CMD then ARGS, run without a
 	// shell. In ARGS, {dir} becomes the status directory and {now} the
 	// time the reader must take as now.
@@ -32,6 +41,8 @@ type ReaderOptions struct {
 	Func ReaderFunc
 	// TempDir is where cases are materialized; the system's by default.
 	TempDir string
+
+	calibrated time.Duration // how long the calibration run took
 }
 
 // SelectCases returns the cases of level (and below) that sel selects.
@@ -60,10 +71,29 @@ func RunReader(ctx context.Context, cases []*Case, opts ReaderOptions) (*Report,
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
+	if opts.TimeoutScale < 1 {
+		opts.TimeoutScale = 1
+	}
 	if opts.Parallel <= 0 {
-		opts.Parallel = max(4, 2*runtime.GOMAXPROCS(0))
+		opts.Parallel = runtime.GOMAXPROCS(0)
 	}
 	rep := &Report{Suite: "reader", Command: opts.Command, Level: opts.Level, Started: time.Now()}
+	if len(opts.Command) > 0 {
+		if err := checkRunnable(opts.Command[0]); err != nil {
+			return nil, err
+		}
+		if !opts.NoCalibrate {
+			cal := calibrateReader(ctx, cases, opts)
+			if cal.err != nil {
+				return nil, cal.err
+			}
+			rep.Calibration = cal.note
+			opts.Timeout = max(opts.Timeout, time.Duration(float64(cal.took)*readerCalibrationMargin))
+			opts.calibrated = cal.took
+		}
+	}
+	opts.Timeout = time.Duration(float64(opts.Timeout) * opts.TimeoutScale)
+	rep.TimeoutScale = opts.TimeoutScale
 	selected := SelectCases(cases, opts.Level, opts.Select)
 	results := make([]Result, len(selected))
 	sem := make(chan struct{}, opts.Parallel)
@@ -73,12 +103,20 @@ func RunReader(ctx context.Context, cases []*Case, opts ReaderOptions) (*Report,
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			if opts.Skip.matchAny(c.ID) {
+				results[i] = Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
+					Outcome: Skip, Reason: "skipped by --skip " + opts.Skip.first(c.ID)}
+				return
+			}
 			results[i] = runCase(ctx, c, opts)
 		}()
 	}
 	wg.Wait()
 	rep.Results = results
 	rep.finish()
+	if note := silentReaderNote(rep, selected); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	return rep, nil
 }
 
@@ -154,7 +192,12 @@ func judge(ctx context.Context, c *Case, m *Materialized, opts ReaderOptions, re
 	case exit.err != nil:
 		return fail("the reader could not be run: " + exit.err.Error())
 	case exit.timedOut:
-		return fail(fmt.Sprintf("the reader did not finish within %v: a reader must never hang", opts.Timeout))
+		msg := fmt.Sprintf("the reader did not finish within %v and was killed: a reader must never hang", opts.Timeout)
+		if opts.calibrated > 0 {
+			msg += fmt.Sprintf(" (a first case took it %v; if this machine is busy, rerun with --timeout-scale %d)",
+				opts.calibrated.Round(time.Millisecond), int(opts.TimeoutScale)*2)
+		}
+		return fail(msg)
 	case exit.signal != "":
 		return fail("the reader was killed by signal " + exit.signal)
 	}

@@ -31,5 +31,5 @@ func TestReaderPackage(t *testing.T) {
 func TestStatusls(t *testing.T) {
 	t.Parallel()
 	bin := toolkitCommand(t, "statusls")
-	wantAllPass(t, runReader(t, ReaderOptions{Command: []string{bin, "--ndjson", "--now", "{now}"}}))
+	wantAllPass(t, runReader(t, ReaderOptions{Command: []string{bin, "--ndjson", "--now", "{now}"}, Parallel: readerTestParallel}))
 }

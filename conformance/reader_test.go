@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -139,12 +140,21 @@ func TestBrokenReaders(t *testing.T) {
 	}
 	t.Run("no-flaw", func(t *testing.T) {
 		t.Parallel()
-		wantAllPass(t, runReader(t, ReaderOptions{Command: helperCommand(t, "reader", ""), Select: all}))
+		wantAllPass(t, runReader(t, ReaderOptions{Command: helperCommand(t, "reader", ""), Select: all, Parallel: readerTestParallel}))
 	})
 	for _, tt := range tests {
 		t.Run(tt.flaw, func(t *testing.T) {
 			t.Parallel()
-			rep := runReader(t, ReaderOptions{Command: helperCommand(t, "reader", tt.flaw), Select: tt.mustFail, Timeout: 3 * time.Second})
+			// A timeout fails a case, so a broken reader needs no
+			// calibration to be failed.
+			opts := ReaderOptions{Command: helperCommand(t, "reader", tt.flaw), Select: tt.mustFail, Timeout: 3 * time.Second, NoCalibrate: true}
+			rep := runReader(t, opts)
+			// A flaw that shows only when a file vanishes at the wrong
+			// moment is caught by chance (README.md, Limits); on a loaded
+			// machine, give the chance up to nine more runs.
+			for try := 0; try < 9 && slices.ContainsFunc(tt.mustFail, timingDependent) && !allFailed(rep, tt.mustFail); try++ {
+				rep = runReader(t, opts)
+			}
 			for _, id := range tt.mustFail {
 				r, ok := rep.Find(id)
 				switch {
@@ -158,6 +168,25 @@ func TestBrokenReaders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readerTestParallel is how many cases the tests run at once against an
+// interpreted reader: a start-up is partly waiting (exec, page faults), so
+// a little more than one per processor keeps the processors busy. The
+// suite itself runs one per processor, to be fair to the reader.
+var readerTestParallel = max(4, 2*runtime.GOMAXPROCS(0))
+
+// timingDependent reports whether a case catches its flaw only when a
+// file vanishes at the right moment.
+func timingDependent(id string) bool { return strings.HasPrefix(id, "vanish/") }
+
+func allFailed(rep *Report, ids []string) bool {
+	for _, id := range ids {
+		if r, ok := rep.Find(id); !ok || r.Outcome != Fail {
+			return false
+		}
+	}
+	return true
 }
 
 // python3 returns the Python interpreter itself, not a launcher script in
@@ -177,7 +206,7 @@ func python3(t testing.TB) string {
 
 func TestPythonReader(t *testing.T) {
 	t.Parallel()
-	wantAllPass(t, runReader(t, ReaderOptions{Command: []string{python3(t), "adapters/python/status_reader.py"}, Timeout: 30 * time.Second}))
+	wantAllPass(t, runReader(t, ReaderOptions{Command: []string{python3(t), "adapters/python/status_reader.py"}, Timeout: 30 * time.Second, Parallel: readerTestParallel}))
 }
 
 // jqFailures are the cases the published jq one-liner fails with jq 1.6,
@@ -202,6 +231,11 @@ var jqFailures = []string{
 	"sanitize/title-only-controls", "sanitize/title-osc8-hyperlink", "sanitize/title-other-escapes",
 	"sanitize/title-sgr", "sanitize/title-sgr-newline-bidi", "sanitize/title-unterminated-osc",
 	"sanitize/title-white-space-collapsed", "sanitize/unknown-state",
+	"freshness/future-30.0005s-stale", "records/byte-order-mark", "records/pid-infinite",
+	"sanitize/title-8bit-control-strings", "sanitize/title-8bit-osc", "sanitize/title-8bit-st", "sanitize/title-bel-inside-dcs",
+	"sanitize/title-cut-after-whole-flag", "sanitize/title-cut-before-removing-escapes", "sanitize/title-cut-drop-after-trim",
+	"sanitize/title-cut-inside-combining-sequence", "sanitize/title-esc-inside-osc", "sanitize/title-esc-interrupts-csi",
+	"sanitize/title-osc-holds-anything", "sanitize/title-sos-pm-apc",
 	"time/february-30", "time/leap-second", "time/lowercase-t-and-z", "time/offset-minus", "time/offset-plus",
 	"vanish/files-come-and-go",
 }
@@ -215,7 +249,7 @@ func TestJQReader(t *testing.T) {
 	jq := requireTool(t, "jq")
 	sh := requireTool(t, "sh")
 	version, _ := exec.Command(jq, "--version").Output()
-	rep := runReader(t, ReaderOptions{Command: []string{sh, "adapters/jq/reader.sh"}})
+	rep := runReader(t, ReaderOptions{Command: []string{sh, "adapters/jq/reader.sh"}, Parallel: readerTestParallel})
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -38,25 +38,72 @@ type Result struct {
 	Timeline []string `json:"timeline,omitempty"`
 	Notes    []string `json:"notes,omitempty"` // observations worth knowing on PASS too
 	Seconds  float64  `json:"seconds"`
+	// ExpectedFailure marks a result listed as a known failure of the
+	// implementation (an expected-failures file): FAIL is then XFAIL,
+	// which does not fail the run, and PASS is XPASS, which does.
+	ExpectedFailure bool `json:"expectedFailure,omitempty"`
+}
+
+// Verdict is the word the text report starts the result's line with:
+// PASS, FAIL or SKIP, or for an expected failure XFAIL (it failed, as
+// expected) or XPASS (it passed: the expectation is out of date).
+func (x Result) Verdict() string {
+	if x.ExpectedFailure {
+		switch x.Outcome {
+		case Fail:
+			return "XFAIL"
+		case Pass:
+			return "XPASS"
+		}
+	}
+	return string(x.Outcome)
+}
+
+// Counts reports whether the result fails the run: a FAIL not expected,
+// or an expected failure that passed.
+func (x Result) failsRun() bool {
+	return x.Outcome == Fail && !x.ExpectedFailure || x.Outcome == Pass && x.ExpectedFailure
 }
 
 // Report is a whole run.
 type Report struct {
-	Suite   string    `json:"suite"` // "reader" or "publisher"
-	Command []string  `json:"command,omitempty"`
-	Level   Level     `json:"level,omitempty"`
-	Started time.Time `json:"started"`
-	Seconds float64   `json:"seconds"`
-	Passed  int       `json:"passed"`
-	Failed  int       `json:"failed"`
-	Skipped int       `json:"skipped"`
-	Results []Result  `json:"results"`
+	Suite string `json:"suite"` // "reader" or "publisher"
+	// Protocol and Vectors say what was checked: the protocol, and the
+	// digest of the suite's vectors and checks ([VectorsDigest]).
+	Protocol string    `json:"protocol"`
+	Vectors  string    `json:"vectors"`
+	Command  []string  `json:"command,omitempty"`
+	Level    Level     `json:"level,omitempty"`
+	Started  time.Time `json:"started"`
+	// Calibration says how the deadlines were fitted to the
+	// implementation's own speed, and TimeoutScale is the factor every
+	// deadline was multiplied by in the end.
+	Calibration  string  `json:"calibration,omitempty"`
+	TimeoutScale float64 `json:"timeoutScale,omitempty"`
+	// Notes are observations about the whole run, such as what is likely
+	// wrong when every case failed the same way.
+	Notes   []string `json:"notes,omitempty"`
+	Seconds float64  `json:"seconds"`
+	Passed  int      `json:"passed"`
+	Failed  int      `json:"failed"`
+	Skipped int      `json:"skipped"`
+	// ExpectedFailed counts the FAILs listed as expected (XFAIL), and
+	// UnexpectedPassed the PASSes listed as expected to fail (XPASS).
+	ExpectedFailed   int      `json:"expectedFailed,omitempty"`
+	UnexpectedPassed int      `json:"unexpectedPassed,omitempty"`
+	Results          []Result `json:"results"`
 }
 
 // finish sorts the results by id and counts them.
 func (r *Report) finish() {
 	slices.SortFunc(r.Results, func(a, b Result) int { return strings.Compare(a.ID, b.ID) })
-	r.Passed, r.Failed, r.Skipped = 0, 0, 0
+	r.count()
+	r.Protocol, r.Vectors = Protocol, VectorsDigest()
+	r.Seconds = time.Since(r.Started).Round(time.Millisecond).Seconds()
+}
+
+func (r *Report) count() {
+	r.Passed, r.Failed, r.Skipped, r.ExpectedFailed, r.UnexpectedPassed = 0, 0, 0, 0, 0
 	for _, x := range r.Results {
 		switch x.Outcome {
 		case Pass:
@@ -66,12 +113,18 @@ func (r *Report) finish() {
 		case Skip:
 			r.Skipped++
 		}
+		switch x.Verdict() {
+		case "XFAIL":
+			r.ExpectedFailed++
+		case "XPASS":
+			r.UnexpectedPassed++
+		}
 	}
-	r.Seconds = time.Since(r.Started).Round(time.Millisecond).Seconds()
 }
 
-// OK reports whether nothing failed.
-func (r *Report) OK() bool { return r.Failed == 0 }
+// OK reports whether nothing failed but expected failures, and no
+// expected failure passed.
+func (r *Report) OK() bool { return r.Failed == r.ExpectedFailed && r.UnexpectedPassed == 0 }
 
 // Find returns the result with the given id.
 func (r *Report) Find(id string) (Result, bool) {
@@ -83,9 +136,15 @@ func (r *Report) Find(id string) (Result, bool) {
 	return Result{}, false
 }
 
-// Summary is the closing line: "N passed, M failed, K skipped".
+// Summary is the closing line: "N passed, M failed, K skipped", and with
+// expected failures ", X of the failures expected, Y expected failures
+// passed".
 func (r *Report) Summary() string {
-	return fmt.Sprintf("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped)
+	s := fmt.Sprintf("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped)
+	if r.ExpectedFailed > 0 || r.UnexpectedPassed > 0 {
+		s += fmt.Sprintf(", %d of the failures expected, %d expected failures passed", r.ExpectedFailed, r.UnexpectedPassed)
+	}
+	return s
 }
 
 // WriteText writes a line per result (with the details of failures), then
@@ -93,39 +152,59 @@ func (r *Report) Summary() string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, x := range r.Results {
-		switch x.Outcome {
-		case Skip:
+		switch x.Verdict() {
+		case "SKIP":
 			fmt.Fprintf(&b, "SKIP %s: %s\n", x.ID, x.Reason)
 			continue
-		case Pass:
+		case "PASS":
 			fmt.Fprintf(&b, "PASS %s\n", x.ID)
 			continue
+		case "XPASS":
+			fmt.Fprintf(&b, "XPASS %s: listed as an expected failure, but passed: remove it from the list\n", x.ID)
+			continue
+		case "XFAIL":
+			fmt.Fprintf(&b, "XFAIL %s: %s\n", x.ID, clip(printable(x.Reason)))
+			continue
 		}
-		fmt.Fprintf(&b, "FAIL %s\n", x.ID)
-		for _, q := range x.Requirements {
-			field(&b, "requirement", q)
-		}
-		field(&b, "failure", x.Reason)
-		for _, d := range x.Details {
-			field(&b, "-", d)
-		}
-		field(&b, "expected", x.Expected)
-		field(&b, "actual", x.Actual)
-		field(&b, "exit", x.Exit)
-		field(&b, "stderr", strings.TrimRight(x.Stderr, "\n"))
-		for _, n := range x.Notes {
-			field(&b, "note", n)
-		}
-		if len(x.Timeline) > 0 {
-			b.WriteString("    timeline:\n")
-			for _, t := range x.Timeline {
-				b.WriteString("      " + clip(printable(t)) + "\n")
-			}
-		}
+		r.writeResult(&b, x)
+	}
+	if r.Calibration != "" {
+		b.WriteString(printable(r.Calibration) + "\n")
+	}
+	for _, n := range r.Notes {
+		b.WriteString("note: " + printable(n) + "\n")
+	}
+	if r.Vectors != "" {
+		fmt.Fprintf(&b, "suite: %s, vectors %s, %.1fs\n", r.Protocol, r.Vectors, r.Seconds)
 	}
 	b.WriteString(r.Summary() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeResult writes a FAIL line with everything known about it.
+func (r *Report) writeResult(b *strings.Builder, x Result) {
+	fmt.Fprintf(b, "FAIL %s\n", x.ID)
+	for _, q := range x.Requirements {
+		field(b, "requirement", q)
+	}
+	field(b, "failure", x.Reason)
+	for _, d := range x.Details {
+		field(b, "-", d)
+	}
+	field(b, "expected", x.Expected)
+	field(b, "actual", x.Actual)
+	field(b, "exit", x.Exit)
+	field(b, "stderr", strings.TrimRight(x.Stderr, "\n"))
+	for _, n := range x.Notes {
+		field(b, "note", n)
+	}
+	if len(x.Timeline) > 0 {
+		b.WriteString("    timeline:\n")
+		for _, t := range x.Timeline {
+			b.WriteString("      " + clip(printable(t)) + "\n")
+		}
+	}
 }
 
 // field writes "    name: value", continuing multi-line values indented.

@@ -14,6 +14,12 @@ It publishes at once (state idle, no task), applies each JSON line of
 standard input ({"state": ...}, {"title": ...}) and answers it once the
 change is on disk or has failed, rewrites the file every 9 seconds, and
 removes it on end of input, SIGTERM or SIGINT.
+
+With STATUSPROTO_VARIANT=published-only it follows only what the published
+page requires: it takes any session id (no limits of SPEC.md N2) and never
+creates a missing config home (P3's addition). That is what
+`statusconform publisher --level core` checks, and the suite's tests run it
+so (`go test ./conformance`).
 """
 
 import argparse
@@ -30,6 +36,7 @@ import time
 import statusproto as sp
 
 HEARTBEAT = 9.0  # P9: at least every 10 s, with a second of slack
+PUBLISHED_ONLY = os.environ.get("STATUSPROTO_VARIANT") == "published-only"
 
 
 class Refused(Exception):
@@ -80,12 +87,14 @@ class Publisher:
         self.written = None  # (st_dev, st_ino) of the file written last
         self.reported = None
         self.lock = threading.Lock()
+        self.last_input = time.monotonic()
         self.stop = threading.Event()
 
     def _open_dir(self):
         """P2-P4, before every write (P7): returns a descriptor of the
         checked status directory."""
-        _mkdir_private(self.home, True)
+        if not PUBLISHED_ONLY:
+            _mkdir_private(self.home, True)  # P3 (this spec)
         _check_dir(self.home, "config home", 0o022)
         _mkdir_private(self.dir, False)
         st = _check_dir(self.dir, "status directory", 0o077)
@@ -98,7 +107,10 @@ class Publisher:
 
     def _write(self):
         """One atomic write (P8); raises on failure."""
-        data = sp.encode(self.session, self.agent, self.pid, self.cwd, self.state, self.title, time.time_ns())
+        state, title = self.state, self.title
+        if sp.FLAW == "heartbeat-stale-copy" and getattr(self, "heartbeating", False):
+            state, title = self.first
+        data = sp.encode(self.session, self.agent, self.pid, self.cwd, state, title, time.time_ns())
         dfd = self._open_dir()
         try:
             try:
@@ -115,7 +127,12 @@ class Publisher:
                 if st.st_uid != os.geteuid():
                     raise Refused("status file %s is owned by uid %d" % (self.name, st.st_uid))
             tmp = "." + self.name + "." + secrets.token_hex(6)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+            tmp_dfd = dfd
+            if sp.FLAW == "temp-without-dot":
+                tmp = tmp[1:]
+            elif sp.FLAW == "temp-in-config-home":
+                tmp_dfd = os.open(self.home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=tmp_dfd)
             try:
                 os.fchmod(fd, 0o600)  # P6, whatever the umask
                 view = memoryview(data)
@@ -125,15 +142,18 @@ class Publisher:
                 fst = os.fstat(fd)
                 os.close(fd)
                 fd = -1
-                os.rename(tmp, self.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+                os.rename(tmp, self.name, src_dir_fd=tmp_dfd, dst_dir_fd=dfd)
             except BaseException:
                 if fd >= 0:
                     os.close(fd)
                 try:
-                    os.unlink(tmp, dir_fd=dfd)
+                    os.unlink(tmp, dir_fd=tmp_dfd)
                 except OSError:
                     pass
                 raise
+            finally:
+                if tmp_dfd != dfd:
+                    os.close(tmp_dfd)
             self.written = (fst.st_dev, fst.st_ino)
         finally:
             os.close(dfd)
@@ -153,9 +173,19 @@ class Publisher:
         return None
 
     def heartbeat(self):
+        # Signals go to the main thread only, which holds them off while it
+        # writes (publish_unstopped).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+        self.first = (self.state, self.title)
         while not self.stop.wait(HEARTBEAT):
             with self.lock:
+                if self.stop.is_set():
+                    return  # shutting down: the file is removed, or about to be
+                if sp.FLAW == "heartbeat-reset-by-input" and time.monotonic() - self.last_input < HEARTBEAT:
+                    continue  # wrongly counts any input line as a sign of life
+                self.heartbeating = True
                 self.publish()
+                self.heartbeating = False
 
     def remove(self):
         """P11: remove the file only if it is still the one written last."""
@@ -194,7 +224,18 @@ class Publisher:
             title = sp._fix(t or "")
         with self.lock:
             self.state, self.title = state, title
+            return self.publish_unstopped()
+
+    def publish_unstopped(self):
+        """publish, with SIGTERM and SIGINT held off until the write is
+        done: a stop raised between the rename and noting the inode
+        written would leave the file behind (P11)."""
+        held = {signal.SIGTERM, signal.SIGINT}
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+        try:
             return self.publish()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 class Stop(Exception):
@@ -213,7 +254,7 @@ def main():
     args = ap.parse_args()
     home = args.config_home or os.environ.get("GENTLE_PI_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".pi", "gentle-ai")
     session = args.session if args.session is not None else ""
-    why = sp.valid_session(session)
+    why = None if PUBLISHED_ONLY else sp.valid_session(session)
     if why:
         print("status_publisher.py: invalid session id: %s" % why, file=sys.stderr)
         return 2
@@ -223,14 +264,15 @@ def main():
     out = sys.stdout
     try:
         with pub.lock:
-            pub.publish()  # W1: at once
+            pub.publish_unstopped()  # W1: at once
         threading.Thread(target=pub.heartbeat, daemon=True).start()
         stdin = sys.stdin.buffer
         while True:
             line = stdin.readline()
             if not line:
                 break
-            if not line.strip():
+            pub.last_input = time.monotonic()
+            if not line.strip(b" \t\r\n"):
                 continue  # W3: blank lines get no answer
             err = pub.apply(line)
             out.write('{"ok":true}\n' if err is None else json.dumps({"ok": False, "error": err}) + "\n")

@@ -119,7 +119,13 @@ def main():
                 if data is None:
                     continue
                 rec = sp.decode(data)
-                if sp.file_name(rec["session"]) != name:
+                hashed = rec["session"]
+                if sp.FLAW == "hash-raw-bytes":
+                    import hashlib
+                    hashed = None
+                    if hashlib.sha256(rec["raw_session"]).hexdigest() + ".json" != name:
+                        raise sp.Invalid("name-mismatch")
+                if hashed is not None and sp.file_name(hashed) != name:
                     raise sp.Invalid("name-mismatch")  # R11
             except sp.Invalid:
                 continue
@@ -130,7 +136,7 @@ def main():
                 "session": sp.sanitize_text(rec["session"]),
                 "agent": sp.sanitize_text(rec["agent"]) or None,
                 "state": sp.sanitize_text(rec["state"]),
-                "pid": rec["pid"] or None,
+                "pid": int(rec["pid"]) or None,
                 "cwd": sp.sanitize_text(rec["cwd"]) or None,
                 "title": title or None,
             }) + "\n")

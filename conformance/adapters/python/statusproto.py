@@ -7,10 +7,18 @@ Python adapters. Python 3.8 or later.
 
 import calendar
 import datetime
+import decimal
 import hashlib
 import json
+import os
 import re
 import unicodedata
+
+# FLAW names one deliberate deviation from SPEC.md, for the conformance
+# suite's own tests only (go test ./conformance): each breaks one rule the
+# way an implementer could plausibly misread it, and the suite must fail
+# it. Empty in normal use.
+FLAW = os.environ.get("STATUSPROTO_FLAW", "")
 
 SCHEMA = "gentle-shell.agent-status/v1"
 MAX_FILE = 65536  # R6
@@ -63,13 +71,18 @@ def parse_time_ns(s):
     except ValueError:  # February 30, year 0000, ...
         return None
     frac = (m.group(7) or "")[:9].ljust(9, "0")
+    if FLAW == "truncate-updated-to-ms":
+        frac = frac[:3] + "000000"
     offset = 0
     if m.group(8):
         oh, om = int(m.group(9)), int(m.group(10))
         if oh > 23 or om > 59:
             return None
         offset = (oh * 60 + om) * 60 * (1 if m.group(8) == "+" else -1)
-    return (calendar.timegm(dt.timetuple()) - offset) * 10**9 + int(frac)
+    ns = (calendar.timegm(dt.timetuple()) - offset) * 10**9 + int(frac)
+    if FLAW == "round-updated-to-ms":
+        ns = (ns + 500000) // 10**6 * 10**6
+    return ns
 
 
 def format_time_ns(ns):
@@ -110,12 +123,19 @@ def _reject_constant(name):
 def decode(data):
     """Decode a status file (bytes) into a dict with session, agent, state,
     pid, cwd, title (raw) and updated_ns; raise Invalid otherwise."""
+    if FLAW == "strip-bom" and data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     text = data.decode("utf-8", "replace")  # C6
     if text.strip(" \t\r\n") == "":
         raise Invalid("empty")
     try:
         # Duplicate keys: the last one counts (C5), as dict() does.
-        obj = json.loads(text, parse_constant=_reject_constant)
+        hooks = {}
+        if FLAW == "exact-pid":
+            hooks["parse_float"] = decimal.Decimal
+        elif FLAW == "minus-means-negative":
+            hooks["parse_int"] = lambda t: -1 if t.startswith("-") else int(t)
+        obj = json.loads(text, parse_constant=_reject_constant, **hooks)
     except (ValueError, RecursionError) as e:
         raise Invalid("bad-json", str(e)[:200])
     if not isinstance(obj, dict):
@@ -150,8 +170,10 @@ def decode(data):
     pid = obj.get("pid")
     if pid is None:
         pid = 0
-    elif isinstance(pid, bool) or not isinstance(pid, (int, float)):
+    elif isinstance(pid, bool) or not isinstance(pid, (int, float, decimal.Decimal)):
         raise Invalid("wrong-type", "pid")
+    elif FLAW == "int-before-range":
+        pid = int(pid)  # OverflowError for an infinite pid
     elif pid != pid or pid < 0 or pid > 2**31 - 1 or int(pid) != pid:
         raise Invalid("bad-value", "pid")
     rec["pid"] = int(pid)
@@ -167,6 +189,9 @@ def decode(data):
                 raise Invalid("wrong-type", "task.title")
             title = _fix(t)
     rec["title"] = title
+    if FLAW == "hash-raw-bytes":
+        raw = json.loads(data.decode("utf-8", "surrogateescape")).get("session")
+        rec["raw_session"] = raw.encode("utf-8", "surrogateescape")
     return rec
 
 
@@ -254,9 +279,9 @@ def _sanitize(s, collapse):
                 state = _ESC
             elif o == 0x9B:
                 state = _CSI_PARAM
-            elif o == 0x9D:
+            elif o == 0x9D and FLAW != "no-8bit-strings":
                 state, str_kind = _OSC, _OSC
-            elif o in (0x90, 0x98, 0x9E, 0x9F):
+            elif o in (0x90, 0x98, 0x9E, 0x9F) and FLAW != "no-8bit-strings":
                 state, str_kind = _CTRL_STR, _CTRL_STR
             else:
                 emit(" " if _to_space(c) else c)
@@ -265,7 +290,7 @@ def _sanitize(s, collapse):
                 state = _CSI_PARAM
             elif c == "]":
                 state, str_kind = _OSC, _OSC
-            elif c in "PX^_":
+            elif c in "PX^_" and not (FLAW == "sos-pm-apc-as-escape" and c != "P"):
                 state, str_kind = _CTRL_STR, _CTRL_STR
             elif 0x20 <= o <= 0x2F:
                 state = _ESC_INTER
@@ -289,19 +314,28 @@ def _sanitize(s, collapse):
                 state = _CSI_INTER
             elif 0x40 <= o <= 0x7E:
                 state = _TEXT
+            elif FLAW == "esc-interrupt-kept" and o == 0x1B:
+                state = _TEXT
+                emit(" ")  # the ESC is blanked, and what follows is text
             else:
                 state = _TEXT
                 continue
         elif state in (_OSC, _CTRL_STR):
             if o == 0x1B:
                 state = _STR_ESC
-            elif o == 0x9C:
+            elif o == 0x9C and FLAW != "no-8bit-st":
                 state = _TEXT
-            elif o == 0x07 and state == _OSC:
+            elif o == 0x07 and (state == _OSC or FLAW == "bel-ends-any-string"):
                 state = _TEXT
+            elif FLAW == "osc-printable-only" and not 0x20 <= o <= 0x7E:
+                state = _TEXT
+                continue
         elif state == _STR_ESC:
             if c == "\\":
                 state = _TEXT
+            elif FLAW == "esc-aborts-string":
+                state = _ESC
+                continue
             elif o == 0x1B:
                 pass
             else:
@@ -382,6 +416,8 @@ def _joins(prev, c, ri_run):
 
 
 def _drop_last_cluster(s):
+    if FLAW == "drop-last-code-point":
+        return s[:-1]
     start = 0
     ri_run = 0
     for i in range(1, len(s)):
@@ -394,11 +430,23 @@ def _drop_last_cluster(s):
 def sanitize_title(raw):
     """Section 7: the title as a publisher writes it and a reader shows it;
     "" means no title."""
+    if FLAW == "cut-after-sanitize":
+        raw = _sanitize(raw, True)
     text, cut, half = _cut_utf16(raw, MAX_TITLE_UNITS)
     out = _sanitize(text, True)
-    if cut and not half:
+    if FLAW == "drop-only-when-split" and cut and text and raw[len(text):] and not _joins(text[-1], raw[len(text)], 0):
+        cut = False
+    if cut and not half and FLAW == "drop-before-trim":
+        out = _drop_last_cluster(_collapse_untrimmed(text)).strip(" ")
+    elif cut and not half:
         out = _drop_last_cluster(out).rstrip(" ")
     return out
+
+
+def _collapse_untrimmed(text):
+    """Steps 2-4 without the trim (for the drop-before-trim flaw)."""
+    out = _sanitize(text, False)
+    return re.sub(r"\s+", " ", out)
 
 
 def sanitize_text(s):

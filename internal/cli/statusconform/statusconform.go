@@ -5,6 +5,7 @@ package statusconform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,7 +44,8 @@ func Main() int {
 const summary = `statusconform checks readers and publishers of gentle-shell.agent-status/v1
 against SPEC.md.`
 
-const footer = `Exit status: 0 when nothing failed, 1 when something failed, 2 for usage.`
+const footer = `Exit status: 0 when nothing failed (but expected failures), 1 when something
+failed, 2 for usage or a command that cannot be run.`
 
 // program is the statusconform command line. A flag is one line in its
 // register method; see package base for how to add a flag or a command.
@@ -80,7 +82,8 @@ statusconform reader --level core -- sh conformance/adapters/jq/reader.sh`,
 checks), not through a shell, with {home}, {session} and {agent} in ARGS
 replaced and STATUSCONFORM_CONFIG_HOME, STATUSCONFORM_SESSION and
 STATUSCONFORM_AGENT in its environment, and drives it with the line protocol
-of SPEC.md §11.`,
+of SPEC.md §11. Its deadlines (2 s) stretch to 4 times what a first, timed
+start of CMD took.`,
 				Examples: `statusconform publisher -- statuspub serve --config-home {home} --session {session} --agent {agent}
 statusconform publisher -- python3 conformance/adapters/python/status_publisher.py`,
 				Setup: func(fs *base.FlagSet) base.Runner {
@@ -108,32 +111,20 @@ expected.json), for implementers who would rather run their own tests.`,
 // readerFlags are the flags of reader, one per line.
 type readerFlags struct {
 	common
-	level   string
 	timeout time.Duration
 }
 
 func (f *readerFlags) register(fs *base.FlagSet) {
-	fs.String(&f.level, "level", string(conformance.Hardened), "LEVEL", "which cases: core, or hardened (the default, which includes core)")
-	fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per case (default 5s)")
+	fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per case (default 5s; at least 10 times what a first, timed\ncase took the reader)")
 	f.common.register(fs)
 }
 
 // publisherFlags are the flags of publisher, one per line.
 type publisherFlags struct {
 	common
-	scale float64
 }
 
 func (f *publisherFlags) register(fs *base.FlagSet) {
-	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
-		}
-		f.scale = v
-		return nil
-	})
-	f.scale = 1
 	f.common.register(fs)
 }
 
@@ -160,24 +151,82 @@ func (g *globs) String() string     { return strings.Join(*g, ",") }
 func (g *globs) Set(s string) error { *g = append(*g, s); return nil }
 
 type common struct {
-	run      globs
-	list     bool
-	jsonFile string
+	run       globs
+	skip      globs
+	list      bool
+	jsonFile  string
+	junitFile string
+	expected  string
+	level     string
+	scale     float64
 }
 
+// register declares the flags both suites take, one per line.
 func (c *common) register(fs *base.FlagSet) {
+	fs.String(&c.level, "level", string(conformance.Hardened), "LEVEL", "core: what the published page requires (for a publisher, with\nthe config home already present); hardened (default): also this\ntoolkit's rules").Complete = func() []string { return []string{"core", "hardened"} }
+	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		c.scale = v
+		return nil
+	})
+	c.scale = 1
 	fs.Var(&c.run, "run", "GLOB", "only the ids GLOB matches (* matches across /); repeatable")
-	fs.Bool(&c.list, "list", false, "list the ids and what they check, then exit")
+	fs.Var(&c.skip, "skip", "GLOB", "do not run the ids GLOB matches (reported as SKIP); repeatable")
+	fs.String(&c.expected, "expected-failures", "", "FILE", "ids (or globs) expected to fail, one a line, # comments: their\nfailures (XFAIL) do not fail the run, but their passes (XPASS) do")
+	fs.Bool(&c.list, "list", false, "list the ids, their level and rules, then exit")
 	fs.String(&c.jsonFile, "json", "", "FILE", "also write the full report as JSON to FILE")
+	fs.String(&c.junitFile, "junit", "", "FILE", "also write the report as JUnit XML to FILE")
+}
+
+// check validates the common flags.
+func (c *common) check(cmd string, env Env) (conformance.Level, int, bool) {
+	lv := conformance.Level(c.level)
+	if lv != conformance.Core && lv != conformance.Hardened {
+		return "", usageError(env, "%s: --level must be core or hardened, not %q", cmd, c.level), false
+	}
+	if c.scale < 1 {
+		return "", usageError(env, "%s: --timeout-scale must be at least 1", cmd), false
+	}
+	return lv, 0, true
+}
+
+// expectedFailures reads the --expected-failures file, if any.
+func (c *common) expectedFailures() (conformance.Selector, error) {
+	if c.expected == "" {
+		return nil, nil
+	}
+	f, err := os.Open(c.expected)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sel, err := conformance.ReadExpectedFailures(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.expected, err)
+	}
+	return sel, nil
+}
+
+// cannotRun reports a command that cannot be run at all in one line.
+func cannotRun(env Env, cmd string, err error) (int, bool) {
+	var ce *conformance.CommandError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(env.Stderr, "statusconform: %s: %v\n", cmd, ce)
+		return ExitUsage, true
+	}
+	return 0, false
 }
 
 func reader(ctx context.Context, f *readerFlags, args []string, env Env) int {
-	c, level, timeout := &f.common, &f.level, &f.timeout
-	lv := conformance.Level(*level)
-	if lv != conformance.Core && lv != conformance.Hardened {
-		return usageError(env, "reader: --level must be core or hardened, not %q", *level)
+	c, timeout := &f.common, f.timeout
+	lv, code, ok := c.check("reader", env)
+	if !ok {
+		return code
 	}
-	if *timeout <= 0 {
+	if timeout <= 0 {
 		return usageError(env, "reader: --timeout must be positive")
 	}
 	cases, err := conformance.Cases()
@@ -197,25 +246,33 @@ func reader(ctx context.Context, f *readerFlags, args []string, env Env) int {
 	if len(conformance.SelectCases(cases, lv, sel)) == 0 {
 		return usageError(env, "reader: --run %s selects no case", c.run.String())
 	}
+	expected, err := c.expectedFailures()
+	if err != nil {
+		return usageError(env, "reader: --expected-failures: %v", err)
+	}
 	rep, err := conformance.RunReader(ctx, cases, conformance.ReaderOptions{
-		Level: lv, Timeout: *timeout, Select: sel, Command: args,
+		Level: lv, Timeout: timeout, TimeoutScale: c.scale, Select: sel, Skip: conformance.Selector(c.skip), Command: args,
 	})
+	if code, ok := cannotRun(env, "reader", err); ok {
+		return code
+	}
 	if err != nil {
 		return errorf(env, "reader: %v", err)
 	}
-	return finish(ctx, rep, c.jsonFile, env)
+	return finish(ctx, rep, c, expected, env)
 }
 
 func publisher(ctx context.Context, f *publisherFlags, args []string, env Env) int {
-	c, scale := &f.common, &f.scale
-	if *scale < 1 {
-		return usageError(env, "publisher: --timeout-scale must be at least 1")
+	c := &f.common
+	lv, code, ok := c.check("publisher", env)
+	if !ok {
+		return code
 	}
 	sel := conformance.Selector(c.run)
-	checks := conformance.SelectChecks(sel)
+	checks := conformance.SelectChecks(lv, sel)
 	if c.list {
 		for _, x := range checks {
-			fmt.Fprintf(env.Stdout, "%s\t%s\n", x.ID, strings.Join(x.Rules, " "))
+			fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
 		}
 		return ExitOK
 	}
@@ -225,29 +282,48 @@ func publisher(ctx context.Context, f *publisherFlags, args []string, env Env) i
 	if len(checks) == 0 {
 		return usageError(env, "publisher: --run %s selects no check", c.run.String())
 	}
+	expected, err := c.expectedFailures()
+	if err != nil {
+		return usageError(env, "publisher: --expected-failures: %v", err)
+	}
 	rep, err := conformance.RunPublisher(ctx, conformance.PublisherOptions{
-		Command: args, TimeoutScale: *scale, Select: sel,
+		Command: args, Level: lv, TimeoutScale: c.scale, Select: sel, Skip: conformance.Selector(c.skip),
 	})
+	if code, ok := cannotRun(env, "publisher", err); ok {
+		return code
+	}
 	if err != nil {
 		return errorf(env, "publisher: %v", err)
 	}
-	return finish(ctx, rep, c.jsonFile, env)
+	return finish(ctx, rep, c, expected, env)
 }
 
-func finish(ctx context.Context, rep *conformance.Report, jsonFile string, env Env) int {
+func finish(ctx context.Context, rep *conformance.Report, c *common, expected conformance.Selector, env Env) int {
+	if len(expected) > 0 {
+		for _, g := range rep.ApplyExpectedFailures(expected) {
+			fmt.Fprintf(env.Stderr, "statusconform: %s: %s matches no result of this run\n", c.expected, g)
+		}
+	}
 	if err := rep.WriteText(env.Stdout); err != nil {
 		return errorf(env, "%v", err)
 	}
-	if jsonFile != "" {
-		f, err := os.Create(jsonFile)
+	for _, out := range []struct {
+		file  string
+		write func(io.Writer) error
+		what  string
+	}{{c.jsonFile, rep.WriteJSON, "JSON"}, {c.junitFile, rep.WriteJUnit, "JUnit"}} {
+		if out.file == "" {
+			continue
+		}
+		f, err := os.Create(out.file)
 		if err == nil {
-			err = rep.WriteJSON(f)
+			err = out.write(f)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
 		}
 		if err != nil {
-			return errorf(env, "writing the JSON report: %v", err)
+			return errorf(env, "writing the %s report: %v", out.what, err)
 		}
 	}
 	if ctx.Err() != nil {
@@ -260,7 +336,7 @@ func finish(ctx context.Context, rep *conformance.Report, jsonFile string, env E
 }
 
 func materialize(args []string, env Env) int {
-	if len(args) != 1 {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		return usageError(env, "materialize: want exactly one argument, the directory to write")
 	}
 	dir := args[0]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,10 +143,96 @@ func TestPublisherList(t *testing.T) {
 	if len(lines) < 40 {
 		t.Errorf("only %d checks listed", len(lines))
 	}
-	for _, want := range []string{"P9/heartbeat\tP9 W5", "P6/file-0600/umask-022\tP6", "W4/removed-on-sigterm\tW4"} {
+	for _, want := range []string{"P9/heartbeat\tcore\tP9 W5", "P6/file-0600/umask-022\tcore\tP6", "W4/removed-on-sigterm\tcore\tW4",
+		"N2/session-empty\thardened\tN2", "P3/creates-config-home\thardened\tP3", "P5/status-file-hardlink\thardened\tP5 W3 P13"} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("--list lacks %q", want)
 		}
+	}
+	// The core level leaves out this toolkit's rules: the session-id
+	// limits and creating a missing config home among them.
+	code, core, _ := run(t, "publisher", "--list", "--level", "core")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(core), "\n") {
+		if !strings.Contains(l, "\tcore\t") {
+			t.Errorf("--level core lists %q", l)
+		}
+	}
+	for _, gone := range []string{"N2/", "P3/creates-config-home", "P7/", "P10/", "P11/", "P5/status-file-hardlink"} {
+		if strings.Contains(core, gone) {
+			t.Errorf("--level core lists %s", gone)
+		}
+	}
+	if !strings.Contains(core, "P9/heartbeat\t") || !strings.Contains(core, "P5/status-file-symlink\t") {
+		t.Errorf("--level core lacks the heartbeat or the symlink refusal:\n%s", core)
+	}
+}
+
+// A command that cannot be run is one line and exit status 2, not a
+// failure per case.
+func TestCannotRun(t *testing.T) {
+	for _, suite := range []string{"reader", "publisher"} {
+		code, out, stderr := run(t, suite, "--", "/nonexistent")
+		if code != ExitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "cannot run /nonexistent") {
+			t.Errorf("%s -- /nonexistent: exit %d, stdout %q, stderr %q", suite, code, out, stderr)
+		}
+	}
+}
+
+func TestReports(t *testing.T) {
+	exe := emptyReader(t)
+	dir := t.TempDir()
+	// One case the empty reader passes, one it fails.
+	cases := []string{"--run", "location/missing-directory", "--run", "basic/one-session"}
+	junit := filepath.Join(dir, "report.xml")
+	code, out, _ := run(t, append(append([]string{"reader", "--junit", junit}, cases...), "--", exe, "-empty-reader")...)
+	if code != ExitFailed {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"failure"`
+		} `xml:"testcase"`
+	}
+	if err := xml.Unmarshal(data, &suite); err != nil {
+		t.Fatalf("%v:\n%s", err, data)
+	}
+	if suite.Tests != 2 || suite.Failures != 1 || len(suite.Cases) != 2 || suite.Cases[0].Name != "basic/one-session" ||
+		suite.Cases[0].Failure == nil || suite.Cases[1].Failure != nil {
+		t.Errorf("JUnit report:\n%s", data)
+	}
+
+	// The failure, listed as expected, no longer fails the run.
+	expected := filepath.Join(dir, "expected")
+	os.WriteFile(expected, []byte("# known gaps\nbasic/one-session  # shows nothing yet\n"), 0o600)
+	code, out, stderr := run(t, append(append([]string{"reader", "--expected-failures", expected}, cases...), "--", exe, "-empty-reader")...)
+	if code != ExitOK || !strings.Contains(out, "XFAIL basic/one-session: ") || !strings.HasSuffix(out, "1 passed, 1 failed, 0 skipped, 1 of the failures expected, 0 expected failures passed\n") {
+		t.Errorf("expected failure: exit %d\n%s%s", code, out, stderr)
+	}
+	// A listed failure that passes fails the run: the list is out of date.
+	os.WriteFile(expected, []byte("location/missing-*\nno/such-case\n"), 0o600)
+	code, out, stderr = run(t, append(append([]string{"reader", "--expected-failures", expected}, cases...), "--", exe, "-empty-reader")...)
+	if code != ExitFailed || !strings.Contains(out, "XPASS location/missing-directory: ") || !strings.Contains(stderr, "no/such-case matches no result") {
+		t.Errorf("expected failure that passes: exit %d\n%s%s", code, out, stderr)
+	}
+	// A skipped case does not run and does not fail.
+	code, out, _ = run(t, append(append([]string{"reader", "--skip", "basic/*"}, cases...), "--", exe, "-empty-reader")...)
+	if code != ExitOK || !strings.Contains(out, "SKIP basic/one-session: skipped by --skip basic/*\n") {
+		t.Errorf("--skip: exit %d\n%s", code, out)
+	}
+	if code, _, stderr := run(t, "reader", "--expected-failures", filepath.Join(dir, "missing"), "--", exe); code != ExitUsage {
+		t.Errorf("a missing --expected-failures file: exit %d, %q", code, stderr)
 	}
 }
 

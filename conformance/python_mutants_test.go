@@ -1,0 +1,140 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The misreadings of SPEC.md §6 (freshness), §7 (sanitizing), C4 (what
+// readers drop), C7 (which text the name hashes), P8 (atomic replace) and
+// P9 (heartbeat) an implementer could plausibly make, each as a broken
+// variant of the Python adapters (STATUSPROTO_FLAW=<flaw>), with the cases
+// or checks that must fail it. conformance/README.md lists them; the same
+// adapters without a flaw pass everything (TestPythonReader,
+// TestPublishers).
+var pythonReaderFlaws = []struct {
+	flaw     string
+	mustFail []string
+}{
+	{"esc-interrupt-kept", []string{"sanitize/title-esc-interrupts-csi"}},
+	{"no-8bit-strings", []string{"sanitize/title-8bit-osc", "sanitize/title-8bit-control-strings"}},
+	{"sos-pm-apc-as-escape", []string{"sanitize/title-sos-pm-apc"}},
+	{"bel-ends-any-string", []string{"sanitize/title-bel-inside-dcs"}},
+	{"no-8bit-st", []string{"sanitize/title-8bit-st"}},
+	{"esc-aborts-string", []string{"sanitize/title-esc-inside-osc"}},
+	{"osc-printable-only", []string{"sanitize/title-osc-holds-anything"}},
+	{"drop-last-code-point", []string{"sanitize/title-cut-inside-combining-sequence", "sanitize/title-cut-after-whole-flag"}},
+	{"drop-only-when-split", []string{"sanitize/title-cut-after-whole-flag"}},
+	{"drop-before-trim", []string{"sanitize/title-cut-drop-after-trim"}},
+	{"cut-after-sanitize", []string{"sanitize/title-cut-before-removing-escapes"}},
+	{"round-updated-to-ms", []string{"freshness/stale-at-30.0005s"}},
+	{"truncate-updated-to-ms", []string{"freshness/future-30.0005s-stale"}},
+	{"strip-bom", []string{"records/byte-order-mark"}},
+	{"exact-pid", []string{"records/pid-double-rounding-kept"}},
+	{"minus-means-negative", []string{"records/pid-negative-zero-kept"}},
+	{"int-before-range", []string{"records/pid-infinite"}},
+	{"hash-raw-bytes", []string{"names/hash-after-replacement"}},
+}
+
+var pythonPublisherFlaws = []struct {
+	flaw     string
+	mustFail []string
+}{
+	{"temp-without-dot", []string{"P8/temporary-file-dot-named"}},
+	{"temp-in-config-home", []string{"P8/temporary-file-in-status-dir"}},
+	{"heartbeat-reset-by-input", []string{"P9/heartbeat-keeps-state"}},
+	{"heartbeat-stale-copy", []string{"P9/heartbeat-keeps-state"}},
+}
+
+func pythonFlawCommand(t *testing.T, flaw, script string) []string {
+	return []string{requireTool(t, "env"), "STATUSPROTO_FLAW=" + flaw, python3(t), "adapters/python/" + script}
+}
+
+func TestPythonMutants(t *testing.T) {
+	t.Parallel()
+	requireTool(t, "python3")
+	var wg sync.WaitGroup
+	pubReports := make([]*Report, len(pythonPublisherFlaws))
+	for i, m := range pythonPublisherFlaws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pubReports[i], _ = RunPublisher(context.Background(), PublisherOptions{
+				Command: pythonFlawCommand(t, m.flaw, "status_publisher.py"), Select: m.mustFail})
+		}()
+	}
+	wantFailed := func(t *testing.T, rep *Report, flaw string, ids []string) {
+		t.Helper()
+		if rep == nil {
+			t.Fatal("no report")
+		}
+		for _, id := range ids {
+			r, ok := rep.Find(id)
+			switch {
+			case !ok:
+				t.Errorf("no case or check %s", id)
+			case r.Outcome != Fail:
+				t.Errorf("%s: %s, want FAIL for the variant %s", id, r.Outcome, flaw)
+			case strings.HasPrefix(r.Reason, "not decided"):
+				t.Errorf("%s: failed undecided (%s), want the check itself to fail", id, r.Reason)
+			}
+		}
+	}
+	// None of these variants hangs, so a generous timeout without a
+	// calibration run cannot turn a failure into a pass; it saves an
+	// interpreter start per variant.
+	t.Run("reader", func(t *testing.T) {
+		for _, m := range pythonReaderFlaws {
+			t.Run(m.flaw, func(t *testing.T) {
+				t.Parallel()
+				rep := runReader(t, ReaderOptions{Command: pythonFlawCommand(t, m.flaw, "status_reader.py"), Select: m.mustFail,
+					NoCalibrate: true, Timeout: 30 * time.Second})
+				wantFailed(t, rep, m.flaw, m.mustFail)
+			})
+		}
+	})
+	wg.Wait()
+	for i, m := range pythonPublisherFlaws {
+		t.Run("publisher/"+m.flaw, func(t *testing.T) { wantFailed(t, pubReports[i], m.flaw, m.mustFail) })
+	}
+}
+
+// README.md lists every misreading with its variant, and no other.
+func TestMisreadingsListed(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "## Misreadings the suite catches")
+	section, _, _ = strings.Cut(section, "\n## ")
+	listed := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\|").FindAllStringSubmatch(section, -1)
+	var names []string
+	for _, l := range listed {
+		names = append(names, l[1])
+	}
+	var want []string
+	for _, m := range pythonReaderFlaws {
+		want = append(want, m.flaw)
+	}
+	for _, m := range pythonPublisherFlaws {
+		want = append(want, m.flaw)
+	}
+	slices.Sort(names)
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("README.md lists the variants\n  %v\nwant\n  %v", names, want)
+	}
+	for _, m := range pythonReaderFlaws {
+		for _, id := range m.mustFail {
+			if !strings.Contains(section, "`"+id+"`") {
+				t.Errorf("README.md does not name %s for %s", id, m.flaw)
+			}
+		}
+	}
+}
