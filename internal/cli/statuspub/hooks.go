@@ -211,26 +211,6 @@ func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs 
 	return ExitOK
 }
 
-func claudeHookCmd(args []string, env Env) int {
-	return hookCmd("claude-hook", "claude-code", args, env, func(fs *flag.FlagSet, strict bool) ([]byte, int) {
-		if fs.NArg() > 0 {
-			return nil, usageError(env, "claude-hook: unexpected argument %q (the hook input is read from stdin)", fs.Arg(0))
-		}
-		if env.Stdin == nil {
-			return nil, -1
-		}
-		data, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
-		if err == nil && len(data) > maxHookInput {
-			err = fmt.Errorf("%w: more than %d bytes", ErrBadHookInput, maxHookInput)
-		}
-		if err != nil {
-			// Not a usage error: the agent sent it.
-			return nil, failed(env, strict, "claude-hook", err)
-		}
-		return data, -1
-	}, claudeAction)
-}
-
 func codexNotifyCmd(args []string, env Env) int {
 	return hookCmd("codex-notify", "codex", args, env, func(fs *flag.FlagSet, _ bool) ([]byte, int) {
 		if fs.NArg() == 0 {

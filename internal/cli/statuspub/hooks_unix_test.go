@@ -335,7 +335,6 @@ func TestSetUsage(t *testing.T) {
 		{"clear"},
 		{"clear", "--dir", dir, "--session", "x", "extra"},
 		{"codex-notify", "--dir", dir},
-		{"claude-hook", "--dir", dir, "extra"},
 	} {
 		code, stderr := pub(t, "", nil, args...)
 		if code != 2 || !strings.HasPrefix(stderr, "statuspub: ") {

@@ -60,6 +60,8 @@ Usage:
   statuspub set --session ID [flags]         change a session's record once (for hooks)
   statuspub clear --session ID [flags]       remove a session's record
   statuspub claude-hook [flags] < INPUT      publish from a Claude Code hook
+  statuspub codex-hook [flags] < INPUT       publish from a Codex hook
+  statuspub gemini-hook [flags] < INPUT      publish from a Gemini CLI hook
   statuspub codex-notify [flags] JSON        publish from Codex's notify program
 
 Flags:
@@ -86,13 +88,15 @@ set, clear and the hook adapters report a failed write as one line on stderr
 and exit 0 (1 with --strict): a status file never breaks the agent. They need
 file locks that Windows lacks, and report so there.
 
-claude-hook reads the hook input from stdin: SessionStart -> idle,
-UserPromptSubmit and tool use -> working, PermissionRequest and permission or
-question notifications -> blocked, Stop -> idle, SessionEnd -> clear; the title
-is the in_progress item of the latest TodoWrite, or the task in progress of
-the task tools. codex-notify takes Codex's JSON as its last argument:
-agent-turn-complete -> idle. Unknown events are ignored. See examples/ for the
-configuration.
+claude-hook, codex-hook and gemini-hook read the hook input from stdin:
+session start -> idle, prompt and tool use -> working, permission requests
+and questions -> blocked, end of turn, failure and interrupt -> idle, session
+end -> clear (SPEC.md 13.1-13.3). claude-hook's title is the in_progress item
+of the latest TodoWrite, or the task in progress of the task tools. These
+three never exit 2, which their agents take as "block": a usage error is one
+line on stderr and exit 0 (1 with --strict). codex-notify takes Codex's JSON
+as its last argument: agent-turn-complete -> idle. Unknown events are
+ignored. See examples/ for the configuration.
 
 serve reads one JSON object per line, {"state":"working"} or {"title":"Fix tests"}
 ({"title":null} clears the task), and answers each with {"ok":true} or
@@ -145,7 +149,11 @@ func Run(args []string, env Env) int {
 	case "clear":
 		return clearCmd(args[1:], env)
 	case "claude-hook":
-		return claudeHookCmd(args[1:], env)
+		return claudeHook(args[1:], env)
+	case "codex-hook":
+		return codexHook(args[1:], env)
+	case "gemini-hook":
+		return geminiHook(args[1:], env)
 	case "codex-notify":
 		return codexNotifyCmd(args[1:], env)
 	case "owner": // hidden: started by set
