@@ -40,6 +40,7 @@ against SPEC.md.
 Usage:
   statusconform reader [flags] -- CMD [ARGS...]
   statusconform publisher [flags] -- CMD [ARGS...]
+  statusconform hooks --agent NAME [flags] -- CMD [ARGS...]
   statusconform materialize DIR
 
 reader runs CMD once per case (not through a shell) in a fresh directory,
@@ -64,6 +65,7 @@ Both:
   --list                  list the ids and what they check, then exit
   --json FILE             also write the full report as JSON to FILE
 
+` + hooksUsage + `
 materialize writes every reader case as DIR/<id>/ (a status directory and
 expected.json), for implementers who would rather run their own tests.
 
@@ -89,6 +91,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return publisher(ctx, args[1:], env)
 	case "materialize":
 		return materialize(args[1:], env)
+	case "hooks":
+		return hooks(ctx, args[1:], env)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(env.Stdout, usage)
 		return ExitOK
