@@ -10,6 +10,8 @@ require (
 	golang.org/x/sys v0.47.0
 )
 
+require github.com/BurntSushi/toml v1.5.0
+
 require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/itchyny/timefmt-go v0.1.9 // indirect

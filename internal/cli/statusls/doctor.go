@@ -105,6 +105,7 @@ func doctor(args []string, env *Env) int {
 		hints = append(hints, doctorFiles(out, l, now)...)
 	}
 
+	hints = append(hints, doctorAgents(out, env)...)
 	if len(hints) > 0 {
 		fmt.Fprintln(out, "\nhints:")
 		for _, h := range hints {

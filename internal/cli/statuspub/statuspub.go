@@ -63,6 +63,9 @@ Usage:
   statuspub codex-hook [flags] < INPUT       publish from a Codex hook
   statuspub gemini-hook [flags] < INPUT      publish from a Gemini CLI hook
   statuspub codex-notify [flags] JSON        publish from Codex's notify program
+  statuspub install AGENT [--dry-run] [--uninstall] [--project]
+                                             wire the hooks of claude, codex,
+                                             gemini or opencode
 
 Flags:
   --session ID        the session id (serve: required; run: default run-<CMD>-<pid>)
@@ -97,6 +100,14 @@ three never exit 2, which their agents take as "block": a usage error is one
 line on stderr and exit 0 (1 with --strict). codex-notify takes Codex's JSON
 as its last argument: agent-turn-complete -> idle. Unknown events are
 ignored. See examples/ for the configuration.
+
+install merges statuspub's hooks into the agent's own settings (Claude Code
+~/.claude/settings.json, Codex ~/.codex/hooks.json and config.toml, Gemini CLI
+~/.gemini/settings.json, OpenCode's plugin directory; --project: the working
+directory's .claude/, .codex/, .gemini/, .opencode/), keeping every other key
+and hook; it backs the file up and replaces it atomically, and refuses a file
+it cannot parse (saying where), a symlink or a read-only file. Running it
+twice changes nothing. --dry-run prints the diff.
 
 serve reads one JSON object per line, {"state":"working"} or {"title":"Fix tests"}
 ({"title":null} clears the task), and answers each with {"ok":true} or
@@ -154,6 +165,8 @@ func Run(args []string, env Env) int {
 		return codexHook(args[1:], env)
 	case "gemini-hook":
 		return geminiHook(args[1:], env)
+	case "install":
+		return installCmd(args[1:], env)
 	case "codex-notify":
 		return codexNotifyCmd(args[1:], env)
 	case "owner": // hidden: started by set
