@@ -299,3 +299,30 @@ func TestHookTracesJudgeTheProcess(t *testing.T) {
 		t.Errorf("hang: %s %s", res.Outcome, res.Reason)
 	}
 }
+
+// FuzzParseHookTrace: any text either parses into a trace with steps whose
+// expectations make sense, or is an error; never a panic.
+func FuzzParseHookTrace(f *testing.F) {
+	_ = fs.WalkDir(hookTraceFS, "hooktraces", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := fs.ReadFile(hookTraceFS, p)
+			f.Add(data)
+		}
+		return nil
+	})
+	f.Add([]byte("agent: a\nsession: s\n-- x --\n{}\n-- want --\nunchanged\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := ParseHookTrace("fuzz", data)
+		if err != nil {
+			return
+		}
+		if tr.Agent == "" || tr.Session == "" || len(tr.Steps) == 0 {
+			t.Fatalf("accepted %+v", tr)
+		}
+		for _, st := range tr.Steps {
+			if !st.Absent && !st.Unchanged && !st.State.Known() {
+				t.Fatalf("step %q expects state %q", st.Name, st.State)
+			}
+		}
+	})
+}
