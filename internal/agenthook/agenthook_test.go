@@ -123,6 +123,7 @@ func TestGemini(t *testing.T) {
 		{"before-tool.json", Set, geminiSession, statusfile.Working, keep},
 		{"notification-tool-permission.json", Set, geminiSession, statusfile.Blocked, keep},
 		{"after-tool.json", Set, geminiSession, statusfile.Working, keep},
+		{"after-tool-write-todos.json", Set, geminiSession, statusfile.Working, ptr("Fix the failing test")},
 		{"pre-compress.json", Ignore, geminiSession, "", keep},
 		{"after-agent.json", Set, geminiSession, statusfile.Idle, keep},
 		{"session-end.json", Remove, geminiSession, "", keep},
@@ -332,6 +333,28 @@ func TestTaskToolOp(t *testing.T) {
 			case tt.want != nil && (got == nil || *got != *tt.want):
 				t.Errorf("%+v, want %+v", got, *tt.want)
 			}
+		})
+	}
+}
+
+func TestGeminiTodoTitle(t *testing.T) {
+	tests := []struct {
+		name, input string
+		title       *string
+	}{
+		{"in progress", `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"write_todos","tool_input":{"todos":[{"description":"a","status":"completed"},{"description":"b","status":"in_progress"}]}}`, ptr("b")},
+		{"none in progress", `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"write_todos","tool_input":{"todos":[{"description":"a","status":"completed"}]}}`, ptr("")},
+		{"not a list", `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"write_todos","tool_input":{"todos":"x"}}`, nil},
+		{"before the tool ran", `{"session_id":"s","hook_event_name":"BeforeTool","tool_name":"write_todos","tool_input":{"todos":[{"description":"b","status":"in_progress"}]}}`, nil},
+		{"another tool", `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"write_file","tool_input":{"todos":[{"description":"b","status":"in_progress"}]}}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := Gemini([]byte(tt.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAction(t, a, Set, "s", statusfile.Working, tt.title)
 		})
 	}
 }
