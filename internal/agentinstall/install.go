@@ -2,6 +2,7 @@ package agentinstall
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -164,7 +165,7 @@ func Plan(o Options) ([]Change, error) {
 		return nil, err
 	}
 	if o.Agent == "opencode" {
-		c, err := planPlugin(filepath.Join(dir, "plugins", opencode.FileName), o.Uninstall)
+		c, err := planPlugin(filepath.Join(dir, "plugins", opencode.FileName), o.Uninstall, o.Command)
 		if err != nil {
 			return nil, err
 		}
@@ -215,10 +216,62 @@ func ReadFile(path string) (data []byte, mode fs.FileMode, exists bool, err erro
 	return data, fi.Mode().Perm(), true, err
 }
 
-// isOurs reports whether a hook command runs statuspub's adapter sub.
+// isOurs reports whether a hook command runs statuspub's adapter sub: its
+// first word (quoted or not) names a program called statuspub, and its
+// second is sub.
 func isOurs(command, sub string) bool {
-	f := strings.Fields(command)
-	return len(f) >= 2 && strings.TrimSuffix(filepath.Base(strings.Trim(f[0], `"'`)), ".exe") == "statuspub" && f[1] == sub
+	prog, rest, ok := firstWord(strings.TrimSpace(command))
+	f := strings.Fields(rest)
+	return ok && len(f) >= 1 && strings.TrimSuffix(filepath.Base(prog), ".exe") == "statuspub" && f[0] == sub
+}
+
+// firstWord splits off the first word of a shell command line, as sh
+// reads it: single quotes, double quotes (with backslash escapes) and
+// backslashes. ok is false when a quote is not closed.
+func firstWord(s string) (word, rest string, ok bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t':
+			return b.String(), s[i+1:], true
+		case '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return "", "", false
+			}
+			b.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+		case '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) {
+					j++
+				}
+				b.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return "", "", false
+			}
+			i = j
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), "", true
+}
+
+// shellWord quotes a program path for the shell the agent runs hooks
+// with, when it needs quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func planHooks(path string, spec hookSpec, o Options) (Change, error) {
@@ -241,7 +294,7 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 	if hooks != nil && hooks.kind != jObject {
 		return Change{}, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
 	}
-	command := o.Command + " " + spec.hookCmd
+	command := shellWord(o.Command) + " " + spec.hookCmd
 	changed := false
 	if o.Uninstall {
 		if hooks == nil {
@@ -350,7 +403,21 @@ func hasOurs(groups *jnode, sub string) bool {
 	return false
 }
 
-func planPlugin(path string, uninstall bool) (Change, error) {
+// pluginDefault is the line of the plugin that names statuspub when
+// $AGENTSTATUS_STATUSPUB does not.
+const pluginDefault = `process.env.AGENTSTATUS_STATUSPUB || "statuspub";`
+
+// pluginSource is the plugin, starting command (statuspub's path when it
+// is not on PATH) unless $AGENTSTATUS_STATUSPUB says otherwise.
+func pluginSource(command string) []byte {
+	if command == "statuspub" {
+		return opencode.Plugin
+	}
+	q, _ := json.Marshal(command)
+	return bytes.Replace(opencode.Plugin, []byte(pluginDefault), []byte(`process.env.AGENTSTATUS_STATUSPUB || `+string(q)+`;`), 1)
+}
+
+func planPlugin(path string, uninstall bool, command string) (Change, error) {
 	data, mode, exists, err := ReadFile(path)
 	if err != nil {
 		return Change{}, err
@@ -366,7 +433,7 @@ func planPlugin(path string, uninstall bool) (Change, error) {
 	if !exists {
 		c.Mode = 0o644
 	}
-	c.New = opencode.Plugin
+	c.New = pluginSource(command)
 	return c, nil
 }
 

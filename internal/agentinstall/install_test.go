@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -353,6 +354,15 @@ func TestOpenCodePlugin(t *testing.T) {
 	if st := find(Check(getenv), "opencode"); !st.Installed || st.Found == "" {
 		t.Errorf("Check: %+v", st)
 	}
+	// statuspub off PATH: the plugin names it.
+	install(t, Options{Agent: "opencode", Getenv: getenv, Command: "/opt/agent status/statuspub"})
+	if got, _ := os.ReadFile(p); !bytes.Contains(got, []byte(`process.env.AGENTSTATUS_STATUSPUB || "/opt/agent status/statuspub";`)) ||
+		bytes.Count(got, []byte("\n")) != bytes.Count(opencode.Plugin, []byte("\n")) {
+		t.Errorf("plugin with a path:\n%s", got)
+	}
+	if cs, _ := Plan(Options{Agent: "opencode", Getenv: getenv, Command: "/opt/agent status/statuspub"}); cs[0].Changed() {
+		t.Error("a second install changes the plugin")
+	}
 	install(t, Options{Agent: "opencode", Getenv: getenv, Uninstall: true})
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
 		t.Errorf("uninstall left the plugin: %v", err)
@@ -384,11 +394,33 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"statuspub":                   "statuspub",
+		"/home/u/go/bin/statuspub":    "/home/u/go/bin/statuspub",
+		"/opt/agent status/statuspub": "'/opt/agent status/statuspub'",
+		"/opt/it's/statuspub":         `'/opt/it'\''s/statuspub'`,
+	} {
+		got := shellWord(in)
+		if got != want {
+			t.Errorf("shellWord(%q) = %q, want %q", in, got, want)
+		}
+		if out, err := exec.Command("sh", "-c", "printf %s "+got).Output(); err != nil || string(out) != in {
+			t.Errorf("sh reads %q as %q (%v)", got, out, err)
+		}
+		if !isOurs(got+" claude-hook", "claude-hook") {
+			t.Errorf("isOurs does not recognise %q", got+" claude-hook")
+		}
+	}
+}
+
 func TestIsOurs(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"statuspub claude-hook":                         true,
 		"/home/u/go/bin/statuspub claude-hook --strict": true,
-		`"/opt/x y/statuspub" claude-hook`:              false, // quoted paths with spaces: not recognised
+		`"/opt/x y/statuspub" claude-hook`:              true,
+		`'/opt/x y/statuspub' claude-hook --strict`:     true,
+		`'/opt/x y/statuspub claude-hook`:               false,
 		"statuspub codex-hook":                          false,
 		"mystatuspub claude-hook":                       false,
 		"statuspub":                                     false,
@@ -397,4 +429,21 @@ func TestIsOurs(t *testing.T) {
 			t.Errorf("isOurs(%q) = %v", cmd, got)
 		}
 	}
+}
+
+// FuzzShellWord: whatever the path, the quoted command is recognised as
+// statuspub's again.
+func FuzzShellWord(f *testing.F) {
+	for _, s := range []string{"/usr/bin", "/opt/a b", `/it's`, `/a"b\c`, "/tab\there", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, dir string) {
+		if strings.ContainsAny(dir, "\x00\n") {
+			return
+		}
+		cmd := shellWord(dir+"/statuspub") + " claude-hook"
+		if !isOurs(cmd, "claude-hook") || isOurs(cmd, "codex-hook") {
+			t.Fatalf("%q", cmd)
+		}
+	})
 }
