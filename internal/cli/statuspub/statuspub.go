@@ -94,8 +94,9 @@ file locks that Windows lacks, and report so there.
 claude-hook, codex-hook and gemini-hook read the hook input from stdin:
 session start -> idle, prompt and tool use -> working, permission requests
 and questions -> blocked, end of turn, failure and interrupt -> idle, session
-end -> clear (SPEC.md 13.1-13.3). claude-hook's title is the in_progress item
-of the latest TodoWrite, or the task in progress of the task tools. These
+end -> clear (SPEC.md 13.1). claude-hook's title is the in_progress item of
+the latest TodoWrite, or the task in progress of the task tools; gemini-hook's
+the in_progress item of write_todos. These
 three never exit 2, which their agents take as "block": a usage error is one
 line on stderr and exit 0 (1 with --strict). codex-notify takes Codex's JSON
 as its last argument: agent-turn-complete -> idle. Unknown events are
