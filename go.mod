@@ -7,10 +7,13 @@ require github.com/rivo/uniseg v0.4.7
 require (
 	github.com/google/renameio/v2 v2.0.2
 	github.com/itchyny/gojq v0.12.20
+	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/sys v0.47.0
 )
 
 require github.com/BurntSushi/toml v1.5.0
+
+require golang.org/x/tools v0.26.0 // indirect
 
 require (
 	github.com/fsnotify/fsnotify v1.10.1

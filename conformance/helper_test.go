@@ -88,13 +88,13 @@ func testRead(dir string, now time.Time, flaw string) ([]Session, error) {
 			}
 		}
 	}
-	entries, err := d.Entries()
+	entries, err := d.List()
 	if err != nil {
 		return nil, err
 	}
 	var names []string
 	for _, e := range entries {
-		names = append(names, e.Name())
+		names = append(names, e.Name)
 	}
 	slices.Sort(names)
 	var out []Session
@@ -129,11 +129,11 @@ func testRead(dir string, now time.Time, flaw string) ([]Session, error) {
 		switch flaw {
 		case "no-name-check", "every-json-file":
 		case "hash-prefix-only":
-			if !statusfile.NameMatches(name[:64]+".json", rec.Session) {
+			if name[:64]+".json" != statusfile.FileName(rec.Session) {
 				continue
 			}
 		default:
-			if !statusfile.NameMatches(name, rec.Session) {
+			if name != statusfile.FileName(rec.Session) {
 				continue
 			}
 		}
@@ -218,7 +218,7 @@ func fresh(updated, now time.Time, flaw string) bool {
 		age := now.Sub(updated.Truncate(time.Second))
 		return age <= statusfile.StaleAfter && age >= -statusfile.StaleAfter
 	}
-	return statusfile.IsFresh(updated, now)
+	return (&statusfile.Status{UpdatedAt: updated}).Fresh(now)
 }
 
 func display(rec statusfile.Status, flaw string) Session {

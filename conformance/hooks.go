@@ -215,7 +215,7 @@ func RunHookTraces(ctx context.Context, traces []*HookTrace, opts HookOptions) (
 // after every step.
 func RunHookTrace(ctx context.Context, tr *HookTrace, opts HookOptions) (res Result) {
 	start := time.Now()
-	res = Result{ID: "hooks/" + tr.ID, Rules: []string{"H1", "H9", "H11"}, Requirements: []string{tr.Trap}}
+	res = Result{ID: "hooks/" + tr.ID, Rules: []string{"H1", "H9", "H15"}, Requirements: []string{tr.Trap}}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second

@@ -60,10 +60,18 @@ func mkzero(p string, mode fs.FileMode) error {
 	if err := unix.Stat("/dev/zero", &st); err != nil {
 		return skipf("no /dev/zero to copy: %v", err)
 	}
-	if err := unix.Mknod(p, unix.S_IFCHR|uint32(mode.Perm()), int(st.Rdev)); err != nil {
+	if err := mknod(unix.Mknod, p, unix.S_IFCHR|uint32(mode.Perm()), uint64(st.Rdev)); err != nil {
 		return skipf("cannot create a device node here (mknod: %v)", err)
 	}
 	return os.Chmod(p, mode)
+}
+
+// mknod calls unix.Mknod, whose device argument is an int on most systems
+// but a uint64 on FreeBSD (where device numbers are 64 bits wide): the type
+// parameter takes whichever the platform's Mknod has, so that one file
+// builds everywhere.
+func mknod[Dev int | uint64](fn func(path string, mode uint32, dev Dev) error, path string, mode uint32, dev uint64) error {
+	return fn(path, mode, Dev(dev))
 }
 
 func signalProcess(p *os.Process, name string) error {

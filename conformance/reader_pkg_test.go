@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/reader"
 )
 
 // readerPackage is package reader as a reader under test, in process: the
 // fresh entries of a listing, displayed as SPEC.md §7 says.
 func readerPackage(ctx context.Context, dir string, now time.Time) ([]Session, error) {
-	l, err := reader.List(dir, reader.Options{Now: func() time.Time { return now }})
+	l, err := reader.List(dir, reader.Options{Clock: clocktest.New(now)})
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statusls"
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -28,15 +30,7 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	dir, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "building commands:", err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { binDir = dir })
 }
 
 // requireTool skips the test when name is not installed, unless CI asks
@@ -265,11 +259,49 @@ func TestTmuxStatusRight(t *testing.T) {
 	tmuxStatusRight(t, withPath([]string{stub}), "1 blocked · 2 working")
 }
 
+// TestTmuxKeepsUserOptions: the recipe appends to the user's status-right
+// and leaves the global status-interval as it was.
+func TestTmuxKeepsUserOptions(t *testing.T) {
+	requireTool(t, "tmux")
+	conf, _ := filepath.Abs(filepath.Join("tmux", "agentstatus.tmux.conf"))
+	user := filepath.Join(t.TempDir(), "tmux.conf")
+	os.WriteFile(user, []byte("set -g status-right 'MINE %H:%M'\nset -g status-right-length 20\nsource-file "+conf+"\n"), 0o600)
+	sock := fmt.Sprintf("agentstatus-test-opts-%d", os.Getpid())
+	tmux := func(args ...string) string {
+		out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", user}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tmux("new-session", "-d", "-x", "120", "-y", "10")
+	t.Cleanup(func() { exec.Command("tmux", "-L", sock, "kill-server").Run() })
+	if got, want := tmux("show", "-gv", "status-right"), "MINE %H:%M #(statusls --summary)"; got != want {
+		t.Errorf("status-right %q, want %q", got, want)
+	}
+	if got := tmux("show", "-gv", "status-right-length"); got != "80" {
+		t.Errorf("status-right-length %s, want 80", got)
+	}
+	if got := tmux("show", "-gv", "status-interval"); got != "15" {
+		t.Errorf("status-interval %s, want tmux's default 15", got)
+	}
+}
+
 // publishBlocked publishes a blocked session and a working one into a new
 // config home, bound to a process that lives as long as the test.
 func publishBlocked(t *testing.T) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "home")
+	// Runs after the agent is killed (cleanups run last first): the
+	// owners statuspub set started then remove their files; wait for
+	// them, so that the temporary directory is removed after them.
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if os.RemoveAll(home) == nil {
+				return
+			}
+		}
+	})
 	agent := exec.Command("sleep", "300")
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)

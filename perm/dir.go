@@ -14,8 +14,8 @@ func (d *Dir) Info() fs.FileInfo { return d.info }
 // Close closes the directory.
 func (d *Dir) Close() error { return d.f.Close() }
 
-// Entries lists the directory: names and types, in no particular order.
-func (d *Dir) Entries() ([]fs.DirEntry, error) {
+// entries lists the directory: names and types, in no particular order.
+func (d *Dir) entries() ([]fs.DirEntry, error) {
 	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}

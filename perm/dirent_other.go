@@ -5,7 +5,7 @@ package perm
 // List lists the directory: every name but "." and "..", with its type, in
 // no particular order.
 func (d *Dir) List() ([]DirEntry, error) {
-	des, err := d.Entries()
+	des, err := d.entries()
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,14 @@
 // how a reader opens status files without following a symbolic link, hanging
 // on a FIFO or device, or reading more than a bound.
 //
-// For publishers, call [EnsureConfigHome], [EnsureStatusDir] and
-// [OpenStatusRoot] before every write, and [CheckStatusFileIn] for the file
-// about to be replaced. For readers, call [OpenDir], [Dir.Check] (SPEC.md R2) and
-// [Dir.ReadFile].
+// For publishers on Unix, call [OpenPublishDir] before every write: it
+// opens and checks the config home and the status directory through
+// descriptors; then [PubDir.CheckFile] and [PubDir.WriteFile] for the file
+// about to be replaced, and [PubDir.RemoveOwn] to remove it on shutdown.
+// (On Windows: [EnsureConfigHome], [EnsureStatusDir], [OpenStatusRoot] and
+// [CheckStatusFileIn].) For readers, call [OpenDir], [Dir.Check] (SPEC.md
+// R2) and [Dir.ReadFile]; [Dir.Remove] removes a file only if it is still
+// the one read (SPEC.md D4).
 //
 // Every refusal is a [*Error] that wraps one of the sentinel errors
 // ([ErrSymlink], [ErrNotOwned], ...), so callers can branch with errors.Is,
@@ -18,11 +22,13 @@
 // # Security
 //
 // The threat model is other local accounts and hostile file contents. An
-// attacker with the same account can do anything the publisher can, so
-// checks made by path and then acted on by path (time of check to time of
-// use) are acceptable inside directories that only the current account can
-// write; where it costs nothing, the checks are made on the opened
-// descriptor instead.
+// attacker with the same account can do anything the publisher can; still,
+// on Unix every check is made on the descriptor that is then used, and no
+// path is looked up twice (SPEC.md P7), so a directory renamed or replaced
+// by a link between the check and the write cannot redirect the write.
+// Removals move the file aside and check that what moved is the file meant
+// before unlinking it (SPEC.md D4, P11): an inode number alone is not an
+// identity, since file systems hand freed inodes out again.
 //
 // # Platforms
 //

@@ -191,6 +191,10 @@ type FileStat struct {
 	UID  int
 	dev  uint64
 	ino  uint64
+	// A sum of the content read or written, when known: removals compare
+	// it (see [Dir.Remove]).
+	sum    uint64
+	summed bool
 }
 
 // ReadFile opens name inside the directory with O_NOFOLLOW and O_NONBLOCK,
@@ -272,6 +276,7 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	if len(buf) > max {
 		return buf[:0], fst, refuse(StatusFile, path(), ErrTooLarge, "more than %d bytes", max)
 	}
+	fst.setSum(buf)
 	return buf, fst, nil
 }
 
@@ -304,26 +309,12 @@ func (d *Dir) Lstat(name string) (FileStat, error) {
 }
 
 // Remove removes name from the directory, but only if it is still the
-// regular file described by want (same device and inode), so that a file
-// replaced meanwhile is left alone. It reports whether it removed anything.
+// file described by want, as [Dir.ReadFile] returned it: the same regular
+// file (device and inode) with the same size and content. A file replaced
+// meanwhile, even by one that reuses the inode, is left alone or put back
+// (see removeIfSame). It reports whether it removed anything.
 func (d *Dir) Remove(name string, want FileStat) (bool, error) {
-	now, err := d.Lstat(name)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
-		return false, err
-	}
-	if !now.Mode.IsRegular() || now.dev != want.dev || now.ino != want.ino {
-		return false, nil
-	}
-	if err := unix.Unlinkat(d.fd, name, 0); err != nil {
-		if err == unix.ENOENT {
-			return false, nil
-		}
-		return false, &fs.PathError{Op: "remove", Path: d.path + string(os.PathSeparator) + name, Err: err}
-	}
-	return true, nil
+	return removeIfSame(d.fd, d.path, name, want)
 }
 
 func modeOf(m uint32) fs.FileMode {

@@ -332,8 +332,11 @@ func TestRemoveOnlySameFile(t *testing.T) {
 func TestList(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "d")
 	os.Mkdir(dir, 0o700)
-	for i := 0; i < 3000; i++ {
-		os.WriteFile(filepath.Join(dir, strings.Repeat("x", i%200+1)+"-"+string(rune('a'+i%26))+time.Duration(i).String()), nil, 0o600)
+	// 1,000 names of 42 to 246 bytes: about 170 KB of directory entries,
+	// so that Linux's List refills its 64 KiB getdents64 buffer twice, with
+	// entries of every length and alignment across the refills.
+	for i := 0; i < 1000; i++ {
+		os.WriteFile(filepath.Join(dir, strings.Repeat("x", i%200+40)+"-"+string(rune('a'+i%26))+time.Duration(i).String()), nil, 0o600)
 	}
 	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
 	os.Symlink("/nowhere", filepath.Join(dir, "link"))

@@ -228,3 +228,26 @@ func openShared(path string) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(h), path), nil
 }
+
+// RemoveOwnFile removes name from root if it is still the regular file
+// described by written (as returned by Stat on the file that was written),
+// and reports whether it did. A file replaced by someone else is left alone.
+func RemoveOwnFile(root *os.Root, name string, written fs.FileInfo) (bool, error) {
+	fi, err := root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() || !os.SameFile(fi, written) {
+		return false, nil
+	}
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return true, nil
+}
+
+// WrittenStat describes a file just written, for [Dir.Remove].
+func WrittenStat(fi fs.FileInfo, _ []byte) FileStat { return statOf(fi) }

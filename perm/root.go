@@ -1,8 +1,6 @@
 package perm
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 )
 
@@ -30,24 +28,4 @@ func OpenStatusRoot(path string) (*os.Root, error) {
 		return nil, refuse(StatusDir, path, ErrChanged, "")
 	}
 	return root, nil
-}
-
-// RemoveOwnFile removes name from root if it is still the regular file
-// described by written (as returned by Stat on the file that was written),
-// and reports whether it did. A file replaced by someone else is left alone.
-func RemoveOwnFile(root *os.Root, name string, written fs.FileInfo) (bool, error) {
-	fi, err := root.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if !fi.Mode().IsRegular() || !os.SameFile(fi, written) {
-		return false, nil
-	}
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, err
-	}
-	return true, nil
 }

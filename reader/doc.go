@@ -1,7 +1,8 @@
 // Package reader lists a gentle-shell.agent-status/v1 status directory as
 // specified in SPEC.md §8: once, safely, and fast.
 //
-// For most uses, call [List] and show the entries whose verdict is [Fresh].
+// For most uses, call [List] on [DefaultDir] and show the entries whose
+// verdict is [Fresh].
 // Long-lived readers (package watch) [Open] the directory once and [Dir.Read]
 // single files as they change.
 //

@@ -15,7 +15,7 @@ func ExampleList() {
 	home, _ := os.MkdirTemp("", "example-")
 	defer os.RemoveAll(home)
 	dir := filepath.Join(home, statusfile.DirName)
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	now := time.Now()
 	for i, st := range []statusfile.State{statusfile.Working, statusfile.Blocked} {
 		statusfile.WriteFile(dir, statusfile.Status{
 			Agent: "demo", Session: fmt.Sprint("session-", i), Cwd: "/w", State: st,
@@ -23,7 +23,7 @@ func ExampleList() {
 		})
 	}
 
-	l, err := reader.List(dir, reader.Options{Now: func() time.Time { return now }})
+	l, err := reader.List(dir, reader.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -19,13 +19,22 @@ const (
 	Alive Liveness = "alive"
 	// Dead: no process has that pid.
 	Dead Liveness = "dead"
-	// Reused: the process holding that pid started after the record was
-	// last written, so it is not the publisher.
+	// Reused: a process holds that pid, and by the wall clock it started
+	// after the record was last written, so it is probably not the
+	// publisher. Probably: the process's start time is known in ticks
+	// since boot, the record's time by the wall clock, and the two are
+	// related only through the boot time the kernel derives from the wall
+	// clock, which moves when the clock is set. After the clock steps
+	// forward by S, a live publisher that started less than S before its
+	// last write looks reused. Reused is therefore never proof that the
+	// publisher is gone (SPEC.md FR5).
 	Reused Liveness = "reused"
 )
 
-// Gone reports whether the publisher is provably gone (dead or reused).
-func (l Liveness) Gone() bool { return l == Dead || l == Reused }
+// Gone reports whether the publisher is provably gone: no process has its
+// pid (Dead). A Reused pid is not proof (a clock step can fake it), and
+// Alive and Unknown are not either.
+func (l Liveness) Gone() bool { return l == Dead }
 
 // startSlack absorbs the rounding of process start times (the boot time is
 // known to the second).

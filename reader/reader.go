@@ -28,18 +28,19 @@ const (
 )
 
 // Reasons for Invalid entries that come from the file rather than its
-// content (content reasons are [statusfile.Reason] values), and for Ignored
-// ones.
+// content (the content's reasons are statusfile's: [statusfile.ReasonEmpty]
+// and the others), and for Ignored ones. All are [statusfile.Reason]
+// values: one type for every reason of SPEC.md §10.
 const (
-	ReasonSymlink      = "symlink"
-	ReasonNotRegular   = "not-regular"
-	ReasonNotOwned     = "not-owned"
-	ReasonTooLarge     = "too-large"
-	ReasonUnreadable   = "unreadable"
-	ReasonNameMismatch = "name-mismatch"
+	ReasonSymlink      statusfile.Reason = "symlink"
+	ReasonNotRegular   statusfile.Reason = "not-regular"
+	ReasonNotOwned     statusfile.Reason = "not-owned"
+	ReasonTooLarge     statusfile.Reason = "too-large"
+	ReasonUnreadable   statusfile.Reason = "unreadable"
+	ReasonNameMismatch statusfile.Reason = "name-mismatch"
 
-	ReasonDotFile    = "dot-file"        // ignored: hidden, e.g. a publisher's temporary file
-	ReasonNotAStatus = "not-status-name" // ignored: not <64 lowercase hex>.json
+	ReasonDotFile    statusfile.Reason = "dot-file"        // ignored: hidden, e.g. a publisher's temporary file
+	ReasonNotAStatus statusfile.Reason = "not-status-name" // ignored: not <64 lowercase hex>.json
 )
 
 // Entry is one entry of a listing.
@@ -47,7 +48,7 @@ type Entry struct {
 	Name    string
 	Verdict Verdict
 	// Reason says why an entry is Invalid or Ignored (SPEC.md §10).
-	Reason string
+	Reason statusfile.Reason
 	// Err gives the details of an Invalid entry.
 	Err error
 	// Status is the decoded record: set for Fresh and Stale entries, and
@@ -70,8 +71,9 @@ type Entry struct {
 
 // Options change how a directory is read.
 type Options struct {
-	// Now is the reader's clock; nil means time.Now.
-	Now func() time.Time
+	// Clock judges freshness; nil means [statusfile.SystemClock]. Only
+	// its Now method is used.
+	Clock statusfile.Clock
 	// Liveness checks each record's pid (see [CheckPID]). It never changes
 	// a verdict.
 	Liveness bool
@@ -86,10 +88,10 @@ type Options struct {
 }
 
 func (o *Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
+	if o.Clock != nil {
+		return o.Clock.Now()
 	}
-	return time.Now()
+	return statusfile.SystemClock.Now()
 }
 
 // Listing is the result of reading a directory once.
@@ -177,8 +179,19 @@ func (d *Dir) List() (*Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Keep the names to list (each checked once), then sort these small
-	// (name, type) pairs, not the entries built from them.
+	entries := d.entries(d.names(des))
+	if d.afterList != nil {
+		d.afterList()
+	}
+	vanished := d.readAll(entries, now)
+	return &Listing{Dir: d.pd.Path(), Now: now, Entries: compact(entries, vanished)}, nil
+}
+
+// names keeps the entries to list, each name checked once, and sorts them
+// by name: these small (name, type) pairs, not the entries built from
+// them. Names that are not status file names are kept, marked notStatus,
+// only when ignored entries are asked for.
+func (d *Dir) names(des []perm.DirEntry) []perm.DirEntry {
 	kept := des[:0]
 	for _, de := range des {
 		if statusfile.IsStatusName(de.Name) {
@@ -188,45 +201,49 @@ func (d *Dir) List() (*Listing, error) {
 			kept = append(kept, de)
 		}
 	}
-	des = kept
-	slices.SortFunc(des, func(a, b perm.DirEntry) int { return strings.Compare(a.Name, b.Name) })
-	l := &Listing{Dir: d.pd.Path(), Now: now}
-	entries := make([]Entry, 0, len(des))
-	for _, de := range des {
-		name := de.Name
-		if de.Type&notStatus != 0 {
-			reason := ReasonNotAStatus
-			if strings.HasPrefix(name, ".") {
-				reason = ReasonDotFile
-			}
-			entries = append(entries, Entry{Name: name, Verdict: Ignored, Reason: reason})
-			continue
-		}
-		entries = append(entries, Entry{Name: name})
-		e := &entries[len(entries)-1]
-		// The type from the directory saves opening what cannot be a
-		// record; ReadFile checks again on the opened file.
+	slices.SortFunc(kept, func(a, b perm.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return kept
+}
+
+// entries makes one entry per name, with the verdicts the names and types
+// decide already: ignored names, symbolic links and other non-regular
+// files. The type from the directory saves opening what cannot be a
+// record; reading checks again on the opened file. The other entries have
+// no verdict yet.
+func (d *Dir) entries(des []perm.DirEntry) []Entry {
+	entries := make([]Entry, len(des))
+	for i, de := range des {
+		e := &entries[i]
+		e.Name = de.Name
 		switch t := de.Type; {
+		case t&notStatus != 0:
+			e.Verdict, e.Reason = Ignored, ReasonNotAStatus
+			if strings.HasPrefix(e.Name, ".") {
+				e.Reason = ReasonDotFile
+			}
 		case t&fs.ModeSymlink != 0:
 			e.Verdict, e.Reason = Invalid, ReasonSymlink
-			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), name), Err: perm.ErrSymlink}
+			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrSymlink}
 		case t&fs.ModeType != 0:
 			e.Verdict, e.Reason = Invalid, ReasonNotRegular
-			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), name), Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
+			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
 		}
 	}
-	if d.afterList != nil {
-		d.afterList()
-	}
+	return entries
+}
 
-	// Read the files whose verdict is still open.
+// readAll reads the files of the entries that have no verdict yet, judging
+// them at now, and reports which vanished meanwhile. From parallelFrom
+// files on (or as Options.Workers says), a pool of workers reads them,
+// taking chunks of files in turn.
+func (d *Dir) readAll(entries []Entry, now time.Time) (vanished []bool) {
 	var todo []int
 	for i := range entries {
 		if entries[i].Verdict == "" {
 			todo = append(todo, i)
 		}
 	}
-	vanished := make([]bool, len(entries))
+	vanished = make([]bool, len(entries))
 	read := func(i int, buf *[]byte) {
 		if !d.read(&entries[i], now, buf) {
 			vanished[i] = true
@@ -245,38 +262,42 @@ func (d *Dir) List() (*Listing, error) {
 			read(i, buf)
 		}
 		d.pool.Put(buf)
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		const chunk = 32
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				buf := d.getBuf()
-				defer d.pool.Put(buf)
-				for {
-					start := int(next.Add(chunk)) - chunk
-					if start >= len(todo) {
-						return
-					}
-					for _, i := range todo[start:min(start+chunk, len(todo))] {
-						read(i, buf)
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		return vanished
 	}
-	// Leave out files that vanished.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	const chunk = 32
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := d.getBuf()
+			defer d.pool.Put(buf)
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= len(todo) {
+					return
+				}
+				for _, i := range todo[start:min(start+chunk, len(todo))] {
+					read(i, buf)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return vanished
+}
+
+// compact leaves out, in place, the entries whose files vanished: their
+// publishers just shut down.
+func compact(entries []Entry, vanished []bool) []Entry {
 	out := entries[:0]
 	for i := range entries {
 		if !vanished[i] {
 			out = append(out, entries[i])
 		}
 	}
-	l.Entries = out
-	return l, nil
+	return out
 }
 
 func (d *Dir) getBuf() *[]byte {
@@ -364,7 +385,7 @@ func Judge(e *Entry, data []byte, now time.Time) {
 		e.Verdict, e.Err = Invalid, err
 		var de *statusfile.DecodeError
 		if errors.As(err, &de) {
-			e.Reason = string(de.Reason)
+			e.Reason = de.Reason
 		} else {
 			e.Reason = ReasonUnreadable
 		}
@@ -372,12 +393,12 @@ func Judge(e *Entry, data []byte, now time.Time) {
 	}
 	e.Status = rec
 	e.Age = now.Sub(rec.UpdatedAt)
-	if !statusfile.NameMatches(e.Name, rec.Session) {
+	if e.Name != statusfile.FileName(rec.Session) {
 		e.Verdict, e.Reason = Invalid, ReasonNameMismatch
 		e.Err = errors.New("reader: " + e.Name + " is not the file name of session " + quoteShort(rec.Session))
 		return
 	}
-	if statusfile.IsFresh(rec.UpdatedAt, now) {
+	if rec.Fresh(now) {
 		e.Verdict = Fresh
 	} else {
 		e.Verdict = Stale

@@ -10,18 +10,21 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-func clock() time.Time { return now }
+// clock is the readers' clock in these tests: it reads now.
+var clock = clocktest.New(now)
 
 // record returns the JSON of a valid record for session, updated at t,
 // with fields overridden by kv (a nil value deletes the key).
@@ -68,7 +71,7 @@ func privateDir(t *testing.T) string {
 func TestListVerdicts(t *testing.T) {
 	type want struct {
 		verdict Verdict
-		reason  string
+		reason  statusfile.Reason
 	}
 	tests := []struct {
 		name  string
@@ -237,7 +240,7 @@ func TestListVerdicts(t *testing.T) {
 			var l *Listing
 			var err error
 			go func() {
-				l, err = List(dir, Options{Now: clock, Ignored: true})
+				l, err = List(dir, Options{Clock: clock, Ignored: true})
 				close(done)
 			}()
 			select {
@@ -274,18 +277,21 @@ func TestListOrderAndMissing(t *testing.T) {
 		write(t, dir, statusfile.FileName(s), record(s, now))
 		names = append(names, statusfile.FileName(s))
 	}
+	slices.Sort(names)
 	for _, workers := range []int{1, 3} {
-		l, err = List(dir, Options{Now: clock, Workers: workers})
+		l, err = List(dir, Options{Clock: clock, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(l.Entries) != 200 || len(l.Fresh()) != 200 {
-			t.Fatalf("%d entries", len(l.Entries))
+		if len(l.Fresh()) != len(l.Entries) {
+			t.Fatalf("%d of %d entries fresh", len(l.Fresh()), len(l.Entries))
 		}
-		for i := 1; i < len(l.Entries); i++ {
-			if l.Entries[i-1].Name >= l.Entries[i].Name {
-				t.Fatalf("not in name order at %d", i)
-			}
+		got := make([]string, len(l.Entries))
+		for i, e := range l.Entries {
+			got[i] = e.Name
+		}
+		if !slices.Equal(got, names) {
+			t.Fatalf("workers=%d: entries are not the files written, in name order:\n got %q\nwant %q", workers, got, names)
 		}
 	}
 }
@@ -327,7 +333,7 @@ func TestListNotOwnedFile(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("a"), record("a", now))
 	os.Chown(filepath.Join(dir, statusfile.FileName("a")), 65534, 65534)
-	l, err := List(dir, Options{Now: clock})
+	l, err := List(dir, Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +346,7 @@ func TestListVanishingFile(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("stays"), record("stays", now))
 	write(t, dir, statusfile.FileName("goes"), record("goes", now))
-	d, err := Open(dir, Options{Now: clock})
+	d, err := Open(dir, Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +404,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := List(dir, Options{Now: clock})
+				l, err := List(dir, Options{Clock: clock})
 				if err != nil || len(l.Entries) != n {
 					b.Fatal(err, len(l.Entries))
 				}
@@ -408,7 +414,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprint(n, "-liveness"), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := List(dir, Options{Now: clock, Liveness: true})
+				l, err := List(dir, Options{Clock: clock, Liveness: true})
 				if err != nil || len(l.Entries) != n {
 					b.Fatal(err, len(l.Entries))
 				}
@@ -426,7 +432,7 @@ func FuzzJudge(f *testing.F) {
 		Judge(&e, data, now)
 		switch e.Verdict {
 		case Fresh, Stale:
-			if e.Status.Session != session || !statusfile.IsFresh(e.Status.UpdatedAt, now) != (e.Verdict == Stale) {
+			if e.Status.Session != session || !e.Status.Fresh(now) != (e.Verdict == Stale) {
 				t.Fatalf("verdict %s for %+v", e.Verdict, e.Status)
 			}
 		case Invalid:
@@ -447,7 +453,7 @@ func FuzzList(f *testing.F) {
 		dir := privateDir(t)
 		write(t, dir, statusfile.FileName("fuzz"), data)
 		write(t, dir, "."+statusfile.FileName("fuzz")+"1", data)
-		l, err := List(dir, Options{Now: clock, Liveness: true})
+		l, err := List(dir, Options{Clock: clock, Liveness: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -471,7 +477,7 @@ func TestRemoveOnlyTheFileRead(t *testing.T) {
 	write(t, dir, statusfile.FileName("old"), record("old", now.Add(-time.Hour)))
 	write(t, dir, statusfile.FileName("replaced"), record("replaced", now.Add(-time.Hour)))
 	os.Symlink("/etc/passwd", filepath.Join(dir, statusfile.FileName("link")))
-	d, err := Open(dir, Options{Now: clock, KeepData: true})
+	d, err := Open(dir, Options{Clock: clock, KeepData: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,7 +527,7 @@ func TestListAndReadAgreeOnLiveness(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("a"), record("a", now, "pid", os.Getpid()))
 	write(t, dir, statusfile.FileName("other"), record("a", now, "pid", os.Getpid())) // name-mismatch
-	d, err := Open(dir, Options{Now: clock, Liveness: true})
+	d, err := Open(dir, Options{Clock: clock, Liveness: true})
 	if err != nil {
 		t.Fatal(err)
 	}

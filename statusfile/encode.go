@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 )
 
 // ErrInvalidRecord is returned by [Encode] for a record it will not write.
@@ -41,20 +42,20 @@ func AppendEncode(dst []byte, s Status) ([]byte, error) {
 		return dst, fmt.Errorf("%w: updatedAt year %d out of range", ErrInvalidRecord, y)
 	}
 	dst = append(dst, `{"schema":"`+Schema+`","agent":`...)
-	dst = appendString(dst, s.Agent)
+	dst = jsonstr.Append(dst, s.Agent)
 	dst = append(dst, `,"session":`...)
-	dst = appendString(dst, s.Session)
+	dst = jsonstr.Append(dst, s.Session)
 	dst = append(dst, `,"pid":`...)
 	dst = strconv.AppendInt(dst, int64(s.PID), 10)
 	dst = append(dst, `,"cwd":`...)
-	dst = appendString(dst, s.Cwd)
+	dst = jsonstr.Append(dst, s.Cwd)
 	dst = append(dst, `,"state":`...)
-	dst = appendString(dst, string(s.State))
+	dst = jsonstr.Append(dst, string(s.State))
 	if title := SanitizeTitle(s.Title); title == "" {
 		dst = append(dst, `,"task":null`...)
 	} else {
 		dst = append(dst, `,"task":{"title":`...)
-		dst = appendString(dst, title)
+		dst = jsonstr.Append(dst, title)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"updatedAt":"`...)
@@ -92,53 +93,4 @@ func AppendTime(dst []byte, t time.Time) []byte {
 func append2(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
 func append4(b []byte, v int) []byte {
 	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string the way JSON.stringify writes it:
-// only '"', '\\' and C0 controls are escaped. Invalid UTF-8 becomes U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := decodeRune(s[i:])
-		if r == utf8.RuneError && s[i:i+size] != "\ufffd" { // ill-formed
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -2,10 +2,11 @@ package statusfile
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"errors"
-	"os"
-	"path/filepath"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 )
 
 // FileName returns the name of the status file of session: the lowercase hex
@@ -39,44 +40,45 @@ var lowerHex = [256]bool{
 	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true,
 }
 
-// NameMatches reports whether name is the file name of session.
-func NameMatches(name, session string) bool {
-	if len(name) != 69 {
-		return false
-	}
-	sum := sha256.Sum256([]byte(session))
-	var b [sha256.Size * 2]byte
-	hex.Encode(b[:], sum[:])
-	return string(b[:]) == name[:64] && name[64:] == ".json"
+// TempSuffix ends the name of a publisher's temporary file.
+const TempSuffix = ".tmp"
+
+// TempName returns a name for a temporary file of the status file name
+// (see [FileName]) written by process pid (SPEC.md P8):
+// ".<hash>.<pid>.<random>.tmp", where <hash> is name without ".json" and
+// <random> 16 lowercase hex digits. The dot keeps readers away (R3); the
+// hash and pid say whose it is, so that the next publisher of the session
+// and prune can remove it once its writer is gone.
+func TempName(name string, pid int) string {
+	var r [8]byte
+	binary.LittleEndian.PutUint64(r[:], rand.Uint64())
+	return "." + strings.TrimSuffix(name, ".json") + "." + strconv.Itoa(pid) + "." + hex.EncodeToString(r[:]) + TempSuffix
 }
 
-// ConfigHomeEnv names the environment variable that overrides the config
-// home.
-const ConfigHomeEnv = "GENTLE_PI_CONFIG_HOME"
-
-// StatusDirEnv names the environment variable readers honour for the status
-// directory itself.
-const StatusDirEnv = "STATUS_DIR"
-
-// DefaultConfigHome returns the config home: $GENTLE_PI_CONFIG_HOME when it is
-// set and non-empty, else ~/.pi/gentle-ai, where ~ is $HOME when it is set
-// (as statusls takes it, also on Windows), else the user's home directory.
-func DefaultConfigHome() (string, error) {
-	if h := os.Getenv(ConfigHomeEnv); h != "" {
-		return h, nil
+// ParseTempName splits a name made by [TempName] into the status file's
+// name and the writer's pid. ok is false for every other name.
+func ParseTempName(tmp string) (name string, pid int, ok bool) {
+	rest, found := strings.CutSuffix(tmp, TempSuffix)
+	if !found || len(rest) < 1+64+1+1+1+16 || rest[0] != '.' || rest[65] != '.' {
+		return "", 0, false
 	}
-	home := os.Getenv("HOME")
-	var err error
-	if home == "" {
-		home, err = os.UserHomeDir()
+	name = rest[1:65] + ".json"
+	if !IsStatusName(name) {
+		return "", 0, false
 	}
-	if err != nil {
-		return "", errors.New("statusfile: cannot find the config home: " + ConfigHomeEnv + " is not set and the home directory is unknown")
+	mid := rest[66:]
+	dot := strings.IndexByte(mid, '.')
+	if dot < 1 || len(mid)-dot-1 != 16 {
+		return "", 0, false
 	}
-	return filepath.Join(home, ".pi", "gentle-ai"), nil
-}
-
-// StatusDir returns the status directory of a config home.
-func StatusDir(configHome string) string {
-	return filepath.Join(configHome, DirName)
+	for i := dot + 1; i < len(mid); i++ {
+		if !lowerHex[mid[i]] {
+			return "", 0, false
+		}
+	}
+	pid, err := strconv.Atoi(mid[:dot])
+	if err != nil || pid <= 0 || pid > MaxPID || mid[0] == '+' || mid[0] == '0' {
+		return "", 0, false
+	}
+	return name, pid, true
 }

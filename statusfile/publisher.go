@@ -131,6 +131,8 @@ type Publisher struct {
 	lastErr     error
 	reported    string
 	fileInfo    fs.FileInfo // identity of the file last written
+	fileData    []byte      // and its content
+	tempsClean  bool        // stale temporary files removed once
 
 	reportMu sync.Mutex // serializes calls of onError
 
@@ -318,7 +320,8 @@ func (p *Publisher) Flush(ctx context.Context) error {
 
 // Close stops publishing: nothing is written after it returns. It removes
 // the status file if it is still the file this publisher wrote last (same
-// device and inode); a file replaced by someone else is left alone. It
+// device, inode and content, SPEC.md P11); a file replaced by someone
+// else is left alone, even one that reuses the inode. It
 // returns the error of that removal, if any, and may be called more than
 // once.
 func (p *Publisher) Close() error {
@@ -432,7 +435,14 @@ func (p *Publisher) writeRecord(rec Status) (err error) {
 	if err != nil {
 		return fmt.Errorf("statusfile: publish %s: %w", p.Path(), err)
 	}
-	p.fileInfo = fi
+	p.fileInfo, p.fileData = fi, data
+	if !p.tempsClean {
+		// The first write of this publisher removes what a killed
+		// writer of the session left (SPEC.md P8). A failure is not a
+		// failed write; the next publisher tries again.
+		p.tempsClean = true
+		cleanTemps(p.dir, p.name)
+	}
 	return nil
 }
 
@@ -466,7 +476,7 @@ func (p *Publisher) remove() error {
 	if p.fileInfo == nil {
 		return nil
 	}
-	if err := removeFile(p.dir, p.name, p.fileInfo); err != nil {
+	if err := removeFile(p.dir, p.name, p.fileInfo, p.fileData); err != nil {
 		return fmt.Errorf("statusfile: remove %s: %w", p.Path(), err)
 	}
 	return nil

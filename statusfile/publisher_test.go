@@ -455,22 +455,17 @@ func TestNewPublisherRejects(t *testing.T) {
 	}
 }
 
-// A reader in a tight loop never sees a partial or unparsable file while
-// the publisher applies 10,000 changes.
-func TestPublisherAtomicUnderConcurrentReads(t *testing.T) {
-	home := filepath.Join(t.TempDir(), "home")
-	var nwrites atomic.Int64
-	p, err := sf.NewPublisher("race", sf.WithConfigHome(home), sf.WithCoalesce(0), sf.WithAgent("race"),
-		sf.WithWriteHook(func(sf.Status, error) { nwrites.Add(1) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+// readWhileWriting decodes p's file in a tight loop while it makes
+// changes changes (every fifth one flushed, so that most become writes),
+// and returns how many reads there were, how many of them failed, and the
+// first failure.
+func readWhileWriting(t *testing.T, p *sf.Publisher, changes int) (reads, bad int64, first any) {
+	t.Helper()
 	if err := p.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	var reads, bad atomic.Int64
+	var nreads, nbad atomic.Int64
 	var firstBad atomic.Value
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -484,31 +479,85 @@ func TestPublisherAtomicUnderConcurrentReads(t *testing.T) {
 			}
 			data, err := os.ReadFile(p.Path())
 			if err != nil {
-				bad.Add(1)
+				nbad.Add(1)
 				firstBad.CompareAndSwap(nil, err.Error())
 				continue
 			}
 			if _, err := sf.Decode(data); err != nil {
-				bad.Add(1)
+				nbad.Add(1)
 				firstBad.CompareAndSwap(nil, err.Error()+": "+string(data))
 			}
-			reads.Add(1)
+			nreads.Add(1)
 		}
 	}()
 	states := []sf.State{sf.Working, sf.Blocked, sf.Idle}
-	for i := 0; i < 10000; i++ {
+	for i := 0; i < changes && nbad.Load() == 0; i++ {
 		p.Set(states[i%3], "change "+string(rune('A'+i%26)))
 		if i%5 == 0 {
-			p.Flush(context.Background()) // make sure many changes become writes
+			p.Flush(context.Background())
 		}
 	}
 	p.Flush(context.Background())
 	close(stop)
 	wg.Wait()
-	if bad.Load() != 0 {
-		t.Errorf("%d of %d reads failed; first: %v", bad.Load(), reads.Load(), firstBad.Load())
+	return nreads.Load(), nbad.Load(), firstBad.Load()
+}
+
+// atomicChanges is how many changes the atomicity test makes: about 200
+// writes, each a temporary file synced and renamed, every one of them
+// overlapped by many reads (the test checks that reads outnumber writes).
+// TestConcurrentReadsCatchInPlaceWrites shows that this many changes
+// catch a writer that is not atomic.
+const atomicChanges = 1000
+
+// TestPublisherAtomicUnderConcurrentReads: a reader decoding the file in a
+// tight loop while the publisher rewrites it never sees a partial record
+// (SPEC.md P5).
+func TestPublisherAtomicUnderConcurrentReads(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	var nwrites atomic.Int64
+	p, err := sf.NewPublisher("race", sf.WithConfigHome(home), sf.WithCoalesce(0), sf.WithAgent("race"),
+		sf.WithWriteHook(func(sf.Status, error) { nwrites.Add(1) }))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("%d reads of %d writes, none partial", reads.Load(), nwrites.Load())
+	defer p.Close()
+	reads, bad, first := readWhileWriting(t, p, atomicChanges)
+	if bad != 0 {
+		t.Errorf("%d of %d reads failed; first: %v", bad, reads, first)
+	}
+	if writes := nwrites.Load(); writes < atomicChanges/5 || reads < writes {
+		t.Errorf("%d reads of %d writes: the reads did not overlap the writes", reads, writes)
+	}
+	t.Logf("%d reads of %d writes, none partial", reads, nwrites.Load())
+}
+
+// TestConcurrentReadsCatchInPlaceWrites shows that the test above can
+// fail: the same reader, during the same number of changes, sees a
+// partial record when the file is truncated and rewritten in place, as
+// os.WriteFile does.
+func TestConcurrentReadsCatchInPlaceWrites(t *testing.T) {
+	inPlace := func(home, dir, name string, data []byte) (fs.FileInfo, error) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return nil, err
+		}
+		return os.Lstat(path)
+	}
+	p, err := sf.NewPublisher("race", sf.WithConfigHome(filepath.Join(t.TempDir(), "home")), sf.WithCoalesce(0),
+		sf.WithAgent("race"), sf.WithWriteFunc(inPlace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	reads, bad, first := readWhileWriting(t, p, atomicChanges)
+	if bad == 0 {
+		t.Fatalf("%d reads during in-place writes, none partial: the atomicity test would not catch a non-atomic writer", reads)
+	}
+	t.Logf("caught after %d reads: %v", reads, first)
 }
 
 func BenchmarkPublishWrite(b *testing.B) {

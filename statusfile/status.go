@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/internal/location"
 )
 
 // Protocol constants.
@@ -13,7 +15,7 @@ const (
 	Schema = "gentle-shell.agent-status/v1"
 
 	// DirName is the name of the status directory inside the config home.
-	DirName = "agent-status"
+	DirName = location.DirName
 
 	// HeartbeatInterval is the longest a publisher may go without
 	// rewriting its file.
@@ -116,11 +118,6 @@ func (s *Status) Age(now time.Time) time.Duration {
 // Fresh reports whether the record is fresh at now: at most [StaleAfter] old
 // and at most [StaleAfter] in the future.
 func (s *Status) Fresh(now time.Time) bool {
-	return IsFresh(s.UpdatedAt, now)
-}
-
-// IsFresh reports whether a record updated at updatedAt is fresh at now.
-func IsFresh(updatedAt, now time.Time) bool {
-	age := now.Sub(updatedAt)
+	age := s.Age(now)
 	return age <= StaleAfter && age >= -StaleAfter
 }

@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentstatus/agentstatus/perm"
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkWriteFile measures what one publish costs on this machine's file
-// system, and how much of it is the fsync renameio makes before the rename:
+// system, and how much of it is the fsync made before the rename:
 // "without-fsync" makes the same checks and the same rename, skipping only
 // the sync. It exists for comparison; the publisher always syncs.
 func BenchmarkWriteFile(b *testing.B) {
@@ -17,7 +20,7 @@ func BenchmarkWriteFile(b *testing.B) {
 	dir := StatusDir(home)
 	data, _ := Encode(Status{Agent: "bench", Session: "bench", PID: 1, Cwd: "/", State: Working, Title: "Benchmark", UpdatedAt: t0})
 	name := FileName("bench")
-	b.Run("renameio", func(b *testing.B) {
+	b.Run("sync", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := writeFile(home, dir, name, data); err != nil {
@@ -36,16 +39,20 @@ func BenchmarkWriteFile(b *testing.B) {
 }
 
 func writeNoSync(home, dir, name string, data []byte) error {
-	root, err := openForWrite(home, dir, name)
+	d, err := perm.OpenPublishDir(dir, true)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	tmp := "." + name + ".nosync"
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	defer d.Close()
+	if err := d.CheckFile(name); err != nil {
+		return err
+	}
+	tmp := TempName(name, os.Getpid())
+	fd, err := unix.Openat(d.Fd(), tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return err
 	}
+	f := os.NewFile(uintptr(fd), tmp)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
@@ -53,5 +60,5 @@ func writeNoSync(home, dir, name string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return root.Rename(tmp, name)
+	return unix.Renameat(d.Fd(), tmp, d.Fd(), name)
 }

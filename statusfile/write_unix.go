@@ -3,36 +3,126 @@
 package statusfile
 
 import (
+	"errors"
 	"io/fs"
+	"os"
 
 	"github.com/agentstatus/agentstatus/perm"
-	"github.com/google/renameio/v2"
+	"golang.org/x/sys/unix"
 )
 
 // writeFile checks the trust rules and atomically replaces dir/name with
-// data through a dot-prefixed temporary file in dir itself, mode 0600 whatever
-// the umask. It returns the identity of the file written.
-func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
-	root, err := openForWrite(home, dir, name)
+// data through a temporary file in dir itself, mode 0600 whatever the
+// umask. It returns the identity of the file written. home is dir's
+// parent, and checked as the config home.
+func writeFile(_, dir, name string, data []byte) (fs.FileInfo, error) {
+	d, err := perm.OpenPublishDir(dir, true)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	pf, err := renameio.NewPendingFile(name, renameio.WithRoot(root), renameio.WithStaticPermissions(perm.FileMode))
+	defer d.Close()
+	return writeIn(d, name, data)
+}
+
+func writeIn(d *perm.PubDir, name string, data []byte) (fs.FileInfo, error) {
+	if err := d.CheckFile(name); err != nil {
+		return nil, err
+	}
+	return d.WriteFile(name, TempName(name, os.Getpid()), data)
+}
+
+// removeFile removes dir/name if it is still the file written, with the
+// content data (SPEC.md P11).
+func removeFile(dir, name string, written fs.FileInfo, data []byte) error {
+	d, err := perm.OpenPublishDir(dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	_, err = d.RemoveOwn(name, perm.WrittenStat(written, data))
+	return err
+}
+
+// removeSessionFile removes dir/name after the trust checks.
+func removeSessionFile(dir, name string) error {
+	d, err := perm.OpenPublishDir(dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Remove(name)
+}
+
+// cleanTemps removes the temporary files of the status file name whose
+// writer is gone (SPEC.md P8).
+func cleanTemps(dir, name string) error {
+	d, err := perm.OpenPublishDir(dir, false)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return RemoveStaleTemps(d, name)
+}
+
+// RemoveStaleTemps removes, from an opened status directory, the temporary
+// files left by writers of the status file name (see [TempName]) that are
+// gone: no process has the writer's pid. Those of a writer that lives are
+// left alone, and so is every other name. An empty name removes those of
+// every session.
+func RemoveStaleTemps(d *perm.PubDir, name string) error {
+	names, err := d.Names()
+	if err != nil {
+		return err
+	}
+	var first error
+	for _, n := range names {
+		of, pid, ok := ParseTempName(n)
+		if !ok || (name != "" && of != name) || !WriterGone(pid) {
+			continue
+		}
+		if err := d.RemoveTemp(n); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// WriterGone reports whether no process has pid on this host (kill(pid, 0)
+// fails with ESRCH). The current process is never gone.
+func WriterGone(pid int) bool {
+	if pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return unix.Kill(pid, 0) == unix.ESRCH
+}
+
+// WriteFileIn is [WriteFile] into a status directory opened by
+// [perm.OpenPublishDir]: for publishers that hold the directory open, such
+// as the hook commands under their session lock.
+func WriteFileIn(d *perm.PubDir, rec Status) (fs.FileInfo, error) {
+	data, err := encodeForWrite(&rec)
 	if err != nil {
 		return nil, err
 	}
-	defer pf.Cleanup()
-	if _, err := pf.Write(data); err != nil {
-		return nil, err
-	}
-	fi, err := pf.Stat()
+	name := FileName(rec.Session)
+	fi, err := writeIn(d, name, data)
 	if err != nil {
-		return nil, err
-	}
-	// Syncs the file, then renames it over the old one.
-	if err := pf.CloseAtomicallyReplace(); err != nil {
-		return nil, err
+		return nil, publishError(d.Path(), name, err)
 	}
 	return fi, nil
+}
+
+// RemoveFileIn is [RemoveFile] in a status directory opened by
+// [perm.OpenPublishDir].
+func RemoveFileIn(d *perm.PubDir, session string) error {
+	if err := d.Remove(FileName(session)); err != nil {
+		return removeError(d.Path(), FileName(session), err)
+	}
+	return nil
 }

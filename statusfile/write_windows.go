@@ -5,9 +5,7 @@ package statusfile
 import (
 	"errors"
 	"io/fs"
-	"math/rand/v2"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/agentstatus/agentstatus/perm"
@@ -29,7 +27,7 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 	var f *os.File
 	var tmp string
 	for i := 0; ; i++ {
-		tmp = "." + name + strconv.FormatUint(rand.Uint64(), 10)
+		tmp = TempName(name, os.Getpid())
 		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.FileMode)
 		if err == nil || !errors.Is(err, fs.ErrExist) || i > 100 {
 			break
@@ -69,3 +67,65 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 	// from the destination.
 	return root.Lstat(name)
 }
+
+// openForWrite runs the trust checks of SPEC.md P2–P5 (creating a missing
+// config home and status directory) and returns the status directory as a
+// root the platform's writeFile writes name into.
+func openForWrite(home, dir, name string) (*os.Root, error) {
+	if err := perm.EnsureConfigHome(home); err != nil {
+		return nil, err
+	}
+	// OpenStatusRoot checks the status directory; only a missing one is
+	// created (and checked) first.
+	root, err := perm.OpenStatusRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = perm.EnsureStatusDir(dir); err == nil {
+			root, err = perm.OpenStatusRoot(dir)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := perm.CheckStatusFileIn(root, name); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return root, nil
+}
+
+// removeFile removes dir/name if it is still the file written.
+func removeFile(dir, name string, written fs.FileInfo, _ []byte) error {
+	root, err := perm.OpenStatusRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	_, err = perm.RemoveOwnFile(root, name, written)
+	return err
+}
+
+// removeSessionFile removes dir/name after the trust checks.
+func removeSessionFile(dir, name string) error {
+	root, err := perm.OpenStatusRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := perm.CheckStatusFileIn(root, name); err != nil {
+		return err
+	}
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// cleanTemps does nothing on Windows: a writer's liveness is not checked
+// there.
+func cleanTemps(dir, name string) error { return nil }
+
+// WriterGone cannot tell on Windows: no writer is ever taken for gone.
+func WriterGone(int) bool { return false }

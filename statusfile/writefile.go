@@ -1,13 +1,10 @@
 package statusfile
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"time"
-
-	"github.com/agentstatus/agentstatus/perm"
 )
 
 // WriteFile writes rec once into the status directory dir (whose parent is
@@ -21,11 +18,7 @@ import (
 // process of their own: something else must then rewrite the file at
 // least every [HeartbeatInterval]. Most programs want [NewPublisher].
 func WriteFile(dir string, rec Status) (fs.FileInfo, error) {
-	if rec.UpdatedAt.IsZero() {
-		rec.UpdatedAt = time.Now()
-	}
-	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
-	data, err := Encode(rec)
+	data, err := encodeForWrite(&rec)
 	if err != nil {
 		return nil, err
 	}
@@ -36,9 +29,25 @@ func WriteFile(dir string, rec Status) (fs.FileInfo, error) {
 	name := FileName(rec.Session)
 	fi, err := writeFile(filepath.Dir(dir), dir, name, data)
 	if err != nil {
-		return nil, fmt.Errorf("statusfile: publish %s: %w", filepath.Join(dir, name), err)
+		return nil, publishError(dir, name, err)
 	}
 	return fi, nil
+}
+
+func encodeForWrite(rec *Status) ([]byte, error) {
+	if rec.UpdatedAt.IsZero() {
+		rec.UpdatedAt = time.Now()
+	}
+	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
+	return Encode(*rec)
+}
+
+func publishError(dir, name string, err error) error {
+	return fmt.Errorf("statusfile: publish %s: %w", filepath.Join(dir, name), err)
+}
+
+func removeError(dir, name string, err error) error {
+	return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(dir, name), err)
 }
 
 // RemoveFile removes the status file of session from dir, after the trust
@@ -50,19 +59,8 @@ func RemoveFile(dir, session string) error {
 		return err
 	}
 	name := FileName(session)
-	root, err := perm.OpenStatusRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(dir, name), err)
-	}
-	defer root.Close()
-	if err := perm.CheckStatusFileIn(root, name); err != nil {
-		return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(dir, name), err)
-	}
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(dir, name), err)
+	if err := removeSessionFile(dir, name); err != nil {
+		return removeError(dir, name, err)
 	}
 	return nil
 }

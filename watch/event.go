@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Kind says what an [Event] reports.
@@ -49,16 +50,16 @@ const (
 // reasons of SPEC.md §10, for a record that became invalid).
 const (
 	// ReasonDeleted: the file was removed or renamed away.
-	ReasonDeleted = "deleted"
+	ReasonDeleted statusfile.Reason = "deleted"
 	// ReasonDirGone: the status directory was removed or renamed away.
-	ReasonDirGone = "dir-gone"
+	ReasonDirGone statusfile.Reason = "dir-gone"
 	// ReasonDirReplaced: another directory now has the status directory's
 	// path; its sessions follow as Added.
-	ReasonDirReplaced = "dir-replaced"
+	ReasonDirReplaced statusfile.Reason = "dir-replaced"
 	// ReasonDirRefused: the status directory may no longer be read
 	// (SPEC.md R2: a symbolic link, another owner, writable by others); an
 	// Error event says which rule.
-	ReasonDirRefused = "dir-refused"
+	ReasonDirRefused statusfile.Reason = "dir-refused"
 )
 
 // Event is one change seen by a [Watcher].
@@ -84,7 +85,7 @@ type Event struct {
 	// Reason says why an entry was Removed: ReasonDeleted, one of the
 	// ReasonDir constants, or the SPEC.md §10 reason of a file that became
 	// invalid.
-	Reason string
+	Reason statusfile.Reason
 	// Missing is set on Synced when the status directory does not exist
 	// (yet): the watcher waits for it.
 	Missing bool

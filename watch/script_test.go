@@ -554,9 +554,9 @@ func (x *expect) mismatch(ev *Event) string {
 		case "after":
 			got = verdict(ev.After)
 		case "reason":
-			got = ev.Reason
+			got = string(ev.Reason)
 			if ev.Kind != Removed && ev.After != nil {
-				got = ev.After.Reason
+				got = string(ev.After.Reason)
 			}
 		case "session":
 			got = ev.Session
@@ -665,7 +665,7 @@ func (s *script) barrier(st step) {
 // the directory made now.
 func (s *script) checkView(st step) {
 	s.t.Helper()
-	l, err := reader.List(s.dir, reader.Options{Now: s.clock.Now})
+	l, err := reader.List(s.dir, reader.Options{Clock: s.clock})
 	if err != nil {
 		s.fatalf(st, "listing: %v", err)
 	}

@@ -77,7 +77,7 @@ func sameFields(a, b *statusfile.Status) bool {
 
 // classify decides which event, if any, takes the view from old to new.
 // gone is the reason when new is nil.
-func (w *Watcher) classify(old, new *reader.Entry, gone string) (Kind, string, bool) {
+func (w *Watcher) classify(old, new *reader.Entry, gone statusfile.Reason) (Kind, statusfile.Reason, bool) {
 	b, a := old, new
 	if !w.visible(b) {
 		b = nil
@@ -122,7 +122,7 @@ func (w *Watcher) classify(old, new *reader.Entry, gone string) (Kind, string, b
 // update moves what the watcher knows of name from its current entry to
 // new (nil: the file is gone, for the reason gone) and queues the event
 // that change makes, if any.
-func (w *Watcher) update(name string, new *reader.Entry, gone string, now time.Time) {
+func (w *Watcher) update(name string, new *reader.Entry, gone statusfile.Reason, now time.Time) {
 	t := w.known[name]
 	var old *reader.Entry
 	if t != nil {
@@ -187,7 +187,7 @@ func (w *Watcher) expire(now time.Time) {
 		t := w.deadlines[0]
 		e := t.e
 		e.Age = now.Sub(e.Status.UpdatedAt)
-		if statusfile.IsFresh(e.Status.UpdatedAt, now) {
+		if e.Status.Fresh(now) {
 			e.Verdict = reader.Fresh
 		} else {
 			e.Verdict = reader.Stale
@@ -224,7 +224,7 @@ func (w *Watcher) diff(l *reader.Listing) {
 }
 
 // forgetAll empties the view, every entry gone for reason.
-func (w *Watcher) forgetAll(reason string, now time.Time) {
+func (w *Watcher) forgetAll(reason statusfile.Reason, now time.Time) {
 	names := make([]string, 0, len(w.known))
 	for name := range w.known {
 		names = append(names, name)

@@ -104,7 +104,7 @@ func New(dir string, opts ...Option) (*Watcher, error) {
 		srcEvents: src.Events(),
 		srcErrors: src.Errors(),
 	}
-	w.ropts = reader.Options{Now: func() time.Time { return w.now }, Liveness: cfg.liveness}
+	w.ropts = reader.Options{Clock: batchClock{w}, Liveness: cfg.liveness}
 	for p := path; ; p = filepath.Dir(p) {
 		w.chain[p] = true
 		if filepath.Dir(p) == p {
@@ -371,3 +371,13 @@ func (w *Watcher) settle() {
 		w.work()
 	}
 }
+
+// batchClock is the clock of the watcher's reads: it reads w.now, the time
+// the watcher took once for the batch of files it is reading, so that a
+// batch is judged at one moment. Its timers are those of the watcher's
+// clock. It is used on the run goroutine only.
+type batchClock struct{ w *Watcher }
+
+func (c batchClock) Now() time.Time { return c.w.now }
+
+func (c batchClock) NewTimer(d time.Duration) statusfile.Timer { return c.w.cfg.clock.NewTimer(d) }

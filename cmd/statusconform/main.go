@@ -4,20 +4,9 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/agentstatus/agentstatus/internal/cli/statusconform"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first signal cancels the run; a second one, with the default
-	// handling restored, ends the program at once.
-	context.AfterFunc(ctx, stop)
-	code := statusconform.Main(ctx)
-	stop()
-	os.Exit(code)
-}
+func main() { os.Exit(statusconform.Main()) }

@@ -1,23 +1,39 @@
 // Package location finds the status directory as SPEC.md §2 says, and
-// remembers why it chose it, so that statusls doctor can explain.
+// remembers why it chose it, so that statusls doctor can explain. It is
+// the one implementation of the lookup: [statusfile.DefaultConfigHome] and
+// [reader.DefaultDir] are this package's answers for library users, and
+// the commands add their --dir and --config-home flags.
 package location
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
+)
 
-	"github.com/agentstatus/agentstatus/statusfile"
+// The names SPEC.md §2 gives (statusfile exports them).
+const (
+	// ConfigHomeEnv overrides the config home (L1).
+	ConfigHomeEnv = "GENTLE_PI_CONFIG_HOME"
+	// StatusDirEnv names the status directory itself, for readers only
+	// (L3, L4).
+	StatusDirEnv = "STATUS_DIR"
+	// DirName is the status directory's name inside the config home (L2).
+	DirName = "agent-status"
 )
 
 // Where the directory came from.
 const (
 	FromDirFlag    = "--dir"
 	FromHomeFlag   = "--config-home"
-	FromStatusDir  = "$" + statusfile.StatusDirEnv
-	FromConfigHome = "$" + statusfile.ConfigHomeEnv
+	FromStatusDir  = "$" + StatusDirEnv
+	FromConfigHome = "$" + ConfigHomeEnv
 	FromDefault    = "default (~/.pi/gentle-ai)"
 )
+
+// ErrNoHome is returned when neither a flag nor the environment names the
+// directory and the user's home directory is unknown.
+var ErrNoHome = errors.New("cannot find the status directory: HOME is not set; use --dir or --config-home")
 
 // Location is a resolved status directory.
 type Location struct {
@@ -41,6 +57,9 @@ func ForPublisher(dirFlag, homeFlag string, getenv Getenv) (Location, error) {
 	return resolve(dirFlag, homeFlag, getenv, false)
 }
 
+// StatusDir returns the status directory of a config home (L2).
+func StatusDir(configHome string) string { return filepath.Join(configHome, DirName) }
+
 func resolve(dirFlag, homeFlag string, getenv Getenv, reader bool) (Location, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -50,16 +69,16 @@ func resolve(dirFlag, homeFlag string, getenv Getenv, reader bool) (Location, er
 		return fromDir(dirFlag, FromDirFlag)
 	case homeFlag != "":
 		return fromHome(homeFlag, FromHomeFlag)
-	case reader && getenv(statusfile.StatusDirEnv) != "":
-		return fromDir(getenv(statusfile.StatusDirEnv), FromStatusDir)
-	case getenv(statusfile.ConfigHomeEnv) != "":
-		return fromHome(getenv(statusfile.ConfigHomeEnv), FromConfigHome)
+	case reader && getenv(StatusDirEnv) != "":
+		return fromDir(getenv(StatusDirEnv), FromStatusDir)
+	case getenv(ConfigHomeEnv) != "":
+		return fromHome(getenv(ConfigHomeEnv), FromConfigHome)
 	}
 	home := getenv("HOME")
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil || h == "" {
-			return Location{}, errors.New("cannot find the status directory: HOME is not set; use --dir or --config-home")
+			return Location{}, ErrNoHome
 		}
 		home = h
 	}
@@ -79,5 +98,5 @@ func fromHome(home, source string) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	return Location{Dir: statusfile.StatusDir(abs), ConfigHome: abs, Source: source}, nil
+	return Location{Dir: StatusDir(abs), ConfigHome: abs, Source: source}, nil
 }

@@ -47,7 +47,7 @@ func AppendEventJSON(dst []byte, ev *Event) []byte {
 		if ev.Reason != "" {
 			dst = appendFields(dst, e, true, ev.Reason)
 		} else {
-			dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", e.Reason)
+			dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", string(e.Reason))
 		}
 		return append(dst, '}')
 	}

@@ -21,12 +21,12 @@ func Example() {
 	}
 	os.Stdout.Write(render.AppendTSV(nil, &e.Status))
 	fmt.Printf("%s\n", render.AppendJSON(nil, &e))
-	fmt.Print(render.Table([]reader.Entry{e}, render.TableOptions{Width: 40, Home: "/home/me"}))
+	fmt.Print(render.Table([]reader.Entry{e}, render.TableOptions{Width: 60, Home: "/home/me"}))
 	fmt.Println(render.Summary([]reader.Entry{e}))
 	// Output:
 	// pi	s-1	blocked	Approve?
 	// {"file":"6a840baf5d8c3ff241688aeb14546e653774cd5387faf1cb982b0fbbf1fbb810.json","schema":"gentle-shell.agent-status/v1","session":"s-1","agent":"pi","pid":12345,"cwd":"/home/me/work","state":"blocked","title":"Approve?","updatedAt":"2026-07-17T12:34:56.000Z","fresh":true,"age":2.5,"alive":null,"verdict":"fresh","reason":null,"error":null}
-	// STATE    AGE  AGENT  CWD     TITLE
-	// blocked  2s   pi     ~/work  Approve?
+	// STATE    SESSION  AGE  AGENT  CWD     TITLE
+	// blocked  s-1      2s   pi     ~/work  Approve?
 	// 1 blocked
 }

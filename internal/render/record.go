@@ -1,9 +1,12 @@
 package render
 
 import (
+	"slices"
 	"strconv"
-	"unicode/utf8"
+	"strings"
 
+	"github.com/agentstatus/agentstatus/internal/errtext"
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -39,7 +42,43 @@ func hasRecord(e *reader.Entry) bool {
 // Strings are sanitized as for display.
 func AppendJSON(dst []byte, e *reader.Entry) []byte {
 	dst = append(dst, '{')
-	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", e.Reason)
+	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", string(e.Reason))
+	return append(dst, '}')
+}
+
+// JSONFields are the keys of [AppendJSON]'s object, in its order.
+var JSONFields = []string{"file", "schema", "session", "agent", "pid", "cwd", "state", "title", "updatedAt", "fresh", "age", "alive", "verdict", "reason", "error"}
+
+// AppendJSONFields appends the JSON object of e with only the keys in
+// fields (names from [JSONFields], in [JSONFields] order); all of them
+// when fields is empty.
+func AppendJSONFields(dst []byte, e *reader.Entry, fields []string) []byte {
+	if len(fields) == 0 {
+		return AppendJSON(dst, e)
+	}
+	start := len(dst)
+	dst = AppendJSON(dst, e)
+	full := string(dst[start+1 : len(dst)-1])
+	dst = append(dst[:start], '{')
+	first := true
+	for i, k := range JSONFields {
+		// A member runs from its key to the next key. A JSON string
+		// escapes every quote inside it, so the next key's `,"key":`
+		// cannot occur within a value.
+		at := strings.Index(full, `"`+k+`":`)
+		end := len(full)
+		if i+1 < len(JSONFields) {
+			end = at + strings.Index(full[at:], `,"`+JSONFields[i+1]+`":`)
+		}
+		if !slices.Contains(fields, k) {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, full[at:end]...)
+	}
 	return append(dst, '}')
 }
 
@@ -103,7 +142,7 @@ func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []
 	dst = appendOptString(dst, hasReason, reason)
 	dst = append(dst, `,"error":`...)
 	if e.Verdict == reader.Invalid && e.Err != nil {
-		dst = appendJSONString(dst, statusfile.SanitizeText(e.Err.Error()))
+		dst = appendJSONString(dst, statusfile.SanitizeText(errtext.Message(e.Err)))
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -135,51 +174,10 @@ func appendOptString(dst []byte, ok bool, s string) []byte {
 	return appendJSONString(dst, statusfile.SanitizeText(s))
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string: '"', '\' and control
-// characters escaped (C0 and DEL as \u00XX), invalid UTF-8 as
-// U+FFFD, nothing else escaped.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendJSONString appends s as a JSON string, escaped as status files
+// escape it (SPEC.md E2). The strings given are sanitized: they hold no
+// control character, DEL or invalid UTF-8.
+func appendJSONString(dst []byte, s string) []byte { return jsonstr.Append(dst, s) }
 
 // AppendTSV appends the TSV row of a record: agent, session, state and
 // title, sanitized, escaped as jq's @tsv escapes them, and a newline. For a

@@ -53,7 +53,7 @@ func TestAppendJSON(t *testing.T) {
 	if m["session"] != nil || m["fresh"] != false || m["age"] != nil || m["reason"] != "bad-json" || m["error"] != "oops" {
 		t.Errorf("%v", m)
 	}
-	if got := string(appendJSONString(nil, "q\"\\\x01\x7f\xffé")); got != `"q\"\\\u0001\u007f`+"\ufffdé\"" {
+	if got := string(appendJSONString(nil, "q\"\\\x01\x7f\xffé")); got != `"q\"\\\u0001`+"\x7f\ufffdé\"" {
 		t.Errorf("string escaping: %s", got)
 	}
 }
@@ -170,5 +170,67 @@ func TestSummary(t *testing.T) {
 	}
 	if got := Summary(nil); got != "" {
 		t.Errorf("empty: %q", got)
+	}
+}
+
+func TestShortIDs(t *testing.T) {
+	ids := []string{
+		"0f1e2d3c-aaaa-4bbb-8ccc-000000000001",
+		"0f1e2d3c-aaaa-4bbb-8ccc-000000000002",
+		"9a8b7c6d-1111-2222-3333-444444444444",
+		"short",
+		"demo-docs",
+		"héllo-wörld-ünïcode",
+		"héllo-wörld-ünïcode-2",
+	}
+	entries := make([]reader.Entry, len(ids))
+	for i, id := range ids {
+		entries[i].Status.Session = id
+	}
+	got := ShortIDs(entries)
+	want := []string{
+		"0f1e2d3c-aaaa-4bbb-8ccc-000000000001",
+		"0f1e2d3c-aaaa-4bbb-8ccc-000000000002",
+		"9a8b7c6d…",
+		"short",
+		"demo-docs",
+		"héllo-wörld-ünïcode",
+		"héllo-wörld-ünïcode-2",
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("ShortIDs[%d] = %q, want %q", i, got[i], want[i])
+		}
+	}
+	// Each shortened id is a prefix of its own id and of no other.
+	for i, s := range got {
+		p, cut := strings.CutSuffix(s, "…")
+		for j, id := range ids {
+			if cut && j != i && strings.HasPrefix(id, p) {
+				t.Errorf("%q is ambiguous with %q", s, id)
+			}
+		}
+	}
+}
+
+func TestAppendJSONFields(t *testing.T) {
+	e := reader.Entry{Name: "x.json", Verdict: reader.Fresh, Status: statusfile.Status{
+		Schema: statusfile.Schema, Session: "s", Agent: "pi", State: "idle",
+		Title: `tricky ","agent":"x", \"quote`, UpdatedAt: time.Date(2026, 7, 17, 0, 0, 0, 0, time.UTC)}}
+	for _, tc := range []struct {
+		fields []string
+		want   string
+	}{
+		{[]string{"session", "state", "title"}, `{"session":"s","state":"idle","title":"tricky \",\"agent\":\"x\", \\\"quote"}`},
+		{[]string{"title", "session"}, `{"session":"s","title":"tricky \",\"agent\":\"x\", \\\"quote"}`},
+		{[]string{"error"}, `{"error":null}`},
+		{[]string{"file", "agent"}, `{"file":"x.json","agent":"pi"}`},
+	} {
+		if got := string(AppendJSONFields(nil, &e, tc.fields)); got != tc.want {
+			t.Errorf("%v:\n got %s\nwant %s", tc.fields, got, tc.want)
+		}
+	}
+	if got, want := string(AppendJSONFields(nil, &e, nil)), string(AppendJSON(nil, &e)); got != want {
+		t.Errorf("no fields: %s, want all: %s", got, want)
 	}
 }

@@ -1,9 +1,11 @@
 package render
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
 
@@ -19,11 +21,16 @@ type TableOptions struct {
 	Color bool
 	// Home, when set, is shown as ~ at the start of a cwd.
 	Home string
+	// Wide shows full session ids; else each is cut to its shortest
+	// prefix of at least 8 characters that no other row shares (see
+	// [ShortIDs]).
+	Wide bool
 }
 
 // The table's columns.
 const (
 	colState = iota
+	colSession
 	colAge
 	colAgent
 	colCwd
@@ -31,7 +38,7 @@ const (
 	nCols
 )
 
-var headers = [nCols]string{"STATE", "AGE", "AGENT", "CWD", "TITLE"}
+var headers = [nCols]string{"STATE", "SESSION", "AGE", "AGENT", "CWD", "TITLE"}
 
 // Minimum widths the first shortening steps stop at.
 const (
@@ -76,7 +83,8 @@ func StateColor(s statusfile.State) string {
 //  4. the age column is dropped;
 //  5. the cwd column is dropped;
 //  6. the title is shortened further, down to 8 columns;
-//  7. the title column is dropped.
+//  7. the title column is dropped;
+//  8. the session column is dropped.
 //
 // The state is the last column standing; below its width every line is cut
 // to the width. No line is ever longer than opts.Width, so rows never wrap.
@@ -87,6 +95,10 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		width = 80
 	}
 	rows := make([][nCols]string, len(entries))
+	var ids []string
+	if !opts.Wide {
+		ids = ShortIDs(entries)
+	}
 	var w [nCols]int
 	for c := range headers {
 		w[c] = uniseg.StringWidth(headers[c])
@@ -96,6 +108,11 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		s := &e.Status
 		r := &rows[i]
 		r[colState] = statusfile.SanitizeText(string(s.State))
+		if ids != nil {
+			r[colSession] = statusfile.SanitizeText(ids[i])
+		} else {
+			r[colSession] = statusfile.SanitizeText(s.Session)
+		}
 		r[colAge] = FormatAge(e.Age)
 		if e.Verdict == reader.Stale {
 			r[colAge] += " stale"
@@ -107,7 +124,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 			w[c] = max(w[c], uniseg.StringWidth(r[c]))
 		}
 	}
-	show := [nCols]bool{true, true, true, true, true}
+	show := [nCols]bool{true, true, true, true, true, true}
 	total := func() int {
 		t, n := 0, 0
 		for c := range w {
@@ -131,6 +148,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		func() { show[colCwd] = false },
 		func() { shrink(colTitle, titleMin) },
 		func() { show[colTitle] = false },
+		func() { show[colSession] = false },
 	}
 	natural := w
 	for _, step := range steps {
@@ -200,6 +218,56 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		line(r, color, entries[i].Verdict == reader.Stale)
 	}
 	return b.String()
+}
+
+// shortID is the shortest prefix a session id is cut to in the table.
+const shortID = 8
+
+// ShortIDs returns, for each entry, its session id cut to the shortest
+// prefix of at least 8 characters (bytes) that is not a prefix of another
+// entry's id, with "…" when it was cut. An id that is a prefix of another
+// stays whole.
+func ShortIDs(entries []reader.Entry) []string {
+	ids := make([]string, len(entries))
+	for i := range entries {
+		ids[i] = entries[i].Status.Session
+	}
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		// The neighbours in sorted order share the longest prefixes.
+		j, _ := slices.BinarySearch(sorted, id)
+		n := shortID
+		for _, k := range []int{j - 1, j + 1} {
+			if k >= 0 && k < len(sorted) && sorted[k] != id {
+				n = max(n, commonPrefix(id, sorted[k])+1)
+			}
+		}
+		if n+1 >= len(id) {
+			// Cutting would not make it shorter.
+			out[i] = id
+			continue
+		}
+		// Cut on a character boundary.
+		for n < len(id) && !utf8.RuneStart(id[n]) {
+			n++
+		}
+		if n >= len(id) {
+			out[i] = id
+		} else {
+			out[i] = id[:n] + "…"
+		}
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // cutANSI cuts a line to width display columns, keeping (and closing) the

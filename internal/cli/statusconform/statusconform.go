@@ -5,15 +5,17 @@ package statusconform
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentstatus/agentstatus/conformance"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 // Exit codes.
@@ -28,76 +30,116 @@ type Env struct {
 	Stdout, Stderr io.Writer
 }
 
-// Main runs the command with the process's own streams; ctx is cancelled
-// on SIGINT or SIGTERM.
-func Main(ctx context.Context) int {
+// Main runs the command with the process's own streams. The first SIGINT
+// or SIGTERM cancels the run; a second one, with the default handling
+// restored, ends the program at once.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	defer stop()
 	return Run(ctx, os.Args[1:], Env{Stdout: os.Stdout, Stderr: os.Stderr})
 }
 
-const usage = `statusconform checks readers and publishers of gentle-shell.agent-status/v1
-against SPEC.md.
+const summary = `statusconform checks readers and publishers of gentle-shell.agent-status/v1
+against SPEC.md.`
 
-Usage:
-  statusconform reader [flags] -- CMD [ARGS...]
-  statusconform publisher [flags] -- CMD [ARGS...]
-  statusconform hooks --agent NAME [flags] -- CMD [ARGS...]
-  statusconform materialize DIR
+const footer = `Exit status: 0 when nothing failed, 1 when something failed, 2 for usage.`
 
-reader runs CMD once per case (not through a shell) in a fresh directory,
+// program is the statusconform command line. A flag is one line in its
+// register method; see package base for how to add a flag or a command.
+func program(ctx context.Context, env Env) *base.Program {
+	return &base.Program{
+		Name:    "statusconform",
+		Summary: summary,
+		Footer:  footer,
+		Env:     &base.Env{Stdout: env.Stdout, Stderr: env.Stderr},
+		Commands: []*base.Command{
+			{
+				Name:    "reader",
+				Summary: "run the reader cases against a reader command",
+				Usage:   "reader [flags] -- CMD [ARGS...]",
+				Description: `reader runs CMD once per case (not through a shell) in a fresh directory,
 with {dir} and {now} in ARGS replaced, and STATUS_DIR and STATUSCONFORM_NOW
 (RFC 3339, UTC, milliseconds) in its environment. CMD prints one JSON object
 per line for each live session, with keys session, agent, state, pid, cwd
-and title (the displayed title or null), and exits 0.
-
-  --level core|hardened   which cases (default hardened, which includes core)
-  --timeout D             per case (default 5s)
-
-publisher starts CMD once per scenario (a scenario decides one or more
+and title (the displayed title or null), and exits 0.`,
+				Examples: `statusconform reader -- statusls --ndjson --now {now}
+statusconform reader --level core -- sh conformance/adapters/jq/reader.sh`,
+				Setup: func(fs *base.FlagSet) base.Runner {
+					f := &readerFlags{}
+					f.register(fs)
+					fs.StopAtArg = true
+					return func(args []string) int { return reader(ctx, f, args, env) }
+				},
+			},
+			{
+				Name:    "publisher",
+				Summary: "drive a publisher command through the publisher checks",
+				Usage:   "publisher [flags] -- CMD [ARGS...]",
+				Description: `publisher starts CMD once per scenario (a scenario decides one or more
 checks), not through a shell, with {home}, {session} and {agent} in ARGS
 replaced and STATUSCONFORM_CONFIG_HOME, STATUSCONFORM_SESSION and
 STATUSCONFORM_AGENT in its environment, and drives it with the line protocol
-of SPEC.md §11.
+of SPEC.md §11.`,
+				Examples: `statusconform publisher -- statuspub serve --config-home {home} --session {session} --agent {agent}
+statusconform publisher -- python3 conformance/adapters/python/status_publisher.py`,
+				Setup: func(fs *base.FlagSet) base.Runner {
+					f := &publisherFlags{}
+					f.register(fs)
+					fs.StopAtArg = true
+					return func(args []string) int { return publisher(ctx, f, args, env) }
+				},
+			},
+			{
+				Name:    "materialize",
+				Summary: "write every reader case as a directory, for other test suites",
+				Usage:   "materialize DIR",
+				Description: `materialize writes every reader case as DIR/<id>/ (a status directory and
+expected.json), for implementers who would rather run their own tests.`,
+				Examples: `statusconform materialize /tmp/cases`,
+				Setup: func(fs *base.FlagSet) base.Runner {
+					return func(args []string) int { return materialize(args, env) }
+				},
+			},
+		},
+	}
+}
 
-  --timeout-scale N       multiply every deadline by N (default 1)
+// readerFlags are the flags of reader, one per line.
+type readerFlags struct {
+	common
+	level   string
+	timeout time.Duration
+}
 
-Both:
-  --run GLOB              only the ids GLOB matches (* matches across /); repeatable
-  --list                  list the ids and what they check, then exit
-  --json FILE             also write the full report as JSON to FILE
+func (f *readerFlags) register(fs *base.FlagSet) {
+	fs.String(&f.level, "level", string(conformance.Hardened), "LEVEL", "which cases: core, or hardened (the default, which includes core)")
+	fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per case (default 5s)")
+	f.common.register(fs)
+}
 
-` + hooksUsage + `
-materialize writes every reader case as DIR/<id>/ (a status directory and
-expected.json), for implementers who would rather run their own tests.
+// publisherFlags are the flags of publisher, one per line.
+type publisherFlags struct {
+	common
+	scale float64
+}
 
-Exit status: 0 when nothing failed, 1 when something failed, 2 for usage.
-
-Examples:
-  statusconform reader -- statusls --ndjson --now {now}
-  statusconform reader --level core -- sh conformance/adapters/jq/reader.sh
-  statusconform publisher -- statuspub serve --config-home {home} --session {session} --agent {agent}
-  statusconform publisher -- python3 conformance/adapters/python/status_publisher.py
-`
+func (f *publisherFlags) register(fs *base.FlagSet) {
+	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		f.scale = v
+		return nil
+	})
+	f.scale = 1
+	f.common.register(fs)
+}
 
 // Run runs statusconform with args (without the program name).
 func Run(ctx context.Context, args []string, env Env) int {
-	if len(args) == 0 {
-		fmt.Fprint(env.Stderr, usage)
-		return ExitUsage
-	}
-	switch args[0] {
-	case "reader":
-		return reader(ctx, args[1:], env)
-	case "publisher":
-		return publisher(ctx, args[1:], env)
-	case "materialize":
-		return materialize(args[1:], env)
-	case "hooks":
-		return hooks(ctx, args[1:], env)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(env.Stdout, usage)
-		return ExitOK
-	}
-	return usageError(env, "unknown command %q", args[0])
+	return program(ctx, env).Run(args)
 }
 
 func usageError(env Env, format string, args ...any) int {
@@ -123,33 +165,14 @@ type common struct {
 	jsonFile string
 }
 
-func (c *common) register(fs *flag.FlagSet) {
-	fs.Var(&c.run, "run", "glob of ids")
-	fs.BoolVar(&c.list, "list", false, "list ids")
-	fs.StringVar(&c.jsonFile, "json", "", "JSON report file")
+func (c *common) register(fs *base.FlagSet) {
+	fs.Var(&c.run, "run", "GLOB", "only the ids GLOB matches (* matches across /); repeatable")
+	fs.Bool(&c.list, "list", false, "list the ids and what they check, then exit")
+	fs.String(&c.jsonFile, "json", "", "FILE", "also write the full report as JSON to FILE")
 }
 
-func parseFlags(fs *flag.FlagSet, args []string, env Env) (int, bool) {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(env.Stdout, usage)
-			return ExitOK, false
-		}
-		return usageError(env, "%s: %v", fs.Name(), err), false
-	}
-	return 0, true
-}
-
-func reader(ctx context.Context, args []string, env Env) int {
-	fs := flag.NewFlagSet("reader", flag.ContinueOnError)
-	var c common
-	c.register(fs)
-	level := fs.String("level", string(conformance.Hardened), "core or hardened")
-	timeout := fs.Duration("timeout", 5*time.Second, "per case")
-	if code, ok := parseFlags(fs, args, env); !ok {
-		return code
-	}
+func reader(ctx context.Context, f *readerFlags, args []string, env Env) int {
+	c, level, timeout := &f.common, &f.level, &f.timeout
 	lv := conformance.Level(*level)
 	if lv != conformance.Core && lv != conformance.Hardened {
 		return usageError(env, "reader: --level must be core or hardened, not %q", *level)
@@ -168,14 +191,14 @@ func reader(ctx context.Context, args []string, env Env) int {
 		}
 		return ExitOK
 	}
-	if fs.NArg() == 0 {
+	if len(args) == 0 {
 		return usageError(env, "reader: no command given (statusconform reader [flags] -- CMD [ARGS...])")
 	}
 	if len(conformance.SelectCases(cases, lv, sel)) == 0 {
 		return usageError(env, "reader: --run %s selects no case", c.run.String())
 	}
 	rep, err := conformance.RunReader(ctx, cases, conformance.ReaderOptions{
-		Level: lv, Timeout: *timeout, Select: sel, Command: fs.Args(),
+		Level: lv, Timeout: *timeout, Select: sel, Command: args,
 	})
 	if err != nil {
 		return errorf(env, "reader: %v", err)
@@ -183,14 +206,8 @@ func reader(ctx context.Context, args []string, env Env) int {
 	return finish(ctx, rep, c.jsonFile, env)
 }
 
-func publisher(ctx context.Context, args []string, env Env) int {
-	fs := flag.NewFlagSet("publisher", flag.ContinueOnError)
-	var c common
-	c.register(fs)
-	scale := fs.Float64("timeout-scale", 1, "multiply deadlines")
-	if code, ok := parseFlags(fs, args, env); !ok {
-		return code
-	}
+func publisher(ctx context.Context, f *publisherFlags, args []string, env Env) int {
+	c, scale := &f.common, &f.scale
 	if *scale < 1 {
 		return usageError(env, "publisher: --timeout-scale must be at least 1")
 	}
@@ -202,14 +219,14 @@ func publisher(ctx context.Context, args []string, env Env) int {
 		}
 		return ExitOK
 	}
-	if fs.NArg() == 0 {
+	if len(args) == 0 {
 		return usageError(env, "publisher: no command given (statusconform publisher [flags] -- CMD [ARGS...])")
 	}
 	if len(checks) == 0 {
 		return usageError(env, "publisher: --run %s selects no check", c.run.String())
 	}
 	rep, err := conformance.RunPublisher(ctx, conformance.PublisherOptions{
-		Command: fs.Args(), TimeoutScale: *scale, Select: sel,
+		Command: args, TimeoutScale: *scale, Select: sel,
 	})
 	if err != nil {
 		return errorf(env, "publisher: %v", err)
@@ -243,7 +260,7 @@ func finish(ctx context.Context, rep *conformance.Report, jsonFile string, env E
 }
 
 func materialize(args []string, env Env) int {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+	if len(args) != 1 {
 		return usageError(env, "materialize: want exactly one argument, the directory to write")
 	}
 	dir := args[0]

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 )
 
@@ -19,10 +20,11 @@ func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == "-empty-reader" {
 		os.Exit(0)
 	}
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	testbin.Main(m, map[string]func() int{"statuspub": statuspub.Main}, func(dir string) { binDir = dir })
 }
+
+// binDir holds the commands testbin.Main provides.
+var binDir string
 
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -148,11 +150,7 @@ func TestPublisherList(t *testing.T) {
 }
 
 func TestPublisherRun(t *testing.T) {
-	dir, err := testbin.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	statuspub := filepath.Join(dir, "statuspub")
+	statuspub := filepath.Join(binDir, "statuspub")
 	code, out, stderr := run(t, "publisher", "--run", "W4/*", "--", statuspub, "serve", "--config-home", "{home}", "--session", "{session}", "--agent", "{agent}")
 	if code != ExitOK || !strings.HasSuffix(out, "3 passed, 0 failed, 0 skipped\n") {
 		t.Errorf("statuspub serve: exit %d\n%s%s", code, out, stderr)

@@ -15,10 +15,6 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-// deadPID is above every system's pid limit: no process ever has it, so
-// "alive" is false whatever runs on the test machine.
-const deadPID = 2147483647
-
 // rec returns a record's JSON in the publishers' key order, with fields
 // replaced by kv (raw JSON values; "" deletes the key).
 func rec(session string, kv ...string) []byte {

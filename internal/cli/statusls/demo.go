@@ -3,6 +3,7 @@ package statusls
 import (
 	"context"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"os"
 	"path/filepath"
 	"time"
@@ -10,9 +11,7 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-const demoUsage = `Usage: statusls demo
-
-Publishes four sessions (one blocked, two working, one idle) into a
+const demoDescription = `Publishes four sessions (one blocked, two working, one idle) into a
 temporary config home with package statusfile's Publisher, lists them as
 statusls does (a table on a terminal, else TSV), and removes everything
 again. Needs nothing set up.
@@ -40,14 +39,10 @@ func (c demoClock) NewTimer(d time.Duration) statusfile.Timer {
 }
 
 // demo publishes a few sessions into a temporary config home and lists them.
-func demo(args []string, env *Env) int {
-	flags := newFlagSet("statusls demo")
-	if code := parseFlags(flags, args, env, demoUsage); code >= 0 {
-		return code
-	}
+func demo(env *Env) int {
 	tmp, err := os.MkdirTemp(env.TempDir, "statusls-demo-")
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", err)
+		fmt.Fprintf(env.Stderr, "statusls: demo: %s\n", base.Message(err))
 		return ExitError
 	}
 	defer os.RemoveAll(tmp)
@@ -71,12 +66,12 @@ func demo(args []string, env *Env) int {
 			statusfile.WithErrorHandler(func(err error) { writeErr = err }),
 		)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", err)
+			fmt.Fprintf(env.Stderr, "statusls: demo: %s\n", base.Message(err))
 			return ExitError
 		}
 		defer p.Close()
 		if err := p.Flush(ctx); err != nil {
-			fmt.Fprintf(env.Stderr, "statusls: demo: publishing %s: %v\n", s.session, err)
+			fmt.Fprintf(env.Stderr, "statusls: demo: publishing %s: %s\n", s.session, base.Message(err))
 			return ExitError
 		}
 	}

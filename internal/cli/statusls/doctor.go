@@ -2,15 +2,16 @@ package statusls
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/perm"
@@ -18,9 +19,7 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-const doctorUsage = `Usage: statusls doctor [--dir DIR | --config-home DIR] [--now TIME]
-
-Explains the setup, for when an agent does not show up: which status
+const doctorDescription = `Explains the setup, for when an agent does not show up: which status
 directory readers use and why (flag, $STATUS_DIR, $GENTLE_PI_CONFIG_HOME or
 the default), whether the config home and the status directory have the
 permissions SPEC.md requires (publisher rules P2 and P4, reader rule R2),
@@ -31,88 +30,184 @@ Exit status: 0 when readers and publishers can use the directory, 1 when a
 permission problem stops them.
 `
 
-// doctor explains the setup.
-func doctor(args []string, env *Env) int {
-	var c common
-	flags := newFlagSet("statusls doctor")
-	c.register(flags)
-	if code := parseFlags(flags, args, env, doctorUsage); code >= 0 {
-		return code
+// doctorOptions are doctor's flags.
+type doctorOptions struct {
+	common
+	json bool
+}
+
+// dirInfo is what doctor knows about a directory beyond perm's rules.
+type dirInfo struct {
+	mode     string // as ls -ld shows it, with the octal: "drwxrwxrwt (1777)"
+	sticky   bool
+	mine     bool // owned by the current user
+	shared   bool // sticky or another account's: never advise changing it
+	noAccess bool // the current user cannot list, enter or write it
+}
+
+// doctorReport is what doctor found; --json prints it as it is.
+type doctorReport struct {
+	StatusDir  string         `json:"statusDir"`
+	ChosenBy   string         `json:"chosenBy"`
+	ConfigHome string         `json:"configHome"`
+	Checks     []doctorCheck  `json:"checks"`
+	Files      []doctorFile   `json:"files"`
+	Counts     map[string]int `json:"counts"`
+	Hints      []string       `json:"hints"`
+	OK         bool           `json:"ok"`
+
+	out    []string        // the text report's lines before the files
+	hinted map[string]bool // one hint per problem
+}
+
+// doctorCheck is one rule checked on one directory.
+type doctorCheck struct {
+	Subject string `json:"subject"` // "config home" or "status directory"
+	For     string `json:"for"`     // "publishers" or "readers"
+	Path    string `json:"path"`
+	Mode    string `json:"mode,omitempty"`
+	Status  string `json:"status"` // "ok", "missing" or "problem"
+	Rule    string `json:"rule"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// doctorFile is one directory entry with its verdict.
+type doctorFile struct {
+	Name    string `json:"name"`
+	Verdict string `json:"verdict"`
+	Kind    string `json:"kind"` // status, write-lock, owner-lock, tasks, temporary, other
+	Detail  string `json:"detail"`
+}
+
+func (r *doctorReport) hint(key, text string) {
+	if r.hinted[key] {
+		return
 	}
-	loc, now, err := c.resolve(env)
+	r.hinted[key] = true
+	r.Hints = append(r.Hints, text)
+}
+
+func (r *doctorReport) check(c doctorCheck, line string) {
+	r.Checks = append(r.Checks, c)
+	r.out = append(r.out, line)
+	if c.Status == "problem" {
+		r.OK = false
+	}
+}
+
+// doctor explains the setup.
+func doctor(o *doctorOptions, env *Env) int {
+	loc, now, err := o.resolve(env)
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
-	out := bufio.NewWriter(env.Stdout)
-	defer out.Flush()
 	home := env.Getenv("HOME")
 	show := func(p string) string { return quotePath(render.TildePath(p, home)) }
-	var hints []string
-	problem := false
-
-	fmt.Fprintf(out, "status directory: %s\n", show(loc.Dir))
-	fmt.Fprintf(out, "  chosen by %s%s\n", loc.Source, sourceDetail(loc, env))
-	fmt.Fprintf(out, "config home: %s\n", show(loc.ConfigHome))
+	r := &doctorReport{StatusDir: loc.Dir, ChosenBy: string(loc.Source), ConfigHome: loc.ConfigHome,
+		Counts: map[string]int{}, OK: true, hinted: map[string]bool{}, Checks: []doctorCheck{}, Files: []doctorFile{}, Hints: []string{}}
+	header := []string{
+		fmt.Sprintf("status directory: %s", show(loc.Dir)),
+		fmt.Sprintf("  chosen by %s%s", loc.Source, sourceDetail(loc, env)),
+		fmt.Sprintf("config home: %s", show(loc.ConfigHome)),
+	}
 	if sd := env.Getenv(statusfile.StatusDirEnv); sd != "" && loc.Source == location.FromStatusDir {
 		if pub, err := location.ForPublisher("", "", env.Getenv); err == nil && filepath.Clean(pub.Dir) != filepath.Clean(loc.Dir) {
-			fmt.Fprintf(out, "  note: publishers ignore $STATUS_DIR (SPEC.md L4): they write to %s\n", show(pub.Dir))
-			hints = append(hints, "readers list $STATUS_DIR but publishers write to "+show(pub.Dir)+
+			header = append(header, fmt.Sprintf("  note: publishers ignore $STATUS_DIR (SPEC.md L4): they write to %s", show(pub.Dir)))
+			r.hint("L4", "readers list $STATUS_DIR but publishers write to "+show(pub.Dir)+
 				"; unset STATUS_DIR or set GENTLE_PI_CONFIG_HOME to "+show(filepath.Dir(loc.Dir))+" for both")
 		}
 	}
 
-	fmt.Fprintln(out, "\npermissions:")
 	// P2: the config home.
+	chInfo, _ := inspectDir(loc.ConfigHome)
 	switch err := perm.CheckConfigHome(loc.ConfigHome); {
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintln(out, "  config home: does not exist yet (publishers create it with mode 0700: P3)")
+		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, "", "missing", "P3", "publishers create it with mode 0700"},
+			"  config home: does not exist yet (publishers create it with mode 0700: P3)")
 	case err != nil:
-		problem = true
-		fmt.Fprintf(out, "  config home: PROBLEM: %s: publishers refuse to write (P2)\n", refusalText(err))
-		hints = append(hints, fixHint(err))
+		text := refusalText(err, chInfo)
+		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, chInfo.mode, "problem", "P2", text},
+			fmt.Sprintf("  config home: PROBLEM: %s: publishers refuse to write (P2)", text))
+		r.hint(loc.ConfigHome, fixHint(err, chInfo, loc, show))
+	case chInfo.noAccess:
+		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, chInfo.mode, "problem", "P2", "you cannot use it"},
+			fmt.Sprintf("  config home: PROBLEM: mode %s: you cannot list, enter or write it", chInfo.mode))
+		r.hint(loc.ConfigHome, accessHint("the config home", loc.ConfigHome, chInfo, show))
 	default:
-		fmt.Fprintf(out, "  config home: ok for publishers (P2: a directory of yours, not writable by group or others%s)\n", modeOf(loc.ConfigHome))
+		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, chInfo.mode, "ok", "P2", ""},
+			fmt.Sprintf("  config home: ok for publishers (P2: a directory of yours, not writable by group or others; mode %s)", chInfo.mode))
 	}
 	// P4 and R2: the status directory.
+	sdInfo, _ := inspectDir(loc.Dir)
 	switch err := perm.CheckStatusDir(loc.Dir); {
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintln(out, "  status directory: does not exist yet: readers see no sessions (R1); publishers create it with mode 0700 (P3)")
+		r.check(doctorCheck{"status directory", "publishers", loc.Dir, "", "missing", "P3", "readers see no sessions (R1); publishers create it with mode 0700"},
+			"  status directory: does not exist yet: readers see no sessions (R1); publishers create it with mode 0700 (P3)")
 	case err != nil:
-		problem = true
-		fmt.Fprintf(out, "  status directory: PROBLEM for publishers: %s: they refuse to write (P4)\n", refusalText(err))
-		hints = append(hints, fixHint(err))
+		text := refusalText(err, sdInfo)
+		r.check(doctorCheck{"status directory", "publishers", loc.Dir, sdInfo.mode, "problem", "P4", text},
+			fmt.Sprintf("  status directory: PROBLEM for publishers: %s: they refuse to write (P4)", text))
+		r.hint(loc.Dir, fixHint(err, sdInfo, loc, show))
+	case sdInfo.noAccess:
+		r.check(doctorCheck{"status directory", "publishers", loc.Dir, sdInfo.mode, "problem", "P4", "you cannot use it"},
+			fmt.Sprintf("  status directory: PROBLEM: mode %s: you cannot list, enter or write it", sdInfo.mode))
+		r.hint(loc.Dir, accessHint("the status directory", loc.Dir, sdInfo, show))
 	default:
-		fmt.Fprintf(out, "  status directory: ok for publishers (P4: a directory of yours, no group or other permission%s)\n", modeOf(loc.Dir))
+		r.check(doctorCheck{"status directory", "publishers", loc.Dir, sdInfo.mode, "ok", "P4", ""},
+			fmt.Sprintf("  status directory: ok for publishers (P4: a directory of yours, no group or other permission; mode %s)", sdInfo.mode))
 	}
-	d, err := reader.Open(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: true, Ignored: true})
+	var files []string
+	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true, Ignored: true})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintln(out, "\nfiles: none (no status directory)")
-		hints = append(hints, "no agent has published here yet: start one that publishes status, check that it uses the same config home, or try 'statusls demo'")
+		files = append(files, "", "files: none (no status directory)")
+		r.hint("no-dir", "no agent has published here yet: start one that publishes status, check that it uses the same config home, or try 'statusls demo'")
 	case err != nil:
-		problem = true
-		fmt.Fprintf(out, "  status directory: PROBLEM for readers: %s: statusls refuses to list it (R2)\n", refusalText(err))
-		hints = append(hints, fixHint(err))
+		text := refusalText(err, sdInfo)
+		r.check(doctorCheck{"status directory", "readers", loc.Dir, sdInfo.mode, "problem", "R2", text},
+			fmt.Sprintf("  status directory: PROBLEM for readers: %s: statusls refuses to list it (R2)", text))
+		r.hint(loc.Dir, fixHint(err, sdInfo, loc, show))
 	default:
-		fmt.Fprintln(out, "  status directory: ok for readers (R2: not a symbolic link, yours, not writable by group or others)")
 		l, lerr := d.List()
 		d.Close()
 		if lerr != nil {
-			problem = true
-			fmt.Fprintf(out, "\nfiles: cannot list: %v\n", lerr)
+			text := base.Message(lerr)
+			r.check(doctorCheck{"status directory", "readers", loc.Dir, sdInfo.mode, "problem", "R2", text},
+				fmt.Sprintf("  status directory: PROBLEM for readers: cannot list it: %s", text))
+			if sdInfo.noAccess {
+				r.hint(loc.Dir, accessHint("the status directory", loc.Dir, sdInfo, show))
+			}
 			break
 		}
-		hints = append(hints, doctorFiles(out, l, now)...)
+		r.check(doctorCheck{"status directory", "readers", loc.Dir, sdInfo.mode, "ok", "R2", ""},
+			"  status directory: ok for readers (R2: not a symbolic link, yours, not writable by group or others)")
+		files = doctorFiles(r, l)
 	}
 
-	hints = append(hints, doctorAgents(out, env)...)
-	if len(hints) > 0 {
-		fmt.Fprintln(out, "\nhints:")
-		for _, h := range hints {
-			fmt.Fprintf(out, "  - %s\n", h)
+	if o.json {
+		out, _ := json.MarshalIndent(r, "", "  ")
+		env.Stdout.Write(append(out, '\n'))
+	} else {
+		out := bufio.NewWriter(env.Stdout)
+		for _, l := range header {
+			fmt.Fprintln(out, l)
 		}
+		fmt.Fprintln(out, "\npermissions:")
+		for _, l := range r.out {
+			fmt.Fprintln(out, l)
+		}
+		for _, l := range files {
+			fmt.Fprintln(out, l)
+		}
+		if len(r.Hints) > 0 {
+			fmt.Fprintln(out, "\nhints:")
+			for _, h := range r.Hints {
+				fmt.Fprintf(out, "  - %s\n", h)
+			}
+		}
+		out.Flush()
 	}
-	if problem {
+	if !r.OK {
 		return ExitError
 	}
 	return ExitOK
@@ -132,79 +227,116 @@ func sourceDetail(loc location.Location, env *Env) string {
 	return ""
 }
 
-// doctorFiles lists every entry with its verdict and returns hints.
-func doctorFiles(out *bufio.Writer, l *reader.Listing, now time.Time) []string {
+// doctorFiles lists every entry with its verdict, into r, and returns
+// the text lines.
+func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 	count := map[reader.Verdict]int{}
-	reasons := map[string]int{}
+	reasons := map[statusfile.Reason]int{}
 	for _, e := range l.Entries {
 		count[e.Verdict]++
 		if e.Verdict == reader.Invalid {
 			reasons[e.Reason]++
 		}
 	}
-	fmt.Fprintf(out, "\nfiles: %d (%d fresh, %d stale, %d invalid, %d ignored)\n",
-		len(l.Entries), count[reader.Fresh], count[reader.Stale], count[reader.Invalid], count[reader.Ignored])
+	for _, v := range []reader.Verdict{reader.Fresh, reader.Stale, reader.Invalid, reader.Ignored} {
+		r.Counts[string(v)] = count[v]
+	}
+	lines := []string{"", fmt.Sprintf("files: %d (%d fresh, %d stale, %d invalid, %d ignored)",
+		len(l.Entries), count[reader.Fresh], count[reader.Stale], count[reader.Invalid], count[reader.Ignored])}
 	for i := range l.Entries {
 		e := &l.Entries[i]
-		fmt.Fprintf(out, "  %-7s  %s", e.Verdict, quotePath(e.Name))
+		var b strings.Builder
+		kind := "status"
 		switch e.Verdict {
 		case reader.Fresh, reader.Stale:
 			s := &e.Status
-			fmt.Fprintf(out, "  session %s", strconv.Quote(statusfile.SanitizeText(s.Session)))
+			fmt.Fprintf(&b, "session %s", strconv.Quote(statusfile.SanitizeText(s.Session)))
 			if s.Agent != "" {
-				fmt.Fprintf(out, ", agent %s", statusfile.SanitizeText(s.Agent))
+				fmt.Fprintf(&b, ", agent %s", statusfile.SanitizeText(s.Agent))
 			}
-			fmt.Fprintf(out, ", %s, updated %s", statusfile.SanitizeText(string(s.State)), agoText(e.Age))
+			fmt.Fprintf(&b, ", %s, updated %s", statusfile.SanitizeText(string(s.State)), agoText(e.Age))
 			if e.Verdict == reader.Stale {
-				fmt.Fprintf(out, ", %s", pidSays(e))
+				fmt.Fprintf(&b, ", %s", pidSays(e))
 			}
 			if !s.State.Known() {
-				fmt.Fprint(out, " (a state this reader does not know: kept, S2)")
+				b.WriteString(" (a state this reader does not know: kept, S2)")
 			}
 		case reader.Invalid:
-			fmt.Fprintf(out, "  %s: %s", e.Reason, statusfile.SanitizeText(errText(e.Err)))
+			fmt.Fprintf(&b, "%s: %s", e.Reason, statusfile.SanitizeText(errText(e.Err, string(e.Reason))))
 		case reader.Ignored:
-			if e.Reason == reader.ReasonDotFile {
-				fmt.Fprint(out, "  dot-file: hidden, e.g. a publisher's temporary file (R3)")
-			} else {
-				fmt.Fprint(out, "  not a status file name: <64 lowercase hex digits>.json (R3)")
-			}
+			var what string
+			kind, what = ignoredKind(e.Name)
+			b.WriteString(what)
 		}
-		fmt.Fprintln(out)
+		r.Files = append(r.Files, doctorFile{Name: statusfile.SanitizeText(e.Name), Verdict: string(e.Verdict), Kind: kind, Detail: b.String()})
+		lines = append(lines, fmt.Sprintf("  %-7s  %s  %s", e.Verdict, quotePath(e.Name), b.String()))
 	}
-	var hints []string
 	if count[reader.Fresh] == 0 && count[reader.Stale] == 0 && count[reader.Invalid] == 0 {
-		hints = append(hints, "no status files: the agent is not publishing here; check that it runs with the same config home ($GENTLE_PI_CONFIG_HOME) or try 'statusls demo'")
+		r.hint("no-files", "no status files: the agent is not publishing here; check that it runs with the same config home ($GENTLE_PI_CONFIG_HOME) or try 'statusls demo'")
 	}
 	if count[reader.Stale] > 0 {
-		hints = append(hints, "stale sessions stopped heartbeating (every 10 s) more than 30 s ago, so readers hide them; 'statusls prune' removes those whose process is gone")
+		r.hint("stale", "stale sessions stopped heartbeating (every 10 s) more than 30 s ago, so readers hide them; 'statusls prune' removes those whose process is gone")
 	}
-	for _, r := range []struct{ reason, hint string }{
+	for _, h := range []struct {
+		reason statusfile.Reason
+		hint   string
+	}{
 		{reader.ReasonNameMismatch, "name-mismatch: a file was copied or renamed; a status file must be named after the SHA-256 of its session id (N1)"},
-		{string(statusfile.ReasonSchema), "unsupported-schema: written for another protocol version; update the publisher or the reader"},
+		{statusfile.ReasonSchema, "unsupported-schema: written for another protocol version; update the publisher or the reader"},
 		{reader.ReasonSymlink, "symlink: readers never follow links in the status directory (R4); publishers write regular files"},
 		{reader.ReasonNotOwned, "not-owned: files of another account are not trusted (R7)"},
 		{reader.ReasonTooLarge, "too-large: readers read at most 64 KiB of a file (R6)"},
 		{reader.ReasonNotRegular, "not-regular: only regular files can be status files (R5)"},
 	} {
-		if reasons[r.reason] > 0 {
-			hints = append(hints, r.hint)
+		if reasons[h.reason] > 0 {
+			r.hint(string(h.reason), h.hint)
 		}
 	}
 	for _, reason := range []statusfile.Reason{statusfile.ReasonEmpty, statusfile.ReasonBadJSON, statusfile.ReasonNotObject, statusfile.ReasonMissingField, statusfile.ReasonWrongType, statusfile.ReasonBadValue} {
-		if reasons[string(reason)] > 0 {
-			hints = append(hints, "some files are not valid records (see their reason above): the publisher writing them does not follow SPEC.md §4; 'statusls --json --all' shows the details")
+		if reasons[reason] > 0 {
+			r.hint("invalid", "some files are not valid records (see their reason above): the publisher writing them does not follow SPEC.md §4; 'statusls --json --all' shows the details")
 			break
 		}
 	}
-	return hints
+	return lines
 }
 
-func errText(err error) string {
+// ignoredKind names a file readers ignore: statuspub's lock, owner and
+// task files, a publisher's temporary file, or something else.
+func ignoredKind(name string) (kind, what string) {
+	if hash, suffix, ok := strings.Cut(strings.TrimPrefix(name, "."), "."); ok && strings.HasPrefix(name, ".") && statusfile.IsStatusName(hash+".json") {
+		switch suffix {
+		case "lock":
+			return "write-lock", "statuspub's write lock of a session: harmless, kept for the next write (R3)"
+		case "owner":
+			return "owner-lock", "statuspub's owner lock: held by the process that heartbeats a session (R3)"
+		case "tasks", "tasks.tmp":
+			return "tasks", "statuspub's task list of a session, for the hook adapters' titles (R3)"
+		}
+		if strings.HasPrefix(suffix, "json") {
+			return "temporary", "a publisher's temporary file, renamed into place when complete (R3)"
+		}
+	}
+	if strings.HasPrefix(name, ".") {
+		return "other", "dot-file: hidden from readers (R3)"
+	}
+	return "other", "not a status file name: <64 lowercase hex digits>.json (R3)"
+}
+
+// errText is an invalid file's error without package prefixes, nor the
+// reason that the line shows already.
+func errText(err error, reason string) string {
 	if err == nil {
 		return ""
 	}
-	return strings.TrimPrefix(err.Error(), "perm: ")
+	msg := base.Message(err)
+	if m, ok := strings.CutPrefix(msg, reason+": "); ok {
+		return m
+	}
+	if m, ok := strings.CutPrefix(msg, reason+" "); ok {
+		return m
+	}
+	return msg
 }
 
 func agoText(age time.Duration) string {
@@ -214,33 +346,50 @@ func agoText(age time.Duration) string {
 	return render.FormatAge(age) + " ago"
 }
 
-// refusalText describes a refusal without the package prefix.
-func refusalText(err error) string {
+// refusalText describes a refusal without the package prefix, with the
+// mode as ls shows it.
+func refusalText(err error, info dirInfo) string {
 	var pe *perm.Error
 	if errors.As(err, &pe) {
-		msg := strings.TrimPrefix(pe.Err.Error(), "perm: ")
-		if pe.Detail != "" {
+		msg := base.Message(pe.Err)
+		switch {
+		case strings.HasPrefix(pe.Detail, "mode ") && info.mode != "":
+			msg += " (mode " + info.mode + ")"
+		case pe.Detail != "":
 			msg += " (" + pe.Detail + ")"
 		}
 		return msg
 	}
-	return err.Error()
+	return base.Message(err)
 }
 
-// fixHint says how to fix a refusal.
-func fixHint(err error) string {
+// fixHint says how to fix a refusal, safely: it never advises changing a
+// directory shared with other accounts.
+func fixHint(err error, info dirInfo, loc location.Location, show func(string) string) string {
 	var pe *perm.Error
-	if errors.As(err, &pe) {
-		return pe.What + " " + quotePath(pe.Path) + ": " + refusalHint(pe)
+	if !errors.As(err, &pe) {
+		return base.Message(err)
 	}
-	return err.Error()
+	return pe.What + " " + show(pe.Path) + ": " + safeHint(pe, info)
 }
 
-// modeOf describes a directory's mode, for the ok lines.
-func modeOf(path string) string {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return ""
+// safeHint says what to do about a refused directory, never advising to
+// change one shared with other accounts (sticky, or not the user's).
+func safeHint(pe *perm.Error, info dirInfo) string {
+	if info.shared && (errors.Is(pe.Err, perm.ErrWritable) || errors.Is(pe.Err, perm.ErrAccessible) || errors.Is(pe.Err, perm.ErrNotOwned)) {
+		why := "it belongs to another account"
+		if info.sticky {
+			why = "it is shared with other accounts (sticky, like /tmp)"
+		}
+		return why + ": do not change it; use a directory of your own, e.g. --config-home ~/.config/agentstatus (created with mode 0700), or --dir inside it"
 	}
-	return fmt.Sprintf("; mode %04o", fi.Mode().Perm())
+	return refusalHint(pe)
+}
+
+// accessHint says what to do about a directory the user cannot use.
+func accessHint(what, path string, info dirInfo, show func(string) string) string {
+	if info.mine && !info.sticky {
+		return what + " " + show(path) + " is yours but you cannot list, enter or write it (mode " + info.mode + "); run 'chmod 700 " + shellQuote(path) + "'"
+	}
+	return what + " " + show(path) + " is not yours and you cannot use it (mode " + info.mode + "); use a directory of your own with --dir or --config-home"
 }

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +18,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statusls"
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -26,15 +27,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "building commands:", err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "statusls")
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { bin = filepath.Join(dir, "statusls") })
 }
 
 // runBin runs the real binary with env added and a deadline: nothing in a
@@ -98,7 +91,8 @@ func TestBinaryExitCodes(t *testing.T) {
 		{[]string{"--summary"}, []string{"STATUS_DIR=" + dir}, 0, "1 blocked\n", ""},
 		{[]string{"--config-home", filepath.Dir(dir), "--count"}, nil, 0, "1\n", ""},
 		{[]string{"--count"}, []string{"GENTLE_PI_CONFIG_HOME=" + filepath.Dir(dir), "STATUS_DIR="}, 0, "1\n", ""},
-		{[]string{"-r", "--jq", ".task.title"}, []string{"STATUS_DIR=" + dir}, 0, "Question\n", ""},
+		{[]string{"--jq", ".[].title"}, []string{"STATUS_DIR=" + dir}, 0, "Question\n", ""},
+		{[]string{"-r", "--jq-files", ".task.title"}, []string{"STATUS_DIR=" + dir}, 0, "Question\n", ""},
 		{[]string{"--dir", filepath.Join(dir, "missing")}, nil, 0, "", ""},
 		{[]string{"--dir", link}, nil, 1, "", "statusls: hint: "},
 		{[]string{"--bogus"}, nil, 2, "", "statusls: hint: run 'statusls --help' for usage"},

@@ -1,25 +1,42 @@
 package statusls
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math/big"
+	"io/fs"
+	"iter"
+	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/itchyny/gojq"
-
+	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// The two jq modes.
+//
+//   - --jq FILTER runs FILTER once, as gh does, over what --json would
+//     print: the array of session objects, after --state, --agent, --cwd
+//     and --sort, fresh sessions only unless --all (which adds stale
+//     sessions and invalid files with their reason, as in --json --all).
+//     String results print raw; other results print as JSON, compact
+//     unless stdout is a terminal (or -c is given). That is gh's rule:
+//     "gh help formatting" says the --jq output "is automatically
+//     pretty-printed" when connected to a terminal, and go-gh's pkg/jq
+//     writes top-level strings "as raw values and not as JSON scalars".
+//     Unlike gh, null prints as null and numbers as jq prints them.
+//   - --jq-files FILTER runs FILTER over the JSON object of each readable
+//     status file, in file-name order: what the published one-liner's
+//     shell glob gives jq, minus what could hang or trick it. Output is
+//     jq's: -r prints strings raw, -c compacts.
+const (
+	modeJQ      = "jq"
+	modeJQFiles = "jq-files"
 )
 
 // jqArg is a --arg or --argjson variable.
@@ -53,13 +70,9 @@ func extractJQArgs(args []string, out *[]jqArg) ([]string, error) {
 		}
 		var v any = raw
 		if flagName == "argjson" {
-			dec := json.NewDecoder(strings.NewReader(raw))
-			dec.UseNumber()
-			if err := dec.Decode(&v); err != nil {
+			var err error
+			if v, err = jqrun.Decode([]byte(raw), false); err != nil {
 				return nil, fmt.Errorf("--argjson %s: invalid JSON: %v", name, err)
-			}
-			if _, err := dec.Token(); err != io.EOF {
-				return nil, fmt.Errorf("--argjson %s: invalid JSON: more than one value", name)
 			}
 		}
 		*out = append(*out, jqArg{name: name, value: v})
@@ -79,255 +92,213 @@ func validVarName(s string) bool {
 	return true
 }
 
-// runJQ runs a --jq filter over the JSON object of every readable status
-// file, in file-name order.
-//
-// The inputs are what the published one-liner's shell glob gives jq, minus
-// what could hang or trick it: names that are not status file names (R3),
-// symbolic links, FIFOs, sockets and devices, files of other accounts,
-// files over 64 KiB. Files that are not exactly one JSON object are skipped
-// silently (the one-liner prints nothing for them either; --json --all and
-// doctor say why). Every string, keys included, is sanitized as for display
-// (escape sequences removed, control and invisible characters made spaces:
-// SPEC.md §7 steps 2–3), so -r cannot print a file's escape sequences; a
-// record as publishers write it is unchanged by this.
+// checkJQFlags checks the jq flags against the mode parsed; -1 means go on.
+func checkJQFlags(o *listOptions, env *Env) int {
+	switch o.mode {
+	case modeJQFiles:
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{o.all, "all"}, {o.states != "", "state"}, {o.agents != "", "agent"}, {o.cwd != "", "cwd"}, {o.sort != "", "sort"}} {
+			if f.set {
+				return usageError(env, "--jq-files cannot be combined with --%s: select in the filter, or use --jq over the sessions", f.name)
+			}
+		}
+		fallthrough
+	case modeJQ:
+		if o.jqTimeout <= 0 {
+			return usageError(env, "--jq-timeout must be positive")
+		}
+		return -1
+	}
+	switch {
+	case o.raw:
+		return usageError(env, "-r needs --jq or --jq-files")
+	case o.compact:
+		return usageError(env, "-c needs --jq or --jq-files")
+	case len(o.jqArgs) > 0:
+		return usageError(env, "--arg and --argjson need --jq or --jq-files")
+	}
+	return -1
+}
+
+// helperEnv marks a process started by re-executing the jq helper, so that
+// a helper without the engine cannot start itself again.
+const helperEnv = "STATUSLS_JQ_HELPER"
+
+// runJQ runs --jq or --jq-files. In a binary without the jq engine
+// (statusls itself) it re-executes the statusls-jq helper with the same
+// arguments.
 func runJQ(o *listOptions, loc location.Location, now time.Time, env *Env) int {
-	q, err := gojq.Parse(o.jq)
-	if err != nil {
-		reportParseError(env, o.jq, err)
-		return ExitUsage
+	if !jqrun.Linked() {
+		if env.Getenv(helperEnv) != "" {
+			fmt.Fprintf(env.Stderr, "statusls: --%s: this statusls-jq has no jq engine\n", o.mode)
+			return ExitError
+		}
+		return execJQHelper(o.args, env)
+	}
+	r := &jqrun.Request{
+		Prog:    "statusls",
+		Flag:    "--" + o.mode,
+		Filter:  o.jq,
+		Environ: env.Environ,
+		Timeout: o.jqTimeout,
+		Raw:     o.raw,
+		Compact: o.compact,
+		Stdout:  env.Stdout,
+		Stderr:  env.Stderr,
 	}
 	if o.now != "" {
-		// --now: now is the given time, through a definition that
-		// shadows the builtin.
-		def, err := gojq.Parse("def now: " + strconv.FormatFloat(float64(now.UnixNano())/1e9, 'f', -1, 64) + "; .")
+		r.Now = now
+	}
+	for _, a := range o.jqArgs {
+		r.Vars = append(r.Vars, jqrun.Var{Name: a.name, Value: a.value})
+	}
+	if o.mode == modeJQFiles {
+		files, err := openFiles(loc.Dir)
 		if err != nil {
-			panic(err)
+			return dirError(env, loc, err)
 		}
-		q.FuncDefs = append(def.FuncDefs, q.FuncDefs...)
-	}
-	names := make([]string, len(o.jqArgs))
-	values := make([]any, len(o.jqArgs))
-	for i, a := range o.jqArgs {
-		names[i], values[i] = "$"+a.name, a.value
-	}
-	code, err := gojq.Compile(q,
-		gojq.WithVariables(names),
-		gojq.WithEnvironLoader(env.Environ),
-	)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: --jq: %v\n", err)
-		return ExitUsage
+		defer files.close()
+		r.Inputs = files.all
+		defer streamingGC(env)()
+		return jqrun.Run(r)
 	}
 
-	l, err := reader.List(loc.Dir, reader.Options{Now: func() time.Time { return now }, KeepData: true})
-	if err != nil {
-		return dirError(env, loc, err)
+	// --jq: as gh does, strings raw, and JSON indented only for a
+	// terminal.
+	isTerm, _ := env.Terminal()
+	r.Raw = true
+	r.Compact = o.compact || !isTerm
+	sessions, code := jsonSessions(o, loc, now, env)
+	if sessions == nil {
+		return code
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.jqTimeout)
-	defer cancel()
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	defer out.Flush()
-	failed := false
-	for i := range l.Entries {
-		e := &l.Entries[i]
-		input, ok := jqInput(e.Data)
-		if !ok {
+	r.Inputs = func(yield func(string, any) bool) { yield("", sessions) }
+	return jqrun.Run(r)
+}
+
+// jsonSessions returns, decoded, the array --json prints: the same
+// entries, objects and order. It holds the listing, then the decoded
+// objects in its place, never the printed array.
+func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *Env) ([]any, int) {
+	l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true})
+	if err != nil {
+		return nil, dirError(env, loc, err)
+	}
+	entries := render.Select(l.Entries, &o.filter)
+	order := o.order
+	if order == "" {
+		order = render.ByName
+	}
+	render.Sort(entries, order)
+	sessions := make([]any, 0, len(entries))
+	var buf []byte
+	for i := range entries {
+		buf = render.AppendJSON(buf[:0], &entries[i])
+		// The object replaces the entry: at most one copy of each
+		// session is held.
+		entries[i] = reader.Entry{}
+		v, err := jqrun.Decode(buf, false) // already sanitized
+		if err != nil {
+			panic("statusls: --json printed invalid JSON: " + err.Error())
+		}
+		sessions = append(sessions, v)
+	}
+	return sessions, ExitOK
+}
+
+// streamingGC tunes the garbage collector for --jq-files, unless GOGC or
+// GOMEMLIMIT say otherwise, and returns what restores it. Each file is
+// garbage once filtered, and little stays live (the names, one file, the
+// filter's state): the listing modes' GOGC of 400 and 256 MiB limit (see
+// Main) would let the heap grow with the number of files read. With 100 %
+// and a soft limit of 16 MiB, peak memory stays flat (bench/jq.sh memory).
+func streamingGC(env *Env) (restore func()) {
+	gc, limit := -2, int64(-1)
+	if env.Getenv("GOGC") == "" {
+		gc = debug.SetGCPercent(100)
+	}
+	if env.Getenv("GOMEMLIMIT") == "" {
+		limit = debug.SetMemoryLimit(16 << 20)
+	}
+	return func() {
+		if gc != -2 {
+			debug.SetGCPercent(gc)
+		}
+		if limit >= 0 {
+			debug.SetMemoryLimit(limit)
+		}
+	}
+}
+
+// jqInput decodes a file's content for --jq-files: exactly one JSON
+// object, with numbers kept exact and every string sanitized.
+func jqInput(data []byte) (any, bool) { return jqrun.DecodeObject(data) }
+
+// statusFiles reads a status directory's files one at a time, for
+// --jq-files: memory stays flat in the number of files (one 64 KiB buffer,
+// one decoded file, and the list of names).
+type statusFiles struct {
+	d     *perm.Dir
+	names []string
+}
+
+// openFiles opens the status directory with the reader's rules (SPEC.md
+// R2) and lists its status file names (R3), in order. A missing directory
+// has no files.
+func openFiles(dir string) (*statusFiles, error) {
+	d, err := perm.OpenDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &statusFiles{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Check(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	des, err := d.List()
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	f := &statusFiles{d: d}
+	for _, de := range des {
+		// The type from the directory saves opening what cannot be a
+		// record (symbolic links, FIFOs, ...); ReadFile checks again
+		// on the opened file.
+		if statusfile.IsStatusName(de.Name) && de.Type&fs.ModeType == 0 {
+			f.names = append(f.names, de.Name)
+		}
+	}
+	slices.Sort(f.names)
+	return f, nil
+}
+
+func (f *statusFiles) close() {
+	if f.d != nil {
+		f.d.Close()
+	}
+}
+
+// all yields the decoded object of every readable status file: regular,
+// owned by the current account, at most 64 KiB, exactly one JSON object.
+// Other files are skipped silently, as the one-liner prints nothing for
+// them either (--json --all and doctor say why).
+func (f *statusFiles) all(yield func(string, any) bool) {
+	buf := make([]byte, 0, statusfile.MaxFileSize+1)
+	for _, name := range f.names {
+		data, _, err := f.d.ReadFile(name, buf, statusfile.MaxFileSize)
+		if err != nil {
 			continue
 		}
-		iter := code.RunWithContext(ctx, input, values...)
-		for {
-			v, ok := iter.Next()
-			if !ok {
-				break
-			}
-			if err, ok := v.(error); ok {
-				if ctx.Err() != nil {
-					out.Flush()
-					fmt.Fprintf(env.Stderr, "statusls: --jq: filter stopped after %v\n", o.jqTimeout)
-					fmt.Fprintln(env.Stderr, "statusls: hint: the filter may not terminate; raise --jq-timeout if it needs longer")
-					return ExitError
-				}
-				var he *gojq.HaltError
-				if errors.As(err, &he) {
-					out.Flush()
-					if he.Value() == nil {
-						if failed {
-							return ExitError
-						}
-						return ExitOK
-					}
-					writeHaltValue(env.Stderr, he.Value())
-					return ExitError
-				}
-				out.Flush()
-				fmt.Fprintf(env.Stderr, "statusls: --jq: %s: %v\n", e.Name, err)
-				failed = true
-				break
-			}
-			if err := writeJQValue(out, v, o.raw, o.compact); err != nil {
-				out.Flush()
-				fmt.Fprintf(env.Stderr, "statusls: --jq: %s: %v\n", e.Name, err)
-				failed = true
-				break
-			}
+		buf = data[:0]
+		if v, ok := jqrun.DecodeObject(data); ok && !yield(name, v) {
+			return
 		}
 	}
-	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %v\n", err)
-		return ExitError
-	}
-	if failed {
-		return ExitError
-	}
-	return ExitOK
 }
 
-// jqInput decodes a file's content for gojq: exactly one JSON object, with
-// numbers kept exact and every string sanitized.
-func jqInput(data []byte) (any, bool) {
-	if data == nil {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, false // more than one value
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	return sanitizeValue(m), true
-}
-
-// sanitizeValue sanitizes every string of a decoded JSON value, object keys
-// included, and turns numbers into what gojq computes with: integers as int
-// (or *big.Int when they do not fit), others as float64.
-func sanitizeValue(v any) any {
-	switch v := v.(type) {
-	case string:
-		return statusfile.SanitizeText(v)
-	case json.Number:
-		return jqNumber(v)
-	case []any:
-		for i := range v {
-			v[i] = sanitizeValue(v[i])
-		}
-		return v
-	case map[string]any:
-		// Keys that sanitizing changes must not take the place of a key
-		// the file really has ("\u001b[0mstate" must not become
-		// "state"), and keys that sanitize alike must give the same
-		// result at every run: clean keys first, then the others in
-		// order of their raw bytes, each only where its key is still free.
-		out := make(map[string]any, len(v))
-		var unclean []string
-		for k, x := range v {
-			if statusfile.SanitizeText(k) != k {
-				unclean = append(unclean, k)
-				continue
-			}
-			out[k] = sanitizeValue(x)
-		}
-		slices.Sort(unclean)
-		for _, k := range unclean {
-			if sk := statusfile.SanitizeText(k); !hasKey(out, sk) {
-				out[sk] = sanitizeValue(v[k])
-			}
-		}
-		return out
-	}
-	return v
-}
-
-func hasKey(m map[string]any, k string) bool {
-	_, ok := m[k]
-	return ok
-}
-
-// jqNumber converts a JSON number as gojq's own decoder does.
-func jqNumber(n json.Number) any {
-	s := string(n)
-	if !strings.ContainsAny(s, ".eE") {
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil && i == int64(int(i)) {
-			return int(i)
-		}
-		if b, ok := new(big.Int).SetString(s, 10); ok {
-			return b
-		}
-	}
-	// Out of range, ParseFloat returns ±Inf, which gojq prints as the
-	// largest float, like jq.
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
-}
-
-// writeJQValue writes one result as the jq command line does: with raw set,
-// a string as it is; anything else as JSON, indented by two spaces (or
-// compact), keys sorted (gojq does not keep the order of keys); a newline
-// after each.
-func writeJQValue(w *bufio.Writer, v any, raw, compact bool) error {
-	if s, ok := v.(string); ok && raw {
-		w.WriteString(s)
-		return w.WriteByte('\n')
-	}
-	b, err := gojq.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if !compact {
-		var ind bytes.Buffer
-		if err := json.Indent(&ind, b, "", "  "); err != nil {
-			return err
-		}
-		b = ind.Bytes()
-	}
-	w.Write(b)
-	return w.WriteByte('\n')
-}
-
-// writeHaltValue writes halt_error's value as jq does: a string as it is,
-// anything else as JSON with a newline.
-func writeHaltValue(w io.Writer, v any) {
-	if s, ok := v.(string); ok {
-		io.WriteString(w, s)
-		return
-	}
-	b, _ := gojq.Marshal(v)
-	w.Write(append(b, '\n'))
-}
-
-// reportParseError reports a syntax error in a --jq filter with its
-// position: the line of the filter and a caret under the offending token.
-func reportParseError(env *Env, filter string, err error) {
-	var pe *gojq.ParseError
-	if !errors.As(err, &pe) {
-		fmt.Fprintf(env.Stderr, "statusls: --jq: %v\n", err)
-		return
-	}
-	// Offset is the number of bytes scanned; the token ends there.
-	off := pe.Offset - len(pe.Token)
-	off = max(0, min(off, len(filter)))
-	for off > 0 && off < len(filter) && !utf8.RuneStart(filter[off]) {
-		off--
-	}
-	lineStart := strings.LastIndexByte(filter[:off], '\n') + 1
-	lineEnd := strings.IndexByte(filter[off:], '\n')
-	if lineEnd < 0 {
-		lineEnd = len(filter)
-	} else {
-		lineEnd += off
-	}
-	line := strings.Count(filter[:off], "\n") + 1
-	col := utf8.RuneCountInString(filter[lineStart:off]) + 1
-	fmt.Fprintf(env.Stderr, "statusls: --jq: syntax error at line %d, column %d: %v\n", line, col, err)
-	text := statusfile.SanitizeText(filter[lineStart:lineEnd])
-	// The caret goes under the column; the sanitized line has one
-	// character per original one where it matters for printable text.
-	fmt.Fprintf(env.Stderr, "    %s\n    %s^\n", text, strings.Repeat(" ", col-1))
-}
+var _ iter.Seq2[string, any] = (*statusFiles)(nil).all

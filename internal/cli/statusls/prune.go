@@ -4,44 +4,53 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strconv"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-const pruneUsage = `Usage: statusls prune [--dry-run] [--dir DIR | --config-home DIR] [--now TIME]
+const pruneDescription = `Removes the status files of sessions that are stale (no heartbeat for more
+than 30 s) and whose publisher is provably gone: no process has its pid.
+Sessions whose pid is alive are kept; so are sessions whose pid is
+unknown, or seems to belong to a process started after the last update (a
+step of the wall clock can fake that), unless --older-than says how old is
+too old. A session whose heartbeat owner runs, or that is being updated,
+is kept. Only the file that was judged is removed: a file replaced
+meanwhile (even one that reuses its inode) is left alone.
 
-Removes the status files of sessions that are stale (no heartbeat for more
-than 30 s) and whose publisher is provably gone: no process has its pid, or
-the process that has it started after the record was written (the pid was
-reused). Sessions whose pid is alive or unknown are kept: a publisher in
-another pid namespace or on another host looks dead from here, and the
-heartbeat, not the pid, is the evidence. Only regular status files of the
-current account in the status directory are ever removed, and only if they
-are still the file that was read.
+Also removes the temporary files of writers that are gone, and puts back a
+record that an interrupted prune left moved aside.`
 
-  --dry-run   say what would be removed, remove nothing
-`
+// pruneOptions are prune's flags.
+type pruneOptions struct {
+	common
+	dryRun    bool
+	olderThan time.Duration
+}
+
+func (o *pruneOptions) register(fs *base.FlagSet, env *Env) {
+	fs.Bool(&o.dryRun, "dry-run", false, "say what would be removed, remove nothing")
+	fs.Duration(&o.olderThan, "older-than", 0, "D", "also remove stale records older than D (90m, 24h) whose pid is\nunknown or seems reused; choose D longer than any step of the\nclock you expect")
+	o.common.register(fs, env)
+}
 
 // prune removes the files of stale sessions whose publisher is gone.
-func prune(args []string, env *Env) int {
-	var c common
-	var dryRun bool
-	flags := newFlagSet("statusls prune")
-	c.register(flags)
-	flags.BoolVar(&dryRun, "dry-run", false, "")
-	if code := parseFlags(flags, args, env, pruneUsage); code >= 0 {
-		return code
+func prune(o *pruneOptions, env *Env) int {
+	c, dryRun, olderThan := &o.common, o.dryRun, o.olderThan
+	if olderThan < 0 {
+		return usageError(env, "prune: --older-than %v is negative", olderThan)
 	}
 	loc, now, err := c.resolve(env)
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
-	d, err := reader.Open(loc.Dir, reader.Options{Now: func() time.Time { return now }, Liveness: true})
+	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true})
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintln(env.Stdout, "no status directory: nothing to prune")
 		return ExitOK
@@ -54,22 +63,32 @@ func prune(args []string, env *Env) int {
 	if err != nil {
 		return dirError(env, loc, err)
 	}
+	g, err := openPruneGuard(loc.Dir, d)
+	if err != nil {
+		return dirError(env, loc, err)
+	}
+	defer g.close()
 	out := bufio.NewWriter(env.Stdout)
 	defer out.Flush()
 	stale, removed, failed := 0, 0, false
+	fail := func(err error) {
+		out.Flush()
+		fmt.Fprintf(env.Stderr, "statusls: prune: %v\n", err)
+		failed = true
+	}
 	for i := range l.Entries {
 		e := &l.Entries[i]
 		if e.Verdict != reader.Stale {
 			continue
 		}
 		stale++
-		why := staleFor(e.Age) + ", " + pidSays(e)
 		desc := e.Name + " (session " + strconv.Quote(statusfile.SanitizeText(e.Status.Session))
 		if e.Status.Agent != "" {
 			desc += ", agent " + statusfile.SanitizeText(e.Status.Agent)
 		}
 		desc += ")"
-		if !e.Alive.Gone() {
+		why, ok := judge(e, olderThan)
+		if !ok {
 			fmt.Fprintf(out, "kept %s: %s\n", desc, why)
 			continue
 		}
@@ -78,12 +97,12 @@ func prune(args []string, env *Env) int {
 			removed++
 			continue
 		}
-		ok, err := d.Remove(e)
+		ok, busy, err := g.remove(d, e)
 		switch {
 		case err != nil:
-			out.Flush()
-			fmt.Fprintf(env.Stderr, "statusls: prune: %v\n", err)
-			failed = true
+			fail(err)
+		case busy != "":
+			fmt.Fprintf(out, "kept %s: %s\n", desc, busy)
 		case ok:
 			fmt.Fprintf(out, "removed %s: %s\n", desc, why)
 			removed++
@@ -101,11 +120,30 @@ func prune(args []string, env *Env) int {
 	default:
 		fmt.Fprintf(out, "%s %d of %d stale session%s\n", verb, removed, stale, plural(stale))
 	}
+	g.leftovers(out, dryRun, fail)
 	if failed {
 		return ExitError
 	}
 	return ExitOK
 }
+
+// judge decides whether the stale entry e may be removed, and says why
+// (SPEC.md D1–D3).
+func judge(e *reader.Entry, olderThan time.Duration) (string, bool) {
+	why := staleFor(e.Age) + ", " + pidSays(e)
+	switch {
+	case e.Alive == reader.Dead:
+		return why, true
+	case e.Alive == reader.Alive:
+		return why, false
+	case olderThan > 0 && e.Age > olderThan:
+		return why + ", older than " + render.FormatAge(olderThan), true
+	}
+	return why, false
+}
+
+// leftoverWriter is where the guard reports what it did with leftovers.
+type leftoverWriter = io.Writer
 
 func plural(n int) string {
 	if n == 1 {
@@ -129,7 +167,7 @@ func pidSays(e *reader.Entry) string {
 	case reader.Dead:
 		return "pid " + pid + " is gone"
 	case reader.Reused:
-		return "pid " + pid + " now belongs to a process started after the last update"
+		return "pid " + pid + " seems to belong to a process started after the last update (not proof: the clock may have been set)"
 	case reader.Alive:
 		return "pid " + pid + " is alive"
 	}

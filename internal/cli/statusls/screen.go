@@ -134,7 +134,7 @@ func (t *tableScreen) draw(v *view, now time.Time) error {
 				more = len(entries) - shown
 			}
 		}
-		table := render.Table(entries[:shown], render.TableOptions{Width: t.width, Color: t.color, Home: t.env.Getenv("HOME")})
+		table := render.Table(entries[:shown], render.TableOptions{Width: t.width, Color: t.color, Home: t.env.Getenv("HOME"), Wide: t.o.wide})
 		lines = strings.Split(strings.TrimSuffix(table, "\n"), "\n")
 		if more > 0 {
 			lines = append(lines, fmt.Sprintf("… %d more", more))

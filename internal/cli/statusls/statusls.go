@@ -12,7 +12,6 @@ package statusls
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,10 +19,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/perm"
@@ -33,11 +34,11 @@ import (
 
 // Exit codes.
 const (
-	ExitOK      = 0 // success, also when there are no sessions
-	ExitError   = 1 // a runtime error: a refused directory, a failing --jq filter
-	ExitUsage   = 2 // a usage error: an unknown flag, a bad value, a --jq syntax error
-	ExitTimeout = 3 // wait: the --timeout passed first
-	ExitGone    = 4 // wait: the session went away while waiting for a state
+	ExitOK      = base.ExitOK    // success, also when there are no sessions
+	ExitError   = base.ExitError // a runtime error: a refused directory, a failing --jq filter
+	ExitUsage   = base.ExitUsage // a usage error: an unknown flag, a bad value, a --jq syntax error
+	ExitTimeout = 3              // wait: the --timeout passed first
+	ExitGone    = 4              // wait: the session went away while waiting for a state
 )
 
 // Env is what the command gets from its process. Tests build their own.
@@ -65,6 +66,10 @@ type Env struct {
 	// TempDir is where demo makes its temporary config home; "" means
 	// os.TempDir().
 	TempDir string
+	// Keyboard gives watch's table the keys typed on the terminal, unechoed
+	// and one at a time, and the function that restores the terminal; nil
+	// (or an error) means no keyboard. q quits.
+	Keyboard func() (io.Reader, func(), error)
 }
 
 // Main runs the command with the process's own environment.
@@ -83,7 +88,8 @@ func Main() int {
 	// 1,000 sessions heartbeating every 10 s, statusls watch --json used
 	// 1.35-1.60 % of a core with GOMAXPROCS=1 against 1.55-1.83 % with 2
 	// (CPU time over 60 s, two runs each, on the 2-core development VM).
-	longRunning := len(os.Args) > 1 && (os.Args[1] == "watch" || os.Args[1] == "wait")
+	// (Flags may come before the subcommand: look for it anywhere.)
+	longRunning := slices.Contains(os.Args[1:], "watch") || slices.Contains(os.Args[1:], "wait")
 	if longRunning && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
@@ -101,6 +107,7 @@ func Main() int {
 		Environ:  os.Environ,
 		Terminal: func() (bool, int) { return terminal(os.Stdout) },
 		Rows:     func() int { return terminalRows(os.Stdout) },
+		Keyboard: func() (io.Reader, func(), error) { return keyboard(os.Stdin) },
 	})
 }
 
@@ -134,96 +141,6 @@ func (env *Env) fill() {
 	}
 }
 
-const usage = `statusls lists what your coding agents are doing, from their status files
-(gentle-shell.agent-status/v1).
-
-Usage:
-  statusls [flags]                  list the fresh sessions
-  statusls --jq FILTER [-r] [...]   run a jq program over every status file
-  statusls watch [flags]            follow the changes: a live table, or one line per event
-  statusls wait [flags]             wait until a session is in a state, or gone
-  statusls doctor                   explain the setup: which directory, why, what is in it
-  statusls prune [--dry-run]        remove files of sessions whose publisher is gone
-  statusls demo                     publish a few sessions into a temporary directory and list them
-
-'statusls watch --help' and 'statusls wait --help' describe their flags.
-
-Output (one of; default: a table on a terminal, else TSV):
-  --table             an aligned table, most urgent first (blocked, working, idle)
-  --tsv               agent<TAB>session<TAB>state<TAB>title, as the published jq one-liner
-  --json              a JSON array of sessions (see "JSON" below)
-  --ndjson            one JSON object per line
-  --summary           one line for status bars: "1 blocked · 2 working"; nothing when none
-  --count             the number of sessions
-
-Selection:
-  --all               include stale sessions (and, in JSON, invalid files with their reason)
-  --state S[,S]       only sessions in these states (working, blocked, idle, or any other)
-  --agent A[,A]       only sessions of these agents
-  --cwd PREFIX        only sessions whose cwd is PREFIX or below (~ is expanded)
-  --sort ORDER        attention (the table's default), updated, or name (the default otherwise)
-  --now TIME          judge freshness at TIME (RFC 3339) instead of the clock
-
-jq:
-  --jq FILTER         run FILTER (jq syntax, by gojq) over the JSON object of every readable
-                      status file, in file-name order, strings sanitized for display
-  -r                  print strings raw, without quotes (like jq -r)
-  -c                  print other values compactly (default: indented by two spaces)
-  --arg NAME VALUE    $NAME is the string VALUE
-  --argjson NAME JSON $NAME is the JSON value
-  --jq-timeout DUR    stop a filter that runs longer (default 5s)
-
-Where:
-  --dir DIR           the status directory itself
-  --config-home DIR   the config home (the status directory is DIR/agent-status)
-                      Without these: $STATUS_DIR, else $GENTLE_PI_CONFIG_HOME/agent-status,
-                      else ~/.pi/gentle-ai/agent-status.
-
-Terminal:
-  --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never
-                      The table fits $COLUMNS, else the terminal's width, else 80 columns.
-
-Exit status: 0 success (also with no sessions), 1 error, 2 usage error; wait: 3 timeout,
-4 the session went away.
-
-Examples:
-  # tmux: in ~/.tmux.conf
-  set -g status-right '#(statusls --summary)'
-  set -g status-interval 2
-
-  # bash prompt: show how many agents wait for you
-  PS1='$(n=$(statusls --count --state blocked); [ "$n" -gt 0 ] && echo "[$n blocked] ")'"$PS1"
-
-  # the published jq one-liner's filter, run safely
-  statusls -r --jq 'select(.schema == "gentle-shell.agent-status/v1") |
-    select((now - (.updatedAt | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601)) <= 30) |
-    [.agent, .session, .state, (.task.title // "")] | @tsv'
-
-  # sessions working under the current project, as JSON
-  statusls --json --cwd . --state working
-
-  # titles of blocked sessions
-  statusls -r --jq 'select(.state == "blocked") | .task.title // empty'
-
-  # a live table of the sessions; or, for editors, one JSON object per change
-  statusls watch
-  statusls watch --json
-
-  # a desktop notification each time an agent starts waiting for you
-  statusls watch --on blocked --exec 'notify-send "$STATUS_AGENT is waiting" "$STATUS_TITLE"'
-
-  # in a script: go on when session $ID has finished its turn (exit 4 if it ends first)
-  statusls wait --session "$ID" --state idle --timeout 30m
-
-  # wait until an agent working under this project needs you, and say which
-  statusls wait --any --state blocked --cwd .
-
-JSON (--json, --ndjson; a stable format): one object per session with the keys
-file, schema, session, agent, pid, cwd, state, title, updatedAt, fresh, age
-(seconds), alive (true, false or null), verdict (fresh, stale or invalid),
-reason and error (for invalid files, listed with --all); unknown values are null.
-`
-
 // usageError reports a usage error.
 func usageError(env *Env, format string, args ...any) int {
 	fmt.Fprintf(env.Stderr, "statusls: "+format+"\n", args...)
@@ -234,40 +151,14 @@ func usageError(env *Env, format string, args ...any) int {
 // Run runs statusls with args (without the program name).
 func Run(args []string, env Env) int {
 	env.fill()
-	if len(args) > 0 {
-		switch args[0] {
-		case "doctor":
-			return doctor(args[1:], &env)
-		case "prune":
-			return prune(args[1:], &env)
-		case "demo":
-			return demo(args[1:], &env)
-		case "watch":
-			return watchCmd(args[1:], &env)
-		case "wait":
-			return waitCmd(args[1:], &env)
-		case "help":
-			fmt.Fprint(env.Stdout, usage)
-			return ExitOK
-		}
+	// --arg and --argjson take two values, which no flag parser
+	// expresses: take them out first.
+	var jqArgs []jqArg
+	rest, err := extractJQArgs(args, &jqArgs)
+	if err != nil {
+		return usageError(&env, "%v", err)
 	}
-	o, code := parseList(args, &env)
-	if code >= 0 {
-		return code
-	}
-	return list(o, &env)
-}
-
-// common are the flags every subcommand takes.
-type common struct {
-	dir, configHome string
-	now             string
-}
-
-func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.dir, "dir", "", "status directory")
-	fs.StringVar(&c.configHome, "config-home", "", "config home")
-	fs.StringVar(&c.now, "now", "", "judge freshness at this time")
+	return program(&env, jqArgs, args).Run(rest)
 }
 
 // resolve finds the directory and the time.
@@ -287,143 +178,124 @@ func (c *common) resolve(env *Env) (location.Location, time.Time, error) {
 	return loc, now, nil
 }
 
-// newFlagSet returns a flag set that reports its errors to us.
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
-}
-
-// parseFlags parses args, handling --help and errors. It returns -1 to go on.
-func parseFlags(fs *flag.FlagSet, args []string, env *Env, help string) int {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(env.Stdout, help)
-			return ExitOK
-		}
-		return usageError(env, "%s", strings.TrimPrefix(err.Error(), "flag: "))
-	}
-	if fs.NArg() > 0 {
-		return usageError(env, "unexpected argument %q", fs.Arg(0))
-	}
-	return -1
-}
-
 // listOptions are the flags of the listing command.
 type listOptions struct {
 	common
 	table, tsv, json, ndjson, summary, count bool
+	wide                                     bool
+	jsonFields                               string
+	fields                                   []string
+	given                                    *base.FlagSet
 	all                                      bool
 	states, agents                           string
 	cwd                                      string
 	sort                                     string
 	color                                    string
 
-	jq        string
-	jqSet     bool
-	raw       bool
-	compact   bool
-	jqArgs    []jqArg
-	jqTimeout time.Duration
+	jq         string
+	jqSet      bool
+	jqFilesSet bool
+	args       []string // for re-executing the jq helper
+	raw        bool
+	compact    bool
+	jqArgs     []jqArg
+	jqTimeout  time.Duration
 
 	filter render.Filter
 	order  render.Order
 	mode   string
 }
 
-func parseList(args []string, env *Env) (*listOptions, int) {
-	o := &listOptions{}
-	// --arg and --argjson take two values, which package flag cannot
-	// express: take them out first.
-	rest, err := extractJQArgs(args, &o.jqArgs)
-	if err != nil {
-		return nil, usageError(env, "%v", err)
-	}
-	fs := newFlagSet("statusls")
-	o.common.register(fs)
-	fs.BoolVar(&o.table, "table", false, "")
-	fs.BoolVar(&o.tsv, "tsv", false, "")
-	fs.BoolVar(&o.json, "json", false, "")
-	fs.BoolVar(&o.ndjson, "ndjson", false, "")
-	fs.BoolVar(&o.summary, "summary", false, "")
-	fs.BoolVar(&o.count, "count", false, "")
-	fs.BoolVar(&o.all, "all", false, "")
-	fs.StringVar(&o.states, "state", "", "")
-	fs.StringVar(&o.agents, "agent", "", "")
-	fs.StringVar(&o.cwd, "cwd", "", "")
-	fs.StringVar(&o.sort, "sort", "", "")
-	fs.StringVar(&o.color, "color", "auto", "")
-	fs.Func("jq", "", func(s string) error { o.jq, o.jqSet = s, true; return nil })
-	fs.BoolVar(&o.raw, "r", false, "")
-	fs.BoolVar(&o.raw, "raw-output", false, "")
-	fs.BoolVar(&o.compact, "c", false, "")
-	fs.BoolVar(&o.compact, "compact-output", false, "")
-	fs.DurationVar(&o.jqTimeout, "jq-timeout", 5*time.Second, "")
-	if code := parseFlags(fs, rest, env, usage); code >= 0 {
-		return nil, code
-	}
+func (o *listOptions) register(fs *base.FlagSet, env *Env) {
+	fs.Group("Output (one of; default: a table on a terminal, else TSV)")
+	fs.Bool(&o.table, "table", false, "an aligned table, most urgent first (blocked, working, idle)")
+	fs.Bool(&o.tsv, "tsv", false, "agent<TAB>session<TAB>state<TAB>title, as the published jq one-liner")
+	js := fs.String(&o.jsonFields, "json", "", "FIELDS", "a JSON array of sessions (see \"JSON\" below); with FIELDS, only\nthose keys: --json session,state,title")
+	js.NoValue = "*"
+	js.Complete = func() []string { return render.JSONFields }
+	fs.Bool(&o.ndjson, "ndjson", false, "one JSON object per line")
+	fs.Bool(&o.summary, "summary", false, "one line for status bars: \"1 blocked · 2 working\"; nothing when none")
+	fs.Bool(&o.count, "count", false, "the number of sessions")
+	fs.Bool(&o.wide, "wide", false, "the table shows full session ids (default: the shortest\nunambiguous prefix, at least 8 characters)")
 
+	fs.Group("Selection")
+	fs.Bool(&o.all, "all", false, "include stale sessions (and, in JSON, invalid files with their reason)")
+	stateFlag(fs, &o.states, "state", "only sessions in these states: working, blocked, idle,\nor other:NAME for a state newer publishers may add")
+	fs.String(&o.agents, "agent", "", "A[,A]", "only sessions of these agents")
+	fs.String(&o.cwd, "cwd", "", "PREFIX", "only sessions whose cwd is PREFIX or below (~ is expanded)")
+	fs.String(&o.sort, "sort", "", "ORDER", "attention (the table's default), updated, or name (the default otherwise)").Complete = func() []string { return []string{"attention", "updated", "name"} }
+
+	fs.Group("jq (by gojq, run by the statusls-jq helper, which must be installed beside statusls)")
+	fs.Func("jq", "FILTER", "run FILTER once over the array --json prints, as gh does: the same\nobjects after --state, --agent, --cwd and --sort, fresh sessions only\nunless --all. Strings print raw; other values as JSON, indented only\non a terminal", func(s string) error { o.jq, o.jqSet = s, true; return nil })
+	fs.Func("jq-files", "FILTER", "run FILTER over the JSON object of every readable status file, one\nfile at a time, in file-name order, strings sanitized for display;\nprints as jq does (the published one-liner's mode)", func(s string) error { o.jq, o.jqFilesSet = s, true; return nil })
+	fs.Shorthand(fs.Bool(&o.raw, "raw-output", false, "--jq-files: print strings raw, without quotes (like jq -r); --jq\nalways does"), "r")
+	fs.Shorthand(fs.Bool(&o.compact, "compact-output", false, "print other values compactly (--jq-files default: indented by two\nspaces)"), "c")
+	fs.Func("arg", "NAME VALUE", "$NAME is the string VALUE", func(string) error { return errors.New("needs a name and a value") })
+	fs.Func("argjson", "NAME JSON", "$NAME is the JSON value", func(string) error { return errors.New("needs a name and a value") })
+	fs.Duration(&o.jqTimeout, "jq-timeout", 5*time.Second, "DUR", "stop a filter that runs longer than DUR on one input (default 5s;\ntime spent writing output or reading files does not count)")
+
+	o.common.register(fs, env)
+
+	fs.Group("Terminal")
+	colorFlag(fs, &o.color, "auto (default: on a terminal), always, never; see \"Environment\"\nThe table fits $COLUMNS, else the terminal's width, else 80 columns.")
+}
+
+// validate checks the flags together, once parsed. It returns -1 to go on.
+func (o *listOptions) validate(args []string, env *Env) int {
+	if len(args) > 0 {
+		return usageError(env, "unexpected argument %q", args[0])
+	}
+	o.json = o.given.Changed("json")
+	if o.json && o.jsonFields != "*" {
+		fields, err := parseJSONFields(o.jsonFields)
+		if err != nil {
+			return usageError(env, "%v", err)
+		}
+		o.fields = fields
+	}
 	var modes []string
 	for _, m := range []struct {
 		on   bool
 		name string
-	}{{o.table, "table"}, {o.tsv, "tsv"}, {o.json, "json"}, {o.ndjson, "ndjson"}, {o.summary, "summary"}, {o.count, "count"}, {o.jqSet, "jq"}} {
+	}{{o.table, "table"}, {o.tsv, "tsv"}, {o.json && !o.jqSet, "json"}, {o.ndjson, "ndjson"}, {o.summary, "summary"}, {o.count, "count"}, {o.jqSet, modeJQ}, {o.jqFilesSet, modeJQFiles}} {
 		if m.on {
 			modes = append(modes, m.name)
 		}
 	}
 	if len(modes) > 1 {
-		return nil, usageError(env, "--%s and --%s cannot be combined", modes[0], modes[1])
+		return usageError(env, "--%s and --%s cannot be combined", modes[0], modes[1])
 	}
 	if len(modes) == 1 {
 		o.mode = modes[0]
 	}
-	if o.mode == "jq" {
-		for _, f := range []struct {
-			set  bool
-			name string
-		}{{o.all, "all"}, {o.states != "", "state"}, {o.agents != "", "agent"}, {o.cwd != "", "cwd"}, {o.sort != "", "sort"}} {
-			if f.set {
-				return nil, usageError(env, "--jq cannot be combined with --%s: select in the filter instead", f.name)
-			}
-		}
-		if o.jqTimeout <= 0 {
-			return nil, usageError(env, "--jq-timeout must be positive")
-		}
-	} else {
-		switch {
-		case o.raw:
-			return nil, usageError(env, "-r needs --jq")
-		case o.compact:
-			return nil, usageError(env, "-c needs --jq")
-		case len(o.jqArgs) > 0:
-			return nil, usageError(env, "--arg and --argjson need --jq")
-		}
+	if code := checkJQFlags(o, env); code >= 0 {
+		return code
 	}
-	switch o.color {
-	case "auto", "always", "never":
-	default:
-		return nil, usageError(env, "--color: %q is not auto, always or never", o.color)
+	if code := checkColor(env, o.color); code >= 0 {
+		return code
 	}
-	o.filter = render.Filter{All: o.all, Invalid: o.all && (o.mode == "json" || o.mode == "ndjson")}
-	o.filter.States = splitList(o.states)
+	o.filter = render.Filter{All: o.all, Invalid: o.all && (o.mode == "json" || o.mode == "ndjson" || o.mode == modeJQ)}
+	states, err := parseStateList("state", o.states)
+	if err != nil {
+		return usageError(env, "%v", err)
+	}
+	o.filter.States = states
 	o.filter.Agents = splitList(o.agents)
 	if o.cwd != "" {
 		p, err := expandPath(o.cwd, env)
 		if err != nil {
-			return nil, usageError(env, "--cwd: %v", err)
+			return usageError(env, "--cwd: %v", err)
 		}
 		o.filter.Cwd = p
 	}
 	if o.sort != "" {
 		ord, err := render.ParseOrder(o.sort)
 		if err != nil {
-			return nil, usageError(env, "--sort: %v", err)
+			return usageError(env, "--sort: %v", err)
 		}
 		o.order = ord
 	}
-	return o, -1
+	return -1
 }
 
 func splitList(s string) []string {
@@ -445,7 +317,7 @@ func list(o *listOptions, env *Env) int {
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
-	if o.mode == "jq" {
+	if o.mode == modeJQ || o.mode == modeJQFiles {
 		return runJQ(o, loc, now, env)
 	}
 	isTerm, termWidth := env.Terminal()
@@ -457,7 +329,7 @@ func list(o *listOptions, env *Env) int {
 		}
 	}
 	opts := reader.Options{
-		Now:      func() time.Time { return now },
+		Clock:    atClock(now),
 		Liveness: mode == "json" || mode == "ndjson",
 	}
 	l, err := reader.List(loc.Dir, opts)
@@ -492,7 +364,7 @@ func list(o *listOptions, env *Env) int {
 		}
 		out.WriteString("[\n")
 		for i := range entries {
-			buf = render.AppendJSON(buf[:0], &entries[i])
+			buf = render.AppendJSONFields(buf[:0], &entries[i], o.fields)
 			if i < len(entries)-1 {
 				buf = append(buf, ',')
 			}
@@ -522,7 +394,7 @@ func list(o *listOptions, env *Env) int {
 		writeTable(out, entries, o, l, loc, isTerm, termWidth, env)
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %v\n", err)
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
 		return ExitError
 	}
 	return ExitOK
@@ -530,7 +402,8 @@ func list(o *listOptions, env *Env) int {
 
 func writeTable(out io.Writer, entries []reader.Entry, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *Env) {
 	if len(entries) == 0 {
-		if isTerm {
+		// A notice, not data: on stderr, so that stdout stays empty.
+		if isTerm || o.mode == "table" {
 			what := "fresh sessions"
 			if o.all {
 				what = "sessions"
@@ -538,9 +411,9 @@ func writeTable(out io.Writer, entries []reader.Entry, o *listOptions, l *reader
 			if o.filter.Narrowed() {
 				what = "matching " + what
 			}
-			fmt.Fprintf(out, "no %s in %s\n", what, quotePath(render.TildePath(loc.Dir, env.Getenv("HOME"))))
+			fmt.Fprintf(env.Stderr, "statusls: no %s in %s\n", what, quotePath(render.TildePath(loc.Dir, env.Getenv("HOME"))))
 			if l.Missing {
-				fmt.Fprintln(out, "(the directory does not exist yet; run 'statusls doctor' if you expected sessions)")
+				fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
 			}
 		}
 		return
@@ -549,6 +422,7 @@ func writeTable(out io.Writer, entries []reader.Entry, o *listOptions, l *reader
 		Width: tableWidth(env, termWidth),
 		Color: useColor(o.color, isTerm, env),
 		Home:  env.Getenv("HOME"),
+		Wide:  o.wide,
 	}))
 }
 
@@ -563,8 +437,11 @@ func tableWidth(env *Env, termWidth int) int {
 	return 80
 }
 
-// useColor decides --color: auto colours a terminal unless NO_COLOR is set
-// (to anything non-empty, see no-color.org) or TERM is dumb.
+// useColor decides --color. auto colours a terminal unless NO_COLOR is set
+// to anything non-empty (no-color.org) or TERM is dumb; CLICOLOR_FORCE or
+// FORCE_COLOR, set to anything but "" and "0", colour off a terminal too
+// (bixense.com/clicolors, force-color.org). NO_COLOR wins over them, and
+// --color always or never over all.
 func useColor(when string, isTerm bool, env *Env) bool {
 	switch when {
 	case "always":
@@ -572,7 +449,15 @@ func useColor(when string, isTerm bool, env *Env) bool {
 	case "never":
 		return false
 	}
-	return isTerm && env.Getenv("NO_COLOR") == "" && env.Getenv("TERM") != "dumb"
+	if env.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	for _, v := range []string{"CLICOLOR_FORCE", "FORCE_COLOR"} {
+		if x := env.Getenv(v); x != "" && x != "0" {
+			return true
+		}
+	}
+	return isTerm && env.Getenv("TERM") != "dumb"
 }
 
 // expandPath expands a leading ~ and makes p absolute.
@@ -591,11 +476,12 @@ func expandPath(p string, env *Env) (string, error) {
 func dirError(env *Env, loc location.Location, err error) int {
 	var pe *perm.Error
 	if errors.As(err, &pe) {
-		fmt.Fprintf(env.Stderr, "statusls: %s\n", strings.TrimPrefix(pe.Error(), "perm: "))
-		fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", refusalHint(pe))
+		info, _ := inspectDir(pe.Path)
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(pe)))
+		fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", statusfile.SanitizeText(safeHint(pe, info)))
 		return ExitError
 	}
-	fmt.Fprintf(env.Stderr, "statusls: %v\n", err)
+	fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 	fmt.Fprintln(env.Stderr, "statusls: hint: run 'statusls doctor' to check the setup")
 	return ExitError
 }

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -68,7 +67,7 @@ func wellFormedDir(t *testing.T, base time.Time) string {
 	return dir
 }
 
-// TestOneLinerParity checks that statusls (TSV) and statusls --jq with the
+// TestOneLinerParity checks that statusls (TSV) and statusls --jq-files with the
 // one-liner's filter print byte for byte what the real one-liner prints.
 func TestOneLinerParity(t *testing.T) {
 	needJQ(t)
@@ -87,12 +86,12 @@ func TestOneLinerParity(t *testing.T) {
 	if r := run(t, o); r.code != 0 || r.stdout != string(want) {
 		t.Errorf("statusls (exit %d, stderr %q) differs from the one-liner:\n--- statusls ---\n%s--- jq ---\n%s", r.code, r.stderr, r.stdout, want)
 	}
-	if r := run(t, o, "--jq", oneLinerFilter, "-r"); r.code != 0 || r.stdout != string(want) {
-		t.Errorf("statusls --jq (exit %d, stderr %q) differs from the one-liner:\n--- statusls ---\n%s--- jq ---\n%s", r.code, r.stderr, r.stdout, want)
+	if r := run(t, o, "--jq-files", oneLinerFilter, "-r"); r.code != 0 || r.stdout != string(want) {
+		t.Errorf("statusls --jq-files (exit %d, stderr %q) differs from the one-liner:\n--- statusls ---\n%s--- jq ---\n%s", r.code, r.stderr, r.stdout, want)
 	}
 }
 
-// TestJQOutputLikeJQ compares statusls --jq's output encoding with jq's for
+// TestJQOutputLikeJQ compares statusls --jq-files's output encoding with jq's for
 // filters where jq 1.6 and gojq agree.
 func TestJQOutputLikeJQ(t *testing.T) {
 	needJQ(t)
@@ -117,7 +116,7 @@ func TestJQOutputLikeJQ(t *testing.T) {
 			if err != nil {
 				t.Fatalf("jq %v: %v", args, err)
 			}
-			sargs := []string{"--dir", dir, "--jq", f}
+			sargs := []string{"--dir", dir, "--jq-files", f}
 			if raw {
 				sargs = append(sargs, "-r")
 			}
@@ -132,23 +131,23 @@ func TestJQOutputLikeJQ(t *testing.T) {
 }
 
 // TestJQGolden runs the one-liner's filter at a fixed --now over the
-// bad-input directory: what statusls --jq makes of every bad input.
+// bad-input directory: what statusls --jq-files makes of every bad input.
 func TestJQGolden(t *testing.T) {
 	dir, _ := badDir(t)
-	r := run(t, runOpts{}, "--dir", dir, "--now", nowText, "-r", "--jq", oneLinerFilter)
+	r := run(t, runOpts{}, "--dir", dir, "--now", nowText, "-r", "--jq-files", oneLinerFilter)
 	// The filter fails on the files with a non-string or missing
 	// updatedAt, as it does in jq (which exits 5): the error is reported,
 	// the other files are still printed, and the exit status is 1.
 	if r.code != ExitError {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	noControls(t, "--jq", r.stdout)
+	noControls(t, "--jq-files", r.stdout)
 	golden(t, "badinput.jq.tsv", r.stdout)
 	golden(t, "badinput.jq.stderr", r.stderr)
 	// Strings are sanitized before the filter sees them: -r cannot print
 	// a file's escape sequences.
-	r = run(t, runOpts{}, "--dir", dir, "-r", "--jq", "select(.session == \"hostile\") | .agent, .cwd, .task.title, (keys[])")
-	noControls(t, "--jq -r hostile", r.stdout)
+	r = run(t, runOpts{}, "--dir", dir, "-r", "--jq-files", "select(.session == \"hostile\") | .agent, .cwd, .task.title, (keys[])")
+	noControls(t, "--jq-files -r hostile", r.stdout)
 	if !strings.Contains(r.stdout, "agent\n") {
 		t.Errorf("hostile agent: %q", r.stdout)
 	}
@@ -165,28 +164,28 @@ func TestJQ(t *testing.T) {
 		stdout string
 		stderr string // a substring
 	}{
-		{"raw", []string{"-r", "--jq", ".session"}, 0, "b\na\n", ""},
-		{"json", []string{"--jq", ".session"}, 0, "\"b\"\n\"a\"\n", ""},
-		{"indent", []string{"--jq", "select(.session==\"a\") | {s: .session, t: .task}"}, 0, "{\n  \"s\": \"a\",\n  \"t\": {\n    \"title\": \"Question\"\n  }\n}\n", ""},
-		{"compact", []string{"-c", "--jq", "select(.session==\"a\") | {s: .session, e: []}"}, 0, "{\"e\":[],\"s\":\"a\"}\n", ""},
-		{"arg", []string{"--arg", "want", "a", "-r", "--jq", "select(.session == $want) | .state"}, 0, "blocked\n", ""},
-		{"argjson", []string{"--argjson", "n", `{"x":[1,2]}`, "-c", "--jq", "select(.session == \"a\") | $n.x"}, 0, "[1,2]\n", ""},
-		{"now flag", []string{"--now", "2026-11-30T12:00:30Z", "--jq", "select(.session == \"a\") | now"}, 0, "1796040030\n", ""},
-		{"stale by now", []string{"--now", nowText, "-r", "--jq", "select(now - (.updatedAt | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdateiso8601) <= 30) | .session"}, 0, "a\n", ""},
-		{"syntax error", []string{"--jq", ".a | ]"}, 2, "", "syntax error at line 1, column 6"},
-		{"syntax error line 2", []string{"--jq", ".a |\n  .b )"}, 2, "", "line 2, column 6"},
-		{"unterminated", []string{"--jq", `"abc`}, 2, "", "unterminated string literal"},
-		{"undefined variable", []string{"--jq", "$nope"}, 2, "", "variable not defined"},
-		{"runtime error continues", []string{"-r", "--jq", "if .session == \"b\" then error(\"boom\") else .session end"}, 1, "a\n", "boom"},
-		{"timeout", []string{"--jq-timeout", "100ms", "--jq", "def f: f; f"}, 1, "", "stopped after 100ms"},
-		{"infinite output stopped", []string{"--jq-timeout", "100ms", "--jq", "repeat(1) | empty"}, 1, "", "stopped after"},
-		{"halt", []string{"-r", "--jq", ".session, halt"}, 0, "b\n", ""},
-		{"halt_error", []string{"--jq", "\"bye\\n\" | halt_error"}, 1, "", "bye"},
+		{"raw", []string{"-r", "--jq-files", ".session"}, 0, "b\na\n", ""},
+		{"json", []string{"--jq-files", ".session"}, 0, "\"b\"\n\"a\"\n", ""},
+		{"indent", []string{"--jq-files", "select(.session==\"a\") | {s: .session, t: .task}"}, 0, "{\n  \"s\": \"a\",\n  \"t\": {\n    \"title\": \"Question\"\n  }\n}\n", ""},
+		{"compact", []string{"-c", "--jq-files", "select(.session==\"a\") | {s: .session, e: []}"}, 0, "{\"e\":[],\"s\":\"a\"}\n", ""},
+		{"arg", []string{"--arg", "want", "a", "-r", "--jq-files", "select(.session == $want) | .state"}, 0, "blocked\n", ""},
+		{"argjson", []string{"--argjson", "n", `{"x":[1,2]}`, "-c", "--jq-files", "select(.session == \"a\") | $n.x"}, 0, "[1,2]\n", ""},
+		{"now flag", []string{"--now", "2026-11-30T12:00:30Z", "--jq-files", "select(.session == \"a\") | now"}, 0, "1796040030\n", ""},
+		{"stale by now", []string{"--now", nowText, "-r", "--jq-files", "select(now - (.updatedAt | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdateiso8601) <= 30) | .session"}, 0, "a\n", ""},
+		{"syntax error", []string{"--jq-files", ".a | ]"}, 2, "", "syntax error at line 1, column 6"},
+		{"syntax error line 2", []string{"--jq-files", ".a |\n  .b )"}, 2, "", "line 2, column 6"},
+		{"unterminated", []string{"--jq-files", `"abc`}, 2, "", "unterminated string literal"},
+		{"undefined variable", []string{"--jq-files", "$nope"}, 2, "", "variable not defined"},
+		{"runtime error continues", []string{"-r", "--jq-files", "if .session == \"b\" then error(\"boom\") else .session end"}, 1, "a\n", "boom"},
+		{"timeout", []string{"--jq-timeout", "100ms", "--jq-files", "def f: f; f"}, 1, "", "stopped after 100ms"},
+		{"infinite output stopped", []string{"--jq-timeout", "100ms", "--jq-files", "repeat(1) | empty"}, 1, "", "stopped after"},
+		{"halt", []string{"-r", "--jq-files", ".session, halt"}, 0, "b\n", ""},
+		{"halt_error", []string{"--jq-files", "\"bye\\n\" | halt_error"}, 1, "", "bye"},
 		{"-r without --jq", []string{"-r"}, 2, "", "-r needs --jq"},
 		{"--arg without --jq", []string{"--arg", "a", "b"}, 2, "", "need --jq"},
-		{"--jq with --state", []string{"--jq", ".", "--state", "idle"}, 2, "", "cannot be combined"},
-		{"bad argjson", []string{"--argjson", "x", "{", "--jq", "."}, 2, "", "invalid JSON"},
-		{"missing arg value", []string{"--jq", ".", "--arg", "x"}, 2, "", "needs a name and a value"},
+		{"--jq-files with --state", []string{"--jq-files", ".", "--state", "idle"}, 2, "", "cannot be combined"},
+		{"bad argjson", []string{"--argjson", "x", "{", "--jq-files", "."}, 2, "", "invalid JSON"},
+		{"missing arg value", []string{"--jq-files", ".", "--arg", "x"}, 2, "", "needs a name and a value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +240,7 @@ func TestFiltersSortSummaryCount(t *testing.T) {
 		{[]string{"--all", "--sort", "attention"}, "b1 old w2 w1 i1 t1"},
 		{[]string{"--state", "working"}, "w2 w1"},
 		{[]string{"--state", "working,blocked", "--all"}, "w2 w1 b1 old"},
-		{[]string{"--state", "thinking"}, "t1"},
+		{[]string{"--state", "other:thinking"}, "t1"},
 		{[]string{"--agent", "pi"}, "w2 i1 w1"},
 		{[]string{"--agent", "codex,claude-code"}, "t1 b1"},
 		{[]string{"--cwd", "/home/user/src/api"}, "i1 w1"},
@@ -263,11 +262,11 @@ func TestFiltersSortSummaryCount(t *testing.T) {
 	}{
 		{[]string{"--summary"}, "1 blocked · 2 working · 1 idle · 1 thinking\n"},
 		{[]string{"--summary", "--state", "idle"}, "1 idle\n"},
-		{[]string{"--summary", "--state", "nothing"}, ""},
+		{[]string{"--summary", "--state", "other:nothing"}, ""},
 		{[]string{"--summary", "--all"}, "2 blocked · 2 working · 1 idle · 1 thinking\n"},
 		{[]string{"--count"}, "5\n"},
 		{[]string{"--count", "--state", "blocked"}, "1\n"},
-		{[]string{"--count", "--state", "nothing"}, "0\n"},
+		{[]string{"--count", "--state", "other:nothing"}, "0\n"},
 		{[]string{"--count", "--all"}, "6\n"},
 	}
 	for _, tt := range exact {
@@ -318,8 +317,8 @@ func TestTableWidths(t *testing.T) {
 			t.Errorf("width %d: %v has fewer columns than at a narrower width", w, cols)
 		}
 		prevCols = len(cols)
-		// The order columns give way in: agent, age, cwd, title; state stays.
-		order := []string{"STATE", "TITLE", "CWD", "AGE", "AGENT"}
+		// The order columns give way in: agent, age, cwd, title, session; state stays.
+		order := []string{"STATE", "SESSION", "TITLE", "CWD", "AGE", "AGENT"}
 		for i := range len(cols) {
 			if i < len(order) && !containsStr(cols, order[i]) && w >= 5 {
 				t.Errorf("width %d: header %v lacks %s", w, cols, order[i])
@@ -384,10 +383,10 @@ func TestJSON(t *testing.T) {
 	if len(me) != len(want) {
 		t.Errorf("keys: %v", me)
 	}
-	if r := run(t, runOpts{}, "--dir", dir, "--json", "--state", "nothing"); r.stdout != "[]\n" {
+	if r := run(t, runOpts{}, "--dir", dir, "--json", "--state", "other:nothing"); r.stdout != "[]\n" {
 		t.Errorf("empty --json: %q", r.stdout)
 	}
-	if r := run(t, runOpts{}, "--dir", dir, "--ndjson", "--state", "nothing"); r.stdout != "" {
+	if r := run(t, runOpts{}, "--dir", dir, "--ndjson", "--state", "other:nothing"); r.stdout != "" {
 		t.Errorf("empty --ndjson: %q", r.stdout)
 	}
 	// The conformance suite's reader adapter.
@@ -410,7 +409,7 @@ func TestUsageAndErrors(t *testing.T) {
 		{"help word", []string{"help"}, 0, "--jq FILTER", ""},
 		{"prune help", []string{"prune", "--help"}, 0, "--dry-run", ""},
 		{"doctor help", []string{"doctor", "-h"}, 0, "Exit status", ""},
-		{"unknown flag", []string{"--frobnicate"}, 2, "", "statusls: flag provided but not defined: -frobnicate"},
+		{"unknown flag", []string{"--frobnicate"}, 2, "", "statusls: unknown flag --frobnicate"},
 		{"argument", []string{"extra"}, 2, "", `unexpected argument "extra"`},
 		{"two modes", []string{"--json", "--tsv"}, 2, "", "cannot be combined"},
 		{"bad sort", []string{"--sort", "random"}, 2, "", "unknown order"},
@@ -449,7 +448,7 @@ func TestRefusedDirectory(t *testing.T) {
 		{link, "symbolic link refused", "R2"},
 		{open, "writable by group or others (mode 0777)", "chmod 700 " + open},
 	} {
-		for _, args := range [][]string{{"--dir", tt.dir}, {"--dir", tt.dir, "--json"}, {"--dir", tt.dir, "--jq", "."}, {"prune", "--dir", tt.dir}} {
+		for _, args := range [][]string{{"--dir", tt.dir}, {"--dir", tt.dir, "--json"}, {"--dir", tt.dir, "--jq", "."}, {"--dir", tt.dir, "--jq-files", "."}, {"prune", "--dir", tt.dir}} {
 			r := run(t, runOpts{}, args...)
 			if r.code != ExitError || r.stdout != "" || !strings.Contains(r.stderr, "statusls: status directory "+tt.dir+": "+tt.err) || !strings.Contains(r.stderr, "statusls: hint: ") || !strings.Contains(r.stderr, tt.hint) {
 				t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
@@ -491,77 +490,13 @@ func TestDoctorLocations(t *testing.T) {
 	// A status directory that publishers refuse (P4) but readers accept.
 	os.Chmod(dir, 0o755)
 	r := run(t, runOpts{}, "doctor", "--dir", dir)
-	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM for publishers: accessible by group or others (mode 0755): they refuse to write (P4)") || !strings.Contains(r.stdout, "ok for readers") {
+	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM for publishers: accessible by group or others (mode drwxr-xr-x (0755)): they refuse to write (P4)") || !strings.Contains(r.stdout, "ok for readers") {
 		t.Errorf("doctor, 0755 status directory: exit %d\n%s", r.code, r.stdout)
 	}
 	os.Chmod(home, 0o777)
 	r = run(t, runOpts{}, "doctor", "--dir", dir)
-	if !strings.Contains(r.stdout, "config home: PROBLEM: writable by group or others (mode 0777): publishers refuse to write (P2)") {
+	if !strings.Contains(r.stdout, "config home: PROBLEM: writable by group or others (mode drwxrwxrwx (0777)): publishers refuse to write (P2)") {
 		t.Errorf("doctor, 0777 config home:\n%s", r.stdout)
-	}
-}
-
-// exitedPID returns the pid of a child that has exited and been reaped.
-func exitedPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Skip(err)
-	}
-	return cmd.Process.Pid
-}
-
-func TestPrune(t *testing.T) {
-	dir := privateDir(t)
-	realNow := time.Now()
-	old := realNow.Add(-time.Hour)
-	dead := exitedPID(t)
-	// An alive publisher: pid 1 started (at boot) before the record.
-	aliveAt := realNow.Add(-45 * time.Second)
-	if reader.CheckPID(1, aliveAt) != reader.Alive {
-		t.Skip("pid 1 started less than 45 s ago")
-	}
-	names := map[string]string{
-		"dead":    publish(t, dir, statusfile.Status{Agent: "pi", Session: "dead", PID: dead, State: "idle", UpdatedAt: old}),
-		"reused":  publish(t, dir, statusfile.Status{Agent: "pi", Session: "reused", PID: os.Getpid(), State: "idle", UpdatedAt: time.Unix(0, 0)}),
-		"alive":   publish(t, dir, statusfile.Status{Agent: "pi", Session: "alive", PID: 1, State: "idle", UpdatedAt: aliveAt}),
-		"unknown": publish(t, dir, statusfile.Status{Agent: "pi", Session: "unknown", State: "idle", UpdatedAt: old}),
-		"fresh":   publish(t, dir, statusfile.Status{Agent: "pi", Session: "fresh", PID: dead, State: "idle", UpdatedAt: realNow}),
-	}
-	writeFile(t, dir, statusfile.FileName("broken"), []byte("{"))
-	writeFile(t, dir, "notes.json", rec("notes", "updatedAt", `"2000-01-01T00:00:00Z"`))
-	os.Symlink(filepath.Join(dir, names["dead"]), filepath.Join(dir, statusfile.FileName("link")))
-	exists := func(name string) bool {
-		_, err := os.Lstat(filepath.Join(dir, name))
-		return err == nil
-	}
-	o := runOpts{now: realNow}
-	r := run(t, o, "prune", "--dry-run", "--dir", dir)
-	if r.code != 0 || !strings.Contains(r.stdout, "would remove "+names["dead"]) || !strings.Contains(r.stdout, "would remove "+names["reused"]) ||
-		!strings.Contains(r.stdout, "kept "+names["alive"]) || !strings.Contains(r.stdout, "pid unknown") || !strings.Contains(r.stdout, "would remove 2 of 4 stale sessions") {
-		t.Errorf("dry run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	for s, n := range names {
-		if !exists(n) {
-			t.Errorf("dry run removed %s", s)
-		}
-	}
-	r = run(t, o, "prune", "--dir", dir)
-	if r.code != 0 || !strings.Contains(r.stdout, "removed "+names["dead"]+` (session "dead", agent pi): stale for 1h, pid `) || !strings.Contains(r.stdout, "removed 2 of 4 stale sessions") {
-		t.Errorf("prune: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	for s, n := range names {
-		if want := s != "dead" && s != "reused"; exists(n) != want {
-			t.Errorf("%s: exists %v, want %v", s, exists(n), want)
-		}
-	}
-	for _, n := range []string{statusfile.FileName("broken"), "notes.json", statusfile.FileName("link")} {
-		if !exists(n) {
-			t.Errorf("prune removed %s", n)
-		}
-	}
-	if r := run(t, o, "prune", "--dir", filepath.Join(dir, "none")); r.code != 0 || !strings.Contains(r.stdout, "nothing to prune") {
-		t.Errorf("missing dir: %d %q", r.code, r.stdout)
 	}
 }
 

@@ -2,6 +2,7 @@ package statusls
 
 import (
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"slices"
 	"strings"
 	"time"
@@ -13,32 +14,19 @@ import (
 	"github.com/agentstatus/agentstatus/watch"
 )
 
-const waitUsage = `Usage: statusls wait (--session ID | --any) (--state S[,S] | --gone) [flags]
-
-Returns as soon as a condition holds: at once if it holds already, else when
+const waitDescription = `Returns as soon as a condition holds: at once if it holds already, else when
 the status directory's notifications say it does (no polling).
 
-  --session ID        the session to wait for
-  --state S[,S]       until the session is fresh in one of these states. A
-                      session that is not there yet (or stale) is waited for;
-                      one that was fresh and goes away (removed, stale, or
-                      invalid) ends the wait with exit status 4.
-  --gone              until the session has no fresh record: removed, stale,
-                      or invalid. A session that was never there is gone.
-  --any               with --state: until any session is fresh in one of the
-                      states; prints its session id (the first in file-name
-                      order if several already are)
-  --agent A[,A]       with --any: only sessions of these agents
-  --cwd PREFIX        with --any: only sessions whose cwd is PREFIX or below
-  --json              print the session's object, as statusls --json does,
-                      instead (with --state)
-  --timeout DUR       give up after DUR (e.g. 30s, 10m; default: never)
-  --dir DIR           the status directory itself
-  --config-home DIR   the config home (the status directory is DIR/agent-status)
+--state waits until the session is fresh in one of the states. A session
+that is not there yet (or stale) is waited for; one that was fresh and goes
+away (removed, stale, or invalid) ends the wait with exit status 4. --gone
+waits until the session has no fresh record: removed, stale, or invalid; a
+session that was never there is gone. With --any, wait returns when any
+session is fresh in one of the states, and prints its session id (the first
+in file-name order if several already are).
 
 Exit status: 0 the condition holds, 1 error, 2 usage error, 3 timeout,
-4 the session went away while waiting for a state.
-`
+4 the session went away while waiting for a state.`
 
 // waitOptions are the flags of statusls wait.
 type waitOptions struct {
@@ -50,58 +38,68 @@ type waitOptions struct {
 	agents, cwd     string
 	timeout         time.Duration
 	filter          render.Filter
+	stateList       string
+	where           *common
 }
 
-func parseWait(args []string, env *Env) (*waitOptions, int) {
-	o := &waitOptions{}
-	var states string
-	fs := newFlagSet("statusls wait")
-	fs.StringVar(&o.dir, "dir", "", "")
-	fs.StringVar(&o.configHome, "config-home", "", "")
-	fs.Func("session", "", func(s string) error { o.session, o.sessionSet = s, true; return nil })
-	fs.BoolVar(&o.any, "any", false, "")
-	fs.StringVar(&states, "state", "", "")
-	fs.BoolVar(&o.gone, "gone", false, "")
-	fs.BoolVar(&o.json, "json", false, "")
-	fs.StringVar(&o.agents, "agent", "", "")
-	fs.StringVar(&o.cwd, "cwd", "", "")
-	fs.DurationVar(&o.timeout, "timeout", 0, "")
-	if code := parseFlags(fs, args, env, waitUsage); code >= 0 {
-		return nil, code
+func (o *waitOptions) register(fs *base.FlagSet, env *Env) {
+	c := &common{}
+	fs.Func("session", "ID", "the session to wait for (its full id: statusls --wide)", func(s string) error { o.session, o.sessionSet = s, true; return nil }).Complete = sessionIDs(c, env)
+	fs.Bool(&o.any, "any", false, "with --state: any session")
+	stateFlag(fs, &o.stateList, "state", "until the session is fresh in one of these states\n(other:NAME for a state newer publishers may add)")
+	fs.Bool(&o.gone, "gone", false, "until the session has no fresh record")
+	fs.String(&o.agents, "agent", "", "A[,A]", "with --any: only sessions of these agents")
+	fs.String(&o.cwd, "cwd", "", "PREFIX", "with --any: only sessions whose cwd is PREFIX or below")
+	fs.Bool(&o.json, "json", false, "print the session's object, as statusls --json does,\ninstead (with --state)")
+	fs.Duration(&o.timeout, "timeout", 0, "DUR", "give up after DUR (e.g. 30s, 10m; default: never)")
+	fs.String(&c.dir, "dir", "", "DIR", "the status directory itself")
+	fs.String(&c.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
+	o.where = c
+}
+
+// validate checks the flags together. It returns -1 to go on.
+func (o *waitOptions) validate(args []string, env *Env) int {
+	if len(args) > 0 {
+		return usageError(env, "wait: unexpected argument %q", args[0])
 	}
-	o.states = splitList(states)
+	o.dir, o.configHome = o.where.dir, o.where.configHome
+	states := o.stateList
+	parsed, err := parseStateList("state", states)
+	if err != nil {
+		return usageError(env, "%v", err)
+	}
+	o.states = parsed
 	switch {
 	case o.sessionSet == o.any:
-		return nil, usageError(env, "wait needs either --session ID or --any")
+		return usageError(env, "wait needs either --session ID or --any")
 	case o.sessionSet && o.session == "":
-		return nil, usageError(env, "--session: empty session id")
+		return usageError(env, "--session: empty session id")
 	case o.gone && states != "":
-		return nil, usageError(env, "--state and --gone cannot be combined")
+		return usageError(env, "--state and --gone cannot be combined")
 	case !o.gone && len(o.states) == 0:
-		return nil, usageError(env, "wait needs --state S[,S] or --gone")
+		return usageError(env, "wait needs --state S[,S] or --gone")
 	case o.any && o.gone:
-		return nil, usageError(env, "--any waits for a state: use --state")
+		return usageError(env, "--any waits for a state: use --state")
 	case o.gone && o.json:
-		return nil, usageError(env, "--json prints the session in its state: use it with --state")
+		return usageError(env, "--json prints the session in its state: use it with --state")
 	case !o.any && (o.agents != "" || o.cwd != ""):
-		return nil, usageError(env, "--agent and --cwd select among sessions: use them with --any")
+		return usageError(env, "--agent and --cwd select among sessions: use them with --any")
 	case o.timeout < 0:
-		return nil, usageError(env, "--timeout must not be negative")
+		return usageError(env, "--timeout must not be negative")
 	}
 	o.filter = render.Filter{States: o.states, Agents: splitList(o.agents)}
 	if o.cwd != "" {
 		p, err := expandPath(o.cwd, env)
 		if err != nil {
-			return nil, usageError(env, "--cwd: %v", err)
+			return usageError(env, "--cwd: %v", err)
 		}
 		o.filter.Cwd = p
 	}
-	return o, -1
+	return -1
 }
 
-func waitCmd(args []string, env *Env) int {
-	o, code := parseWait(args, env)
-	if code >= 0 {
+func waitCmd(o *waitOptions, args []string, env *Env) int {
+	if code := o.validate(args, env); code >= 0 {
 		return code
 	}
 	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
@@ -113,7 +111,7 @@ func waitCmd(args []string, env *Env) int {
 	}
 	w, err := watch.New(loc.Dir, watch.WithClock(env.Clock), watch.WithLiveness(o.json))
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 		return ExitError
 	}
 	defer w.Close()
@@ -214,7 +212,7 @@ func (s *waitState) check(ev *watch.Event) int {
 	why := "went stale"
 	switch {
 	case s.cur == nil && ev.Reason != "":
-		why = "was removed (" + ev.Reason + ")"
+		why = "was removed (" + string(ev.Reason) + ")"
 	case s.cur == nil:
 		why = "was removed"
 	}
@@ -232,7 +230,7 @@ func (s *waitState) done(e *reader.Entry) int {
 		out = []byte(statusfile.SanitizeText(e.Status.Session) + "\n")
 	}
 	if _, err := s.env.Stdout.Write(out); err != nil {
-		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 		return ExitError
 	}
 	return ExitOK

@@ -243,7 +243,7 @@ func TestWaitUsage(t *testing.T) {
 		{"gone json", []string{"--session", "a", "--gone", "--json"}, 2, "--json"},
 		{"agent with session", []string{"--session", "a", "--state", "idle", "--agent", "pi"}, 2, "with --any"},
 		{"negative timeout", []string{"--session", "a", "--gone", "--timeout", "-1s"}, 2, "must not be negative"},
-		{"bad timeout", []string{"--session", "a", "--gone", "--timeout", "soon"}, 2, "invalid value"},
+		{"bad timeout", []string{"--session", "a", "--gone", "--timeout", "soon"}, 2, "is not a duration"},
 		{"refused dir", []string{"--session", "a", "--gone", "--dir", open}, 1, "writable by group or others"},
 	}
 	for _, tt := range tests {

@@ -237,7 +237,7 @@ func TestWatchUsageAndErrors(t *testing.T) {
 		{"empty exec", []string{"watch", "--on", "blocked", "--exec", ""}, 2, "", "empty command"},
 		{"negative timeout", []string{"watch", "--on", "blocked", "--exec", "true", "--exec-timeout", "-1s"}, 2, "", "must not be negative"},
 		{"bad color", []string{"watch", "--color", "sometimes"}, 2, "", "--color"},
-		{"no --now", []string{"watch", "--now", nowText}, 2, "", "not defined: -now"},
+		{"no --now", []string{"watch", "--now", nowText}, 2, "", "unknown flag --now"},
 		{"argument", []string{"watch", "x"}, 2, "", `unexpected argument "x"`},
 		{"refused dir", []string{"watch", "--dir", open}, 1, "", "writable by group or others"},
 	}
@@ -266,7 +266,7 @@ func TestWatchTerminal(t *testing.T) {
 	r := start(t, clock, cmdOpts{terminal: true, width: 100, rows: 10, env: map[string]string{"TERM": "xterm"}}, "watch", "--dir", dir)
 	draws := func(out string) int { return strings.Count(out, seqHome) }
 	out := r.waitOut("the table", func(s string) bool { return draws(s) == 1 })
-	if !strings.HasPrefix(out, seqEnter+seqHome+"STATE") || !strings.Contains(out, "\x1b[32mworking\x1b[0m  0s") || !strings.HasSuffix(out, seqEraseDown) {
+	if !strings.HasPrefix(out, seqEnter+seqHome+"STATE") || !strings.Contains(out, "\x1b[32mworking\x1b[0m  a        0s") || !strings.HasSuffix(out, seqEraseDown) {
 		t.Fatalf("first draw %q", out)
 	}
 
@@ -283,7 +283,7 @@ func TestWatchTerminal(t *testing.T) {
 	}
 	clock.Advance(time.Second)
 	out = r.waitOut("the next second", func(s string) bool { return draws(s) == 3 })
-	if last := out[strings.LastIndex(out, seqHome):]; !strings.Contains(last, "blocked\x1b[0m  1s") {
+	if last := out[strings.LastIndex(out, seqHome):]; !strings.Contains(last, "blocked\x1b[0m  a        1s") {
 		t.Errorf("third draw %q", last)
 	}
 	// Resized to 40 columns, the table fits.

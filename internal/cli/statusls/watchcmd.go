@@ -3,6 +3,7 @@ package statusls
 import (
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"io"
 	"io/fs"
 	"os"
@@ -17,43 +18,12 @@ import (
 	"github.com/agentstatus/agentstatus/watch"
 )
 
-const watchUsage = `Usage: statusls watch [flags]
-
-Follows the status directory and reports every change as it happens, from
-the file system's notifications (no polling), until SIGINT, SIGTERM or SIGHUP.
-
-Output (default: on a terminal, statusls's table on the alternate screen,
-redrawn when a session changes and every second for its age column; else TSV,
-or nothing with --exec):
-  --json              one JSON object per event and line (see "Events" below)
-  --tsv               one line per event: event<TAB>agent<TAB>session<TAB>state<TAB>title
-  --color WHEN        the table's colours: auto (default), always, never
-  --heartbeats        also report heartbeats (rewrites that only move updatedAt)
-
-Selection (as for statusls):
-  --all               include stale sessions (never invalid files)
-  --state S[,S]       only sessions in these states
-  --agent A[,A]       only sessions of these agents
-  --cwd PREFIX        only sessions whose cwd is PREFIX or below (~ is expanded)
-
-Running a command:
-  --on S[,S]          run the --exec command each time a session enters one of
-                      these states: appears in it, changes to it, or comes back
-                      fresh in it; not again while it stays there. A session
-                      already in it when watch starts counts once.
-  --exec CMD          the command, run by /bin/sh -c in the background (at most 4
-                      at once, the next 64 queued), with the session's record in
-                      STATUS_SESSION, STATUS_AGENT, STATUS_STATE, STATUS_TITLE,
-                      STATUS_CWD and STATUS_PID (sanitized; "" when unknown) and
-                      its --json line on stdin. Its output goes to stderr (on a
-                      terminal: nowhere); a failure is reported there as
-                      "statusls: --exec: ..." and the watch goes on. Not on Windows.
-  --exec-timeout DUR  kill a command (and its process group) that runs longer
-                      (default 1m; 0 never)
-
-Where:
-  --dir DIR           the status directory itself
-  --config-home DIR   the config home (the status directory is DIR/agent-status)
+const watchDescription = `Follows the status directory and reports every change as it happens, from
+the file system's notifications (no polling), until SIGINT, SIGTERM or SIGHUP,
+or, on a terminal, until you press q or Ctrl-C (keys are not echoed).
+Default output: on a terminal, statusls's table on the alternate screen,
+redrawn when a session changes and every second for its age column; else
+TSV, or nothing with --exec.
 
 Events (--json, --tsv): what statusls with the same selection lists, as it
 changes. The snapshot comes first: one "snapshot" event per session, then
@@ -71,9 +41,8 @@ error have "session":null instead, with "missing" or "error". Keep a map
 from session to object: set it on every event with a session, delete it on
 removed and, without --all, on stale.
 
-Exit status: 0 after SIGINT, SIGTERM or SIGHUP, 1 error (a refused status directory
-at start, a failed write), 2 usage error.
-`
+Exit status: 0 after q, SIGINT, SIGTERM or SIGHUP, 1 error (a refused status
+directory at start, a failed write), 2 usage error.`
 
 // watchOptions are the flags of statusls watch.
 type watchOptions struct {
@@ -81,6 +50,7 @@ type watchOptions struct {
 	json, tsv           bool
 	color               string
 	all, heartbeats     bool
+	wide                bool
 	states, agents, cwd string
 	on, exec            string
 	execTimeout         time.Duration
@@ -89,56 +59,79 @@ type watchOptions struct {
 	onSet, execSet      bool
 }
 
-func parseWatch(args []string, env *Env) (*watchOptions, int) {
-	o := &watchOptions{}
-	fs := newFlagSet("statusls watch")
-	fs.StringVar(&o.dir, "dir", "", "")
-	fs.StringVar(&o.configHome, "config-home", "", "")
-	fs.BoolVar(&o.json, "json", false, "")
-	fs.BoolVar(&o.tsv, "tsv", false, "")
-	fs.StringVar(&o.color, "color", "auto", "")
-	fs.BoolVar(&o.all, "all", false, "")
-	fs.BoolVar(&o.heartbeats, "heartbeats", false, "")
-	fs.StringVar(&o.states, "state", "", "")
-	fs.StringVar(&o.agents, "agent", "", "")
-	fs.StringVar(&o.cwd, "cwd", "", "")
-	fs.Func("on", "", func(s string) error { o.on, o.onSet = s, true; return nil })
-	fs.Func("exec", "", func(s string) error { o.exec, o.execSet = s, true; return nil })
-	fs.DurationVar(&o.execTimeout, "exec-timeout", execTimeout, "")
-	if code := parseFlags(fs, args, env, watchUsage); code >= 0 {
-		return nil, code
+func (o *watchOptions) register(fs *base.FlagSet, env *Env) {
+	fs.Group("Output")
+	fs.Bool(&o.json, "json", false, "one JSON object per event and line (see \"Events\" above)")
+	fs.Bool(&o.tsv, "tsv", false, "one line per event: event<TAB>agent<TAB>session<TAB>state<TAB>title")
+	colorFlag(fs, &o.color, "the table's colours: auto (default), always, never")
+	fs.Bool(&o.wide, "wide", false, "the table shows full session ids")
+	fs.Bool(&o.heartbeats, "heartbeats", false, "also report heartbeats (rewrites that only move updatedAt)")
+
+	fs.Group("Selection (as for statusls)")
+	fs.Bool(&o.all, "all", false, "include stale sessions (never invalid files)")
+	stateFlag(fs, &o.states, "state", "only sessions in these states (other:NAME for a newer one)")
+	fs.String(&o.agents, "agent", "", "A[,A]", "only sessions of these agents")
+	fs.String(&o.cwd, "cwd", "", "PREFIX", "only sessions whose cwd is PREFIX or below (~ is expanded)")
+
+	fs.Group("Running a command")
+	fs.Func("on", "S[,S]", `run the --exec command each time a session enters one of
+these states: appears in it, changes to it, or comes back
+fresh in it; not again while it stays there. A session
+already in it when watch starts counts once.`, func(s string) error { o.on, o.onSet = s, true; return nil }).Complete = func() []string { return base.States }
+	fs.Func("exec", "CMD", `the command, run by /bin/sh -c in the background (at most 4
+at once, the next 64 queued), with the session's record in
+STATUS_SESSION, STATUS_AGENT, STATUS_STATE, STATUS_TITLE,
+STATUS_CWD and STATUS_PID (sanitized; "" when unknown) and
+its --json line on stdin. Its output goes to stderr (on a
+terminal: nowhere); a failure is reported there as
+"statusls: --exec: ..." and the watch goes on. Not on Windows.`, func(s string) error { o.exec, o.execSet = s, true; return nil })
+	fs.Duration(&o.execTimeout, "exec-timeout", execTimeout, "DUR", "kill a command (and its process group) that runs longer\n(default 1m; 0 never)")
+
+	fs.Group("Where")
+	fs.String(&o.dir, "dir", "", "DIR", "the status directory itself")
+	fs.String(&o.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
+}
+
+// validate checks the flags together. It returns -1 to go on.
+func (o *watchOptions) validate(args []string, env *Env) int {
+	if len(args) > 0 {
+		return usageError(env, "watch: unexpected argument %q", args[0])
+	}
+	if o.onSet {
+		states, err := base.ParseStates(o.on)
+		if err != nil {
+			return usageError(env, "--on: %v", err)
+		}
+		o.onStates = states
 	}
 	switch {
 	case o.json && o.tsv:
-		return nil, usageError(env, "--json and --tsv cannot be combined")
+		return usageError(env, "--json and --tsv cannot be combined")
 	case o.onSet != o.execSet:
-		return nil, usageError(env, "--on and --exec go together: --on STATE --exec CMD")
+		return usageError(env, "--on and --exec go together: --on STATE --exec CMD")
 	case o.execSet && !execSupported:
-		return nil, usageError(env, "--exec is not supported on this platform (it runs the command with /bin/sh)")
+		return usageError(env, "--exec is not supported on this platform (it runs the command with /bin/sh)")
 	case o.execSet && o.exec == "":
-		return nil, usageError(env, "--exec: empty command")
+		return usageError(env, "--exec: empty command")
 	case o.execTimeout < 0:
-		return nil, usageError(env, "--exec-timeout must not be negative")
+		return usageError(env, "--exec-timeout must not be negative")
 	}
-	if o.onSet {
-		if o.onStates = splitList(o.on); len(o.onStates) == 0 {
-			return nil, usageError(env, "--on: no state given")
-		}
+	if code := checkColor(env, o.color); code >= 0 {
+		return code
 	}
-	switch o.color {
-	case "auto", "always", "never":
-	default:
-		return nil, usageError(env, "--color: %q is not auto, always or never", o.color)
+	states, err := parseStateList("state", o.states)
+	if err != nil {
+		return usageError(env, "%v", err)
 	}
-	o.filter = render.Filter{All: o.all, States: splitList(o.states), Agents: splitList(o.agents)}
+	o.filter = render.Filter{All: o.all, States: states, Agents: splitList(o.agents)}
 	if o.cwd != "" {
 		p, err := expandPath(o.cwd, env)
 		if err != nil {
-			return nil, usageError(env, "--cwd: %v", err)
+			return usageError(env, "--cwd: %v", err)
 		}
 		o.filter.Cwd = p
 	}
-	return o, -1
+	return -1
 }
 
 // checkDir refuses at start a status directory that statusls refuses
@@ -176,6 +169,7 @@ type watchRun struct {
 
 	runner *execRunner
 	inOn   map[string]string // file name -> the --on state its session is fresh in
+	keys   chan byte         // the keyboard's keys (table on a terminal), or nil
 
 	table    *tableScreen
 	dirty    bool             // the table shows something else than the view
@@ -184,9 +178,8 @@ type watchRun struct {
 	tickC    <-chan time.Time
 }
 
-func watchCmd(args []string, env *Env) int {
-	o, code := parseWatch(args, env)
-	if code >= 0 {
+func watchCmd(o *watchOptions, args []string, env *Env) int {
+	if code := o.validate(args, env); code >= 0 {
 		return code
 	}
 	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
@@ -230,7 +223,7 @@ func watchCmd(args []string, env *Env) int {
 		// alive, as statusls --json has it.
 		watch.WithLiveness(r.mode == watchJSON || o.execSet))
 	if err != nil {
-		fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+		fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 		return ExitError
 	}
 	defer w.Close()
@@ -243,6 +236,13 @@ func watchCmd(args []string, env *Env) int {
 		}
 		defer r.table.end()
 		defer r.stopTick()
+		if env.Keyboard != nil {
+			if in, restore, err := env.Keyboard(); err == nil {
+				defer restore()
+				r.keys = make(chan byte, 16)
+				go readKeys(in, r.keys)
+			}
+		}
 	}
 	if o.execSet {
 		var out io.Writer
@@ -295,6 +295,14 @@ func watchCmd(args []string, env *Env) int {
 			if err := r.redraw(true); err != nil {
 				return r.writeError(err)
 			}
+		case k, ok := <-r.keys:
+			if !ok {
+				r.keys = nil // the terminal's input ended: keep watching
+				continue
+			}
+			if k == 'q' || k == 'Q' || k == ctrlC {
+				return ExitOK
+			}
 		case sig := <-sigs:
 			if slices.Contains(resizeSignals, sig) {
 				r.table.resize()
@@ -304,6 +312,30 @@ func watchCmd(args []string, env *Env) int {
 				continue
 			}
 			return ExitOK
+		}
+	}
+}
+
+// ctrlC is the byte Ctrl-C types when the terminal does not turn it into
+// SIGINT.
+const ctrlC = 0x03
+
+// readKeys sends the bytes read from in to keys, and closes keys at the
+// end of input or on an error. Keys typed faster than they are taken are
+// dropped: it never blocks on keys.
+func readKeys(in io.Reader, keys chan<- byte) {
+	defer close(keys)
+	var buf [64]byte
+	for {
+		n, err := in.Read(buf[:])
+		for _, b := range buf[:n] {
+			select {
+			case keys <- b:
+			default:
+			}
+		}
+		if err != nil {
+			return
 		}
 	}
 }
@@ -425,7 +457,7 @@ func (r *watchRun) writeError(err error) int {
 	if r.table != nil {
 		r.table.end()
 	}
-	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
+	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 	return ExitError
 }
 

@@ -46,9 +46,12 @@ func TestWatchExec(t *testing.T) {
 	put(t, dir, pre)
 	s := statusfile.Status{Agent: "claude-code", Session: "s", Cwd: "/work/s", State: statusfile.Working, UpdatedAt: now}
 	put(t, dir, s)
-	cmd := `cd "$OUT" && printf '%s|%s|%s|%s|%s|%s\n' "$STATUS_SESSION" "$STATUS_AGENT" "$STATUS_STATE" "$STATUS_TITLE" "$STATUS_CWD" "$STATUS_PID" >>runs && cat >>stdin`
+	// stdin first: the test waits for each line of runs, and commands run
+	// concurrently, so a command appending to stdin after runs could be
+	// overtaken by the next one.
+	cmd := `cd "$OUT" && cat >>stdin && printf '%s|%s|%s|%s|%s|%s\n' "$STATUS_SESSION" "$STATUS_AGENT" "$STATUS_STATE" "$STATUS_TITLE" "$STATUS_CWD" "$STATUS_PID" >>runs`
 	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}},
-		"watch", "--json", "--heartbeats", "--dir", dir, "--on", "blocked,review", "--exec", cmd)
+		"watch", "--json", "--heartbeats", "--dir", dir, "--on", "blocked,other:review", "--exec", cmd)
 	runs := filepath.Join(work, "runs")
 	want := []string{"pre|pi|blocked|Already blocked|/work/pre|4242"}
 	// expect waits for the runs so far, one more when more is set.

@@ -1,8 +1,8 @@
 package statuspub
 
 import (
+	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -29,36 +30,21 @@ type hookFlags struct {
 	given                             map[string]bool
 }
 
-// parseHookFlags parses the flags of command name; record-changing flags
+// register declares the flags of command name; record-changing flags
 // (state, title, cwd, session) only when withRecord.
-func parseHookFlags(name string, args []string, env Env, withRecord bool) (*hookFlags, *flag.FlagSet, int) {
-	f := &hookFlags{given: map[string]bool{}}
-	fs := flag.NewFlagSet("statuspub "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func (f *hookFlags) register(fs *base.FlagSet, withRecord bool) {
 	if withRecord {
-		fs.StringVar(&f.session, "session", "", "session id")
-		fs.StringVar(&f.state, "state", "", "state")
-		fs.StringVar(&f.title, "title", "", "task title")
-		fs.BoolVar(&f.noTitle, "no-title", false, "no task title")
-		fs.StringVar(&f.cwd, "cwd", "", "workspace")
+		fs.String(&f.session, "session", "", "ID", "the session id (required)")
+		fs.String(&f.state, "state", "", "STATE", "working, blocked or idle (default: what is on disk, else idle)").Complete = func() []string { return base.States }
+		fs.String(&f.title, "title", "", "TITLE", "the task title (default: what is on disk)")
+		fs.Bool(&f.noTitle, "no-title", false, "remove the task title")
+		fs.String(&f.cwd, "cwd", "", "DIR", "the session's workspace (default: what is on disk, else the working directory)")
 	}
-	fs.StringVar(&f.agent, "agent", "", "agent name")
-	fs.IntVar(&f.pid, "pid", 0, "the agent's process id")
-	fs.StringVar(&f.configHome, "config-home", "", "config home")
-	fs.StringVar(&f.dir, "dir", "", "status directory")
-	fs.BoolVar(&f.strict, "strict", false, "exit 1 when the write fails")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(env.Stdout, usage)
-			return nil, nil, ExitOK
-		}
-		return nil, nil, usageError(env, "%s: %v", name, err)
-	}
-	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
-	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
-		return nil, nil, usageError(env, "%s: --pid %d out of range", name, f.pid)
-	}
-	return f, fs, -1
+	fs.String(&f.agent, "agent", "", "NAME", `the "agent" field`)
+	fs.Int(&f.pid, "pid", 0, "PID", "the agent's process (default: the first ancestor that is not a shell)")
+	fs.String(&f.configHome, "config-home", "", "DIR", "publish into DIR/agent-status")
+	fs.String(&f.dir, "dir", "", "DIR", "publish into DIR itself (its parent is the config home)")
+	fs.Bool(&f.strict, "strict", false, "exit 1 when anything fails (default: report it and exit 0)")
 }
 
 // statusDir resolves where to publish (SPEC.md L4, publishers ignore
@@ -84,11 +70,39 @@ func (f *hookFlags) agentProcess() int {
 // It exits 0, since a status file must never break the agent that runs
 // the hook, unless --strict.
 func failed(env Env, strict bool, name string, err error) int {
-	fmt.Fprintf(env.Stderr, "statuspub: %s: %s\n", name, oneLine(err.Error()))
+	fmt.Fprintf(env.Stderr, "statuspub: %s: %s\n", name, base.Message(err))
 	if strict {
 		return ExitError
 	}
 	return ExitOK
+}
+
+// runUpdate applies one update (a set, a clear, a hook's action) and
+// waits for it, unless a signal comes first: a hook command must exit on
+// SIGTERM even while the file system hangs (SPEC.md H11). Whatever keeps
+// the update from being applied is returned, never dropped (H10): the
+// caller reports it on stderr.
+func runUpdate(env Env, update func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- update() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("update not applied: %w", err)
+		}
+		return nil
+	case sig := <-env.Signals:
+		return fmt.Errorf("interrupted (%v) before the update was known to be on disk: it may not have been applied", sig)
+	}
+}
+
+// checkPID refuses an explicit --pid that no process has: the record
+// would be removed at once by its heartbeat owner.
+func (f *hookFlags) checkPID() error {
+	if f.given["pid"] && f.pid > 0 && !processExists(f.pid) {
+		return fmt.Errorf("--pid %d: no such process", f.pid)
+	}
+	return nil
 }
 
 func workingDir() string {
@@ -99,27 +113,26 @@ func workingDir() string {
 	return wd
 }
 
-func setCmd(args []string, env Env) int {
-	f, fs, code := parseHookFlags("set", args, env, true)
-	if code >= 0 {
+func setCmd(f *hookFlags, args []string, env Env) int {
+	if code := f.checkPIDRange(env, "set"); code >= 0 {
 		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageError(env, "set: unexpected argument %q", fs.Arg(0))
+	case len(args) > 0:
+		return usageError(env, "set: unexpected argument %q", args[0])
 	case f.session == "":
 		return usageError(env, "set: --session is required")
 	case f.given["title"] && f.noTitle:
 		return usageError(env, "set: --title and --no-title exclude each other")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "set: %v", err)
+		return usageError(env, "set: --session: %s", base.Message(err))
 	}
 	ch := change{agent: f.agent, pid: f.agentProcess()}
 	if f.given["state"] {
-		st, err := statusfile.ParseState(f.state)
+		st, err := base.ParseState(f.state)
 		if err != nil {
-			return usageError(env, "set: %v", err)
+			return usageError(env, "set: --state: %v", err)
 		}
 		ch.state = st
 	}
@@ -136,35 +149,41 @@ func setCmd(args []string, env Env) int {
 		}
 		ch.cwd = abs
 	}
+	if err := f.checkPID(); err != nil {
+		return failed(env, f.strict, "set", err)
+	}
 	dir, err := f.statusDir(env)
 	if err != nil {
 		return failed(env, f.strict, "set", err)
 	}
-	if _, err := setRecord(dir, f.session, ch, workingDir(), env.Executable); err != nil {
+	wd := workingDir()
+	if err := runUpdate(env, func() error {
+		_, err := setRecord(dir, f.session, ch, wd, env.Executable)
+		return err
+	}); err != nil {
 		return failed(env, f.strict, "set", err)
 	}
 	return ExitOK
 }
 
-func clearCmd(args []string, env Env) int {
-	f, fs, code := parseHookFlags("clear", args, env, true)
-	if code >= 0 {
+func clearCmd(f *hookFlags, args []string, env Env) int {
+	if code := f.checkPIDRange(env, "clear"); code >= 0 {
 		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageError(env, "clear: unexpected argument %q", fs.Arg(0))
+	case len(args) > 0:
+		return usageError(env, "clear: unexpected argument %q", args[0])
 	case f.session == "":
 		return usageError(env, "clear: --session is required")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "clear: %v", err)
+		return usageError(env, "clear: --session: %s", base.Message(err))
 	}
 	dir, err := f.statusDir(env)
 	if err != nil {
 		return failed(env, f.strict, "clear", err)
 	}
-	if err := clearRecord(dir, f.session); err != nil {
+	if err := runUpdate(env, func() error { return clearRecord(dir, f.session) }); err != nil {
 		return failed(env, f.strict, "clear", err)
 	}
 	return ExitOK
@@ -172,14 +191,13 @@ func clearCmd(args []string, env Env) int {
 
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
 // action, which is then applied like set or clear.
-func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs *flag.FlagSet, strict bool) ([]byte, int), decide func([]byte) (hookAction, error)) int {
-	f, fs, code := parseHookFlags(name, args, env, false)
-	if code >= 0 {
-		return code
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide func([]byte) (hookAction, error)) int {
+	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
+		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
-	data, code := payload(fs, f.strict)
-	if code >= 0 {
-		return code
+	data, err := payload(args)
+	if err != nil {
+		return failed(env, f.strict, name, err)
 	}
 	a, err := decide(data)
 	if err != nil {
@@ -191,19 +209,26 @@ func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs 
 	if err := statusfile.ValidateSession(a.session); err != nil {
 		return failed(env, f.strict, name, err)
 	}
+	if err := f.checkPID(); err != nil {
+		return failed(env, f.strict, name, err)
+	}
 	dir, err := f.statusDir(env)
 	if err != nil {
 		return failed(env, f.strict, name, err)
 	}
 	if a.kind == actClear {
-		err = clearRecord(dir, a.session)
+		err = runUpdate(env, func() error { return clearRecord(dir, a.session) })
 	} else {
 		agent := defaultAgent
 		if f.agent != "" {
 			agent = f.agent
 		}
 		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task}
-		_, err = setRecord(dir, a.session, ch, workingDir(), env.Executable)
+		wd := workingDir()
+		err = runUpdate(env, func() error {
+			_, err := setRecord(dir, a.session, ch, wd, env.Executable)
+			return err
+		})
 	}
 	if err != nil {
 		return failed(env, f.strict, name, err)
@@ -211,26 +236,51 @@ func hookCmd(name, defaultAgent string, args []string, env Env, payload func(fs 
 	return ExitOK
 }
 
-func codexNotifyCmd(args []string, env Env) int {
-	return hookCmd("codex-notify", "codex", args, env, func(fs *flag.FlagSet, _ bool) ([]byte, int) {
-		if fs.NArg() == 0 {
-			return nil, usageError(env, "codex-notify: no notification (Codex passes it as the last argument)")
+func claudeHookCmd(f *hookFlags, args []string, env Env) int {
+	return hookCmd("claude-hook", "claude-code", f, args, env, func(args []string) ([]byte, error) {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
 		}
-		return []byte(fs.Arg(fs.NArg() - 1)), -1
+		if env.Stdin == nil {
+			return nil, errors.New("stdin is empty")
+		}
+		data, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		case len(bytes.TrimSpace(data)) == 0:
+			return nil, errors.New("stdin is empty (Claude Code sends the hook input there)")
+		case len(data) > maxHookInput:
+			return nil, fmt.Errorf("hook input longer than %d bytes", maxHookInput)
+		}
+		return data, nil
+	}, claudeAction)
+}
+
+func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
+	return hookCmd("codex-notify", "codex", f, args, env, func(args []string) ([]byte, error) {
+		if len(args) == 0 {
+			return nil, errors.New("no notification (Codex passes it as the last argument)")
+		}
+		return []byte(args[len(args)-1]), nil
 	}, codexAction)
 }
 
+// checkPIDRange refuses a --pid out of range.
+func (f *hookFlags) checkPIDRange(env Env, name string) int {
+	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
+		return usageError(env, "%s: --pid %d out of range", name, f.pid)
+	}
+	return -1
+}
+
 // ownerCmd is the hidden `statuspub owner`, started by set.
-func ownerCmd(args []string, env Env) int {
-	fs := flag.NewFlagSet("statuspub owner", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	dir := fs.String("dir", "", "status directory")
-	session := fs.String("session", "", "session id")
-	if err := fs.Parse(args); err != nil || *dir == "" || *session == "" || fs.NArg() > 0 {
+func ownerCmd(dir, session string, args []string, prog *base.Program, env Env) int {
+	if dir == "" || session == "" || len(args) > 0 {
 		return usageError(env, "owner: usage: statuspub owner --dir DIR --session ID")
 	}
-	if err := runOwner(*dir, *session, heartbeatFromEnv(env), env.Signals); err != nil {
-		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", oneLine(err.Error()))
+	if err := runOwner(dir, session, heartbeatFromEnv(env), env.Signals); err != nil {
+		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", base.Message(err))
 		return ExitError
 	}
 	return ExitOK

@@ -3,7 +3,6 @@
 package statuspub
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,8 +40,8 @@ func lockNames(session string) (write, owner string) {
 
 // sessionDir is one session's place in an opened status directory.
 type sessionDir struct {
-	path      string   // the status directory, absolute
-	dir       *os.File // opened without following links, checked
+	path      string       // the status directory, absolute
+	pd        *perm.PubDir // opened through descriptors, checked
 	fd        int
 	session   string
 	name      string // the status file
@@ -52,8 +51,10 @@ type sessionDir struct {
 }
 
 // openSession checks the status directory dir as a publisher does and opens
-// it. With create, a missing config home and status directory are created
-// first (SPEC.md P3); without, a missing directory is fs.ErrNotExist.
+// it through descriptors (perm.OpenPublishDir: no path is looked up
+// twice). With create, a missing config home and status directory are
+// created first (SPEC.md P3); without, a missing directory is
+// fs.ErrNotExist.
 func openSession(dir, session string, create bool) (*sessionDir, error) {
 	if err := statusfile.ValidateSession(session); err != nil {
 		return nil, err
@@ -62,40 +63,16 @@ func openSession(dir, session string, create bool) (*sessionDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	if create {
-		if err := perm.EnsureConfigHome(filepath.Dir(dir)); err != nil {
-			return nil, err
-		}
-		if err := perm.EnsureStatusDir(dir); err != nil {
-			return nil, err
-		}
-	} else if err := perm.CheckStatusDir(dir); err != nil {
-		return nil, err
-	}
-	checked, err := os.Lstat(dir)
+	pd, err := perm.OpenPublishDir(dir, create)
 	if err != nil {
 		return nil, err
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), dir)
-	opened, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !os.SameFile(checked, opened) {
-		f.Close()
-		return nil, &perm.Error{What: perm.StatusDir, Path: dir, Err: perm.ErrChanged}
 	}
 	w, o := lockNames(session)
-	return &sessionDir{path: dir, dir: f, fd: fd, session: session, name: statusfile.FileName(session),
+	return &sessionDir{path: dir, pd: pd, fd: pd.Fd(), session: session, name: statusfile.FileName(session),
 		writeName: w, ownerName: o, tasksName: strings.TrimSuffix(w, ".lock") + ".tasks"}, nil
 }
 
-func (s *sessionDir) Close() error { return s.dir.Close() }
+func (s *sessionDir) Close() error { return s.pd.Close() }
 
 func (s *sessionDir) pathOf(name string) string { return s.path + string(os.PathSeparator) + name }
 
@@ -146,16 +123,16 @@ func (s *sessionDir) openLockFile(name string, create bool) (int, error) {
 }
 
 // stillThere reports whether the status directory's path still leads to
-// the directory opened: writes and removals go by path (through package
-// statusfile), so after the directory was renamed or replaced they would
-// reach another directory than the one whose lock is held.
+// the directory opened. Writes go through the directory's descriptor, so
+// they cannot be redirected; but a directory renamed or replaced is no
+// longer the one readers of the path see, and a session there is left
+// alone.
 func (s *sessionDir) stillThere() bool {
-	fi, err := os.Lstat(s.path)
-	if err != nil {
+	var a, b unix.Stat_t
+	if unix.Lstat(s.path, &a) != nil || unix.Fstat(s.fd, &b) != nil {
 		return false
 	}
-	opened, err := s.dir.Stat()
-	return err == nil && os.SameFile(fi, opened)
+	return a.Dev == b.Dev && a.Ino == b.Ino
 }
 
 // replaced is the error of a command whose directory is no longer at its
@@ -365,66 +342,4 @@ func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
 		return rec, true, fmt.Errorf("%s: record of another session", path)
 	}
 	return rec, true, nil
-}
-
-// maxTasksFile bounds the task list file read.
-const maxTasksFile = 1 << 20
-
-// readTasks returns the session's task list; an absent, unsafe or
-// unreadable file is an empty list. The caller holds the write lock.
-func (s *sessionDir) readTasks() taskList {
-	var l taskList
-	fd, err := unix.Openat(s.fd, s.tasksName, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	if err != nil {
-		return l
-	}
-	f := os.NewFile(uintptr(fd), s.pathOf(s.tasksName))
-	defer f.Close()
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() || st.Size > maxTasksFile {
-		return l
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxTasksFile))
-	if err != nil || json.Unmarshal(data, &l) != nil {
-		return taskList{}
-	}
-	return l
-}
-
-// writeTasks replaces the session's task list: a temporary dot-file, mode
-// 0600, renamed over it. The caller holds the write lock, so the temporary
-// name is the session's own.
-func (s *sessionDir) writeTasks(l taskList) error {
-	data, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
-	tmp := s.tasksName + ".tmp"
-	unix.Unlinkat(s.fd, tmp, 0) // left by a crash
-	fd, err := unix.Openat(s.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.FileMode))
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: s.pathOf(tmp), Err: err}
-	}
-	f := os.NewFile(uintptr(fd), s.pathOf(tmp))
-	_, err = f.Write(data)
-	if err == nil {
-		err = unix.Fchmod(fd, uint32(perm.FileMode))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = unix.Renameat(s.fd, tmp, s.fd, s.tasksName)
-	}
-	if err != nil {
-		unix.Unlinkat(s.fd, tmp, 0)
-		return fmt.Errorf("statuspub: task list %s: %w", s.pathOf(s.tasksName), err)
-	}
-	return nil
-}
-
-// removeTasks removes the session's task list. The caller holds the write
-// lock.
-func (s *sessionDir) removeTasks() {
-	unix.Unlinkat(s.fd, s.tasksName, 0)
 }

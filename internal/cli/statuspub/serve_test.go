@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statusls"
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -27,17 +29,12 @@ var bin string
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeAgentEnv) == "1" {
+		// The commands the fake agent runs are this binary too: they
+		// must not be fake agents.
+		os.Unsetenv(fakeAgentEnv)
 		os.Exit(fakeAgent(os.Stdin, os.Stdout))
 	}
-	dir, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "building commands:", err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "statuspub")
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	testbin.Main(m, map[string]func() int{"statuspub": statuspub.Main, "statusls": statusls.Main}, func(dir string) { bin = filepath.Join(dir, "statuspub") })
 }
 
 // server is a running `statuspub serve`.

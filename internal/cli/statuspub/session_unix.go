@@ -12,30 +12,48 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
 )
 
-// lockTimeout is how long a short-lived command waits for the write lock.
-// Holders keep it for one read and one write, well under a millisecond.
-const lockTimeout = 2 * time.Second
+// updateLockWait is how long a short-lived command (set, clear, a hook)
+// waits for the session's write lock before it gives up and says so
+// (SPEC.md H10). Holders keep it for one read and one write, well under a
+// millisecond, but hundreds of updates of one session queue behind each
+// other on a loaded machine: waiting long is what keeps them from being
+// lost. It stays under the hook timeouts of the agents (Claude Code: 60 s
+// by default). A variable for tests.
+var updateLockWait = 30 * time.Second
+
+// ownerLockWait is how long the heartbeat owner waits for the write lock;
+// it tries again at its next heartbeat.
+const ownerLockWait = 2 * time.Second
 
 // setRecord applies ch to the session's record in dir under the write
 // lock, and starts a heartbeat owner (the program exe) when none runs and
 // the record names a process. exe "" starts none.
 func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Status, error) {
+	issued := issueStamp()
+	testhook.At(testhook.UpdateIssued, session)
 	s, err := openSession(dir, session, true)
 	if err != nil {
 		return statusfile.Status{}, err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(lockTimeout)
+	l, err := s.lockWrite(updateLockWait)
 	if err != nil {
 		return statusfile.Status{}, err
 	}
 	if !s.stillThere() {
 		l.release()
 		return statusfile.Status{}, s.replaced()
+	}
+	stamps := l.readStamps()
+	if issued < stamps.Cleared {
+		// Started before a clear that has run: the session has ended.
+		l.release()
+		return statusfile.Status{}, nil
 	}
 	cur, exists, rerr := s.read()
 	if ch.task != nil {
@@ -48,15 +66,20 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 			return statusfile.Status{}, err
 		}
 	}
+	found := exists && rerr == nil
+	stamps.order(&ch, issued, cur.PID, found)
 	// A file that is there but unreadable is refused by the write below if
 	// it is unsafe; a corrupt record of ours is replaced.
-	rec := ch.apply(cur, exists && rerr == nil, wd)
+	rec := ch.apply(cur, found, wd)
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
-	if _, err := statusfile.WriteFile(s.path, rec); err != nil {
+	if _, err := statusfile.WriteFileIn(s.pd, rec); err != nil {
 		l.release()
 		return rec, err
 	}
+	// After the record: a failure here costs only the ordering of a
+	// later, concurrent update.
+	l.writeStamps(stamps)
 	owner, err := s.ownerPID()
 	if err != nil {
 		l.release()
@@ -80,6 +103,7 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 // clearRecord removes the session's record and tells its heartbeat owner,
 // if one runs, to look and exit.
 func clearRecord(dir, session string) error {
+	issued := issueStamp()
 	s, err := openSession(dir, session, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -88,7 +112,7 @@ func clearRecord(dir, session string) error {
 		return err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(lockTimeout)
+	l, err := s.lockWrite(updateLockWait)
 	if err != nil {
 		return err
 	}
@@ -96,7 +120,7 @@ func clearRecord(dir, session string) error {
 		l.release()
 		return s.replaced()
 	}
-	if err := statusfile.RemoveFile(s.path, session); err != nil {
+	if err := statusfile.RemoveFileIn(s.pd, session); err != nil {
 		l.release()
 		return err
 	}
@@ -119,6 +143,9 @@ func clearRecord(dir, session string) error {
 		if owner, err := s.ownerPID(); err == nil && owner > 0 {
 			unix.Kill(owner, unix.SIGUSR1)
 		}
+		// An update started before this clear, still waiting for the
+		// lock, must not bring the record back (H12).
+		l.writeStamps(fieldStamps{Cleared: issued})
 		l.release()
 	}
 	return nil
@@ -221,6 +248,9 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 	if done, err := o.step(false); done || err != nil {
 		return err
 	}
+	// The new owner is the session's next publisher: what a killed
+	// writer of the session left is removed (SPEC.md P8).
+	statusfile.RemoveStaleTemps(s.pd, s.name)
 	check := time.NewTicker(checkInterval(heartbeat))
 	defer check.Stop()
 	beat := time.NewTimer(heartbeat)
@@ -254,7 +284,7 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 // rewrites it with a fresh updatedAt. It reports whether the owner is done
 // (and has exited, removing the record when the agent is gone).
 func (o *owner) step(refresh bool) (bool, error) {
-	l, err := o.s.lockWrite(lockTimeout)
+	l, err := o.s.lockWrite(ownerLockWait)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The status directory is gone: the lock file cannot even
@@ -277,8 +307,10 @@ func (o *owner) step(refresh bool) (bool, error) {
 		return true, o.exitLocked(l, false)
 	case err != nil:
 		// Not a record we can refresh; a set will replace it. But an
-		// owner whose agent is gone has nothing left to wait for.
-		if o.agent.pid > 0 && !o.agent.alive() {
+		// owner whose agent is gone, or that never learnt its agent,
+		// has nothing left to wait for (a set that writes a good record
+		// starts a new owner).
+		if o.agent.pid <= 0 || !o.agent.alive() {
 			return true, o.exitLocked(l, false)
 		}
 		l.release()
@@ -299,7 +331,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 	if refresh {
 		rec.UpdatedAt = time.Time{} // now
 		// A failure is retried at the next heartbeat.
-		statusfile.WriteFile(o.s.path, rec)
+		statusfile.WriteFileIn(o.s.pd, rec)
 	}
 	l.release()
 	return false, nil
@@ -307,7 +339,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 
 // exit takes the write lock and exits.
 func (o *owner) exit(remove bool) error {
-	l, err := o.s.lockWrite(lockTimeout)
+	l, err := o.s.lockWrite(ownerLockWait)
 	if err != nil {
 		// Exit anyway; the record, no longer refreshed, goes stale.
 		o.lock.release()
@@ -321,10 +353,17 @@ func (o *owner) exit(remove bool) error {
 func (o *owner) exitLocked(l *heldLock, remove bool) error {
 	var err error
 	if remove {
-		err = statusfile.RemoveFile(o.s.path, o.s.session)
+		err = statusfile.RemoveFileIn(o.s.pd, o.s.session)
 	}
 	o.s.removeTasks()
 	o.lock.releaseAndRemove()
 	l.releaseAndRemove()
 	return err
+}
+
+// processExists reports whether a process has pid on this host: kill(pid,
+// 0) succeeds or is refused for permission.
+func processExists(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || err == unix.EPERM
 }

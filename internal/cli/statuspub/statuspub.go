@@ -8,24 +8,27 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Exit codes.
 const (
-	ExitOK    = 0
-	ExitError = 1
-	ExitUsage = 2
+	ExitOK    = base.ExitOK
+	ExitError = base.ExitError
+	ExitUsage = base.ExitUsage
 	// ExitNotFound and ExitCannotRun are what `statuspub run` returns when
 	// CMD cannot be started, as shells do.
 	ExitCannotRun = 126
@@ -46,84 +49,187 @@ type Env struct {
 	Executable string
 }
 
-// Main runs the command with the process's own environment.
-func Main(signals <-chan os.Signal) int {
+// Main runs the command with the process's own environment, relaying
+// SIGINT, SIGTERM and SIGHUP to it.
+func Main() int {
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	exe, _ := os.Executable()
 	return Run(os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: signals, Executable: exe})
 }
 
-const usage = `statuspub publishes agent status files (gentle-shell.agent-status/v1).
+const summary = `statuspub publishes agent status files (gentle-shell.agent-status/v1).`
 
-Usage:
-  statuspub serve --session ID [flags]       publish, then apply JSON lines from stdin
-  statuspub run [flags] -- CMD [ARGS...]     publish "working" while CMD runs
-  statuspub set --session ID [flags]         change a session's record once (for hooks)
-  statuspub clear --session ID [flags]       remove a session's record
-  statuspub claude-hook [flags] < INPUT      publish from a Claude Code hook
-  statuspub codex-hook [flags] < INPUT       publish from a Codex hook
-  statuspub gemini-hook [flags] < INPUT      publish from a Gemini CLI hook
-  statuspub codex-notify [flags] JSON        publish from Codex's notify program
-  statuspub install AGENT [--dry-run] [--uninstall] [--project]
-                                             wire the hooks of claude, codex,
-                                             gemini or opencode
+const footer = `set, clear and the hook adapters report a failed write as one line on stderr
+and exit 0 (1 with --strict): a status file never breaks the agent. The hook
+adapters (claude-hook, codex-notify) go further: whatever goes wrong, a
+usage error included, they exit 0 with one line on stderr, or 1 with
+--strict, and never 2, which an agent reads as "block". They need file
+locks that Windows lacks, and report so there.
 
-Flags:
-  --session ID        the session id (serve: required; run: default run-<CMD>-<pid>)
-  --agent NAME        the "agent" field (default statuspub; claude-hook:
-                      claude-code; codex-notify: codex)
-  --state S           working, blocked or idle (serve: idle; run: working)
-  --title T           the task title (default none)
-  --pid N             the session's process (serve: statuspub's parent; run: CMD;
-                      set and hooks: the first ancestor that is not a shell)
-  --cwd DIR           the session's workspace (default the working directory)
-  --config-home DIR   publish into DIR/agent-status
-  --dir DIR           publish into DIR itself (its parent is the config home)
-  --no-title          set: remove the task title
-  --strict            set, clear, hooks: exit 1 when the write fails
+Exit status: 0 success, 1 error, 2 usage error; run: CMD's own status, 126
+when CMD cannot run, 127 when it is not found.`
 
-set keeps what is on disk for --state, --title, --agent and --cwd when they
+// Commands, one entry each. A flag is one line in its Setup; see package
+// base for how to add either.
+func program(env *Env) *base.Program {
+	p := &base.Program{
+		Name:    "statuspub",
+		Summary: summary,
+		Footer:  footer,
+		Env:     &base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv},
+	}
+	p.Commands = []*base.Command{
+		{
+			Name:    "serve",
+			Summary: "publish, then apply JSON lines from stdin",
+			Usage:   "serve --session ID [flags]",
+			Description: `serve publishes the session at once, then reads one JSON object per line,
+{"state":"working"} or {"title":"Fix tests"} ({"title":null} clears the
+task), and answers each with {"ok":true} or {"ok":false,"error":"..."} once
+the change is on disk or has failed. On end of input, SIGTERM or SIGINT it
+removes its file and exits 0.`,
+			Examples: `coproc statuspub serve --session "$ID" --agent my-agent
+echo '{"state":"blocked","title":"Waiting for review"}' >&"${COPROC[1]}"`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				o := &options{}
+				o.register(fs, "idle", "statuspub's parent")
+				return func(args []string) int { return serve(o, args, p, *env) }
+			},
+		},
+		{
+			Name:    "run",
+			Summary: "publish \"working\" while CMD runs",
+			Usage:   "run [flags] -- CMD [ARGS...]",
+			Description: `run starts CMD, publishes its session while it runs, and exits with CMD's
+status. It passes SIGINT, SIGTERM and SIGHUP on to CMD. The flags end at
+CMD's name, so CMD's own flags are CMD's.`,
+			Examples: `statuspub run --title "nightly tests" -- make test`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				o := &options{}
+				o.register(fs, "working", "CMD")
+				fs.StopAtArg = true
+				return func(args []string) int { return run(o, args, p, *env) }
+			},
+		},
+		{
+			Name:    "set",
+			Summary: "change a session's record once (for scripts and hooks)",
+			Usage:   "set --session ID [flags]",
+			Description: `set keeps what is on disk for --state, --title, --agent and --cwd when they
 are not given (without a record: idle, no title, agent statuspub, the working
 directory). The first set of a session starts a detached heartbeat owner that
 rewrites the record every 9 s while the agent process lives, and removes it
 when that process exits or 'clear' runs. The agent process is --pid, else the
-first ancestor of statuspub that is not a shell (hooks run as 'sh -c CMD').
-set, clear and the hook adapters report a failed write as one line on stderr
-and exit 0 (1 with --strict): a status file never breaks the agent. They need
-file locks that Windows lacks, and report so there.
+first ancestor of statuspub that is not a shell (hooks run as 'sh -c CMD').`,
+			Examples: `statuspub set --session "$ID" --state blocked --title "Waiting for review"
+statuspub set --session "$ID" --state idle --no-title`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				f := &hookFlags{}
+				f.register(fs, true)
+				fs.Lookup("session").Complete = f.sessionIDs(env)
+				return func(args []string) int { f.given = changed(fs); return setCmd(f, args, *env) }
+			},
+		},
+		{
+			Name:     "clear",
+			Summary:  "remove a session's record",
+			Usage:    "clear --session ID [flags]",
+			Examples: `statuspub clear --session "$ID"`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				f := &hookFlags{}
+				f.register(fs, true)
+				fs.Lookup("session").Complete = f.sessionIDs(env)
+				return func(args []string) int { f.given = changed(fs); return clearCmd(f, args, *env) }
+			},
+		},
+		{
+			Name:    "claude-hook",
+			Summary: "publish from a Claude Code hook (the hook input on stdin)",
+			Usage:   "claude-hook [flags] < INPUT",
+			Hook:    true,
+			Description: `claude-hook reads the hook input from stdin: SessionStart -> idle,
+UserPromptSubmit and tool use -> working, PermissionRequest and permission or
+question notifications -> blocked, Stop -> idle, SessionEnd -> clear; the title
+is the in_progress item of the latest TodoWrite, or the task in progress of
+the task tools. Unknown events are ignored. See examples/claude-code.
 
-claude-hook, codex-hook and gemini-hook read the hook input from stdin:
-session start -> idle, prompt and tool use -> working, permission requests
-and questions -> blocked, end of turn, failure and interrupt -> idle, session
-end -> clear (SPEC.md 13.1). claude-hook's title is the in_progress item of
-the latest TodoWrite, or the task in progress of the task tools; gemini-hook's
-the in_progress item of write_todos. These
-three never exit 2, which their agents take as "block": a usage error is one
-line on stderr and exit 0 (1 with --strict). codex-notify takes Codex's JSON
-as its last argument: agent-turn-complete -> idle. Unknown events are
-ignored. See examples/ for the configuration.
+Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
+never 2: Claude Code reads exit status 2 as "block".`,
+			Examples: `# in .claude/settings.json, for each hook event:
+#   {"type": "command", "command": "statuspub claude-hook"}
+statuspub claude-hook < examples/claude-code/input.json`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				f := &hookFlags{}
+				f.register(fs, false)
+				return func(args []string) int { f.given = changed(fs); return claudeHookCmd(f, args, *env) }
+			},
+		},
+		{
+			Name:    "codex-notify",
+			Summary: "publish from Codex's notify program (the JSON as last argument)",
+			Usage:   "codex-notify [flags] JSON",
+			Hook:    true,
+			Description: `codex-notify takes Codex's JSON as its last argument:
+agent-turn-complete -> idle. Unknown events are ignored. See examples/codex.
 
-install merges statuspub's hooks into the agent's own settings (Claude Code
-~/.claude/settings.json, Codex ~/.codex/hooks.json and config.toml, Gemini CLI
-~/.gemini/settings.json, OpenCode's plugin directory; --project: the working
-directory's .claude/, .codex/, .gemini/, .opencode/), keeping every other key
-and hook; it backs the file up and replaces it atomically, and refuses a file
-it cannot parse (saying where), a symlink or a read-only file. Running it
-twice changes nothing. --dry-run prints the diff.
+Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
+never 2.`,
+			Examples: `# in ~/.codex/config.toml:
+#   notify = ["statuspub", "codex-notify"]`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				f := &hookFlags{}
+				f.register(fs, false)
+				return func(args []string) int { f.given = changed(fs); return codexNotifyCmd(f, args, *env) }
+			},
+		},
+		{
+			Name:   "owner",
+			Hidden: true, // started by set
+			Usage:  "owner --dir DIR --session ID",
+			Setup: func(fs *base.FlagSet) base.Runner {
+				var dir, session string
+				fs.String(&dir, "dir", "", "DIR", "status directory")
+				fs.String(&session, "session", "", "ID", "session id")
+				return func(args []string) int { return ownerCmd(dir, session, args, p, *env) }
+			},
+		},
+	}
+	return p
+}
 
-serve reads one JSON object per line, {"state":"working"} or {"title":"Fix tests"}
-({"title":null} clears the task), and answers each with {"ok":true} or
-{"ok":false,"error":"..."} once the change is on disk or has failed. On end of
-input, SIGTERM or SIGINT it removes its file and exits 0.
+// sessionIDs lists the ids of the sessions (fresh or stale) in the status
+// directory that the flags name, for completion.
+func (f *hookFlags) sessionIDs(env *Env) func() []string {
+	return func() []string {
+		loc, err := location.ForPublisher(f.dir, f.configHome, env.Getenv)
+		if err != nil {
+			return nil
+		}
+		l, err := reader.List(loc.Dir, reader.Options{})
+		if err != nil {
+			return nil
+		}
+		var ids []string
+		for _, e := range l.Entries {
+			if e.Verdict == reader.Fresh || e.Verdict == reader.Stale {
+				ids = append(ids, e.Status.Session)
+			}
+		}
+		return ids
+	}
+}
 
-run exits with CMD's status and passes SIGINT, SIGTERM and SIGHUP on to it.
-
-Examples:
-  statuspub run --title "nightly tests" -- make test
-  statuspub set --session "$ID" --state blocked --title "Waiting for review"
-  statuspub clear --session "$ID"
-  coproc statuspub serve --session "$ID" --agent my-agent
-  echo '{"state":"blocked","title":"Waiting for review"}' >&"${COPROC[1]}"
-`
+// changed lists the flags the command line set.
+func changed(fs *base.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range fs.Flags() {
+		if f.Changed() {
+			m[f.Name] = true
+		}
+	}
+	return m
+}
 
 type options struct {
 	session, agent, state, title, cwd string
@@ -131,15 +237,15 @@ type options struct {
 	configHome, dir                   string
 }
 
-func (o *options) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.session, "session", "", "session id")
-	fs.StringVar(&o.agent, "agent", "statuspub", "agent name")
-	fs.StringVar(&o.state, "state", "", "state")
-	fs.StringVar(&o.title, "title", "", "task title")
-	fs.IntVar(&o.pid, "pid", 0, "process id")
-	fs.StringVar(&o.cwd, "cwd", "", "workspace")
-	fs.StringVar(&o.configHome, "config-home", "", "config home")
-	fs.StringVar(&o.dir, "dir", "", "status directory")
+func (o *options) register(fs *base.FlagSet, defState, defPID string) {
+	fs.String(&o.session, "session", "", "ID", "the session id (serve: required; run: default run-<CMD>-<pid>)")
+	fs.String(&o.agent, "agent", "statuspub", "NAME", `the "agent" field (default statuspub)`)
+	fs.String(&o.state, "state", "", "STATE", "working, blocked or idle (default "+defState+")").Complete = func() []string { return base.States }
+	fs.String(&o.title, "title", "", "TITLE", "the task title (default none)")
+	fs.Int(&o.pid, "pid", 0, "PID", "the session's process (default "+defPID+")")
+	fs.String(&o.cwd, "cwd", "", "DIR", "the session's workspace (default the working directory)")
+	fs.String(&o.configHome, "config-home", "", "DIR", "publish into DIR/agent-status")
+	fs.String(&o.dir, "dir", "", "DIR", "publish into DIR itself (its parent is the config home)")
 }
 
 // Run runs statuspub with args (without the program name).
@@ -147,57 +253,14 @@ func Run(args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	if len(args) == 0 {
-		fmt.Fprint(env.Stderr, usage)
-		return ExitUsage
-	}
-	switch args[0] {
-	case "serve":
-		return serve(args[1:], env)
-	case "run":
-		return run(args[1:], env)
-	case "set":
-		return setCmd(args[1:], env)
-	case "clear":
-		return clearCmd(args[1:], env)
-	case "claude-hook":
-		return claudeHook(args[1:], env)
-	case "codex-hook":
-		return codexHook(args[1:], env)
-	case "gemini-hook":
-		return geminiHook(args[1:], env)
-	case "install":
-		return installCmd(args[1:], env)
-	case "codex-notify":
-		return codexNotifyCmd(args[1:], env)
-	case "owner": // hidden: started by set
-		return ownerCmd(args[1:], env)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(env.Stdout, usage)
-		return ExitOK
-	}
-	return usageError(env, "unknown command %q", args[0])
+	return program(&env).Run(args)
 }
 
+// usageError reports a usage error of a command that is not a hook.
 func usageError(env Env, format string, args ...any) int {
 	fmt.Fprintf(env.Stderr, "statuspub: "+format+"\n", args...)
 	fmt.Fprintln(env.Stderr, "statuspub: hint: run 'statuspub --help' for usage")
 	return ExitUsage
-}
-
-func parse(name string, args []string, env Env) (*options, *flag.FlagSet, int) {
-	o := &options{}
-	fs := flag.NewFlagSet("statuspub "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	o.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(env.Stdout, usage)
-			return nil, nil, ExitOK
-		}
-		return nil, nil, usageError(env, "%s: %v", name, err)
-	}
-	return o, fs, -1
 }
 
 // publisherOptions turns flags into statusfile options.
@@ -213,7 +276,7 @@ func (o *options) publisherOptions(env Env, state statusfile.State, pid int) ([]
 		statusfile.WithTitle(o.title),
 		statusfile.WithPID(pid),
 		statusfile.WithErrorHandler(func(err error) {
-			fmt.Fprintf(env.Stderr, "statuspub: %v\n", err)
+			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 		}),
 	}
 	if o.cwd != "" {
@@ -226,23 +289,20 @@ func (o *options) parseState(def statusfile.State) (statusfile.State, error) {
 	if o.state == "" {
 		return def, nil
 	}
-	return statusfile.ParseState(o.state)
+	return base.ParseState(o.state)
 }
 
-func serve(args []string, env Env) int {
-	o, fs, code := parse("serve", args, env)
-	if code >= 0 {
-		return code
-	}
-	if fs.NArg() > 0 {
-		return usageError(env, "serve: unexpected argument %q", fs.Arg(0))
+func serve(o *options, args []string, prog *base.Program, env Env) int {
+	c := prog.Lookup("serve")
+	if len(args) > 0 {
+		return prog.UsageErrorf(c, "unexpected argument %q", args[0])
 	}
 	if o.session == "" {
-		return usageError(env, "serve: --session is required")
+		return prog.UsageErrorf(c, "--session is required")
 	}
 	state, err := o.parseState(statusfile.Idle)
 	if err != nil {
-		return usageError(env, "serve: %v", err)
+		return prog.UsageErrorf(c, "--state: %v", err)
 	}
 	pid := o.pid
 	if pid == 0 {
@@ -250,16 +310,17 @@ func serve(args []string, env Env) int {
 	}
 	opts, err := o.publisherOptions(env, state, pid)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "statuspub: %v\n", err)
-		return ExitError
+		return prog.Errorf(c, "%s", base.Message(err))
 	}
 	p, err := statusfile.NewPublisher(o.session, opts...)
 	if err != nil {
-		return usageError(env, "serve: %v", err)
+		return prog.UsageErrorf(c, "--session: %s", base.Message(err))
 	}
-	defer p.Close()
+	// Every return below goes through closeAndExit.
 	ctx := context.Background()
-	p.Flush(ctx) // publish at once; a failure is reported by the error handler
+	// Publish at once; a failure is reported by the error handler. A
+	// write that hangs (a frozen file system) is not waited for.
+	flushBounded(ctx, p)
 
 	lines := make(chan []byte)
 	go readLines(env.Stdin, lines)
@@ -268,7 +329,7 @@ func serve(args []string, env Env) int {
 		if err == nil {
 			out.WriteString(`{"ok":true}` + "\n")
 		} else {
-			msg, _ := json.Marshal(err.Error())
+			msg, _ := json.Marshal(base.Message(err))
 			out.WriteString(`{"ok":false,"error":` + string(msg) + "}\n")
 		}
 		out.Flush()
@@ -286,16 +347,55 @@ func serve(args []string, env Env) int {
 				answer(err)
 				continue
 			}
-			answer(p.Flush(ctx))
+			answer(flushBounded(ctx, p))
 		case <-env.Signals:
 			return closeAndExit(p, env)
 		}
 	}
 }
 
+// serveFlushWait bounds how long serve waits for a change to reach the
+// disk before it answers {"ok":false}: on a frozen file system a write
+// never returns, and the program on the other end must still get an
+// answer to every line (SPEC.md P13). The change is not lost: the
+// publisher writes it when the file system thaws. A variable for tests.
+var serveFlushWait = 5 * time.Second
+
+// serveCloseWait bounds how long serve waits, when it stops, for a write
+// in progress and the removal of the record: a signal must end it even on
+// a frozen file system. A variable for tests.
+var serveCloseWait = 2 * time.Second
+
+// errWriteHangs is the answer for a change not on disk after serveFlushWait.
+var errWriteHangs = errors.New("the write did not finish in time (is the file system frozen?): the change is kept and written when it can be")
+
+func flushBounded(ctx context.Context, p *statusfile.Publisher) error {
+	ctx, cancel := context.WithTimeout(ctx, serveFlushWait)
+	defer cancel()
+	err := p.Flush(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errWriteHangs
+	}
+	return err
+}
+
+// closeBounded closes p, waiting at most serveCloseWait.
+func closeBounded(p *statusfile.Publisher) error {
+	done := make(chan error, 1)
+	go func() { done <- p.Close() }()
+	t := time.NewTimer(serveCloseWait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return errors.New("a write still hangs: the status file was not removed")
+	}
+}
+
 func closeAndExit(p *statusfile.Publisher, env Env) int {
-	if err := p.Close(); err != nil {
-		fmt.Fprintf(env.Stderr, "statuspub: %v\n", err)
+	if err := closeBounded(p); err != nil {
+		fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 	}
 	return ExitOK
 }
@@ -344,7 +444,7 @@ func apply(p *statusfile.Publisher, line []byte) error {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return errors.New(`"state" must be a string`)
 		}
-		st, err := statusfile.ParseState(s)
+		st, err := base.ParseState(s)
 		if err != nil {
 			return err
 		}
@@ -361,18 +461,14 @@ func apply(p *statusfile.Publisher, line []byte) error {
 	return nil
 }
 
-func run(args []string, env Env) int {
-	o, fs, code := parse("run", args, env)
-	if code >= 0 {
-		return code
-	}
-	argv := fs.Args()
+func run(o *options, argv []string, prog *base.Program, env Env) int {
+	c := prog.Lookup("run")
 	if len(argv) == 0 {
-		return usageError(env, "run: no command given (statuspub run [flags] -- CMD [ARGS...])")
+		return prog.UsageErrorf(c, "no command given (statuspub run [flags] -- CMD [ARGS...])")
 	}
 	state, err := o.parseState(statusfile.Working)
 	if err != nil {
-		return usageError(env, "run: %v", err)
+		return prog.UsageErrorf(c, "--state: %v", err)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
@@ -398,7 +494,7 @@ func run(args []string, env Env) int {
 	}
 	if err != nil {
 		// The command runs anyway: status is never a reason to stop work.
-		fmt.Fprintf(env.Stderr, "statuspub: run: not publishing: %v\n", err)
+		fmt.Fprintf(env.Stderr, "statuspub: run: not publishing: %s\n", base.Message(err))
 	}
 	done := make(chan struct{})
 	go func() {
@@ -415,7 +511,7 @@ func run(args []string, env Env) int {
 	close(done)
 	if p != nil {
 		if cerr := p.Close(); cerr != nil {
-			fmt.Fprintf(env.Stderr, "statuspub: %v\n", cerr)
+			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(cerr))
 		}
 	}
 	return exitStatus(cmd, err, env)

@@ -29,11 +29,18 @@ func TestUsageGolden(t *testing.T) {
 	if !bytes.Equal(out.Bytes(), want) {
 		t.Errorf("usage differs from %s (go test -run UsageGolden -update to accept):\n%s", golden, out.String())
 	}
-	// Every subcommand's --help prints the same text.
-	for _, cmd := range []string{"set", "clear", "claude-hook", "codex-notify"} {
-		var o bytes.Buffer
-		if code := Run([]string{cmd, "--help"}, Env{Stdout: &o, Stderr: &errOut}); code != ExitOK || !bytes.Equal(o.Bytes(), want) {
+	// Every subcommand's --help prints that subcommand's usage, with
+	// examples, and so does 'help CMD'.
+	for _, cmd := range []string{"serve", "run", "set", "clear", "claude-hook", "codex-notify"} {
+		var o, h bytes.Buffer
+		if code := Run([]string{cmd, "--help"}, Env{Stdout: &o, Stderr: &errOut}); code != ExitOK {
 			t.Errorf("%s --help: exit %d", cmd, code)
+		}
+		if !bytes.HasPrefix(o.Bytes(), []byte("statuspub "+cmd+": ")) || !bytes.Contains(o.Bytes(), []byte("\nUsage:\n  statuspub "+cmd)) || !bytes.Contains(o.Bytes(), []byte("\nExamples:\n")) {
+			t.Errorf("%s --help:\n%s", cmd, o.String())
+		}
+		if code := Run([]string{"help", cmd}, Env{Stdout: &h, Stderr: &errOut}); code != ExitOK || !bytes.Equal(h.Bytes(), o.Bytes()) {
+			t.Errorf("help %s: exit %d, differs from %s --help", cmd, code, cmd)
 		}
 	}
 }

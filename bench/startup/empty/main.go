@@ -1,0 +1,4 @@
+// Command empty does nothing: the start-up floor of a Go program.
+package main
+
+func main() {}

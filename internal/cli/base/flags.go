@@ -1,0 +1,295 @@
+package base
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Flag is one flag of a [FlagSet].
+type Flag struct {
+	Name  string // the long name, without dashes
+	Short string // a one-letter shorthand, or ""
+	// Arg names the value in help ("DIR"); "" for a boolean flag.
+	Arg   string
+	Usage string // one line for help; more lines are indented
+	Value flag.Value
+	// Optional: the flag may stand alone (--json) or take a value
+	// (--json session,state); Optional decides whether the next argument
+	// is its value.
+	Optional func(next string) bool
+	// NoValue is the value of a flag that takes an Optional value and
+	// stands alone.
+	NoValue string
+	// Complete lists the values to offer in shell completion; nil offers
+	// none (the shell completes file names instead).
+	Complete func() []string
+	Hidden   bool
+	group    string
+	set      bool
+}
+
+// IsBool reports whether the flag takes no value.
+func (f *Flag) IsBool() bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// Changed reports whether the command line set the flag.
+func (f *Flag) Changed() bool { return f.set }
+
+// FlagSet is the flags of one command, in declaration order.
+type FlagSet struct {
+	flags []*Flag
+	byKey map[string]*Flag // long names and shorthands
+	group string
+	// StopAtArg ends the flags at the first argument that is not one (for
+	// commands that run another command: run -- CMD).
+	StopAtArg bool
+}
+
+func newFlagSet() *FlagSet { return &FlagSet{byKey: map[string]*Flag{}} }
+
+// Group starts a new group of flags under heading in help.
+func (fs *FlagSet) Group(heading string) { fs.group = heading }
+
+// Var adds a flag with any value.
+func (fs *FlagSet) Var(v flag.Value, name, arg, usage string) *Flag {
+	f := &Flag{Name: name, Arg: arg, Usage: usage, Value: v, group: fs.group}
+	if _, dup := fs.byKey[name]; dup {
+		panic("base: flag --" + name + " declared twice")
+	}
+	fs.flags = append(fs.flags, f)
+	fs.byKey[name] = f
+	return f
+}
+
+// Shorthand gives f a one-letter alias: -r for --raw-output.
+func (fs *FlagSet) Shorthand(f *Flag, short string) *Flag {
+	f.Short = short
+	fs.byKey[short] = f
+	return f
+}
+
+// Lookup returns the flag named name (long or shorthand), or nil.
+func (fs *FlagSet) Lookup(name string) *Flag { return fs.byKey[name] }
+
+// Changed reports whether the command line set the flag named name.
+func (fs *FlagSet) Changed(name string) bool {
+	f := fs.byKey[name]
+	return f != nil && f.set
+}
+
+// Flags lists the flags in declaration order.
+func (fs *FlagSet) Flags() []*Flag { return fs.flags }
+
+// String adds a string flag.
+func (fs *FlagSet) String(p *string, name, def, arg, usage string) *Flag {
+	*p = def
+	return fs.Var((*stringValue)(p), name, arg, usage)
+}
+
+// Bool adds a boolean flag.
+func (fs *FlagSet) Bool(p *bool, name string, def bool, usage string) *Flag {
+	*p = def
+	return fs.Var((*boolValue)(p), name, "", usage)
+}
+
+// Int adds an integer flag taking values in [lo, hi].
+func (fs *FlagSet) Int(p *int, name string, def int, arg, usage string) *Flag {
+	*p = def
+	return fs.Var((*intValue)(p), name, arg, usage)
+}
+
+// Duration adds a duration flag; a value without a unit is refused with a
+// hint to add one.
+func (fs *FlagSet) Duration(p *time.Duration, name string, def time.Duration, arg, usage string) *Flag {
+	*p = def
+	return fs.Var((*durationValue)(p), name, arg, usage)
+}
+
+// Func adds a flag that calls set with each value.
+func (fs *FlagSet) Func(name, arg, usage string, set func(string) error) *Flag {
+	return fs.Var(funcValue(set), name, arg, usage)
+}
+
+type stringValue string
+
+func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }
+func (s *stringValue) String() string     { return string(*s) }
+
+type boolValue bool
+
+func (b *boolValue) Set(v string) error {
+	x, err := strconv.ParseBool(v)
+	if err != nil {
+		return errors.New("not true or false")
+	}
+	*b = boolValue(x)
+	return nil
+}
+func (b *boolValue) String() string   { return strconv.FormatBool(bool(*b)) }
+func (b *boolValue) IsBoolFlag() bool { return true }
+
+type intValue int
+
+func (n *intValue) Set(v string) error {
+	x, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%q is out of range", v)
+		}
+		return fmt.Errorf("%q is not a whole number", v)
+	}
+	*n = intValue(x)
+	return nil
+}
+func (n *intValue) String() string { return strconv.Itoa(int(*n)) }
+
+type durationValue time.Duration
+
+func (d *durationValue) Set(v string) error {
+	x, err := ParseDuration(v)
+	if err != nil {
+		return err
+	}
+	*d = durationValue(x)
+	return nil
+}
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+
+type funcValue func(string) error
+
+func (f funcValue) Set(v string) error { return f(v) }
+func (f funcValue) String() string     { return "" }
+
+// ParseDuration parses a Go duration (300ms, 10s, 1h30m). A bare number
+// gets an error that says to add a unit.
+func ParseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err == nil {
+		return d, nil
+	}
+	if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+		return 0, fmt.Errorf("%q has no unit; add a unit, e.g. %ss", s, s)
+	}
+	return 0, fmt.Errorf("%q is not a duration (e.g. 500ms, 10s, 5m, 1h30m)", s)
+}
+
+// parse sets the flags from args and returns the other arguments. Flags
+// may come anywhere; "--" ends them; with StopAtArg the first other
+// argument does.
+func (fs *FlagSet) parse(args []string) ([]string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i+1:]...), nil
+		}
+		if len(a) < 2 || a[0] != '-' {
+			if fs.StopAtArg {
+				return append(rest, args[i:]...), nil
+			}
+			rest = append(rest, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.byKey[name]
+		if f == nil && !strings.HasPrefix(a, "--") && len(name) > 1 && !hasValue {
+			// -rc: a group of one-letter boolean shorthands.
+			if err := fs.shortGroup(name, true); err == nil {
+				continue
+			}
+		}
+		if f == nil {
+			return nil, fs.unknown(a, name)
+		}
+		f.set = true
+		switch {
+		case hasValue:
+		case f.IsBool():
+			value = "true"
+		case f.Optional != nil:
+			value = f.NoValue
+			if i+1 < len(args) && f.Optional(args[i+1]) {
+				i++
+				value = args[i]
+			}
+		case i+1 < len(args):
+			i++
+			value = args[i]
+		default:
+			return nil, &UsageError{Msg: fmt.Sprintf("--%s needs a value (--%s %s)", f.Name, f.Name, f.Arg)}
+		}
+		if err := f.Value.Set(value); err != nil {
+			return nil, &UsageError{Msg: fmt.Sprintf("--%s: %v", f.Name, err)}
+		}
+	}
+	return rest, nil
+}
+
+// shortGroup checks that group is a run of one-letter boolean flags
+// (-rc) and, when set, sets them.
+func (fs *FlagSet) shortGroup(group string, set bool) error {
+	var fl []*Flag
+	for _, r := range group {
+		f := fs.byKey[string(r)]
+		if f == nil || f.Short != string(r) || !f.IsBool() {
+			return errors.New("not a group")
+		}
+		fl = append(fl, f)
+	}
+	for _, f := range fl {
+		if set {
+			f.set = true
+			f.Value.Set("true")
+		}
+	}
+	return nil
+}
+
+func (fs *FlagSet) unknown(arg, name string) error {
+	var names []string
+	for _, f := range fs.flags {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	}
+	shown := "--" + name
+	if len(name) == 1 {
+		shown = "-" + name
+	}
+	msg := "unknown flag " + shown
+	if s := Suggest(name, names); s != "" {
+		msg += "; did you mean --" + s + "?"
+	}
+	return &UsageError{Msg: msg}
+}
+
+// takesValue reports whether the flag written as arg (no "=") consumes
+// the next argument.
+func (fs *FlagSet) takesValue(arg string, next string) bool {
+	name := strings.TrimLeft(arg, "-")
+	f := fs.byKey[name]
+	if f == nil || f.IsBool() || strings.Contains(name, "=") {
+		return false
+	}
+	if f.Optional != nil {
+		return f.Optional(next)
+	}
+	return true
+}
+
+// UsageError is a mistake on the command line: exit status 2 (0 or 1 for
+// a hook).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef returns a [UsageError].
+func Usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,497 @@
+package base
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"strings"
+)
+
+// Runner runs a command once its flags are parsed, with the arguments
+// that are not flags. It returns the exit status; an error that is a
+// [UsageError] is reported as one.
+type Runner func(args []string) int
+
+// Command is one subcommand, or a program's default command.
+type Command struct {
+	Name    string
+	Summary string // one line, for the command list
+	// Usage is the synopsis after the program's name, one per line:
+	// "watch [flags]".
+	Usage string
+	// Description is the help text between the synopsis and the flags.
+	Description string
+	// Examples are shell lines, with # comments, shown under "Examples:".
+	Examples string
+	// Setup declares the flags and returns what runs with them.
+	Setup func(fs *FlagSet) Runner
+	// Hook marks a command run by an agent as a hook: it never exits 2.
+	// Every failure is one line on stderr and exit 0, or 1 with --strict.
+	Hook   bool
+	Hidden bool
+}
+
+// Program is a command with subcommands.
+type Program struct {
+	Name    string // "statusls"
+	Summary string // the first line of help
+	// Default runs when no subcommand is named (statusls lists); nil
+	// means that a subcommand is required.
+	Default  *Command
+	Commands []*Command
+	// Footer ends the program's help (exit statuses, environment).
+	Footer string
+	Env    *Env
+
+	args []string // the command line being run
+}
+
+// Lookup returns the subcommand named name, or nil.
+func (p *Program) Lookup(name string) *Command {
+	for _, c := range p.Commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func (p *Program) names() []string {
+	var names []string
+	for _, c := range p.Commands {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	return append(names, "help", "completion")
+}
+
+// flagsOf returns a fresh flag set of c with the flags every command
+// takes, and the runner.
+func (p *Program) flagsOf(c *Command) (*FlagSet, Runner) {
+	fs := newFlagSet()
+	var run Runner
+	if c != nil && c.Setup != nil {
+		run = c.Setup(fs)
+	}
+	fs.Group("")
+	if fs.Lookup("help") == nil {
+		fs.Shorthand(fs.Var(new(boolValue), "help", "", "show this help"), "h")
+	}
+	if fs.Lookup("version") == nil {
+		fs.Var(new(boolValue), "version", "", "print the version and exit")
+	}
+	return fs, run
+}
+
+// Run runs the program with args (without the program name) and returns
+// the exit status.
+func (p *Program) Run(args []string) int {
+	p.Env.Fill()
+	p.args = args
+	name, rest, err := p.findCommand(args)
+	if err != nil {
+		return p.usageError(p.hookIn(args), rest, err)
+	}
+	switch name {
+	case "help":
+		return p.helpCmd(rest)
+	case "completion":
+		return p.completionCmd(rest)
+	case "__complete":
+		return p.complete(rest)
+	case "__man":
+		return p.manCmd(rest)
+	}
+	c := p.Default
+	if name != "" {
+		c = p.Lookup(name)
+	}
+	if c == nil {
+		if hasFlag(rest, "version") {
+			return p.version()
+		}
+		if len(rest) == 0 {
+			p.help(nil, p.Env.Stderr)
+			return ExitUsage
+		}
+		if hasFlag(rest, "help") || hasFlag(rest, "h") {
+			p.help(nil, p.Env.Stdout)
+			return ExitOK
+		}
+		return p.usageError(p.hookIn(args), rest, Usagef("no command given"))
+	}
+	fs, run := p.flagsOf(c)
+	operands, err := fs.parse(rest)
+	if err != nil {
+		return p.usageError(c, rest, err)
+	}
+	if fs.Changed("help") {
+		if c == p.Default {
+			c = nil // the program's help, which includes the default command's
+		}
+		p.help(c, p.Env.Stdout)
+		return ExitOK
+	}
+	if fs.Changed("version") {
+		return p.version()
+	}
+	if run == nil {
+		p.help(c, p.Env.Stdout)
+		return ExitOK
+	}
+	code := run(operands)
+	if !c.Hook && code == ExitUsage {
+		if h := p.hookIn(p.args); h != nil {
+			// A hook's name is on the command line, though another
+			// command ran: it may be the agent running a hook.
+			return hookStatus(p.args)
+		}
+	}
+	if c.Hook && code != ExitOK {
+		// A hook never exits 2 (or anything but 0 and 1): the agent
+		// reads 2 as "block".
+		if f := fs.Lookup("strict"); f != nil && f.Value.String() == "true" {
+			return ExitError
+		}
+		return ExitOK
+	}
+	return code
+}
+
+// hookIn returns the hook command that args name anywhere, or nil: when
+// the command line is too broken to tell which command it is, one that
+// may be a hook's must not exit 2 either.
+func (p *Program) hookIn(args []string) *Command {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if c := p.Lookup(a); c != nil && c.Hook {
+			return c
+		}
+	}
+	return nil
+}
+
+// findCommand finds the subcommand among args, wherever it is, and
+// returns it with the other arguments. Flags before it are those of any
+// command: a flag that takes a value in one takes it in all.
+func (p *Program) findCommand(args []string) (string, []string, error) {
+	named := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if p.Lookup(a) != nil || a == "help" || a == "completion" || a == "__complete" || a == "__man" ||
+			!strings.HasPrefix(a, "-") && Suggest(a, p.names()) != "" {
+			named = true
+			break
+		}
+	}
+	if !named && p.Default != nil {
+		// No argument names a command (the common case of a status bar
+		// calling statusls many times a second): the default command's
+		// own parsing will say what is wrong, if anything.
+		return "", args, nil
+	}
+	all := newFlagSet()
+	for _, c := range append([]*Command{p.Default}, p.Commands...) {
+		if c == nil || c.Setup == nil {
+			continue
+		}
+		fs, _ := p.flagsOf(c)
+		for k, f := range fs.byKey {
+			if all.byKey[k] == nil || !f.IsBool() {
+				all.byKey[k] = f
+			}
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if all.byKey[name] == nil && (strings.HasPrefix(a, "--") || all.shortGroup(name, false) != nil) {
+				// No command has it: say so now, rather than take
+				// its value for a subcommand.
+				all.flags = nil
+				for k, f := range all.byKey {
+					if k == f.Name {
+						all.flags = append(all.flags, f)
+					}
+				}
+				slices.SortFunc(all.flags, func(a, b *Flag) int { return strings.Compare(a.Name, b.Name) })
+				return "", args, all.unknown(a, name)
+			}
+			if i+1 < len(args) && all.takesValue(a, args[i+1]) {
+				i++
+			}
+			continue
+		}
+		switch {
+		case a == "help", a == "completion", a == "__complete", a == "__man":
+		case p.Lookup(a) != nil:
+		case p.Default != nil && p.Default.Hook:
+			return "", args, nil
+		default:
+			msg := fmt.Sprintf("unknown command %q", a)
+			if s := Suggest(a, p.names()); s != "" {
+				msg += "; did you mean " + s + "?"
+			}
+			if p.Default != nil {
+				msg = fmt.Sprintf("unexpected argument %q", a)
+				if s := Suggest(a, p.names()); s != "" {
+					msg = fmt.Sprintf("unknown command %q; did you mean %s?", a, s)
+				}
+			}
+			return "", args, Usagef("%s", msg)
+		}
+		if a == "__complete" || a == "__man" {
+			// Everything after them is theirs.
+			return a, args[i+1:], nil
+		}
+		return a, slices.Concat(args[:i], args[i+1:]), nil
+	}
+	return "", args, nil
+}
+
+// hasFlag reports whether --name (or -name) is among args, before "--".
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--"+name || a == "-"+name {
+			return true
+		}
+	}
+	return false
+}
+
+// Errorf reports a runtime error of command c (nil for the program) as
+// one line, and returns [ExitError].
+func (p *Program) Errorf(c *Command, format string, args ...any) int {
+	fmt.Fprintf(p.Env.Stderr, "%s%s\n", p.prefix(c), fmt.Sprintf(format, args...))
+	return ExitError
+}
+
+// UsageErrorf reports a usage error of command c, with a hint line
+// (none for a hook), and returns [ExitUsage].
+func (p *Program) UsageErrorf(c *Command, format string, args ...any) int {
+	return p.usageError(c, nil, Usagef(format, args...))
+}
+
+func (p *Program) prefix(c *Command) string {
+	if c == nil || c == p.Default {
+		return p.Name + ": "
+	}
+	return p.Name + ": " + c.Name + ": "
+}
+
+func (p *Program) usageError(c *Command, args []string, err error) int {
+	msg := err.Error()
+	var ue *UsageError
+	if !errors.As(err, &ue) {
+		msg = "usage: " + msg
+	}
+	if c == nil || !c.Hook {
+		if h := p.hookIn(p.args); h != nil {
+			c = h // see hookIn
+		}
+	}
+	fmt.Fprintf(p.Env.Stderr, "%s%s\n", p.prefix(c), msg)
+	if c != nil && c.Hook {
+		return hookStatus(p.args)
+	}
+	help := p.Name + " --help"
+	if c != nil && c != p.Default {
+		help = p.Name + " " + c.Name + " --help"
+	}
+	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s' for usage\n", p.Name, help)
+	return ExitUsage
+}
+
+// hookStatus is a hook's exit status after a failure: 1 with --strict,
+// else 0.
+func hookStatus(args []string) int {
+	if hasFlag(args, "strict") || hasFlag(args, "strict=true") {
+		return ExitError
+	}
+	return ExitOK
+}
+
+// Version is the module version and VCS revision from the build info.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, when string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += " (revision " + rev
+		if when != "" {
+			v += ", " + when
+		}
+		if modified {
+			v += ", modified"
+		}
+		v += ")"
+	}
+	return v + " " + bi.GoVersion
+}
+
+func (p *Program) version() int {
+	fmt.Fprintf(p.Env.Stdout, "%s %s\n", p.Name, Version())
+	return ExitOK
+}
+
+func (p *Program) helpCmd(args []string) int {
+	var operands []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			operands = append(operands, a)
+		}
+	}
+	if len(operands) == 0 {
+		p.help(nil, p.Env.Stdout)
+		return ExitOK
+	}
+	c := p.Lookup(operands[0])
+	if c == nil {
+		msg := fmt.Sprintf("help: unknown command %q", operands[0])
+		if s := Suggest(operands[0], p.names()); s != "" {
+			msg += "; did you mean " + s + "?"
+		}
+		return p.usageError(nil, nil, Usagef("%s", msg))
+	}
+	p.help(c, p.Env.Stdout)
+	return ExitOK
+}
+
+// help writes the help of c, or of the program when c is nil.
+func (p *Program) help(c *Command, w io.Writer) {
+	var b strings.Builder
+	if c == nil {
+		b.WriteString(p.Summary + "\n\nUsage:\n")
+		if p.Default != nil {
+			for _, u := range strings.Split(p.Default.Usage, "\n") {
+				fmt.Fprintf(&b, "  %s %s\n", p.Name, u)
+			}
+			fmt.Fprintf(&b, "  %s COMMAND [flags]\n", p.Name)
+		} else {
+			for _, sc := range p.Commands {
+				if !sc.Hidden {
+					fmt.Fprintf(&b, "  %s %s\n", p.Name, firstLine(sc.Usage))
+				}
+			}
+		}
+		b.WriteString("\nCommands:\n")
+		width := len("completion")
+		for _, sc := range p.Commands {
+			width = max(width, len(sc.Name))
+		}
+		for _, sc := range p.Commands {
+			if !sc.Hidden {
+				fmt.Fprintf(&b, "  %-*s  %s\n", width, sc.Name, sc.Summary)
+			}
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, "help", "show the help of a command: "+p.Name+" help COMMAND")
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, "completion", "print a shell completion script: bash, zsh or fish")
+		if p.Default != nil {
+			p.commandBody(&b, p.Default)
+		} else {
+			b.WriteString("\nFlags:\n  -h, --help  show the help of a command\n  --version   print the version and exit\n")
+		}
+		fmt.Fprintf(&b, "\nRun '%s help COMMAND' or '%s COMMAND --help' for the help of one command.\n", p.Name, p.Name)
+		if p.Footer != "" {
+			b.WriteString("\n" + strings.TrimRight(p.Footer, "\n") + "\n")
+		}
+	} else {
+		fmt.Fprintf(&b, "%s %s: %s\n\nUsage:\n", p.Name, c.Name, c.Summary)
+		for _, u := range strings.Split(c.Usage, "\n") {
+			fmt.Fprintf(&b, "  %s %s\n", p.Name, u)
+		}
+		p.commandBody(&b, c)
+	}
+	io.WriteString(w, b.String())
+}
+
+func (p *Program) commandBody(b *strings.Builder, c *Command) {
+	if c.Description != "" {
+		b.WriteString("\n" + strings.TrimRight(c.Description, "\n") + "\n")
+	}
+	fs, _ := p.flagsOf(c)
+	group := "\x00"
+	for _, f := range fs.flags {
+		if f.Hidden {
+			continue
+		}
+		if f.group != group {
+			group = f.group
+			if group == "" {
+				b.WriteString("\nFlags:\n")
+			} else {
+				b.WriteString("\n" + group + ":\n")
+			}
+		}
+		left := "  " + flagSynopsis(f)
+		lines := strings.Split(f.Usage, "\n")
+		if len(left) > 22 {
+			b.WriteString(strings.TrimRight(left, " ") + "\n")
+			left = ""
+		}
+		for i, l := range lines {
+			if i > 0 {
+				left = ""
+			}
+			fmt.Fprintf(b, "%-22s%s\n", left, l)
+		}
+	}
+	if c.Examples != "" {
+		b.WriteString("\nExamples:\n")
+		for _, l := range strings.Split(strings.TrimRight(c.Examples, "\n"), "\n") {
+			if l == "" {
+				b.WriteString("\n")
+			} else {
+				b.WriteString("  " + l + "\n")
+			}
+		}
+	}
+}
+
+func flagSynopsis(f *Flag) string {
+	s := "--" + f.Name
+	if f.Short != "" {
+		s = "-" + f.Short + ", " + s
+	}
+	switch {
+	case f.Optional != nil:
+		s += " [" + f.Arg + "]"
+	case f.Arg != "":
+		s += " " + f.Arg
+	}
+	return s + "  "
+}

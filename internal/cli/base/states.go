@@ -1,0 +1,79 @@
+package base
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// States are the states of SPEC.md S1, for messages and completion.
+var States = []string{string(statusfile.Working), string(statusfile.Blocked), string(statusfile.Idle)}
+
+// OtherStatePrefix asks a reader for a state outside S1 that a newer
+// publisher may write (SPEC.md S2): --state other:reviewing.
+const OtherStatePrefix = "other:"
+
+// ParseStates parses a reader's --state list: comma-separated states of
+// S1, or other:NAME for a state outside them, matched exactly. Anything
+// else, a typo or a capitalised state among them, is an error that says
+// what was probably meant.
+func ParseStates(list string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(list, ",") {
+		s := strings.TrimSpace(part)
+		if s == "" {
+			continue
+		}
+		st, err := parseReaderState(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no state given (%s)", strings.Join(States, ", "))
+	}
+	return out, nil
+}
+
+func parseReaderState(s string) (string, error) {
+	if name, ok := strings.CutPrefix(s, OtherStatePrefix); ok {
+		if name == "" {
+			return "", fmt.Errorf("%q names no state (other:NAME)", s)
+		}
+		if statusfile.State(name).Known() {
+			return "", fmt.Errorf("%q is a known state: write %s", s, name)
+		}
+		return name, nil
+	}
+	if statusfile.State(s).Known() {
+		return s, nil
+	}
+	return "", UnknownState(s)
+}
+
+// UnknownState is the error for a state outside S1 given without other:.
+func UnknownState(s string) error {
+	msg := fmt.Sprintf("unknown state %q", s)
+	if sug := Suggest(s, States); sug != "" {
+		msg += "; did you mean " + sug + "?"
+	} else {
+		msg += fmt.Sprintf(" (%s, or %s%s for a state newer publishers may add)", strings.Join(States, ", "), OtherStatePrefix, s)
+	}
+	return &UsageError{Msg: msg}
+}
+
+// ParseState parses a publisher's --state: one of S1 (SPEC.md S2).
+func ParseState(s string) (statusfile.State, error) {
+	if st := statusfile.State(s); st.Known() {
+		return st, nil
+	}
+	msg := fmt.Sprintf("unknown state %q", s)
+	if sug := Suggest(s, States); sug != "" {
+		msg += "; did you mean " + sug + "?"
+	} else {
+		msg += " (" + strings.Join(States, ", ") + ")"
+	}
+	return "", &UsageError{Msg: msg}
+}

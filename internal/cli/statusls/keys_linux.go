@@ -1,0 +1,10 @@
+//go:build linux || aix || solaris
+
+package statusls
+
+import "golang.org/x/sys/unix"
+
+const (
+	ioctlGetTermios = unix.TCGETS
+	ioctlSetTermios = unix.TCSETS
+)

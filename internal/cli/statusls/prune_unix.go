@@ -1,0 +1,109 @@
+//go:build unix
+
+package statusls
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// pruneGuard holds the status directory open a second time, to take the
+// locks of hook sessions (SPEC.md H2, H3) and to clean leftovers.
+type pruneGuard struct{ pd *perm.Dir }
+
+func openPruneGuard(path string, d *reader.Dir) (*pruneGuard, error) {
+	pd, err := perm.OpenDir(path)
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(pd.Info(), d.Info()) {
+		pd.Close()
+		return nil, &perm.Error{What: perm.StatusDir, Path: path, Err: perm.ErrChanged}
+	}
+	return &pruneGuard{pd: pd}, nil
+}
+
+func (g *pruneGuard) close() { g.pd.Close() }
+
+// remove removes e's file if it is still the judged one. For a session
+// published by hook commands, it decides and removes under the session's
+// write lock, and keeps a session whose heartbeat owner runs: busy says
+// why it kept it.
+func (g *pruneGuard) remove(d *reader.Dir, e *reader.Entry) (ok bool, busy string, err error) {
+	base := strings.TrimSuffix(e.Name, ".json")
+	held, err := g.pd.RecordLockHeld("." + base + ".owner")
+	if err != nil {
+		return false, "", err
+	}
+	if held {
+		return false, "its heartbeat owner runs", nil
+	}
+	l, err := g.pd.TryFlock("." + base + ".lock")
+	if err != nil {
+		return false, "", err
+	}
+	if l == nil {
+		return false, "being updated", nil
+	}
+	defer l.Release()
+	ok, err = d.Remove(e)
+	return ok, "", err
+}
+
+// leftovers handles the directory's dot-files (see leftover).
+func (g *pruneGuard) leftovers(out leftoverWriter, dryRun bool, fail func(error)) {
+	l, err := g.pd.List()
+	if err != nil {
+		fail(err)
+		return
+	}
+	for _, e := range l {
+		if strings.HasPrefix(e.Name, ".") && e.Type.IsRegular() {
+			g.leftover(out, e.Name, dryRun, fail)
+		}
+	}
+}
+
+// leftover handles a dot-file: the temporary file of a writer that is
+// gone is removed (SPEC.md P8), a record moved aside by a prune that was
+// interrupted is put back (D5). Anything else is left alone.
+func (g *pruneGuard) leftover(out leftoverWriter, name string, dryRun bool, fail func(error)) {
+	if _, pid, ok := statusfile.ParseTempName(name); ok {
+		if !statusfile.WriterGone(pid) {
+			return
+		}
+		if dryRun {
+			fmt.Fprintf(out, "would remove temporary file %s: its writer (pid %d) is gone\n", name, pid)
+			return
+		}
+		if err := g.pd.RemoveTemp(name); err != nil {
+			fail(err)
+			return
+		}
+		fmt.Fprintf(out, "removed temporary file %s: its writer (pid %d) is gone\n", name, pid)
+		return
+	}
+	if rec, pid, ok := perm.ParseAside(name, ".json"); ok && statusfile.IsStatusName(rec) {
+		if !statusfile.WriterGone(pid) {
+			return
+		}
+		if dryRun {
+			fmt.Fprintf(out, "would put back %s as %s: its remover (pid %d) is gone\n", name, rec, pid)
+			return
+		}
+		back, err := g.pd.Restore(name, rec)
+		switch {
+		case err != nil:
+			fail(err)
+		case back:
+			fmt.Fprintf(out, "put back %s as %s: its remover (pid %d) is gone\n", name, rec, pid)
+		default:
+			fmt.Fprintf(out, "removed %s: %s was written again meanwhile\n", name, rec)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+//go:build unix
+
+package statuspub
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/testhook"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// runCmd runs the command in this process, as a hook would run it.
+func runCmd(signals <-chan os.Signal, stdin io.Reader, args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := Run(args, Env{Stdin: stdin, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Signals: signals})
+	return code, stdout.String(), stderr.String()
+}
+
+func setWait(t *testing.T, p *time.Duration, d time.Duration) {
+	old := *p
+	*p = d
+	t.Cleanup(func() { *p = old })
+}
+
+// freeze makes every publisher write block, as on a frozen file system,
+// until the test ends. It returns a channel closed at the first blocked
+// write.
+func freeze(t *testing.T) <-chan struct{} {
+	thaw := make(chan struct{})
+	blocked := make(chan struct{})
+	var once sync.Once
+	restore := testhook.Set(func(point, _ string) {
+		if point == testhook.PublishWrite {
+			once.Do(func() { close(blocked) })
+			<-thaw
+		}
+	})
+	t.Cleanup(func() { close(thaw); restore() })
+	return blocked
+}
+
+// tempDir is t.TempDir for tests that leave writes blocked: their
+// goroutines finish after the test, so removal is retried for a while.
+func tempDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "statuspub-frozen-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if os.RemoveAll(dir) == nil || time.Now().After(deadline) {
+				return
+			}
+		}
+	})
+	return dir
+}
+
+func readRecord(t *testing.T, dir, session string) (statusfile.Status, bool) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, statusfile.FileName(session)))
+	if err != nil {
+		return statusfile.Status{}, false
+	}
+	rec, err := statusfile.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, true
+}
+
+// SPEC.md H10: a set that cannot get the write lock within its wait says
+// on stderr, in one line, that the update was not applied: exit 0, or 1
+// with --strict (never 2). The record is left alone.
+func TestSetGivesUpOnAHeldLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "idle"); code != 0 || stderr != "" {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	lock, _ := lockNames("l")
+	f, err := os.OpenFile(filepath.Join(dir, lock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	setWait(t, &updateLockWait, 200*time.Millisecond)
+	for _, strict := range []bool{false, true} {
+		args := []string{"set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "working"}
+		want := 0
+		if strict {
+			args, want = append(args, "--strict"), 1
+		}
+		code, _, stderr := runCmd(nil, nil, args...)
+		if code != want || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "update not applied") || !strings.Contains(stderr, "lock") {
+			t.Errorf("strict %v: exit %d, stderr %q", strict, code, stderr)
+		}
+	}
+	if rec, _ := readRecord(t, dir, "l"); rec.State != statusfile.Idle {
+		t.Errorf("record changed to %s without the lock", rec.State)
+	}
+}
+
+// SPEC.md H11: on a frozen file system, set, clear and the hook adapters
+// still exit on SIGTERM, and say that the update may not be on disk.
+func TestUpdateExitsOnSignalWhileWritesHang(t *testing.T) {
+	dir := filepath.Join(tempDir(t), "agent-status")
+	payload := `{"session_id":"g","hook_event_name":"Stop","cwd":"/"}`
+	for _, args := range [][]string{
+		{"set", "--dir", dir, "--session", "f", "--pid", "0", "--state", "working"},
+		{"claude-hook", "--dir", dir, "--pid", "0"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			blocked := freeze(t)
+			signals := make(chan os.Signal, 1)
+			type result struct {
+				code   int
+				stderr string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, _, stderr := runCmd(signals, strings.NewReader(payload), args...)
+				done <- result{code, stderr}
+			}()
+			select {
+			case <-blocked:
+			case r := <-done:
+				t.Fatalf("finished without writing: %+v", r)
+			case <-time.After(10 * time.Second):
+				t.Fatal("no write started")
+			}
+			signals <- syscall.SIGTERM
+			select {
+			case r := <-done:
+				if r.code != 0 || !strings.Contains(r.stderr, "interrupted") || strings.Count(r.stderr, "\n") != 1 {
+					t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("still running 10 s after SIGTERM")
+			}
+		})
+	}
+}
+
+// SPEC.md P13: serve answers every line within a bounded wait while the
+// file system is frozen, and exits on SIGTERM.
+func TestServeAnswersWhileWritesHang(t *testing.T) {
+	home := tempDir(t)
+	setWait(t, &serveFlushWait, 300*time.Millisecond)
+	setWait(t, &serveCloseWait, 300*time.Millisecond)
+	freeze(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	signals := make(chan os.Signal, 1)
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- Run([]string{"serve", "--config-home", home, "--session", "z", "--pid", "1"},
+			Env{Stdin: inR, Stdout: outW, Stderr: &stderr, Getenv: func(string) string { return "" }, Signals: signals})
+		outW.Close()
+	}()
+	lines := make(chan string, 10)
+	go func() {
+		dec := json.NewDecoder(outR)
+		for {
+			var m map[string]any
+			if dec.Decode(&m) != nil {
+				close(lines)
+				return
+			}
+			b, _ := json.Marshal(m)
+			lines <- string(b)
+		}
+	}()
+	for i := range 3 {
+		go io.WriteString(inW, `{"state":"working","title":"step"}`+"\n")
+		select {
+		case l := <-lines:
+			if !strings.Contains(l, `"ok":false`) || !strings.Contains(l, "frozen") {
+				t.Errorf("answer %d: %s", i, l)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer to line %d within 10 s", i)
+		}
+	}
+	signals <- syscall.SIGTERM
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve still running 10 s after SIGTERM")
+	}
+	inW.Close()
+}
+
+// SPEC.md H12: of two updates of one session, the one started last wins
+// each field it sets, whichever takes the lock first; the older one still
+// sets the fields the newer one leaves alone. The older update is paused
+// between its start and the lock so that the newer one overtakes it.
+func TestUpdateStartedLastWins(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "o", "--pid", "0", "--state", "idle", "--title", "first"); code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	// The stamps live in the write lock file, kept while an owner runs:
+	// play one by holding the owner lock.
+	_, ownerName := lockNames("o")
+	defer holdRecordLock(t, filepath.Join(dir, ownerName))()
+	issued, overtaken := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	restore := testhook.Set(func(point, _ string) {
+		if point == testhook.UpdateIssued {
+			if first.CompareAndSwap(false, true) {
+				close(issued)
+				<-overtaken
+			}
+		}
+	})
+	defer restore()
+	older := make(chan string, 1)
+	go func() {
+		_, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "o", "--pid", "0", "--state", "blocked", "--title", "older")
+		older <- stderr
+	}()
+	<-issued
+	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "o", "--pid", "0", "--title", "newer"); code != 0 || stderr != "" {
+		t.Fatalf("newer: exit %d, %s", code, stderr)
+	}
+	close(overtaken)
+	if stderr := <-older; stderr != "" {
+		t.Fatalf("older: %s", stderr)
+	}
+	rec, _ := readRecord(t, dir, "o")
+	if rec.Title != "newer" || rec.State != statusfile.Blocked {
+		t.Errorf("record %q %q, want title newer (the newer update) and state blocked (set by the older one only)", rec.Title, rec.State)
+	}
+}
+
+// A clear wins over an update started before it: the session stays ended.
+func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	// An owner must run for the lock file (and its stamps) to stay: play
+	// one by holding the owner lock.
+	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "c", "--pid", "0", "--state", "working"); code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	_, ownerName := lockNames("c")
+	holder := holdRecordLock(t, filepath.Join(dir, ownerName))
+	defer holder()
+	issued, cleared := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	restore := testhook.Set(func(point, _ string) {
+		if point == testhook.UpdateIssued {
+			if first.CompareAndSwap(false, true) {
+				close(issued)
+				<-cleared
+			}
+		}
+	})
+	defer restore()
+	done := make(chan struct{})
+	go func() {
+		runCmd(nil, nil, "set", "--dir", dir, "--session", "c", "--pid", "0", "--state", "blocked")
+		close(done)
+	}()
+	<-issued
+	if code, _, stderr := runCmd(nil, nil, "clear", "--dir", dir, "--session", "c"); code != 0 || stderr != "" {
+		t.Fatalf("clear: exit %d, %s", code, stderr)
+	}
+	close(cleared)
+	<-done
+	if rec, ok := readRecord(t, dir, "c"); ok {
+		t.Errorf("an update started before the clear brought the record back: %+v", rec)
+	}
+}
+
+// holdRecordLock makes another process hold a POSIX record lock on path
+// (as a heartbeat owner holds its lock: such locks belong to processes,
+// so this one cannot play the owner itself) until the returned function
+// is called.
+func holdRecordLock(t *testing.T, path string) func() {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("python3", "-c", `import fcntl,sys,time
+f=open(sys.argv[1],"r+"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=True); time.sleep(60)`, path)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Skip("python3:", err)
+	}
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(out, buf); err != nil || string(buf) != "locked" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Skipf("python3 did not lock: %q %v", buf, err)
+	}
+	return func() { cmd.Process.Kill(); cmd.Wait() }
+}

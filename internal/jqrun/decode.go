@@ -1,0 +1,119 @@
+package jqrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// Decode decodes data, exactly one JSON value, into what the engine
+// computes with: objects as map[string]any, arrays as []any, integers as
+// int (or *big.Int when they do not fit), other numbers as float64, as
+// gojq's own decoder does. With sanitize set, every string, object keys
+// included, is sanitized as for display (SPEC.md §7 steps 2–3), so that a
+// filter printing raw strings cannot print escape sequences from the data.
+func Decode(data []byte, sanitize bool) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	return convert(v, sanitize), nil
+}
+
+// DecodeObject decodes data as [Decode] does, sanitizing, and reports
+// whether it is exactly one JSON object.
+func DecodeObject(data []byte) (any, bool) {
+	if data == nil {
+		return nil, false
+	}
+	v, err := Decode(data, true)
+	if err != nil {
+		return nil, false
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, false
+	}
+	return v, true
+}
+
+// convert turns numbers into what gojq computes with and, with sanitize
+// set, sanitizes every string.
+func convert(v any, sanitize bool) any {
+	switch v := v.(type) {
+	case string:
+		if sanitize {
+			return statusfile.SanitizeText(v)
+		}
+		return v
+	case json.Number:
+		return number(v)
+	case []any:
+		for i := range v {
+			v[i] = convert(v[i], sanitize)
+		}
+		return v
+	case map[string]any:
+		if !sanitize {
+			for k, x := range v {
+				v[k] = convert(x, false)
+			}
+			return v
+		}
+		// Keys that sanitizing changes must not take the place of a key
+		// the data really has ("\u001b[0mstate" must not become
+		// "state"), and keys that sanitize alike must give the same
+		// result at every run: clean keys first, then the others in
+		// order of their raw bytes, each only where its key is still free.
+		out := make(map[string]any, len(v))
+		var unclean []string
+		for k, x := range v {
+			if statusfile.SanitizeText(k) != k {
+				unclean = append(unclean, k)
+				continue
+			}
+			out[k] = convert(x, true)
+		}
+		slices.Sort(unclean)
+		for _, k := range unclean {
+			if sk := statusfile.SanitizeText(k); !hasKey(out, sk) {
+				out[sk] = convert(v[k], true)
+			}
+		}
+		return out
+	}
+	return v
+}
+
+func hasKey(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// number converts a JSON number as gojq's own decoder does.
+func number(n json.Number) any {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil && i == int64(int(i)) {
+			return int(i)
+		}
+		if b, ok := new(big.Int).SetString(s, 10); ok {
+			return b
+		}
+	}
+	// Out of range, ParseFloat returns ±Inf, which gojq prints as the
+	// largest float, like jq.
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}

@@ -1,0 +1,57 @@
+package jsonstr
+
+import "unicode/utf8"
+
+const hexDigits = "0123456789abcdef"
+
+// Append appends s to dst as a JSON string, quotes included, escaped as
+// JSON.stringify escapes it (SPEC.md E2): '"' and '\' with a backslash;
+// \b, \f, \n, \r and \t in short form; the other characters below U+0020
+// as \u00XX with lowercase hex digits; nothing else. DEL, '<', '>', '&',
+// U+2028 and U+2029 are written as they are. Every maximal subpart of an
+// ill-formed UTF-8 sequence becomes one U+FFFD (see [DecodeRune]), so the
+// result is always valid UTF-8.
+func Append(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := DecodeRune(s[i:])
+		if r == utf8.RuneError && s[i:i+size] != "\ufffd" { // ill-formed
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,257 @@
+//go:build unix
+
+package perm
+
+import (
+	"fmt"
+	"hash/maphash"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/internal/testhook"
+	"golang.org/x/sys/unix"
+)
+
+// sumSeed makes content sums comparable within this process, which is all
+// they are for: a file judged (or written) and the same file when it is
+// removed.
+var sumSeed = maphash.MakeSeed()
+
+func (f *FileStat) setSum(data []byte) {
+	f.sum, f.summed = maphash.Bytes(sumSeed, data), true
+}
+
+// AsideSuffix ends the name a file is moved to while it is being removed
+// (see [Dir.Remove]): ".<base>.<pid>.<random>.rm", where <base> is the
+// file's name without its extension and <pid> the remover's process id.
+const AsideSuffix = ".rm"
+
+func asideName(name string) string {
+	return "." + strings.TrimSuffix(name, filepath.Ext(name)) + "." + strconv.Itoa(os.Getpid()) +
+		"." + strconv.FormatUint(rand.Uint64()>>16, 36) + AsideSuffix
+}
+
+// removeIfSame is the one way this package removes a status file it did
+// not just find under its lock: only if name is still the file described
+// by want, a regular file with the same device, inode, size and (when
+// want has it) content. An identity alone is not enough: a file system
+// hands a freed inode out again, so a newer record can carry the inode of
+// the judged one.
+//
+// The file is first renamed aside, atomically, to a dot-name readers
+// ignore; what was moved is then opened and compared with want. Only a
+// match is unlinked. Anything else is put back under name without
+// replacing a file written there meanwhile (renameat2 RENAME_NOREPLACE,
+// or link(2) where that is missing), and dropped if one was: that one is
+// newer. Between the two renames the name is briefly absent.
+func removeIfSame(dirfd int, dir, name string, want FileStat) (bool, error) {
+	pathOf := func(n string) string { return dir + string(os.PathSeparator) + n }
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err == unix.ENOENT {
+			return false, nil
+		}
+		return false, &fs.PathError{Op: "lstat", Path: pathOf(name), Err: err}
+	}
+	if !want.matches(statOf(&st)) {
+		return false, nil // replaced by another file: nothing to do
+	}
+	testhook.At(testhook.RemoveJudged, name)
+	aside := asideName(name)
+	if err := unix.Renameat(dirfd, name, dirfd, aside); err != nil {
+		if err == unix.ENOENT {
+			return false, nil
+		}
+		return false, &os.LinkError{Op: "rename", Old: pathOf(name), New: pathOf(aside), Err: err}
+	}
+	testhook.At(testhook.RemoveMoved, aside)
+	same, verr := asideIs(dirfd, aside, want)
+	if verr == nil && same {
+		if err := unix.Unlinkat(dirfd, aside, 0); err != nil && err != unix.ENOENT {
+			return false, &fs.PathError{Op: "remove", Path: pathOf(aside), Err: err}
+		}
+		return true, nil
+	}
+	if _, err := restoreAside(dirfd, aside, name); err != nil {
+		return false, fmt.Errorf("perm: %s moved aside to %s and not put back: %w", pathOf(name), aside, err)
+	}
+	if verr != nil {
+		return false, &fs.PathError{Op: "verify", Path: pathOf(name), Err: verr}
+	}
+	return false, nil
+}
+
+// matches reports whether got (described by lstat) can still be the file
+// want describes.
+func (want FileStat) matches(got FileStat) bool {
+	return got.Mode.IsRegular() && got.dev == want.dev && got.ino == want.ino && got.Size == want.Size
+}
+
+// asideIs reads the file moved aside and compares it with want.
+func asideIs(dirfd int, aside string, want FileStat) (bool, error) {
+	fd, err := openat(dirfd, aside)
+	if err != nil {
+		return false, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return false, err
+	}
+	got := statOf(&st)
+	if !want.matches(got) {
+		return false, nil
+	}
+	if !want.summed {
+		return true, nil
+	}
+	buf := make([]byte, 0, st.Size+1)
+	for {
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if n == 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) == cap(buf) {
+			return false, nil // larger than it said: not the same
+		}
+	}
+	got.setSum(buf)
+	return got.sum == want.sum, nil
+}
+
+// restoreAside puts the file aside back as name, unless a file was
+// written there meanwhile, in which case the one aside, older, is
+// removed. It reports whether it put the file back.
+func restoreAside(dirfd int, aside, name string) (bool, error) {
+	err := renameNoReplace(dirfd, aside, name)
+	if err == unix.EEXIST {
+		if err := unix.Unlinkat(dirfd, aside, 0); err != nil && err != unix.ENOENT {
+			return false, err
+		}
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// renameNoReplace renames old to new in the directory, failing with
+// EEXIST when new exists. Where the kernel or file system lacks
+// renameat2's RENAME_NOREPLACE, it links new to old's file (link fails
+// when new exists) and unlinks old.
+func renameNoReplace(dirfd int, old, new string) error {
+	err := renameat2NoReplace(dirfd, old, new)
+	if err != unix.EINVAL && err != unix.ENOSYS && err != unix.EOPNOTSUPP {
+		return err
+	}
+	if err := unix.Linkat(dirfd, old, dirfd, new, 0); err != nil {
+		return err
+	}
+	return unix.Unlinkat(dirfd, old, 0)
+}
+
+// ParseAside splits the name of a file moved aside by a removal into the
+// name it had and the remover's pid. ok is false for any other name.
+func ParseAside(aside, ext string) (name string, pid int, ok bool) {
+	rest, found := strings.CutSuffix(aside, AsideSuffix)
+	if !found || !strings.HasPrefix(rest, ".") {
+		return "", 0, false
+	}
+	parts := strings.Split(rest[1:], ".")
+	if len(parts) != 3 || parts[0] == "" {
+		return "", 0, false
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || pid <= 0 {
+		return "", 0, false
+	}
+	return parts[0] + ext, pid, true
+}
+
+// Restore puts back a file that a removal moved aside to the name aside
+// and left there (its remover died between the two steps): under name
+// unless a file was written there meanwhile, else it is dropped. The
+// caller must know that the remover is gone.
+func (d *Dir) Restore(aside, name string) (bool, error) {
+	if st, err := d.Lstat(aside); err != nil || !st.Mode.IsRegular() || st.UID != d.euid {
+		return false, err
+	}
+	ok, err := restoreAside(d.fd, aside, name)
+	if err != nil {
+		return false, &os.LinkError{Op: "rename", Old: d.path + string(os.PathSeparator) + aside, New: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	return ok, nil
+}
+
+// RemoveTemp removes name, a temporary file its writer left behind, if it
+// is a regular file of the current account.
+func (d *Dir) RemoveTemp(name string) error { return removeTemp(d.fd, d.path, name) }
+
+// A Lock is a lock file held by this process.
+type Lock struct{ fd int }
+
+// Release releases the lock.
+func (l *Lock) Release() {
+	if l != nil && l.fd >= 0 {
+		unix.Close(l.fd)
+		l.fd = -1
+	}
+}
+
+// TryFlock takes an exclusive flock(2) on the lock file name in the
+// directory without waiting, never following a link and never creating
+// the file. It returns nil, nil when another process holds it, and a Lock
+// that holds nothing when there is no such file.
+func (d *Dir) TryFlock(name string) (*Lock, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return &Lock{fd: -1}, nil
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err == unix.EWOULDBLOCK {
+		unix.Close(fd)
+		return nil, nil
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "flock", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	return &Lock{fd: fd}, nil
+}
+
+// RecordLockHeld reports whether another process holds a POSIX record lock
+// (fcntl) on the file name in the directory. A missing file holds none.
+// It must not be asked by a process that holds such a lock on the file
+// itself: closing the descriptor it opens would drop that lock.
+func (d *Dir) RecordLockHeld(name string) (bool, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return false, nil
+	}
+	if err != nil {
+		return false, &fs.PathError{Op: "open", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	defer unix.Close(fd)
+	lk := unix.Flock_t{Type: unix.F_WRLCK}
+	if err := unix.FcntlFlock(uintptr(fd), unix.F_GETLK, &lk); err != nil {
+		return false, &fs.PathError{Op: "fcntl", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	}
+	return lk.Type != unix.F_UNLCK, nil
+}

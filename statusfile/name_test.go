@@ -1,0 +1,61 @@
+package statusfile_test
+
+import (
+	"strings"
+	"testing"
+
+	sf "github.com/agentstatus/agentstatus/statusfile"
+)
+
+func TestTempName(t *testing.T) {
+	name := sf.FileName("s-1")
+	tmp := sf.TempName(name, 4242)
+	if !strings.HasPrefix(tmp, "."+strings.TrimSuffix(name, ".json")+".4242.") || !strings.HasSuffix(tmp, ".tmp") || len(tmp) != 1+64+1+4+1+16+4 {
+		t.Fatalf("TempName %q", tmp)
+	}
+	if sf.IsStatusName(tmp) {
+		t.Fatal("a temporary name is a status name: readers would read it")
+	}
+	if got, pid, ok := sf.ParseTempName(tmp); !ok || got != name || pid != 4242 {
+		t.Fatalf("ParseTempName(%q) = %q, %d, %v", tmp, got, pid, ok)
+	}
+	if sf.TempName(name, 1) == sf.TempName(name, 1) {
+		t.Error("two temporary names alike")
+	}
+	hash := strings.TrimSuffix(name, ".json")
+	for _, bad := range []string{
+		"", ".tmp", name, "." + hash + ".1.0123456789abcdef",
+		"." + hash + ".0.0123456789abcdef.tmp",
+		"." + hash + ".01.0123456789abcdef.tmp",
+		"." + hash + ".+1.0123456789abcdef.tmp",
+		"." + hash + ".-1.0123456789abcdef.tmp",
+		"." + hash + ".1.0123456789ABCDEF.tmp",
+		"." + hash + ".1.0123456789abcde.tmp",
+		"." + hash + "..0123456789abcdef.tmp",
+		"." + strings.ToUpper(hash) + ".1.0123456789abcdef.tmp",
+		"." + hash + ".99999999999.0123456789abcdef.tmp",
+		"." + name + "1234567", // renameio's names
+	} {
+		if _, _, ok := sf.ParseTempName(bad); ok {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func FuzzParseTempName(f *testing.F) {
+	f.Add(sf.TempName(sf.FileName("x"), 7))
+	f.Add("." + sf.FileName("x") + "123")
+	f.Fuzz(func(t *testing.T, s string) {
+		name, pid, ok := sf.ParseTempName(s)
+		if !ok {
+			return
+		}
+		if !sf.IsStatusName(name) || pid <= 0 || pid > sf.MaxPID || sf.IsStatusName(s) || !strings.HasPrefix(s, ".") {
+			t.Fatalf("%q: %q %d", s, name, pid)
+		}
+		// Round trip: the same name and pid make a name of the same form.
+		if n2, p2, ok := sf.ParseTempName(sf.TempName(name, pid)); !ok || n2 != name || p2 != pid {
+			t.Fatalf("round trip of %q", s)
+		}
+	})
+}

@@ -1,0 +1,349 @@
+package statusfile
+
+import (
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file is the JSON scanner under Decode: a strict RFC 8259 scanner
+// that validates one input and returns where values are (spans), and the
+// decoding of JSON strings with SPEC.md C6's replacement of invalid UTF-8.
+
+// maxDepth bounds the nesting of values that are skipped.
+const maxDepth = 10000
+
+// span is where a value starts and ends in the input; end == 0 means absent.
+type span struct{ start, end int }
+
+// decoder is a strict RFC 8259 scanner over one input.
+type decoder struct {
+	data []byte
+	pos  int
+	buf  []byte // scratch for keys with escapes
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func (d *decoder) ws() {
+	for d.pos < len(d.data) && isWS(d.data[d.pos]) {
+		d.pos++
+	}
+}
+
+func (d *decoder) syntax(msg string) *DecodeError {
+	return &DecodeError{Reason: ReasonBadJSON, Detail: fmt.Sprintf("%s at offset %d", msg, d.pos)}
+}
+
+func (d *decoder) end() error {
+	d.ws()
+	if d.pos != len(d.data) {
+		return d.syntax("data after the top-level value")
+	}
+	return nil
+}
+
+// object scans an object starting at d.pos, calling fn with every key (its
+// decoded bytes, valid until the next call) and the span of its value.
+func (d *decoder) object(fn func(key []byte, v span)) error {
+	return d.objectDepth(0, fn)
+}
+
+func (d *decoder) objectDepth(depth int, fn func(key []byte, v span)) error {
+	if depth >= maxDepth {
+		return d.syntax("nesting too deep")
+	}
+	d.pos++ // '{'
+	d.ws()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return nil
+	}
+	for {
+		d.ws()
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return d.syntax("expected a string key")
+		}
+		kstart := d.pos
+		if err := d.skipString(); err != nil {
+			return err
+		}
+		key := d.keyBytes(kstart, d.pos)
+		d.ws()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return d.syntax("expected ':'")
+		}
+		d.pos++
+		d.ws()
+		vstart := d.pos
+		if err := d.value(depth + 1); err != nil {
+			return err
+		}
+		if fn != nil {
+			fn(key, span{vstart, d.pos})
+		}
+		d.ws()
+		if d.pos >= len(d.data) {
+			return d.syntax("unterminated object")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return nil
+		default:
+			return d.syntax("expected ',' or '}'")
+		}
+	}
+}
+
+func (d *decoder) keyBytes(start, end int) []byte {
+	raw := d.data[start+1 : end-1]
+	for _, c := range raw {
+		if c == '\\' || c >= utf8.RuneSelf {
+			d.buf = appendUnquoted(d.buf[:0], raw)
+			return d.buf
+		}
+	}
+	return raw
+}
+
+// value scans one JSON value at d.pos (white space already skipped).
+func (d *decoder) value(depth int) error {
+	if d.pos >= len(d.data) {
+		return d.syntax("unexpected end of input")
+	}
+	switch c := d.data[d.pos]; c {
+	case '{':
+		return d.objectDepth(depth, nil)
+	case '[':
+		if depth >= maxDepth {
+			return d.syntax("nesting too deep")
+		}
+		d.pos++
+		d.ws()
+		if d.pos < len(d.data) && d.data[d.pos] == ']' {
+			d.pos++
+			return nil
+		}
+		for {
+			d.ws()
+			if err := d.value(depth + 1); err != nil {
+				return err
+			}
+			d.ws()
+			if d.pos >= len(d.data) {
+				return d.syntax("unterminated array")
+			}
+			switch d.data[d.pos] {
+			case ',':
+				d.pos++
+			case ']':
+				d.pos++
+				return nil
+			default:
+				return d.syntax("expected ',' or ']'")
+			}
+		}
+	case '"':
+		return d.skipString()
+	case 't':
+		return d.literal("true")
+	case 'f':
+		return d.literal("false")
+	case 'n':
+		return d.literal("null")
+	default:
+		if c == '-' || '0' <= c && c <= '9' {
+			return d.number()
+		}
+		return d.syntax(fmt.Sprintf("unexpected character %q", c))
+	}
+}
+
+func (d *decoder) literal(word string) error {
+	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
+		return d.syntax("invalid literal")
+	}
+	d.pos += len(word)
+	return nil
+}
+
+func (d *decoder) digits() int {
+	n := 0
+	for d.pos < len(d.data) && '0' <= d.data[d.pos] && d.data[d.pos] <= '9' {
+		d.pos++
+		n++
+	}
+	return n
+}
+
+func (d *decoder) number() error {
+	if d.data[d.pos] == '-' {
+		d.pos++
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '0' {
+		d.pos++
+	} else if d.digits() == 0 {
+		return d.syntax("invalid number")
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if d.digits() == 0 {
+			return d.syntax("invalid number")
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if d.digits() == 0 {
+			return d.syntax("invalid number")
+		}
+	}
+	return nil
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// stringStop marks the bytes that end a run of plain string bytes: the
+// quote, the backslash and control characters.
+var stringStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// skipString scans a string at d.pos, checking its escapes.
+func (d *decoder) skipString() error {
+	d.pos++ // opening quote
+	for d.pos < len(d.data) {
+		// Plain bytes, in a tight loop.
+		for d.pos < len(d.data) && !stringStop[d.data[d.pos]] {
+			d.pos++
+		}
+		if d.pos >= len(d.data) {
+			break
+		}
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			return nil
+		case c == '\\':
+			if d.pos+1 >= len(d.data) {
+				return d.syntax("unterminated string")
+			}
+			switch d.data[d.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				d.pos += 2
+			case 'u':
+				if d.pos+6 > len(d.data) || !isHex(d.data[d.pos+2]) || !isHex(d.data[d.pos+3]) || !isHex(d.data[d.pos+4]) || !isHex(d.data[d.pos+5]) {
+					return d.syntax("invalid \\u escape")
+				}
+				d.pos += 6
+			default:
+				return d.syntax("invalid escape")
+			}
+		case c < 0x20:
+			return d.syntax("control character in string")
+		default:
+			d.pos++
+		}
+	}
+	return d.syntax("unterminated string")
+}
+
+func hasEscapeOrHigh(raw []byte) bool {
+	for _, c := range raw {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// str returns the decoded value of a validated string span.
+func (d *decoder) str(sp span) string {
+	raw := d.data[sp.start+1 : sp.end-1]
+	for _, c := range raw {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return string(appendUnquoted(make([]byte, 0, len(raw)), raw))
+		}
+	}
+	return string(raw)
+}
+
+func hexVal(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// appendUnquoted decodes the inside of a validated JSON string. Invalid UTF-8
+// and unpaired surrogates become U+FFFD.
+func appendUnquoted(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c == '\\' {
+			switch raw[i+1] {
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r := hexVal(raw[i+2 : i+6])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if r < 0xdc00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+						if r2 := hexVal(raw[i+2 : i+6]); 0xdc00 <= r2 && r2 <= 0xdfff {
+							dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				dst = utf8.AppendRune(dst, r)
+				continue
+			default: // '"', '\\', '/'
+				dst = append(dst, raw[i+1])
+			}
+			i += 2
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := decodeRuneBytes(raw[i:])
+		if r == utf8.RuneError { // ill-formed, or U+FFFD itself: the same bytes out
+			dst = append(dst, "\ufffd"...)
+		} else {
+			dst = append(dst, raw[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
+}
