@@ -2,49 +2,73 @@ package statusconform
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/conformance"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
-// hooksUsage is the part of the usage about `statusconform hooks`.
-const hooksUsage = `hooks runs the hook traces of one agent (claude, codex or gemini): for each
+// hookAgents are the agents with hook traces.
+var hookAgents = []string{"claude", "codex", "gemini"}
+
+// hooksCommand is `statusconform hooks`.
+func hooksCommand(ctx context.Context, env Env) *base.Command {
+	return &base.Command{
+		Name:    "hooks",
+		Summary: "feed one agent's hook traces to a hook adapter command",
+		Usage:   "hooks --agent NAME [flags] -- CMD [ARGS...]",
+		Description: `hooks runs the hook traces of one agent (claude, codex or gemini): for each
 trace, in a fresh config home, CMD is started once per recorded hook payload
 (not through a shell), the payload on its stdin, "{home}" in ARGS replaced
 by the config home (also $GENTLE_PI_CONFIG_HOME and
 $STATUSCONFORM_CONFIG_HOME); after each step the record must have the state
-and title the trace expects, be gone, or be untouched. CMD must exit 0.
-
-  --agent NAME            claude, codex or gemini (required)
-  --timeout D             per step (default 5s)
-
-  statusconform hooks --agent claude -- statuspub claude-hook --config-home {home}
-`
-
-func hooks(ctx context.Context, args []string, env Env) int {
-	fs := flag.NewFlagSet("hooks", flag.ContinueOnError)
-	var c common
-	c.register(fs)
-	agent := fs.String("agent", "", "claude, codex or gemini")
-	timeout := fs.Duration("timeout", 5*time.Second, "per step")
-	if code, ok := parseFlags(fs, args, env); !ok {
-		return code
+and title the trace expects, be gone, or be untouched. CMD must exit 0:
+agents read exit status 2 as "block". The traces and the rules they check
+are in SPEC.md 13.`,
+		Examples: `statusconform hooks --agent claude -- statuspub claude-hook --config-home {home}
+statusconform hooks --agent codex --list
+statusconform hooks --agent gemini --run 'hooks/gemini/tool-*' -- ./my-adapter --home {home}`,
+		Setup: func(fs *base.FlagSet) base.Runner {
+			f := &hooksFlags{}
+			f.register(fs)
+			fs.StopAtArg = true
+			return func(args []string) int { return hooks(ctx, f, args, env) }
+		},
 	}
-	if *agent == "" {
+}
+
+// hooksFlags are the flags of hooks, one per line.
+type hooksFlags struct {
+	common
+	agent   string
+	timeout time.Duration
+}
+
+func (f *hooksFlags) register(fs *base.FlagSet) {
+	fs.String(&f.agent, "agent", "", "NAME", "claude, codex or gemini (required)").Complete = func() []string { return hookAgents }
+	fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per step (default 5s)")
+	f.common.register(fs)
+}
+
+func hooks(ctx context.Context, f *hooksFlags, args []string, env Env) int {
+	c := &f.common
+	if f.agent == "" {
 		return usageError(env, "hooks: --agent is required (claude, codex or gemini)")
 	}
-	if *timeout <= 0 {
+	if f.timeout <= 0 {
 		return usageError(env, "hooks: --timeout must be positive")
 	}
-	traces, err := conformance.HookTraces(*agent)
+	traces, err := conformance.HookTraces(f.agent)
 	if err != nil {
 		return errorf(env, "hooks: the built-in traces do not parse: %v", err)
 	}
 	if len(traces) == 0 {
-		return usageError(env, "hooks: no traces for agent %q (claude, codex or gemini)", *agent)
+		msg := fmt.Sprintf("no traces for agent %q (claude, codex or gemini)", f.agent)
+		if s := base.Suggest(f.agent, hookAgents); s != "" {
+			msg = fmt.Sprintf("no traces for agent %q; did you mean %s?", f.agent, s)
+		}
+		return usageError(env, "hooks: %s", msg)
 	}
 	sel := conformance.Selector(c.run)
 	if c.list {
@@ -55,17 +79,17 @@ func hooks(ctx context.Context, args []string, env Env) int {
 		}
 		return ExitOK
 	}
-	if fs.NArg() == 0 {
+	if len(args) == 0 {
 		return usageError(env, "hooks: no command given (statusconform hooks --agent NAME -- CMD [ARGS...])")
 	}
 	rep, err := conformance.RunHookTraces(ctx, traces, conformance.HookOptions{
-		Command: fs.Args(), Timeout: *timeout, Run: sel,
+		Command: args, Timeout: f.timeout, Run: sel,
 	})
 	if err != nil {
 		return errorf(env, "hooks: %v", err)
 	}
 	if len(rep.Results) == 0 {
-		return usageError(env, "hooks: --run %s selects no trace", strings.Join(c.run, ","))
+		return usageError(env, "hooks: --run %s selects no trace", c.run.String())
 	}
 	return finish(ctx, rep, c.jsonFile, env)
 }

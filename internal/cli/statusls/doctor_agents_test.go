@@ -2,6 +2,7 @@ package statusls
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +45,37 @@ func TestDoctorAgents(t *testing.T) {
 	Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 	if !strings.Contains(out.String(), "  opencode: hooks installed (~/.config/opencode/plugins/agentstatus.js)") {
 		t.Errorf("after install:\n%s", out.String())
+	}
+
+	// --json: the same, as data; a settings file that does not parse is
+	// a problem of that agent's, not the status directory's.
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{\n  \"model\": \"opus\",\n}\n"), 0o600)
+	out.Reset()
+	Run([]string{"doctor", "--json", "--config-home", filepath.Join(home, "cfg")}, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+	var rep struct {
+		Agents []struct {
+			Agent, Path, Status, Detail string
+			Installed                   bool
+			Missing                     []string
+		}
+		Hints []string
+		OK    bool
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out.String())
+	}
+	if len(rep.Agents) != 2 {
+		t.Fatalf("doctor --json agents: %+v", rep.Agents)
+	}
+	claude, opencode := rep.Agents[0], rep.Agents[1]
+	if claude.Agent != "claude" || claude.Status != "problem" || claude.Installed || !strings.Contains(claude.Detail, filepath.Join(home, ".claude", "settings.json")+":3:") {
+		t.Errorf("claude: %+v", claude)
+	}
+	if opencode.Agent != "opencode" || opencode.Status != "installed" || !opencode.Installed || len(opencode.Missing) != 0 ||
+		opencode.Path != filepath.Join(home, ".config", "opencode", "plugins", "agentstatus.js") {
+		t.Errorf("opencode: %+v", opencode)
+	}
+	if !rep.OK {
+		t.Error("an agent's settings made doctor fail")
 	}
 }

@@ -1,10 +1,7 @@
 package statuspub
 
 import (
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,84 +10,72 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/agentinstall"
 	"github.com/agentstatus/agentstatus/internal/agentinstall/codexconfig"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
+
+// installOptions are the flags of install.
+type installOptions struct {
+	dryRun, uninstall, project bool
+}
 
 // installCmd is `statuspub install AGENT [--dry-run] [--uninstall]
 // [--project]`: thin glue over package agentinstall.
-func installCmd(args []string, env Env) int {
-	fs := flag.NewFlagSet("statuspub install", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	dry := fs.Bool("dry-run", false, "print the diff, change nothing")
-	uninstall := fs.Bool("uninstall", false, "remove the hooks")
-	project := fs.Bool("project", false, "the project in the working directory, not the user's configuration")
-	// The agent may come before or after the flags.
-	var agent string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		agent, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(env.Stdout, usage)
-			return ExitOK
-		}
-		return usageError(env, "install: %v", err)
-	}
-	rest := fs.Args()
-	if agent == "" && len(rest) > 0 {
-		agent, rest = rest[0], rest[1:]
-	}
+func installCmd(o *installOptions, args []string, prog *base.Program, env Env) int {
+	c := prog.Lookup("install")
 	switch {
-	case agent == "":
-		return usageError(env, "install: which agent? (claude, codex, gemini or opencode)")
-	case len(rest) > 0:
-		return usageError(env, "install: unexpected argument %q", rest[0])
-	case !slices.Contains(agentinstall.Agents, agent):
-		return usageError(env, "install: unknown agent %q (claude, codex, gemini or opencode)", agent)
+	case len(args) == 0:
+		return prog.UsageErrorf(c, "which agent? (claude, codex, gemini or opencode)")
+	case len(args) > 1:
+		return prog.UsageErrorf(c, "unexpected argument %q", args[1])
+	case !slices.Contains(agentinstall.Agents, args[0]):
+		msg := fmt.Sprintf("unknown agent %q (claude, codex, gemini or opencode)", args[0])
+		if s := base.Suggest(args[0], agentinstall.Agents); s != "" {
+			msg = fmt.Sprintf("unknown agent %q; did you mean %s?", args[0], s)
+		}
+		return prog.UsageErrorf(c, "%s", msg)
 	}
-	o := agentinstall.Options{Agent: agent, Uninstall: *uninstall, Command: hookCommand(env), Getenv: env.Getenv,
+	agent := args[0]
+	opts := agentinstall.Options{Agent: agent, Uninstall: o.uninstall, Command: hookCommand(env), Getenv: env.Getenv,
 		CodexFeature: codexconfig.PlanFeature}
-	if *project {
-		o.Project = workingDir()
-		if o.Project == "" {
-			fmt.Fprintln(env.Stderr, "statuspub: install: cannot find the working directory")
-			return ExitError
+	if o.project {
+		opts.Project = workingDir()
+		if opts.Project == "" {
+			return prog.Errorf(c, "cannot find the working directory")
 		}
 	}
-	changes, err := agentinstall.Plan(o)
+	changes, err := agentinstall.Plan(opts)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "statuspub: install: %s\n", oneLine(err.Error()))
-		return ExitError
+		return prog.Errorf(c, "%s", base.Message(err))
 	}
 	wrote := false
-	for _, c := range changes {
-		for _, n := range c.Notes {
+	for _, ch := range changes {
+		for _, n := range ch.Notes {
 			fmt.Fprintf(env.Stderr, "statuspub: note: %s\n", oneLine(n))
 		}
-		if !c.Changed() {
-			fmt.Fprintf(env.Stdout, "unchanged: %s\n", c.Path)
+		if !ch.Changed() {
+			fmt.Fprintf(env.Stdout, "unchanged: %s\n", ch.Path)
 			continue
 		}
-		if *dry {
-			fmt.Fprint(env.Stdout, c.Diff())
+		if o.dryRun {
+			fmt.Fprint(env.Stdout, ch.Diff())
 			continue
 		}
-		backup, err := agentinstall.Apply(c, time.Now())
+		backup, err := agentinstall.Apply(ch, time.Now())
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "statuspub: install: %s\n", oneLine(err.Error()))
-			return ExitError
+			return prog.Errorf(c, "%s", base.Message(err))
 		}
 		wrote = true
 		verb := "wrote"
-		if c.New == nil {
+		if ch.New == nil {
 			verb = "removed"
 		}
 		if backup != "" {
-			fmt.Fprintf(env.Stdout, "%s: %s (backup: %s)\n", verb, c.Path, backup)
+			fmt.Fprintf(env.Stdout, "%s: %s (backup: %s)\n", verb, ch.Path, backup)
 		} else {
-			fmt.Fprintf(env.Stdout, "%s: %s\n", verb, c.Path)
+			fmt.Fprintf(env.Stdout, "%s: %s\n", verb, ch.Path)
 		}
 	}
-	if agent == "codex" && wrote && !*uninstall {
+	if agent == "codex" && wrote && !o.uninstall {
 		fmt.Fprintln(env.Stderr, "statuspub: note: Codex asks you to review new hooks: run /hooks in Codex once to trust them")
 	}
 	return ExitOK

@@ -46,13 +46,16 @@ func TestInstallCommand(t *testing.T) {
 	// A refusal is one line and exit 1.
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{\n  \"a\": 1,\n}\n"), 0o600)
 	code, _, stderr = runInstall(t, home, "claude")
-	if code != ExitError || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, settings+":3:1: ") {
+	if code != ExitError || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "statuspub: install: "+settings+":3:1: ") {
 		t.Errorf("malformed: exit %d, %q", code, stderr)
 	}
-	for _, args := range [][]string{{}, {"cursor"}, {"claude", "extra"}, {"claude", "--bogus"}} {
+	for _, args := range [][]string{{}, {"cursor"}, {"claude", "extra"}, {"claude", "--bogus"}, {"--bogus", "claude"}} {
 		if code, _, stderr := runInstall(t, home, args...); code != ExitUsage || !strings.HasPrefix(stderr, "statuspub: install: ") {
 			t.Errorf("%q: exit %d, %q", args, code, stderr)
 		}
+	}
+	if _, _, stderr := runInstall(t, home, "cladue"); !strings.Contains(stderr, "did you mean claude?") {
+		t.Errorf("a misspelt agent: %q", stderr)
 	}
 }
 
