@@ -5,7 +5,6 @@ go 1.25.0
 require github.com/rivo/uniseg v0.4.7
 
 require (
-	github.com/google/renameio/v2 v2.0.2
 	github.com/itchyny/gojq v0.12.20
 	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/sys v0.47.0

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/examples/opencode"
-	"github.com/google/renameio/v2"
 )
 
 // Agents lists the agents Plan knows.
@@ -482,10 +481,41 @@ func Apply(c Change, now time.Time) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(c.Path), 0o700); err != nil {
 		return backup, err
 	}
-	if err := renameio.WriteFile(c.Path, c.New, c.Mode); err != nil {
+	if err := replaceFile(c.Path, c.New, c.Mode); err != nil {
 		return backup, err
 	}
 	return backup, nil
+}
+
+// replaceFile replaces path with data atomically: a temporary file in the
+// same directory, written, given mode, synced and renamed over path, so
+// that the agent reads either the old settings or the new ones, never a
+// part. On failure the temporary file is removed and path is untouched.
+// (os.Rename replaces an existing file on Windows too.)
+func replaceFile(path string, data []byte, mode fs.FileMode) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".agentstatus-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(mode); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // checkWritable refuses to change a read-only file: its owner made it so.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -279,6 +280,11 @@ func TestApplyBackup(t *testing.T) {
 			t.Errorf("%s: mode %v, %v", f, fi.Mode(), err)
 		}
 	}
+	// The new file replaced the old one through a temporary file that is
+	// gone.
+	if names := dirNames(t, filepath.Dir(p)); !slices.Equal(names, []string{"settings.json", "settings.json.agentstatus-backup-20261201T050000Z"}) {
+		t.Errorf("files after Apply: %q", names)
+	}
 	// A file changed between Plan and Apply is not overwritten.
 	cs, _ = Plan(Options{Agent: "claude", Getenv: getenv, Uninstall: true})
 	os.WriteFile(p, []byte(`{"changed":true}`), 0o640)
@@ -446,4 +452,40 @@ func FuzzShellWord(f *testing.F) {
 			t.Fatalf("%q", cmd)
 		}
 	})
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// A replacement that fails leaves the old file as it was and no temporary
+// file behind: here the rename fails, the path being a directory.
+func TestReplaceFileFails(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "settings.json")
+	os.MkdirAll(filepath.Join(target, "inside"), 0o700)
+	if err := replaceFile(target, []byte("{}\n"), 0o600); err == nil {
+		t.Fatal("replacing a directory succeeded")
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.IsDir() {
+		t.Errorf("the target changed: %v %v", fi, err)
+	}
+	if names := dirNames(t, dir); !slices.Equal(names, []string{"settings.json"}) {
+		t.Errorf("files after a failed replacement: %q", names)
+	}
+	if err := replaceFile(filepath.Join(dir, "new.json"), []byte("{}\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "new.json")); err != nil || string(data) != "{}\n" {
+		t.Errorf("new.json: %q %v", data, err)
+	}
 }
