@@ -174,6 +174,16 @@ var exempt = map[string]string{
 	"D4":  "pruning (SPEC.md §8.3) is statusls prune, a command, not part of the reader protocol; internal/cli/statusls's prune tests and perm's removal tests check it",
 	"D5":  "pruning (SPEC.md §8.3) is statusls prune, a command, not part of the reader protocol; internal/cli/statusls's prune tests and perm's removal tests check it",
 	"FR5": "pid liveness is not part of the reader protocol's output; reader's liveness tests and statusls prune's tests check that a seemingly reused pid is not taken for proof",
+	"M1":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M2":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M3":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M4":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M5":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M6":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M7":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M8":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M9":  "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
+	"M10": "statusls --host (SPEC.md §15) is this toolkit's own use of ssh, not something other readers or publishers implement; remote/ and internal/cli/statusls's tests check it against a real sshd",
 	"R14": "the reader protocol compares the set of sessions, in any order (issue 6); the order of a listing is for people and statusls's own tests check it",
 }
 

@@ -368,6 +368,21 @@ func TestPromptSegment(t *testing.T) {
 					}
 				})
 			}
+			// Several machines: a host left out (exit status 5) still
+			// shows the others.
+			for _, c := range []struct{ hosts, args string }{
+				{"devbox,gpu", "--summary --local --host devbox,gpu --host-timeout 2s"},
+				{"all", "--summary --local --all-hosts --host-timeout 2s"},
+			} {
+				t.Run("hosts "+c.hosts, func(t *testing.T) {
+					stub := stubs(t, map[string]string{"statusls": `[ "$*" = "` + c.args + `" ] || exit 2
+echo "1 blocked · 1 idle"; exit 5`})
+					got := promptOf(t, shell, withPath([]string{stub}, "AGENTSTATUS_HOSTS="+c.hosts))
+					if !strings.HasPrefix(got, "[1 blocked · 1 idle] ") {
+						t.Errorf("prompt %q", got)
+					}
+				})
+			}
 			t.Run("not installed", func(t *testing.T) {
 				got := promptOf(t, shell, withPath([]string{t.TempDir()}, "PATH=/nonexistent"))
 				if strings.Contains(got, "[") {
@@ -448,6 +463,27 @@ head -c 100 "$EVENTS"; sleep 0.2; tail -c +101 "$EVENTS"; exec sleep 60`})
 	shown := nvimSummary(t, withPath(nil, "EVENTS="+eventsFile), []string{filepath.Join(stub, "statusls"), "watch", "--json"},
 		"1 blocked · 1 working · 1 review%x")
 	if shown != "1 blocked · 1 working · 1 review%x" {
+		t.Errorf("statusline shows %q", shown)
+	}
+}
+
+// The multi-host form: sessions of several hosts with the same id are
+// counted apart, and an offline host is shown until it is back.
+func TestNeovimModuleHosts(t *testing.T) {
+	events := `{"host":null,"event":"snapshot","seq":1,"at":"2026-07-17T12:00:00.000Z","session":"a","state":"working"}
+{"host":"devbox","event":"snapshot","seq":2,"at":"2026-07-17T12:00:00.000Z","session":"a","state":"blocked"}
+{"host":"gpu","event":"host-offline","seq":3,"at":"2026-07-17T12:00:00.000Z","session":null,"error":"ssh failed"}
+{"host":"old","event":"host-offline","seq":4,"at":"2026-07-17T12:00:00.000Z","session":null,"error":"ssh failed"}
+{"host":null,"event":"synced","seq":5,"at":"2026-07-17T12:00:00.000Z","session":null}
+{"host":"old","event":"host-online","seq":6,"at":"2026-07-17T12:00:09.000Z","session":null}
+{"host":"devbox","event":"added","seq":7,"at":"2026-07-17T12:00:10.000Z","session":"b","state":"idle"}
+`
+	eventsFile := filepath.Join(t.TempDir(), "events")
+	os.WriteFile(eventsFile, []byte(events), 0o600)
+	stub := stubs(t, map[string]string{"statusls": `[ "$*" = "watch --json --local --all-hosts" ] || exit 2
+cat "$EVENTS"; exec sleep 60`})
+	want := "1 blocked · 1 working · 1 idle · 1 host offline"
+	if shown := nvimSummary(t, withPath(nil, "EVENTS="+eventsFile), []string{filepath.Join(stub, "statusls"), "watch", "--json", "--local", "--all-hosts"}, want); shown != want {
 		t.Errorf("statusline shows %q", shown)
 	}
 }

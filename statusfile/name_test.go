@@ -19,7 +19,7 @@ func TestTempName(t *testing.T) {
 	if got, pid, ok := sf.ParseTempName(tmp); !ok || got != name || pid != 4242 {
 		t.Fatalf("ParseTempName(%q) = %q, %d, %v", tmp, got, pid, ok)
 	}
-	if sf.TempName(name, 1) == sf.TempName(name, 1) {
+	if a, b := sf.TempName(name, 1), sf.TempName(name, 1); a == b {
 		t.Error("two temporary names alike")
 	}
 	hash := strings.TrimSuffix(name, ".json")

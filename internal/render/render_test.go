@@ -234,3 +234,39 @@ func TestAppendJSONFields(t *testing.T) {
 		t.Errorf("no fields: %s, want all: %s", got, want)
 	}
 }
+
+// With Hosts, HOST comes right after SESSION, capped at 24 columns, and
+// gives way after the title (shortened first, dropped last).
+func TestTableHosts(t *testing.T) {
+	mk := func(id string) reader.Entry {
+		return reader.Entry{Verdict: reader.Fresh, Age: 5 * time.Second, Status: statusfile.Status{Session: id, Agent: "claude", State: statusfile.Working, Cwd: "/w", Title: "fix it"}}
+	}
+	entries := []reader.Entry{mk("aaaaaaaaaaaa"), mk("bbbbbbbbbbbb")}
+	hosts := []string{"devbox", "a-very-long-host-name-that-goes-on-and-on"}
+	got := Table(entries, TableOptions{Width: 100, Hosts: hosts})
+	lines := strings.Split(got, "\n")
+	if !strings.HasPrefix(lines[0], "STATE    SESSION    HOST                      AGE") {
+		t.Errorf("header %q", lines[0])
+	}
+	if !strings.Contains(lines[1], "aaaaaaa…  devbox  ") || !strings.Contains(lines[2], "a-very-long-host-name-t…") {
+		t.Errorf("rows:\n%s", got)
+	}
+	if noHosts := Table(entries, TableOptions{Width: 100}); strings.Contains(noHosts, "HOST") {
+		t.Errorf("HOST without Hosts:\n%s", noHosts)
+	}
+	// Narrow: the host is shortened, then the session goes before it.
+	for _, width := range []int{30, 20, 17} {
+		got := Table(entries, TableOptions{Width: width, Hosts: hosts})
+		if !strings.Contains(got, "HOST") {
+			t.Errorf("width %d: no HOST:\n%s", width, got)
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if uniseg.StringWidth(l) > width {
+				t.Errorf("width %d: line %q too long", width, l)
+			}
+		}
+	}
+	if got := Table(entries, TableOptions{Width: 17, Hosts: hosts}); strings.Contains(got, "SESSION") || !strings.Contains(got, "devbox") {
+		t.Errorf("width 17: SESSION kept before HOST:\n%s", got)
+	}
+}

@@ -25,12 +25,16 @@ type TableOptions struct {
 	// prefix of at least 8 characters that no other row shares (see
 	// [ShortIDs]).
 	Wide bool
+	// Hosts, when not nil, adds a HOST column after SESSION: Hosts[i] is
+	// the host of entries[i] (statusls --host).
+	Hosts []string
 }
 
 // The table's columns.
 const (
 	colState = iota
 	colSession
+	colHost
 	colAge
 	colAgent
 	colCwd
@@ -38,7 +42,7 @@ const (
 	nCols
 )
 
-var headers = [nCols]string{"STATE", "SESSION", "AGE", "AGENT", "CWD", "TITLE"}
+var headers = [nCols]string{"STATE", "SESSION", "HOST", "AGE", "AGENT", "CWD", "TITLE"}
 
 // Minimum widths the first shortening steps stop at.
 const (
@@ -46,6 +50,8 @@ const (
 	cwdKeep   = 12 // step 2 shortens the cwd to no less than this
 	titleMin  = 8  // step 6 shortens the title to no less than this
 	gap       = 2  // spaces between columns
+	hostMax   = 24 // the host column is never wider
+	hostMin   = 8  // step 8 shortens the host to no less than this
 )
 
 // Colours (SGR).
@@ -84,7 +90,10 @@ func StateColor(s statusfile.State) string {
 //  5. the cwd column is dropped;
 //  6. the title is shortened further, down to 8 columns;
 //  7. the title column is dropped;
-//  8. the session column is dropped.
+//  8. the host column (with [TableOptions.Hosts]; at most 24 columns
+//     wide) is shortened, down to 8 columns;
+//  9. the session column is dropped;
+//  10. the host column is dropped.
 //
 // The state is the last column standing; below its width every line is cut
 // to the width. No line is ever longer than opts.Width, so rows never wrap.
@@ -113,6 +122,9 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		} else {
 			r[colSession] = statusfile.SanitizeText(s.Session)
 		}
+		if opts.Hosts != nil && i < len(opts.Hosts) {
+			r[colHost] = statusfile.SanitizeText(opts.Hosts[i])
+		}
 		r[colAge] = FormatAge(e.Age)
 		if e.Verdict == reader.Stale {
 			r[colAge] += " stale"
@@ -124,7 +136,8 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 			w[c] = max(w[c], uniseg.StringWidth(r[c]))
 		}
 	}
-	show := [nCols]bool{true, true, true, true, true, true}
+	show := [nCols]bool{true, true, opts.Hosts != nil, true, true, true, true}
+	w[colHost] = min(w[colHost], hostMax)
 	total := func() int {
 		t, n := 0, 0
 		for c := range w {
@@ -148,7 +161,9 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		func() { show[colCwd] = false },
 		func() { shrink(colTitle, titleMin) },
 		func() { show[colTitle] = false },
+		func() { shrink(colHost, hostMin) },
 		func() { show[colSession] = false },
+		func() { show[colHost] = false },
 	}
 	natural := w
 	for _, step := range steps {

@@ -33,7 +33,11 @@ import (
 // not nil, gets the directory that holds the commands before the tests
 // run.
 func Main(m *testing.M, commands map[string]func() int, ready func(dir string)) {
-	os.Exit(testscript.RunMain(withSetup{m, func() {
+	mains := make(map[string]func(), len(commands))
+	for name, run := range commands {
+		mains[name] = func() { os.Exit(run()) }
+	}
+	testscript.Main(withSetup{m, func() {
 		if ready == nil {
 			return
 		}
@@ -45,7 +49,7 @@ func Main(m *testing.M, commands map[string]func() int, ready func(dir string)) 
 			ready(filepath.Dir(p))
 			return
 		}
-	}}, commands))
+	}}, mains)
 }
 
 // withSetup runs setup before the tests.

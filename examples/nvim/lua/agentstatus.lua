@@ -13,11 +13,22 @@
 --   restart seconds before restarting the watcher when it exits (default 5;
 --           0 does not restart)
 --
+-- Several machines: watch them through ssh with statusls's --host flags,
+--
+--   require('agentstatus').setup({
+--     cmd = { "statusls", "watch", "--json", "--local", "--host", "devbox,gpu" },
+--   })
+--
+-- (or "--all-hosts" for those of $STATUSLS_HOSTS or ~/.config/agentstatus/hosts).
+-- Sessions are then counted per host, and a host that cannot be reached adds
+-- "· 1 host offline" until it is back.
+--
 -- Needs Neovim 0.7 or later (vim.json, jobstart).
 
 local M = {}
 
-local sessions = {} -- session id -> state, fresh sessions only
+local sessions = {} -- session id (host:id for other machines) -> state, fresh sessions only
+local offline = {} -- host -> true while it cannot be reached
 local summary = ""
 local job = nil
 local partial = ""
@@ -46,6 +57,13 @@ local function recompute()
   for _, p in ipairs(rest) do
     table.insert(parts, p)
   end
+  local down = 0
+  for _ in pairs(offline) do
+    down = down + 1
+  end
+  if down > 0 then
+    table.insert(parts, down .. (down == 1 and " host" or " hosts") .. " offline")
+  end
   summary = table.concat(parts, " · ")
 end
 
@@ -59,13 +77,24 @@ function M.handle(line)
     return
   end
   local ok, ev = pcall(vim.json.decode, line)
-  if not ok or type(ev) ~= "table" or type(ev.session) ~= "string" then
+  if not ok or type(ev) ~= "table" then
     return
   end
+  -- With --host, every event has "host" (null for this machine).
+  local host = type(ev.host) == "string" and ev.host or nil
+  if host and (ev.event == "host-offline" or ev.event == "host-online") then
+    offline[host] = ev.event == "host-offline" or nil
+    recompute()
+    return
+  end
+  if type(ev.session) ~= "string" then
+    return
+  end
+  local key = host and (host .. ":" .. ev.session) or ev.session
   if ev.event == "removed" or ev.event == "stale" then
-    sessions[ev.session] = nil
+    sessions[key] = nil
   elseif type(ev.state) == "string" then
-    sessions[ev.session] = ev.state
+    sessions[key] = ev.state
   else
     return
   end
@@ -103,6 +132,7 @@ local function on_exit()
   job = nil
   partial = ""
   sessions = {}
+  offline = {}
   recompute()
   vim.cmd("redrawstatus")
   if opts.restart and opts.restart > 0 then

@@ -10,6 +10,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/remote"
 )
 
 const summary = `statusls lists what your coding agents are doing, from their status files
@@ -30,8 +31,15 @@ directory; NO_COLOR (set and not empty) turns colour off, CLICOLOR_FORCE or
 FORCE_COLOR (set and not "0") turns it on off a terminal; NO_COLOR wins,
 --color wins over all of them. COLUMNS sets the table's width.
 
+Other machines: --host H lists the sessions of host H (with --local, and
+this machine's), through the system's ssh (BatchMode, a connect timeout,
+shared connections), with statusls run there; see README.md. With --host, "host" comes first in each
+JSON object (null for this machine), and a host that failed is one object
+with "verdict":"host-error", its kind in "reason", "error" and "hint".
+
 Exit status: 0 success (also with no sessions), 1 error, 2 usage error; wait: 3 timeout,
-4 the session went away.`
+4 the session went away; --host: 5 some hosts failed (one line each on stderr),
+the others listed.`
 
 // program is the statusls command line: the listing is the default
 // command, the others are subcommands. A flag is one line in its Setup;
@@ -120,7 +128,7 @@ statusls wait --any --state blocked --cwd .`,
 		{
 			Name:        "doctor",
 			Summary:     "explain the setup: which directory, why, what is in it",
-			Usage:       "doctor [--dir DIR | --config-home DIR] [--json]",
+			Usage:       "doctor [--dir DIR | --config-home DIR | --host H[,H]] [--json]",
 			Description: doctorDescription,
 			Examples: `statusls doctor
 statusls doctor --dir /tmp/mystatus --json`,
@@ -128,9 +136,13 @@ statusls doctor --dir /tmp/mystatus --json`,
 				o := &doctorOptions{}
 				o.common.register(fs, env)
 				fs.Bool(&o.json, "json", false, "print the findings as one JSON object")
+				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true, group: true})
 				return func(args []string) int {
 					if len(args) > 0 {
 						return usageError(env, "doctor: unexpected argument %q", args[0])
+					}
+					if o.hostFlags.active() {
+						return doctorHosts(&o.hostFlags, o.json, env)
 					}
 					return doctor(o, env)
 				}
@@ -242,25 +254,30 @@ func checkColor(env *Env, when string) int {
 	return usageError(env, "%s", msg)
 }
 
-// parseJSONFields checks a --json field list.
-func parseJSONFields(s string) ([]string, error) {
+// parseJSONFields checks a --json field list; withHost (--host) adds the
+// field host.
+func parseJSONFields(s string, withHost bool) ([]string, error) {
+	known := render.JSONFields
+	if withHost {
+		known = append([]string{remote.FieldHost}, known...)
+	}
 	var fields []string
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		if !slices.Contains(render.JSONFields, f) {
+		if !slices.Contains(known, f) {
 			msg := fmt.Sprintf("--json: unknown field %q", f)
-			if s := base.Suggest(f, render.JSONFields); s != "" {
+			if s := base.Suggest(f, known); s != "" {
 				msg += "; did you mean " + s + "?"
 			}
-			return nil, errors.New(msg + "; the fields are " + strings.Join(render.JSONFields, ", "))
+			return nil, errors.New(msg + "; the fields are " + strings.Join(known, ", "))
 		}
 		fields = append(fields, f)
 	}
 	if len(fields) == 0 {
-		return nil, errors.New("--json: no field given; the fields are " + strings.Join(render.JSONFields, ", "))
+		return nil, errors.New("--json: no field given; the fields are " + strings.Join(known, ", "))
 	}
 	return fields, nil
 }

@@ -28,14 +28,21 @@ the names readers ignore; then, for each agent found on the machine (Claude
 Code, Codex, Gemini CLI, OpenCode), whether statuspub's hooks are installed
 (statuspub install). Ends with hints.
 
+With --host H[,H] (or --all-hosts), it checks each host instead: that ssh
+reaches it without a prompt, that statusls is on its $PATH and as recent as
+this one, and that it can list its status directory; with the fix for what
+fails.
+
 Exit status: 0 when readers and publishers can use the directory, 1 when a
-permission problem stops them.
+permission problem stops them (--host: when a host fails).
 `
 
 // doctorOptions are doctor's flags.
 type doctorOptions struct {
 	common
 	json bool
+
+	hostFlags // --host: doctorhosts.go
 }
 
 // dirInfo is what doctor knows about a directory beyond perm's rules.

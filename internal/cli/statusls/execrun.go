@@ -53,8 +53,8 @@ func newExecRunner(command string, environ []string, timeout time.Duration, out 
 }
 
 // start runs the command for e, whose watch --json line is line, in the
-// background.
-func (r *execRunner) start(e *reader.Entry, line []byte) {
+// background; extra adds variables to its environment.
+func (r *execRunner) start(e *reader.Entry, line []byte, extra ...string) {
 	s := &e.Status
 	pid := ""
 	if s.PID > 0 {
@@ -68,6 +68,7 @@ func (r *execRunner) start(e *reader.Entry, line []byte) {
 		"STATUS_CWD="+statusfile.SanitizeText(s.Cwd),
 		"STATUS_PID="+pid,
 	)
+	env = append(env, extra...)
 	j := execJob{
 		who:   fmt.Sprintf("session %s (%s)", quotePath(statusfile.SanitizeText(s.Session)), statusfile.SanitizeText(string(s.State))),
 		env:   env,

@@ -140,6 +140,12 @@ func (t *tableScreen) draw(v *view, now time.Time) error {
 			lines = append(lines, fmt.Sprintf("… %d more", more))
 		}
 	}
+	return t.show(lines, budget)
+}
+
+// show puts lines, then the messages, on the screen, in at most budget
+// lines (0: no limit), unless the screen shows exactly that already.
+func (t *tableScreen) show(lines []string, budget int) error {
 	for _, m := range t.msgs {
 		lines = append(lines, m.text)
 	}

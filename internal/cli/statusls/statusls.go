@@ -39,6 +39,7 @@ const (
 	ExitUsage   = base.ExitUsage // a usage error: an unknown flag, a bad value, a --jq syntax error
 	ExitTimeout = 3              // wait: the --timeout passed first
 	ExitGone    = 4              // wait: the session went away while waiting for a state
+	ExitPartial = 5              // --host: some hosts could not be listed; the others were
 )
 
 // Env is what the command gets from its process. Tests build their own.
@@ -204,6 +205,8 @@ type listOptions struct {
 	filter render.Filter
 	order  render.Order
 	mode   string
+
+	hostFlags // --host: hosts.go
 }
 
 func (o *listOptions) register(fs *base.FlagSet, env *Env) {
@@ -235,6 +238,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *Env) {
 	fs.Duration(&o.jqTimeout, "jq-timeout", 5*time.Second, "DUR", "stop a filter that runs longer than DUR on one input (default 5s;\ntime spent writing output or reading files does not count)")
 
 	o.common.register(fs, env)
+	o.hostFlags.register(fs, env, hostFlagsOf{usage: "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", many: true, local: true, group: true})
 
 	fs.Group("Terminal")
 	colorFlag(fs, &o.color, "auto (default: on a terminal), always, never; see \"Environment\"\nThe table fits $COLUMNS, else the terminal's width, else 80 columns.")
@@ -247,7 +251,7 @@ func (o *listOptions) validate(args []string, env *Env) int {
 	}
 	o.json = o.given.Changed("json")
 	if o.json && o.jsonFields != "*" {
-		fields, err := parseJSONFields(o.jsonFields)
+		fields, err := parseJSONFields(o.jsonFields, o.hostFlags.active())
 		if err != nil {
 			return usageError(env, "%v", err)
 		}
@@ -313,6 +317,9 @@ func splitList(s string) []string {
 
 // list is the listing command.
 func list(o *listOptions, env *Env) int {
+	if o.hostFlags.active() {
+		return listHosts(o, env)
+	}
 	loc, now, err := o.resolve(env)
 	if err != nil {
 		return usageError(env, "%v", err)

@@ -25,6 +25,9 @@ session that was never there is gone. With --any, wait returns when any
 session is fresh in one of the states, and prints its session id (the first
 in file-name order if several already are).
 
+With --host H, statusls wait runs on host H instead, through ssh; a lost
+connection is retried, and --timeout still holds; --json adds "host".
+
 Exit status: 0 the condition holds, 1 error, 2 usage error, 3 timeout,
 4 the session went away while waiting for a state.`
 
@@ -40,6 +43,9 @@ type waitOptions struct {
 	filter          render.Filter
 	stateList       string
 	where           *common
+
+	hostFlags // --host: waithosts.go
+	untilEOF  bool
 }
 
 func (o *waitOptions) register(fs *base.FlagSet, env *Env) {
@@ -54,7 +60,9 @@ func (o *waitOptions) register(fs *base.FlagSet, env *Env) {
 	fs.Duration(&o.timeout, "timeout", 0, "DUR", "give up after DUR (e.g. 30s, 10m; default: never)")
 	fs.String(&c.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&c.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
+	fs.Bool(&o.untilEOF, "until-eof", false, "give up (exit 1) when standard input ends: for a wait run\nby another program, as wait --host runs it over ssh")
 	o.where = c
+	o.hostFlags.register(fs, env, hostFlagsOf{usage: "wait on host H instead, through ssh (see above)"})
 }
 
 // validate checks the flags together. It returns -1 to go on.
@@ -102,6 +110,9 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 	if code := o.validate(args, env); code >= 0 {
 		return code
 	}
+	if o.hostFlags.active() {
+		return waitHost(o, env)
+	}
 	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
 	if err != nil {
 		return usageError(env, "%v", err)
@@ -123,8 +134,12 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 	}
 
 	ws := &waitState{o: o, env: env, name: statusfile.FileName(o.session)}
+	eof := stdinEOF(env, o.untilEOF)
 	for {
 		select {
+		case <-eof:
+			fmt.Fprintln(env.Stderr, "statusls: standard input ended (--until-eof)")
+			return ExitError
 		case ev, ok := <-w.Events():
 			if !ok {
 				fmt.Fprintln(env.Stderr, "statusls: the watcher stopped")

@@ -41,8 +41,19 @@ error have "session":null instead, with "missing" or "error". Keep a map
 from session to object: set it on every event with a session, delete it on
 removed and, without --all, on stale.
 
-Exit status: 0 after q, SIGINT, SIGTERM or SIGHUP, 1 error (a refused status
-directory at start, a failed write), 2 usage error.`
+Other machines: with --host, one statusls watch --json per host, merged.
+Every event has "host" (null for this machine), TSV lines start with
+event<TAB>host, and the table has a HOST column. synced comes once every
+host has sent its snapshot or gone offline. A lost host is one
+"host-offline" event (and a line on stderr), retried with backoff; its
+sessions go stale 30 s after their last heartbeat; when it is back, what
+changed meanwhile comes as added, updated, stale, fresh or removed
+("reason":"while-offline"), then "host-online". --exec commands get
+STATUS_HOST (empty for this machine).
+
+Exit status: 0 after q, SIGINT, SIGTERM or SIGHUP (or the end of standard
+input with --until-eof), 1 error (a refused status directory at start, a
+failed write), 2 usage error.`
 
 // watchOptions are the flags of statusls watch.
 type watchOptions struct {
@@ -57,6 +68,9 @@ type watchOptions struct {
 	filter              render.Filter
 	onStates            []string
 	onSet, execSet      bool
+
+	hostFlags // --host: watchhosts.go
+	untilEOF  bool
 }
 
 func (o *watchOptions) register(fs *base.FlagSet, env *Env) {
@@ -86,10 +100,13 @@ its --json line on stdin. Its output goes to stderr (on a
 terminal: nowhere); a failure is reported there as
 "statusls: --exec: ..." and the watch goes on. Not on Windows.`, func(s string) error { o.exec, o.execSet = s, true; return nil })
 	fs.Duration(&o.execTimeout, "exec-timeout", execTimeout, "DUR", "kill a command (and its process group) that runs longer\n(default 1m; 0 never)")
+	fs.Bool(&o.untilEOF, "until-eof", false, "also stop when standard input ends: for a watch run by\nanother program (statusls watch --host runs it so over ssh)")
 
 	fs.Group("Where")
 	fs.String(&o.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&o.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
+
+	o.hostFlags.register(fs, env, hostFlagsOf{usage: "follow these hosts (repeatable; see \"Other machines\" above);\nwithout --local, only them", many: true, local: true, group: true})
 }
 
 // validate checks the flags together. It returns -1 to go on.
@@ -182,6 +199,9 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 	if code := o.validate(args, env); code >= 0 {
 		return code
 	}
+	if o.hostFlags.active() {
+		return watchHosts(o, env)
+	}
 	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
 	if err != nil {
 		return usageError(env, "%v", err)
@@ -258,8 +278,11 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 	}
 
 	events := w.Events()
+	eof := stdinEOF(env, o.untilEOF)
 	for {
 		select {
+		case <-eof:
+			return ExitOK
 		case ev, ok := <-events:
 			if !ok {
 				return r.writeError(errors.New("the watcher stopped"))

@@ -2,7 +2,6 @@ package statuspub
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -60,17 +59,6 @@ func (c change) apply(cur statusfile.Status, found bool, wd string) statusfile.S
 	rec.Title = statusfile.SanitizeTitle(rec.Title)
 	rec.UpdatedAt = rec.UpdatedAt.UTC()
 	return rec
-}
-
-// oneLine makes an error message fit on one line of stderr: hooks print one
-// line per failure, and a path may contain a newline.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/agentinstall"
@@ -50,7 +51,7 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env Env) i
 	wrote := false
 	for _, ch := range changes {
 		for _, n := range ch.Notes {
-			fmt.Fprintf(env.Stderr, "statuspub: note: %s\n", oneLine(n))
+			fmt.Fprintf(env.Stderr, "statuspub: note: %s\n", strings.NewReplacer("\r", " ", "\n", " ").Replace(n))
 		}
 		if !ch.Changed() {
 			fmt.Fprintf(env.Stdout, "unchanged: %s\n", ch.Path)

@@ -8,7 +8,7 @@ import "golang.org/x/sys/unix"
 // CLOCK_MONOTONIC: shared by every process and never set.
 func issueStamp() int64 {
 	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+	if unix.ClockGettime(clockMonotonic, &ts) != nil {
 		return 0
 	}
 	return ts.Nano()

@@ -1,0 +1,122 @@
+package statusls
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/remote"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// doctorHostsReport is what doctor --host found; --json prints it as it
+// is.
+type doctorHostsReport struct {
+	ConnectionReuse bool         `json:"connectionReuse"`
+	ControlDir      string       `json:"controlDir"`
+	Hosts           []doctorHost `json:"hosts"`
+	OK              bool         `json:"ok"`
+}
+
+// doctorHost is one host's check.
+type doctorHost struct {
+	Host    string   `json:"host"`
+	Command []string `json:"command"` // ssh's argv after the program
+	OK      bool     `json:"ok"`
+	Kind    string   `json:"kind,omitempty"` // the failure's kind (SPEC.md M6)
+	Error   string   `json:"error,omitempty"`
+	Fix     string   `json:"fix,omitempty"`
+	Files   int      `json:"files"`
+	Fresh   int      `json:"fresh"`
+	Millis  int64    `json:"ms"`
+}
+
+// doctorHosts is statusls doctor --host: what fails for each host, and
+// the fix.
+func doctorHosts(hf *hostFlags, asJSON bool, env *Env) int {
+	hosts, cfg, err := hf.targets(env)
+	if err != nil {
+		return usageError(env, "%s", err)
+	}
+	rep := doctorHostsReport{ConnectionReuse: cfg.Reuse, ControlDir: cfg.ControlDir, Hosts: []doctorHost{}, OK: true}
+	for _, r := range remote.List(context.Background(), cfg, hosts) {
+		args, _ := cfg.Args(r.Host, []string{"--json", "--all"})
+		h := doctorHost{Host: statusfile.SanitizeText(r.Host), Command: args, OK: r.Err == nil, Millis: r.Took.Milliseconds()}
+		for i := range h.Command {
+			h.Command[i] = statusfile.SanitizeText(h.Command[i])
+		}
+		if r.Err != nil {
+			rep.OK = false
+			h.Kind, h.Error, h.Fix = string(r.Err.Kind), r.Err.Msg, doctorFix(r.Err)
+		} else {
+			h.Files = len(r.Entries)
+			for _, e := range r.Entries {
+				if e.Verdict == reader.Fresh {
+					h.Fresh++
+				}
+			}
+		}
+		rep.Hosts = append(rep.Hosts, h)
+	}
+	if asJSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		env.Stdout.Write(append(b, '\n'))
+	} else {
+		out := bufio.NewWriter(env.Stdout)
+		if cfg.Reuse {
+			fmt.Fprintf(out, "connection reuse: on (ControlMaster sockets in %s, kept %v after use)\n", quotePath(cfg.ControlDir), remote.DefaultControlPersist)
+		} else {
+			fmt.Fprintf(out, "connection reuse: off (%s is not a private directory of yours)\n", quotePath(cfg.ControlDir))
+		}
+		for _, h := range rep.Hosts {
+			fmt.Fprintf(out, "\nhost %s:\n", h.Host)
+			fmt.Fprintf(out, "  ran: %s %s\n", quotePath(cfg.Program()), statusfile.SanitizeText(strings.Join(quoteAll(h.Command), " ")))
+			if !h.OK {
+				fmt.Fprintf(out, "  PROBLEM (%s): %s\n", h.Kind, h.Error)
+				fmt.Fprintf(out, "  fix: %s\n", h.Fix)
+				continue
+			}
+			fmt.Fprintf(out, "  ok: ssh, statusls and its status directory answer (%d files, %d fresh sessions) in %v\n", h.Files, h.Fresh, (time.Duration(h.Millis) * time.Millisecond))
+		}
+		out.Flush()
+	}
+	if !rep.OK {
+		return ExitError
+	}
+	return ExitOK
+}
+
+// doctorFix says what to do about a failing host.
+func doctorFix(he *remote.HostError) string {
+	switch he.Kind {
+	case remote.KindSSH:
+		return "make 'ssh -o BatchMode=yes " + he.Host + " true' work without a prompt: load the key into ssh-agent (ssh-add), or name the host, user and key in ~/.ssh/config; statusls never asks for a password"
+	case remote.KindMissing:
+		return "install statusls on " + he.Host + " (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + remote.CommandEnv + " to its path there, e.g. ~/go/bin/statusls: ssh runs commands in a non-interactive shell, which may not read the profile that puts it on $PATH"
+	case remote.KindVersion:
+		return "upgrade statusls on " + he.Host + " to this version (go install github.com/agentstatus/agentstatus/cmd/statusls@latest)"
+	case remote.KindTimeout:
+		return "check that 'ssh " + he.Host + " statusls' answers; raise --host-timeout for a slow link"
+	case remote.KindRefused:
+		if he.Hint != "" {
+			return he.Hint + "; 'ssh " + he.Host + " statusls doctor' explains more"
+		}
+		return "run 'ssh " + he.Host + " statusls doctor'"
+	}
+	if he.Hint != "" {
+		return he.Hint
+	}
+	return "run 'ssh " + he.Host + " statusls --json --all' and look at what it prints"
+}
+
+func quoteAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = remote.ShellQuote(a)
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package remote
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// ErrProtocol is returned for output that is not what statusls prints.
+var ErrProtocol = errors.New("remote: not statusls output")
+
+// errOld marks output of a statusls older than this package.
+var errOld = errors.New("remote: output of an older statusls")
+
+// wireObject is a statusls --json object or a statusls watch --json event,
+// as a host sends it. Pointers tell absent and null apart from zero values;
+// a wrong JSON type is a decoding error. Unknown keys are ignored (SPEC.md
+// V5).
+type wireObject struct {
+	Event     *string         `json:"event"`
+	File      *string         `json:"file"`
+	Schema    *string         `json:"schema"`
+	Session   *string         `json:"session"`
+	Agent     *string         `json:"agent"`
+	PID       json.RawMessage `json:"pid"`
+	Cwd       *string         `json:"cwd"`
+	State     *string         `json:"state"`
+	Title     *string         `json:"title"`
+	UpdatedAt *string         `json:"updatedAt"`
+	Fresh     *bool           `json:"fresh"`
+	Age       json.RawMessage `json:"age"`
+	Alive     *bool           `json:"alive"`
+	Verdict   *string         `json:"verdict"`
+	Reason    *string         `json:"reason"`
+	Error     *string         `json:"error"`
+	Missing   *bool           `json:"missing"`
+}
+
+// decodeObject decodes one line holding exactly one JSON object.
+func decodeObject(line []byte) (*wireObject, error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return nil, fmt.Errorf("%w: a line that is not a JSON object", ErrProtocol)
+	}
+	d := json.NewDecoder(bytes.NewReader(line))
+	var w wireObject
+	if err := d.Decode(&w); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
+	}
+	if d.More() {
+		return nil, fmt.Errorf("%w: more than one JSON value on a line", ErrProtocol)
+	}
+	return &w, nil
+}
+
+// entry turns a decoded statusls --json object into a reader entry,
+// checking it as a reader checks a record, and sanitizing its strings.
+func (w *wireObject) entry() (*reader.Entry, error) {
+	if w.File == nil {
+		return nil, fmt.Errorf("%w: an object without a file", ErrProtocol)
+	}
+	if w.Verdict == nil {
+		return nil, fmt.Errorf("%w: its --json objects have no verdict", errOld)
+	}
+	if !statusfile.IsStatusName(*w.File) {
+		return nil, fmt.Errorf("%w: file %q is not a status file name", ErrProtocol, statusfile.SanitizeText(short(*w.File)))
+	}
+	e := &reader.Entry{Name: *w.File, Verdict: reader.Verdict(*w.Verdict)}
+	switch e.Verdict {
+	case reader.Fresh, reader.Stale:
+	case reader.Invalid:
+		if w.Reason == nil {
+			return nil, fmt.Errorf("%w: an invalid file without a reason", ErrProtocol)
+		}
+		e.Reason = statusfile.Reason(statusfile.SanitizeText(*w.Reason))
+		msg := string(e.Reason)
+		if w.Error != nil {
+			msg = statusfile.SanitizeText(*w.Error)
+		}
+		e.Err = errors.New(msg)
+		if e.Reason != reader.ReasonNameMismatch {
+			return e, nil
+		}
+	default:
+		return nil, fmt.Errorf("%w: verdict %q", ErrProtocol, statusfile.SanitizeText(short(*w.Verdict)))
+	}
+	// A record: fresh, stale, or invalid only by its name.
+	if w.Schema == nil || w.Session == nil || w.State == nil || w.UpdatedAt == nil {
+		return nil, fmt.Errorf("%w: a session without schema, session, state or updatedAt", ErrProtocol)
+	}
+	t, ok := statusfile.ParseTime(*w.UpdatedAt)
+	if !ok {
+		return nil, fmt.Errorf("%w: updatedAt %q is not an RFC 3339 time", ErrProtocol, statusfile.SanitizeText(short(*w.UpdatedAt)))
+	}
+	if *w.Session == "" {
+		return nil, fmt.Errorf("%w: an empty session id", ErrProtocol)
+	}
+	if e.Verdict != reader.Invalid && e.Name != statusfile.FileName(*w.Session) {
+		return nil, fmt.Errorf("%w: file %s is not the file of its session", ErrProtocol, e.Name)
+	}
+	s := &e.Status
+	s.Schema = statusfile.SanitizeText(*w.Schema)
+	s.Session = *w.Session // the key; sanitized where it is shown
+	s.State = statusfile.State(statusfile.SanitizeText(*w.State))
+	s.UpdatedAt = t
+	if w.Agent != nil {
+		s.Agent = statusfile.SanitizeText(*w.Agent)
+	}
+	if w.Cwd != nil {
+		s.Cwd = statusfile.SanitizeText(*w.Cwd)
+	}
+	if w.Title != nil {
+		s.Title = statusfile.SanitizeTitle(*w.Title)
+	}
+	if isSet(w.PID) {
+		pid, err := strconv.ParseInt(string(w.PID), 10, 64)
+		if err != nil || pid < 0 || pid > statusfile.MaxPID {
+			return nil, fmt.Errorf("%w: pid %s", ErrProtocol, statusfile.SanitizeText(short(string(w.PID))))
+		}
+		s.PID = int(pid)
+	}
+	if isSet(w.Age) {
+		age, err := strconv.ParseFloat(string(w.Age), 64)
+		if err != nil || w.Age[0] == '"' || math.IsNaN(age) || math.Abs(age) > 1e10 {
+			return nil, fmt.Errorf("%w: age %s", ErrProtocol, statusfile.SanitizeText(short(string(w.Age))))
+		}
+		e.Age = time.Duration(age * float64(time.Second)).Round(time.Millisecond)
+	}
+	switch {
+	case w.Alive == nil:
+		e.Alive = reader.Unknown
+	case *w.Alive:
+		e.Alive = reader.Alive
+	default:
+		e.Alive = reader.Dead
+	}
+	return e, nil
+}
+
+// isSet reports whether a raw value is present and not null.
+func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// short cuts what goes into a message about bad output.
+func short(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+// DecodeEntry decodes one statusls --json object sent by a host, strictly,
+// and returns its entry with every string sanitized.
+func DecodeEntry(line []byte) (*reader.Entry, error) {
+	w, err := decodeObject(line)
+	if err != nil {
+		return nil, err
+	}
+	return w.entry()
+}

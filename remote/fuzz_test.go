@@ -1,0 +1,97 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// noControl reports whether s holds an escape, C0 (but tab and newline),
+// DEL, C1 or bidi control.
+func noControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return false
+		}
+	}
+	return true
+}
+
+func FuzzDecodeEntry(f *testing.F) {
+	f.Add([]byte(entryLine(rec("s1", "working", "t"))))
+	f.Add([]byte(strings.Replace(entryLine(rec("s1", "blocked", "x")), `"title":"x"`, `"title":"\u001b[31mred\u009b2J"`, 1)))
+	f.Add([]byte(`{"file":"` + statusfile.FileName("x") + `","verdict":"invalid","reason":"truncated","error":"\u001b]0;x"}`))
+	f.Add([]byte(`{"file":1}`))
+	f.Add([]byte("{\"file\":\"\xff\"}"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		e, err := DecodeEntry(line)
+		if err != nil {
+			return
+		}
+		if !statusfile.IsStatusName(e.Name) {
+			t.Fatalf("file %q accepted", e.Name)
+		}
+		out := AppendJSON(nil, "h", e)
+		if !utf8.Valid(out) || !noControl(string(out)) {
+			t.Fatalf("unsafe output %q", out)
+		}
+		for _, s := range []string{e.Status.Title, e.Status.Agent, e.Status.Cwd, string(e.Status.State)} {
+			if !noControl(s) {
+				t.Fatalf("unsanitized field %q", s)
+			}
+		}
+	})
+}
+
+func FuzzDecodeListing(f *testing.F) {
+	f.Add([]byte("[\n" + entryLine(rec("s1", "working", "t")) + "\n]\n"))
+	f.Add([]byte("[]\n"))
+	f.Add([]byte("[\n{}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, err := decodeListing(bytes.NewReader(data))
+		if err != nil && entries != nil {
+			t.Fatal("entries with an error")
+		}
+		for i := range entries {
+			if !statusfile.IsStatusName(entries[i].Name) {
+				t.Fatalf("file %q accepted", entries[i].Name)
+			}
+		}
+	})
+}
+
+// FuzzWatchStream feeds a host's watch stream to the reader: whatever it
+// holds, the reader ends without panicking, and every session it passes on
+// has a status file name and sanitized strings.
+func FuzzWatchStream(f *testing.F) {
+	f.Add([]byte(eventLine("snapshot", "s1") + "\n" + eventLine("synced", "") + "\n" + eventLine("updated", "s1") + "\n" + eventLine("removed", "s1") + "\n"))
+	f.Add([]byte(eventLine("synced", "") + "\n" + eventLine("added", "s2") + "\n" + eventLine("synced", "") + "\n"))
+	f.Add([]byte("{\"event\":\"snapshot\"}\n"))
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		out := make(chan Event, 64)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for ev := range out {
+				for _, e := range []*reader.Entry{ev.Before, ev.After} {
+					if e == nil {
+						continue
+					}
+					if !statusfile.IsStatusName(e.Name) || !noControl(e.Status.Title) || !noControl(e.Status.Agent) {
+						t.Errorf("unsafe entry %+v", e)
+					}
+				}
+			}
+		}()
+		h := &hostWatch{cfg: &Config{}, host: "h", opts: &WatchOptions{Now: time.Now}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		h.read(context.Background(), bytes.NewReader(stream))
+		close(out)
+		<-done
+	})
+}

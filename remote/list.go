@@ -1,0 +1,283 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// Kind says why a host failed.
+type Kind string
+
+// Kinds of [HostError].
+const (
+	// KindSSH: ssh could not run or reach the host (exit status 255).
+	KindSSH Kind = "ssh"
+	// KindTimeout: the host did not answer within the timeout.
+	KindTimeout Kind = "timeout"
+	// KindMissing: statusls is not on the host's $PATH (exit status 127).
+	KindMissing Kind = "statusls-missing"
+	// KindVersion: the host's statusls is older than this one.
+	KindVersion Kind = "version"
+	// KindRefused: the host's statusls refused its status directory, or
+	// failed otherwise (exit status 1).
+	KindRefused Kind = "refused"
+	// KindOutput: the host sent what statusls never prints: invalid JSON,
+	// a line or a listing over the bounds.
+	KindOutput Kind = "output"
+)
+
+// HostError is why one host could not be listed or watched.
+type HostError struct {
+	Host string
+	Kind Kind
+	// Msg says what happened, in one line, sanitized.
+	Msg string
+	// Hint says what to do about it.
+	Hint string
+}
+
+func (e *HostError) Error() string { return e.Host + ": " + e.Msg }
+
+// Result is one host's listing.
+type Result struct {
+	Host string
+	// Entries are the host's entries, as statusls --json --all lists them
+	// there (fresh, stale and invalid; filter them with render.Select).
+	Entries []reader.Entry
+	// Err is set when the host could not be listed; Entries is then nil.
+	Err *HostError
+	// Took is how long the host took.
+	Took time.Duration
+}
+
+// List lists every host in parallel (at most cfg.FanOut at once, each
+// within cfg.Timeout) and returns one result per host, in the order given.
+func List(ctx context.Context, cfg *Config, hosts []string) []Result {
+	out := make([]Result, len(hosts))
+	sem := make(chan struct{}, cfg.fanOut())
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				out[i] = Result{Host: h, Err: &HostError{Host: h, Kind: KindTimeout, Msg: "not queried: " + ctx.Err().Error()}}
+				return
+			}
+			start := time.Now()
+			out[i] = ListHost(ctx, cfg, h)
+			out[i].Took = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// ListHost lists one host: it runs statusls --json --all there.
+func ListHost(ctx context.Context, cfg *Config, host string) Result {
+	res := Result{Host: host}
+	args, err := cfg.Args(host, []string{"--json", "--all"})
+	if err != nil {
+		res.Err = &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: err.Error()}
+		return res
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cfg.ssh(), args...)
+	cmd.Env = cfg.Env
+	stderr := &tailBuffer{max: maxStderr}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		res.Err = &HostError{Host: host, Kind: KindSSH, Msg: err.Error()}
+		return res
+	}
+	if err := cmd.Start(); err != nil {
+		res.Err = &HostError{Host: host, Kind: KindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + SSHEnv + " to the ssh program"}
+		return res
+	}
+	entries, derr := decodeListing(&limitedReader{r: stdout, n: MaxHostBytes})
+	if derr != nil {
+		cancel() // stop reading a host that sends garbage
+	}
+	io.Copy(io.Discard, stdout)
+	werr := cmd.Wait()
+	if he := classify(host, ctx, werr, stderr.b, derr); he != nil {
+		res.Err = he
+		return res
+	}
+	res.Entries = entries
+	return res
+}
+
+// decodeListing reads statusls --json's array: "[", one object per line
+// with a comma after all but the last, "]"; or "[]".
+func decodeListing(r io.Reader) ([]reader.Entry, error) {
+	lr := newLineReader(r, MaxLineBytes)
+	first, err := lr.next()
+	if err != nil {
+		return nil, listErr(err, "no output")
+	}
+	switch string(bytes.TrimSpace(first)) {
+	case "[]":
+		return nil, trailing(lr)
+	case "[":
+	default:
+		return nil, fmt.Errorf("%w: the listing does not start with '['", ErrProtocol)
+	}
+	var out []reader.Entry
+	for {
+		line, err := lr.next()
+		if err != nil {
+			return nil, listErr(err, "the listing ends without ']'")
+		}
+		line = bytes.TrimSpace(line)
+		if string(line) == "]" {
+			return out, trailing(lr)
+		}
+		line = bytes.TrimSuffix(line, []byte{','})
+		w, err := decodeObject(line)
+		if err != nil {
+			return nil, err
+		}
+		e, err := w.entry()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *e)
+	}
+}
+
+// trailing checks that nothing but white space follows the listing.
+func trailing(lr *lineReader) error {
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return listErr(err, "")
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			return fmt.Errorf("%w: output after the listing", ErrProtocol)
+		}
+	}
+}
+
+func listErr(err error, atEOF string) error {
+	switch {
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%w: %s", ErrProtocol, atEOF)
+	case errors.Is(err, errLineTooLong), errors.Is(err, errTooLarge):
+		return fmt.Errorf("%w: %v", ErrProtocol, err)
+	}
+	return err
+}
+
+// classify turns how ssh ended into a host error, or nil when the host
+// answered. derr is the error decoding its output.
+func classify(host string, ctx context.Context, werr error, stderr []byte, derr error) *HostError {
+	he := &HostError{Host: host}
+	msg := lastLine(stderr)
+	code := -1
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) {
+		code = ee.ExitCode()
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		he.Kind, he.Msg = KindTimeout, "no answer within the timeout"
+		he.Hint = "check that 'ssh " + host + " statusls' answers; a slow host needs a longer --host-timeout"
+	case code == 255:
+		he.Kind, he.Msg = KindSSH, "ssh failed"
+		if msg != "" {
+			he.Msg += ": " + msg
+		}
+		he.Hint = "check that 'ssh -o BatchMode=yes " + host + " true' works without a prompt (keys in ssh-agent, the host in ~/.ssh/config)"
+	case code == 127 || code == 126 || strings.Contains(msg, "statusls: not found") || strings.Contains(msg, "command not found"):
+		he.Kind, he.Msg = KindMissing, "statusls is not installed or not on its $PATH"
+		he.Hint = "install it there (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + CommandEnv + " to its path, e.g. ~/go/bin/statusls (non-interactive ssh shells may not read your profile)"
+	case code == 2:
+		he.Kind, he.Msg = KindVersion, "its statusls refused the arguments: an older version?"
+		if msg != "" {
+			he.Msg += " (" + msg + ")"
+		}
+		he.Hint = "upgrade statusls on " + host + " to this version"
+	case code > 0:
+		he.Kind, he.Msg = KindRefused, "its statusls failed (exit status "+fmt.Sprint(code)+")"
+		he.Hint = "run 'statusls doctor --host " + host + "'"
+		if m, hint := remoteMessage(stderr); m != "" {
+			he.Msg = "its statusls: " + m
+			if hint != "" {
+				he.Hint = "on " + host + ": " + hint
+			}
+		}
+	case werr != nil && derr == nil:
+		he.Kind, he.Msg = KindSSH, "ssh: "+statusfile.SanitizeText(werr.Error())
+	case derr != nil && errors.Is(derr, errOld):
+		he.Kind, he.Msg = KindVersion, "its statusls is older than this one (its --json has no verdict)"
+		he.Hint = "upgrade statusls on " + host + " to this version"
+	case derr != nil:
+		he.Kind, he.Msg = KindOutput, "bad output: "+statusfile.SanitizeText(strings.TrimPrefix(derr.Error(), "remote: "))
+		he.Hint = "run 'ssh " + host + " statusls --json --all' to see what it prints"
+	default:
+		return nil
+	}
+	he.Host = sanitizeHost(host)
+	return he
+}
+
+// lastLine returns the last non-empty line of ssh's standard error,
+// sanitized and without ssh's own warnings about known hosts.
+func lastLine(b []byte) string {
+	lines := strings.Split(string(b), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || strings.HasPrefix(l, "Warning: Permanently added") {
+			continue
+		}
+		return short200(statusfile.SanitizeText(l))
+	}
+	return ""
+}
+
+// remoteMessage finds the remote statusls's own message and hint
+// ("statusls: ..." and "statusls: hint: ..." lines), sanitized.
+func remoteMessage(b []byte) (msg, hint string) {
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if h, ok := strings.CutPrefix(l, "statusls: hint: "); ok {
+			hint = short200(statusfile.SanitizeText(h))
+		} else if m, ok := strings.CutPrefix(l, "statusls: "); ok && msg == "" {
+			msg = short200(statusfile.SanitizeText(m))
+		}
+	}
+	return msg, hint
+}
+
+func short200(s string) string {
+	if len(s) > 200 {
+		i := 197
+		for i > 0 && s[i]&0xc0 == 0x80 {
+			i--
+		}
+		return s[:i] + "..."
+	}
+	return s
+}
+
+func sanitizeHost(h string) string { return statusfile.SanitizeText(h) }

@@ -1,0 +1,175 @@
+package remote
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCheckHost(t *testing.T) {
+	for _, tc := range []struct {
+		host string
+		ok   bool
+	}{
+		{"devbox", true},
+		{"user@build-1.example.com", true},
+		{"10.0.0.7", true},
+		{"::1", true},
+		{"", false},
+		{"-oProxyCommand=touch /tmp/x", false},
+		{"-V", false},
+		{"a b", false},
+		{"host\n", false},
+		{"host\x1b[31m", false},
+		{"h'x", false},
+		{"h;x", false},
+		{"$(id)", false},
+		{strings.Repeat("a", 256), false},
+	} {
+		err := CheckHost(tc.host)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckHost(%q) = %v, want ok=%v", tc.host, err, tc.ok)
+		}
+		if err != nil && !errors.Is(err, ErrBadHost) {
+			t.Errorf("CheckHost(%q): %v is not ErrBadHost", tc.host, err)
+		}
+	}
+}
+
+func TestSplitHosts(t *testing.T) {
+	got, err := SplitHosts(" a,b  c,,a\tuser@d ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "b", "c", "user@d"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := SplitHosts("a,-oProxyCommand=x"); err == nil {
+		t.Error("a host starting with - was accepted")
+	}
+}
+
+func TestHostsFromEnvAndFile(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"HOME": home}
+	getenv := func(k string) string { return env[k] }
+
+	hosts, from, err := Hosts(getenv)
+	if err != nil || len(hosts) != 0 {
+		t.Fatalf("no file: %q, %v", hosts, err)
+	}
+	want := filepath.Join(home, ".config", "agentstatus", "hosts")
+	if from != want {
+		t.Errorf("from = %q, want %q", from, want)
+	}
+	os.MkdirAll(filepath.Dir(want), 0o700)
+	os.WriteFile(want, []byte("# my machines\ndevbox, build  # the CI box\n\nuser@gpu\ndevbox\n"), 0o600)
+	hosts, _, err = Hosts(getenv)
+	if err != nil || !reflect.DeepEqual(hosts, []string{"devbox", "build", "user@gpu"}) {
+		t.Errorf("file: %q, %v", hosts, err)
+	}
+
+	xdg := t.TempDir()
+	env["XDG_CONFIG_HOME"] = xdg
+	if p, _ := HostsFile(getenv); p != filepath.Join(xdg, "agentstatus", "hosts") {
+		t.Errorf("XDG_CONFIG_HOME ignored: %s", p)
+	}
+	os.MkdirAll(filepath.Join(xdg, "agentstatus"), 0o700)
+	os.WriteFile(filepath.Join(xdg, "agentstatus", "hosts"), []byte("ok\n-evil\n"), 0o600)
+	if _, _, err := Hosts(getenv); err == nil || !strings.Contains(err.Error(), ":2:") {
+		t.Errorf("a bad line is not reported with its number: %v", err)
+	}
+
+	env[HostsEnv] = "x, y"
+	hosts, from, err = Hosts(getenv)
+	if err != nil || !reflect.DeepEqual(hosts, []string{"x", "y"}) || from != "$"+HostsEnv {
+		t.Errorf("$%s: %q %q %v", HostsEnv, hosts, from, err)
+	}
+}
+
+func TestArgs(t *testing.T) {
+	c := &Config{SSHArgs: []string{"-F", "cfg"}, Command: "~/go/bin/statusls", ConnectTimeout: 1500 * time.Millisecond, Reuse: true, ControlDir: "/run/u/as"}
+	got, err := c.Args("dev", []string{"--json", "--all", "it's"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"-F", "cfg", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=2",
+		"-o", "ControlMaster=auto", "-o", "ControlPath=/run/u/as/" + controlPath("", "dev"), "-o", "ControlPersist=60",
+		"--", "dev", `~/go/bin/statusls --json --all 'it'\''s'`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	c.Reuse = false
+	got, _ = c.Args("dev", nil)
+	if !strings.Contains(strings.Join(got, " "), "-o ControlMaster=no -o ControlPath=none --") {
+		t.Errorf("without reuse: %q", got)
+	}
+	if _, err := c.Args("-oProxyCommand=sh", nil); err == nil {
+		t.Error("a host starting with - reached ssh's arguments")
+	}
+}
+
+// TestRemoteCommandThroughShell runs the command string through sh, as the
+// remote side does, and checks that every argument arrives as it was.
+func TestRemoteCommandThroughShell(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no sh")
+	}
+	args := []string{"plain", "two words", "it's", "$(touch pwned)", "`id`", "a;b|c&d", "*", "~", "", "\\n", "é ü", "--x=y"}
+	cmd := RemoteCommand("printf", append([]string{"%s\\0"}, args...)...)
+	dir := t.TempDir()
+	sh := exec.Command("/bin/sh", "-c", cmd)
+	sh.Dir = dir
+	out, err := sh.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if !reflect.DeepEqual(got, args) {
+		t.Errorf("sh -c %s\ngot  %q\nwant %q", cmd, got, args)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("an argument was run by the shell")
+	}
+}
+
+func TestPrepareControlDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix sockets")
+	}
+	base := t.TempDir()
+	dir := filepath.Join(base, "cm")
+	if err := PrepareControlDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	os.Chmod(dir, 0o755)
+	if err := PrepareControlDir(dir); !errors.Is(err, ErrControlDir) {
+		t.Errorf("0755: %v", err)
+	}
+	link := filepath.Join(base, "link")
+	os.Symlink(dir, link)
+	os.Chmod(dir, 0o700)
+	if err := PrepareControlDir(link); !errors.Is(err, ErrControlDir) {
+		t.Errorf("symlink: %v", err)
+	}
+	if err := PrepareControlDir("/" + strings.Repeat("x", 70)); !errors.Is(err, ErrControlDir) {
+		t.Errorf("too long: %v", err)
+	}
+	if os.Getuid() == 0 {
+		other := filepath.Join(base, "other")
+		os.Mkdir(other, 0o700)
+		os.Chown(other, 12345, 12345)
+		if err := PrepareControlDir(other); !errors.Is(err, ErrControlDir) {
+			t.Errorf("owned by another account: %v", err)
+		}
+	}
+}

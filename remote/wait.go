@@ -1,0 +1,121 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"time"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// Exit statuses of statusls wait that a remote wait passes on.
+const (
+	waitOK      = 0
+	waitTimeout = 3
+	waitGone    = 4
+)
+
+// WaitResult is how a remote wait ended.
+type WaitResult struct {
+	// Code is the remote statusls wait's exit status: 0 the condition
+	// holds, 3 timeout, 4 the session went away; -1 when the host failed
+	// (Err says why).
+	Code int
+	// Output is what it printed (the session id with --any, its object
+	// with --json), sanitized; one line at most.
+	Output []byte
+	Err    *HostError
+}
+
+// Wait runs statusls wait with args on host until it decides, within
+// timeout (0: none). A dropped connection is retried with backoff (1 s,
+// doubling, at most 30 s); each retry asks again with what is left of the
+// timeout. offline is called (when not nil) each time the host is lost.
+func Wait(ctx context.Context, cfg *Config, host string, args []string, timeout time.Duration, offline func(*HostError)) WaitResult {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	backoff := time.Second
+	for {
+		remote := append([]string{"wait", "--until-eof"}, args...)
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return WaitResult{Code: waitTimeout}
+			}
+			remote = append(remote, "--timeout", left.Round(time.Millisecond).String())
+		}
+		r := waitOnce(ctx, cfg, host, remote, deadline)
+		if r.Err == nil || r.Err.Kind != KindSSH && r.Err.Kind != KindTimeout {
+			return r
+		}
+		if ctx.Err() != nil {
+			return r
+		}
+		if offline != nil {
+			offline(r.Err)
+		}
+		wait := backoff
+		if !deadline.IsZero() {
+			wait = min(wait, time.Until(deadline))
+		}
+		t := time.NewTimer(max(wait, 0))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, deadline time.Time) WaitResult {
+	args, err := cfg.Args(host, remote, watchSSHOptions...)
+	if err != nil {
+		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: err.Error()}}
+	}
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		// The remote side times out first; this only stops a host that
+		// does not.
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(cfg.timeout()))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, cfg.ssh(), args...)
+	cmd.Env = cfg.Env
+	stderr := &tailBuffer{max: maxStderr}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	stdin, err := cmd.StdinPipe() // kept open: the remote wait ends with it
+	if err != nil {
+		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: err.Error()}}
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error())}}
+	}
+	line, rerr := newLineReader(&limitedReader{r: stdout, n: MaxLineBytes + 1}, MaxLineBytes).next()
+	io.Copy(io.Discard, stdout)
+	werr := cmd.Wait()
+	var ee *exec.ExitError
+	code := 0
+	if errors.As(werr, &ee) {
+		code = ee.ExitCode()
+	}
+	switch {
+	case werr == nil || code == waitTimeout || code == waitGone:
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return WaitResult{Code: -1, Err: classify(host, context.Background(), nil, nil, listErr(rerr, ""))}
+		}
+		return WaitResult{Code: code, Output: []byte(statusfile.SanitizeText(string(line)))}
+	}
+	return WaitResult{Code: -1, Err: classify(host, ctx, werr, stderr.b, nil)}
+}

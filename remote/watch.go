@@ -1,0 +1,468 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/watch"
+)
+
+// Event kinds about hosts, beside those of package watch.
+const (
+	// HostOffline: the host's stream ended or could not start; HostErr
+	// says why. Its sessions stay as last shown, each until it passes the
+	// 30 s line (then Stale); the watch retries with backoff.
+	HostOffline watch.Kind = "host-offline"
+	// HostOnline: the host is back, and the changes while it was away have
+	// been sent (as Added, Updated, Stale, Fresh and Removed events).
+	HostOnline watch.Kind = "host-online"
+)
+
+// ReasonOffline is the reason of a Removed event for a session that went
+// away while its host was offline (found when it came back).
+const ReasonOffline = "while-offline"
+
+// Event is one event of a [Watch]: an event of the host's directory, as
+// package watch describes them, or HostOffline or HostOnline.
+type Event struct {
+	Host string
+	watch.Event
+	// HostErr says why a host went offline (HostOffline).
+	HostErr *HostError
+}
+
+// WatchOptions shape a [Watch].
+type WatchOptions struct {
+	// Heartbeats asks for Heartbeat events.
+	Heartbeats bool
+	// MinBackoff and MaxBackoff bound the wait before a reconnection; it
+	// doubles at each failure in a row. 0 means 1 s and 30 s.
+	MinBackoff, MaxBackoff time.Duration
+	// Now is the clock of events' At; nil means time.Now.
+	Now func() time.Time
+}
+
+// Remote options of a watch: ssh notices a dead connection within 15 s.
+var watchSSHOptions = []string{"-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"}
+
+// Watch follows every host (statusls watch --json --all there) and merges
+// their events into one channel, each with its host. Every host first
+// sends its snapshot and one Synced, also when it cannot be reached
+// (HostOffline comes first then). A stream that ends is reported with
+// HostOffline and restarted with backoff; when it is back, its new snapshot
+// is compared with what was sent, so that the events always describe the
+// host's sessions: no duplicate, nothing left behind. The channel is closed
+// once ctx is done and every ssh has exited.
+func Watch(ctx context.Context, cfg *Config, hosts []string, opts WatchOptions) <-chan Event {
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = time.Second
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	out := make(chan Event, 256)
+	var wg sync.WaitGroup
+	for _, h := range hosts {
+		wg.Add(1)
+		hw := &hostWatch{cfg: cfg, host: h, opts: &opts, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		go func() { defer wg.Done(); hw.run(ctx) }()
+	}
+	go func() { wg.Wait(); close(out) }()
+	return out
+}
+
+// hostWatch follows one host.
+type hostWatch struct {
+	cfg     *Config
+	host    string
+	opts    *WatchOptions
+	out     chan<- Event
+	known   map[string]*reader.Entry // what was sent, by file name
+	staleAt map[string]time.Time     // when a fresh known entry goes stale, on this clock
+	synced  bool                     // Synced was sent
+	offline bool                     // HostOffline was sent, HostOnline not yet
+
+	gotSnapshot atomic.Bool // this stream's synced came
+}
+
+func (h *hostWatch) emit(ctx context.Context, ev Event) bool {
+	ev.Host = h.host
+	if ev.At.IsZero() {
+		ev.At = h.opts.Now()
+	}
+	if ev.Name != "" && ev.Session == "" {
+		if ev.After != nil {
+			ev.Session = ev.After.Status.Session
+		} else if ev.Before != nil {
+			ev.Session = ev.Before.Status.Session
+		}
+	}
+	select {
+	case h.out <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (h *hostWatch) run(ctx context.Context) {
+	backoff := h.opts.MinBackoff
+	for {
+		online, herr := h.session(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if !h.offline {
+			// Once per outage: the retries that fail are not news.
+			h.offline = true
+			if !h.emit(ctx, Event{Event: watch.Event{Kind: HostOffline, Err: herr}, HostErr: herr}) {
+				return
+			}
+		}
+		if !h.synced {
+			h.synced = true
+			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Synced}}) {
+				return
+			}
+		}
+		if online {
+			backoff = h.opts.MinBackoff
+		}
+		if !h.sleep(ctx, backoff) {
+			return
+		}
+		backoff = min(2*backoff, h.opts.MaxBackoff)
+	}
+}
+
+// remember takes in e as the host's entry now, and when it goes stale: the
+// host judged its age when it sent it, on its own clock, so the line is
+// drawn on this clock without trusting the two to agree.
+func (h *hostWatch) remember(e *reader.Entry) {
+	h.known[e.Name] = e
+	if e.Verdict == reader.Fresh {
+		h.staleAt[e.Name] = time.Now().Add(statusfile.StaleAfter - e.Age + time.Millisecond)
+	} else {
+		delete(h.staleAt, e.Name)
+	}
+}
+
+func (h *hostWatch) forget(name string) {
+	delete(h.known, name)
+	delete(h.staleAt, name)
+}
+
+// sleep waits d while the host is offline; the sessions it holds that pass
+// the 30 s line meanwhile are sent as Stale (their publishers may well have
+// gone with the host), so that nothing is shown fresh that the host would
+// not show. It returns false when ctx is done.
+func (h *hostWatch) sleep(ctx context.Context, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		wake := deadline
+		for _, at := range h.staleAt {
+			if at.Before(wake) {
+				wake = at
+			}
+		}
+		t := time.NewTimer(time.Until(wake))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		now := time.Now()
+		var names []string
+		for n, at := range h.staleAt {
+			if !at.After(now) {
+				names = append(names, n)
+			}
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			before := h.known[n]
+			after := *before
+			after.Verdict = reader.Stale
+			after.Age = now.Sub(h.staleAt[n]) + statusfile.StaleAfter
+			h.remember(&after)
+			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Stale, Name: n, Before: before, After: &after}}) {
+				return false
+			}
+		}
+		if !now.Before(deadline) {
+			return true
+		}
+	}
+}
+
+// session runs one ssh stream until it ends. online says whether it got as
+// far as the host's snapshot.
+func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) {
+	// --until-eof: the remote watch ends when this side goes away (sshd
+	// closes its input then), not at its next write, which may be hours
+	// away.
+	// --heartbeats: every record's latest updatedAt is known here, so that
+	// its staleness can be told while the host is offline.
+	remote := []string{"watch", "--json", "--all", "--until-eof", "--heartbeats"}
+	args, err := h.cfg.Args(h.host, remote, watchSSHOptions...)
+	if err != nil {
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
+	}
+	h.gotSnapshot.Store(false)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(sctx, h.cfg.ssh(), args...)
+	cmd.Env = h.cfg.Env
+	stderr := &lockedTail{t: tailBuffer{max: maxStderr}}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	stdin, err := cmd.StdinPipe() // kept open while the stream runs
+	if err != nil {
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
+	}
+	if err := cmd.Start(); err != nil {
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + SSHEnv + " to the ssh program"}
+	}
+	// A host that connects but never sends its snapshot must not hold the
+	// merged stream's synced back: it has cfg.Timeout to do so.
+	var hung atomic.Bool
+	syncTimer := time.AfterFunc(h.cfg.timeout(), func() {
+		if !h.gotSnapshot.Load() {
+			hung.Store(true)
+			cancel()
+		}
+	})
+	online, derr := h.read(ctx, stdout)
+	syncTimer.Stop()
+	cancel()
+	io.Copy(io.Discard, stdout)
+	werr := cmd.Wait()
+	if ctx.Err() != nil {
+		return online, nil
+	}
+	if derr != nil && errors.Is(derr, io.EOF) {
+		derr = nil
+	}
+	// The stream was cancelled by us only when derr is set.
+	var he *HostError
+	if hung.Load() {
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindTimeout, Msg: "no snapshot within " + h.cfg.timeout().String(),
+			Hint: "check that 'ssh " + h.host + " statusls' answers; a slow host needs a longer --host-timeout"}
+	}
+	if derr != nil {
+		he = classify(h.host, context.Background(), nil, nil, derr)
+	} else {
+		he = classify(h.host, context.Background(), werr, stderr.bytes(), nil)
+	}
+	if he == nil {
+		he = &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: "the stream ended"}
+	}
+	return online, he
+}
+
+// read takes in the host's stream until it ends or breaks a rule.
+func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err error) {
+	lr := newLineReader(r, MaxLineBytes)
+	var pending map[string]*reader.Entry // the snapshot, until synced
+	pending = map[string]*reader.Entry{}
+	synced := false
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return synced, io.EOF
+		}
+		if err != nil {
+			return synced, listErr(err, "")
+		}
+		w, err := decodeObject(line)
+		if err != nil {
+			return synced, err
+		}
+		if w.Event == nil {
+			return synced, fmt.Errorf("%w: an object without an event", ErrProtocol)
+		}
+		kind := watch.Kind(*w.Event)
+		switch kind {
+		case watch.Synced:
+			if synced {
+				return synced, fmt.Errorf("%w: a second synced", ErrProtocol)
+			}
+			synced = true
+			h.gotSnapshot.Store(true)
+			if !h.resync(ctx, pending, w.Missing != nil && *w.Missing) {
+				return synced, ctx.Err()
+			}
+			pending = nil
+			continue
+		case watch.Error:
+			msg := "error"
+			if w.Error != nil {
+				msg = statusfile.SanitizeText(*w.Error)
+			}
+			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Error, Err: errors.New(msg)}}) {
+				return synced, ctx.Err()
+			}
+			continue
+		case watch.Snapshot, watch.Added, watch.Updated, watch.Heartbeat, watch.Stale, watch.Fresh, watch.Removed:
+		default:
+			continue // SPEC.md V5: ignore events not known here
+		}
+		e, err := w.entry()
+		if err != nil {
+			return synced, err
+		}
+		if !synced {
+			if kind != watch.Snapshot {
+				return synced, fmt.Errorf("%w: %s before synced", ErrProtocol, kind)
+			}
+			if len(pending) >= MaxHostEntries {
+				return synced, fmt.Errorf("%w: more than %d sessions", ErrProtocol, MaxHostEntries)
+			}
+			pending[e.Name] = e
+			continue
+		}
+		before := h.known[e.Name]
+		ev := Event{Event: watch.Event{Kind: kind, Name: e.Name, Before: before, After: e}}
+		switch kind {
+		case watch.Snapshot:
+			return synced, fmt.Errorf("%w: snapshot after synced", ErrProtocol)
+		case watch.Removed:
+			if before == nil {
+				continue
+			}
+			h.forget(e.Name)
+			ev.After = nil
+			ev.Reason = statusfile.Reason(statusfile.SanitizeText(deref(w.Reason)))
+		default:
+			if before == nil {
+				if len(h.known) >= MaxHostEntries {
+					return synced, fmt.Errorf("%w: more than %d sessions", ErrProtocol, MaxHostEntries)
+				}
+				ev.Kind = watch.Added
+			}
+			h.remember(e)
+			if kind == watch.Heartbeat && !h.opts.Heartbeats && before != nil {
+				continue
+			}
+		}
+		if !h.emit(ctx, ev) {
+			return synced, ctx.Err()
+		}
+	}
+}
+
+// resync sends what the host's snapshot changes: the snapshot itself the
+// first time, else the difference with what was sent, then HostOnline.
+func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, missing bool) bool {
+	names := make([]string, 0, len(snap)+len(h.known))
+	for n := range snap {
+		names = append(names, n)
+	}
+	if !h.synced && !h.offline {
+		slices.Sort(names)
+		for _, n := range names {
+			h.remember(snap[n])
+			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Snapshot, Name: n, After: snap[n]}}) {
+				return false
+			}
+		}
+		h.synced = true
+		return h.emit(ctx, Event{Event: watch.Event{Kind: watch.Synced, Missing: missing}})
+	}
+	for n := range h.known {
+		if snap[n] == nil {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		before, after := h.known[n], snap[n]
+		ev := Event{Event: watch.Event{Name: n, Before: before, After: after}}
+		switch {
+		case after == nil:
+			ev.Kind, ev.Reason = watch.Removed, ReasonOffline
+			h.forget(n)
+		case before == nil:
+			ev.Kind = watch.Added
+			h.remember(after)
+		default:
+			h.remember(after)
+			ev.Kind = changeKind(before, after, h.opts.Heartbeats)
+			if ev.Kind == "" {
+				continue
+			}
+		}
+		if !h.emit(ctx, ev) {
+			return false
+		}
+	}
+	if !h.offline {
+		return true
+	}
+	h.offline = false
+	return h.emit(ctx, Event{Event: watch.Event{Kind: HostOnline}})
+}
+
+// changeKind names the change from before to after as package watch does,
+// or "" when there is nothing to send.
+func changeKind(before, after *reader.Entry, heartbeats bool) watch.Kind {
+	b, a := before.Status, after.Status
+	sameButTime := b.UpdatedAt.Equal(a.UpdatedAt)
+	b.UpdatedAt, a.UpdatedAt = time.Time{}, time.Time{}
+	switch {
+	case b != a || before.Reason != after.Reason:
+		return watch.Updated
+	case before.Verdict != after.Verdict && after.Verdict == reader.Stale:
+		return watch.Stale
+	case before.Verdict != after.Verdict && after.Verdict == reader.Fresh:
+		return watch.Fresh
+	case before.Verdict != after.Verdict:
+		return watch.Updated
+	case !sameButTime && heartbeats:
+		return watch.Heartbeat
+	}
+	return ""
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// lockedTail is a tailBuffer that ssh's stderr copier and the reader share.
+type lockedTail struct {
+	mu sync.Mutex
+	t  tailBuffer
+}
+
+func (l *lockedTail) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.t.Write(p)
+}
+
+func (l *lockedTail) bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]byte(nil), l.t.b...)
+}
