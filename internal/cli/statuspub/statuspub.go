@@ -54,6 +54,11 @@ type Env struct {
 func Main() int {
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	// A write to a closed stdout (serve answering a program that has
+	// exited) must be an error, not a SIGPIPE that ends serve before it
+	// removes its record. Caught, not ignored: CMD of run and the owner
+	// get the default action back when they are started.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	exe, _ := os.Executable()
 	return Run(os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: signals, Executable: exe})
 }
