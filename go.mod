@@ -10,6 +10,8 @@ require (
 	golang.org/x/sys v0.47.0
 )
 
+require github.com/BurntSushi/toml v1.5.0
+
 require golang.org/x/tools v0.26.0 // indirect
 
 require (

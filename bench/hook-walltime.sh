@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# hook-walltime.sh: the wall time of `statuspub set` and `statuspub
-# claude-hook` as an agent running them as hooks sees it (start, write,
-# exit), against a floor that starts statuspub and prints its usage.
+# hook-walltime.sh: the wall time of `statuspub set` and the hook adapters
+# (claude-hook, codex-hook, gemini-hook) as an agent running them as hooks
+# sees it (start, write, exit), against a floor that starts statuspub and
+# prints its usage.
 # Prints the median and the 90th percentile of N runs each, in ms.
 #
 #   bash bench/hook-walltime.sh [N]      (default N=300)
@@ -36,3 +37,14 @@ time_runs "floor (statuspub --help)" "$pub" --help
 time_runs "set" "$pub" set --dir "$dir" --session bench --pid "$agent" --state working --title Benchmark
 time_runs "claude-hook PreToolUse" sh -c '"$0" claude-hook --dir "$1" --pid "$2" <"$3"' "$pub" "$dir" "$agent" "$input"
 time_runs "floor for it (sh -c)" sh -c '"$0" --help <"$1"' "$pub" "$input"
+
+# The adapters of the other agents, through sh -c like claude-hook, then
+# gemini-hook as Gemini CLI runs it (bash -c). Codex runs hooks through a
+# login shell ($SHELL -lc): that shell's start-up (profile files) comes on
+# top and is not statuspub's; it is left out here.
+codex_input=internal/agenthook/testdata/codex/pre-tool-use.json
+gemini_input=internal/agenthook/testdata/gemini/before-tool.json
+time_runs "codex-hook PreToolUse" sh -c '"$0" codex-hook --dir "$1" --pid "$2" <"$3"' "$pub" "$dir" "$agent" "$codex_input"
+time_runs "gemini-hook BeforeTool" sh -c '"$0" gemini-hook --dir "$1" --pid "$2" <"$3"' "$pub" "$dir" "$agent" "$gemini_input"
+time_runs "gemini-hook (bash -c)" bash -c '"$0" gemini-hook --dir "$1" --pid "$2" <"$3"' "$pub" "$dir" "$agent" "$gemini_input"
+time_runs "floor for it (bash -c)" bash -c '"$0" --help <"$1"' "$pub" "$gemini_input"

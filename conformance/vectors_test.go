@@ -138,7 +138,7 @@ func TestEveryRuleCovered(t *testing.T) {
 // exempt are the rules nothing in the suite can check, and why.
 var exempt = map[string]string{
 	"L1":  "the harness always names the config home (W1, STATUS_DIR); checking the default ~/.pi/gentle-ai would read or write the real home directory. internal/location's tests cover it",
-	"H9":  "a hook adapter's exit status on a broken command line is the command's, not the protocol's; internal/cli/clitest/testdata/hook_never_exits_2.txtar checks it",
+	"H9":  "an adapter's exit status is the command's, not the reader or publisher protocol's; the hook traces check it on every payload (statusconform hooks fails an adapter that exits non-zero), and internal/cli/clitest/testdata/hook_never_exits_2.txtar on broken command lines",
 	"S3":  "how a reader's user selects states is its command line, not its output; internal/cli/clitest/testdata/state_typos.txtar checks statusls",
 	"H1":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
 	"H2":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
@@ -148,6 +148,9 @@ var exempt = map[string]string{
 	"H6":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
 	"H7":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
 	"H8":  "hook publishers (§13) are short-lived commands, not line-protocol publishers the harness can drive; internal/cli/statuspub's tests check the locks, the owner and its lifetime, the agent pid and the exit status",
+	"H14": "the agent's way of running hooks is outside any harness; internal/cli/statuspub's tests run the adapters under sh -c, bash -c, bash -lc and exec form, and examples/ runs the OpenCode plugin",
+	"H15": "the hook traces check it ('unchanged' steps), not the reader or publisher suites",
+	"H16": "a negative rule about adapters' mappings: the hook traces hold no timed steps, and internal/agenthook is pure (no clock)",
 	"R15": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
 	"R16": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",
 	"R17": "watching (SPEC.md §8.1) is not part of the reader protocol, which runs a reader once per case; watch/'s script tests check it",

@@ -138,6 +138,7 @@ func TestClaudeCodeSettings(t *testing.T) {
 		"PreToolUse": statusfile.Working, "PostToolUse": statusfile.Working, "PostToolUseFailure": statusfile.Working,
 		"PermissionRequest": statusfile.Blocked, "Notification": statusfile.Blocked,
 		"Stop": statusfile.Idle, "StopFailure": statusfile.Idle, "SessionEnd": "",
+		"TaskCreated": statusfile.Working, "TaskCompleted": statusfile.Working, // state kept
 	}
 	for event := range settings.Hooks {
 		if _, ok := want[event]; !ok {
@@ -146,7 +147,7 @@ func TestClaudeCodeSettings(t *testing.T) {
 	}
 	home := filepath.Join(t.TempDir(), "home")
 	env := withPath([]string{binDir}, statusfile.ConfigHomeEnv+"="+home)
-	order := []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "Notification",
+	order := []string{"SessionStart", "UserPromptSubmit", "TaskCreated", "TaskCompleted", "PreToolUse", "PermissionRequest", "Notification",
 		"PostToolUse", "PostToolUseFailure", "StopFailure", "Stop", "SessionEnd"}
 	if len(order) != len(want) {
 		t.Fatal("order and want disagree")
@@ -173,6 +174,8 @@ func TestClaudeCodeSettings(t *testing.T) {
 			payload["tool_name"], payload["tool_input"] = "Bash", map[string]any{"command": "make"}
 		case "Notification":
 			payload["notification_type"], payload["message"] = "permission_prompt", "Claude needs your permission to use Bash"
+		case "TaskCreated", "TaskCompleted":
+			payload["task_id"], payload["task_subject"] = "1", "Write the README"
 		}
 		input, _ := json.Marshal(payload)
 		cmd := exec.Command("sh", "-c", h.Command)

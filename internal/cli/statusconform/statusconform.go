@@ -93,6 +93,7 @@ statusconform publisher -- python3 conformance/adapters/python/status_publisher.
 					return func(args []string) int { return publisher(ctx, f, args, env) }
 				},
 			},
+			hooksCommand(ctx, env),
 			{
 				Name:    "materialize",
 				Summary: "write every reader case as a directory, for other test suites",

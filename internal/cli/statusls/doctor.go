@@ -24,7 +24,9 @@ directory readers use and why (flag, $STATUS_DIR, $GENTLE_PI_CONFIG_HOME or
 the default), whether the config home and the status directory have the
 permissions SPEC.md requires (publisher rules P2 and P4, reader rule R2),
 and a verdict with its reason for every file in the directory, including
-the names readers ignore. Ends with hints.
+the names readers ignore; then, for each agent found on the machine (Claude
+Code, Codex, Gemini CLI, OpenCode), whether statuspub's hooks are installed
+(statuspub install). Ends with hints.
 
 With --host H[,H] (or --all-hosts), it checks each host instead: that ssh
 reaches it without a prompt, that statusls is on its $PATH and as recent as
@@ -60,8 +62,11 @@ type doctorReport struct {
 	Checks     []doctorCheck  `json:"checks"`
 	Files      []doctorFile   `json:"files"`
 	Counts     map[string]int `json:"counts"`
-	Hints      []string       `json:"hints"`
-	OK         bool           `json:"ok"`
+	// Agents are the agents found on the machine, and whether their
+	// hooks publish (statuspub install).
+	Agents []doctorAgent `json:"agents"`
+	Hints  []string      `json:"hints"`
+	OK     bool          `json:"ok"`
 
 	out    []string        // the text report's lines before the files
 	hinted map[string]bool // one hint per problem
@@ -111,7 +116,7 @@ func doctor(o *doctorOptions, env *Env) int {
 	home := env.Getenv("HOME")
 	show := func(p string) string { return quotePath(render.TildePath(p, home)) }
 	r := &doctorReport{StatusDir: loc.Dir, ChosenBy: string(loc.Source), ConfigHome: loc.ConfigHome,
-		Counts: map[string]int{}, OK: true, hinted: map[string]bool{}, Checks: []doctorCheck{}, Files: []doctorFile{}, Hints: []string{}}
+		Counts: map[string]int{}, OK: true, hinted: map[string]bool{}, Checks: []doctorCheck{}, Files: []doctorFile{}, Agents: []doctorAgent{}, Hints: []string{}}
 	header := []string{
 		fmt.Sprintf("status directory: %s", show(loc.Dir)),
 		fmt.Sprintf("  chosen by %s%s", loc.Source, sourceDetail(loc, env)),
@@ -190,6 +195,7 @@ func doctor(o *doctorOptions, env *Env) int {
 			"  status directory: ok for readers (R2: not a symbolic link, yours, not writable by group or others)")
 		files = doctorFiles(r, l)
 	}
+	agents := doctorAgents(r, env)
 
 	if o.json {
 		out, _ := json.MarshalIndent(r, "", "  ")
@@ -204,6 +210,9 @@ func doctor(o *doctorOptions, env *Env) int {
 			fmt.Fprintln(out, l)
 		}
 		for _, l := range files {
+			fmt.Fprintln(out, l)
+		}
+		for _, l := range agents {
 			fmt.Fprintln(out, l)
 		}
 		if len(r.Hints) > 0 {

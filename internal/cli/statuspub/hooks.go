@@ -1,10 +1,8 @@
 package statuspub
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -234,27 +232,6 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 		return failed(env, f.strict, name, err)
 	}
 	return ExitOK
-}
-
-func claudeHookCmd(f *hookFlags, args []string, env Env) int {
-	return hookCmd("claude-hook", "claude-code", f, args, env, func(args []string) ([]byte, error) {
-		if len(args) > 0 {
-			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
-		}
-		if env.Stdin == nil {
-			return nil, errors.New("stdin is empty")
-		}
-		data, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("reading stdin: %w", err)
-		case len(bytes.TrimSpace(data)) == 0:
-			return nil, errors.New("stdin is empty (Claude Code sends the hook input there)")
-		case len(data) > maxHookInput:
-			return nil, fmt.Errorf("hook input longer than %d bytes", maxHookInput)
-		}
-		return data, nil
-	}, claudeAction)
 }
 
 func codexNotifyCmd(f *hookFlags, args []string, env Env) int {

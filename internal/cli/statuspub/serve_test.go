@@ -335,3 +335,44 @@ func TestRunNotFound(t *testing.T) {
 		t.Errorf("exit %v, want 127", err)
 	}
 }
+
+// The program at the other end (OpenCode's plugin host, an editor) may
+// exit with lines not yet answered. serve must still read them, stop at
+// the end of input and remove the record: an answer to a closed pipe is
+// an error it ignores, not a SIGPIPE that kills it before the removal.
+func TestServeAnswersIntoAClosedPipe(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	cmd := exec.Command(bin, "serve", "--config-home", home, "--session", "sess-1", "--agent", "tester")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r.Close() // nobody reads the answers any more
+	s := &server{t: t, cmd: cmd, stdin: stdin, stderr: stderr, path: filepath.Join(home, "agent-status", statusfile.FileName("sess-1"))}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	s.waitFile()
+	io.WriteString(stdin, `{"state":"working"}`+"\n"+`{"title":"last words"}`+"\n")
+	stdin.Close()
+	if code := s.wait(); code != 0 {
+		t.Errorf("exit %d (%v); stderr: %s", code, cmd.ProcessState, stderr)
+	}
+	if _, err := os.Lstat(s.path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("record left behind: %v", err)
+	}
+}

@@ -54,6 +54,11 @@ type Env struct {
 func Main() int {
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	// A write to a closed stdout (serve answering a program that has
+	// exited) must be an error, not a SIGPIPE that ends serve before it
+	// removes its record. Caught, not ignored: CMD of run and the owner
+	// get the default action back when they are started.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	exe, _ := os.Executable()
 	return Run(os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: signals, Executable: exe})
 }
@@ -62,10 +67,10 @@ const summary = `statuspub publishes agent status files (gentle-shell.agent-stat
 
 const footer = `set, clear and the hook adapters report a failed write as one line on stderr
 and exit 0 (1 with --strict): a status file never breaks the agent. The hook
-adapters (claude-hook, codex-notify) go further: whatever goes wrong, a
-usage error included, they exit 0 with one line on stderr, or 1 with
---strict, and never 2, which an agent reads as "block". They need file
-locks that Windows lacks, and report so there.
+adapters (claude-hook, codex-hook, gemini-hook, codex-notify) go further:
+whatever goes wrong, a usage error included, they exit 0 with one line on
+stderr, or 1 with --strict, and never 2, which an agent reads as "block".
+They need file locks that Windows lacks, and report so there.
 
 Exit status: 0 success, 1 error, 2 usage error; run: CMD's own status, 126
 when CMD cannot run, 127 when it is not found.`
@@ -149,20 +154,66 @@ statuspub set --session "$ID" --state idle --no-title`,
 			Usage:   "claude-hook [flags] < INPUT",
 			Hook:    true,
 			Description: `claude-hook reads the hook input from stdin: SessionStart -> idle,
-UserPromptSubmit and tool use -> working, PermissionRequest and permission or
-question notifications -> blocked, Stop -> idle, SessionEnd -> clear; the title
-is the in_progress item of the latest TodoWrite, or the task in progress of
-the task tools. Unknown events are ignored. See examples/claude-code.
+UserPromptSubmit and tool use -> working, PermissionRequest, Elicitation and
+permission or question notifications -> blocked, Stop and StopFailure ->
+idle, SessionEnd -> clear; subagents' events, other agents' notifications
+and compaction write nothing. The title is the in_progress item of the
+latest TodoWrite, or the task in progress of the task tools. Unknown events
+are ignored. Every event and why: SPEC.md 13.1.
 
 Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Claude Code reads exit status 2 as "block".`,
-			Examples: `# in .claude/settings.json, for each hook event:
+			Examples: `statuspub install claude     # wires every event into ~/.claude/settings.json
+# or by hand, in .claude/settings.json, for each hook event:
 #   {"type": "command", "command": "statuspub claude-hook"}
-statuspub claude-hook < examples/claude-code/input.json`,
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit"}' | statuspub claude-hook`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				f := &hookFlags{}
 				f.register(fs, false)
 				return func(args []string) int { f.given = changed(fs); return claudeHookCmd(f, args, *env) }
+			},
+		},
+		{
+			Name:    "codex-hook",
+			Summary: "publish from a Codex hook (the hook input on stdin)",
+			Usage:   "codex-hook [flags] < INPUT",
+			Hook:    true,
+			Description: `codex-hook reads the hook input from stdin: SessionStart -> idle,
+UserPromptSubmit and tool use -> working, PermissionRequest -> blocked, Stop,
+StopFailure and Interrupt -> idle, SessionEnd -> clear; subagents' events
+and compaction write nothing. Unknown events are ignored. Every event and
+why: SPEC.md 13.1. For Codex versions without hooks, use codex-notify.
+
+Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
+never 2: Codex reads exit status 2 as "block".`,
+			Examples: `statuspub install codex      # ~/.codex/hooks.json, and the hooks feature in config.toml
+echo '{"session_id":"s1","hook_event_name":"Interrupt","cwd":"/src"}' | statuspub codex-hook`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				f := &hookFlags{}
+				f.register(fs, false)
+				return func(args []string) int { f.given = changed(fs); return codexHookCmd(f, args, *env) }
+			},
+		},
+		{
+			Name:    "gemini-hook",
+			Summary: "publish from a Gemini CLI hook (the hook input on stdin)",
+			Usage:   "gemini-hook [flags] < INPUT",
+			Hook:    true,
+			Description: `gemini-hook reads the hook input from stdin: SessionStart -> idle,
+BeforeAgent and tool use -> working, a ToolPermission notification ->
+blocked, AfterAgent -> idle, SessionEnd -> clear; model events (AfterModel
+fires for every streamed chunk) and compression write nothing. The title is
+the in_progress item of write_todos. Unknown events are ignored. Every event
+and why: SPEC.md 13.1.
+
+Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
+never 2: Gemini CLI reads exit status 2 as "block".`,
+			Examples: `statuspub install gemini     # wires every event into ~/.gemini/settings.json
+echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | statuspub gemini-hook`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				f := &hookFlags{}
+				f.register(fs, false)
+				return func(args []string) int { f.given = changed(fs); return geminiHookCmd(f, args, *env) }
 			},
 		},
 		{
@@ -181,6 +232,32 @@ never 2.`,
 				f := &hookFlags{}
 				f.register(fs, false)
 				return func(args []string) int { f.given = changed(fs); return codexNotifyCmd(f, args, *env) }
+			},
+		},
+		{
+			Name:    "install",
+			Summary: "wire statuspub into an agent's hooks: claude, codex, gemini or opencode",
+			Usage:   "install AGENT [--dry-run] [--uninstall] [--project]",
+			Description: `install merges statuspub's hooks into the agent's own settings: Claude Code
+~/.claude/settings.json, Codex ~/.codex/hooks.json and config.toml (the hooks
+feature flag), Gemini CLI ~/.gemini/settings.json, OpenCode the plugin
+agentstatus.js in ~/.config/opencode/plugins/. With --project, the working
+directory's .claude/, .codex/, .gemini/ or .opencode/plugins/.
+
+It keeps every other key and every other tool's hooks, backs the file up as
+NAME.agentstatus-backup-TIME and replaces it atomically, and refuses a file
+it cannot parse (saying where), a symbolic link or a read-only file. Running
+it twice changes nothing. statusls doctor says which agents are wired.`,
+			Examples: `statuspub install claude --dry-run     # print the diff, change nothing
+statuspub install claude
+statuspub install codex --project      # this repository's .codex/
+statuspub install gemini --uninstall`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				o := &installOptions{}
+				fs.Bool(&o.dryRun, "dry-run", false, "print the diff, change nothing")
+				fs.Bool(&o.uninstall, "uninstall", false, "remove statuspub's hooks")
+				fs.Bool(&o.project, "project", false, "the project in the working directory, not your own configuration")
+				return func(args []string) int { return installCmd(o, args, p, *env) }
 			},
 		},
 		{

@@ -1,9 +1,6 @@
 package statuspub
 
 import (
-	"encoding/json"
-	"strconv"
-
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -112,76 +109,4 @@ func (l *taskList) trim() {
 		}
 		l.Tasks = append(l.Tasks[:drop], l.Tasks[drop+1:]...)
 	}
-}
-
-// taskID reads a task id, a JSON string or number.
-func taskID(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		if _, err := strconv.ParseFloat(string(n), 64); err == nil {
-			return string(n)
-		}
-	}
-	return ""
-}
-
-// taskToolOp returns the task change of a task tool's PostToolUse, or nil.
-// TaskCreate's input has the subject and its response the new task's id;
-// TaskUpdate's input names the task (taskId; some models send id or
-// task_id) and what changes.
-func taskToolOp(tool string, input, response json.RawMessage) *taskOp {
-	var in struct {
-		TaskID     json.RawMessage `json:"taskId"`
-		ID         json.RawMessage `json:"id"`
-		TaskID2    json.RawMessage `json:"task_id"`
-		Subject    string          `json:"subject"`
-		ActiveForm string          `json:"activeForm"`
-		Status     string          `json:"status"`
-	}
-	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
-		return nil
-	}
-	switch tool {
-	case "TaskCreate":
-		var out struct {
-			Task struct {
-				ID      json.RawMessage `json:"id"`
-				Subject string          `json:"subject"`
-			} `json:"task"`
-		}
-		if len(response) == 0 || json.Unmarshal(response, &out) != nil {
-			return nil
-		}
-		id := taskID(out.Task.ID)
-		if id == "" {
-			return nil
-		}
-		subject := in.Subject
-		if subject == "" {
-			subject = out.Task.Subject
-		}
-		return &taskOp{id: id, create: true, subject: subject, activeForm: in.ActiveForm}
-	case "TaskUpdate":
-		id := taskID(in.TaskID)
-		if id == "" {
-			id = taskID(in.ID)
-		}
-		if id == "" {
-			id = taskID(in.TaskID2)
-		}
-		if id == "" {
-			return nil
-		}
-		switch in.Status {
-		case "", "pending", "in_progress", "completed", "deleted":
-		default:
-			in.Status = "" // a status this version does not know
-		}
-		return &taskOp{id: id, subject: in.Subject, activeForm: in.ActiveForm, status: in.Status}
-	}
-	return nil
 }

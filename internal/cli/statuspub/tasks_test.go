@@ -1,7 +1,6 @@
 package statuspub
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,38 +65,6 @@ func TestTaskListBounded(t *testing.T) {
 	}
 	if len(l.Tasks) != maxTasks || l.index("1") >= 0 || l.index("3") < 0 {
 		t.Errorf("%d tasks; oldest kept: %v", len(l.Tasks), l.index("1") >= 0)
-	}
-}
-
-func TestTaskToolOp(t *testing.T) {
-	tests := []struct {
-		name, tool, input, response string
-		want                        *taskOp
-	}{
-		{"create", "TaskCreate", `{"subject":"S","description":"D","activeForm":"Sing"}`, `{"task":{"id":"7","subject":"S"}}`,
-			&taskOp{id: "7", create: true, subject: "S", activeForm: "Sing"}},
-		{"create, numeric id", "TaskCreate", `{"subject":"S"}`, `{"task":{"id":7}}`, &taskOp{id: "7", create: true, subject: "S"}},
-		{"create, subject from the response", "TaskCreate", `{}`, `{"task":{"id":"7","subject":"R"}}`, &taskOp{id: "7", create: true, subject: "R"}},
-		{"create without id", "TaskCreate", `{"subject":"S"}`, `{"message":"created"}`, nil},
-		{"create without response", "TaskCreate", `{"subject":"S"}`, ``, nil},
-		{"update", "TaskUpdate", `{"taskId":"1","status":"in_progress"}`, ``, &taskOp{id: "1", status: "in_progress"}},
-		{"update by id", "TaskUpdate", `{"id":"2","status":"completed","subject":"X"}`, ``, &taskOp{id: "2", status: "completed", subject: "X"}},
-		{"update by task_id", "TaskUpdate", `{"task_id":3,"status":"deleted"}`, ``, &taskOp{id: "3", status: "deleted"}},
-		{"update, unknown status", "TaskUpdate", `{"taskId":"1","status":"blocked","subject":"Y"}`, ``, &taskOp{id: "1", subject: "Y"}},
-		{"update without id", "TaskUpdate", `{"status":"completed"}`, ``, nil},
-		{"bad input", "TaskUpdate", `[1]`, ``, nil},
-		{"other tool", "TaskList", `{}`, `{}`, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := taskToolOp(tt.tool, json.RawMessage(tt.input), json.RawMessage(tt.response))
-			switch {
-			case tt.want == nil && got != nil:
-				t.Errorf("%+v, want nil", *got)
-			case tt.want != nil && (got == nil || *got != *tt.want):
-				t.Errorf("%+v, want %+v", got, *tt.want)
-			}
-		})
 	}
 }
 

@@ -1,0 +1,328 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/agenthook"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// The hook traces' own tests: every trace passes statuspub's adapters, a
+// faithful adapter written here, and fails a broken one for its trap.
+
+// hookHelperEnv makes the test binary a small hook adapter: it reads one
+// payload, maps it with agenthook (broken by the flaw named in the
+// variable's value), and writes the record into $GENTLE_PI_CONFIG_HOME.
+const hookHelperEnv = "STATUSCONFORM_HOOK_HELPER"
+
+func init() {
+	spec := os.Getenv(hookHelperEnv)
+	if spec == "" {
+		return
+	}
+	agent, flaw, _ := strings.Cut(spec, ":")
+	if err := hookHelper(agent, flaw, os.Stdin); err != nil {
+		fmt.Fprintln(os.Stderr, "hook helper:", err)
+	}
+	os.Exit(0)
+}
+
+// hookFlaws are the broken mappings: each gets one trap wrong, as adapters
+// in the field do.
+var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook.Action{
+	// Blocked only from the (late) notification, never from PermissionRequest.
+	"permission-from-notification-only": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "PermissionRequest" || ev["notification_type"] == "ToolPermission" {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	"subagent-stop-is-stop": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "SubagentStop" {
+			a.Kind, a.State = agenthook.Set, statusfile.Idle
+		}
+		return a
+	},
+	"every-notification-blocks": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "Notification" {
+			a.Kind, a.State = agenthook.Set, statusfile.Blocked
+		}
+		return a
+	},
+	"other-agents-block": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if t := ev["notification_type"]; t == "agent_needs_input" {
+			a.Kind, a.State = agenthook.Set, statusfile.Blocked
+		}
+		return a
+	},
+	"compaction-is-a-new-session": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		switch ev["hook_event_name"] {
+		case "PreCompact", "PostCompact", "PreCompress":
+			a.Kind, a.State = agenthook.Set, statusfile.Idle
+		case "SessionStart":
+			a.Kind, a.State = agenthook.Set, statusfile.Idle
+		}
+		return a
+	},
+	"stop-failure-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "StopFailure" {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	"interrupt-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "Interrupt" {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	"tool-end-is-turn-end": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		switch ev["hook_event_name"] {
+		case "PostToolUse", "AfterTool":
+			a.Kind, a.State = agenthook.Set, statusfile.Idle
+		}
+		return a
+	},
+	"after-model-publishes": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "AfterModel" {
+			a.Kind, a.State = agenthook.Set, statusfile.Working
+		}
+		return a
+	},
+}
+
+// trapFlaw names the flaw each trap trace must catch.
+var trapFlaw = map[string]string{
+	"claude/late-permission-prompt":     "permission-from-notification-only",
+	"claude/subagent-stop":              "subagent-stop-is-stop",
+	"claude/idle-prompt":                "every-notification-blocks",
+	"claude/other-agents-notifications": "other-agents-block",
+	"claude/compaction-mid-turn":        "compaction-is-a-new-session",
+	"claude/stop-failure":               "stop-failure-ignored",
+	"claude/parallel-tool-calls":        "tool-end-is-turn-end",
+	"codex/permission-request":          "permission-from-notification-only",
+	"codex/interrupt":                   "interrupt-ignored",
+	"codex/subagent-stop":               "subagent-stop-is-stop",
+	"codex/compaction-mid-turn":         "compaction-is-a-new-session",
+	"codex/stop-failure":                "stop-failure-ignored",
+	"codex/parallel-tool-calls":         "tool-end-is-turn-end",
+	"gemini/tool-permission":            "permission-from-notification-only",
+	"gemini/after-model-streaming":      "after-model-publishes",
+	"gemini/compression-mid-turn":       "compaction-is-a-new-session",
+	"gemini/parallel-tool-calls":        "tool-end-is-turn-end",
+}
+
+func hookHelper(agent, flaw string, in io.Reader) error {
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	m, ok := agenthook.ForAgent(agent)
+	if !ok {
+		return fmt.Errorf("unknown agent %q", agent)
+	}
+	a, err := m(data)
+	if err != nil {
+		return err
+	}
+	if flaw != "" {
+		var ev map[string]any
+		if err := jsonUnmarshal(data, &ev); err != nil {
+			return err
+		}
+		f, ok := hookFlaws[flaw]
+		if !ok {
+			return fmt.Errorf("unknown flaw %q", flaw)
+		}
+		a = f(ev, a)
+	}
+	dir := filepath.Join(os.Getenv(statusfile.ConfigHomeEnv), statusName)
+	switch a.Kind {
+	case agenthook.Ignore:
+		return nil
+	case agenthook.Remove:
+		return statusfile.RemoveFile(dir, a.Session)
+	}
+	rec := statusfile.Status{Agent: agent, Session: a.Session, State: statusfile.Idle, Cwd: "/"}
+	if old, err := os.ReadFile(filepath.Join(dir, statusfile.FileName(a.Session))); err == nil {
+		if r, err := statusfile.Decode(old); err == nil {
+			rec = r
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if a.State != "" {
+		rec.State = a.State
+	}
+	if a.Title != nil {
+		rec.Title = *a.Title
+	}
+	if a.Cwd != "" {
+		rec.Cwd = a.Cwd
+	}
+	rec.PID = os.Getppid()
+	rec.UpdatedAt = time.Now().UTC()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	_, err = statusfile.WriteFile(dir, rec)
+	return err
+}
+
+func helperHookOptions(t *testing.T, agent, flaw string) HookOptions {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return HookOptions{Command: []string{exe}, Env: []string{hookHelperEnv + "=" + agent + ":" + flaw}, Timeout: 20 * time.Second}
+}
+
+func TestHookTracesParse(t *testing.T) {
+	traces, err := HookTraces("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := map[string]int{}
+	for _, tr := range traces {
+		agents[tr.Agent]++
+		if tr.Trap == "" || tr.Source == "" || !strings.HasPrefix(tr.ID, tr.Agent+"/") {
+			t.Errorf("%s: trap, source and an id under its agent are required", tr.ID)
+		}
+		for _, st := range tr.Steps {
+			if !jsonValid(st.Payload) {
+				t.Errorf("%s line %d: the payload is not JSON", tr.ID, st.Line)
+			}
+		}
+	}
+	for _, a := range agenthook.Agents {
+		if agents[a] == 0 {
+			t.Errorf("no traces for %s", a)
+		}
+	}
+	for id := range trapFlaw {
+		found := false
+		for _, tr := range traces {
+			found = found || tr.ID == id
+		}
+		if !found {
+			t.Errorf("trap trace %s is missing", id)
+		}
+	}
+	for _, bad := range []string{
+		"agent: claude\n",
+		"agent: claude\nsession: s\n-- Stop --\n{}\n",
+		"agent: claude\nsession: s\n-- Stop --\n{}\n-- want --\nstate: idle\n",
+		"agent: claude\nsession: s\n-- Stop --\n{}\n-- want --\nstate: sleeping\ntitle:\n",
+		"agent: claude\nsession: s\n-- want --\nabsent\n",
+		"agent: claude\nsession: s\n-- Stop --\n{}\n-- want --\nmaybe\n",
+	} {
+		if _, err := ParseHookTrace("bad", []byte(bad)); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// A faithful adapter passes every trace; the flawed one fails its trap.
+func TestHookTracesCatchFlaws(t *testing.T) {
+	traces, err := HookTraces("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range traces {
+		t.Run(tr.ID, func(t *testing.T) {
+			if res := RunHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, "")); res.Outcome != Pass {
+				t.Fatalf("faithful adapter: %s %s", res.Outcome, res.Reason)
+			}
+			flaw, ok := trapFlaw[tr.ID]
+			if !ok {
+				return
+			}
+			res := RunHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, flaw))
+			if res.Outcome != Fail {
+				t.Fatalf("adapter with flaw %s: %s, want FAIL", flaw, res.Outcome)
+			}
+			t.Logf("flaw %s: %s", flaw, res.Reason)
+		})
+	}
+}
+
+// statuspub's adapters pass every trace.
+func TestHookTracesStatuspub(t *testing.T) {
+	statuspub := toolkitCommand(t, "statuspub")
+	for _, agent := range agenthook.Agents {
+		traces, err := HookTraces(agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := RunHookTraces(context.Background(), traces, HookOptions{
+			Command: []string{statuspub, agent + "-hook", "--config-home", "{home}"},
+			Env:     []string{"STATUSPUB_HEARTBEAT=10s"},
+			Timeout: 20 * time.Second,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			if r.Outcome != Pass {
+				t.Errorf("%s: %s %s (stderr %q)", r.ID, r.Outcome, r.Reason, r.Stderr)
+			}
+		}
+		if rep.Passed != len(traces) {
+			t.Errorf("%s: %s", agent, rep.Summary())
+		}
+	}
+}
+
+// An adapter that exits 2 (which blocks the agent) or hangs fails.
+func TestHookTracesJudgeTheProcess(t *testing.T) {
+	traces, err := HookTraces("codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := traces[0]
+	res := RunHookTrace(context.Background(), tr, HookOptions{Command: []string{"sh", "-c", "cat >/dev/null; exit 2"}})
+	if res.Outcome != Fail || !strings.Contains(res.Reason, "exited 2") {
+		t.Errorf("exit 2: %s %s", res.Outcome, res.Reason)
+	}
+	res = RunHookTrace(context.Background(), tr, HookOptions{Command: []string{"sleep", "30"}, Timeout: 200 * time.Millisecond})
+	if res.Outcome != Fail || !strings.Contains(res.Reason, "did not exit") {
+		t.Errorf("hang: %s %s", res.Outcome, res.Reason)
+	}
+}
+
+// FuzzParseHookTrace: any text either parses into a trace with steps whose
+// expectations make sense, or is an error; never a panic.
+func FuzzParseHookTrace(f *testing.F) {
+	_ = fs.WalkDir(hookTraceFS, "hooktraces", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := fs.ReadFile(hookTraceFS, p)
+			f.Add(data)
+		}
+		return nil
+	})
+	f.Add([]byte("agent: a\nsession: s\n-- x --\n{}\n-- want --\nunchanged\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := ParseHookTrace("fuzz", data)
+		if err != nil {
+			return
+		}
+		if tr.Agent == "" || tr.Session == "" || len(tr.Steps) == 0 {
+			t.Fatalf("accepted %+v", tr)
+		}
+		for _, st := range tr.Steps {
+			if !st.Absent && !st.Unchanged && !st.State.Known() {
+				t.Fatalf("step %q expects state %q", st.Name, st.State)
+			}
+		}
+	})
+}

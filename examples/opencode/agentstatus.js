@@ -1,0 +1,188 @@
+// agentstatus: an OpenCode plugin that publishes OpenCode's state as a
+// gentle-shell.agent-status/v1 record (see SPEC.md in the agentstatus
+// repository), for statusls, tmux, shell prompts and editors to show.
+//
+// Installed by `statuspub install opencode` into
+// ~/.config/opencode/plugins/ (or .opencode/plugins/ with --project).
+//
+// A plugin lives as long as the OpenCode process, so it starts ONE
+// `statuspub serve` child and speaks its line protocol (one JSON object per
+// line, answered by {"ok":true}), rather than a process per event. The
+// record is the OpenCode process's: session "opencode-<pid>", pid this
+// process, so it disappears when OpenCode exits or crashes (the child sees
+// end of input and removes it).
+//
+// Events (https://opencode.ai/docs/plugins/, "Events"):
+//   session.status busy/retry        working
+//   session.status idle, session.idle,
+//     session.error (an abort too)   idle
+//   permission.asked (.updated in
+//     older versions), question.asked  blocked until replied or rejected
+//   session.updated                  the title of the session at work
+//   session.deleted                  the session is forgotten
+// Sessions with a parentID are subagents: they make their parent's work,
+// not a session of their own. With several sessions, the record is blocked
+// if any waits for an answer, else working if any works, else idle.
+//
+// $AGENTSTATUS_STATUSPUB names the statuspub program (default: statuspub
+// from PATH). When it cannot be started the plugin stays silent.
+
+import { spawn } from "node:child_process";
+
+export const AgentStatus = async ({ directory }) => {
+  const sessions = new Map(); // id -> { parent, busy, waits: Set, title }
+  let child = null;
+  let dead = false;
+  const sent = { state: "idle", title: null };
+
+  const start = () => {
+    if (child || dead) return child;
+    const prog = process.env.AGENTSTATUS_STATUSPUB || "statuspub";
+    const args = ["serve", "--session", `opencode-${process.pid}`, "--agent", "opencode",
+      "--pid", String(process.pid), "--state", "idle"];
+    if (directory) args.push("--cwd", directory);
+    try {
+      child = spawn(prog, args, { stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      dead = true;
+      return null;
+    }
+    child.on("error", () => { dead = true; child = null; });
+    child.on("exit", () => { dead = true; child = null; });
+    child.stdin.on("error", () => {});
+    child.stdout.resume(); // the answers: nothing to do with them
+    // Let OpenCode exit without waiting for the child; the closed pipe
+    // ends it, and it removes the record.
+    child.unref();
+    child.stdin.unref?.();
+    child.stdout.unref?.();
+    return child;
+  };
+
+  const send = (obj) => {
+    const c = start();
+    if (c) c.stdin.write(JSON.stringify(obj) + "\n");
+  };
+
+  const session = (id) => {
+    if (!id) return null;
+    let s = sessions.get(id);
+    if (!s) {
+      s = { parent: null, busy: false, waits: new Set(), title: null };
+      sessions.set(id, s);
+    }
+    return s;
+  };
+
+  // top returns the session a subagent works for.
+  const top = (id) => {
+    let s = sessions.get(id);
+    for (let hops = 0; s && s.parent && hops < 16; hops++) {
+      const p = sessions.get(s.parent);
+      if (!p) break;
+      id = s.parent;
+      s = p;
+    }
+    return id;
+  };
+
+  const publish = () => {
+    let state = "idle";
+    let title = null;
+    let titleRank = 0;
+    for (const [id, s] of sessions) {
+      if (s.parent) continue;
+      let kids = false;
+      let kidWaits = false;
+      for (const [kid, k] of sessions) {
+        if (kid !== id && top(kid) === id) {
+          kids = kids || k.busy;
+          kidWaits = kidWaits || k.waits.size > 0;
+        }
+      }
+      const rank = s.waits.size > 0 || kidWaits ? 2 : s.busy || kids ? 1 : 0;
+      if (rank === 2) state = "blocked";
+      else if (rank === 1 && state !== "blocked") state = "working";
+      if (rank > titleRank && s.title) {
+        title = s.title;
+        titleRank = rank;
+      }
+    }
+    if (state !== sent.state) {
+      send({ state });
+      sent.state = state;
+    }
+    if (title !== sent.title) {
+      send({ title });
+      sent.title = title;
+    }
+  };
+
+  start();
+
+  return {
+    event: async ({ event }) => {
+      const p = (event && event.properties) || {};
+      switch (event && event.type) {
+        case "session.created":
+        case "session.updated": {
+          const info = p.info || {};
+          const s = session(info.id);
+          if (!s) return;
+          s.parent = info.parentID || null;
+          if (typeof info.title === "string" && info.title !== "") s.title = info.title;
+          break;
+        }
+        case "session.deleted": {
+          const info = p.info || {};
+          sessions.delete(info.id);
+          break;
+        }
+        case "session.status": {
+          const s = session(p.sessionID);
+          if (!s) return;
+          const type = p.status && p.status.type;
+          s.busy = type === "busy" || type === "retry";
+          if (type === "idle") s.waits.clear();
+          break;
+        }
+        case "session.idle": {
+          const s = session(p.sessionID);
+          if (!s) return;
+          s.busy = false;
+          s.waits.clear();
+          break;
+        }
+        case "session.error": {
+          // An error or an abort (the user's interrupt) ends the turn.
+          const s = session(p.sessionID);
+          if (!s) return;
+          s.busy = false;
+          s.waits.clear();
+          break;
+        }
+        case "permission.asked":
+        case "permission.updated":
+        case "question.asked": {
+          const s = session(p.sessionID);
+          if (!s) return;
+          s.waits.add(`${event.type.split(".")[0]}:${p.id}`);
+          break;
+        }
+        case "permission.replied":
+        case "question.replied":
+        case "question.rejected": {
+          const s = session(p.sessionID);
+          if (!s) return;
+          const kind = event.type.split(".")[0];
+          const id = p.requestID ?? p.permissionID ?? p.id;
+          s.waits.delete(`${kind}:${id}`);
+          break;
+        }
+        default:
+          return;
+      }
+      publish();
+    },
+  };
+};

@@ -1,0 +1,210 @@
+//go:build unix
+
+package examples_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The OpenCode plugin runs under Node against a stand-in for OpenCode's
+// plugin host (opencode/testdata/harness.mjs): events go in one per line,
+// as OpenCode's event hook receives them (https://opencode.ai/docs/plugins/,
+// event types and properties as OpenCode's SDK defines them).
+
+type ocHost struct {
+	t   *testing.T
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+	pid int
+}
+
+func startOpenCode(t *testing.T, env ...string) *ocHost {
+	t.Helper()
+	node := requireTool(t, "node")
+	dir := t.TempDir()
+	cmd := exec.Command(node, filepath.Join("opencode", "testdata", "harness.mjs"), filepath.Join("opencode", "agentstatus.js"), dir)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := &ocHost{t: t, cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
+	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+	var hello struct{ PID, Plugins int }
+	if !h.out.Scan() || json.Unmarshal(h.out.Bytes(), &hello) != nil || hello.Plugins != 1 {
+		t.Fatalf("the harness did not load one plugin: %q", h.out.Text())
+	}
+	h.pid = hello.PID
+	return h
+}
+
+// event passes one event to the plugin and waits for its hook to return.
+func (h *ocHost) event(typ string, props map[string]any) {
+	h.t.Helper()
+	line, _ := json.Marshal(map[string]any{"type": typ, "properties": props})
+	if _, err := h.in.Write(append(line, '\n')); err != nil {
+		h.t.Fatal(err)
+	}
+	if !h.out.Scan() || h.out.Text() != "ok" {
+		h.t.Fatalf("event %s: harness answered %q", typ, h.out.Text())
+	}
+}
+
+// exit ends OpenCode, as quitting it would.
+func (h *ocHost) exit() {
+	h.in.Close()
+	if err := h.cmd.Wait(); err != nil {
+		h.t.Fatalf("the harness: %v", err)
+	}
+}
+
+type ocStep struct {
+	typ   string
+	props map[string]any
+	state string
+	title any // nil: no title
+}
+
+func ocSteps() []ocStep {
+	info := func(m map[string]any) map[string]any { return map[string]any{"info": m} }
+	status := func(id, typ string) map[string]any {
+		return map[string]any{"sessionID": id, "status": map[string]any{"type": typ}}
+	}
+	return []ocStep{
+		{"session.created", info(map[string]any{"id": "ses_1", "title": "New session", "projectID": "prj_test"}), "idle", nil},
+		{"server.connected", map[string]any{}, "idle", nil}, // not ours
+		{"session.status", status("ses_1", "busy"), "working", "New session"},
+		{"session.updated", info(map[string]any{"id": "ses_1", "title": "Fix the tests"}), "working", "Fix the tests"},
+		{"permission.asked", map[string]any{"id": "per_1", "sessionID": "ses_1", "permission": "bash", "patterns": []string{"git push"}}, "blocked", "Fix the tests"},
+		{"permission.replied", map[string]any{"sessionID": "ses_1", "requestID": "per_1", "reply": "once"}, "working", "Fix the tests"},
+		{"session.created", info(map[string]any{"id": "ses_2", "parentID": "ses_1", "title": "Explore the code (@explore subagent)"}), "working", "Fix the tests"},
+		{"session.status", status("ses_2", "busy"), "working", "Fix the tests"},
+		{"question.asked", map[string]any{"id": "que_1", "sessionID": "ses_2", "questions": []any{}}, "blocked", "Fix the tests"},
+		{"question.replied", map[string]any{"sessionID": "ses_2", "requestID": "que_1", "answers": []any{}}, "working", "Fix the tests"},
+		{"session.status", status("ses_2", "idle"), "working", "Fix the tests"},
+		{"session.status", status("ses_1", "retry"), "working", "Fix the tests"},
+		// The user interrupts: the turn ends with an abort error.
+		{"session.error", map[string]any{"sessionID": "ses_1", "error": map[string]any{"name": "MessageAbortedError"}}, "idle", nil},
+		{"session.status", status("ses_1", "busy"), "working", "Fix the tests"},
+		{"permission.updated", map[string]any{"id": "per_2", "sessionID": "ses_1", "type": "bash"}, "blocked", "Fix the tests"}, // older versions
+		{"permission.replied", map[string]any{"sessionID": "ses_1", "permissionID": "per_2", "response": "reject"}, "working", "Fix the tests"},
+		{"session.idle", map[string]any{"sessionID": "ses_1"}, "idle", nil},
+		{"session.deleted", info(map[string]any{"id": "ses_2"}), "idle", nil},
+	}
+}
+
+// With a stand-in statuspub: one child for the whole life of the plugin,
+// started as `statuspub serve` for this process, and only changes sent.
+func TestOpenCodePluginProtocol(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "stub")
+	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join("opencode", "testdata", "stub-statuspub.sh"), "STUB_LOG="+log)
+	for _, st := range ocSteps() {
+		h.event(st.typ, st.props)
+	}
+	h.exit()
+	waitForFile(t, log+".spawns", func(s string) bool { return strings.HasSuffix(s, "eof\n") })
+	spawns, _ := os.ReadFile(log + ".spawns")
+	lines := strings.Split(strings.TrimSpace(string(spawns)), "\n")
+	want := fmt.Sprintf("serve --session opencode-%d --agent opencode --pid %d --state idle --cwd ", h.pid, h.pid)
+	if len(lines) != 2 || !strings.Contains(lines[0], want) {
+		t.Fatalf("spawns: %q; want one `statuspub %s...` and its end of input", lines, want)
+	}
+	got, _ := os.ReadFile(log + ".lines")
+	wantLines := `{"state":"working"}
+{"title":"New session"}
+{"title":"Fix the tests"}
+{"state":"blocked"}
+{"state":"working"}
+{"state":"blocked"}
+{"state":"working"}
+{"state":"idle"}
+{"title":null}
+{"state":"working"}
+{"title":"Fix the tests"}
+{"state":"blocked"}
+{"state":"working"}
+{"state":"idle"}
+{"title":null}
+`
+	if string(got) != wantLines {
+		t.Errorf("protocol lines:\n%s\nwant:\n%s", got, wantLines)
+	}
+}
+
+// With the real statuspub: after every event, statusls --json shows the
+// state and title, with the OpenCode process's pid; when OpenCode exits
+// the record goes.
+func TestOpenCodePluginEndToEnd(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join(binDir, "statuspub"), "GENTLE_PI_CONFIG_HOME="+home)
+	session := fmt.Sprintf("opencode-%d", h.pid)
+	statusls := realStatusls(t)
+	show := func() []map[string]any {
+		out, err := exec.Command(statusls, "--json", "--config-home", home).Output()
+		if err != nil {
+			t.Fatalf("statusls --json: %v", err)
+		}
+		var got []map[string]any
+		json.Unmarshal(out, &got)
+		return got
+	}
+	for i, st := range ocSteps() {
+		h.event(st.typ, st.props)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := show()
+			if len(got) == 1 && got[0]["session"] == session && got[0]["state"] == st.state && got[0]["title"] == st.title &&
+				got[0]["agent"] == "opencode" && got[0]["pid"] == float64(h.pid) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d %s: statusls shows %v, want %s %v", i, st.typ, got, st.state, st.title)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	h.exit()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(show()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after OpenCode exited statusls still shows %v", show())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Without statuspub the plugin stays silent and OpenCode goes on.
+func TestOpenCodePluginWithoutStatuspub(t *testing.T) {
+	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join(t.TempDir(), "missing"))
+	for _, st := range ocSteps()[:5] {
+		h.event(st.typ, st.props)
+	}
+	h.exit()
+}
+
+func waitForFile(t *testing.T, path string, ok func(string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		if ok(string(data)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %q", path, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

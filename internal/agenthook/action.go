@@ -1,0 +1,103 @@
+package agenthook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// ErrBadInput is returned for a payload that is not what the agent
+// documents: not a JSON object, or without a session id.
+var ErrBadInput = errors.New("agenthook: bad hook input")
+
+// Kind is what an event does to the record.
+type Kind int
+
+const (
+	Ignore Kind = iota // nothing is written
+	Set                // the record is updated
+	Remove             // the record is removed
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Set:
+		return "set"
+	case Remove:
+		return "remove"
+	}
+	return "ignore"
+}
+
+// Action is what one agent event does to its session's record.
+type Action struct {
+	Kind    Kind
+	Session string
+	Cwd     string           // "" keeps the cwd; always absolute otherwise
+	State   statusfile.State // "" keeps the state
+	Title   *string          // nil keeps the title; "" means none
+	Task    *TaskOp          // a change to the task list, whose title wins
+}
+
+// TaskOp is one change to a session's task list (Claude Code's task tools).
+type TaskOp struct {
+	ID         string
+	Create     bool
+	Subject    string // "" leaves it
+	ActiveForm string // "" leaves it
+	Status     string // "" leaves it; "deleted" removes the task
+}
+
+// A Mapper turns one hook payload into an Action.
+type Mapper func(payload []byte) (Action, error)
+
+// Agents lists the agents [ForAgent] knows, by the name their hook command
+// and `statusconform hooks --agent` use.
+var Agents = []string{"claude", "codex", "gemini"}
+
+// ForAgent returns the mapper of the named agent ("claude", "codex",
+// "gemini"; "codex-notify" for Codex's legacy notify program).
+func ForAgent(name string) (Mapper, bool) {
+	switch name {
+	case "claude", "claude-code":
+		return Claude, true
+	case "codex":
+		return Codex, true
+	case "codex-notify":
+		return CodexNotify, true
+	case "gemini":
+		return Gemini, true
+	}
+	return nil, false
+}
+
+// decodeObject decodes one JSON object into v.
+func decodeObject(data []byte, v any) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return fmt.Errorf("%w: not a JSON object", ErrBadInput)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	return nil
+}
+
+// base starts the Action of a payload: the session and, when absolute, the
+// cwd.
+func base(session, cwd string) Action {
+	a := Action{Kind: Set, Session: session}
+	if filepath.IsAbs(cwd) || strings.HasPrefix(cwd, "/") {
+		a.Cwd = cwd
+	}
+	return a
+}
+
+func ignore(session string) Action { return Action{Kind: Ignore, Session: session} }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,233 @@
+package agenthook
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// claudeInput is the part of a Claude Code hook payload the mapping uses
+// (https://docs.claude.com/en/docs/claude-code/hooks, "Hook input").
+type claudeInput struct {
+	SessionID        string          `json:"session_id"`
+	Cwd              string          `json:"cwd"`
+	Event            string          `json:"hook_event_name"`
+	Source           string          `json:"source"` // SessionStart
+	ToolName         string          `json:"tool_name"`
+	ToolInput        json.RawMessage `json:"tool_input"`
+	NotificationType string          `json:"notification_type"`
+	Message          string          `json:"message"`
+	TaskID           json.RawMessage `json:"task_id"`      // TaskCreated, TaskCompleted
+	TaskSubject      string          `json:"task_subject"` // TaskCreated, TaskCompleted
+}
+
+// Claude maps a Claude Code hook payload (SPEC.md §13.1):
+//
+//	SessionStart                         idle (source "compact": state kept)
+//	UserPromptSubmit                     working
+//	PreToolUse, PostToolUse              working; TodoWrite also sets the title,
+//	                                     and so do TaskCreate and TaskUpdate
+//	                                     (PostToolUse only)
+//	PostToolUseFailure, PostToolBatch    working
+//	TaskCreated, TaskCompleted           state kept; the task list changes
+//	PermissionRequest, Elicitation       blocked
+//	ElicitationResult                    working
+//	Notification, asking for permission
+//	  or for an answer                   blocked
+//	Notification idle_prompt             idle (waiting for a new prompt)
+//	Notification, answer given           working
+//	Notification about other agents      ignored (agent_needs_input, agent_completed)
+//	Stop, StopFailure                    idle
+//	SubagentStop, PreCompact, ...        ignored: not the session's own turn
+//	SessionEnd                           the record is removed
+//	anything else                        ignored
+func Claude(data []byte) (Action, error) {
+	var in claudeInput
+	if err := decodeObject(data, &in); err != nil {
+		return Action{}, err
+	}
+	if in.SessionID == "" {
+		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
+	}
+	a := base(in.SessionID, in.Cwd)
+	switch in.Event {
+	case "SessionStart":
+		if in.Source != "compact" { // compaction can happen in the middle of a turn
+			a.State = statusfile.Idle
+		}
+	case "UserPromptSubmit", "PostToolUseFailure", "PostToolBatch", "ElicitationResult":
+		a.State = statusfile.Working
+	case "PreToolUse", "PostToolUse":
+		a.State = statusfile.Working
+		switch in.ToolName {
+		case "TodoWrite":
+			a.Title = todoTitle(in.ToolInput)
+		case "TaskCreate", "TaskUpdate":
+			if in.Event == "PostToolUse" {
+				// Decoded again only here: tool responses can be large.
+				var out struct {
+					ToolResponse json.RawMessage `json:"tool_response"`
+				}
+				json.Unmarshal(data, &out)
+				a.Task = TaskToolOp(in.ToolName, in.ToolInput, out.ToolResponse)
+			}
+		}
+	case "TaskCreated", "TaskCompleted":
+		id := taskID(in.TaskID)
+		if id == "" {
+			return ignore(in.SessionID), nil
+		}
+		a.Task = &TaskOp{ID: id, Create: in.Event == "TaskCreated", Subject: in.TaskSubject}
+		if in.Event == "TaskCompleted" {
+			a.Task.Status = "completed"
+		}
+	case "PermissionRequest", "Elicitation":
+		a.State = statusfile.Blocked
+	case "Notification":
+		st, ok := claudeNotification(in.NotificationType, in.Message)
+		if !ok {
+			return ignore(in.SessionID), nil
+		}
+		a.State = st
+	case "Stop", "StopFailure":
+		a.State = statusfile.Idle
+	case "SessionEnd":
+		return Action{Kind: Remove, Session: in.SessionID}, nil
+	default:
+		return ignore(in.SessionID), nil
+	}
+	return a, nil
+}
+
+// todoWriteInput is TodoWrite's tool_input: the whole list, rewritten by
+// every call.
+type todoWriteInput struct {
+	Todos []struct {
+		Content    string `json:"content"`
+		Status     string `json:"status"`
+		ActiveForm string `json:"activeForm"`
+	} `json:"todos"`
+}
+
+// todoTitle returns the title TodoWrite's input sets: the content (else the
+// activeForm) of its first in_progress item, "" when none is in progress,
+// and nil (keep the title) when the input is not a todo list.
+func todoTitle(raw json.RawMessage) *string {
+	var in todoWriteInput
+	if len(raw) == 0 || json.Unmarshal(raw, &in) != nil || in.Todos == nil {
+		return nil
+	}
+	for _, t := range in.Todos {
+		if t.Status != "in_progress" {
+			continue
+		}
+		if t.Content != "" {
+			return ptr(t.Content)
+		}
+		return ptr(t.ActiveForm)
+	}
+	return ptr("")
+}
+
+// claudeNotification maps a Notification to a state. notification_type is
+// used when present; older versions send only the message, whose wording is
+// then matched. ok is false for notifications that say nothing about this
+// session's state: auth_success, and agent_needs_input and agent_completed,
+// which describe other (background) agents.
+func claudeNotification(typ, message string) (statusfile.State, bool) {
+	switch typ {
+	case "permission_prompt", "elicitation_dialog", "elicitation_url_dialog":
+		return statusfile.Blocked, true
+	case "idle_prompt":
+		return statusfile.Idle, true
+	case "elicitation_complete", "elicitation_response":
+		return statusfile.Working, true
+	case "":
+	default:
+		return "", false
+	}
+	m := strings.ToLower(message)
+	switch {
+	case strings.Contains(m, "waiting for your input"):
+		return statusfile.Idle, true
+	case strings.Contains(m, "permission"), strings.Contains(m, "approv"),
+		strings.Contains(m, "needs your attention"), strings.Contains(m, "wants to"):
+		return statusfile.Blocked, true
+	}
+	return "", false
+}
+
+// taskID reads a task id, a JSON string or number.
+func taskID(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		if _, err := strconv.ParseFloat(string(n), 64); err == nil {
+			return string(n)
+		}
+	}
+	return ""
+}
+
+// TaskToolOp returns the task change of a task tool's PostToolUse, or nil.
+// TaskCreate's input has the subject and its response the new task's id;
+// TaskUpdate's input names the task (taskId; some models send id or
+// task_id) and what changes.
+func TaskToolOp(tool string, input, response json.RawMessage) *TaskOp {
+	var in struct {
+		TaskID     json.RawMessage `json:"taskId"`
+		ID         json.RawMessage `json:"id"`
+		TaskID2    json.RawMessage `json:"task_id"`
+		Subject    string          `json:"subject"`
+		ActiveForm string          `json:"activeForm"`
+		Status     string          `json:"status"`
+	}
+	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	switch tool {
+	case "TaskCreate":
+		var out struct {
+			Task struct {
+				ID      json.RawMessage `json:"id"`
+				Subject string          `json:"subject"`
+			} `json:"task"`
+		}
+		if len(response) == 0 || json.Unmarshal(response, &out) != nil {
+			return nil
+		}
+		id := taskID(out.Task.ID)
+		if id == "" {
+			return nil
+		}
+		subject := in.Subject
+		if subject == "" {
+			subject = out.Task.Subject
+		}
+		return &TaskOp{ID: id, Create: true, Subject: subject, ActiveForm: in.ActiveForm}
+	case "TaskUpdate":
+		id := taskID(in.TaskID)
+		if id == "" {
+			id = taskID(in.ID)
+		}
+		if id == "" {
+			id = taskID(in.TaskID2)
+		}
+		if id == "" {
+			return nil
+		}
+		switch in.Status {
+		case "", "pending", "in_progress", "completed", "deleted":
+		default:
+			in.Status = "" // a status this version does not know
+		}
+		return &TaskOp{ID: id, Subject: in.Subject, ActiveForm: in.ActiveForm, Status: in.Status}
+	}
+	return nil
+}

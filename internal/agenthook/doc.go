@@ -1,0 +1,22 @@
+// Package agenthook maps the hook payloads of coding agents to what they do
+// to the session's status record (SPEC.md §13): a state (working, blocked,
+// idle), a title change, the record's removal, or nothing.
+//
+// Every function here is pure: it reads one payload, exactly as the agent
+// documents it, and returns an [Action]. Writing the record is the caller's
+// job (statuspub's claude-hook, codex-hook and gemini-hook). For most uses,
+// call [ForAgent] and then the returned [Mapper].
+//
+// The payload shapes come from each agent's own documentation:
+//   - Claude Code: https://docs.claude.com/en/docs/claude-code/hooks
+//   - Codex: https://developers.openai.com/codex/hooks and
+//     openai/codex codex-rs/hooks/src/events/*.rs
+//   - Gemini CLI: https://geminicli.com/docs/hooks/reference
+//     (google-gemini/gemini-cli docs/hooks/reference.md)
+//
+// # Compatibility
+//
+// Unknown events, and unknown fields of known events, are ignored, so a
+// newer agent never breaks an older adapter. A payload that is not a JSON
+// object or has no session id is [ErrBadInput].
+package agenthook

@@ -1,0 +1,83 @@
+package agentinstall
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/agentstatus/agentstatus/examples/opencode"
+)
+
+// Status is whether one agent found on the machine publishes its state.
+type Status struct {
+	Agent     string
+	Found     string   // how the agent was found: its configuration directory or its program; "" when not found
+	Path      string   // the file that holds the hooks
+	Installed bool     // every hook (or the plugin) is in place
+	Missing   []string // the events without statuspub's hook
+	Err       error    // the file could not be read or parsed
+}
+
+// programs are the agents' executables.
+var programs = map[string]string{"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+
+// Check reports, for each agent, whether it is on the machine (its user
+// configuration directory exists, or its program is on PATH) and whether
+// statuspub's hooks are installed in its user configuration. getenv is
+// os.Getenv when nil.
+func Check(getenv func(string) string) []Status {
+	o := Options{Getenv: getenv}
+	var out []Status
+	for _, agent := range Agents {
+		st := Status{Agent: agent}
+		dir, err := o.agentDir(agent)
+		if err != nil {
+			st.Err = err
+			out = append(out, st)
+			continue
+		}
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			st.Found = dir
+		} else if p, err := exec.LookPath(programs[agent]); err == nil {
+			st.Found = p
+		}
+		if agent == "opencode" {
+			st.Path = filepath.Join(dir, "plugins", opencode.FileName)
+			data, _, exists, err := ReadFile(st.Path)
+			st.Err = err
+			st.Installed = exists && bytes.Contains(data, []byte(opencode.Marker))
+			if !st.Installed {
+				st.Missing = []string{"the plugin"}
+			}
+			out = append(out, st)
+			continue
+		}
+		spec := specs[agent]
+		st.Path = filepath.Join(dir, spec.file)
+		data, _, _, err := ReadFile(st.Path)
+		if err != nil {
+			st.Err = err
+			out = append(out, st)
+			continue
+		}
+		var hooks *jnode
+		if len(bytes.TrimSpace(data)) > 0 {
+			root, err := parseJSON(st.Path, data)
+			if err != nil {
+				st.Err = err
+				out = append(out, st)
+				continue
+			}
+			hooks = root.get("hooks")
+		}
+		for _, ev := range spec.events {
+			if g := hooks.get(ev); g == nil || g.kind != jArray || !hasOurs(g, spec.hookCmd) {
+				st.Missing = append(st.Missing, ev)
+			}
+		}
+		st.Installed = len(st.Missing) == 0
+		out = append(out, st)
+	}
+	return out
+}

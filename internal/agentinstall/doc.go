@@ -1,0 +1,24 @@
+// Package agentinstall wires statuspub's hook adapters into the
+// configuration of the agents that run them: Claude Code
+// (~/.claude/settings.json), Codex (~/.codex/hooks.json and, for the
+// feature flag, ~/.codex/config.toml), Gemini CLI (~/.gemini/settings.json)
+// and OpenCode (a plugin file in ~/.config/opencode/plugins/); with a
+// project directory, the same files under it (.claude/, .codex/, .gemini/,
+// .opencode/plugins/).
+//
+// For most uses, call [Plan], show [Change.Diff], then [Apply] each change.
+// [Check] reports, per agent found on the machine, whether the hooks are
+// installed (statusls doctor).
+//
+// # Safety
+//
+// A settings file is merged, never replaced: every key, every other tool's
+// hooks, and the order of keys are kept, and installing twice changes
+// nothing. A file that does not parse is refused with its line and column;
+// a symlinked or read-only settings file is refused. Before a change the
+// old file is copied to NAME.agentstatus-backup-TIMESTAMP, and the new one
+// replaces it atomically (renameio). JSON files are rewritten with two-space
+// indentation; a JSON file with comments does not parse and is refused
+// rather than losing them. Codex's config.toml is handled by package
+// codexconfig (see [Options.CodexFeature]).
+package agentinstall

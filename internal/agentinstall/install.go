@@ -1,0 +1,527 @@
+package agentinstall
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentstatus/agentstatus/examples/opencode"
+)
+
+// Agents lists the agents Plan knows.
+var Agents = []string{"claude", "codex", "gemini", "opencode"}
+
+// Options say what to install where.
+type Options struct {
+	Agent     string // claude, codex, gemini or opencode
+	Project   string // "" for the user's own configuration; else a project's root
+	Uninstall bool
+	// Command is how the hooks start statuspub: "statuspub" when it is on
+	// PATH, else its absolute path.
+	Command string
+	Getenv  func(string) string // os.Getenv by default
+	// CodexFeature, when set, plans the change of Codex's config.toml
+	// (path) that turns its hooks feature on (package codexconfig).
+	CodexFeature func(path string) (Change, error)
+}
+
+// Change is one file Plan wants to write (or remove).
+type Change struct {
+	Path   string
+	Old    []byte // nil when the file does not exist
+	New    []byte // nil to remove the file
+	Mode   fs.FileMode
+	Exists bool
+	Notes  []string // what the user should know, one line each
+}
+
+// Changed reports whether the change does anything.
+func (c Change) Changed() bool {
+	if c.New == nil {
+		return c.Exists
+	}
+	return !c.Exists || !bytes.Equal(c.Old, c.New)
+}
+
+// Diff is the change as a unified diff ("" when nothing changes).
+func (c Change) Diff() string {
+	if !c.Changed() {
+		return ""
+	}
+	d := unifiedDiff(c.Path, c.Old, c.New)
+	if c.New == nil { // removal
+		d = unifiedDiff(c.Path, c.Old, nil)
+		if d == "" {
+			return ""
+		}
+	}
+	switch {
+	case !c.Exists:
+		d = strings.Replace(d, "--- "+c.Path+"\n", "--- /dev/null\n", 1)
+	case c.New == nil:
+		d = strings.Replace(d, "+++ "+c.Path+"\n", "+++ /dev/null\n", 1)
+	}
+	return d
+}
+
+// Errors Plan returns.
+var (
+	ErrSymlink  = errors.New("agentinstall: the settings file is a symbolic link; edit its target, or replace the link with a file")
+	ErrReadOnly = errors.New("agentinstall: the settings file is read-only")
+	ErrNotOurs  = errors.New("agentinstall: a file of that name exists and is not agentstatus's")
+	ErrAgent    = errors.New("agentinstall: unknown agent (claude, codex, gemini or opencode)")
+)
+
+// hookSpec describes an agent whose hooks are JSON settings.
+type hookSpec struct {
+	hookCmd string   // the statuspub subcommand
+	events  []string // the events to run it on
+	matcher map[string]string
+	timeout int    // in the unit the agent uses
+	named   bool   // Gemini CLI names its hooks
+	file    string // settings file name under the agent's directory
+}
+
+var specs = map[string]hookSpec{
+	// https://docs.claude.com/en/docs/claude-code/hooks: timeout in seconds,
+	// matcher for tool events.
+	"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5,
+		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+			"PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
+		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*"}},
+	// https://developers.openai.com/codex/hooks: hooks.json has the same
+	// shape as Claude Code's hooks; timeout in seconds.
+	"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,
+		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+			"Stop", "StopFailure", "Interrupt"},
+		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PermissionRequest": "*"}},
+	// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
+	// hooks named; no model hooks (AfterModel fires per streamed chunk).
+	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true,
+		events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
+}
+
+func (o *Options) getenv(k string) string {
+	if o.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return o.Getenv(k)
+}
+
+// agentDir is the directory of an agent's configuration.
+func (o *Options) agentDir(agent string) (string, error) {
+	if o.Project != "" {
+		p, err := filepath.Abs(o.Project)
+		if err != nil {
+			return "", err
+		}
+		switch agent {
+		case "opencode":
+			return filepath.Join(p, ".opencode"), nil
+		default:
+			return filepath.Join(p, "."+agent), nil
+		}
+	}
+	home := o.getenv("HOME")
+	if home == "" {
+		return "", errors.New("agentinstall: HOME is not set")
+	}
+	switch agent {
+	case "claude":
+		if d := o.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			return d, nil
+		}
+		return filepath.Join(home, ".claude"), nil
+	case "codex":
+		if d := o.getenv("CODEX_HOME"); d != "" {
+			return d, nil
+		}
+		return filepath.Join(home, ".codex"), nil
+	case "gemini":
+		return filepath.Join(home, ".gemini"), nil
+	case "opencode":
+		if d := o.getenv("XDG_CONFIG_HOME"); d != "" {
+			return filepath.Join(d, "opencode"), nil
+		}
+		return filepath.Join(home, ".config", "opencode"), nil
+	}
+	return "", ErrAgent
+}
+
+// Plan computes the changes that install (or uninstall) the hooks.
+func Plan(o Options) ([]Change, error) {
+	if o.Command == "" {
+		o.Command = "statuspub"
+	}
+	dir, err := o.agentDir(o.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if o.Agent == "opencode" {
+		c, err := planPlugin(filepath.Join(dir, "plugins", opencode.FileName), o.Uninstall, o.Command)
+		if err != nil {
+			return nil, err
+		}
+		return []Change{c}, checkWritable(c)
+	}
+	spec, ok := specs[o.Agent]
+	if !ok {
+		return nil, ErrAgent
+	}
+	c, err := planHooks(filepath.Join(dir, spec.file), spec, o)
+	if err != nil {
+		return nil, err
+	}
+	changes := []Change{c}
+	if o.Agent == "codex" && !o.Uninstall && o.CodexFeature != nil {
+		t, err := o.CodexFeature(filepath.Join(dir, "config.toml"))
+		if err != nil {
+			return nil, err
+		}
+		if t.Changed() || len(t.Notes) > 0 {
+			changes = append(changes, t)
+		}
+	}
+	for _, c := range changes {
+		if err := checkWritable(c); err != nil {
+			return nil, err
+		}
+	}
+	return changes, nil
+}
+
+// ReadFile reads a settings file that may be absent, refusing links.
+func ReadFile(path string) (data []byte, mode fs.FileMode, exists bool, err error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o600, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, 0, false, fmt.Errorf("%w: %s", ErrSymlink, path)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, false, fmt.Errorf("agentinstall: %s is not a regular file", path)
+	}
+	data, err = os.ReadFile(path)
+	return data, fi.Mode().Perm(), true, err
+}
+
+// isOurs reports whether a hook command runs statuspub's adapter sub: its
+// first word (quoted or not) names a program called statuspub, and its
+// second is sub.
+func isOurs(command, sub string) bool {
+	prog, rest, ok := firstWord(strings.TrimSpace(command))
+	f := strings.Fields(rest)
+	return ok && len(f) >= 1 && strings.TrimSuffix(filepath.Base(prog), ".exe") == "statuspub" && f[0] == sub
+}
+
+// firstWord splits off the first word of a shell command line, as sh
+// reads it: single quotes, double quotes (with backslash escapes) and
+// backslashes. ok is false when a quote is not closed.
+func firstWord(s string) (word, rest string, ok bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t':
+			return b.String(), s[i+1:], true
+		case '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return "", "", false
+			}
+			b.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+		case '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) {
+					j++
+				}
+				b.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return "", "", false
+			}
+			i = j
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), "", true
+}
+
+// shellWord quotes a program path for the shell the agent runs hooks
+// with, when it needs quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func planHooks(path string, spec hookSpec, o Options) (Change, error) {
+	data, mode, exists, err := ReadFile(path)
+	if err != nil {
+		return Change{}, err
+	}
+	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
+	root := &jnode{kind: jObject}
+	if len(bytes.TrimSpace(data)) > 0 {
+		root, err = parseJSON(path, data)
+		if err != nil {
+			return Change{}, err
+		}
+		if root.kind != jObject {
+			return Change{}, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
+		}
+	}
+	hooks := root.get("hooks")
+	if hooks != nil && hooks.kind != jObject {
+		return Change{}, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
+	}
+	command := shellWord(o.Command) + " " + spec.hookCmd
+	changed := false
+	if o.Uninstall {
+		if hooks == nil {
+			c.New = data
+			return c, nil
+		}
+		for _, ev := range append([]string(nil), memberKeys(hooks)...) {
+			groups := hooks.get(ev)
+			if groups == nil || groups.kind != jArray {
+				continue
+			}
+			var keep []*jnode
+			for _, g := range groups.elems {
+				hs := g.get("hooks")
+				if hs == nil || hs.kind != jArray {
+					keep = append(keep, g)
+					continue
+				}
+				var left []*jnode
+				for _, h := range hs.elems {
+					if cmd, _ := h.get("command").stringValue(); isOurs(cmd, spec.hookCmd) {
+						changed = true
+						continue
+					}
+					left = append(left, h)
+				}
+				if len(left) == len(hs.elems) {
+					keep = append(keep, g)
+					continue
+				}
+				if len(left) > 0 {
+					hs.elems, hs.dirty = left, true
+					keep = append(keep, g)
+				}
+			}
+			if len(keep) == 0 {
+				hooks.del(ev)
+			} else if len(keep) != len(groups.elems) {
+				groups.elems, groups.dirty = keep, true
+			}
+		}
+		if len(hooks.members) == 0 && changed {
+			root.del("hooks")
+		}
+	} else {
+		if hooks == nil {
+			hooks = &jnode{kind: jObject}
+			root.set("hooks", hooks)
+		}
+		for _, ev := range spec.events {
+			groups := hooks.get(ev)
+			if groups != nil && groups.kind != jArray {
+				return Change{}, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
+			}
+			if groups == nil {
+				groups = &jnode{kind: jArray}
+				hooks.set(ev, groups)
+			}
+			if hasOurs(groups, spec.hookCmd) {
+				continue
+			}
+			h := &jnode{kind: jObject}
+			if spec.named {
+				h.set("name", str("agentstatus"))
+			}
+			h.set("type", str("command"))
+			h.set("command", str(command))
+			h.set("timeout", num(spec.timeout))
+			g := &jnode{kind: jObject}
+			if m, ok := spec.matcher[ev]; ok {
+				g.set("matcher", str(m))
+			}
+			g.set("hooks", &jnode{kind: jArray, elems: []*jnode{h}})
+			groups.elems, groups.dirty = append(groups.elems, g), true
+			changed = true
+		}
+	}
+	if !changed {
+		c.New = data
+		return c, nil
+	}
+	c.New = root.encode()
+	return c, nil
+}
+
+func memberKeys(n *jnode) []string {
+	var ks []string
+	for _, m := range n.members {
+		ks = append(ks, m.key)
+	}
+	return ks
+}
+
+func hasOurs(groups *jnode, sub string) bool {
+	for _, g := range groups.elems {
+		hs := g.get("hooks")
+		if hs == nil || hs.kind != jArray {
+			continue
+		}
+		for _, h := range hs.elems {
+			if cmd, _ := h.get("command").stringValue(); isOurs(cmd, sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pluginDefault is the line of the plugin that names statuspub when
+// $AGENTSTATUS_STATUSPUB does not.
+const pluginDefault = `process.env.AGENTSTATUS_STATUSPUB || "statuspub";`
+
+// pluginSource is the plugin, starting command (statuspub's path when it
+// is not on PATH) unless $AGENTSTATUS_STATUSPUB says otherwise.
+func pluginSource(command string) []byte {
+	if command == "statuspub" {
+		return opencode.Plugin
+	}
+	q, _ := json.Marshal(command)
+	return bytes.Replace(opencode.Plugin, []byte(pluginDefault), []byte(`process.env.AGENTSTATUS_STATUSPUB || `+string(q)+`;`), 1)
+}
+
+func planPlugin(path string, uninstall bool, command string) (Change, error) {
+	data, mode, exists, err := ReadFile(path)
+	if err != nil {
+		return Change{}, err
+	}
+	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
+	if exists && !bytes.Contains(data, []byte(opencode.Marker)) {
+		return Change{}, fmt.Errorf("%w: %s", ErrNotOurs, path)
+	}
+	if uninstall {
+		c.New = nil
+		return c, nil
+	}
+	if !exists {
+		c.Mode = 0o644
+	}
+	c.New = pluginSource(command)
+	return c, nil
+}
+
+// Apply makes one change: it writes a backup of the old file, then
+// replaces it atomically (or removes it). It returns the backup's path
+// ("" when there was no old file). now names the backup.
+func Apply(c Change, now time.Time) (string, error) {
+	if !c.Changed() {
+		return "", nil
+	}
+	// The file must still be what Plan read: no link, and writable.
+	data, mode, exists, err := ReadFile(c.Path)
+	if err != nil {
+		return "", err
+	}
+	if exists != c.Exists || !bytes.Equal(data, c.Old) {
+		return "", fmt.Errorf("agentinstall: %s changed while it was being edited; run again", c.Path)
+	}
+	if exists && mode&0o200 == 0 {
+		return "", fmt.Errorf("%w: %s (mode %v)", ErrReadOnly, c.Path, mode)
+	}
+	backup := ""
+	if exists {
+		base := c.Path + ".agentstatus-backup-" + now.UTC().Format("20060102T150405Z")
+		backup = base
+		f, err := os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		for i := 1; errors.Is(err, fs.ErrExist) && i < 100; i++ {
+			backup = fmt.Sprintf("%s-%d", base, i)
+			f, err = os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		}
+		if err != nil {
+			return "", fmt.Errorf("agentinstall: backup: %w", err)
+		}
+		_, err = f.Write(c.Old)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(backup)
+			return "", fmt.Errorf("agentinstall: backup: %w", err)
+		}
+	}
+	if c.New == nil {
+		return backup, os.Remove(c.Path)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.Path), 0o700); err != nil {
+		return backup, err
+	}
+	if err := replaceFile(c.Path, c.New, c.Mode); err != nil {
+		return backup, err
+	}
+	return backup, nil
+}
+
+// replaceFile replaces path with data atomically: a temporary file in the
+// same directory, written, given mode, synced and renamed over path, so
+// that the agent reads either the old settings or the new ones, never a
+// part. On failure the temporary file is removed and path is untouched.
+// (os.Rename replaces an existing file on Windows too.)
+func replaceFile(path string, data []byte, mode fs.FileMode) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".agentstatus-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(mode); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// checkWritable refuses to change a read-only file: its owner made it so.
+func checkWritable(c Change) error {
+	if c.Exists && c.Changed() && c.Mode&0o200 == 0 {
+		return fmt.Errorf("%w: %s (mode %v)", ErrReadOnly, c.Path, c.Mode)
+	}
+	return nil
+}

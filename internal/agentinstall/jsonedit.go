@@ -1,0 +1,290 @@
+package agentinstall
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// A small ordered JSON tree: settings files are edited without reordering
+// the keys of their owner, without turning numbers into floats, and every
+// value the edit does not touch is written back as it was written.
+
+type jsonKind int
+
+const (
+	jObject jsonKind = iota
+	jArray
+	jScalar // string, number, true, false, null: kept as written
+)
+
+type member struct {
+	key string
+	val *jnode
+}
+
+type jnode struct {
+	kind    jsonKind
+	members []member // jObject, in file order
+	elems   []*jnode // jArray
+	raw     []byte   // jScalar
+	src     []byte   // the value's text in the file; nil for new values
+	dirty   bool     // changed since parsed
+}
+
+// clean reports whether n and everything in it are as parsed.
+func (n *jnode) clean() bool {
+	if n.dirty || n.src == nil {
+		return false
+	}
+	for _, m := range n.members {
+		if !m.val.clean() {
+			return false
+		}
+	}
+	for _, e := range n.elems {
+		if !e.clean() {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseError is a file that does not parse, with where.
+type ParseError struct {
+	Path      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
+}
+
+// LineCol turns a byte offset into a 1-based line and column.
+func LineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+// parseJSON parses one JSON document. Errors say where, line:col.
+func parseJSON(path string, data []byte) (*jnode, error) {
+	var probe any
+	if err := json.Unmarshal(data, &probe); err != nil {
+		var se *json.SyntaxError
+		var ue *json.UnmarshalTypeError
+		off := int64(len(data))
+		msg := err.Error()
+		switch {
+		case errors.As(err, &se):
+			off = se.Offset
+			if off > 0 {
+				off-- // the offset is after the bad byte
+			}
+		case errors.As(err, &ue):
+			off = ue.Offset
+		}
+		if bytes.Contains(data, []byte("//")) || bytes.Contains(data, []byte("/*")) {
+			msg += " (comments are not JSON; this file cannot be edited without losing them)"
+		}
+		line, col := LineCol(data, off)
+		return nil, &ParseError{Path: path, Line: line, Col: col, Msg: msg}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	n, err := decodeNode(dec, data)
+	if err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Col: 1, Msg: err.Error()}
+	}
+	return n, nil
+}
+
+// decodeNode decodes the next value, remembering its text.
+func decodeNode(dec *json.Decoder, data []byte) (*jnode, error) {
+	start := int(dec.InputOffset())
+	for start < len(data) && strings.IndexByte(" \t\r\n:,", data[start]) >= 0 {
+		start++
+	}
+	n, err := decodeValue(dec, data)
+	if err != nil {
+		return nil, err
+	}
+	if end := int(dec.InputOffset()); end >= start && end <= len(data) {
+		n.src = data[start:end]
+	}
+	return n, nil
+}
+
+func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			n := &jnode{kind: jObject}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, _ := kt.(string)
+				v, err := decodeNode(dec, data)
+				if err != nil {
+					return nil, err
+				}
+				n.members = append(n.members, member{k, v})
+			}
+			_, err := dec.Token()
+			return n, err
+		case '[':
+			n := &jnode{kind: jArray, elems: []*jnode{}}
+			for dec.More() {
+				v, err := decodeNode(dec, data)
+				if err != nil {
+					return nil, err
+				}
+				n.elems = append(n.elems, v)
+			}
+			_, err := dec.Token()
+			return n, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	case string:
+		return &jnode{kind: jScalar, raw: marshalString(t)}, nil
+	case json.Number:
+		return &jnode{kind: jScalar, raw: []byte(t.String())}, nil
+	case bool:
+		if t {
+			return &jnode{kind: jScalar, raw: []byte("true")}, nil
+		}
+		return &jnode{kind: jScalar, raw: []byte("false")}, nil
+	case nil:
+		return &jnode{kind: jScalar, raw: []byte("null")}, nil
+	}
+	return nil, io.ErrUnexpectedEOF
+}
+
+func marshalString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+func str(s string) *jnode { return &jnode{kind: jScalar, raw: marshalString(s)} }
+func num(n int) *jnode    { return &jnode{kind: jScalar, raw: []byte(fmt.Sprint(n))} }
+
+// get returns the member key of an object, or nil.
+func (n *jnode) get(key string) *jnode {
+	if n == nil || n.kind != jObject {
+		return nil
+	}
+	for i := len(n.members) - 1; i >= 0; i-- { // the last duplicate wins, as in JSON.parse
+		if n.members[i].key == key {
+			return n.members[i].val
+		}
+	}
+	return nil
+}
+
+// set sets key (appended when new).
+func (n *jnode) set(key string, v *jnode) {
+	for i := len(n.members) - 1; i >= 0; i-- {
+		if n.members[i].key == key {
+			n.members[i].val = v
+			n.dirty = true
+			return
+		}
+	}
+	n.members = append(n.members, member{key, v})
+	n.dirty = true
+}
+
+func (n *jnode) del(key string) {
+	n.dirty = true
+	out := n.members[:0]
+	for _, m := range n.members {
+		if m.key != key {
+			out = append(out, m)
+		}
+	}
+	n.members = out
+}
+
+// stringValue returns a scalar string's value.
+func (n *jnode) stringValue() (string, bool) {
+	if n == nil || n.kind != jScalar || len(n.raw) == 0 || n.raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(n.raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// encode writes n indented by two spaces, as the agents' own files are.
+func (n *jnode) encode() []byte {
+	var b strings.Builder
+	n.write(&b, 0)
+	b.WriteByte('\n')
+	return []byte(b.String())
+}
+
+func (n *jnode) write(b *strings.Builder, depth int) {
+	ind := func(d int) { b.WriteString(strings.Repeat("  ", d)) }
+	if n.clean() {
+		b.Write(n.src)
+		return
+	}
+	switch n.kind {
+	case jScalar:
+		b.Write(n.raw)
+	case jObject:
+		if len(n.members) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteString("{\n")
+		for i, m := range n.members {
+			ind(depth + 1)
+			b.Write(marshalString(m.key))
+			b.WriteString(": ")
+			m.val.write(b, depth+1)
+			if i < len(n.members)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		ind(depth)
+		b.WriteByte('}')
+	case jArray:
+		if len(n.elems) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[\n")
+		for i, e := range n.elems {
+			ind(depth + 1)
+			e.write(b, depth+1)
+			if i < len(n.elems)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		ind(depth)
+		b.WriteByte(']')
+	}
+}

@@ -1,0 +1,63 @@
+package statusls
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/internal/agentinstall"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/render"
+)
+
+// doctorAgent is one agent found on the machine, and whether statuspub's
+// hooks are installed in its user configuration.
+type doctorAgent struct {
+	Agent     string   `json:"agent"`
+	Found     string   `json:"found"` // its configuration directory or its program
+	Path      string   `json:"path"`  // the file that holds the hooks
+	Status    string   `json:"status"`
+	Missing   []string `json:"missing,omitempty"` // the events without statuspub's hook
+	Detail    string   `json:"detail,omitempty"`
+	Installed bool     `json:"installed"`
+}
+
+// Statuses of a doctorAgent.
+const (
+	agentInstalled    = "installed"
+	agentNotInstalled = "not-installed"
+	agentProblem      = "problem" // its settings cannot be read or parsed
+)
+
+// doctorAgents adds, for each agent found on the machine, whether
+// statuspub's hooks are installed, with a hint for each that is not, and
+// returns the text lines: none when no agent is found. An agent's
+// settings never make doctor fail: they are not the status directory's.
+func doctorAgents(r *doctorReport, env *Env) []string {
+	home := env.Getenv("HOME")
+	var lines []string
+	for _, st := range agentinstall.Check(env.Getenv) {
+		if st.Found == "" {
+			continue
+		}
+		if lines == nil {
+			lines = []string{"", "agents:"}
+		}
+		a := doctorAgent{Agent: st.Agent, Found: st.Found, Path: st.Path, Installed: st.Installed}
+		path := quotePath(render.TildePath(st.Path, home))
+		switch {
+		case st.Err != nil:
+			a.Status, a.Detail = agentProblem, base.Message(st.Err)
+			lines = append(lines, fmt.Sprintf("  %s: PROBLEM: %s", st.Agent, a.Detail))
+			r.hint("agent-"+st.Agent, fmt.Sprintf("%s's settings cannot be read (see above): fix them, then run 'statuspub install %s'", st.Agent, st.Agent))
+		case st.Installed:
+			a.Status = agentInstalled
+			lines = append(lines, fmt.Sprintf("  %s: hooks installed (%s)", st.Agent, path))
+		default:
+			a.Status, a.Missing = agentNotInstalled, st.Missing
+			lines = append(lines, fmt.Sprintf("  %s: hooks not installed (%s: missing %s)", st.Agent, path, strings.Join(st.Missing, ", ")))
+			r.hint("agent-"+st.Agent, fmt.Sprintf("run 'statuspub install %s' to publish %s's state", st.Agent, st.Agent))
+		}
+		r.Agents = append(r.Agents, a)
+	}
+	return lines
+}

@@ -1,0 +1,53 @@
+package statuspub
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/agentstatus/agentstatus/internal/agenthook"
+)
+
+// The hook adapters of agents that run a command per event and read the
+// payload from its stdin: claude-hook, codex-hook and gemini-hook. Claude
+// Code, Codex and Gemini CLI all take exit status 2 from a hook as "block
+// this action" (a tool call, a prompt, a stop), so their commands are
+// base.Command with Hook set: every problem, a usage error included, is one
+// line on stderr and exit 0, or 1 with --strict (SPEC.md H7, H9).
+
+// stdinHookCmd runs the adapter name, which reads the payload that the
+// agent (named in messages as agentName) writes to stdin, and maps it
+// with m.
+func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env) int {
+	return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
+		}
+		if env.Stdin == nil {
+			return nil, errors.New("stdin is empty")
+		}
+		data, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		case len(bytes.TrimSpace(data)) == 0:
+			return nil, fmt.Errorf("stdin is empty (%s sends the hook input there)", agentName)
+		case len(data) > maxHookInput:
+			return nil, fmt.Errorf("%w: longer than %d bytes", ErrBadHookInput, maxHookInput)
+		}
+		return data, nil
+	}, adapt(m))
+}
+
+func claudeHookCmd(f *hookFlags, args []string, env Env) int {
+	return stdinHookCmd("claude-hook", "claude-code", "Claude Code", agenthook.Claude, f, args, env)
+}
+
+func codexHookCmd(f *hookFlags, args []string, env Env) int {
+	return stdinHookCmd("codex-hook", "codex", "Codex", agenthook.Codex, f, args, env)
+}
+
+func geminiHookCmd(f *hookFlags, args []string, env Env) int {
+	return stdinHookCmd("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, f, args, env)
+}

@@ -1,0 +1,136 @@
+package statuspub_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// agentSession is a scripted session of one agent: its payload fixtures
+// (internal/agenthook/testdata, shapes from each agent's documentation),
+// each with the state every reader must see afterwards.
+type agentSession struct {
+	cmd, agent, dir, session string
+	// shell is how the agent runs a hook command: Codex runs
+	// `$SHELL -lc CMD` (codex-rs/hooks/src/engine/command_runner.rs),
+	// Gemini CLI `bash -c CMD` (packages/core/src/hooks/hookRunner.ts).
+	shell []string
+	steps []struct {
+		file  string
+		state statusfile.State
+	}
+}
+
+func steps(pairs ...any) []struct {
+	file  string
+	state statusfile.State
+} {
+	var out []struct {
+		file  string
+		state statusfile.State
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, struct {
+			file  string
+			state statusfile.State
+		}{pairs[i].(string), pairs[i+1].(statusfile.State)})
+	}
+	return out
+}
+
+var (
+	idle, working, blocked = statusfile.Idle, statusfile.Working, statusfile.Blocked
+)
+
+// A scripted session per agent drives the real statuspub under a stand-in
+// agent that runs each hook as that agent does; after every step statusls
+// --json shows the expected state, with the agent's pid (not a shell's).
+// Then the agent dies and its record goes.
+func TestAgentSessionsEndToEnd(t *testing.T) {
+	sessions := []agentSession{
+		{cmd: "codex-hook", agent: "codex", dir: "codex", session: "019a7c1e-3f2b-7d10-9c4e-5b6a7d8e9f01",
+			shell: []string{"bash", "-lc"},
+			steps: steps(
+				"session-start.json", idle,
+				"user-prompt-submit.json", working,
+				"pre-tool-use.json", working,
+				"pre-compact.json", working, // compaction mid-turn: kept
+				"post-compact.json", working,
+				"permission-request.json", blocked,
+				"post-tool-use.json", working,
+				"subagent-start.json", working,
+				"subagent-stop.json", working, // not the session's stop
+				"stop.json", idle,
+				"user-prompt-submit.json", working,
+				"interrupt.json", idle,
+				"user-prompt-submit.json", working,
+				"stop-failure.json", idle,
+			)},
+		{cmd: "gemini-hook", agent: "gemini", dir: "gemini", session: "8d3f6a2c-1b4e-4c5d-9e7f-0a1b2c3d4e5f",
+			shell: []string{"bash", "-c"},
+			steps: steps(
+				"session-start.json", idle,
+				"before-agent.json", working,
+				"before-model.json", working,
+				"after-model.json", working, // every streamed chunk: never publishes
+				"before-tool-selection.json", working,
+				"before-tool.json", working,
+				"notification-tool-permission.json", blocked,
+				"after-tool.json", working,
+				"pre-compress.json", working,
+				"after-model.json", working,
+				"after-agent.json", idle,
+			)},
+	}
+	for _, s := range sessions {
+		t.Run(s.cmd, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "agent-status")
+			a := startAgent(t)
+			for i, st := range s.steps {
+				input, err := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", s.dir, st.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep := a.hook(s.shell, bin+" "+s.cmd+" --dir "+dir, string(input))
+				if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
+					t.Fatalf("step %d %s: %+v", i, st.file, rep)
+				}
+				want := map[string]any{"session": s.session, "state": string(st.state), "agent": s.agent,
+					"pid": float64(a.pid), "cwd": "/home/user/my-project", "fresh": true, "alive": true}
+				if got := statuslsJSON(t, dir); len(got) != 1 || !sameFields(got[0], want) {
+					t.Fatalf("step %d %s: statusls --json shows %v, want one session with %v", i, st.file, got, want)
+				}
+			}
+			// The same hook run without a shell (exec form) finds the
+			// same agent.
+			input, _ := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", s.dir, s.steps[1].file))
+			if rep := a.hook([]string{bin, s.cmd, "--dir"}, dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+				t.Fatalf("exec form: %+v", rep)
+			}
+			if rec := mustRecord(t, dir, s.session); rec.PID != a.pid || rec.State != s.steps[1].state {
+				t.Errorf("exec form: %+v, want pid %d", rec, a.pid)
+			}
+			a.kill()
+			waitFor(t, "record removed after the agent died", 20e9, func() bool {
+				_, ok := record(t, dir, s.session)
+				return !ok
+			})
+			waitNoOwner(t, dir)
+		})
+	}
+	// SessionEnd removes the record at once.
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	a := startAgent(t)
+	for _, f := range []string{"session-start.json", "session-end.json"} {
+		input, _ := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", "gemini", f))
+		if rep := a.hook([]string{"bash", "-c"}, bin+" gemini-hook --dir "+dir, string(input)); rep.Code != 0 {
+			t.Fatalf("%s: %+v", f, rep)
+		}
+	}
+	if got := statuslsJSON(t, dir); len(got) != 0 {
+		t.Errorf("after SessionEnd statusls shows %v", got)
+	}
+	waitNoOwner(t, dir)
+}
