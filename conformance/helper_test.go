@@ -39,6 +39,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Args[2])
 		os.Exit(2)
 	}
+	// A binary built with -race sleeps a second at exit (GORACE's
+	// atexit_sleep_ms, so that other goroutines can report): the test
+	// binary is re-executed as a reader, publisher or hook adapter
+	// hundreds of times, which made this package take minutes under -race.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	code := m.Run()
 	cleanupBinaries()
 	os.Exit(code)

@@ -33,6 +33,12 @@ import (
 // not nil, gets the directory that holds the commands before the tests
 // run.
 func Main(m *testing.M, commands map[string]func() int, ready func(dir string)) {
+	// A binary built with -race sleeps a second at exit (GORACE's
+	// atexit_sleep_ms); tests that re-execute themselves would wait that
+	// long for every command they run.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	mains := make(map[string]func(), len(commands))
 	for name, run := range commands {
 		mains[name] = func() { os.Exit(run()) }
