@@ -59,12 +59,6 @@ func (x Result) Verdict() string {
 	return string(x.Outcome)
 }
 
-// Counts reports whether the result fails the run: a FAIL not expected,
-// or an expected failure that passed.
-func (x Result) failsRun() bool {
-	return x.Outcome == Fail && !x.ExpectedFailure || x.Outcome == Pass && x.ExpectedFailure
-}
-
 // Report is a whole run.
 type Report struct {
 	Suite string `json:"suite"` // "reader" or "publisher"
