@@ -173,6 +173,31 @@ const (
 	watchQuiet = "quiet" // --exec only
 )
 
+// outputMode is how watch prints: as asked, else a table on a terminal,
+// nothing but the commands' effects with --exec alone, else TSV.
+func (o *watchOptions) outputMode(isTerm bool) string {
+	switch {
+	case o.json:
+		return watchJSON
+	case o.tsv:
+		return watchTSV
+	case isTerm:
+		return watchTable
+	case o.execSet:
+		return watchQuiet
+	}
+	return watchTSV
+}
+
+// watchSignals are the signals watch handles in mode: those that stop
+// it, and for the table, those that redraw it.
+func watchSignals(mode string) []os.Signal {
+	if mode == watchTable {
+		return append(slices.Clip(stopSignals), resizeSignals...)
+	}
+	return stopSignals
+}
+
 // watchRun is one run of statusls watch.
 type watchRun struct {
 	o      *watchOptions
@@ -216,25 +241,10 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 	defer r.stderr.close()
 
 	isTerm, termWidth := env.Terminal()
-	switch {
-	case o.json:
-		r.mode = watchJSON
-	case o.tsv:
-		r.mode = watchTSV
-	case isTerm:
-		r.mode = watchTable
-	case o.execSet:
-		r.mode = watchQuiet
-	default:
-		r.mode = watchTSV
-	}
+	r.mode = o.outputMode(isTerm)
 
 	sigs := make(chan os.Signal, 4)
-	watched := stopSignals
-	if r.mode == watchTable {
-		watched = append(slices.Clip(watched), resizeSignals...)
-	}
-	defer env.Signals(sigs, watched...)()
+	defer env.Signals(sigs, watchSignals(r.mode)...)()
 
 	w, err := watch.New(loc.Dir,
 		watch.WithClock(env.Clock),

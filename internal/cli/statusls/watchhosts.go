@@ -49,24 +49,9 @@ func watchHosts(o *watchOptions, env *Env) int {
 	r := &hostsWatch{o: o, env: env, stderr: &lockedWriter{w: env.Stderr}, views: map[string]*view{}}
 	defer r.stderr.close()
 	isTerm, termWidth := env.Terminal()
-	switch {
-	case o.json:
-		r.mode = watchJSON
-	case o.tsv:
-		r.mode = watchTSV
-	case isTerm:
-		r.mode = watchTable
-	case o.execSet:
-		r.mode = watchQuiet
-	default:
-		r.mode = watchTSV
-	}
+	r.mode = o.outputMode(isTerm)
 	sigs := make(chan os.Signal, 4)
-	watched := stopSignals
-	if r.mode == watchTable {
-		watched = append(slices.Clip(watched), resizeSignals...)
-	}
-	defer env.Signals(sigs, watched...)()
+	defer env.Signals(sigs, watchSignals(r.mode)...)()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
