@@ -234,12 +234,14 @@ func TestHookTracesParse(t *testing.T) {
 
 // A faithful adapter passes every trace; the flawed one fails its trap.
 func TestHookTracesCatchFlaws(t *testing.T) {
+	t.Parallel()
 	traces, err := HookTraces("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tr := range traces {
 		t.Run(tr.ID, func(t *testing.T) {
+			t.Parallel() // each run has a config home of its own
 			if res := RunHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, "")); res.Outcome != Pass {
 				t.Fatalf("faithful adapter: %s %s", res.Outcome, res.Reason)
 			}
@@ -258,6 +260,7 @@ func TestHookTracesCatchFlaws(t *testing.T) {
 
 // statuspub's adapters pass every trace.
 func TestHookTracesStatuspub(t *testing.T) {
+	t.Parallel()
 	statuspub := toolkitCommand(t, "statuspub")
 	for _, agent := range agenthook.Agents {
 		traces, err := HookTraces(agent)
