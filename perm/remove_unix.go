@@ -153,10 +153,26 @@ func renameNoReplace(dirfd int, old, new string) error {
 	if err != unix.EINVAL && err != unix.ENOSYS && err != unix.EOPNOTSUPP {
 		return err
 	}
-	if err := unix.Linkat(dirfd, old, dirfd, new, 0); err != nil {
+	switch err := linkAt(dirfd, old, new); err {
+	case nil:
+		return unix.Unlinkat(dirfd, old, 0)
+	case unix.ENOSYS:
+		// No linkat (AIX, Solaris, illumos): rename when nothing is
+		// there at the time of the check. A record written between the
+		// check and the rename is replaced by the older one, which its
+		// publisher rewrites at its next heartbeat.
+		var st unix.Stat_t
+		switch err := unix.Fstatat(dirfd, new, &st, unix.AT_SYMLINK_NOFOLLOW); err {
+		case nil:
+			return unix.EEXIST
+		case unix.ENOENT:
+			return unix.Renameat(dirfd, old, dirfd, new)
+		default:
+			return err
+		}
+	default:
 		return err
 	}
-	return unix.Unlinkat(dirfd, old, 0)
 }
 
 // ParseAside splits the name of a file moved aside by a removal into the
@@ -219,12 +235,7 @@ func (d *Dir) TryFlock(name string) (*Lock, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: d.path + string(os.PathSeparator) + name, Err: err}
 	}
-	for {
-		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	err = tryLock(fd)
 	if err == unix.EWOULDBLOCK {
 		unix.Close(fd)
 		return nil, nil

@@ -1,4 +1,4 @@
-//go:build unix && !linux && !netbsd
+//go:build unix && !linux && !netbsd && !aix
 
 package statuspub
 
