@@ -17,7 +17,8 @@
 // nothing. A file that does not parse is refused with its line and column;
 // a symlinked or read-only settings file is refused. Before a change the
 // old file is copied to NAME.agentstatus-backup-TIMESTAMP, and the new one
-// replaces it atomically (renameio). JSON files are rewritten with two-space
+// replaces it atomically (a temporary file in the same directory, synced, then
+// renamed over it). JSON files are rewritten with two-space
 // indentation; a JSON file with comments does not parse and is refused
 // rather than losing them. Codex's config.toml is handled by package
 // codexconfig (see [Options.CodexFeature]).

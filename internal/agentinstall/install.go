@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/testhook"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -211,9 +213,31 @@ func ReadFile(path string) (data []byte, mode fs.FileMode, exists bool, err erro
 	if !fi.Mode().IsRegular() {
 		return nil, 0, false, fmt.Errorf("agentinstall: %s is not a regular file", path)
 	}
-	data, err = os.ReadFile(path)
-	return data, fi.Mode().Perm(), true, err
+	// Opened without following a link and without waiting on a FIFO, and
+	// checked to be the file looked at: a file swapped in between (doctor
+	// reads these too) is refused, not followed or waited on.
+	testhook.At(testhook.SettingsChecked, path)
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if !os.SameFile(fi, ofi) || !ofi.Mode().IsRegular() {
+		return nil, 0, false, fmt.Errorf("agentinstall: %s changed while it was opened", path)
+	}
+	data, err = io.ReadAll(io.LimitReader(f, maxSettings+1))
+	if err == nil && len(data) > maxSettings {
+		err = fmt.Errorf("agentinstall: %s is larger than %d MiB", path, maxSettings>>20)
+	}
+	return data, ofi.Mode().Perm(), true, err
 }
+
+// maxSettings bounds a settings file read.
+const maxSettings = 16 << 20
 
 // isOurs reports whether a hook command runs statuspub's adapter sub: its
 // first word (quoted or not) names a program called statuspub, and its

@@ -23,6 +23,9 @@ const (
 	// UpdateIssued: a hook command has stamped its update and is about to
 	// wait for the session's lock.
 	UpdateIssued = "update-issued"
+	// SettingsChecked: an agent's settings file was looked at (not a link,
+	// a regular file) and is about to be opened.
+	SettingsChecked = "settings-checked"
 )
 
 var hook atomic.Pointer[func(point, name string)]
