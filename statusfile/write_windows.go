@@ -11,7 +11,7 @@ import (
 	"github.com/agentstatus/agentstatus/perm"
 )
 
-// writeFile is the Windows write path: renameio's atomic API does not exist
+// writeFile is the Windows write path: the descriptor-relative calls of the Unix path do not exist
 // there. It writes a dot-prefixed temporary file in the status directory
 // (created exclusively), syncs it, and renames it over the old file with
 // os.Rename (MoveFileEx with MOVEFILE_REPLACE_EXISTING). A reader that holds

@@ -66,7 +66,7 @@
 // notification about a status file name marks the file; other names
 // (dot-files such as the publishers' temporary files, other names) are
 // ignored. Marked files are read again through [reader.Dir.Read], the
-// reader's safe open, and compared with what the consumer has: a renameio
+// reader's safe open, and compared with what the consumer has: a publisher's
 // write (CREATE, WRITE, RENAME of the temporary file, CREATE of the status
 // file) costs one read. Notifications that arrive together coalesce.
 //

@@ -20,7 +20,7 @@ type geminiInput struct {
 	ToolInput        json.RawMessage `json:"tool_input"`
 }
 
-// Gemini maps a Gemini CLI hook payload (SPEC.md §13.3):
+// Gemini maps a Gemini CLI hook payload (SPEC.md §13.1):
 //
 //	SessionStart                         idle
 //	BeforeAgent, BeforeTool, AfterTool   working; AfterTool of write_todos

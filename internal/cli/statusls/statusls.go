@@ -228,7 +228,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *Env) {
 	fs.String(&o.cwd, "cwd", "", "PREFIX", "only sessions whose cwd is PREFIX or below (~ is expanded)")
 	fs.String(&o.sort, "sort", "", "ORDER", "attention (the table's default), updated, or name (the default otherwise)").Complete = func() []string { return []string{"attention", "updated", "name"} }
 
-	fs.Group("jq (by gojq, run by the statusls-jq helper, which must be installed beside statusls)")
+	fs.Group("jq (by gojq, run by the statusls-jq helper, found next to statusls, else in $PATH)")
 	fs.Func("jq", "FILTER", "run FILTER once over the array --json prints, as gh does: the same\nobjects after --state, --agent, --cwd and --sort, fresh sessions only\nunless --all. Strings print raw; other values as JSON, indented only\non a terminal", func(s string) error { o.jq, o.jqSet = s, true; return nil })
 	fs.Func("jq-files", "FILTER", "run FILTER over the JSON object of every readable status file, one\nfile at a time, in file-name order, strings sanitized for display;\nprints as jq does (the published one-liner's mode)", func(s string) error { o.jq, o.jqFilesSet = s, true; return nil })
 	fs.Shorthand(fs.Bool(&o.raw, "raw-output", false, "--jq-files: print strings raw, without quotes (like jq -r); --jq\nalways does"), "r")
