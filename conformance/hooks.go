@@ -246,8 +246,11 @@ func RunHookTrace(ctx context.Context, tr *HookTrace, opts HookOptions) (res Res
 			res.Exit = fmt.Sprint(code)
 			return res
 		}
-		if len(bytes.TrimSpace(out)) > 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: the adapter printed %q on stdout (some agents read it)", stepID, out))
+		if len(out) > 0 {
+			// H9: agents read a hook's stdout (Claude Code adds it to the
+			// model's context on SessionStart and UserPromptSubmit).
+			res.Outcome, res.Reason, res.Stderr = Fail, fmt.Sprintf("%s: the adapter printed %q on stdout; a hook adapter prints nothing there (H9: agents read it)", stepID, out), errOut
+			return res
 		}
 		data, rerr := os.ReadFile(file)
 		switch {

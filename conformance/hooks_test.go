@@ -286,7 +286,8 @@ func TestHookTracesStatuspub(t *testing.T) {
 	}
 }
 
-// An adapter that exits 2 (which blocks the agent) or hangs fails.
+// An adapter that exits 2 (which blocks the agent), hangs, or prints on
+// stdout fails.
 func TestHookTracesJudgeTheProcess(t *testing.T) {
 	traces, err := HookTraces("codex")
 	if err != nil {
@@ -300,6 +301,12 @@ func TestHookTracesJudgeTheProcess(t *testing.T) {
 	res = RunHookTrace(context.Background(), tr, HookOptions{Command: []string{"sleep", "30"}, Timeout: 200 * time.Millisecond})
 	if res.Outcome != Fail || !strings.Contains(res.Reason, "did not exit") {
 		t.Errorf("hang: %s %s", res.Outcome, res.Reason)
+	}	// A faithful adapter that also prints on stdout, which agents read.
+	chatty := helperHookOptions(t, tr.Agent, "")
+	chatty.Command = []string{"sh", "-c", `"$0" && echo ok`, chatty.Command[0]}
+	res = RunHookTrace(context.Background(), tr, chatty)
+	if res.Outcome != Fail || !strings.Contains(res.Reason, "stdout") {
+		t.Errorf("output on stdout: %s %s", res.Outcome, res.Reason)
 	}
 }
 

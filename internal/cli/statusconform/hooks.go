@@ -23,8 +23,9 @@ trace, in a fresh config home, CMD is started once per recorded hook payload
 (not through a shell), the payload on its stdin, "{home}" in ARGS replaced
 by the config home (also $GENTLE_PI_CONFIG_HOME and
 $STATUSCONFORM_CONFIG_HOME); after each step the record must have the state
-and title the trace expects, be gone, or be untouched. CMD must exit 0:
-agents read exit status 2 as "block". The traces and the rules they check
+and title the trace expects, be gone, or be untouched. CMD must exit 0
+(agents read exit status 2 as "block") and print nothing on stdout (agents
+read that too). The traces and the rules they check
 are in SPEC.md 13.`,
 		Examples: `statusconform hooks --agent claude -- statuspub claude-hook --config-home {home}
 statusconform hooks --agent codex --list
