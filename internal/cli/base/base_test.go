@@ -112,6 +112,11 @@ func testProgram(out, errb *bytes.Buffer, got *[]string) *Program {
 				return 0
 			}
 		}},
+		{Name: "panic", Summary: "a hook that panics", Usage: "panic", Hook: true, Hidden: true, Setup: func(fs *FlagSet) Runner {
+			var strict bool
+			fs.Bool(&strict, "strict", false, "exit 1 on failure")
+			return func(args []string) int { panic("boom\nsecond line") }
+		}},
 	}
 	return p
 }
@@ -122,7 +127,7 @@ func TestProgramRun(t *testing.T) {
 		code   int
 		got    string
 		stderr string // a substring; "" means empty
-		stdout string
+		stdout string // a substring; "" means empty
 	}{
 		{args: []string{"--dir", "D", "watch"}, got: "[watch D  false 0s]"},
 		{args: []string{"watch", "--dir=D", "x", "--on", "blocked", "-q"}, got: "[watch D blocked true 0s x]"},
@@ -143,6 +148,8 @@ func TestProgramRun(t *testing.T) {
 		{args: []string{"hook", "--bogus", "--strict"}, code: 1, stderr: "prog: hook: unknown flag --bogus\n"},
 		{args: []string{"hook", "extra"}, code: 0, stderr: "prog: hook: unexpected argument\n"},
 		{args: []string{"hook", "extra", "--strict"}, code: 1, stderr: "prog: hook: unexpected argument\n"},
+		{args: []string{"panic"}, code: 0, stderr: "prog: panic: internal error: boom second line\n"},
+		{args: []string{"panic", "--strict"}, code: 1, stderr: "prog: panic: internal error: boom second line\n"},
 		{args: []string{"completion", "bash"}, stdout: "complete -o default -F _prog_complete prog"},
 		{args: []string{"completion", "bsh"}, code: 2, stderr: "did you mean bash?"},
 		{args: []string{"__complete", "w"}, stdout: "watch\n"},
@@ -161,7 +168,7 @@ func TestProgramRun(t *testing.T) {
 		if tc.stderr == "" && errb.Len() > 0 || !strings.Contains(errb.String(), tc.stderr) {
 			t.Errorf("%q: stderr %q, want %q", tc.args, errb.String(), tc.stderr)
 		}
-		if !strings.Contains(out.String(), tc.stdout) {
+		if tc.stdout == "" && out.Len() > 0 || !strings.Contains(out.String(), tc.stdout) {
 			t.Errorf("%q: stdout %q, want %q", tc.args, out.String(), tc.stdout)
 		}
 	}

@@ -142,7 +142,7 @@ func (p *Program) Run(args []string) int {
 		p.help(c, p.Env.Stdout)
 		return ExitOK
 	}
-	code := run(operands)
+	code := p.runCommand(c, run, operands)
 	if !c.Hook && code == ExitUsage {
 		if h := p.hookIn(p.args); h != nil {
 			// A hook's name is on the command line, though another
@@ -159,6 +159,26 @@ func (p *Program) Run(args []string) int {
 		return ExitOK
 	}
 	return code
+}
+
+// runCommand runs c. A hook's panic is recovered: Go exits 2 on a panic,
+// which the agent reads as "block", and prints a stack trace that it may
+// show the model (SPEC.md H9). The hook reports one line instead, and
+// exits as for any other failure.
+func (p *Program) runCommand(c *Command, run Runner, operands []string) (code int) {
+	if c.Hook {
+		defer func() {
+			if r := recover(); r != nil {
+				err, ok := r.(error)
+				if !ok {
+					err = fmt.Errorf("%v", r)
+				}
+				fmt.Fprintf(p.Env.Stderr, "%sinternal error: %s\n", p.prefix(c), Message(err))
+				code = ExitError
+			}
+		}()
+	}
+	return run(operands)
 }
 
 // hookIn returns the hook command that args name anywhere, or nil: when
