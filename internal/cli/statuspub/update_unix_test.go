@@ -5,6 +5,7 @@ package statuspub
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -311,4 +312,47 @@ f=open(sys.argv[1],"r+"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=T
 		t.Skipf("python3 did not lock: %q %v", buf, err)
 	}
 	return func() { cmd.Process.Kill(); cmd.Wait() }
+}
+
+// SPEC.md H11: a hook adapter stopped while it waits for its input (an
+// agent that never closes the pipe, `sleep 20 | statuspub claude-hook`)
+// exits on the signal as H7 says, instead of reading on.
+func TestHookSignalWhileReadingStdin(t *testing.T) {
+	for _, name := range []string{"claude-hook", "codex-hook", "gemini-hook"} {
+		for _, strict := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/strict=%v", name, strict), func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "agent-status")
+				args := []string{name, "--dir", dir, "--pid", "0"}
+				want := 0
+				if strict {
+					args = append(args, "--strict")
+					want = 1
+				}
+				stdin, w := io.Pipe() // written never, closed at the end
+				t.Cleanup(func() { w.Close() })
+				signals := make(chan os.Signal, 1)
+				signals <- syscall.SIGTERM
+				type result struct {
+					code           int
+					stdout, stderr string
+				}
+				done := make(chan result, 1)
+				go func() {
+					code, stdout, stderr := runCmd(signals, stdin, args...)
+					done <- result{code, stdout, stderr}
+				}()
+				select {
+				case r := <-done:
+					if r.code != want || r.stdout != "" || !strings.Contains(r.stderr, "interrupted") || strings.Count(r.stderr, "\n") != 1 {
+						t.Errorf("exit %d (want %d), stdout %q, stderr %q", r.code, want, r.stdout, r.stderr)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("still reading stdin 10 s after SIGTERM")
+				}
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Errorf("the status directory was created: %v", err)
+				}
+			})
+		}
+	}
 }
