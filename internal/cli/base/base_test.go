@@ -95,6 +95,9 @@ func testProgram(out, errb *bytes.Buffer, got *[]string) *Program {
 			fs.Shorthand(fs.Bool(&quiet, "quiet", false, "say less"), "q")
 			fs.Duration(&timeout, "timeout", 0, "D", "give up after D")
 			return func(args []string) int {
+				if on == "nothing" {
+					return p.ReportUsage("watch: --on %s is no state", on)
+				}
 				*got = append([]string{"watch", dir, on, fmt.Sprint(quiet), timeout.String()}, args...)
 				return 0
 			}
@@ -108,6 +111,9 @@ func testProgram(out, errb *bytes.Buffer, got *[]string) *Program {
 				if len(args) > 0 {
 					fmt.Fprintln(p.Env.Stderr, "prog: hook: unexpected argument")
 					return ExitUsage
+				}
+				if pid < 0 {
+					return p.ReportUsage("hook: --pid %d is negative", pid)
 				}
 				return 0
 			}
@@ -135,6 +141,9 @@ func TestProgramRun(t *testing.T) {
 		{args: []string{"--dir", "D"}, got: "[list D]"},
 		{args: []string{"wach"}, code: 2, stderr: `prog: unknown command "wach"; did you mean watch?`},
 		{args: []string{"watch", "--bogus"}, code: 2, stderr: "prog: watch: unknown flag --bogus\nprog: hint: run 'prog watch --help' for usage\n"},
+		{args: []string{"watch", "--on", "nothing"}, code: 2, stderr: "prog: watch: --on nothing is no state\nprog: hint: run 'prog watch --help' for usage\n"},
+		{args: []string{"hook", "--pid", "-1"}, code: 0, stderr: "prog: hook: --pid -1 is negative\n"},
+		{args: []string{"hook", "--pid", "-1", "--strict"}, code: 1, stderr: "prog: hook: --pid -1 is negative\n"},
 		{args: []string{"watch", "--tiemout", "1s"}, code: 2, stderr: "did you mean --timeout?"},
 		{args: []string{"watch", "--timeout", "10"}, code: 2, stderr: `prog: watch: --timeout: "10" has no unit; add a unit, e.g. 10s`},
 		{args: []string{"watch", "--on"}, code: 2, stderr: "--on needs a value"},
