@@ -23,6 +23,9 @@ const (
 	// UpdateIssued: a hook command has stamped its update and is about to
 	// wait for the session's lock.
 	UpdateIssued = "update-issued"
+	// InstallApply: statuspub install is about to replace an agent's
+	// settings file (blocking here simulates a frozen file system).
+	InstallApply = "install-apply"
 )
 
 var hook atomic.Pointer[func(point, name string)]

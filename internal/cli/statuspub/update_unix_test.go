@@ -356,3 +356,48 @@ func TestHookSignalWhileReadingStdin(t *testing.T) {
 		}
 	}
 }
+
+// install stops on a signal even while it replaces a settings file on a
+// file system that hangs: Main catches the signals for every command, so a
+// command that does not wait for them would swallow them.
+func TestInstallSignalWhileWriteHangs(t *testing.T) {
+	home := tempDir(t)
+	thaw := make(chan struct{})
+	blocked := make(chan struct{})
+	var once sync.Once
+	restore := testhook.Set(func(point, _ string) {
+		if point == testhook.InstallApply {
+			once.Do(func() { close(blocked) })
+			<-thaw
+		}
+	})
+	t.Cleanup(func() { close(thaw); restore() })
+	signals := make(chan os.Signal, 1)
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	var stdout, stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run([]string{"install", "claude"}, Env{Stdout: &stdout, Stderr: &stderr, Getenv: getenv, Signals: signals})
+	}()
+	select {
+	case <-blocked:
+	case code := <-done:
+		t.Fatalf("finished without writing: exit %d, stderr %q", code, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("no write started")
+	}
+	signals <- syscall.SIGINT
+	select {
+	case code := <-done:
+		if code != ExitError || !strings.HasPrefix(stderr.String(), "statuspub: install: interrupted") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still running 10 s after SIGINT")
+	}
+}
