@@ -26,6 +26,9 @@ const (
 	// SettingsChecked: an agent's settings file was looked at (not a link,
 	// a regular file) and is about to be opened.
 	SettingsChecked = "settings-checked"
+	// InstallApply: statuspub install is about to replace an agent's
+	// settings file (blocking here simulates a frozen file system).
+	InstallApply = "install-apply"
 )
 
 var hook atomic.Pointer[func(point, name string)]

@@ -95,6 +95,9 @@ func testProgram(out, errb *bytes.Buffer, got *[]string) *Program {
 			fs.Shorthand(fs.Bool(&quiet, "quiet", false, "say less"), "q")
 			fs.Duration(&timeout, "timeout", 0, "D", "give up after D")
 			return func(args []string) int {
+				if on == "nothing" {
+					return p.ReportUsage("watch: --on %s is no state", on)
+				}
 				*got = append([]string{"watch", dir, on, fmt.Sprint(quiet), timeout.String()}, args...)
 				return 0
 			}
@@ -109,8 +112,16 @@ func testProgram(out, errb *bytes.Buffer, got *[]string) *Program {
 					fmt.Fprintln(p.Env.Stderr, "prog: hook: unexpected argument")
 					return ExitUsage
 				}
+				if pid < 0 {
+					return p.ReportUsage("hook: --pid %d is negative", pid)
+				}
 				return 0
 			}
+		}},
+		{Name: "panic", Summary: "a hook that panics", Usage: "panic", Hook: true, Hidden: true, Setup: func(fs *FlagSet) Runner {
+			var strict bool
+			fs.Bool(&strict, "strict", false, "exit 1 on failure")
+			return func(args []string) int { panic("boom\nsecond line") }
 		}},
 	}
 	return p
@@ -122,7 +133,7 @@ func TestProgramRun(t *testing.T) {
 		code   int
 		got    string
 		stderr string // a substring; "" means empty
-		stdout string
+		stdout string // a substring; "" means empty
 	}{
 		{args: []string{"--dir", "D", "watch"}, got: "[watch D  false 0s]"},
 		{args: []string{"watch", "--dir=D", "x", "--on", "blocked", "-q"}, got: "[watch D blocked true 0s x]"},
@@ -130,6 +141,9 @@ func TestProgramRun(t *testing.T) {
 		{args: []string{"--dir", "D"}, got: "[list D]"},
 		{args: []string{"wach"}, code: 2, stderr: `prog: unknown command "wach"; did you mean watch?`},
 		{args: []string{"watch", "--bogus"}, code: 2, stderr: "prog: watch: unknown flag --bogus\nprog: hint: run 'prog watch --help' for usage\n"},
+		{args: []string{"watch", "--on", "nothing"}, code: 2, stderr: "prog: watch: --on nothing is no state\nprog: hint: run 'prog watch --help' for usage\n"},
+		{args: []string{"hook", "--pid", "-1"}, code: 0, stderr: "prog: hook: --pid -1 is negative\n"},
+		{args: []string{"hook", "--pid", "-1", "--strict"}, code: 1, stderr: "prog: hook: --pid -1 is negative\n"},
 		{args: []string{"watch", "--tiemout", "1s"}, code: 2, stderr: "did you mean --timeout?"},
 		{args: []string{"watch", "--timeout", "10"}, code: 2, stderr: `prog: watch: --timeout: "10" has no unit; add a unit, e.g. 10s`},
 		{args: []string{"watch", "--on"}, code: 2, stderr: "--on needs a value"},
@@ -143,6 +157,8 @@ func TestProgramRun(t *testing.T) {
 		{args: []string{"hook", "--bogus", "--strict"}, code: 1, stderr: "prog: hook: unknown flag --bogus\n"},
 		{args: []string{"hook", "extra"}, code: 0, stderr: "prog: hook: unexpected argument\n"},
 		{args: []string{"hook", "extra", "--strict"}, code: 1, stderr: "prog: hook: unexpected argument\n"},
+		{args: []string{"panic"}, code: 0, stderr: "prog: panic: internal error: boom second line\n"},
+		{args: []string{"panic", "--strict"}, code: 1, stderr: "prog: panic: internal error: boom second line\n"},
 		{args: []string{"completion", "bash"}, stdout: "complete -o default -F _prog_complete prog"},
 		{args: []string{"completion", "bsh"}, code: 2, stderr: "did you mean bash?"},
 		{args: []string{"__complete", "w"}, stdout: "watch\n"},
@@ -161,7 +177,7 @@ func TestProgramRun(t *testing.T) {
 		if tc.stderr == "" && errb.Len() > 0 || !strings.Contains(errb.String(), tc.stderr) {
 			t.Errorf("%q: stderr %q, want %q", tc.args, errb.String(), tc.stderr)
 		}
-		if !strings.Contains(out.String(), tc.stdout) {
+		if tc.stdout == "" && out.Len() > 0 || !strings.Contains(out.String(), tc.stdout) {
 			t.Errorf("%q: stdout %q, want %q", tc.args, out.String(), tc.stdout)
 		}
 	}

@@ -45,7 +45,8 @@ type Program struct {
 	Footer string
 	Env    *Env
 
-	args []string // the command line being run
+	args    []string // the command line being run
+	running *Command // the command whose runner runs, if any
 }
 
 // Lookup returns the subcommand named name, or nil.
@@ -142,7 +143,8 @@ func (p *Program) Run(args []string) int {
 		p.help(c, p.Env.Stdout)
 		return ExitOK
 	}
-	code := run(operands)
+	p.running = c
+	code := p.runCommand(c, run, operands)
 	if !c.Hook && code == ExitUsage {
 		if h := p.hookIn(p.args); h != nil {
 			// A hook's name is on the command line, though another
@@ -159,6 +161,26 @@ func (p *Program) Run(args []string) int {
 		return ExitOK
 	}
 	return code
+}
+
+// runCommand runs c. A hook's panic is recovered: Go exits 2 on a panic,
+// which the agent reads as "block", and prints a stack trace that it may
+// show the model (SPEC.md H9). The hook reports one line instead, and
+// exits as for any other failure.
+func (p *Program) runCommand(c *Command, run Runner, operands []string) (code int) {
+	if c.Hook {
+		defer func() {
+			if r := recover(); r != nil {
+				err, ok := r.(error)
+				if !ok {
+					err = fmt.Errorf("%v", r)
+				}
+				fmt.Fprintf(p.Env.Stderr, "%sinternal error: %s\n", p.prefix(c), Message(err))
+				code = ExitError
+			}
+		}()
+	}
+	return run(operands)
 }
 
 // hookIn returns the hook command that args name anywhere, or nil: when
@@ -286,6 +308,35 @@ func (p *Program) UsageErrorf(c *Command, format string, args ...any) int {
 	return p.usageError(c, nil, Usagef(format, args...))
 }
 
+// ReportUsage reports a usage error found by the running command, whose
+// message (format) names the command itself where it should, and returns
+// [ExitUsage]. The hint points at the running command's help, not the
+// program's; a hook returns its status instead (SPEC.md H9). Called
+// before a command runs, the hint is the program's.
+func (p *Program) ReportUsage(format string, args ...any) int {
+	fmt.Fprintf(p.Env.Stderr, "%s: %s\n", p.Name, fmt.Sprintf(format, args...))
+	c := p.running
+	if c == nil || !c.Hook {
+		if h := p.hookIn(p.args); h != nil {
+			c = h // see hookIn
+		}
+	}
+	if c != nil && c.Hook {
+		return hookStatus(p.args)
+	}
+	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s' for usage\n", p.Name, p.helpCommand(c))
+	return ExitUsage
+}
+
+// helpCommand is the command line that shows the help of c (nil for the
+// program).
+func (p *Program) helpCommand(c *Command) string {
+	if c != nil && c != p.Default {
+		return p.Name + " " + c.Name + " --help"
+	}
+	return p.Name + " --help"
+}
+
 func (p *Program) prefix(c *Command) string {
 	if c == nil || c == p.Default {
 		return p.Name + ": "
@@ -308,11 +359,7 @@ func (p *Program) usageError(c *Command, args []string, err error) int {
 	if c != nil && c.Hook {
 		return hookStatus(p.args)
 	}
-	help := p.Name + " --help"
-	if c != nil && c != p.Default {
-		help = p.Name + " " + c.Name + " --help"
-	}
-	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s' for usage\n", p.Name, help)
+	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s' for usage\n", p.Name, p.helpCommand(c))
 	return ExitUsage
 }
 

@@ -29,6 +29,8 @@ const (
 // Env is what the command gets from its process.
 type Env struct {
 	Stdout, Stderr io.Writer
+
+	prog *base.Program // the program running, for usage errors
 }
 
 // Main runs the command with the process's own streams. The first SIGINT
@@ -50,7 +52,9 @@ failed, 2 for usage or a command that cannot be run.`
 // program is the statusconform command line. A flag is one line in its
 // register method; see package base for how to add a flag or a command.
 func program(ctx context.Context, env Env) *base.Program {
-	return &base.Program{
+	p := &base.Program{}
+	env.prog = p // before the commands take their copies of env
+	*p = base.Program{
 		Name:    "statusconform",
 		Summary: summary,
 		Footer:  footer,
@@ -107,6 +111,7 @@ expected.json), for implementers who would rather run their own tests.`,
 			},
 		},
 	}
+	return p
 }
 
 // readerFlags are the flags of reader, one per line.
@@ -134,10 +139,13 @@ func Run(ctx context.Context, args []string, env Env) int {
 	return program(ctx, env).Run(args)
 }
 
+// usageError reports a usage error of the running command, with a hint at
+// its help.
 func usageError(env Env, format string, args ...any) int {
-	fmt.Fprintf(env.Stderr, "statusconform: "+format+"\n", args...)
-	fmt.Fprintln(env.Stderr, "statusconform: hint: run 'statusconform --help' for usage")
-	return ExitUsage
+	if env.prog == nil {
+		env.prog = program(context.Background(), env)
+	}
+	return env.prog.ReportUsage(format, args...)
 }
 
 func errorf(env Env, format string, args ...any) int {

@@ -51,6 +51,7 @@ func program(env *Env, jqArgs []jqArg, fullArgs []string) *base.Program {
 		Footer:  footer,
 		Env:     &base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv, Now: env.Now},
 	}
+	env.prog = p
 	p.Default = &base.Command{
 		Usage: "[flags]                  list the fresh sessions",
 		Examples: `# tmux: in ~/.tmux.conf (see examples/tmux)

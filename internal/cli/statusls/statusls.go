@@ -71,6 +71,8 @@ type Env struct {
 	// and one at a time, and the function that restores the terminal; nil
 	// (or an error) means no keyboard. q quits.
 	Keyboard func() (io.Reader, func(), error)
+
+	prog *base.Program // the program running, for usage errors
 }
 
 // Main runs the command with the process's own environment.
@@ -144,9 +146,11 @@ func (env *Env) fill() {
 
 // usageError reports a usage error.
 func usageError(env *Env, format string, args ...any) int {
-	fmt.Fprintf(env.Stderr, "statusls: "+format+"\n", args...)
-	fmt.Fprintln(env.Stderr, "statusls: hint: run 'statusls --help' for usage")
-	return ExitUsage
+	prog := env.prog
+	if prog == nil { // before the command line is parsed
+		prog = program(env, nil, nil)
+	}
+	return prog.ReportUsage(format, args...)
 }
 
 // Run runs statusls with args (without the program name).

@@ -27,10 +27,10 @@ func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlag
 		if env.Stdin == nil {
 			return nil, errors.New("stdin is empty")
 		}
-		data, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
+		data, err := readPayload(env)
 		switch {
 		case err != nil:
-			return nil, fmt.Errorf("reading stdin: %w", err)
+			return nil, err
 		case len(bytes.TrimSpace(data)) == 0:
 			return nil, fmt.Errorf("stdin is empty (%s sends the hook input there)", agentName)
 		case len(data) > maxHookInput:
@@ -38,6 +38,31 @@ func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlag
 		}
 		return data, nil
 	}, adapt(m))
+}
+
+// readPayload reads stdin, unless a signal comes first: an agent that
+// started the hook and never closes its stdin (or a hook run by hand on a
+// pipe that stays open) must still be able to stop it (SPEC.md H11). The
+// read goes on in the background; the process is about to exit.
+func readPayload(env Env) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
+		if err != nil {
+			err = fmt.Errorf("reading stdin: %w", err)
+		}
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case sig := <-env.Signals:
+		return nil, fmt.Errorf("interrupted (%v) before the hook input was read from stdin: nothing was applied", sig)
+	}
 }
 
 func claudeHookCmd(f *hookFlags, args []string, env Env) int {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/agentinstall"
 	"github.com/agentstatus/agentstatus/internal/agentinstall/codexconfig"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/testhook"
 )
 
 // installOptions are the flags of install.
@@ -44,6 +45,23 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env Env) i
 			return prog.Errorf(c, "cannot find the working directory")
 		}
 	}
+	// Main catches SIGINT, SIGTERM and SIGHUP for every command: wait
+	// for them too, or a Ctrl-C on an install stuck on a hanging file
+	// system would do nothing. Each file is replaced atomically, so an
+	// interrupted install leaves every file old or new.
+	done := make(chan int, 1)
+	go func() { done <- installPlan(o, opts, prog, c, env) }()
+	select {
+	case code := <-done:
+		return code
+	case sig := <-env.Signals:
+		return prog.Errorf(c, "interrupted (%v): each settings file is either unchanged or replaced; run install again to finish", sig)
+	}
+}
+
+// installPlan plans the changes of opts and applies them, unless
+// --dry-run.
+func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Program, c *base.Command, env Env) int {
 	changes, err := agentinstall.Plan(opts)
 	if err != nil {
 		return prog.Errorf(c, "%s", base.Message(err))
@@ -61,6 +79,7 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env Env) i
 			fmt.Fprint(env.Stdout, ch.Diff())
 			continue
 		}
+		testhook.At(testhook.InstallApply, ch.Path)
 		backup, err := agentinstall.Apply(ch, time.Now())
 		if err != nil {
 			return prog.Errorf(c, "%s", base.Message(err))
@@ -76,7 +95,7 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env Env) i
 			fmt.Fprintf(env.Stdout, "%s: %s\n", verb, ch.Path)
 		}
 	}
-	if agent == "codex" && wrote && !o.uninstall {
+	if opts.Agent == "codex" && wrote && !o.uninstall {
 		fmt.Fprintln(env.Stderr, "statuspub: note: Codex asks you to review new hooks: run /hooks in Codex once to trust them")
 	}
 	return ExitOK

@@ -47,6 +47,8 @@ type Env struct {
 	// start again as the heartbeat owner of a session. Empty starts no
 	// owner (a test running Run in its own process).
 	Executable string
+
+	prog *base.Program // the program running, for usage errors
 }
 
 // Main runs the command with the process's own environment, relaying
@@ -84,6 +86,7 @@ func program(env *Env) *base.Program {
 		Footer:  footer,
 		Env:     &base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv},
 	}
+	env.prog = p
 	p.Commands = []*base.Command{
 		{
 			Name:    "serve",
@@ -333,11 +336,13 @@ func Run(args []string, env Env) int {
 	return program(&env).Run(args)
 }
 
-// usageError reports a usage error of a command that is not a hook.
+// usageError reports a usage error of the running command, with a hint at
+// its help.
 func usageError(env Env, format string, args ...any) int {
-	fmt.Fprintf(env.Stderr, "statuspub: "+format+"\n", args...)
-	fmt.Fprintln(env.Stderr, "statuspub: hint: run 'statuspub --help' for usage")
-	return ExitUsage
+	if env.prog == nil {
+		env.prog = program(&env)
+	}
+	return env.prog.ReportUsage(format, args...)
 }
 
 // publisherOptions turns flags into statusfile options.

@@ -5,6 +5,7 @@ package statuspub
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -311,4 +312,92 @@ f=open(sys.argv[1],"r+"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=T
 		t.Skipf("python3 did not lock: %q %v", buf, err)
 	}
 	return func() { cmd.Process.Kill(); cmd.Wait() }
+}
+
+// SPEC.md H11: a hook adapter stopped while it waits for its input (an
+// agent that never closes the pipe, `sleep 20 | statuspub claude-hook`)
+// exits on the signal as H7 says, instead of reading on.
+func TestHookSignalWhileReadingStdin(t *testing.T) {
+	for _, name := range []string{"claude-hook", "codex-hook", "gemini-hook"} {
+		for _, strict := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/strict=%v", name, strict), func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "agent-status")
+				args := []string{name, "--dir", dir, "--pid", "0"}
+				want := 0
+				if strict {
+					args = append(args, "--strict")
+					want = 1
+				}
+				stdin, w := io.Pipe() // written never, closed at the end
+				t.Cleanup(func() { w.Close() })
+				signals := make(chan os.Signal, 1)
+				signals <- syscall.SIGTERM
+				type result struct {
+					code           int
+					stdout, stderr string
+				}
+				done := make(chan result, 1)
+				go func() {
+					code, stdout, stderr := runCmd(signals, stdin, args...)
+					done <- result{code, stdout, stderr}
+				}()
+				select {
+				case r := <-done:
+					if r.code != want || r.stdout != "" || !strings.Contains(r.stderr, "interrupted") || strings.Count(r.stderr, "\n") != 1 {
+						t.Errorf("exit %d (want %d), stdout %q, stderr %q", r.code, want, r.stdout, r.stderr)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("still reading stdin 10 s after SIGTERM")
+				}
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Errorf("the status directory was created: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// install stops on a signal even while it replaces a settings file on a
+// file system that hangs: Main catches the signals for every command, so a
+// command that does not wait for them would swallow them.
+func TestInstallSignalWhileWriteHangs(t *testing.T) {
+	home := tempDir(t)
+	thaw := make(chan struct{})
+	blocked := make(chan struct{})
+	var once sync.Once
+	restore := testhook.Set(func(point, _ string) {
+		if point == testhook.InstallApply {
+			once.Do(func() { close(blocked) })
+			<-thaw
+		}
+	})
+	t.Cleanup(func() { close(thaw); restore() })
+	signals := make(chan os.Signal, 1)
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	var stdout, stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run([]string{"install", "claude"}, Env{Stdout: &stdout, Stderr: &stderr, Getenv: getenv, Signals: signals})
+	}()
+	select {
+	case <-blocked:
+	case code := <-done:
+		t.Fatalf("finished without writing: exit %d, stderr %q", code, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("no write started")
+	}
+	signals <- syscall.SIGINT
+	select {
+	case code := <-done:
+		if code != ExitError || !strings.HasPrefix(stderr.String(), "statuspub: install: interrupted") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still running 10 s after SIGINT")
+	}
 }
