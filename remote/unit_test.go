@@ -30,6 +30,10 @@ func TestCheckHost(t *testing.T) {
 		{"h'x", false},
 		{"h;x", false},
 		{"$(id)", false},
+		{"host\x9b31m", false},
+		{"h\xff", false},
+		{"\xc3", false},
+		{"caf\u00e9", true},
 		{strings.Repeat("a", 256), false},
 	} {
 		err := CheckHost(tc.host)
