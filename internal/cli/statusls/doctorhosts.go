@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -116,7 +117,7 @@ func doctorFix(he *remote.HostError) string {
 func quoteAll(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = remote.ShellQuote(a)
+		out[i] = shquote.Quote(a)
 	}
 	return out
 }
