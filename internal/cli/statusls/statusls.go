@@ -318,6 +318,9 @@ func splitList(s string) []string {
 
 // list is the listing command.
 func list(o *listOptions, env *Env) int {
+	if code := o.hostFlags.misuse(env); code >= 0 {
+		return code
+	}
 	if o.hostFlags.active() {
 		return listHosts(o, env)
 	}
