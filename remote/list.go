@@ -193,8 +193,7 @@ func listErr(err error, atEOF string) error {
 // answered. derr is the error decoding its output.
 func classify(host string, ctx context.Context, werr error, stderr []byte, derr error) *HostError {
 	he := &HostError{Host: host}
-	// word is the host as one shell word, for the command lines in hints.
-	word := statusfile.SanitizeText(shquote.Quote(host))
+	word := hostWord(host)
 	msg := lastLine(stderr)
 	code := -1
 	var ee *exec.ExitError
@@ -284,3 +283,6 @@ func short200(s string) string {
 }
 
 func sanitizeHost(h string) string { return statusfile.SanitizeText(h) }
+
+// hostWord is the host as one shell word, for the command lines in hints.
+func hostWord(h string) string { return statusfile.SanitizeText(shquote.Quote(h)) }
