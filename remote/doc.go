@@ -29,7 +29,7 @@
 // shell string; a host name starting with "-" (which ssh would take for an
 // option) or holding white space or control characters is refused. The
 // command run on the host is built from fixed words, each quoted for the
-// remote shell ([ShellQuote]), since ssh joins them into one string for it.
+// remote shell (internal/shquote), since ssh joins them into one string for it.
 //
 // # Compatibility
 //

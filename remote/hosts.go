@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // HostsEnv is the environment variable listing the configured hosts,
@@ -33,6 +34,10 @@ func CheckHost(h string) error {
 		return fmt.Errorf("%w: %q starts with '-', which ssh would take for an option", ErrBadHost, h)
 	case len(h) > maxHostLen:
 		return fmt.Errorf("%w: longer than %d bytes", ErrBadHost, maxHostLen)
+	case !utf8.ValidString(h):
+		// Ranging over h would turn each invalid byte (such as 0x9b, the
+		// C1 CSI byte) into U+FFFD, which counts as graphic.
+		return fmt.Errorf("%w: %q is not valid UTF-8", ErrBadHost, h)
 	}
 	for _, r := range h {
 		if unicode.IsSpace(r) || !unicode.IsGraphic(r) || r == '\'' || r == '"' || r == '\\' || r == '`' || r == '$' || r == ';' || r == '|' || r == '&' {

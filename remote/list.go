@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -192,6 +193,7 @@ func listErr(err error, atEOF string) error {
 // answered. derr is the error decoding its output.
 func classify(host string, ctx context.Context, werr error, stderr []byte, derr error) *HostError {
 	he := &HostError{Host: host}
+	word := hostWord(host)
 	msg := lastLine(stderr)
 	code := -1
 	var ee *exec.ExitError
@@ -201,13 +203,13 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		he.Kind, he.Msg = KindTimeout, "no answer within the timeout"
-		he.Hint = "check that 'ssh " + host + " statusls' answers; a slow host needs a longer --host-timeout"
+		he.Hint = "check that 'ssh " + word + " statusls' answers; a slow host needs a longer --host-timeout"
 	case code == 255:
 		he.Kind, he.Msg = KindSSH, "ssh failed"
 		if msg != "" {
 			he.Msg += ": " + msg
 		}
-		he.Hint = "check that 'ssh -o BatchMode=yes " + host + " true' works without a prompt (keys in ssh-agent, the host in ~/.ssh/config)"
+		he.Hint = "check that 'ssh -o BatchMode=yes " + word + " true' works without a prompt (keys in ssh-agent, the host in ~/.ssh/config)"
 	case code == 127 || code == 126 || strings.Contains(msg, "statusls: not found") || strings.Contains(msg, "command not found"):
 		he.Kind, he.Msg = KindMissing, "statusls is not installed or not on its $PATH"
 		he.Hint = "install it there (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + CommandEnv + " to its path, e.g. ~/go/bin/statusls (non-interactive ssh shells may not read your profile)"
@@ -216,24 +218,24 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 		if msg != "" {
 			he.Msg += " (" + msg + ")"
 		}
-		he.Hint = "upgrade statusls on " + host + " to this version"
+		he.Hint = "upgrade statusls on " + sanitizeHost(host) + " to this version"
 	case code > 0:
 		he.Kind, he.Msg = KindRefused, "its statusls failed (exit status "+fmt.Sprint(code)+")"
-		he.Hint = "run 'statusls doctor --host " + host + "'"
+		he.Hint = "run 'statusls doctor --host " + word + "'"
 		if m, hint := remoteMessage(stderr); m != "" {
 			he.Msg = "its statusls: " + m
 			if hint != "" {
-				he.Hint = "on " + host + ": " + hint
+				he.Hint = "on " + sanitizeHost(host) + ": " + hint
 			}
 		}
 	case werr != nil && derr == nil:
 		he.Kind, he.Msg = KindSSH, "ssh: "+statusfile.SanitizeText(werr.Error())
 	case derr != nil && errors.Is(derr, errOld):
 		he.Kind, he.Msg = KindVersion, "its statusls is older than this one (its --json has no verdict)"
-		he.Hint = "upgrade statusls on " + host + " to this version"
+		he.Hint = "upgrade statusls on " + sanitizeHost(host) + " to this version"
 	case derr != nil:
 		he.Kind, he.Msg = KindOutput, "bad output: "+statusfile.SanitizeText(strings.TrimPrefix(derr.Error(), "remote: "))
-		he.Hint = "run 'ssh " + host + " statusls --json --all' to see what it prints"
+		he.Hint = "run 'ssh " + word + " statusls --json --all' to see what it prints"
 	default:
 		return nil
 	}
@@ -281,3 +283,6 @@ func short200(s string) string {
 }
 
 func sanitizeHost(h string) string { return statusfile.SanitizeText(h) }
+
+// hostWord is the host as one shell word, for the command lines in hints.
+func hostWord(h string) string { return statusfile.SanitizeText(shquote.Quote(h)) }

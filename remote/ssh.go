@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/shquote"
 )
 
 // Defaults of a [Config].
@@ -143,7 +145,7 @@ func controlPath(dir, host string) string {
 
 // RemoteCommand returns the command string the remote shell runs: the
 // program (command, "" meaning statusls) and its arguments, each quoted by
-// [ShellQuote], except that a leading "~/" of the program stays unquoted
+// [shquote.Quote], except that a leading "~/" of the program stays unquoted
 // for the remote shell to expand.
 func RemoteCommand(command string, args ...string) string {
 	if command == "" {
@@ -152,37 +154,15 @@ func RemoteCommand(command string, args ...string) string {
 	var b strings.Builder
 	if rest, ok := strings.CutPrefix(command, "~/"); ok {
 		b.WriteString("~/")
-		b.WriteString(ShellQuote(rest))
+		b.WriteString(shquote.Quote(rest))
 	} else {
-		b.WriteString(ShellQuote(command))
+		b.WriteString(shquote.Quote(command))
 	}
 	for _, a := range args {
 		b.WriteByte(' ')
-		b.WriteString(ShellQuote(a))
+		b.WriteString(shquote.Quote(a))
 	}
 	return b.String()
-}
-
-// ShellQuote quotes s as one word for a POSIX shell (and for the shells
-// ssh servers run commands with: sh, bash, zsh, ksh, dash): as it is when it
-// holds only characters no shell treats specially, else in single quotes,
-// with each single quote written as '\”.
-func ShellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/._-+:,@=%", c) >= 0) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ControlDir returns the default directory for shared connections' sockets:

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -30,6 +31,10 @@ func TestCheckHost(t *testing.T) {
 		{"h'x", false},
 		{"h;x", false},
 		{"$(id)", false},
+		{"host\x9b31m", false},
+		{"h\xff", false},
+		{"\xc3", false},
+		{"caf\u00e9", true},
 		{strings.Repeat("a", 256), false},
 	} {
 		err := CheckHost(tc.host)
@@ -170,6 +175,44 @@ func TestPrepareControlDir(t *testing.T) {
 		os.Chown(other, 12345, 12345)
 		if err := PrepareControlDir(other); !errors.Is(err, ErrControlDir) {
 			t.Errorf("owned by another account: %v", err)
+		}
+	}
+}
+
+// TestClassifyHintsQuoteHost checks that the command lines in hints quote
+// the host name as one shell word: names such as a>b or x(y pass
+// CheckHost, and a pasted hint must run ssh, not a redirection.
+func TestClassifyHintsQuoteHost(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	exit := func(code string) error {
+		err := exec.Command(sh, "-c", "exit "+code).Run()
+		if err == nil {
+			t.Fatal("sh exited 0")
+		}
+		return err
+	}
+	for _, host := range []string{"a>b", "x(y", "u@h~1"} {
+		if err := CheckHost(host); err != nil {
+			t.Fatalf("CheckHost(%q): %v", host, err)
+		}
+		word := "'" + host + "'"
+		for _, tc := range []struct {
+			name string
+			err  error
+			derr error
+			want string
+		}{
+			{"ssh", exit("255"), nil, "'ssh -o BatchMode=yes " + word + " true'"},
+			{"refused", exit("1"), nil, "'statusls doctor --host " + word + "'"},
+			{"output", nil, errors.New("garbage"), "'ssh " + word + " statusls --json --all'"},
+		} {
+			he := classify(host, context.Background(), tc.err, nil, tc.derr)
+			if he == nil || !strings.Contains(he.Hint, tc.want) {
+				t.Errorf("%s, host %q: hint %+v does not hold %s", tc.name, host, he, tc.want)
+			}
 		}
 	}
 }

@@ -60,12 +60,16 @@ func TestWatchHangingHost(t *testing.T) {
 	p := filepath.Join(dir, "ssh")
 	os.WriteFile(p, []byte("#!/bin/sh\nexec sleep 60\n"), 0o700)
 	cfg := &Config{SSH: p, Timeout: 300 * time.Millisecond}
+	// x(y passes CheckHost; the hint's command line must quote it.
+	const host = "x(y"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := collect(t, Watch(ctx, cfg, []string{"slow"}, WatchOptions{MinBackoff: time.Hour}))
-	c.until(t, func(es []Event) bool { return count(es, "slow", watch.Synced) == 1 })
-	if off := find(c.all(), "slow", HostOffline, ""); off == nil || off.HostErr.Kind != KindTimeout {
+	c := collect(t, Watch(ctx, cfg, []string{host}, WatchOptions{MinBackoff: time.Hour}))
+	c.until(t, func(es []Event) bool { return count(es, host, watch.Synced) == 1 })
+	if off := find(c.all(), host, HostOffline, ""); off == nil || off.HostErr.Kind != KindTimeout {
 		t.Errorf("got %+v", c.all())
+	} else if want := "'ssh 'x(y' statusls'"; !strings.Contains(off.HostErr.Hint, want) {
+		t.Errorf("hint %q does not hold %s", off.HostErr.Hint, want)
 	}
 	cancel()
 	c.wait(t)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/examples/opencode"
+	"github.com/agentstatus/agentstatus/internal/shquote"
 )
 
 // Agents lists the agents Plan knows.
@@ -288,15 +289,6 @@ func firstWord(s string) (word, rest string, ok bool) {
 	return b.String(), "", true
 }
 
-// shellWord quotes a program path for the shell the agent runs hooks
-// with, when it needs quoting.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+=:,@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 	data, mode, exists, err := ReadFile(path)
 	if err != nil {
@@ -317,7 +309,7 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 	if hooks != nil && hooks.kind != jObject {
 		return Change{}, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
 	}
-	command := shellWord(o.Command) + " " + spec.hookCmd
+	command := shquote.Quote(o.Command) + " " + spec.hookCmd
 	changed := false
 	if o.Uninstall {
 		if hooks == nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/examples/opencode"
+	"github.com/agentstatus/agentstatus/internal/shquote"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -407,9 +408,9 @@ func TestShellWord(t *testing.T) {
 		"/opt/agent status/statuspub": "'/opt/agent status/statuspub'",
 		"/opt/it's/statuspub":         `'/opt/it'\''s/statuspub'`,
 	} {
-		got := shellWord(in)
+		got := shquote.Quote(in)
 		if got != want {
-			t.Errorf("shellWord(%q) = %q, want %q", in, got, want)
+			t.Errorf("shquote.Quote(%q) = %q, want %q", in, got, want)
 		}
 		if out, err := exec.Command("sh", "-c", "printf %s "+got).Output(); err != nil || string(out) != in {
 			t.Errorf("sh reads %q as %q (%v)", got, out, err)
@@ -447,7 +448,7 @@ func FuzzShellWord(f *testing.F) {
 		if strings.ContainsAny(dir, "\x00\n") {
 			return
 		}
-		cmd := shellWord(dir+"/statuspub") + " claude-hook"
+		cmd := shquote.Quote(dir+"/statuspub") + " claude-hook"
 		if !isOurs(cmd, "claude-hook") || isOurs(cmd, "codex-hook") {
 			t.Fatalf("%q", cmd)
 		}

@@ -142,6 +142,9 @@ statusls doctor --dir /tmp/mystatus --json`,
 					if len(args) > 0 {
 						return usageError(env, "doctor: unexpected argument %q", args[0])
 					}
+					if code := o.hostFlags.misuse(env); code >= 0 {
+						return code
+					}
 					if o.hostFlags.active() {
 						return doctorHosts(&o.hostFlags, o.json, env)
 					}

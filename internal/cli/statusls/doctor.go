@@ -14,6 +14,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -405,7 +406,7 @@ func safeHint(pe *perm.Error, info dirInfo) string {
 // accessHint says what to do about a directory the user cannot use.
 func accessHint(what, path string, info dirInfo, show func(string) string) string {
 	if info.mine && !info.sticky {
-		return what + " " + show(path) + " is yours but you cannot list, enter or write it (mode " + info.mode + "); run 'chmod 700 " + shellQuote(path) + "'"
+		return what + " " + show(path) + " is yours but you cannot list, enter or write it (mode " + info.mode + "); run 'chmod 700 " + shquote.Quote(path) + "'"
 	}
 	return what + " " + show(path) + " is not yours and you cannot use it (mode " + info.mode + "); use a directory of your own with --dir or --config-home"
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -92,31 +93,34 @@ func doctorHosts(hf *hostFlags, asJSON bool, env *Env) int {
 
 // doctorFix says what to do about a failing host.
 func doctorFix(he *remote.HostError) string {
+	// host is the host as one shell word, for the command lines below.
+	host := statusfile.SanitizeText(shquote.Quote(he.Host))
+	hint := statusfile.SanitizeText(he.Hint)
 	switch he.Kind {
 	case remote.KindSSH:
-		return "make 'ssh -o BatchMode=yes " + he.Host + " true' work without a prompt: load the key into ssh-agent (ssh-add), or name the host, user and key in ~/.ssh/config; statusls never asks for a password"
+		return "make 'ssh -o BatchMode=yes " + host + " true' work without a prompt: load the key into ssh-agent (ssh-add), or name the host, user and key in ~/.ssh/config; statusls never asks for a password"
 	case remote.KindMissing:
-		return "install statusls on " + he.Host + " (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + remote.CommandEnv + " to its path there, e.g. ~/go/bin/statusls: ssh runs commands in a non-interactive shell, which may not read the profile that puts it on $PATH"
+		return "install statusls on " + host + " (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + remote.CommandEnv + " to its path there, e.g. ~/go/bin/statusls: ssh runs commands in a non-interactive shell, which may not read the profile that puts it on $PATH"
 	case remote.KindVersion:
-		return "upgrade statusls on " + he.Host + " to this version (go install github.com/agentstatus/agentstatus/cmd/statusls@latest)"
+		return "upgrade statusls on " + host + " to this version (go install github.com/agentstatus/agentstatus/cmd/statusls@latest)"
 	case remote.KindTimeout:
-		return "check that 'ssh " + he.Host + " statusls' answers; raise --host-timeout for a slow link"
+		return "check that 'ssh " + host + " statusls' answers; raise --host-timeout for a slow link"
 	case remote.KindRefused:
-		if he.Hint != "" {
-			return he.Hint + "; 'ssh " + he.Host + " statusls doctor' explains more"
+		if hint != "" {
+			return hint + "; 'ssh " + host + " statusls doctor' explains more"
 		}
-		return "run 'ssh " + he.Host + " statusls doctor'"
+		return "run 'ssh " + host + " statusls doctor'"
 	}
-	if he.Hint != "" {
-		return he.Hint
+	if hint != "" {
+		return hint
 	}
-	return "run 'ssh " + he.Host + " statusls --json --all' and look at what it prints"
+	return "run 'ssh " + host + " statusls --json --all' and look at what it prints"
 }
 
 func quoteAll(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = remote.ShellQuote(a)
+		out[i] = shquote.Quote(a)
 	}
 	return out
 }

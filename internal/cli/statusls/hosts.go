@@ -23,6 +23,8 @@ type hostFlags struct {
 	allHosts    bool
 	local       bool
 	hostTimeout time.Duration
+	given       *base.FlagSet // which of them the command line set
+	many        bool          // --all-hosts is one of them
 }
 
 // hostFlagsOf says which host flags a command takes.
@@ -39,6 +41,7 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 	if of.group {
 		fs.Group("Other machines (over ssh, each running statusls; see README.md)")
 	}
+	h.given, h.many = fs, of.many
 	many := of.many
 	usage := of.usage
 	arg := "H"
@@ -66,6 +69,25 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 		fs.Bool(&h.local, "local", false, "with --host or --all-hosts: this machine too")
 	}
 	fs.Duration(&h.hostTimeout, "host-timeout", remote.DefaultTimeout, "DUR", "give up on a host after DUR (default 10s)")
+}
+
+// misuse is a usage error for a flag that only means something with
+// --host (or --all-hosts) given without it, rather than ignoring it. It
+// returns -1 to go on.
+func (h *hostFlags) misuse(env *Env) int {
+	if h.active() || h.given == nil {
+		return -1
+	}
+	need := "--host"
+	if h.many {
+		need = "--host or --all-hosts"
+	}
+	for _, name := range []string{"local", "host-timeout"} {
+		if h.given.Changed(name) {
+			return usageError(env, "--%s needs %s", name, need)
+		}
+	}
+	return -1
 }
 
 // active reports whether other machines are asked for.

@@ -27,6 +27,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -321,6 +322,9 @@ func splitList(s string) []string {
 
 // list is the listing command.
 func list(o *listOptions, env *Env) int {
+	if code := o.hostFlags.misuse(env); code >= 0 {
+		return code
+	}
 	if o.hostFlags.active() {
 		return listHosts(o, env)
 	}
@@ -503,28 +507,13 @@ func refusalHint(pe *perm.Error) string {
 	case errors.Is(pe.Err, perm.ErrSymlink):
 		return "readers do not follow a symbolic link at the status directory (SPEC.md R2); point --dir or $STATUS_DIR at the real directory"
 	case errors.Is(pe.Err, perm.ErrWritable), errors.Is(pe.Err, perm.ErrAccessible):
-		return "others could forge sessions there (SPEC.md R2, P4); run 'chmod 700 " + shellQuote(pe.Path) + "'"
+		return "others could forge sessions there (SPEC.md R2, P4); run 'chmod 700 " + shquote.Quote(pe.Path) + "'"
 	case errors.Is(pe.Err, perm.ErrNotOwned):
 		return "the directory belongs to another account, whose files could be forged (SPEC.md R2); use your own with --dir or --config-home"
 	case errors.Is(pe.Err, perm.ErrNotDir):
 		return "the status directory is not a directory; check --dir, $STATUS_DIR and $GENTLE_PI_CONFIG_HOME with 'statusls doctor'"
 	}
 	return "run 'statusls doctor' to check the setup"
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@~", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // quotePath shows a path (or name) safely: as it is when it is printable,

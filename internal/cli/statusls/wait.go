@@ -110,6 +110,9 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 	if code := o.validate(args, env); code >= 0 {
 		return code
 	}
+	if code := o.hostFlags.misuse(env); code >= 0 {
+		return code
+	}
 	if o.hostFlags.active() {
 		return waitHost(o, env)
 	}

@@ -47,9 +47,9 @@ func waitHost(o *waitOptions, env *Env) int {
 		fmt.Fprintf(env.Stderr, "statusls: host %s offline: %s; retrying\n", shown, he.Msg)
 	})
 	if res.Err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", res.Err.Host, res.Err.Msg)
+		fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", statusfile.SanitizeText(res.Err.Host), statusfile.SanitizeText(res.Err.Msg))
 		if res.Err.Hint != "" {
-			fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", res.Err.Hint)
+			fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", statusfile.SanitizeText(res.Err.Hint))
 		}
 		return ExitError
 	}

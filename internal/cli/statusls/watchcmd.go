@@ -224,6 +224,9 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 	if code := o.validate(args, env); code >= 0 {
 		return code
 	}
+	if code := o.hostFlags.misuse(env); code >= 0 {
+		return code
+	}
 	if o.hostFlags.active() {
 		return watchHosts(o, env)
 	}
