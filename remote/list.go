@@ -203,13 +203,13 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		he.Kind, he.Msg = KindTimeout, "no answer within the timeout"
-		he.Hint = "check that 'ssh " + word + " statusls' answers; a slow host needs a longer --host-timeout"
+		he.Hint = "check that " + shquote.Hint("ssh "+word+" statusls") + " answers; a slow host needs a longer --host-timeout"
 	case code == 255:
 		he.Kind, he.Msg = KindSSH, "ssh failed"
 		if msg != "" {
 			he.Msg += ": " + msg
 		}
-		he.Hint = "check that 'ssh -o BatchMode=yes " + word + " true' works without a prompt (keys in ssh-agent, the host in ~/.ssh/config)"
+		he.Hint = "check that " + shquote.Hint("ssh -o BatchMode=yes "+word+" true") + " works without a prompt (keys in ssh-agent, the host in ~/.ssh/config)"
 	case code == 127 || code == 126 || strings.Contains(msg, "statusls: not found") || strings.Contains(msg, "command not found"):
 		he.Kind, he.Msg = KindMissing, "statusls is not installed or not on its $PATH"
 		he.Hint = "install it there (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + CommandEnv + " to its path, e.g. ~/go/bin/statusls (non-interactive ssh shells may not read your profile)"
@@ -221,7 +221,7 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 		he.Hint = "upgrade statusls on " + sanitizeHost(host) + " to this version"
 	case code > 0:
 		he.Kind, he.Msg = KindRefused, "its statusls failed (exit status "+fmt.Sprint(code)+")"
-		he.Hint = "run 'statusls doctor --host " + word + "'"
+		he.Hint = "run " + shquote.Hint("statusls doctor --host "+word)
 		if m, hint := remoteMessage(stderr); m != "" {
 			he.Msg = "its statusls: " + m
 			if hint != "" {
@@ -235,7 +235,7 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 		he.Hint = "upgrade statusls on " + sanitizeHost(host) + " to this version"
 	case derr != nil:
 		he.Kind, he.Msg = KindOutput, "bad output: "+statusfile.SanitizeText(strings.TrimPrefix(derr.Error(), "remote: "))
-		he.Hint = "run 'ssh " + word + " statusls --json --all' to see what it prints"
+		he.Hint = "run " + shquote.Hint("ssh "+word+" statusls --json --all") + " to see what it prints"
 	default:
 		return nil
 	}

@@ -205,9 +205,9 @@ func TestClassifyHintsQuoteHost(t *testing.T) {
 			derr error
 			want string
 		}{
-			{"ssh", exit("255"), nil, "'ssh -o BatchMode=yes " + word + " true'"},
-			{"refused", exit("1"), nil, "'statusls doctor --host " + word + "'"},
-			{"output", nil, errors.New("garbage"), "'ssh " + word + " statusls --json --all'"},
+			{"ssh", exit("255"), nil, `"ssh -o BatchMode=yes ` + word + ` true"`},
+			{"refused", exit("1"), nil, `"statusls doctor --host ` + word + `"`},
+			{"output", nil, errors.New("garbage"), `"ssh ` + word + ` statusls --json --all"`},
 		} {
 			he := classify(host, context.Background(), tc.err, nil, tc.derr)
 			if he == nil || !strings.Contains(he.Hint, tc.want) {

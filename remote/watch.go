@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/shquote"
 	"io"
 	"os/exec"
 	"slices"
@@ -265,7 +266,7 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	var he *HostError
 	if hung.Load() {
 		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindTimeout, Msg: "no snapshot within " + h.cfg.timeout().String(),
-			Hint: "check that 'ssh " + hostWord(h.host) + " statusls' answers; a slow host needs a longer --host-timeout"}
+			Hint: "check that " + shquote.Hint("ssh "+hostWord(h.host)+" statusls") + " answers; a slow host needs a longer --host-timeout"}
 	}
 	if derr != nil {
 		he = classify(h.host, context.Background(), nil, nil, derr)

@@ -68,7 +68,7 @@ func TestWatchHangingHost(t *testing.T) {
 	c.until(t, func(es []Event) bool { return count(es, host, watch.Synced) == 1 })
 	if off := find(c.all(), host, HostOffline, ""); off == nil || off.HostErr.Kind != KindTimeout {
 		t.Errorf("got %+v", c.all())
-	} else if want := "'ssh 'x(y' statusls'"; !strings.Contains(off.HostErr.Hint, want) {
+	} else if want := `"ssh 'x(y' statusls"`; !strings.Contains(off.HostErr.Hint, want) {
 		t.Errorf("hint %q does not hold %s", off.HostErr.Hint, want)
 	}
 	cancel()

@@ -35,3 +35,14 @@ func Join(words ...string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// Hint encloses a command line in the quotes of a hint: 'cmd', or "cmd"
+// when cmd holds a single quote (a word Quote quoted), so that a hint
+// pasted with its quotes runs nothing but a command that is not found.
+// cmd must hold no ", $, ` or \ (host names that reach hints hold none).
+func Hint(cmd string) string {
+	if strings.Contains(cmd, "'") {
+		return `"` + cmd + `"`
+	}
+	return "'" + cmd + "'"
+}

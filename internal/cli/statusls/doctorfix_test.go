@@ -14,10 +14,10 @@ func TestDoctorFixQuotesHost(t *testing.T) {
 		he   remote.HostError
 		want string
 	}{
-		{remote.HostError{Host: "a>b", Kind: remote.KindSSH}, "'ssh -o BatchMode=yes 'a>b' true'"},
-		{remote.HostError{Host: "x(y", Kind: remote.KindTimeout}, "'ssh 'x(y' statusls'"},
-		{remote.HostError{Host: "x(y", Kind: remote.KindRefused}, "'ssh 'x(y' statusls doctor'"},
-		{remote.HostError{Host: "a>b", Kind: remote.KindOutput}, "'ssh 'a>b' statusls --json --all'"},
+		{remote.HostError{Host: "a>b", Kind: remote.KindSSH}, `"ssh -o BatchMode=yes 'a>b' true"`},
+		{remote.HostError{Host: "x(y", Kind: remote.KindTimeout}, `"ssh 'x(y' statusls"`},
+		{remote.HostError{Host: "x(y", Kind: remote.KindRefused}, `"ssh 'x(y' statusls doctor"`},
+		{remote.HostError{Host: "a>b", Kind: remote.KindOutput}, `"ssh 'a>b' statusls --json --all"`},
 		{remote.HostError{Host: "devbox", Kind: remote.KindSSH}, "'ssh -o BatchMode=yes devbox true'"},
 	} {
 		if got := doctorFix(&tc.he); !strings.Contains(got, tc.want) {

@@ -98,23 +98,23 @@ func doctorFix(he *remote.HostError) string {
 	hint := statusfile.SanitizeText(he.Hint)
 	switch he.Kind {
 	case remote.KindSSH:
-		return "make 'ssh -o BatchMode=yes " + host + " true' work without a prompt: load the key into ssh-agent (ssh-add), or name the host, user and key in ~/.ssh/config; statusls never asks for a password"
+		return "make " + shquote.Hint("ssh -o BatchMode=yes "+host+" true") + " work without a prompt: load the key into ssh-agent (ssh-add), or name the host, user and key in ~/.ssh/config; statusls never asks for a password"
 	case remote.KindMissing:
 		return "install statusls on " + host + " (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + remote.CommandEnv + " to its path there, e.g. ~/go/bin/statusls: ssh runs commands in a non-interactive shell, which may not read the profile that puts it on $PATH"
 	case remote.KindVersion:
 		return "upgrade statusls on " + host + " to this version (go install github.com/agentstatus/agentstatus/cmd/statusls@latest)"
 	case remote.KindTimeout:
-		return "check that 'ssh " + host + " statusls' answers; raise --host-timeout for a slow link"
+		return "check that " + shquote.Hint("ssh "+host+" statusls") + " answers; raise --host-timeout for a slow link"
 	case remote.KindRefused:
 		if hint != "" {
-			return hint + "; 'ssh " + host + " statusls doctor' explains more"
+			return hint + "; " + shquote.Hint("ssh "+host+" statusls doctor") + " explains more"
 		}
-		return "run 'ssh " + host + " statusls doctor'"
+		return "run " + shquote.Hint("ssh "+host+" statusls doctor")
 	}
 	if hint != "" {
 		return hint
 	}
-	return "run 'ssh " + host + " statusls --json --all' and look at what it prints"
+	return "run " + shquote.Hint("ssh "+host+" statusls --json --all") + " and look at what it prints"
 }
 
 func quoteAll(args []string) []string {
