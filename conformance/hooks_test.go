@@ -301,7 +301,8 @@ func TestHookTracesJudgeTheProcess(t *testing.T) {
 	res = RunHookTrace(context.Background(), tr, HookOptions{Command: []string{"sleep", "30"}, Timeout: 200 * time.Millisecond})
 	if res.Outcome != Fail || !strings.Contains(res.Reason, "did not exit") {
 		t.Errorf("hang: %s %s", res.Outcome, res.Reason)
-	}	// A faithful adapter that also prints on stdout, which agents read.
+	}
+	// A faithful adapter that also prints on stdout, which agents read.
 	chatty := helperHookOptions(t, tr.Agent, "")
 	chatty.Command = []string{"sh", "-c", `"$0" && echo ok`, chatty.Command[0]}
 	res = RunHookTrace(context.Background(), tr, chatty)
