@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -319,7 +318,3 @@ func runAdapter(ctx context.Context, opts HookOptions, home string, payload []by
 	}
 	return out.Bytes(), errb.String(), 0, nil
 }
-
-func jsonValid(b []byte) bool { return json.Valid(b) }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -136,7 +137,7 @@ func hookHelper(agent, flaw string, in io.Reader) error {
 	}
 	if flaw != "" {
 		var ev map[string]any
-		if err := jsonUnmarshal(data, &ev); err != nil {
+		if err := json.Unmarshal(data, &ev); err != nil {
 			return err
 		}
 		f, ok := hookFlaws[flaw]
@@ -199,7 +200,7 @@ func TestHookTracesParse(t *testing.T) {
 			t.Errorf("%s: trap, source and an id under its agent are required", tr.ID)
 		}
 		for _, st := range tr.Steps {
-			if !jsonValid(st.Payload) {
+			if !json.Valid(st.Payload) {
 				t.Errorf("%s line %d: the payload is not JSON", tr.ID, st.Line)
 			}
 		}

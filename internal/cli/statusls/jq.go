@@ -232,10 +232,6 @@ func streamingGC(env *Env) (restore func()) {
 	}
 }
 
-// jqInput decodes a file's content for --jq-files: exactly one JSON
-// object, with numbers kept exact and every string sanitized.
-func jqInput(data []byte) (any, bool) { return jqrun.DecodeObject(data) }
-
 // statusFiles reads a status directory's files one at a time, for
 // --jq-files: memory stays flat in the number of files (one 64 KiB buffer,
 // one decoded file, and the list of names).

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -14,13 +15,13 @@ import (
 // the file really has, and keys that sanitize alike give the same value at
 // every run.
 func TestJQInputKeys(t *testing.T) {
-	v, ok := jqInput([]byte(`{"state":"idle","\u001b[0mstate":"blocked","k\u0003":3,"k\u0001":1,"k\u0002":2}`))
+	v, ok := jqrun.DecodeObject([]byte(`{"state":"idle","\u001b[0mstate":"blocked","k\u0003":3,"k\u0001":1,"k\u0002":2}`))
 	if !ok {
 		t.Fatal("not read")
 	}
 	m := v.(map[string]any)
 	for i := 0; i < 20; i++ { // map order varies from run to run
-		again, _ := jqInput([]byte(`{"k\u0002":2,"k\u0003":3,"k\u0001":1,"state":"idle","\u001b[0mstate":"blocked"}`))
+		again, _ := jqrun.DecodeObject([]byte(`{"k\u0002":2,"k\u0003":3,"k\u0001":1,"state":"idle","\u001b[0mstate":"blocked"}`))
 		if again.(map[string]any)["k "] != m["k "] {
 			t.Fatalf("colliding keys gave %v, then %v", m["k "], again.(map[string]any)["k "])
 		}

@@ -73,7 +73,4 @@ func adapt(m agenthook.Mapper) func([]byte) (hookAction, error) {
 	}
 }
 
-var (
-	claudeAction = adapt(agenthook.Claude)
-	codexAction  = adapt(agenthook.CodexNotify)
-)
+var codexAction = adapt(agenthook.CodexNotify)

@@ -2,6 +2,7 @@ package statuspub
 
 import (
 	"errors"
+	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"testing"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -48,3 +49,6 @@ func TestFromAgentHook(t *testing.T) {
 		t.Errorf("bad input: %v", err)
 	}
 }
+
+// claudeAction is Claude Code's mapping as the hook commands apply it.
+var claudeAction = adapt(agenthook.Claude)
