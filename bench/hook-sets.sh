@@ -9,23 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sessions=${SESSIONS:-1000}
 parallel=${PARALLEL:-200}
-export STATUSPUB_HEARTBEAT=${HB:-1s}
-work=$(mktemp -d)
-sleep 600 & agent=$!
-cleanup() {
-	kill $agent 2>/dev/null || true
-	wait $agent 2>/dev/null || true
-	for _ in $(seq 100); do
-		ls "$work"/home/agent-status/.*.owner >/dev/null 2>&1 || break
-		sleep 0.1
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-go build -o "$work/statuspub" ./cmd/statuspub
-pub=$work/statuspub
-dir=$work/home/agent-status
-export pub dir agent
+. bench/lib/stand-in-agent.sh
 
 t0=$EPOCHREALTIME
 # Two sets per session, interleaved so that they run at the same time.

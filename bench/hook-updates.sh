@@ -18,24 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 owners=${OWNERS:-1000}
 updates=${UPDATES:-200}
-export STATUSPUB_HEARTBEAT=${HB:-1s}
-work=$(mktemp -d)
-sleep 600 & agent=$!
-cleanup() {
-	kill $agent 2>/dev/null || true
-	wait $agent 2>/dev/null || true
-	# The owners see their agent gone within a second and exit.
-	for _ in $(seq 100); do
-		ls "$work"/home/agent-status/.*.owner >/dev/null 2>&1 || break
-		sleep 0.1
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-go build -o "$work/statuspub" ./cmd/statuspub
-pub=$work/statuspub
-dir=$work/home/agent-status
-export pub dir agent work
+. bench/lib/stand-in-agent.sh
 
 t0=$EPOCHREALTIME
 seq 1 "$owners" | xargs -P 8 -I{} "$pub" set --dir "$dir" --session "owner-{}" --pid "$agent" --state working --title heartbeat
