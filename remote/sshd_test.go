@@ -35,8 +35,8 @@ func newFleet(t *testing.T) *fleet {
 		t.Fatal(err)
 	}
 	f := &fleet{}
-	f.alpha = statusDir(t, "a")
-	f.beta = statusDir(t, "b")
+	f.alpha = sshtest.StatusDir(t, "a")
+	f.beta = sshtest.StatusDir(t, "b")
 	f.srv = sshtest.Start(t, bin,
 		sshtest.Host{Name: "alpha", StatusDir: f.alpha},
 		sshtest.Host{Name: "beta", StatusDir: f.beta},
@@ -47,30 +47,11 @@ func newFleet(t *testing.T) *fleet {
 	return f
 }
 
-// statusDir makes a config home (0700) and returns its status directory.
-func statusDir(t *testing.T, name string) string {
-	t.Helper()
-	home := filepath.Join(t.TempDir(), name)
-	if err := os.MkdirAll(filepath.Join(home, statusfile.DirName), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(home, 0o700)
-	return filepath.Join(home, statusfile.DirName)
-}
-
-func publish(t *testing.T, dir, session, state, title string) {
-	t.Helper()
-	_, err := statusfile.WriteFile(dir, statusfile.Status{Schema: statusfile.Schema, Agent: "test", Session: session, PID: os.Getpid(), Cwd: "/src", State: statusfile.State(state), Title: title})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestListOverSSH(t *testing.T) {
 	f := newFleet(t)
-	publish(t, f.alpha, "a1", "working", "on alpha")
-	publish(t, f.alpha, "a2", "blocked", "\x1b[31mneeds you\x1b[0m")
-	publish(t, f.beta, "b1", "idle", "on beta")
+	sshtest.Publish(t, f.alpha, "a1", "working", "on alpha")
+	sshtest.Publish(t, f.alpha, "a2", "blocked", "\x1b[31mneeds you\x1b[0m")
+	sshtest.Publish(t, f.beta, "b1", "idle", "on beta")
 
 	res := List(context.Background(), f.cfg, []string{"alpha", "beta", "nostatusls", "down"})
 	sessions := func(r Result) string {
@@ -101,7 +82,7 @@ func TestListOverSSH(t *testing.T) {
 
 func TestListConnectionReuse(t *testing.T) {
 	f := newFleet(t)
-	publish(t, f.alpha, "a1", "working", "x")
+	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	cm := filepath.Join(f.srv.Dir, "cm")
 	if err := PrepareControlDir(cm); err != nil {
 		t.Fatal(err)
@@ -125,7 +106,7 @@ func TestListConnectionReuse(t *testing.T) {
 
 func TestWatchOverSSH(t *testing.T) {
 	f := newFleet(t)
-	publish(t, f.alpha, "a1", "working", "x")
+	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	evs := Watch(ctx, f.cfg, []string{"alpha", "beta", "down"}, WatchOptions{MinBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
@@ -137,9 +118,9 @@ func TestWatchOverSSH(t *testing.T) {
 	if n := count(c.all(), "down", HostOffline); n != 1 {
 		t.Errorf("down: %d host-offline events", n)
 	}
-	publish(t, f.beta, "b1", "blocked", "needs you")
+	sshtest.Publish(t, f.beta, "b1", "blocked", "needs you")
 	c.until(t, func(es []Event) bool { return find(es, "beta", watch.Added, "b1") != nil })
-	publish(t, f.beta, "b1", "idle", "done")
+	sshtest.Publish(t, f.beta, "b1", "idle", "done")
 	c.until(t, func(es []Event) bool {
 		ev := find(es, "beta", watch.Updated, "b1")
 		return ev != nil && ev.After.Status.State == "idle"
@@ -195,9 +176,9 @@ func TestWatchReconnect(t *testing.T) {
 	os.WriteFile(wrapper, []byte("#!/bin/sh\n[ -e "+state+"/down ] && exit 3\necho $$ > "+state+"/pid\nexec statusls \"$@\"\n"), 0o700)
 	f.cfg.Command = wrapper
 
-	publish(t, f.alpha, "stays", "working", "same")
-	publish(t, f.alpha, "goes", "working", "x")
-	publish(t, f.alpha, "changes", "working", "before")
+	sshtest.Publish(t, f.alpha, "stays", "working", "same")
+	sshtest.Publish(t, f.alpha, "goes", "working", "x")
+	sshtest.Publish(t, f.alpha, "changes", "working", "before")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	evs := Watch(ctx, f.cfg, []string{"alpha"}, WatchOptions{MinBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
@@ -211,8 +192,8 @@ func TestWatchReconnect(t *testing.T) {
 	mark := len(c.all())
 
 	statusfile.RemoveFile(f.alpha, "goes")
-	publish(t, f.alpha, "changes", "blocked", "after")
-	publish(t, f.alpha, "new", "idle", "hello")
+	sshtest.Publish(t, f.alpha, "changes", "blocked", "after")
+	sshtest.Publish(t, f.alpha, "new", "idle", "hello")
 	os.Remove(state + "/down")
 	c.until(t, func(es []Event) bool { return count(es, "alpha", HostOnline) == 1 })
 

@@ -31,7 +31,7 @@ func newHostsFleet(t *testing.T) *hostsFleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &hostsFleet{alpha: hostsStatusDir(t, "a"), beta: hostsStatusDir(t, "b")}
+	f := &hostsFleet{alpha: sshtest.StatusDir(t, "a"), beta: sshtest.StatusDir(t, "b")}
 	f.srv = sshtest.Start(t, binDir,
 		sshtest.Host{Name: "alpha", StatusDir: f.alpha},
 		sshtest.Host{Name: "beta", StatusDir: f.beta},
@@ -43,34 +43,15 @@ func newHostsFleet(t *testing.T) *hostsFleet {
 		"HOME":            home,
 		"XDG_RUNTIME_DIR": f.srv.Dir, // short: the sockets of shared connections go below it
 		"STATUSLS_SSH":    filepath.Join(f.srv.Wrapper(t), "ssh"),
-		"STATUS_DIR":      hostsStatusDir(t, "local"),
+		"STATUS_DIR":      sshtest.StatusDir(t, "local"),
 	}
 	return f
 }
 
-func hostsStatusDir(t *testing.T, name string) string {
-	t.Helper()
-	home := filepath.Join(t.TempDir(), name)
-	if err := os.MkdirAll(filepath.Join(home, statusfile.DirName), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(home, 0o700)
-	return filepath.Join(home, statusfile.DirName)
-}
-
-// live publishes a record that is fresh on the real clock (the hosts'
-// statusls judge freshness with it).
-func live(t *testing.T, dir, session, state, title string) {
-	t.Helper()
-	if _, err := statusfile.WriteFile(dir, statusfile.Status{Schema: statusfile.Schema, Agent: "test", Session: session, PID: os.Getpid(), Cwd: "/src", State: statusfile.State(state), Title: title}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestHostsList(t *testing.T) {
 	f := newHostsFleet(t)
-	live(t, f.alpha, "a1", "working", "on alpha")
-	live(t, f.beta, "b1", "blocked", "\x1b[31mon beta\x1b[0m")
+	sshtest.Publish(t, f.alpha, "a1", "working", "on alpha")
+	sshtest.Publish(t, f.beta, "b1", "blocked", "\x1b[31mon beta\x1b[0m")
 	publish(t, f.env["STATUS_DIR"], statusfile.Status{Schema: statusfile.Schema, Agent: "test", Session: "l1", State: "idle", UpdatedAt: now})
 
 	r := run(t, runOpts{env: f.env}, "--json", "--local", "--host", "alpha", "--host", "beta,nostatusls,down")
@@ -180,7 +161,7 @@ func TestHostsFlags(t *testing.T) {
 
 func TestHostsFromEnv(t *testing.T) {
 	f := newHostsFleet(t)
-	live(t, f.beta, "b1", "idle", "x")
+	sshtest.Publish(t, f.beta, "b1", "idle", "x")
 	f.env["STATUSLS_HOSTS"] = "beta"
 	r := run(t, runOpts{env: f.env}, "--tsv", "--all-hosts")
 	if r.code != 0 || r.stdout != "beta\ttest\tb1\tidle\tx\n" {
@@ -190,7 +171,7 @@ func TestHostsFromEnv(t *testing.T) {
 
 func TestHostsWatch(t *testing.T) {
 	f := newHostsFleet(t)
-	live(t, f.alpha, "a1", "working", "x")
+	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	clock := clocktest.New(now)
 	out := filepath.Join(t.TempDir(), "exec.log")
 	w := start(t, clock, cmdOpts{env: f.env}, "watch", "--json", "--host", "alpha,beta,down",
@@ -198,7 +179,7 @@ func TestHostsWatch(t *testing.T) {
 	w.waitLine(`"event":"synced"`)
 	w.waitLine(`{"host":"alpha","event":"snapshot"`, `"session":"a1"`)
 	w.waitLine(`{"host":"down","event":"host-offline"`)
-	live(t, f.beta, "b1", "blocked", "needs you")
+	sshtest.Publish(t, f.beta, "b1", "blocked", "needs you")
 	w.waitLine(`{"host":"beta","event":"added"`, `"session":"b1"`)
 	poll(t, "the --exec command with STATUS_HOST", func() bool {
 		b, _ := os.ReadFile(out)
@@ -228,8 +209,8 @@ func TestHostsWait(t *testing.T) {
 	f := newHostsFleet(t)
 	clock := clocktest.New(now)
 	w := start(t, clock, cmdOpts{env: f.env}, "wait", "--host", "alpha", "--session", "w1", "--state", "blocked", "--json", "--timeout", "1m")
-	live(t, f.alpha, "w1", "working", "x")
-	live(t, f.alpha, "w1", "blocked", "now")
+	sshtest.Publish(t, f.alpha, "w1", "working", "x")
+	sshtest.Publish(t, f.alpha, "w1", "blocked", "now")
 	if code := w.exit(); code != 0 {
 		t.Fatalf("exit %d: %s", code, w.stderr.String())
 	}
@@ -249,7 +230,7 @@ func TestHostsWait(t *testing.T) {
 
 func TestHostsDoctor(t *testing.T) {
 	f := newHostsFleet(t)
-	live(t, f.alpha, "a1", "working", "x")
+	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	r := run(t, runOpts{env: f.env}, "doctor", "--host", "alpha,nostatusls,down")
 	if r.code != ExitError {
 		t.Errorf("exit %d", r.code)
@@ -319,7 +300,7 @@ func TestHostsDoctor(t *testing.T) {
 // TestUntilEOF: watch and wait --until-eof end with their input, as they
 // do over ssh when statusls --host goes away.
 func TestUntilEOF(t *testing.T) {
-	dir := hostsStatusDir(t, "eof")
+	dir := sshtest.StatusDir(t, "eof")
 	env := map[string]string{"STATUS_DIR": dir}
 	if r := run(t, runOpts{env: env}, "watch", "--json", "--until-eof"); r.code != ExitOK {
 		t.Errorf("watch: exit %d %s", r.code, r.stderr)
@@ -333,7 +314,7 @@ func TestUntilEOF(t *testing.T) {
 // with a HOST column, and a line for a host that cannot be reached.
 func TestHostsWatchTable(t *testing.T) {
 	f := newHostsFleet(t)
-	live(t, f.alpha, "a1", "working", "on alpha")
+	sshtest.Publish(t, f.alpha, "a1", "working", "on alpha")
 	clock := clocktest.New(now)
 	env := f.env
 	env["TERM"] = "xterm"
@@ -343,7 +324,7 @@ func TestHostsWatchTable(t *testing.T) {
 		return strings.Contains(s, seqHome) && strings.HasPrefix(last(s), "STATE    SESSION  HOST   AGE") && strings.Contains(last(s), "\nworking  a1       alpha  ") &&
 			strings.Contains(last(s), "host down offline: ssh failed")
 	})
-	live(t, f.beta, "b1", "blocked", "on beta")
+	sshtest.Publish(t, f.beta, "b1", "blocked", "on beta")
 	out := w.waitOut("beta's session", func(s string) bool { return strings.Contains(last(s), "\nblocked  b1       beta   ") })
 	if !strings.HasPrefix(out, seqEnter) {
 		t.Errorf("not on the alternate screen: %q", out[:min(len(out), 40)])
