@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -39,13 +40,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Args[2])
 		os.Exit(2)
 	}
-	// A binary built with -race sleeps a second at exit (GORACE's
-	// atexit_sleep_ms, so that other goroutines can report): the test
-	// binary is re-executed as a reader, publisher or hook adapter
-	// hundreds of times, which made this package take minutes under -race.
-	if os.Getenv("GORACE") == "" {
-		os.Setenv("GORACE", "atexit_sleep_ms=0")
-	}
+	// A binary built with -race sleeps a second at exit: the test binary
+	// is re-executed as a reader, publisher or hook adapter hundreds of
+	// times, which made this package take minutes under -race.
+	testmain.SkipRaceExitSleep()
 	code := m.Run()
 	cleanupBinaries()
 	os.Exit(code)

@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 func TestMain(m *testing.M) {
+	testmain.SkipRaceExitSleep()
 	code := m.Run()
 	testbin.Cleanup()
 	os.Exit(code)

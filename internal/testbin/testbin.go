@@ -20,10 +20,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -33,12 +33,10 @@ import (
 // not nil, gets the directory that holds the commands before the tests
 // run.
 func Main(m *testing.M, commands map[string]func() int, ready func(dir string)) {
-	// A binary built with -race sleeps a second at exit (GORACE's
-	// atexit_sleep_ms); tests that re-execute themselves would wait that
-	// long for every command they run.
-	if os.Getenv("GORACE") == "" {
-		os.Setenv("GORACE", "atexit_sleep_ms=0")
-	}
+	// Without the race runtime's second of sleep at exit, for this
+	// binary and for every command a test runs (the commands are this
+	// binary).
+	testmain.SkipRaceExitSleep()
 	mains := make(map[string]func(), len(commands))
 	for name, run := range commands {
 		mains[name] = func() { os.Exit(run()) }
@@ -65,7 +63,7 @@ type withSetup struct {
 }
 
 func (w withSetup) Run() int {
-	if raceEnabled {
+	if testmain.RaceEnabled {
 		// With -race, the test binary starts slowly and runs several
 		// times slower; tests that start dozens of commands at once
 		// (50 concurrent statuspub set) then see lock timeouts. The
@@ -79,12 +77,6 @@ func (w withSetup) Run() int {
 		}
 		defer Cleanup()
 		os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	}
-	// A binary built with -race sleeps 1 s at exit by default, to let
-	// late reports through (GORACE atexit_sleep_ms): a second for every
-	// command a test runs. The commands are this binary.
-	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
 	}
 	w.setup()
 	return w.m.Run()

@@ -1,5 +1,0 @@
-//go:build !race
-
-package testbin
-
-const raceEnabled = false

@@ -1,0 +1,6 @@
+//go:build !race
+
+package testmain
+
+// RaceEnabled reports whether the test binary is built with -race.
+const RaceEnabled = false

@@ -1,0 +1,53 @@
+// Package testmain holds what every test binary of the module does first.
+//
+// A binary built with -race sleeps one second at exit whenever goroutines
+// other than main are alive (GORACE's atexit_sleep_ms, default 1000), which
+// in a Go program is always: the runtime's own count. The sleep gives
+// goroutines that outlive main time to report a race; in a test binary
+// those goroutines are leaks, and the packages that could leak check with
+// goleak. Over the module's test packages the sleep was about a second of
+// every package's time, a fifth of the README's test command.
+//
+// GORACE is read once, when the race runtime starts, so [Run] and
+// [SkipRaceExitSleep] restart the test binary with atexit_sleep_ms=0 added
+// to GORACE. The restart is an exec of the same binary with the same
+// arguments, before any test runs; race reports, the final race summary
+// and exit status 66 are as before. A GORACE that already sets
+// atexit_sleep_ms is left alone, so a developer who wants the sleep back
+// sets GORACE=atexit_sleep_ms=1000.
+package testmain
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Run is the TestMain of a package with nothing else to set up.
+func Run(m *testing.M) {
+	SkipRaceExitSleep()
+	os.Exit(m.Run())
+}
+
+// SkipRaceExitSleep restarts a test binary built with -race with
+// atexit_sleep_ms=0 in GORACE, unless GORACE sets it already. Call it
+// first in TestMain. It returns only when there is nothing to do or the
+// restart failed (the tests then run as they are, sleep included). The
+// environment it sets is inherited by the subprocesses a test starts,
+// which matters most for tests that re-execute the test binary.
+func SkipRaceExitSleep() {
+	if !RaceEnabled {
+		return
+	}
+	g := os.Getenv("GORACE")
+	if strings.Contains(g, "atexit_sleep_ms") {
+		return
+	}
+	g = strings.TrimSpace(g + " atexit_sleep_ms=0")
+	exe, err := os.Executable()
+	if err != nil {
+		os.Setenv("GORACE", g) // at least the subprocesses
+		return
+	}
+	restart(exe, g)
+}
