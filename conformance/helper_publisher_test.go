@@ -83,6 +83,14 @@ func helperPublisher(flaw string) int {
 		every = 15 * time.Second
 	}
 	tick := time.NewTicker(every)
+	// burst rewrites the record twice, 150 ms apart, then stops: a
+	// heartbeat check that ended at the second change would pass it.
+	var burst <-chan time.Time
+	bursts := 0
+	if flaw == "heartbeat-burst" {
+		tick.Stop()
+		burst = time.After(150 * time.Millisecond)
+	}
 	out := bufio.NewWriter(os.Stdout)
 	answer := func(err error) {
 		if err == nil {
@@ -97,6 +105,13 @@ func helperPublisher(flaw string) int {
 	var deferred <-chan time.Time
 	for {
 		select {
+		case <-burst:
+			p.publish()
+			if bursts++; bursts < 2 {
+				burst = time.After(150 * time.Millisecond)
+			} else {
+				burst = nil
+			}
 		case <-deferred:
 			deferred = nil
 			p.publish()

@@ -657,9 +657,27 @@ func atomicity(p *pubRun) {
 	p.pass(temp)
 }
 
+// A heartbeat check watches until it has seen heartbeatsSeen heartbeats,
+// the last at least one interval after it began: two show a timer that is
+// re-armed, and the interval catches a publisher that writes a few times
+// at once and then stops. A publisher that heartbeats every 10 s is done
+// in about 20 s. A gap over the limit fails the check as soon as it
+// passes; heartbeatObserve ends a check whose gaps are all within a limit
+// stretched by --timeout-scale.
+const (
+	heartbeatsSeen   = 2
+	heartbeatObserve = 25 * time.Second
+)
+
+// heartbeatsDone reports whether a heartbeat check that began at start
+// has seen enough: beats heartbeats, the last at lastBeat.
+func heartbeatsDone(start, lastBeat time.Time, beats int) bool {
+	return beats >= heartbeatsSeen && lastBeat.Sub(start) >= statusfile.HeartbeatInterval ||
+		time.Since(start) >= heartbeatObserve
+}
+
 func heartbeat(p *pubRun) {
 	const id = "P9/heartbeat"
-	const observe = 25 * time.Second
 	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
 	p.must(mkdir(p.home, privateDir))
 	rec, _ := p.startAndWait(id)
@@ -667,7 +685,7 @@ func heartbeat(p *pubRun) {
 	last, lastChange := rec.UpdatedAt, start
 	var gaps []string
 	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
-	for time.Since(start) < observe {
+	for beats := 0; !heartbeatsDone(start, lastChange, beats); {
 		p.pause(50 * time.Millisecond)
 		if !p.running() {
 			p.fail(id, "the publisher exited while idle: %s", p.exitString())
@@ -683,6 +701,7 @@ func heartbeat(p *pubRun) {
 			continue // the next read decides; P8 is checked elsewhere
 		}
 		if !rec.UpdatedAt.Equal(last) {
+			beats++
 			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
 			p.event("heartbeat: updatedAt %s", rec.UpdatedAt.UTC().Format(TimeLayout))
 			if d := now.Sub(rec.UpdatedAt); d > p.d(2) || d < -p.d(2) {
@@ -710,7 +729,6 @@ func heartbeat(p *pubRun) {
 // record, not some earlier copy of it).
 func heartbeatKeepsState(p *pubRun) {
 	const id = "P9/heartbeat-keeps-state"
-	const observe = 25 * time.Second
 	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
 	p.must(mkdir(p.home, privateDir))
 	p.startAndWait(id)
@@ -722,7 +740,7 @@ func heartbeatKeepsState(p *pubRun) {
 	var gaps []string
 	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
 	blank := false
-	for time.Since(start) < observe {
+	for beats := 0; !heartbeatsDone(start, lastChange, beats); {
 		p.pause(50 * time.Millisecond)
 		if !p.running() {
 			p.fail(id, "the publisher exited: %s", p.exitString())
@@ -748,6 +766,7 @@ func heartbeatKeepsState(p *pubRun) {
 			continue
 		}
 		if !rec.UpdatedAt.Equal(last) {
+			beats++
 			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
 			p.event("heartbeat: %s", describe(rec))
 			if rec.State != statusfile.Blocked || rec.Title != "Keep me" {

@@ -25,6 +25,7 @@ var brokenPublishers = []struct {
 	{"no-heartbeat", []string{"P9/heartbeat"}},
 	{"slow-heartbeat", []string{"P9/heartbeat"}},
 	{"stale-heartbeat", []string{"P9/heartbeat"}},
+	{"heartbeat-burst", []string{"P9/heartbeat"}},
 	{"follow-symlinks", []string{"P5/status-file-symlink"}},
 	{"non-atomic", []string{"P8/never-partial"}},
 	{"leave-temp", []string{"P8/no-temporary-file-left"}},
@@ -70,7 +71,7 @@ var publishedOnlyFails = []string{"N2/session-empty", "N2/session-control-charac
 // TestPublishers runs every publisher check against statuspub serve and
 // the Python publisher (all must pass), and the broken publishers against
 // the checks that target their flaws (each must fail): a check that cannot
-// fail is a defect. The runs mostly wait (the heartbeat check takes 25 s),
+// fail is a defect. The runs mostly wait (the heartbeat check takes 20 s),
 // so they run side by side rather than as parallel subtests, which
 // -parallel would serialize.
 func TestPublishers(t *testing.T) {
@@ -122,7 +123,7 @@ func TestPublishers(t *testing.T) {
 		runs = append(runs, &run{name: "broken/" + b.flaw, mustFail: b.mustFail,
 			opts: PublisherOptions{Command: helperCommand(t, "publisher", b.flaw), Select: b.mustFail, Parallel: 2}})
 	}
-	// The runs that watch a heartbeat for 25 s set the test's length:
+	// The runs that watch a heartbeat for 20 s set the test's length:
 	// they start first, in this order.
 	long := func(r *run) bool {
 		return r.mustFail == nil || slices.ContainsFunc(r.mustFail, func(id string) bool { return strings.HasPrefix(id, "P9/") })
