@@ -25,31 +25,45 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 }
 
 // The timeout counts the time the filter runs, not the time spent waiting
-// for the reader of the output or for the next input: a 1.5 s pause in
-// each, under a 1 s timeout, is no timeout.
+// for the reader of the output or for the next input: a pause in each,
+// longer than the timeout, is no timeout. The timeout is four times what
+// the filter takes here on both inputs (at least 200 ms), so that only a
+// timeout that counts a pause can stop it, and the pauses are 300 ms
+// longer.
 func TestTimeoutCountsOnlyTheFilter(t *testing.T) {
-	out := &slowWriter{pause: 1500 * time.Millisecond}
-	var errb bytes.Buffer
-	inputs := func(yield func(string, any) bool) {
-		if !yield("first", 0) {
-			return
+	const filter = `range(2000) | "0123456789abcdefghi"`
+	run := func(timeout, pause time.Duration) (out *slowWriter, code int, stderr string) {
+		out = &slowWriter{pause: pause}
+		var errb bytes.Buffer
+		inputs := func(yield func(string, any) bool) {
+			if !yield("first", 0) {
+				return
+			}
+			time.Sleep(pause) // reading a slow file
+			yield("second", 1)
 		}
-		time.Sleep(1500 * time.Millisecond) // reading a slow file
-		yield("second", 1)
+		r := &jqrun.Request{
+			Prog: "statusls", Flag: "--jq", Filter: filter,
+			Timeout: timeout, Compact: true, Raw: true,
+			Inputs: inputs, Stdout: out, Stderr: &errb,
+		}
+		return out, jqrun.Run(r), errb.String()
 	}
-	r := &jqrun.Request{
-		Prog: "statusls", Flag: "--jq", Filter: "range(20000) | . * 0 + 1",
-		Timeout: time.Second, Compact: true, Raw: true,
-		Inputs: inputs, Stdout: out, Stderr: &errb,
+	start := time.Now()
+	if _, code, stderr := run(time.Minute, 0); code != jqrun.ExitOK {
+		t.Fatalf("without pauses: exit %d, stderr %q", code, stderr)
 	}
-	// 20,000 lines of "1\n" are 40,000 bytes per input: the second
+	timeout := max(4*time.Since(start), 200*time.Millisecond)
+	pause := timeout + 300*time.Millisecond
+	// 2,000 lines of 20 bytes are 40,000 bytes per input: the second
 	// input's results fill the 64 KiB buffer, so a write happens while
 	// the filter runs.
-	if code := jqrun.Run(r); code != jqrun.ExitOK {
-		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	out, code, stderr := run(timeout, pause)
+	if code != jqrun.ExitOK {
+		t.Fatalf("pauses of %v under a timeout of %v: exit %d, stderr %q", pause, timeout, code, stderr)
 	}
-	if n := strings.Count(out.String(), "\n"); n != 40000 {
-		t.Errorf("%d lines, want 40000", n)
+	if n := strings.Count(out.String(), "\n"); n != 4000 {
+		t.Errorf("%d lines, want 4000", n)
 	}
 }
 
