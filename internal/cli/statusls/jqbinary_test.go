@@ -71,11 +71,11 @@ func TestJQTimeoutStopsABuiltin(t *testing.T) {
 	// for minutes without the watcher, in about 8 MB.
 	const stuck = `("ab" * 5000000) | test("(?:[ab]c|[ab]){500}x")`
 	for _, flag := range []string{"--jq", "--jq-files"} {
-		code, stdout, stderr, killed := runBinKill(t, bin, 10*time.Second, nil, "--dir", dir, "--jq-timeout", "1s", flag, stuck)
+		code, stdout, stderr, killed := runBinKill(t, bin, 10*time.Second, nil, "--dir", dir, "--jq-timeout", "300ms", flag, stuck)
 		if killed {
-			t.Fatalf("statusls %s with a filter stuck in a builtin ran past its 1s --jq-timeout until killed at 10 s", flag)
+			t.Fatalf("statusls %s with a filter stuck in a builtin ran past its 300ms --jq-timeout until killed at 10 s", flag)
 		}
-		if code != statusls.ExitError || stdout != "" || !strings.Contains(stderr, "statusls: "+flag+": filter stopped after 1s") {
+		if code != statusls.ExitError || stdout != "" || !strings.Contains(stderr, "statusls: "+flag+": filter stopped after 300ms") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and the timeout", flag, code, stdout, stderr)
 		}
 	}
