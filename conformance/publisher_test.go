@@ -107,7 +107,7 @@ func TestPublishers(t *testing.T) {
 		{name: "python", tool: "python3"},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
-		py := []string{python3(t), "adapters/python/status_publisher.py"}
+		py := python(t, "status_publisher.py")
 		runs[2].opts = PublisherOptions{Command: py}
 		// A publisher that follows only the published page (no
 		// session-id limits, no config home created) passes the core

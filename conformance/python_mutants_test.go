@@ -53,7 +53,7 @@ var pythonPublisherFlaws = []struct {
 }
 
 func pythonFlawCommand(t *testing.T, flaw, script string) []string {
-	return []string{requireTool(t, "env"), "STATUSPROTO_FLAW=" + flaw, python3(t), "adapters/python/" + script}
+	return append([]string{requireTool(t, "env"), "STATUSPROTO_FLAW=" + flaw}, python(t, script)...)
 }
 
 func TestPythonMutants(t *testing.T) {

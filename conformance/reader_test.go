@@ -197,9 +197,13 @@ func allFailed(rep *Report, ids []string) bool {
 	return true
 }
 
-// python3 returns the Python interpreter itself, not a launcher script in
-// front of it (such as pyenv's), which would cost every case a shell.
-func python3(t testing.TB) string {
+// python returns the command line that runs one of the Python adapters
+// (adapters/python/script): the interpreter itself, not a launcher script
+// in front of it (such as pyenv's), which would cost every case a shell;
+// and with -S, without the site module. The adapters use the standard
+// library only, and site's work (.pth files of installed packages) was a
+// quarter of each start-up, which the suite's tests pay hundreds of times.
+func python(t testing.TB, script string) []string {
 	t.Helper()
 	py := requireTool(t, "python3")
 	out, err := exec.Command(py, "-c", "import sys; print(sys.executable)").Output()
@@ -207,14 +211,14 @@ func python3(t testing.TB) string {
 		t.Fatalf("%s: %v", py, err)
 	}
 	if exe := strings.TrimSpace(string(out)); exe != "" {
-		return exe
+		py = exe
 	}
-	return py
+	return []string{py, "-S", filepath.Join("adapters", "python", script)}
 }
 
 func TestPythonReader(t *testing.T) {
 	t.Parallel()
-	wantAllPass(t, runReader(t, ReaderOptions{Command: []string{python3(t), "adapters/python/status_reader.py"}, Timeout: 30 * time.Second, Parallel: readerTestParallel}))
+	wantAllPass(t, runReader(t, ReaderOptions{Command: python(t, "status_reader.py"), Timeout: 30 * time.Second, Parallel: readerTestParallel}))
 }
 
 // jqFailures are the cases the published jq one-liner fails with jq 1.6,
