@@ -160,8 +160,8 @@ func TestUpdateExitsOnSignalWhileWritesHang(t *testing.T) {
 // file system is frozen, and exits on SIGTERM.
 func TestServeAnswersWhileWritesHang(t *testing.T) {
 	home := tempDir(t)
-	setWait(t, &serveFlushWait, 300*time.Millisecond)
-	setWait(t, &serveCloseWait, 300*time.Millisecond)
+	setWait(t, &serveFlushWait, 100*time.Millisecond)
+	setWait(t, &serveCloseWait, 100*time.Millisecond)
 	freeze(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
