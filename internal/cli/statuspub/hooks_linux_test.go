@@ -83,7 +83,7 @@ func waitBeat(t *testing.T, dir, session string, at time.Time) statusfile.Status
 func hbEnv(d time.Duration) []string { return []string{"STATUSPUB_HEARTBEAT=" + d.String()} }
 
 func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
-	const hb = 300 * time.Millisecond
+	const hb = 100 * time.Millisecond
 	dir := filepath.Join(t.TempDir(), "home", "agent-status")
 	agent := exec.Command("sleep", "300")
 	if err := agent.Start(); err != nil {
