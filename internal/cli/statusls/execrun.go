@@ -20,9 +20,11 @@ import (
 const (
 	execMaxRunning = 4                // commands running at once
 	execMaxWaiting = 64               // commands waiting for one of those; more are dropped
-	execGrace      = time.Second      // how long watch, stopping, waits for running commands
 	execTimeout    = 60 * time.Second // --exec-timeout's default
 )
+
+// execGrace is how long watch, stopping, waits for running commands.
+var execGrace = time.Second
 
 // execRunner runs watch's --exec command in the background: at most
 // execMaxRunning at once, the next execMaxWaiting in order after them.
