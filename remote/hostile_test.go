@@ -107,12 +107,29 @@ func TestListHostileTitleSanitized(t *testing.T) {
 func TestListTooLarge(t *testing.T) {
 	dir := t.TempDir()
 	line := entryLine(rec("s1", "working", strings.Repeat("t", 1000)))
-	script := "#!/bin/sh\necho '['\nyes '" + line + ",' | head -n " + itoa(MaxHostBytes/len(line)+100) + "\necho ']'\n"
-	p := filepath.Join(dir, "ssh")
-	os.WriteFile(p, []byte(script), 0o700)
-	res := List(context.Background(), &Config{SSH: p}, []string{"h"})[0]
-	if res.Err == nil || res.Err.Kind != KindOutput || !strings.Contains(res.Err.Msg, "too large") {
-		t.Fatalf("got %+v", res.Err)
+	// 1 MiB instead of the default 32: the same code, a thirty-second of
+	// the decoding. A listing just under the bound passes.
+	const max = 1 << 20
+	if (&Config{}).maxBytes() != MaxHostBytes {
+		t.Fatalf("the default bound is %d, want MaxHostBytes", (&Config{}).maxBytes())
+	}
+	for _, tt := range []struct {
+		lines   int
+		wantErr bool
+	}{{max/len(line) + 2, true}, {max/len(line) - 2, false}} {
+		script := "#!/bin/sh\necho '['\nyes '" + line + ",' | head -n " + itoa(tt.lines-1) + "\necho '" + line + "'\necho ']'\n"
+		p := filepath.Join(dir, "ssh")
+		os.WriteFile(p, []byte(script), 0o700)
+		res := List(context.Background(), &Config{SSH: p, MaxBytes: max}, []string{"h"})[0]
+		if !tt.wantErr {
+			if res.Err != nil || len(res.Entries) != tt.lines {
+				t.Errorf("%d lines: %d entries, %+v", tt.lines, len(res.Entries), res.Err)
+			}
+			continue
+		}
+		if res.Err == nil || res.Err.Kind != KindOutput || !strings.Contains(res.Err.Msg, "too large") {
+			t.Fatalf("%d lines: got %+v", tt.lines, res.Err)
+		}
 	}
 }
 

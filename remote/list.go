@@ -111,7 +111,7 @@ func ListHost(ctx context.Context, cfg *Config, host string) Result {
 		res.Err = &HostError{Host: host, Kind: KindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + SSHEnv + " to the ssh program"}
 		return res
 	}
-	entries, derr := decodeListing(&limitedReader{r: stdout, n: MaxHostBytes})
+	entries, derr := decodeListing(&limitedReader{r: stdout, n: cfg.maxBytes()})
 	if derr != nil {
 		cancel() // stop reading a host that sends garbage
 	}

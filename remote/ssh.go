@@ -51,6 +51,8 @@ type Config struct {
 	Timeout time.Duration
 	// FanOut bounds the hosts queried at once; 0 means MaxFanOut.
 	FanOut int
+	// MaxBytes bounds one host's whole listing; 0 means MaxHostBytes.
+	MaxBytes int64
 	// ControlDir holds the sockets of shared connections; "" means
 	// [ControlDir]'s default. Reuse must be set for it to be used.
 	ControlDir string
@@ -77,6 +79,13 @@ func (c *Config) ssh() string {
 		return "ssh"
 	}
 	return c.SSH
+}
+
+func (c *Config) maxBytes() int64 {
+	if c.MaxBytes <= 0 {
+		return MaxHostBytes
+	}
+	return c.MaxBytes
 }
 
 func (c *Config) timeout() time.Duration {
