@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -154,7 +155,7 @@ func TestBrokenReaders(t *testing.T) {
 				// The flaw's cases fail by the timeout whatever its
 				// length; meanwhile the reader reads a device
 				// without end, a core's worth of work.
-				opts.Timeout = time.Second
+				opts.Timeout = 300 * time.Millisecond
 			}
 			rep := runReader(t, opts)
 			// A flaw that shows only when a file vanishes at the wrong
@@ -206,14 +207,30 @@ func allFailed(rep *Report, ids []string) bool {
 func python(t testing.TB, script string) []string {
 	t.Helper()
 	py := requireTool(t, "python3")
-	out, err := exec.Command(py, "-c", "import sys; print(sys.executable)").Output()
+	exe, err := pythonExecutable(py)
 	if err != nil {
 		t.Fatalf("%s: %v", py, err)
 	}
-	if exe := strings.TrimSpace(string(out)); exe != "" {
-		py = exe
-	}
-	return []string{py, "-S", filepath.Join("adapters", "python", script)}
+	return []string{exe, "-S", filepath.Join("adapters", "python", script)}
+}
+
+// pythonExecutable asks python3 for the interpreter it runs, once: a
+// launcher costs tens of milliseconds, and the tests ask dozens of times.
+func pythonExecutable(py string) (string, error) {
+	python3Exe.Do(func() {
+		out, err := exec.Command(py, "-c", "import sys; print(sys.executable)").Output()
+		python3Exe.exe, python3Exe.err = strings.TrimSpace(string(out)), err
+		if python3Exe.exe == "" {
+			python3Exe.exe = py
+		}
+	})
+	return python3Exe.exe, python3Exe.err
+}
+
+var python3Exe struct {
+	sync.Once
+	exe string
+	err error
 }
 
 func TestPythonReader(t *testing.T) {
