@@ -89,7 +89,7 @@ func FuzzWatchStream(f *testing.F) {
 				}
 			}
 		}()
-		h := &hostWatch{cfg: &Config{}, host: "h", opts: &WatchOptions{Now: time.Now}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		h := &hostWatch{cfg: &Config{}, host: "h", opts: &WatchOptions{Clock: statusfile.SystemClock}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
 		h.read(context.Background(), bytes.NewReader(stream))
 		close(out)
 		<-done

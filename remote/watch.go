@@ -48,8 +48,8 @@ type WatchOptions struct {
 	// MinBackoff and MaxBackoff bound the wait before a reconnection; it
 	// doubles at each failure in a row. 0 means 1 s and 30 s.
 	MinBackoff, MaxBackoff time.Duration
-	// Now is the clock of events' At; nil means time.Now.
-	Now func() time.Time
+	// Clock gives events their At; nil means the system clock.
+	Clock statusfile.Clock
 }
 
 // Remote options of a watch: ssh notices a dead connection within 15 s.
@@ -70,8 +70,8 @@ func Watch(ctx context.Context, cfg *Config, hosts []string, opts WatchOptions) 
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 30 * time.Second
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Clock == nil {
+		opts.Clock = statusfile.SystemClock
 	}
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup
@@ -101,7 +101,7 @@ type hostWatch struct {
 func (h *hostWatch) emit(ctx context.Context, ev Event) bool {
 	ev.Host = h.host
 	if ev.At.IsZero() {
-		ev.At = h.opts.Now()
+		ev.At = h.opts.Clock.Now()
 	}
 	if ev.Name != "" && ev.Session == "" {
 		if ev.After != nil {

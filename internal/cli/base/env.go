@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 )
 
 // Exit codes shared by the commands. Commands add their own above 2.
@@ -14,24 +13,23 @@ const (
 	ExitUsage = 2 // a usage error: an unknown flag or subcommand, a bad value
 )
 
-// Env is what a command gets from its process: its streams, its
-// environment and its clock. Tests build their own; [Env.Fill] gives the
-// fields left nil harmless defaults.
+// Env is what a command gets from its process: its streams and its
+// environment. Tests build their own; [Env.Fill] gives the fields left nil
+// harmless defaults. A command with a clock keeps it in its own Env, as a
+// statusfile.Clock.
 type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
 }
 
 // OSEnv is the process's own environment.
 func OSEnv() Env {
-	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now}
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 }
 
 // Fill sets the nil fields: empty input, discarded output, an empty
-// environment, the system clock.
+// environment.
 func (e *Env) Fill() {
 	if e.Stdin == nil {
 		e.Stdin = strings.NewReader("")
@@ -44,8 +42,5 @@ func (e *Env) Fill() {
 	}
 	if e.Getenv == nil {
 		e.Getenv = func(string) string { return "" }
-	}
-	if e.Now == nil {
-		e.Now = time.Now
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"testing"
-	"time"
 
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -27,7 +26,7 @@ func BenchmarkTSV(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if code := Run([]string{"--dir", dir}, Env{Stdout: io.Discard, Stderr: io.Discard, Now: func() time.Time { return now }}); code != 0 {
+				if code := Run([]string{"--dir", dir}, Env{Stdout: io.Discard, Stderr: io.Discard, Clock: atClock(now)}); code != 0 {
 					b.Fatal(code)
 				}
 			}

@@ -49,7 +49,7 @@ func program(env *Env, jqArgs []jqArg, fullArgs []string) *base.Program {
 		Name:    "statusls",
 		Summary: summary,
 		Footer:  footer,
-		Env:     &base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv, Now: env.Now},
+		Env:     &base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv},
 	}
 	env.prog = p
 	p.Default = &base.Command{
@@ -227,7 +227,7 @@ func sessionIDs(c *common, env *Env) func() []string {
 		if err != nil {
 			return nil
 		}
-		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(env.Now())})
+		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(env.Clock.Now())})
 		if err != nil {
 			return nil
 		}

@@ -29,15 +29,6 @@ var demoSessions = []struct {
 	{"demo-cli", "codex", statusfile.Idle, "", "src/cli"},
 }
 
-// demoClock is the system clock read through env.Now, so that tests can fix
-// the timestamps.
-type demoClock struct{ now func() time.Time }
-
-func (c demoClock) Now() time.Time { return c.now() }
-func (c demoClock) NewTimer(d time.Duration) statusfile.Timer {
-	return statusfile.SystemClock.NewTimer(d)
-}
-
 // demo publishes a few sessions into a temporary config home and lists them.
 func demo(env *Env) int {
 	tmp, err := os.MkdirTemp(env.TempDir, "statusls-demo-")
@@ -62,7 +53,7 @@ func demo(env *Env) int {
 			statusfile.WithTitle(s.title),
 			statusfile.WithCwd(filepath.Join(home, filepath.FromSlash(s.cwd))),
 			statusfile.WithPID(os.Getpid()),
-			statusfile.WithClock(demoClock{env.Now}),
+			statusfile.WithClock(env.Clock),
 			statusfile.WithErrorHandler(func(err error) { writeErr = err }),
 		)
 		if err != nil {

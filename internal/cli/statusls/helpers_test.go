@@ -47,7 +47,7 @@ func run(t *testing.T, o runOpts, args ...string) result {
 		Stdout: &stdout,
 		Stderr: &stderr,
 		Getenv: func(k string) string { return o.env[k] },
-		Now:    func() time.Time { return clock },
+		Clock:  atClock(clock),
 		Terminal: func() (bool, int) {
 			return o.terminal, o.width
 		},

@@ -50,16 +50,14 @@ type Env struct {
 	Getenv         func(string) string
 	// Environ lists the environment, for $ENV and env in --jq filters.
 	Environ func() []string
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
 	// Terminal reports whether stdout is a terminal and its width in
 	// columns (0 when unknown); nil means not a terminal.
 	Terminal func() (bool, int)
 	// Rows is the terminal's height in lines (0 when unknown); nil means
 	// unknown. The watch table uses it.
 	Rows func() int
-	// Clock drives watch and wait (freshness, timers); nil means the
-	// system clock.
+	// Clock is the command's time: what "now" is for a listing, and the
+	// timers of watch and wait. nil means the system clock.
 	Clock statusfile.Clock
 	// Signals relays sig to c until the returned function is called, as
 	// signal.Notify and signal.Stop do (nil means them). watch stops on
@@ -122,9 +120,6 @@ func (env *Env) fill() {
 	if env.Environ == nil {
 		env.Environ = func() []string { return nil }
 	}
-	if env.Now == nil {
-		env.Now = time.Now
-	}
 	if env.Terminal == nil {
 		env.Terminal = func() (bool, int) { return false, 0 }
 	}
@@ -173,7 +168,7 @@ func (c *common) resolve(env *Env) (location.Location, time.Time, error) {
 	if err != nil {
 		return loc, time.Time{}, err
 	}
-	now := env.Now()
+	now := env.Clock.Now()
 	if c.now != "" {
 		t, ok := statusfile.ParseTime(c.now)
 		if !ok {

@@ -74,7 +74,6 @@ func start(t *testing.T, clock *clocktest.Fake, o cmdOpts, args ...string) *cmdR
 		Stderr:   &r.stderr,
 		Getenv:   func(k string) string { return o.env[k] },
 		Environ:  func() []string { return environ },
-		Now:      clock.Now,
 		Clock:    clock,
 		Terminal: func() (bool, int) { return o.terminal, int(r.width.Load()) },
 		Rows:     func() int { return o.rows },

@@ -126,7 +126,7 @@ func watchHosts(o *watchOptions, env *Env) int {
 	}
 	// The table's age column needs every updatedAt.
 	heartbeats := o.heartbeats || r.mode == watchTable
-	events := remote.Watch(ctx, cfg, hosts, remote.WatchOptions{Heartbeats: heartbeats, Now: env.Clock.Now})
+	events := remote.Watch(ctx, cfg, hosts, remote.WatchOptions{Heartbeats: heartbeats, Clock: env.Clock})
 	eof := stdinEOF(env, o.untilEOF)
 	for {
 		var err error
