@@ -1,0 +1,258 @@
+package statusls
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/reader"
+)
+
+// listOptions are the flags of the listing command.
+type listOptions struct {
+	common
+	table, tsv, json, ndjson, summary, count bool
+	wide                                     bool
+	jsonFields                               string
+	fields                                   []string
+	given                                    *base.FlagSet
+	all                                      bool
+	states, agents                           string
+	cwd                                      string
+	sort                                     string
+	color                                    string
+
+	jq         string
+	jqSet      bool
+	jqFilesSet bool
+	args       []string // for re-executing the jq helper
+	raw        bool
+	compact    bool
+	jqArgs     []jqArg
+	jqTimeout  time.Duration
+
+	filter render.Filter
+	order  render.Order
+	mode   string
+
+	hostFlags // --host: hosts.go
+}
+
+func (o *listOptions) register(fs *base.FlagSet, env *Env) {
+	fs.Group("Output (one of; default: a table on a terminal, else TSV)")
+	fs.Bool(&o.table, "table", false, "an aligned table, most urgent first (blocked, working, idle)")
+	fs.Bool(&o.tsv, "tsv", false, "agent<TAB>session<TAB>state<TAB>title, as the published jq one-liner")
+	js := fs.String(&o.jsonFields, "json", "", "FIELDS", "a JSON array of sessions (see \"JSON\" below); with FIELDS, only\nthose keys: --json session,state,title")
+	js.NoValue = "*"
+	js.Complete = func() []string { return render.JSONFields }
+	fs.Bool(&o.ndjson, "ndjson", false, "one JSON object per line")
+	fs.Bool(&o.summary, "summary", false, "one line for status bars: \"1 blocked · 2 working\"; nothing when none")
+	fs.Bool(&o.count, "count", false, "the number of sessions")
+	fs.Bool(&o.wide, "wide", false, "the table shows full session ids (default: the shortest\nunambiguous prefix, at least 8 characters)")
+
+	fs.Group("Selection")
+	fs.Bool(&o.all, "all", false, "include stale sessions (and, in JSON, invalid files with their reason)")
+	stateFlag(fs, &o.states, "state", "only sessions in these states: working, blocked, idle,\nor other:NAME for a state newer publishers may add")
+	fs.String(&o.agents, "agent", "", "A[,A]", "only sessions of these agents")
+	fs.String(&o.cwd, "cwd", "", "PREFIX", "only sessions whose cwd is PREFIX or below (~ is expanded)")
+	fs.String(&o.sort, "sort", "", "ORDER", "attention (the table's default), updated, or name (the default otherwise)").Complete = func() []string { return []string{"attention", "updated", "name"} }
+
+	fs.Group("jq (by gojq, run by the statusls-jq helper, found next to statusls, else in $PATH)")
+	fs.Func("jq", "FILTER", "run FILTER once over the array --json prints, as gh does: the same\nobjects after --state, --agent, --cwd and --sort, fresh sessions only\nunless --all. Strings print raw; other values as JSON, indented only\non a terminal", func(s string) error { o.jq, o.jqSet = s, true; return nil })
+	fs.Func("jq-files", "FILTER", "run FILTER over the JSON object of every readable status file, one\nfile at a time, in file-name order, strings sanitized for display;\nprints as jq does (the published one-liner's mode)", func(s string) error { o.jq, o.jqFilesSet = s, true; return nil })
+	fs.Shorthand(fs.Bool(&o.raw, "raw-output", false, "--jq-files: print strings raw, without quotes (like jq -r); --jq\nalways does"), "r")
+	fs.Shorthand(fs.Bool(&o.compact, "compact-output", false, "print other values compactly (--jq-files default: indented by two\nspaces)"), "c")
+	fs.Func("arg", "NAME VALUE", "$NAME is the string VALUE", func(string) error { return errors.New("needs a name and a value") })
+	fs.Func("argjson", "NAME JSON", "$NAME is the JSON value", func(string) error { return errors.New("needs a name and a value") })
+	fs.Duration(&o.jqTimeout, "jq-timeout", 5*time.Second, "DUR", "stop a filter that runs longer than DUR on one input (default 5s;\ntime spent writing output or reading files does not count)")
+
+	o.common.register(fs, env)
+	o.hostFlags.register(fs, env, hostFlagsOf{usage: "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", many: true, local: true, group: true})
+
+	fs.Group("Terminal")
+	colorFlag(fs, &o.color, "auto (default: on a terminal), always, never; see \"Environment\"\nThe table fits $COLUMNS, else the terminal's width, else 80 columns.")
+}
+
+// validate checks the flags together, once parsed. It returns -1 to go on.
+func (o *listOptions) validate(args []string, env *Env) int {
+	if len(args) > 0 {
+		return usageError(env, "unexpected argument %q", args[0])
+	}
+	o.json = o.given.Changed("json")
+	if o.json && o.jsonFields != "*" {
+		fields, err := parseJSONFields(o.jsonFields, o.hostFlags.active())
+		if err != nil {
+			return usageError(env, "%v", err)
+		}
+		o.fields = fields
+	}
+	var modes []string
+	for _, m := range []struct {
+		on   bool
+		name string
+	}{{o.table, "table"}, {o.tsv, "tsv"}, {o.json && !o.jqSet, "json"}, {o.ndjson, "ndjson"}, {o.summary, "summary"}, {o.count, "count"}, {o.jqSet, modeJQ}, {o.jqFilesSet, modeJQFiles}} {
+		if m.on {
+			modes = append(modes, m.name)
+		}
+	}
+	if len(modes) > 1 {
+		return usageError(env, "--%s and --%s cannot be combined", modes[0], modes[1])
+	}
+	if len(modes) == 1 {
+		o.mode = modes[0]
+	}
+	if code := checkJQFlags(o, env); code >= 0 {
+		return code
+	}
+	if code := checkColor(env, o.color); code >= 0 {
+		return code
+	}
+	o.filter = render.Filter{All: o.all, Invalid: o.all && (o.mode == "json" || o.mode == "ndjson" || o.mode == modeJQ)}
+	states, err := parseStateList("state", o.states)
+	if err != nil {
+		return usageError(env, "%v", err)
+	}
+	o.filter.States = states
+	o.filter.Agents = splitList(o.agents)
+	if o.cwd != "" {
+		p, err := expandPath(o.cwd, env)
+		if err != nil {
+			return usageError(env, "--cwd: %v", err)
+		}
+		o.filter.Cwd = p
+	}
+	if o.sort != "" {
+		ord, err := render.ParseOrder(o.sort)
+		if err != nil {
+			return usageError(env, "--sort: %v", err)
+		}
+		o.order = ord
+	}
+	return -1
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// list is the listing command.
+func list(o *listOptions, env *Env) int {
+	if code := o.hostFlags.misuse(env); code >= 0 {
+		return code
+	}
+	if o.hostFlags.active() {
+		return listHosts(o, env)
+	}
+	loc, now, err := o.resolve(env)
+	if err != nil {
+		return usageError(env, "%v", err)
+	}
+	if o.mode == modeJQ || o.mode == modeJQFiles {
+		return runJQ(o, loc, now, env)
+	}
+	isTerm, termWidth := env.Terminal()
+	mode := o.mode
+	if mode == "" {
+		mode = "tsv"
+		if isTerm {
+			mode = "table"
+		}
+	}
+	opts := reader.Options{
+		Clock:    atClock(now),
+		Liveness: mode == "json" || mode == "ndjson",
+	}
+	l, err := reader.List(loc.Dir, opts)
+	if err != nil {
+		return dirError(env, loc, err)
+	}
+	entries := render.Select(l.Entries, &o.filter)
+	order := o.order
+	if order == "" {
+		order = render.ByName
+		if mode == "table" {
+			order = render.ByAttention
+		}
+	}
+	render.Sort(entries, order)
+
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	var buf []byte
+	switch mode {
+	case "tsv":
+		for i := range entries {
+			if entries[i].Verdict == reader.Invalid {
+				continue
+			}
+			buf = render.AppendTSV(buf[:0], &entries[i].Status)
+			out.Write(buf)
+		}
+	case "json":
+		if len(entries) == 0 {
+			out.WriteString("[]\n")
+			break
+		}
+		out.WriteString("[\n")
+		for i := range entries {
+			buf = render.AppendJSONFields(buf[:0], &entries[i], o.fields)
+			if i < len(entries)-1 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, '\n')
+			out.Write(buf)
+		}
+		out.WriteString("]\n")
+	case "ndjson":
+		for i := range entries {
+			buf = render.AppendJSON(buf[:0], &entries[i])
+			buf = append(buf, '\n')
+			out.Write(buf)
+		}
+	case "summary":
+		if s := render.Summary(entries); s != "" {
+			out.WriteString(s + "\n")
+		}
+	case "count":
+		n := 0
+		for i := range entries {
+			if entries[i].Verdict != reader.Invalid {
+				n++
+			}
+		}
+		out.WriteString(strconv.Itoa(n) + "\n")
+	case "table":
+		writeTable(out, entries, o, l, loc, isTerm, termWidth, env)
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
+		return ExitError
+	}
+	return ExitOK
+}
+
+// expandPath expands a leading ~ and makes p absolute.
+func expandPath(p string, env *Env) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home := env.Getenv("HOME")
+		if home == "" {
+			return "", errors.New("cannot expand ~: HOME is not set")
+		}
+		p = home + p[1:]
+	}
+	return filepath.Abs(p)
+}
