@@ -238,7 +238,11 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	inner := "tmux -L " + sock + "-inner -f " + conf + " new-session"
+	// The panes run cat, not the user's shell: an interactive shell reads
+	// the user's dotfiles, and one killed by kill-server in the middle of
+	// them can leave their state behind (a stale pyenv rehash lock made
+	// every later login shell on the machine wait 60 s).
+	inner := "tmux -L " + sock + "-inner -f " + conf + " new-session cat"
 	if out, err := tmux("new-session", "-d", "-x", "120", "-y", "10", inner); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -274,7 +278,7 @@ func TestTmuxKeepsUserOptions(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	tmux("new-session", "-d", "-x", "120", "-y", "10")
+	tmux("new-session", "-d", "-x", "120", "-y", "10", "cat") // cat: see tmuxStatusRight
 	t.Cleanup(func() { exec.Command("tmux", "-L", sock, "kill-server").Run() })
 	if got, want := tmux("show", "-gv", "status-right"), "MINE %H:%M #(statusls --summary)"; got != want {
 		t.Errorf("status-right %q, want %q", got, want)

@@ -89,7 +89,11 @@ func startAgent(t *testing.T, env ...string) *agent {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self)
-	cmd.Env = append(append(os.Environ(), fakeAgentEnv+"=1"), env...)
+	// A HOME of its own: the hooks run under bash -lc too, and a login
+	// shell reads the dotfiles of HOME, which on a developer's machine may
+	// take seconds (a version manager's set-up) or print.
+	home := t.TempDir()
+	cmd.Env = append(append(os.Environ(), fakeAgentEnv+"=1", "HOME="+home), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
