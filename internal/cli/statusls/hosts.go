@@ -243,18 +243,12 @@ func listHosts(o *listOptions, env *Env) int {
 			out.WriteString(strings.Join(parts, " · ") + "\n")
 		}
 	case "count":
-		n := 0
-		for i := range all {
-			if all[i].Verdict != reader.Invalid {
-				n++
-			}
-		}
-		out.WriteString(strconv.Itoa(n) + "\n")
+		out.WriteString(strconv.Itoa(countSessions(all)) + "\n")
 	case "table":
 		writeHostTable(out, parts, o, isTerm, termWidth, env)
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %v\n", err)
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
 		return ExitError
 	}
 	switch {

@@ -228,13 +228,7 @@ func list(o *listOptions, env *Env) int {
 			out.WriteString(s + "\n")
 		}
 	case "count":
-		n := 0
-		for i := range entries {
-			if entries[i].Verdict != reader.Invalid {
-				n++
-			}
-		}
-		out.WriteString(strconv.Itoa(n) + "\n")
+		out.WriteString(strconv.Itoa(countSessions(entries)) + "\n")
 	case "table":
 		writeTable(out, entries, o, l, loc, isTerm, termWidth, env)
 	}
@@ -255,4 +249,16 @@ func expandPath(p string, env *Env) (string, error) {
 		p = home + p[1:]
 	}
 	return filepath.Abs(p)
+}
+
+// countSessions is --count: the entries that are sessions, not invalid
+// files (which --all adds in JSON only).
+func countSessions(entries []reader.Entry) int {
+	n := 0
+	for i := range entries {
+		if entries[i].Verdict != reader.Invalid {
+			n++
+		}
+	}
+	return n
 }
