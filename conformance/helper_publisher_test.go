@@ -85,9 +85,11 @@ func helperPublisher(flaw string) int {
 	tick := time.NewTicker(every)
 	// burst rewrites the record twice, 150 ms apart, then stops: a
 	// heartbeat check that ended at the second change would pass it.
+	// heartbeat-once rewrites it once at 150 ms and heartbeats once: a
+	// check that ended at the second change past 10 s would pass it.
 	var burst <-chan time.Time
 	bursts := 0
-	if flaw == "heartbeat-burst" {
+	if flaw == "heartbeat-burst" || flaw == "heartbeat-once" {
 		tick.Stop()
 		burst = time.After(150 * time.Millisecond)
 	}
@@ -107,10 +109,14 @@ func helperPublisher(flaw string) int {
 		select {
 		case <-burst:
 			p.publish()
-			if bursts++; bursts < 2 {
+			bursts++
+			burst = nil
+			switch {
+			case bursts >= 2:
+			case flaw == "heartbeat-burst":
 				burst = time.After(150 * time.Millisecond)
-			} else {
-				burst = nil
+			case flaw == "heartbeat-once":
+				burst = time.After(every)
 			}
 		case <-deferred:
 			deferred = nil

@@ -657,23 +657,32 @@ func atomicity(p *pubRun) {
 	p.pass(temp)
 }
 
-// A heartbeat check watches until it has seen heartbeatsSeen heartbeats,
-// the last at least one interval after it began: two show a timer that is
-// re-armed, and the interval catches a publisher that writes a few times
-// at once and then stops. A publisher that heartbeats every 10 s is done
-// in about 20 s. A gap over the limit fails the check as soon as it
-// passes; heartbeatObserve ends a check whose gaps are all within a limit
-// stretched by --timeout-scale.
+// A heartbeat check watches a window of heartbeatObserve (two limits and
+// a second, when --timeout-scale stretches the limit further) for a gap
+// over the limit, and fails at once when one passes. It ends early, at a
+// heartbeat less than one limit before the window's end, when the rest of
+// the window can no longer fail: what it shows is what watching the whole
+// window shows. At least heartbeatsSeen heartbeats are seen: a timer that
+// is re-armed, not a publisher that writes a few times, once more a
+// heartbeat later, and then stops. A publisher that heartbeats every 10 s
+// is done in about 20 s instead of 25.
 const (
 	heartbeatsSeen   = 2
 	heartbeatObserve = 25 * time.Second
 )
 
-// heartbeatsDone reports whether a heartbeat check that began at start
-// has seen enough: beats heartbeats, the last at lastBeat.
-func heartbeatsDone(start, lastBeat time.Time, beats int) bool {
-	return beats >= heartbeatsSeen && lastBeat.Sub(start) >= statusfile.HeartbeatInterval ||
-		time.Since(start) >= heartbeatObserve
+// heartbeatWindow returns how long a heartbeat check with this limit
+// watches, and how late a heartbeat must come for the check to end there.
+func heartbeatWindow(limit time.Duration) (observe, endAfter time.Duration) {
+	observe = max(heartbeatObserve, 2*limit+time.Second)
+	return observe, max(statusfile.HeartbeatInterval, observe-limit)
+}
+
+// heartbeatsDone reports whether a heartbeat check that began at start,
+// with this limit, has seen enough: beats heartbeats, the last at lastBeat.
+func heartbeatsDone(start, lastBeat time.Time, beats int, limit time.Duration) bool {
+	observe, endAfter := heartbeatWindow(limit)
+	return beats >= heartbeatsSeen && lastBeat.Sub(start) >= endAfter || time.Since(start) >= observe
 }
 
 func heartbeat(p *pubRun) {
@@ -685,7 +694,7 @@ func heartbeat(p *pubRun) {
 	last, lastChange := rec.UpdatedAt, start
 	var gaps []string
 	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
-	for beats := 0; !heartbeatsDone(start, lastChange, beats); {
+	for beats := 0; !heartbeatsDone(start, lastChange, beats, limit); {
 		p.pause(50 * time.Millisecond)
 		if !p.running() {
 			p.fail(id, "the publisher exited while idle: %s", p.exitString())
@@ -740,7 +749,7 @@ func heartbeatKeepsState(p *pubRun) {
 	var gaps []string
 	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
 	blank := false
-	for beats := 0; !heartbeatsDone(start, lastChange, beats); {
+	for beats := 0; !heartbeatsDone(start, lastChange, beats, limit); {
 		p.pause(50 * time.Millisecond)
 		if !p.running() {
 			p.fail(id, "the publisher exited: %s", p.exitString())

@@ -26,6 +26,7 @@ var brokenPublishers = []struct {
 	{"slow-heartbeat", []string{"P9/heartbeat"}},
 	{"stale-heartbeat", []string{"P9/heartbeat"}},
 	{"heartbeat-burst", []string{"P9/heartbeat"}},
+	{"heartbeat-once", []string{"P9/heartbeat"}},
 	{"follow-symlinks", []string{"P5/status-file-symlink"}},
 	{"non-atomic", []string{"P8/never-partial"}},
 	{"leave-temp", []string{"P8/no-temporary-file-left"}},
