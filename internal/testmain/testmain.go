@@ -45,9 +45,12 @@ func SkipRaceExitSleep() {
 	}
 	g = strings.TrimSpace(g + " atexit_sleep_ms=0")
 	exe, err := os.Executable()
-	if err != nil {
-		os.Setenv("GORACE", g) // at least the subprocesses
-		return
+	if err == nil {
+		err = restart(exe, g) // returns only on failure
 	}
-	restart(exe, g)
+	restartErr = err
+	os.Setenv("GORACE", g) // at least the subprocesses
 }
+
+// restartErr is why SkipRaceExitSleep could not restart the binary.
+var restartErr error

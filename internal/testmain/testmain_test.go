@@ -18,6 +18,9 @@ func TestRestarted(t *testing.T) {
 		}
 		t.Skip("not built with -race: nothing to restart")
 	}
+	if restartErr != nil {
+		t.Errorf("the binary was not restarted with atexit_sleep_ms=0: %v", restartErr)
+	}
 	if !strings.Contains(g, "atexit_sleep_ms") {
 		t.Errorf("GORACE=%q: the binary was not restarted with atexit_sleep_ms=0", g)
 	}
