@@ -2,7 +2,5 @@
 
 package testmain
 
-import "errors"
-
 // restart cannot replace the process without exec(2).
-func restart(_, _ string) error { return errors.New("no exec(2) here") }
+func restart(_, _ string) error { return errNoExec }

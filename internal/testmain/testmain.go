@@ -18,6 +18,7 @@
 package testmain
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -54,3 +55,7 @@ func SkipRaceExitSleep() {
 
 // restartErr is why SkipRaceExitSleep could not restart the binary.
 var restartErr error
+
+// errNoExec is restart's error where there is no exec(2) (Windows): the
+// tests run with the sleep there.
+var errNoExec = errors.New("no exec(2) on this system")
