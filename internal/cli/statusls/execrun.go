@@ -23,8 +23,17 @@ const (
 	execTimeout    = 60 * time.Second // --exec-timeout's default
 )
 
-// execGrace is how long watch, stopping, waits for running commands.
-var execGrace = time.Second
+// execGrace is how long watch, stopping, waits for running commands,
+// unless Env.execGrace says otherwise.
+const execGrace = time.Second
+
+// grace is how long watch, stopping, waits for running commands.
+func (env *Env) grace() time.Duration {
+	if env.execGrace > 0 {
+		return env.execGrace
+	}
+	return execGrace
+}
 
 // execRunner runs watch's --exec command in the background: at most
 // execMaxRunning at once, the next execMaxWaiting in order after them.

@@ -63,7 +63,8 @@ type Env struct {
 	// (or an error) means no keyboard. q quits.
 	Keyboard func() (io.Reader, func(), error)
 
-	prog *base.Program // the program running, for usage errors
+	prog      *base.Program // the program running, for usage errors
+	execGrace time.Duration // watch --exec's grace at exit; 0 means execGrace
 }
 
 // Main runs the command with the process's own environment.

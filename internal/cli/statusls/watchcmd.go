@@ -287,7 +287,7 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 		}
 		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, r.report)
 		r.inOn = map[string]string{}
-		defer r.runner.close(execGrace)
+		defer r.runner.close(env.grace())
 	}
 
 	events := w.Events()

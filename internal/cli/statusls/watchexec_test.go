@@ -158,15 +158,13 @@ func TestWatchExecFailure(t *testing.T) {
 // most four at once: the events are printed meanwhile, and watch exits on
 // SIGTERM without waiting for them.
 func TestWatchExecSlow(t *testing.T) {
-	// The commands outlast any grace: a short one is as good a test.
-	grace := execGrace
-	execGrace = 100 * time.Millisecond
-	t.Cleanup(func() { execGrace = grace })
 	dir := privateDir(t)
 	work := t.TempDir()
 	clock := clocktest.New(now)
 	cmd := `cd "$OUT" && echo $$ >"pid.$STATUS_SESSION" && sleep 5 && touch "done.$STATUS_SESSION"`
-	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}}, "watch", "--json", "--dir", dir, "--on", "blocked", "--exec", cmd)
+	// The commands outlast any grace: a short one is as good a test.
+	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}, execGrace: 100 * time.Millisecond},
+		"watch", "--json", "--dir", dir, "--on", "blocked", "--exec", cmd)
 	t.Cleanup(func() {
 		// The commands left running: kill their process groups.
 		files, _ := filepath.Glob(filepath.Join(work, "pid.*"))

@@ -60,6 +60,8 @@ type cmdOpts struct {
 	rows     int
 	env      map[string]string // what Getenv sees
 	environ  []string          // added to the environment commands get
+	// execGrace is watch --exec's grace at exit; 0 means the default.
+	execGrace time.Duration
 }
 
 // start runs statusls args in the background. A command still running at
@@ -70,13 +72,14 @@ func start(t *testing.T, clock *clocktest.Fake, o cmdOpts, args ...string) *cmdR
 	r.width.Store(int64(o.width))
 	environ := append(append(os.Environ(), "STATUS_TITLE=inherited, must not reach the command"), o.environ...)
 	env := Env{
-		Stdout:   &r.stdout,
-		Stderr:   &r.stderr,
-		Getenv:   func(k string) string { return o.env[k] },
-		Environ:  func() []string { return environ },
-		Clock:    clock,
-		Terminal: func() (bool, int) { return o.terminal, int(r.width.Load()) },
-		Rows:     func() int { return o.rows },
+		Stdout:    &r.stdout,
+		Stderr:    &r.stderr,
+		Getenv:    func(k string) string { return o.env[k] },
+		Environ:   func() []string { return environ },
+		Clock:     clock,
+		Terminal:  func() (bool, int) { return o.terminal, int(r.width.Load()) },
+		Rows:      func() int { return o.rows },
+		execGrace: o.execGrace,
 		Signals: func(c chan<- os.Signal, sig ...os.Signal) func() {
 			r.subscribed <- c
 			return func() {}

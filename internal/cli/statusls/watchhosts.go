@@ -122,7 +122,7 @@ func watchHosts(o *watchOptions, env *Env) int {
 		}
 		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, report)
 		r.inOn = map[string]string{}
-		defer r.runner.close(execGrace)
+		defer r.runner.close(env.grace())
 	}
 	// The table's age column needs every updatedAt.
 	heartbeats := o.heartbeats || r.mode == watchTable
