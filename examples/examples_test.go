@@ -234,14 +234,15 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 	sock := fmt.Sprintf("agentstatus-test-%d", os.Getpid())
 	tmux := func(args ...string) (string, error) {
 		cmd := exec.Command("tmux", append([]string{"-L", sock + "-outer", "-f", "/dev/null"}, args...)...)
-		cmd.Env = env
+		cmd.Env = append(env, "SHELL=/bin/sh") // tmux runs commands with $SHELL -c
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	// The panes run cat, not the user's shell: an interactive shell reads
-	// the user's dotfiles, and one killed by kill-server in the middle of
-	// them can leave their state behind (a stale pyenv rehash lock made
-	// every later login shell on the machine wait 60 s).
+	// The panes run cat, not the user's shell, and commands through
+	// /bin/sh: the user's shell reads the user's dotfiles, and one killed
+	// by kill-server in the middle of them can leave their state behind
+	// (a stale pyenv rehash lock made every later login shell on the
+	// machine wait 60 s).
 	inner := "tmux -L " + sock + "-inner -f " + conf + " new-session cat"
 	if out, err := tmux("new-session", "-d", "-x", "120", "-y", "10", inner); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -272,7 +273,9 @@ func TestTmuxKeepsUserOptions(t *testing.T) {
 	os.WriteFile(user, []byte("set -g status-right 'MINE %H:%M'\nset -g status-right-length 20\nsource-file "+conf+"\n"), 0o600)
 	sock := fmt.Sprintf("agentstatus-test-opts-%d", os.Getpid())
 	tmux := func(args ...string) string {
-		out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", user}, args...)...).CombinedOutput()
+		cmd := exec.Command("tmux", append([]string{"-L", sock, "-f", user}, args...)...)
+		cmd.Env = append(os.Environ(), "SHELL=/bin/sh") // see tmuxStatusRight
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("tmux %v: %v: %s", args, err, out)
 		}
