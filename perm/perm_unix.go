@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -186,11 +187,12 @@ func (d *Dir) Check() error {
 
 // FileStat is what a reader learns of an opened status file.
 type FileStat struct {
-	Size int64
-	Mode fs.FileMode
-	UID  int
-	dev  uint64
-	ino  uint64
+	Size    int64
+	Mode    fs.FileMode
+	UID     int
+	ModTime time.Time
+	dev     uint64
+	ino     uint64
 	// A sum of the content read or written, when known: removals compare
 	// it (see [Dir.Remove]).
 	sum    uint64
@@ -282,11 +284,12 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 
 func statOf(st *unix.Stat_t) FileStat {
 	return FileStat{
-		Size: st.Size,
-		Mode: modeOf(uint32(st.Mode)),
-		UID:  int(st.Uid),
-		dev:  uint64(st.Dev),
-		ino:  uint64(st.Ino),
+		Size:    st.Size,
+		Mode:    modeOf(uint32(st.Mode)),
+		UID:     int(st.Uid),
+		ModTime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
+		dev:     uint64(st.Dev),
+		ino:     uint64(st.Ino),
 	}
 }
 

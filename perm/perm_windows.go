@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -124,14 +125,15 @@ func (d *Dir) Check() error { return nil }
 
 // FileStat is what a reader learns of an opened status file.
 type FileStat struct {
-	Size int64
-	Mode fs.FileMode
-	UID  int
-	info fs.FileInfo
+	Size    int64
+	Mode    fs.FileMode
+	UID     int
+	ModTime time.Time
+	info    fs.FileInfo
 }
 
 func statOf(fi fs.FileInfo) FileStat {
-	return FileStat{Size: fi.Size(), Mode: fi.Mode(), UID: -1, info: fi}
+	return FileStat{Size: fi.Size(), Mode: fi.Mode(), UID: -1, ModTime: fi.ModTime(), info: fi}
 }
 
 // ReadFile reads name inside the directory, refusing links and reparse

@@ -55,6 +55,23 @@ func TempName(name string, pid int) string {
 	return "." + strings.TrimSuffix(name, ".json") + "." + strconv.Itoa(pid) + "." + hex.EncodeToString(r[:]) + TempSuffix
 }
 
+// ParseLegacyTempName reports whether tmp is the name of a temporary file
+// of the writer earlier versions of this toolkit used (renameio): "." and
+// a status file name, then the 1 to 10 decimal digits os.CreateTemp adds.
+// Such a name says nothing of its writer; prune removes the file once it
+// is old (SPEC.md D5). It returns the status file's name.
+func ParseLegacyTempName(tmp string) (name string, ok bool) {
+	if len(tmp) < 1+69+1 || len(tmp) > 1+69+10 || tmp[0] != '.' || !IsStatusName(tmp[1:70]) {
+		return "", false
+	}
+	for i := 70; i < len(tmp); i++ {
+		if tmp[i] < '0' || tmp[i] > '9' {
+			return "", false
+		}
+	}
+	return tmp[1:70], true
+}
+
 // ParseTempName splits a name made by [TempName] into the status file's
 // name and the writer's pid. ok is false for every other name.
 func ParseTempName(tmp string) (name string, pid int, ok bool) {

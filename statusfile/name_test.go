@@ -42,6 +42,48 @@ func TestTempName(t *testing.T) {
 	}
 }
 
+func TestParseLegacyTempName(t *testing.T) {
+	name := sf.FileName("s-1")
+	tests := []struct {
+		tmp string
+		ok  bool
+	}{
+		{"." + name + "1", true},
+		{"." + name + "4294967295", true},
+		{"." + name + "12345678901", false}, // more digits than os.CreateTemp adds
+		{"." + name, false},
+		{name + "123", false},
+		{"." + strings.ToUpper(name) + "123", false},
+		{"." + name + "12a", false},
+		{"." + name + ".tmp", false},
+		{sf.TempName(name, 7), false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		got, ok := sf.ParseLegacyTempName(tt.tmp)
+		if ok != tt.ok || ok && got != name {
+			t.Errorf("ParseLegacyTempName(%q) = %q, %v; want ok %v", tt.tmp, got, ok, tt.ok)
+		}
+	}
+}
+
+func FuzzParseLegacyTempName(f *testing.F) {
+	f.Add("." + sf.FileName("x") + "123")
+	f.Add(sf.TempName(sf.FileName("x"), 7))
+	f.Fuzz(func(t *testing.T, s string) {
+		name, ok := sf.ParseLegacyTempName(s)
+		if !ok {
+			return
+		}
+		if !sf.IsStatusName(name) || !strings.HasPrefix(s, "."+name) || sf.IsStatusName(s) {
+			t.Fatalf("%q: %q", s, name)
+		}
+		if _, _, ok := sf.ParseTempName(s); ok {
+			t.Fatalf("%q is both kinds of temporary name", s)
+		}
+	})
+}
+
 func FuzzParseTempName(f *testing.F) {
 	f.Add(sf.TempName(sf.FileName("x"), 7))
 	f.Add("." + sf.FileName("x") + "123")

@@ -120,7 +120,7 @@ func prune(o *pruneOptions, env *Env) int {
 	default:
 		fmt.Fprintf(out, "%s %d of %d stale session%s\n", verb, removed, stale, plural(stale))
 	}
-	g.leftovers(out, dryRun, fail)
+	g.leftovers(out, now, dryRun, fail)
 	if failed {
 		return ExitError
 	}

@@ -2,7 +2,11 @@
 
 package statusls
 
-import "github.com/agentstatus/agentstatus/reader"
+import (
+	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
+)
 
 // pruneGuard takes no locks here: hook commands need POSIX locks, and
 // leftovers are not recognised.
@@ -17,4 +21,4 @@ func (g *pruneGuard) remove(d *reader.Dir, e *reader.Entry) (bool, string, error
 	return ok, "", err
 }
 
-func (g *pruneGuard) leftovers(leftoverWriter, bool, func(error)) {}
+func (g *pruneGuard) leftovers(leftoverWriter, time.Time, bool, func(error)) {}

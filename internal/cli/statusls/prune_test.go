@@ -204,7 +204,8 @@ f=open(sys.argv[1],"r+"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=T
 }
 
 // SPEC.md P8, D5: temporary files of gone writers are removed, those of
-// live writers kept; a record an interrupted prune left aside is put back.
+// live writers kept, those of the earlier writer removed once old; a record
+// an interrupted prune left aside is put back.
 func TestPruneLeftovers(t *testing.T) {
 	dir := privateDir(t)
 	dead := exitedPID(t)
@@ -213,16 +214,25 @@ func TestPruneLeftovers(t *testing.T) {
 	live := statusfile.TempName(name, os.Getppid())
 	aside := "." + strings.TrimSuffix(name, ".json") + "." + strconv.Itoa(dead) + ".abc" + perm.AsideSuffix
 	rec, _ := statusfile.Encode(statusfile.Status{Agent: "pi", Session: "s", PID: os.Getpid(), State: "idle", UpdatedAt: time.Now()})
-	for _, n := range []string{gone, live, ".other"} {
+	// Temporary files of the writer earlier versions used (renameio)
+	// hold no pid: removed once old, kept while they could be in use.
+	oldTemp, newTemp := "."+name+"1234567890", "."+name+"42"
+	for _, n := range []string{gone, live, ".other", oldTemp, newTemp} {
 		writeFile(t, dir, n, []byte("{"))
+	}
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, oldTemp), past, past); err != nil {
+		t.Fatal(err)
 	}
 	writeFile(t, dir, aside, rec)
 	r := run(t, runOpts{now: time.Now()}, "prune", "--dry-run", "--dir", dir)
-	if !exists(dir, gone) || !exists(dir, aside) || !strings.Contains(r.stdout, "would remove temporary file "+gone) || !strings.Contains(r.stdout, "would put back "+aside) {
+	if !exists(dir, gone) || !exists(dir, aside) || !exists(dir, oldTemp) || !strings.Contains(r.stdout, "would remove temporary file "+gone) ||
+		!strings.Contains(r.stdout, "would put back "+aside) || !strings.Contains(r.stdout, "would remove temporary file "+oldTemp+": left by an earlier version's writer 1h0m0s ago") ||
+		strings.Contains(r.stdout, newTemp) {
 		t.Fatalf("dry run:\n%s%s", r.stdout, r.stderr)
 	}
 	r = run(t, runOpts{now: time.Now()}, "prune", "--dir", dir)
-	if r.code != 0 || exists(dir, gone) || !exists(dir, live) || !exists(dir, ".other") || exists(dir, aside) {
+	if r.code != 0 || exists(dir, gone) || !exists(dir, live) || !exists(dir, ".other") || exists(dir, aside) || exists(dir, oldTemp) || !exists(dir, newTemp) {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != string(rec) {

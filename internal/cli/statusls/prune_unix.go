@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/reader"
@@ -56,7 +57,7 @@ func (g *pruneGuard) remove(d *reader.Dir, e *reader.Entry) (ok bool, busy strin
 }
 
 // leftovers handles the directory's dot-files (see leftover).
-func (g *pruneGuard) leftovers(out leftoverWriter, dryRun bool, fail func(error)) {
+func (g *pruneGuard) leftovers(out leftoverWriter, now time.Time, dryRun bool, fail func(error)) {
 	l, err := g.pd.List()
 	if err != nil {
 		fail(err)
@@ -64,15 +65,42 @@ func (g *pruneGuard) leftovers(out leftoverWriter, dryRun bool, fail func(error)
 	}
 	for _, e := range l {
 		if strings.HasPrefix(e.Name, ".") && e.Type.IsRegular() {
-			g.leftover(out, e.Name, dryRun, fail)
+			g.leftover(out, e.Name, now, dryRun, fail)
 		}
 	}
 }
 
+// legacyTempAge is how old a temporary file of the earlier writer must be
+// for prune to remove it: its name holds no pid, and no write takes this
+// long.
+const legacyTempAge = 10 * time.Minute
+
 // leftover handles a dot-file: the temporary file of a writer that is
-// gone is removed (SPEC.md P8), a record moved aside by a prune that was
+// gone is removed (SPEC.md P8), and so is one of the earlier versions'
+// writer once it is old; a record moved aside by a prune that was
 // interrupted is put back (D5). Anything else is left alone.
-func (g *pruneGuard) leftover(out leftoverWriter, name string, dryRun bool, fail func(error)) {
+func (g *pruneGuard) leftover(out leftoverWriter, name string, now time.Time, dryRun bool, fail func(error)) {
+	if _, ok := statusfile.ParseLegacyTempName(name); ok {
+		st, err := g.pd.Lstat(name)
+		if err != nil || !st.Mode.IsRegular() || st.UID != os.Geteuid() {
+			return // gone meanwhile, or not ours: RemoveTemp would keep it too
+		}
+		age := now.Sub(st.ModTime)
+		if age < legacyTempAge {
+			return
+		}
+		what := fmt.Sprintf("temporary file %s: left by an earlier version's writer %s ago", name, age.Round(time.Minute))
+		if dryRun {
+			fmt.Fprintf(out, "would remove %s\n", what)
+			return
+		}
+		if err := g.pd.RemoveTemp(name); err != nil {
+			fail(err)
+			return
+		}
+		fmt.Fprintf(out, "removed %s\n", what)
+		return
+	}
 	if _, pid, ok := statusfile.ParseTempName(name); ok {
 		if !statusfile.WriterGone(pid) {
 			return
