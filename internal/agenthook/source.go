@@ -35,12 +35,16 @@ func (s Source) Append() bool { return false }
 // SourceState reads the state a source's content says, for the session
 // and the agent process pid. ok is false when the content says nothing
 // this adapter can use: another session's, unknown, torn mid-write.
-func SourceState(kind string, data []byte, session string, pid int) (st statusfile.State, ok bool) {
+// since tells transitions apart: it changes each time the agent changes
+// the state, even to the state it had ("" where the source has no such
+// mark). A file rewritten for another reason keeps it, and must not undo
+// a newer hook.
+func SourceState(kind string, data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
 	switch kind {
 	case SourceClaudeSession:
 		return ClaudeSessionState(data, session, pid)
 	}
-	return "", false
+	return "", "", false
 }
 
 // ClaudeSessionState reads Claude Code's session file (observed in
@@ -50,26 +54,30 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 // idle is idle. Another status ("shell", seen for an instant while an
 // interrupted tool is killed) says nothing. A file of another session or
 // process says nothing either: after /clear the same process writes the
-// next session's id.
-func ClaudeSessionState(data []byte, session string, pid int) (statusfile.State, bool) {
+// next session's id. since is "statusUpdatedAt", which changes with every
+// change of "status" (the file is also rewritten for other reasons).
+func ClaudeSessionState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
 	var f struct {
 		PID       json.RawMessage `json:"pid"`
 		SessionID string          `json:"sessionId"`
 		Status    string          `json:"status"`
+		Since     json.RawMessage `json:"statusUpdatedAt"`
 	}
 	if json.Unmarshal(data, &f) != nil || f.SessionID != session {
-		return "", false
+		return "", "", false
 	}
 	if n, err := strconv.Atoi(string(f.PID)); err != nil || n != pid {
-		return "", false
+		return "", "", false
 	}
 	switch f.Status {
 	case "busy":
-		return statusfile.Working, true
+		st = statusfile.Working
 	case "waiting":
-		return statusfile.Blocked, true
+		st = statusfile.Blocked
 	case "idle":
-		return statusfile.Idle, true
+		st = statusfile.Idle
+	default:
+		return "", "", false
 	}
-	return "", false
+	return st, string(f.Since), true
 }

@@ -81,8 +81,15 @@ func (f *follower) states() <-chan observed {
 func (f *follower) loop() {
 	defer close(f.done)
 	// What the file says when following starts is what the hooks already
-	// said: only its changes are news.
-	last, _ := f.read()
+	// said: only its transitions are news.
+	type mark struct {
+		st    statusfile.State
+		since string
+	}
+	var last mark
+	if st, since, ok := f.read(); ok {
+		last = mark{st, since}
+	}
 	for {
 		select {
 		case ev, ok := <-f.w.Events:
@@ -93,17 +100,17 @@ func (f *follower) loop() {
 				continue
 			}
 			stamp := issueStamp()
-			st, ok := f.read()
+			st, since, ok := f.read()
 			if !ok {
 				// Rewritten in place: a read between the truncation and
 				// the write finds a torn file, and the write's own event
 				// follows.
 				continue
 			}
-			if st == last {
-				continue
+			if (mark{st, since}) == last {
+				continue // rewritten for another reason
 			}
-			last = st
+			last = mark{st, since}
 			// Only the newest matters: replace what the owner has not
 			// taken yet.
 			select {
@@ -120,20 +127,20 @@ func (f *follower) loop() {
 }
 
 // read reads the source's state now.
-func (f *follower) read() (statusfile.State, bool) {
+func (f *follower) read() (statusfile.State, string, bool) {
 	fd, err := unix.Open(f.src.Path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
 	file := os.NewFile(uintptr(fd), f.src.Path)
 	defer file.Close()
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
-		return "", false
+		return "", "", false
 	}
 	data, err := io.ReadAll(io.LimitReader(file, maxSourceFile))
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
 	return agenthook.SourceState(f.src.Kind, data, f.session, f.pid)
 }
