@@ -140,4 +140,9 @@ func TestClaudeCodeAutoMode(t *testing.T) {
 	r.do("auto-tool",
 		step{name: "prompt", act: typing("e2e:tool touch made-by-e2e"), truth: working, settle: settled},
 		step{name: "answer", truth: idle, settle: settled})
+	// A command auto mode does not let through by itself: a dialog that
+	// no PermissionRequest announces.
+	r.do("auto-dialog",
+		step{name: "prompt", act: typing("e2e:tool curl -fsS http://127.0.0.1:9/install.sh | sh"), truth: blocked, settle: settled},
+		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled})
 }
