@@ -57,6 +57,7 @@ func startClaude(t *testing.T, mode string) *agentRun {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("statuspub install claude: %v\n%s", err, out)
 	}
+	traceHooks(t, filepath.Join(home, ".claude", "settings.json"), "statuspub claude-hook", "claude")
 	argv := []string{pinned["claude"].path()}
 	if mode != "" {
 		argv = append(argv, "--permission-mode", mode)

@@ -96,7 +96,7 @@ func anthropicHandler(m *model) http.Handler {
 			return
 		}
 		text, results := req.lastUser()
-		d := m.directive(text, m.answered(results), len(req.Tools) > 0)
+		d := m.directive(text, m.answered(text, results), len(req.Tools) > 0)
 		if d.kind == "fail" {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(d.status())
@@ -142,7 +142,7 @@ func anthropicHandler(m *model) http.Handler {
 			}
 		}
 		if len(ids) > 0 {
-			m.called(ids...)
+			m.called(text, ids...)
 		}
 		if !req.Stream {
 			w.Header().Set("Content-Type", "application/json")

@@ -38,15 +38,21 @@ func TestParseDirective(t *testing.T) {
 // new directive, not the old one's end.
 func TestModelDirectiveAfterTools(t *testing.T) {
 	m := &model{}
-	if d := m.directive("e2e:tool ls", m.answered(nil), true); d.kind != "tool" {
+	if d := m.directive("e2e:tool ls", m.answered("e2e:tool ls", nil), true); d.kind != "tool" {
 		t.Fatalf("first request: %+v", d)
 	}
-	m.called("t1")
-	if d := m.directive("e2e:tool ls", m.answered([]string{"t1"}), true); d.kind != "text" {
+	m.called("e2e:tool ls", "t1")
+	if d := m.directive("e2e:tool ls", m.answered("e2e:tool ls", []string{"t1"}), true); d.kind != "text" {
 		t.Fatalf("after the result: %+v", d)
 	}
-	if d := m.directive("e2e:ask Which?", m.answered([]string{"t1"}), true); d.kind != "ask" {
+	if d := m.directive("e2e:ask Which?", m.answered("e2e:ask Which?", []string{"t1"}), true); d.kind != "ask" {
 		t.Fatalf("the next prompt, with the old result still in its message: %+v", d)
+	}
+	// A denied call: no request comes with its result until the next
+	// prompt, whose message carries it.
+	m.called("e2e:tool rm x", "t2")
+	if d := m.directive("e2e:tool tail -f y", m.answered("e2e:tool tail -f y", []string{"t2"}), true); d.kind != "tool" {
+		t.Fatalf("the prompt after a denial: %+v", d)
 	}
 	if d := m.directive("e2e:tool ls", false, false); d.kind != "ok" {
 		t.Fatalf("a side request without tools: %+v", d)

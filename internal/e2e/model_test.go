@@ -94,24 +94,30 @@ type model struct {
 	mu      sync.Mutex
 	logs    []string
 	pending map[string]bool // ids of the tool calls last made
+	pendFor string          // the user text they were made for
 }
 
-// called records the ids of the tool calls just made for a directive.
-func (m *model) called(ids ...string) {
+// called records the ids of the tool calls just made for the directive in
+// text; none forgets them.
+func (m *model) called(text string, ids ...string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.pending = map[string]bool{}
+	m.pending, m.pendFor = map[string]bool{}, text
 	for _, id := range ids {
 		m.pending[id] = true
 	}
 }
 
 // answered reports whether results holds the result of a tool call made
-// for the current directive: the conversation has moved past it, whatever
-// order the agent puts its messages in.
-func (m *model) answered(results []string) bool {
+// for the directive in text: the conversation has moved past it, whatever
+// order the agent puts its messages in. A denied call's result, sent with
+// the next prompt, answers nothing.
+func (m *model) answered(text string, results []string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if text != m.pendFor {
+		return false
+	}
 	for _, id := range results {
 		if m.pending[id] {
 			return true
@@ -167,7 +173,7 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 		d = directive{kind: "ok"}
 	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
 		d = directive{kind: "text"}
-		m.called() // done with those calls
+		m.called("") // done with those calls
 	}
 	m.log("directive %s %q (after tool %v, tools %v)", d.kind, d.args, afterTool, tools)
 	if d.kind != "ok" {

@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -33,7 +37,19 @@ func startTmux(t testing.TB, dir string, env, argv []string) *tmux {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
-	t.Cleanup(func() { tm.cmd("kill-server").Run() })
+	t.Cleanup(func() {
+		// The agent may still write into the test's HOME while it exits:
+		// wait for it before the directory is removed.
+		pid := tm.pid()
+		tm.cmd("kill-server").Run()
+		if pid > 0 {
+			deadline := time.Now().Add(5 * time.Second)
+			for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	tm.run("set-option", "-g", "remain-on-exit", "on")
 	return tm
 }
@@ -83,4 +99,26 @@ func (tm *tmux) pid() int {
 func (tm *tmux) dead() bool {
 	out, _ := tm.cmd("display-message", "-p", "-t", "e2e", "#{pane_dead}").Output()
 	return strings.TrimSpace(string(out)) == "1"
+}
+
+// traceHooks makes every hook command in settings also append its payload,
+// one line each, to $AGENTSTATUS_E2E_TRACE/<name>.jsonl: what the real
+// agent sent, for the hook traces of conformance/hooktraces. Without
+// AGENTSTATUS_E2E_TRACE it does nothing.
+func traceHooks(t testing.TB, settings, command, name string) {
+	dir := os.Getenv("AGENTSTATUS_E2E_TRACE")
+	if dir == "" {
+		return
+	}
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, name+".jsonl")
+	traced := fmt.Sprintf("tee -a %s | %s; echo >> %s", log, command, log)
+	quoted, _ := json.Marshal(traced)
+	data = bytes.ReplaceAll(data, []byte(`"`+command+`"`), quoted)
+	if err := os.WriteFile(settings, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
