@@ -43,10 +43,21 @@ func codexScreen(s string) string {
 	if len(prompts) == 0 {
 		return ""
 	}
+	last := prompts[len(prompts)-1]
+	ready := false
+	for _, l := range lines[last+1:] {
+		ready = ready || strings.Contains(l, " · ")
+	}
+	if !ready {
+		// Until its session is set up, Codex shows the input line with
+		// only "? for shortcuts" under it, and drops a prompt's Enter; then
+		// the model and folder appear there ("gpt-e2e default · ~/proj").
+		return ""
+	}
 	if len(prompts) == 1 {
 		return idle // the input line alone: no turn on screen
 	}
-	for _, l := range lines[prompts[len(prompts)-2]+1 : prompts[len(prompts)-1]] {
+	for _, l := range lines[prompts[len(prompts)-2]+1 : last] {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "Worked for") || strings.HasPrefix(t, "■") {
 			return idle
@@ -250,6 +261,8 @@ func TestCodex(t *testing.T) {
 func TestCodexKilled(t *testing.T) {
 	needE2E(t)
 	r := startCodex(t, "--no-daemon")
+	r.noSignal("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second},
+		gone, 2*time.Second, "", time.Second)
 	r.do("prompt",
 		step{name: "prompt", act: codexTyping("e2e:text"), truth: working},
 		step{name: "answer", truth: idle, settle: time.Second})
