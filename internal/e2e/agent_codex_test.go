@@ -244,6 +244,12 @@ func codexTurns(r *codexRun) {
 		step{name: "answer", act: codexPressing("Enter"), truth: idle, settle: codexSettled},
 		step{name: "default mode", act: codexPressing("BTab"), truth: idle, settle: codexSettled})
 	r.do("clear", step{name: "/clear", act: codexTyping("/clear"), truth: idle, settle: time.Second})
+	// The thread /clear left stays loaded, its record idle, until Codex
+	// unloads it (SessionEnd): the first turn after /clear shows two
+	// records.
+	r.do("after-clear",
+		step{name: "prompt", act: codexTyping("e2e:text"), truth: working},
+		step{name: "answer", truth: idle, settle: codexSettled})
 }
 
 // Codex without its daemon: each TUI runs its own hooks, and /quit sends
