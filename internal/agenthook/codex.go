@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -75,6 +77,46 @@ func Codex(data []byte) (Action, error) {
 		return ignore(in.SessionID), nil
 	}
 	return a, nil
+}
+
+// CodexRolloutState is CodexRolloutEvent in the shape of SourceState, for
+// the heartbeat owner following the rollout file as an append-only source
+// (one complete line at a time, from the end the file had when the owner
+// began: earlier lines are what the hooks already said). since is the
+// line's "ordinal", which grows by one with every line Codex appends, so
+// every line that maps is a transition of its own. The file is the
+// session's own (its name ends in the session id, CodexRolloutPath), and
+// pid plays no part.
+func CodexRolloutState(line []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
+	st, ok = CodexRolloutEvent(line)
+	if !ok {
+		return "", "", false
+	}
+	var l struct {
+		Ordinal json.RawMessage `json:"ordinal"`
+	}
+	json.Unmarshal(bytes.TrimSpace(line), &l)
+	return st, string(l.Ordinal), true
+}
+
+// CodexRolloutPath checks the transcript_path of a Codex hook payload
+// before the owner follows it (SPEC.md H17: a source lies where the
+// agent's own configuration says, never where a payload alone says): an
+// absolute, clean path under codexHome/sessions/ ($CODEX_HOME, else
+// ~/.codex) whose name is rollout-<time>-<session>.jsonl, as Codex 0.171.0
+// names it (~/.codex/sessions/YYYY/MM/DD/rollout-2026-12-01T13-01-04-<id>.jsonl).
+func CodexRolloutPath(codexHome, transcriptPath, session string) (string, bool) {
+	if session == "" || !filepath.IsAbs(codexHome) || !filepath.IsAbs(transcriptPath) ||
+		filepath.Clean(transcriptPath) != transcriptPath {
+		return "", false
+	}
+	root := filepath.Join(filepath.Clean(codexHome), "sessions") + string(filepath.Separator)
+	base := filepath.Base(transcriptPath)
+	if !strings.HasPrefix(transcriptPath, root) || !strings.HasPrefix(base, "rollout-") ||
+		!strings.HasSuffix(base, "-"+session+".jsonl") || strings.ContainsAny(session, "/\\") {
+		return "", false
+	}
+	return transcriptPath, true
 }
 
 // codexRolloutLine is the part of one line of Codex's rollout file (the

@@ -141,3 +141,45 @@ func FuzzCodexRolloutEvent(f *testing.F) {
 		}
 	})
 }
+
+func TestCodexRolloutState(t *testing.T) {
+	line := []byte(`{"timestamp":"2026-12-01T13:02:30.535Z","ordinal":64,"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`)
+	st, since, ok := CodexRolloutState(line, "s", 1)
+	if !ok || st != statusfile.Idle || since != "64" {
+		t.Errorf("%q %q %v", st, since, ok)
+	}
+	if _, _, ok := CodexRolloutState([]byte(`{"ordinal":65,"type":"event_msg","payload":{"type":"token_count"}}`), "s", 1); ok {
+		t.Error("token_count mapped")
+	}
+}
+
+func TestCodexRolloutPath(t *testing.T) {
+	const (
+		home    = "/home/u/.codex"
+		session = "01a231b1-c6f9-7bf0-9830-be11eaed1adf"
+		real    = "/home/u/.codex/sessions/2026/12/01/rollout-2026-12-01T13-01-04-01a231b1-c6f9-7bf0-9830-be11eaed1adf.jsonl"
+	)
+	tests := []struct {
+		name, home, path, session string
+		ok                        bool
+	}{
+		{"as Codex names it", home, real, session, true},
+		{"CODEX_HOME with a trailing slash", home + "/", real, session, true},
+		{"another session's", home, real, "01a231b5-411f-79e3-925f-7f9cd87100f6", false},
+		{"outside sessions/", home, "/home/u/.codex/rollout-2026-" + session + ".jsonl", session, false},
+		{"another home", "/home/v/.codex", real, session, false},
+		{"not clean", home, "/home/u/.codex/sessions/../../../etc/rollout-x-" + session + ".jsonl", session, false},
+		{"relative", home, "sessions/rollout-x-" + session + ".jsonl", session, false},
+		{"relative home", ".codex", real, session, false},
+		{"no session", home, real, "", false},
+		{"not a rollout", home, "/home/u/.codex/sessions/2026/12/01/notes-" + session + ".jsonl", session, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := CodexRolloutPath(tt.home, tt.path, tt.session)
+			if ok != tt.ok || (ok && p != tt.path) {
+				t.Errorf("%q %v, want ok %v", p, ok, tt.ok)
+			}
+		})
+	}
+}
