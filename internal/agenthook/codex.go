@@ -20,6 +20,9 @@ type codexInput struct {
 	Event     string `json:"hook_event_name"`
 	Source    string `json:"source"`    // SessionStart
 	ToolName  string `json:"tool_name"` // PreToolUse, PostToolUse
+	// Transcript is the rollout file (SPEC.md §13.3), checked by the
+	// caller with CodexRolloutPath before it is followed.
+	Transcript string `json:"transcript_path"`
 }
 
 // codexAskTool is Codex's ask-the-user tool. Its question shows as the tool
@@ -54,12 +57,18 @@ func Codex(data []byte) (Action, error) {
 		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
 	}
 	a := base(in.SessionID, in.Cwd)
+	if filepath.IsAbs(in.Transcript) {
+		a.Source = &Source{Kind: SourceCodexRollout, Path: in.Transcript}
+	}
 	switch in.Event {
 	case "SessionStart":
 		if in.Source == "compact" {
 			return ignore(in.SessionID), nil
 		}
 		a.State = statusfile.Idle
+		// /clear starts a new thread; the one it left stays loaded, with
+		// no SessionEnd, for about 60 s (0.171.0).
+		a.Replaces = in.Source == "clear"
 	case "PreToolUse":
 		a.State = statusfile.Working
 		if in.ToolName == codexAskTool {
