@@ -89,6 +89,7 @@ type hookSpec struct {
 	timeout int    // in the unit the agent uses
 	named   bool   // Gemini CLI names its hooks
 	file    string // settings file name under the agent's directory
+	jsonc   bool   // the agent reads its settings as JSON with comments (jsonc.go)
 }
 
 var specs = map[string]hookSpec{
@@ -106,7 +107,7 @@ var specs = map[string]hookSpec{
 		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PermissionRequest": "*"}},
 	// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
 	// hooks named; no model hooks (AfterModel fires per streamed chunk).
-	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true,
+	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
 		events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
 }
 
@@ -295,26 +296,37 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 		return Change{}, err
 	}
 	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
-	root := &jnode{kind: jObject}
+	c.New, err = editHooks(path, data, spec, o)
+	if err != nil {
+		return Change{}, err
+	}
+	return c, nil
+}
+
+// editHooks returns the settings data with statuspub's hooks installed
+// (or uninstalled): data itself when nothing changes.
+func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, error) {
+	var err error
+	doc := jsonDoc{root: &jnode{kind: jObject}}
 	if len(bytes.TrimSpace(data)) > 0 {
-		root, err = parseJSON(path, data)
+		doc, err = parseSettings(path, data, spec.jsonc)
 		if err != nil {
-			return Change{}, err
+			return nil, err
 		}
-		if root.kind != jObject {
-			return Change{}, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
+		if doc.root.kind != jObject {
+			return nil, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
 		}
 	}
+	root := doc.root
 	hooks := root.get("hooks")
 	if hooks != nil && hooks.kind != jObject {
-		return Change{}, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
+		return nil, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
 	}
 	command := shquote.Quote(o.Command) + " " + spec.hookCmd
 	changed := false
 	if o.Uninstall {
 		if hooks == nil {
-			c.New = data
-			return c, nil
+			return data, nil
 		}
 		for _, ev := range append([]string(nil), memberKeys(hooks)...) {
 			groups := hooks.get(ev)
@@ -362,7 +374,7 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 		for _, ev := range spec.events {
 			groups := hooks.get(ev)
 			if groups != nil && groups.kind != jArray {
-				return Change{}, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
+				return nil, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
 			}
 			if groups == nil {
 				groups = &jnode{kind: jArray}
@@ -388,11 +400,9 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 		}
 	}
 	if !changed {
-		c.New = data
-		return c, nil
+		return data, nil
 	}
-	c.New = root.encode()
-	return c, nil
+	return doc.encode(), nil
 }
 
 func memberKeys(n *jnode) []string {
