@@ -85,6 +85,8 @@ func TestGeminiTranscriptReal(t *testing.T) {
 		// Esc while the model router's request was retried: no AfterAgent
 		// came at all, and this line is the only signal.
 		{"transcript-esc-before-first-token.jsonl", []int{3}},
+		// Esc at ask_user's question: no hook ran after BeforeTool.
+		{"transcript-ask-user-esc.jsonl", []int{7}},
 		{"transcript-text-and-tool.jsonl", nil},
 	}
 	for _, tt := range tests {

@@ -8,8 +8,8 @@ import (
 )
 
 // Gemini CLI runs no hook when the user denies a tool confirmation (Esc, or
-// "No, suggest changes"), nor when Esc cancels a turn before the model's
-// first token while a request is being retried. Its chat recording does
+// "No, suggest changes"), when Esc dismisses ask_user's question, nor when
+// Esc cancels a turn while its model router's request is being retried. Its chat recording does
 // record both: the file every hook payload names as transcript_path
 // (~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl), which Gemini
 // CLI 0.61.0 writes as JSON lines and only appends to while the session
@@ -19,9 +19,10 @@ import (
 //	{"id":"…","timestamp":"…","type":"info","content":"Request cancelled."}
 //
 // (the CLI's "ℹ Request cancelled." on screen) and goes back to its prompt.
-// In every cancelling case recorded (a denied confirmation, Esc while an
-// approved tool ran, Esc while the answer streamed, Esc before the first
-// token, Esc while a failed request was being retried) the line's own
+// In every cancelling case recorded (a denied confirmation, Esc at
+// ask_user's question, Esc while an approved tool ran, Esc while the answer
+// streamed, Esc before the first token, Esc while a failed request was
+// being retried) the line's own
 // timestamp was 159–362 ms after the Esc key was sent, and it was on disk
 // no later than the screen showed the cancellation
 // (testdata/gemini/transcript-*.jsonl).
