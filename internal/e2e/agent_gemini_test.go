@@ -153,6 +153,11 @@ func TestGeminiCLI(t *testing.T) {
 		step{name: "prompt", act: geminiTyping("e2e:ask Which database"), truth: blocked, settle: geminiSettled},
 		step{name: "answer", act: geminiTyping("sqlite"), truth: working},
 		step{name: "done", truth: idle, settle: geminiSettled})
+	// Dismissing the question runs no hook either; the chat recording
+	// says "Request cancelled.".
+	r.do("question-dismissed",
+		step{name: "prompt", act: geminiTyping("e2e:ask Which editor"), truth: blocked, settle: geminiSettled},
+		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
 	r.do("clear", step{name: "/clear", act: geminiTyping("/clear"), truth: idle, settle: time.Second})
 	r.do("quit", step{name: "/quit", act: geminiTyping("/quit"), truth: gone, within: 30 * time.Second})
 }
