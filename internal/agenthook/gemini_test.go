@@ -157,6 +157,31 @@ func TestGeminiTranscript(t *testing.T) {
 	}
 }
 
+func TestGeminiChatState(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gemini", "transcript-cancels.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	tests := []struct {
+		from, to int // lines, 1-based, inclusive
+		since    string
+	}{
+		{1, 16, ""},
+		{17, 17, "2d40826e-b616-441d-a734-bd70d3fd5718"}, // the denial
+		{18, 31, ""},
+		{1, 40, "a5358aa3-f648-427f-9002-377a15dd0758"}, // the last of three
+		{57, len(lines), ""},
+	}
+	for _, tt := range tests {
+		chunk := bytes.Join(lines[tt.from-1:tt.to], nil)
+		st, since, ok := GeminiChatState(chunk, "c70e0ba5-54d3-4427-91a7-2788bccbe7ca", 1)
+		if ok != (tt.since != "") || since != tt.since || (ok && st != statusfile.Idle) {
+			t.Errorf("lines %d-%d: %q %q %v, want since %q", tt.from, tt.to, st, since, ok, tt.since)
+		}
+	}
+}
+
 func TestGeminiTranscriptPath(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "gemini", "real-notification-tool-permission-exec.json"))
 	if err != nil {
@@ -208,6 +233,9 @@ func FuzzGeminiTranscript(f *testing.F) {
 		}
 		if any != (state == statusfile.Idle) {
 			t.Fatalf("state %q, but line by line %v", state, any)
+		}
+		if st, _, ok := GeminiChatState(data[:n], "s", 1); ok != any || ok && st != statusfile.Idle {
+			t.Fatalf("GeminiChatState %q %v; GeminiTranscript %q", st, ok, state)
 		}
 		if cut < 0 || cut > len(data) {
 			return

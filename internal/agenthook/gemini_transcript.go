@@ -82,3 +82,23 @@ func GeminiTranscriptPath(payload []byte) string {
 	}
 	return in.TranscriptPath
 }
+
+// GeminiChatState is GeminiTranscript in the shape of [SourceState], for
+// a heartbeat owner that reads a Gemini CLI chat recording as an appended
+// log: data is the whole lines appended since its last read. It says idle
+// when one of them is the cancellation line, with since that line's "id"
+// (a new one for every cancellation); ok is false when none is. session
+// and pid are not needed: the recording is the session's own file (its
+// transcript_path), named after the session.
+func GeminiChatState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if geminiCancelLine(line) {
+			var m struct {
+				ID string `json:"id"`
+			}
+			json.Unmarshal(bytes.TrimSpace(line), &m)
+			st, since, ok = statusfile.Idle, m.ID, true
+		}
+	}
+	return st, since, ok
+}
