@@ -22,9 +22,9 @@ import (
 // In every cancelling case recorded (a denied confirmation, Esc at
 // ask_user's question, Esc while an approved tool ran, Esc while the answer
 // streamed, Esc before the first token, Esc while a failed request was
-// being retried) the line's own
-// timestamp was 159–362 ms after the Esc key was sent, and it was on disk
-// no later than the screen showed the cancellation
+// being retried) the line's own timestamp was 159–362 ms after the Esc
+// key was sent (617 ms on a loaded machine), and it was on disk no later
+// than the screen showed the cancellation
 // (testdata/gemini/transcript-*.jsonl).
 
 // geminiCancelledLine is the content of the line that says the user
