@@ -68,13 +68,13 @@ func Check(getenv func(string) string) []Status {
 		}
 		var hooks *jnode
 		if len(bytes.TrimSpace(data)) > 0 {
-			root, err := parseJSON(st.Path, data)
+			doc, err := parseSettings(st.Path, data, spec.jsonc)
 			if err != nil {
 				st.Err = err
 				out = append(out, st)
 				continue
 			}
-			hooks = root.get("hooks")
+			hooks = doc.root.get("hooks")
 		}
 		for _, ev := range spec.events {
 			if g := hooks.get(ev); g == nil || g.kind != jArray || !hasOurs(g, spec.hookCmd) {

@@ -114,6 +114,7 @@ type hookSpec struct {
 	// refresh: install brings statuspub's existing hooks to the command
 	// and timeout it would write.
 	refresh bool
+	jsonc   bool // the agent reads its settings as JSON with comments (jsonc.go)
 }
 
 // timeoutFor is the timeout of statuspub's hook on ev.
@@ -144,7 +145,7 @@ var specs = map[string]hookSpec{
 		stale:   []string{"StopFailure"}, refresh: true},
 	// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
 	// hooks named; no model hooks (AfterModel fires per streamed chunk).
-	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true,
+	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
 		events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
 }
 
@@ -374,26 +375,37 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 		return Change{}, err
 	}
 	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
-	root := &jnode{kind: jObject}
+	c.New, err = editHooks(path, data, spec, o)
+	if err != nil {
+		return Change{}, err
+	}
+	return c, nil
+}
+
+// editHooks returns the settings data with statuspub's hooks installed
+// (or uninstalled): data itself when nothing changes.
+func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, error) {
+	var err error
+	doc := jsonDoc{root: &jnode{kind: jObject}}
 	if len(bytes.TrimSpace(data)) > 0 {
-		root, err = parseJSON(path, data)
+		doc, err = parseSettings(path, data, spec.jsonc)
 		if err != nil {
-			return Change{}, err
+			return nil, err
 		}
-		if root.kind != jObject {
-			return Change{}, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
+		if doc.root.kind != jObject {
+			return nil, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
 		}
 	}
+	root := doc.root
 	hooks := root.get("hooks")
 	if hooks != nil && hooks.kind != jObject {
-		return Change{}, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
+		return nil, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
 	}
 	command := shquote.Quote(o.Command) + " " + spec.hookCmd
 	changed := false
 	if o.Uninstall {
 		if hooks == nil {
-			c.New = data
-			return c, nil
+			return data, nil
 		}
 		for _, ev := range append([]string(nil), memberKeys(hooks)...) {
 			groups := hooks.get(ev)
@@ -446,7 +458,7 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 		for _, ev := range spec.events {
 			groups := hooks.get(ev)
 			if groups != nil && groups.kind != jArray {
-				return Change{}, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
+				return nil, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
 			}
 			if groups == nil {
 				groups = &jnode{kind: jArray}
@@ -475,11 +487,9 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 		}
 	}
 	if !changed {
-		c.New = data
-		return c, nil
+		return data, nil
 	}
-	c.New = root.encode()
-	return c, nil
+	return doc.encode(), nil
 }
 
 func memberKeys(n *jnode) []string {
