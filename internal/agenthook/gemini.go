@@ -3,6 +3,7 @@ package agenthook
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -14,6 +15,7 @@ import (
 // schema").
 type geminiInput struct {
 	SessionID        string          `json:"session_id"`
+	Transcript       string          `json:"transcript_path"` // the chat recording (SPEC.md §13.3)
 	Cwd              string          `json:"cwd"`
 	Event            string          `json:"hook_event_name"`
 	NotificationType string          `json:"notification_type"`
@@ -50,6 +52,9 @@ func Gemini(data []byte) (Action, error) {
 		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
 	}
 	a := base(in.SessionID, in.Cwd)
+	if filepath.IsAbs(in.Transcript) {
+		a.Source = &Source{Kind: SourceGeminiChat, Path: in.Transcript}
+	}
 	switch in.Event {
 	case "SessionStart":
 		a.State = statusfile.Idle
@@ -151,4 +156,22 @@ func geminiCancelled(raw json.RawMessage) bool {
 		return strings.HasPrefix(content, "Command was cancelled by user before it could ")
 	}
 	return false
+}
+
+// GeminiChatPath checks the transcript_path of a Gemini CLI hook payload
+// before its chat recording is followed (SPEC.md H17): a clean path under
+// <home>/.gemini/tmp/, a file named session-<time>-<the session id's
+// first 8 characters>.jsonl, as 0.61.0 names them.
+func GeminiChatPath(home, transcriptPath, session string) (string, bool) {
+	if len(session) < 8 || !filepath.IsAbs(home) || !filepath.IsAbs(transcriptPath) ||
+		filepath.Clean(transcriptPath) != transcriptPath {
+		return "", false
+	}
+	root := filepath.Join(filepath.Clean(home), ".gemini", "tmp") + string(filepath.Separator)
+	base := filepath.Base(transcriptPath)
+	if !strings.HasPrefix(transcriptPath, root) || !strings.HasPrefix(base, "session-") ||
+		!strings.HasSuffix(base, "-"+session[:8]+".jsonl") || strings.ContainsAny(session[:8], "/\\") {
+		return "", false
+	}
+	return transcriptPath, true
 }

@@ -23,6 +23,9 @@ const (
 	// SourceCodexRollout is Codex's rollout file, the hooks'
 	// transcript_path: JSON Lines, only appended to.
 	SourceCodexRollout = "codex-rollout"
+	// SourceGeminiChat is Gemini CLI's chat recording, the hooks'
+	// transcript_path: JSON Lines, only appended to.
+	SourceGeminiChat = "gemini-chat"
 )
 
 // A Source is a file the agent writes its state to.
@@ -33,7 +36,7 @@ type Source struct {
 
 // Append reports whether the source is a log that only grows (read line by
 // line from where it was left), rather than a file rewritten whole.
-func (s Source) Append() bool { return s.Kind == SourceCodexRollout }
+func (s Source) Append() bool { return s.Kind == SourceCodexRollout || s.Kind == SourceGeminiChat }
 
 // SourceState reads the state a source's content says, for the session
 // and the agent process pid: the whole file, or one complete line of an
@@ -49,6 +52,8 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 		return ClaudeSessionState(data, session, pid)
 	case SourceCodexRollout:
 		return CodexRolloutState(data, session, pid)
+	case SourceGeminiChat:
+		return GeminiChatState(data, session, pid)
 	}
 	return "", "", false
 }

@@ -103,3 +103,30 @@ func TestCodexReplacesAndSource(t *testing.T) {
 		}
 	}
 }
+
+func TestGeminiChatPath(t *testing.T) {
+	const session = "c70e0ba5-1b2c-4d3e-8f90-123456789abc"
+	good := "/home/u/.gemini/tmp/my-project/chats/session-2026-12-01T13-00-c70e0ba5.jsonl"
+	for _, tt := range []struct {
+		home, path string
+		ok         bool
+	}{
+		{"/home/u", good, true},
+		{"/home/u/", good, true},
+		{"/home/v", good, false},                                                                  // another home
+		{"/home/u", "/home/u/.gemini/tmp/../../../etc/session-x-c70e0ba5.jsonl", false},           // not clean
+		{"/home/u", "/home/u/.gemini/tmp/p/chats/session-2026-12-01T13-00-deadbeef.jsonl", false}, // another session
+		{"/home/u", "/home/u/.gemini/tmp/p/chats/session-2026-12-01T13-00-c70e0ba5.json", false},  // not the recording
+		{"/home/u", "/home/u/.gemini/settings-c70e0ba5.jsonl", false},
+		{"", good, false},
+		{"relative", good, false},
+	} {
+		_, ok := GeminiChatPath(tt.home, tt.path, session)
+		if ok != tt.ok {
+			t.Errorf("GeminiChatPath(%q, %q) ok %v, want %v", tt.home, tt.path, ok, tt.ok)
+		}
+	}
+	if _, ok := GeminiChatPath("/home/u", good, "short"); ok {
+		t.Error("a session id shorter than the name's prefix was accepted")
+	}
+}

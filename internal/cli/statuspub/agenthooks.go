@@ -95,7 +95,7 @@ func codexHookCmd(f *hookFlags, args []string, env Env) int {
 }
 
 func geminiHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, f, args, env, nil)
+	return stdinHookCmd("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, f, args, env, geminiSource)
 }
 
 // codexSource is Codex's rollout file, the payload's transcript_path, when
@@ -116,4 +116,18 @@ func codexSource(env Env, _ int, a hookAction) *agenthook.Source {
 		return nil
 	}
 	return &agenthook.Source{Kind: agenthook.SourceCodexRollout, Path: path}
+}
+
+// geminiSource is Gemini CLI's chat recording, the payload's
+// transcript_path, when it lies where Gemini CLI keeps them
+// (~/.gemini/tmp/) and is named for the session.
+func geminiSource(env Env, _ int, a hookAction) *agenthook.Source {
+	if a.source == nil {
+		return nil
+	}
+	path, ok := agenthook.GeminiChatPath(env.Getenv("HOME"), a.source.Path, a.session)
+	if !ok {
+		return nil
+	}
+	return &agenthook.Source{Kind: agenthook.SourceGeminiChat, Path: path}
 }

@@ -166,15 +166,22 @@ func (f *follower) skipToEnd() {
 // returns what the last of them that says something says. A line longer
 // than a source line may be is skipped unread; an unfinished last line is
 // read again once it is finished. A file replaced (another inode) or cut
-// short is read from its start.
+// short is followed from its end.
 func (f *follower) readNew() (statusfile.State, string, bool) {
 	file, st, ok := f.open()
 	if !ok {
 		return "", "", false
 	}
 	defer file.Close()
-	if st.Ino != f.ino || st.Size < f.off {
-		f.off, f.ino = 0, st.Ino
+	switch {
+	case f.ino == 0:
+		// Made after following began (Codex makes its rollout with the
+		// first prompt): all of it is news.
+		f.ino = st.Ino
+	case st.Ino != f.ino || st.Size < f.off:
+		// Replaced or cut short: what it holds now is not news.
+		f.off, f.ino = st.Size, st.Ino
+		return "", "", false
 	}
 	var (
 		found        bool
