@@ -113,7 +113,7 @@ func TestGeminiChatPath(t *testing.T) {
 	}{
 		{"/home/u", good, true},
 		{"/home/u/", good, true},
-		{"/home/v", good, false},                                                                  // another home
+		{"/home/v", good, false}, // another home
 		{"/home/u", "/home/u/.gemini/tmp/../../../etc/session-x-c70e0ba5.jsonl", false},           // not clean
 		{"/home/u", "/home/u/.gemini/tmp/p/chats/session-2026-12-01T13-00-deadbeef.jsonl", false}, // another session
 		{"/home/u", "/home/u/.gemini/tmp/p/chats/session-2026-12-01T13-00-c70e0ba5.json", false},  // not the recording
