@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -125,17 +124,17 @@ func TestGeminiCLI(t *testing.T) {
 	r.do("text",
 		step{name: "prompt", act: geminiTyping("e2e:text"), truth: working, settle: geminiSettled},
 		step{name: "answer", truth: idle, settle: geminiSettled})
-	geminiDo(r, "approve", map[int]string{1: geminiApproved},
+	r.do("approve",
 		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: geminiSettled},
-		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: geminiSettled},
+		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: geminiSettled, unsignalled: geminiApproved},
 		step{name: "tool ends", truth: idle, settle: geminiSettled})
 	// A denial runs no hook; the chat recording says "Request cancelled.".
 	r.do("deny",
 		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-deny"), truth: blocked, settle: geminiSettled},
 		step{name: "deny", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
-	geminiDo(r, "esc-in-tool", map[int]string{1: geminiApproved},
+	r.do("esc-in-tool",
 		step{name: "prompt", act: geminiTyping("e2e:tool tail -f /dev/null"), truth: blocked, settle: geminiSettled},
-		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: time.Second},
+		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: time.Second, unsignalled: geminiApproved},
 		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
 	r.do("esc-streaming",
 		step{name: "prompt", act: geminiTyping("e2e:slow"), truth: working, settle: time.Second},
@@ -164,39 +163,6 @@ func TestGeminiCLI(t *testing.T) {
 // geminiApproved is why an approved command shows blocked until it ends.
 const geminiApproved = "Gemini CLI sends no hook and writes no file when the user approves a command, " +
 	"until the command ends (AfterTool): SPEC §13.2"
-
-// geminiDo is agentRun.do, but the steps in unsignalled (by index) are
-// measured and reported without being held to maxWrong: transitions the
-// agent gives no signal of at all, each written in SPEC §13.2.
-func geminiDo(r *agentRun, scenario string, unsignalled map[int]string, steps ...step) {
-	r.t.Helper()
-	if only := os.Getenv("AGENTSTATUS_E2E_ONLY"); only != "" {
-		if ok, _ := regexp.MatchString(only, scenario); !ok {
-			return
-		}
-	}
-	for i, st := range steps {
-		if st.act != nil {
-			st.act(r)
-		}
-		t0, ok := r.waitScreen(st)
-		if !ok {
-			r.t.Fatalf("%s %s step %d (%s): the screen never showed %s; it shows %q:\n%s",
-				r.agent, scenario, i, st.name, st.truth, r.screenTruth(), r.tm.capture())
-		}
-		wrong, agreed := r.wrongFor(t0, st.truth)
-		report(r.agent, scenario, i, st.name, st.truth, wrong, agreed)
-		if why, ok := unsignalled[i]; ok {
-			r.t.Logf("%s %s step %d (%s): the status %s; no signal: %s", r.agent, scenario, i, st.name, describeWrong(wrong, agreed), why)
-			continue
-		}
-		if !agreed || wrong > maxWrong {
-			r.t.Errorf("%s %s step %d (%s): the screen showed %s at %s; the status %s\nstatus timeline:\n%s",
-				r.agent, scenario, i, st.name, st.truth, t0.Format("15:04:05.000"),
-				describeWrong(wrong, agreed), r.status.timeline(t0))
-		}
-	}
-}
 
 func TestGeminiCLIKilled(t *testing.T) {
 	needE2E(t)
