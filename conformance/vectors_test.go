@@ -219,6 +219,10 @@ func TestMaterializeAll(t *testing.T) {
 		statusDir := filepath.Join(root, filepath.FromSlash(e.Env["STATUS_DIR"]))
 		fi, err := os.Lstat(statusDir)
 		switch {
+		case c.Dir.NotDir != "":
+			if err != nil || c.Dir.NotDir == KindFile && !fi.Mode().IsRegular() || c.Dir.NotDir == KindFIFO && fi.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("%s: the status directory's path is %v (%v), want a %s", c.ID, fi, err, c.Dir.NotDir)
+			}
 		case c.Dir.Missing:
 			if !os.IsNotExist(err) {
 				t.Errorf("%s: the status directory exists", c.ID)

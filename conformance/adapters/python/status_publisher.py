@@ -95,7 +95,8 @@ class Publisher:
         checked status directory."""
         if not PUBLISHED_ONLY:
             _mkdir_private(self.home, True)  # P3 (this spec)
-        _check_dir(self.home, "config home", 0o022)
+        if not (sp.FLAW == "home-checked-once" and self.written is not None):
+            _check_dir(self.home, "config home", 0o022)
         _mkdir_private(self.dir, False)
         st = _check_dir(self.dir, "status directory", 0o077)
         fd = os.open(self.dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -117,6 +118,8 @@ class Publisher:
                 st = os.stat(self.name, dir_fd=dfd, follow_symlinks=False)
             except FileNotFoundError:
                 st = None
+            if sp.FLAW == "file-checked-once" and self.written is not None:
+                st = None  # wrongly trusts a file it has written once
             if st is not None:  # P5
                 if stat.S_ISLNK(st.st_mode):
                     raise Refused("status file %s is a symbolic link" % self.name)
@@ -135,6 +138,8 @@ class Publisher:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=tmp_dfd)
             try:
                 os.fchmod(fd, 0o600)  # P6, whatever the umask
+                if sp.FLAW == "keep-file-mode" and st is not None:
+                    os.fchmod(fd, stat.S_IMODE(st.st_mode))  # wrongly keeps the old file's mode
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
