@@ -83,6 +83,7 @@ func scenarios() []scenario {
 		{checks: []CheckInfo{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
 		{checks: []CheckInfo{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
 		{checks: []CheckInfo{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
+		{checks: []CheckInfo{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
 	}
 	for _, u := range []int{0o000, 0o022, 0o077} {
 		s = append(s, scenario{checks: []CheckInfo{
@@ -1011,5 +1012,29 @@ func fileModeAfterStart(p *pubRun) {
 	if fi, err := os.Lstat(p.statusPath()); p.expect(err == nil, id, "no status file after the change: %v", err) {
 		p.expect(fi.Mode().IsRegular() && fi.Mode().Perm() == 0o600, id, "after a change the status file has mode %v, want 0600 (P6)", fi.Mode())
 	}
+	p.pass(id)
+}
+
+// dirSwappedAfterStart is P7 for the status directory itself: after the
+// first write it is moved aside and a symbolic link to it takes its place.
+// The next change must be refused (P4), not written through the link or
+// through a descriptor kept from the start.
+func dirSwappedAfterStart(p *pubRun) {
+	const id = "P7/status-dir-symlink-after-start"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	moved := filepath.Join(p.base, "moved-status")
+	p.must(os.Rename(p.statusDir(), moved))
+	p.must(os.Symlink(moved, p.statusDir()))
+	p.event("moved the status directory aside and put a symbolic link to it in its place")
+	before := p.snapshot()
+	a := p.send(id, `{"state":"working","title":"Write through this"}`)
+	p.expect(!a.ok, id, "a change was answered ok:true although the status directory had become a symbolic link after the start")
+	p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+	if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
+		p.fail(id, "the publisher wrote through a status directory that had become a symbolic link after the start")
+		p.result(id).Details = append(p.result(id).Details, diff...)
+	}
+	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
 	p.pass(id)
 }

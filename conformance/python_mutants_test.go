@@ -45,6 +45,7 @@ var pythonReaderFlaws = []struct {
 	{"not-dir-empty", []string{"dir/not-a-directory-file"}},
 	{"refuse-silently", []string{"dir/symlink-refused", "dir/group-writable-refused", "dir/not-a-directory-fifo"}},
 	{"uppercase-t-z-only", []string{"time/lowercase-t-and-z"}},
+	{"unicode-digits", []string{"time/non-ascii-digits"}},
 	{"schema-case-insensitive", []string{"records/schema-case"}},
 	{"first-key-wins", []string{"compat/duplicate-key-last-wins"}},
 	{"one-fffd-per-run", []string{"compat/invalid-utf8-maximal-subparts"}},
@@ -64,6 +65,7 @@ var pythonPublisherFlaws = []struct {
 	{"home-checked-once", []string{"P7/config-home-checked-before-every-write"}},
 	{"file-checked-once", []string{"P7/status-file-symlink-after-start", "P7/status-file-hardlink-after-start"}},
 	{"keep-file-mode", []string{"P7/status-file-mode-after-start"}},
+	{"dir-opened-once", []string{"P7/status-dir-symlink-after-start", "P7/checked-before-every-write", "P7/config-home-checked-before-every-write"}},
 }
 
 func pythonFlawCommand(t *testing.T, flaw, script string) []string {

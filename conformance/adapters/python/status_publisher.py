@@ -93,6 +93,8 @@ class Publisher:
     def _open_dir(self):
         """P2-P4, before every write (P7): returns a descriptor of the
         checked status directory."""
+        if sp.FLAW == "dir-opened-once" and getattr(self, "cached_dfd", None) is not None:
+            return os.dup(self.cached_dfd)  # wrongly keeps the first directory it opened
         if not PUBLISHED_ONLY:
             _mkdir_private(self.home, True)  # P3 (this spec)
         if not (sp.FLAW == "home-checked-once" and self.written is not None):
@@ -104,6 +106,8 @@ class Publisher:
         if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
             os.close(fd)
             raise Refused("status directory %s was replaced while being checked" % self.dir)
+        if sp.FLAW == "dir-opened-once":
+            self.cached_dfd = os.dup(fd)
         return fd
 
     def _write(self):

@@ -63,6 +63,8 @@ _TIME_RE = re.compile(
 def parse_time_ns(s):
     """T2: an RFC 3339 date-time as nanoseconds since the epoch, or None."""
     m = _TIME_RE.match(s)
+    if FLAW == "unicode-digits":
+        m = re.compile(_TIME_RE.pattern.replace("[0-9]", "\\d")).match(s)  # wrongly any decimal digit
     if not m:
         return None
     if FLAW == "uppercase-t-z-only" and ("t" in s or "z" in s):
