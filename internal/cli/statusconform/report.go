@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -102,8 +103,12 @@ func (f *reportFlags) register(fs *base.FlagSet) {
 	fs.Bool(&f.noBuiltin, "no-builtin", false, "run only the --reader and --publisher commands")
 	fs.Var(&f.run, "run", "GLOB", "only the ids GLOB matches; repeatable (the table then covers those)")
 	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
-		_, err := fmt.Sscanf(s, "%g", &f.scale)
-		return err
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		f.scale = v
+		return nil
 	})
 	f.scale = 1
 }
