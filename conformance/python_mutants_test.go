@@ -51,6 +51,7 @@ var pythonReaderFlaws = []struct {
 	{"one-fffd-per-run", []string{"compat/invalid-utf8-maximal-subparts"}},
 	{"hide-dead-pid", []string{"freshness/fresh-with-dead-pid"}},
 	{"strict-task-keys", []string{"compat/unknown-keys-in-task"}},
+	{"title-null-invalid", []string{"records/task-title-null"}},
 }
 
 var pythonPublisherFlaws = []struct {

@@ -199,6 +199,8 @@ def decode(data):
         if FLAW == "strict-task-keys" and set(task) - {"title"}:
             raise Invalid("wrong-type", "task")  # wrongly: unknown keys are ignored (C1, F2)
         t = task.get("title")
+        if FLAW == "title-null-invalid" and "title" in task and t is None:
+            raise Invalid("wrong-type", "task.title")  # wrongly: a null title means no title (F1)
         if t is not None:
             if not isinstance(t, str):
                 raise Invalid("wrong-type", "task.title")
