@@ -100,7 +100,17 @@ func Materialize(c *Case, root string) (*Materialized, error) {
 			}
 		}
 	}
-	if !c.Dir.Missing {
+	switch c.Dir.NotDir {
+	case KindFile:
+		if err := writeFile(dir, record("s-not-a-directory", "pi", "working", "a file, not a directory", c.Now), 0o600); err != nil {
+			return nil, err
+		}
+	case KindFIFO:
+		if err := mkfifo(dir, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	if !c.Dir.Missing && c.Dir.NotDir == "" {
 		if err := mkdir(dir, privateDir); err != nil {
 			return nil, err
 		}
@@ -170,7 +180,7 @@ func (m *Materialized) create(dir string, e Entry) error {
 }
 
 func needsUnix(c *Case) bool {
-	if c.Dir.Mode != privateDir || c.Dir.OtherOwner {
+	if c.Dir.Mode != privateDir || c.Dir.OtherOwner || c.Dir.NotDir == KindFIFO {
 		return true
 	}
 	for _, e := range c.Entries {

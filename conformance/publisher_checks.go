@@ -79,6 +79,11 @@ func scenarios() []scenario {
 		{checks: []CheckInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
 		{checks: []CheckInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checksEveryWrite},
 		{checks: []CheckInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
+		{checks: []CheckInfo{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: homeCheckedEveryWrite},
+		{checks: []CheckInfo{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
+		{checks: []CheckInfo{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
+		{checks: []CheckInfo{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
+		{checks: []CheckInfo{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
 	}
 	for _, u := range []int{0o000, 0o022, 0o077} {
 		s = append(s, scenario{checks: []CheckInfo{
@@ -169,6 +174,9 @@ func scenarios() []scenario {
 		{"N2/session-c1-control", "s\u0085x"},
 		{"N2/session-invalid-utf8", "s\xffx"},
 		{"N2/session-too-long", strings.Repeat("a", 1025)},
+		// 1,025 bytes of UTF-8 but 512 UTF-16 units and 257 code points:
+		// only a count of bytes refuses it.
+		{"N2/session-too-long-multibyte", strings.Repeat("\U0001F600", 255) + "é€"},
 	} {
 		s = append(s, scenario{checks: []CheckInfo{check(b.id, "N2")}, run: badSession(b.id, b.session)})
 	}
@@ -925,5 +933,108 @@ func longSessionAccepted(p *pubRun) {
 	p.must(mkdir(p.home, privateDir))
 	rec, _ := p.startAndWait(id)
 	p.expect(rec.Session == p.session, id, "the session written is not the 1,024-byte id given")
+	p.pass(id)
+}
+
+// homeCheckedEveryWrite is P7 for the config home: checking it once, or
+// only until the first write succeeds, is not enough.
+func homeCheckedEveryWrite(p *pubRun) {
+	const id = "P7/config-home-checked-before-every-write"
+	p.must(mkdir(p.home, privateDir))
+	_, before := p.startAndWait(id)
+	p.must(os.Chmod(p.home, 0o770))
+	p.event("made the config home 0770")
+	a := p.send(id, `{"state":"working"}`)
+	p.expect(!a.ok, id, "a change was written under a config home made group-writable after the start (answered %s)", a.raw)
+	data, _ := os.ReadFile(p.statusPath())
+	p.expect(bytes.Equal(data, before), id, "the status file was rewritten under a group-writable config home")
+	if fi, err := os.Lstat(p.home); p.expect(err == nil, id, "the config home is gone: %v", err) {
+		p.expect(fi.Mode().Perm() == 0o770, id, "the publisher changed the config home's mode back (%v)", fi.Mode())
+	}
+	p.must(os.Chmod(p.home, privateDir))
+	p.event("made the config home 0700 again")
+	p.sendOK(id, `{"state":"blocked"}`)
+	rec, _, err := p.readRecord()
+	p.expect(err == nil && rec.State == statusfile.Blocked, id, "after the config home was fixed, the change did not land (state %q, %v)", rec.State, err)
+	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
+	p.pass(id)
+}
+
+// fileSwappedAfterStart is P7 for the status file (P5): after the first
+// write, the file is replaced (atomically, by rename) with a symbolic link
+// to a victim outside, or with a hard link to it. The next change must be
+// refused and leave the link and the victim as they are; once the link is
+// gone, changes land again.
+func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
+	return func(p *pubRun) {
+		p.must(mkdir(p.home, privateDir))
+		p.startAndWait(id)
+		victim := filepath.Join(p.base, "victim")
+		p.must(writeFile(victim, []byte("victim: must stay as it is\n"), 0o600))
+		swap := filepath.Join(p.statusDir(), ".swap")
+		if kind == "symlink" {
+			p.must(os.Symlink(victim, swap))
+		} else {
+			p.must(os.Link(victim, swap))
+		}
+		p.must(os.Rename(swap, p.statusPath()))
+		p.event("replaced the status file with a %s to a file outside", kind)
+		before := p.snapshot()
+		a := p.send(id, `{"state":"working","title":"Write through this"}`)
+		p.expect(!a.ok, id, "a change was answered ok:true although the status file had become a %s after the start", kind)
+		p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
+			p.fail(id, "the publisher replaced or wrote through a status file that had become a %s after the start", kind)
+			p.result(id).Details = append(p.result(id).Details, diff...)
+		}
+		p.must(os.Remove(p.statusPath()))
+		p.event("removed the %s", kind)
+		p.sendOK(id, `{"state":"blocked"}`)
+		rec, _, err := p.readRecord()
+		p.expect(err == nil && rec.State == statusfile.Blocked, id, "once the %s was removed, the change did not land (state %q, %v)", kind, rec.State, err)
+		data, _ := os.ReadFile(victim)
+		p.expect(string(data) == "victim: must stay as it is\n", id, "the victim was changed: %q", truncate(string(data), 100))
+		p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
+		p.pass(id)
+	}
+}
+
+// fileModeAfterStart is P6 across writes: a status file whose mode was
+// widened after the start is 0600 again after the next write (a writer
+// that keeps the existing file's mode keeps 0644).
+func fileModeAfterStart(p *pubRun) {
+	const id = "P7/status-file-mode-after-start"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	p.must(os.Chmod(p.statusPath(), 0o644))
+	p.event("made the status file 0644")
+	p.sendOK(id, `{"state":"working"}`)
+	if fi, err := os.Lstat(p.statusPath()); p.expect(err == nil, id, "no status file after the change: %v", err) {
+		p.expect(fi.Mode().IsRegular() && fi.Mode().Perm() == 0o600, id, "after a change the status file has mode %v, want 0600 (P6)", fi.Mode())
+	}
+	p.pass(id)
+}
+
+// dirSwappedAfterStart is P7 for the status directory itself: after the
+// first write it is moved aside and a symbolic link to it takes its place.
+// The next change must be refused (P4), not written through the link or
+// through a descriptor kept from the start.
+func dirSwappedAfterStart(p *pubRun) {
+	const id = "P7/status-dir-symlink-after-start"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	moved := filepath.Join(p.base, "moved-status")
+	p.must(os.Rename(p.statusDir(), moved))
+	p.must(os.Symlink(moved, p.statusDir()))
+	p.event("moved the status directory aside and put a symbolic link to it in its place")
+	before := p.snapshot()
+	a := p.send(id, `{"state":"working","title":"Write through this"}`)
+	p.expect(!a.ok, id, "a change was answered ok:true although the status directory had become a symbolic link after the start")
+	p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+	if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
+		p.fail(id, "the publisher wrote through a status directory that had become a symbolic link after the start")
+		p.result(id).Details = append(p.result(id).Details, diff...)
+	}
+	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
 	p.pass(id)
 }

@@ -40,6 +40,18 @@ var pythonReaderFlaws = []struct {
 	{"minus-means-negative", []string{"records/pid-negative-zero-kept"}},
 	{"int-before-range", []string{"records/pid-infinite"}},
 	{"hash-raw-bytes", []string{"names/hash-after-replacement"}},
+	{"interrupter-dropped", []string{"sanitize/title-interrupted-by-non-ascii"}},
+	{"esc-swallows-next", []string{"sanitize/title-esc-esc-st-ends-string"}},
+	{"not-dir-empty", []string{"dir/not-a-directory-file"}},
+	{"refuse-silently", []string{"dir/symlink-refused", "dir/group-writable-refused", "dir/not-a-directory-fifo"}},
+	{"uppercase-t-z-only", []string{"time/lowercase-t-and-z"}},
+	{"unicode-digits", []string{"time/non-ascii-digits"}},
+	{"schema-case-insensitive", []string{"records/schema-case"}},
+	{"first-key-wins", []string{"compat/duplicate-key-last-wins"}},
+	{"one-fffd-per-run", []string{"compat/invalid-utf8-maximal-subparts"}},
+	{"hide-dead-pid", []string{"freshness/fresh-with-dead-pid"}},
+	{"strict-task-keys", []string{"compat/unknown-keys-in-task"}},
+	{"title-null-invalid", []string{"records/task-title-null"}},
 }
 
 var pythonPublisherFlaws = []struct {
@@ -50,6 +62,11 @@ var pythonPublisherFlaws = []struct {
 	{"temp-in-config-home", []string{"P8/temporary-file-in-status-dir"}},
 	{"heartbeat-reset-by-input", []string{"P9/heartbeat-keeps-state"}},
 	{"heartbeat-stale-copy", []string{"P9/heartbeat-keeps-state"}},
+	{"session-limit-utf16", []string{"N2/session-too-long-multibyte"}},
+	{"home-checked-once", []string{"P7/config-home-checked-before-every-write"}},
+	{"file-checked-once", []string{"P7/status-file-symlink-after-start", "P7/status-file-hardlink-after-start"}},
+	{"keep-file-mode", []string{"P7/status-file-mode-after-start"}},
+	{"dir-opened-once", []string{"P7/status-dir-symlink-after-start", "P7/checked-before-every-write", "P7/config-home-checked-before-every-write"}},
 }
 
 func pythonFlawCommand(t *testing.T, flaw, script string) []string {
@@ -134,6 +151,63 @@ func TestMisreadingsListed(t *testing.T) {
 		for _, id := range m.mustFail {
 			if !strings.Contains(section, "`"+id+"`") {
 				t.Errorf("README.md does not name %s for %s", id, m.flaw)
+			}
+		}
+	}
+}
+
+// misreadings lists every mutant the suite's own tests run and require to
+// fail: the Python adapters' variants (TestPythonMutants) and the test
+// reader's and publisher's flaws (TestBrokenReaders, TestBrokenPublishers),
+// each with the cases or checks it must fail.
+func misreadings() map[string][]string {
+	m := map[string][]string{}
+	for _, f := range pythonReaderFlaws {
+		m["python reader "+f.flaw] = f.mustFail
+	}
+	for _, f := range pythonPublisherFlaws {
+		m["python publisher "+f.flaw] = f.mustFail
+	}
+	for _, f := range brokenReaders {
+		m["test reader "+f.flaw] = f.mustFail
+	}
+	for _, f := range brokenPublishers {
+		m["test publisher "+f.flaw] = f.mustFail
+	}
+	return m
+}
+
+// Every SPEC.md rule that a reader case or a publisher check names has at
+// least one misreading among the mutants above, which the suite is shown
+// to catch: a mutant that must fail a case or check of that rule. A new
+// rule with a vector but no misreading fails here.
+func TestEveryRuleHasMisreading(t *testing.T) {
+	rules, _ := specRules(t)
+	of := map[string][]string{} // case or check id -> its rules
+	for _, c := range loadCases(t) {
+		of[c.ID] = c.Rules
+	}
+	for _, c := range Checks() {
+		of[c.ID] = c.Rules
+	}
+	caught := map[string][]string{}
+	for name, ids := range misreadings() {
+		for _, id := range ids {
+			rs, ok := of[id]
+			if !ok {
+				t.Errorf("%s must fail %s, which is no case or check", name, id)
+			}
+			for _, r := range rs {
+				caught[r] = append(caught[r], name)
+			}
+		}
+	}
+	var missing []string
+	for id, rs := range of {
+		for _, r := range rs {
+			if rules[r] != "" && len(caught[r]) == 0 && !slices.Contains(missing, r) {
+				missing = append(missing, r)
+				t.Errorf("no misreading of %s (checked by %s and maybe others) is shown to be caught: add a mutant that fails a case or check of %s", r, id, r)
 			}
 		}
 	}

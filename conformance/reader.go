@@ -126,7 +126,7 @@ func runCase(ctx context.Context, c *Case, opts ReaderOptions) (res Result) {
 	defer func() { res.Seconds = time.Since(start).Round(time.Millisecond).Seconds() }()
 	res.Expected = ndjson(c.Sessions)
 	if c.Expect == ExpectError {
-		res.Expected = "(no sessions: the status directory must be refused)"
+		res.Expected = "(no sessions, and an error: a non-zero exit status or a line on standard error)"
 	}
 	root, err := os.MkdirTemp(opts.TempDir, "statusconform-")
 	if err != nil {
@@ -205,6 +205,10 @@ func judge(ctx context.Context, c *Case, m *Materialized, opts ReaderOptions, re
 		if len(got) > 0 || len(parseErr) > 0 {
 			return fail("the reader showed sessions from a status directory it must refuse")
 		}
+		if !errorObservable(len(opts.Command) > 0, exit, res.Stderr, readErr) {
+			return fail("the reader printed nothing and reported no error (R23: a non-zero exit status or a line on standard error): " +
+				"to a script, that is an empty listing, not a refused directory")
+		}
 		res.Outcome = Pass
 		return res
 	}
@@ -222,6 +226,16 @@ func judge(ctx context.Context, c *Case, m *Materialized, opts ReaderOptions, re
 	}
 	res.Outcome = Pass
 	return res
+}
+
+// errorObservable reports whether a reader reported an error as SPEC.md
+// R23 defines it: a command by a non-zero exit status or a non-blank line
+// on standard error, a ReaderFunc by returning an error.
+func errorObservable(command bool, exit exitInfo, stderr string, readErr error) bool {
+	if !command {
+		return readErr != nil
+	}
+	return exit.code != 0 || strings.TrimSpace(stderr) != ""
 }
 
 func harnessFailure(res Result, err error) Result {

@@ -44,10 +44,12 @@ const (
 	// ExpectSessions: the reader exits 0 and prints exactly the expected
 	// sessions (possibly none).
 	ExpectSessions Expect = "sessions"
-	// ExpectError: the directory must be refused (SPEC.md R2). The reader
-	// passes when it prints no session at all, whatever its exit status,
-	// as long as it exits by itself within the timeout and is not killed
-	// by a signal.
+	// ExpectError: the directory must be refused (SPEC.md R2) and the
+	// error be observable (SPEC.md R23): the reader passes when it prints
+	// no session at all and reports an error, by a non-zero exit status
+	// or a non-blank line on standard error (a [ReaderFunc]: by returning
+	// an error), exiting by itself within the timeout, not killed by a
+	// signal.
 	ExpectError Expect = "error"
 )
 
@@ -91,6 +93,10 @@ type DirSpec struct {
 	ParentSymlink bool        // the config home (its parent) is a symlink; trusted (L5)
 	Missing       bool        // the status directory does not exist
 	OtherOwner    bool        // owned by another account (needs root)
+	// NotDir, when set, makes the status directory's path an entry of
+	// another kind (KindFile or KindFIFO): a reader must report an error
+	// (R2).
+	NotDir Kind
 }
 
 // Case is one reader vector: a status directory and the sessions a

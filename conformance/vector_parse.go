@@ -151,6 +151,10 @@ func (d *DirSpec) set(directive string) string {
 		d.Missing = true
 	case directive == "owner=other":
 		d.OtherOwner = true
+	case directive == "not-directory=file":
+		d.NotDir = KindFile
+	case directive == "not-directory=fifo":
+		d.NotDir = KindFIFO
 	case strings.HasPrefix(directive, "mode="):
 		m, err := parseMode(directive[len("mode="):])
 		if err != nil {
@@ -316,6 +320,9 @@ func (c *Case) validate() error {
 	}
 	if c.Dir.Missing && len(c.Entries) > 0 {
 		return errAt(1, "dir: missing takes no entries")
+	}
+	if c.Dir.NotDir != "" && (len(c.Entries) > 0 || c.Dir.Missing || c.Dir.Symlink || c.Expect != ExpectError) {
+		return errAt(1, "dir: not-directory takes no entries, no other kind of directory, and expect: error")
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -223,6 +224,10 @@ func TestMaterializeAll(t *testing.T) {
 		statusDir := filepath.Join(root, filepath.FromSlash(e.Env["STATUS_DIR"]))
 		fi, err := os.Lstat(statusDir)
 		switch {
+		case c.Dir.NotDir != "":
+			if err != nil || c.Dir.NotDir == KindFile && !fi.Mode().IsRegular() || c.Dir.NotDir == KindFIFO && fi.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("%s: the status directory's path is %v (%v), want a %s", c.ID, fi, err, c.Dir.NotDir)
+			}
 		case c.Dir.Missing:
 			if !os.IsNotExist(err) {
 				t.Errorf("%s: the status directory exists", c.ID)
@@ -262,6 +267,10 @@ func TestParseCaseRejects(t *testing.T) {
 			`-- expected --` + "\n" + `{"session":"s","agent":null,"state":"idle","pid":null,"cwd":null,"title":null}` + "\n", "lists no sessions"},
 		{"expected key missing", head + "-- expected --\n{\"session\":\"s\",\"state\":\"idle\"}\n", "no \"agent\" key"},
 		{"twice", head + "-- file a --\n-- file a --\n-- expected --\n", "listed twice"},
+		{"not-directory with sessions expected", head + "dir: not-directory=file\n-- expected --\n", "not-directory"},
+		{"not-directory with entries", strings.Replace(head, "sessions", "error", 1) + "dir: not-directory=fifo\n-- file a --\n-- expected --\n", "not-directory"},
+		{"not-directory and missing", strings.Replace(head, "sessions", "error", 1) + "dir: not-directory=file missing\n-- expected --\n", "not-directory"},
+		{"not-directory of a socket", strings.Replace(head, "sessions", "error", 1) + "dir: not-directory=socket\n-- expected --\n", "unknown dir directive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,4 +333,38 @@ func BenchmarkMaterialize(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzParseCase: the vector parser never panics, and what it accepts keeps
+// the invariants the harness relies on.
+func FuzzParseCase(f *testing.F) {
+	cases, err := Cases()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cases {
+		if strings.HasPrefix(c.ID, "dir/") || strings.HasPrefix(c.ID, "sanitize/title-esc") {
+			data, err := fs.ReadFile(VectorFS(), "reader/"+c.ID+".txt")
+			if err == nil {
+				f.Add(c.ID, data)
+			}
+		}
+	}
+	f.Add("x/y", []byte("id: x/y\nlevel: core\nrules: R2\nrequirement: R2. x\nnow: 2026-07-17T12:35:00.000Z\nexpect: error\ndir: not-directory=fifo\n-- expected --\n"))
+	f.Fuzz(func(t *testing.T, id string, data []byte) {
+		c, err := ParseCase(id, data)
+		if err != nil {
+			return
+		}
+		if c.Expect != ExpectSessions && c.Expect != ExpectError {
+			t.Fatalf("expect %q", c.Expect)
+		}
+		if c.Expect == ExpectError && len(c.Sessions) > 0 {
+			t.Fatal("expect: error with sessions")
+		}
+		if c.Dir.NotDir != "" && (len(c.Entries) > 0 || c.Dir.Missing || c.Dir.Symlink || c.Expect != ExpectError ||
+			c.Dir.NotDir != KindFile && c.Dir.NotDir != KindFIFO) {
+			t.Fatalf("accepted dir %+v with %d entries, expect %s", c.Dir, len(c.Entries), c.Expect)
+		}
+	})
 }

@@ -93,9 +93,12 @@ class Publisher:
     def _open_dir(self):
         """P2-P4, before every write (P7): returns a descriptor of the
         checked status directory."""
+        if sp.FLAW == "dir-opened-once" and getattr(self, "cached_dfd", None) is not None:
+            return os.dup(self.cached_dfd)  # wrongly keeps the first directory it opened
         if not PUBLISHED_ONLY:
             _mkdir_private(self.home, True)  # P3 (this spec)
-        _check_dir(self.home, "config home", 0o022)
+        if not (sp.FLAW == "home-checked-once" and self.written is not None):
+            _check_dir(self.home, "config home", 0o022)
         _mkdir_private(self.dir, False)
         st = _check_dir(self.dir, "status directory", 0o077)
         fd = os.open(self.dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -103,6 +106,8 @@ class Publisher:
         if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
             os.close(fd)
             raise Refused("status directory %s was replaced while being checked" % self.dir)
+        if sp.FLAW == "dir-opened-once":
+            self.cached_dfd = os.dup(fd)
         return fd
 
     def _write(self):
@@ -117,6 +122,8 @@ class Publisher:
                 st = os.stat(self.name, dir_fd=dfd, follow_symlinks=False)
             except FileNotFoundError:
                 st = None
+            if sp.FLAW == "file-checked-once" and self.written is not None:
+                st = None  # wrongly trusts a file it has written once
             if st is not None:  # P5
                 if stat.S_ISLNK(st.st_mode):
                     raise Refused("status file %s is a symbolic link" % self.name)
@@ -135,6 +142,8 @@ class Publisher:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=tmp_dfd)
             try:
                 os.fchmod(fd, 0o600)  # P6, whatever the umask
+                if sp.FLAW == "keep-file-mode" and st is not None:
+                    os.fchmod(fd, stat.S_IMODE(st.st_mode))  # wrongly keeps the old file's mode
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]

@@ -9,8 +9,9 @@ for display (SPEC.md R13). Run it with
 
     statusconform reader -- python3 conformance/adapters/python/status_reader.py
 
-Exit status: 0, also when there are no sessions or no directory; 1 when the
-status directory must be refused (SPEC.md R2).
+Exit status: 0, also when there are no sessions or no directory; 1, with a
+line on standard error, when the status directory must be refused or is not
+a directory (SPEC.md R2): the error is observable (R23).
 """
 
 import errno
@@ -43,6 +44,8 @@ def open_dir(path):
     except FileNotFoundError:
         return None
     except OSError as e:
+        if sp.FLAW == "not-dir-empty" and e.errno == errno.ENOTDIR and not os.path.islink(path):
+            return None  # wrongly takes a file for a missing directory
         if e.errno in (errno.ELOOP, errno.EMLINK) or os.path.islink(path):
             raise Refused("%s: the status directory is a symbolic link" % path)
         raise Refused("%s: %s" % (path, e.strerror))
@@ -95,6 +98,17 @@ def read_file(dirfd, name):
         os.close(fd)
 
 
+def pid_alive(pid):
+    """For the hide-dead-pid flaw only."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
+
+
 def main():
     now_text = os.environ.get("STATUSCONFORM_NOW")
     now = sp.parse_time_ns(now_text) if now_text else time.time_ns()
@@ -105,6 +119,8 @@ def main():
     try:
         dirfd = open_dir(path)
     except Refused as e:
+        if sp.FLAW == "refuse-silently":
+            return 0  # wrongly: nothing on stderr, exit 0 (R23)
         print("status_reader.py: refusing %s" % e, file=sys.stderr)
         return 1
     if dirfd is None:
@@ -131,6 +147,8 @@ def main():
                 continue
             if not sp.is_fresh(rec["updated_ns"], now):
                 continue
+            if sp.FLAW == "hide-dead-pid" and rec["pid"] and not pid_alive(rec["pid"]):
+                continue  # wrongly: a dead-looking pid is a second opinion only (FR4)
             title = sp.sanitize_title(rec["title"])
             out.write(json.dumps({
                 "session": sp.sanitize_text(rec["session"]),

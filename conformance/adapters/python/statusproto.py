@@ -41,6 +41,8 @@ def valid_session(session):
         raw = session.encode("utf-8")
     except UnicodeEncodeError:
         return "not valid UTF-8"
+    if FLAW == "session-limit-utf16":
+        raw = session.encode("utf-16-le")[::2]  # wrongly one per UTF-16 unit
     if len(raw) > 1024:
         return "%d bytes, more than 1024" % len(raw)
     for c in session:
@@ -61,8 +63,12 @@ _TIME_RE = re.compile(
 def parse_time_ns(s):
     """T2: an RFC 3339 date-time as nanoseconds since the epoch, or None."""
     m = _TIME_RE.match(s)
+    if FLAW == "unicode-digits":
+        m = re.compile(_TIME_RE.pattern.replace("[0-9]", "\\d")).match(s)  # wrongly any decimal digit
     if not m:
         return None
+    if FLAW == "uppercase-t-z-only" and ("t" in s or "z" in s):
+        return None  # wrongly: RFC 3339 allows t and z too
     y, mo, d, h, mi, sec = (int(m.group(i)) for i in range(1, 7))
     if h > 23 or mi > 59 or sec > 59:  # no leap second
         return None
@@ -126,6 +132,8 @@ def decode(data):
     if FLAW == "strip-bom" and data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     text = data.decode("utf-8", "replace")  # C6
+    if FLAW == "one-fffd-per-run":
+        text = re.sub("\ufffd+", "\ufffd", text)  # wrongly one per ill-formed run
     if text.strip(" \t\r\n") == "":
         raise Invalid("empty")
     try:
@@ -135,12 +143,17 @@ def decode(data):
             hooks["parse_float"] = decimal.Decimal
         elif FLAW == "minus-means-negative":
             hooks["parse_int"] = lambda t: -1 if t.startswith("-") else int(t)
+        if FLAW == "first-key-wins":
+            hooks["object_pairs_hook"] = lambda pairs: dict(reversed(pairs))
         obj = json.loads(text, parse_constant=_reject_constant, **hooks)
     except (ValueError, RecursionError) as e:
         raise Invalid("bad-json", str(e)[:200])
     if not isinstance(obj, dict):
         raise Invalid("not-object")
-    if obj.get("schema") != SCHEMA or not isinstance(obj.get("schema"), str):
+    schema = obj.get("schema")
+    if FLAW == "schema-case-insensitive" and isinstance(schema, str):
+        schema = schema.lower()
+    if schema != SCHEMA or not isinstance(schema, str):
         raise Invalid("unsupported-schema")
 
     def required(key):
@@ -183,7 +196,11 @@ def decode(data):
     if task is not None:
         if not isinstance(task, dict):
             raise Invalid("wrong-type", "task")
+        if FLAW == "strict-task-keys" and set(task) - {"title"}:
+            raise Invalid("wrong-type", "task")  # wrongly: unknown keys are ignored (C1, F2)
         t = task.get("title")
+        if FLAW == "title-null-invalid" and "title" in task and t is None:
+            raise Invalid("wrong-type", "task.title")  # wrongly: a null title means no title (F1)
         if t is not None:
             if not isinstance(t, str):
                 raise Invalid("wrong-type", "task.title")
@@ -247,6 +264,11 @@ def _to_space(c):
     return o in (0xA0, 0x1680, 0x202F, 0x205F, 0x3000) or 0x2000 <= o <= 0x200A
 
 
+def _introducer(o):
+    """ESC or a C1 control: what starts a sequence of its own."""
+    return o == 0x1B or 0x80 <= o <= 0x9F
+
+
 _TEXT, _ESC, _ESC_INTER, _CSI_PARAM, _CSI_INTER, _OSC, _CTRL_STR, _STR_ESC = range(8)
 
 
@@ -296,6 +318,8 @@ def _sanitize(s, collapse):
                 state = _ESC_INTER
             elif 0x30 <= o <= 0x7E:
                 state = _TEXT
+            elif FLAW == "interrupter-dropped" and not _introducer(o):
+                state = _TEXT  # wrongly drops the interrupting character too
             else:
                 state = _TEXT
                 continue  # only the ESC is removed; look at c again
@@ -303,6 +327,8 @@ def _sanitize(s, collapse):
             if 0x20 <= o <= 0x2F:
                 pass
             elif 0x30 <= o <= 0x7E:
+                state = _TEXT
+            elif FLAW == "interrupter-dropped" and not _introducer(o):
                 state = _TEXT
             else:
                 state = _TEXT
@@ -317,6 +343,8 @@ def _sanitize(s, collapse):
             elif FLAW == "esc-interrupt-kept" and o == 0x1B:
                 state = _TEXT
                 emit(" ")  # the ESC is blanked, and what follows is text
+            elif FLAW == "interrupter-dropped" and not _introducer(o):
+                state = _TEXT
             else:
                 state = _TEXT
                 continue
@@ -336,6 +364,8 @@ def _sanitize(s, collapse):
             elif FLAW == "esc-aborts-string":
                 state = _ESC
                 continue
+            elif FLAW == "esc-swallows-next":
+                state = str_kind  # wrongly takes ESC and the next character as a pair
             elif o == 0x1B:
                 pass
             else:

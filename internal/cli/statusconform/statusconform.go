@@ -98,6 +98,7 @@ statusconform publisher -- python3 conformance/adapters/python/status_publisher.
 				},
 			},
 			hooksCommand(ctx, env),
+			reportCommand(ctx, env),
 			{
 				Name:    "materialize",
 				Summary: "write every reader case as a directory, for other test suites",

@@ -86,7 +86,7 @@ func TestReaderRun(t *testing.T) {
 	exe := emptyReader(t)
 	// A reader that shows nothing passes where nothing is expected...
 	report := filepath.Join(t.TempDir(), "report.json")
-	code, out, stderr := run(t, "reader", "--run", "location/missing-directory", "--run", "dir/symlink-refused", "--json", report, "--", exe, "-empty-reader")
+	code, out, stderr := run(t, "reader", "--run", "location/missing-directory", "--run", "basic/empty-directory", "--json", report, "--", exe, "-empty-reader")
 	if code != ExitOK || !strings.HasSuffix(out, "2 passed, 0 failed, 0 skipped\n") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
@@ -102,13 +102,16 @@ func TestReaderRun(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil || rep.Suite != "reader" || rep.Passed != 2 || len(rep.Results) != 2 {
 		t.Errorf("report %s: %v", data, err)
 	}
-	// ...and fails where a session must be shown.
-	code, out, _ = run(t, "reader", "--run", "basic/one-session", "--", exe, "-empty-reader")
-	if code != ExitFailed || !strings.Contains(out, "FAIL basic/one-session\n") || !strings.HasSuffix(out, "0 passed, 1 failed, 0 skipped\n") {
-		t.Errorf("exit %d, stdout:\n%s", code, out)
-	}
-	if n := strings.Count(out, " passed, "); n != 1 {
-		t.Errorf("%d summary lines", n)
+	// ...and fails where a session must be shown, and where it must
+	// report an error (R23): printing nothing and exiting 0 is not one.
+	for _, id := range []string{"basic/one-session", "dir/symlink-refused"} {
+		code, out, _ = run(t, "reader", "--run", id, "--", exe, "-empty-reader")
+		if code != ExitFailed || !strings.Contains(out, "FAIL "+id+"\n") || !strings.HasSuffix(out, "0 passed, 1 failed, 0 skipped\n") {
+			t.Errorf("exit %d, stdout:\n%s", code, out)
+		}
+		if n := strings.Count(out, " passed, "); n != 1 {
+			t.Errorf("%d summary lines", n)
+		}
 	}
 }
 
