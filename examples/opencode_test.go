@@ -30,9 +30,16 @@ type ocHost struct {
 
 func startOpenCode(t *testing.T, env ...string) *ocHost {
 	t.Helper()
+	return startOpenCodeFolders(t, []string{t.TempDir()}, env...)
+}
+
+// startOpenCodeFolders starts one OpenCode process that serves the project
+// folders dirs: the plugin is loaded once per folder.
+func startOpenCodeFolders(t *testing.T, dirs []string, env ...string) *ocHost {
+	t.Helper()
 	node := requireTool(t, "node")
-	dir := t.TempDir()
-	cmd := exec.Command(node, filepath.Join("opencode", "testdata", "harness.mjs"), filepath.Join("opencode", "agentstatus.js"), dir)
+	args := append([]string{filepath.Join("opencode", "testdata", "harness.mjs"), filepath.Join("opencode", "agentstatus.js")}, dirs...)
+	cmd := exec.Command(node, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	in, _ := cmd.StdinPipe()
@@ -42,9 +49,9 @@ func startOpenCode(t *testing.T, env ...string) *ocHost {
 	}
 	h := &ocHost{t: t, cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
 	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
-	var hello struct{ PID, Plugins int }
-	if !h.out.Scan() || json.Unmarshal(h.out.Bytes(), &hello) != nil || hello.Plugins != 1 {
-		t.Fatalf("the harness did not load one plugin: %q", h.out.Text())
+	var hello struct{ PID, Plugins, Instances int }
+	if !h.out.Scan() || json.Unmarshal(h.out.Bytes(), &hello) != nil || hello.Plugins != 1 || hello.Instances != len(dirs) {
+		t.Fatalf("the harness did not load one plugin per folder: %q", h.out.Text())
 	}
 	h.pid = hello.PID
 	return h
@@ -59,6 +66,18 @@ func (h *ocHost) event(typ string, props map[string]any) {
 	}
 	if !h.out.Scan() || h.out.Text() != "ok" {
 		h.t.Fatalf("event %s: harness answered %q", typ, h.out.Text())
+	}
+}
+
+// eventTo passes one event to the plugin instance of the i-th folder.
+func (h *ocHost) eventTo(i int, typ string, props map[string]any) {
+	h.t.Helper()
+	line, _ := json.Marshal(map[string]any{"to": i, "event": map[string]any{"type": typ, "properties": props}})
+	if _, err := h.in.Write(append(line, '\n')); err != nil {
+		h.t.Fatal(err)
+	}
+	if !h.out.Scan() || h.out.Text() != "ok" {
+		h.t.Fatalf("event %s to folder %d: harness answered %q", typ, i, h.out.Text())
 	}
 }
 
@@ -140,6 +159,70 @@ func TestOpenCodePluginProtocol(t *testing.T) {
 `
 	if string(got) != wantLines {
 		t.Errorf("protocol lines:\n%s\nwant:\n%s", got, wantLines)
+	}
+}
+
+// One OpenCode process serving two project folders (`opencode serve`,
+// clients in both) loads the plugin once per folder. It is one process, so
+// one record: one statuspub child, and blocked while a session of either
+// folder waits, whatever the other folder's sessions do. (Two children
+// would each rewrite the record with their own folder's state at every
+// heartbeat: OpenCode 1.18.33 showed idle most of the time while a
+// permission prompt waited.) Also with two copies of the plugin file
+// loaded (installed globally and in a project).
+func TestOpenCodePluginFolders(t *testing.T) {
+	status := func(id, typ string) map[string]any {
+		return map[string]any{"sessionID": id, "status": map[string]any{"type": typ}}
+	}
+	info := func(id, title string) map[string]any {
+		return map[string]any{"info": map[string]any{"id": id, "title": title}}
+	}
+	steps := []struct {
+		folder int
+		typ    string
+		props  map[string]any
+	}{
+		{0, "session.created", info("ses_a", "Folder A")},
+		{0, "session.status", status("ses_a", "busy")},
+		{1, "session.created", info("ses_b", "Folder B")},
+		{1, "session.status", status("ses_b", "busy")},
+		{1, "permission.asked", map[string]any{"id": "per_b", "sessionID": "ses_b", "permission": "bash", "patterns": []string{"echo two"}}},
+		// Folder A's turn ends while folder B's prompt still waits.
+		{0, "session.status", status("ses_a", "idle")},
+		{0, "session.idle", map[string]any{"sessionID": "ses_a"}},
+		{1, "permission.replied", map[string]any{"sessionID": "ses_b", "requestID": "per_b", "reply": "once"}},
+		{1, "session.status", status("ses_b", "idle")},
+		{1, "session.idle", map[string]any{"sessionID": "ses_b"}},
+	}
+	want := `{"state":"working"}
+{"title":"Folder A"}
+{"state":"blocked"}
+{"title":"Folder B"}
+{"state":"working"}
+{"state":"idle"}
+{"title":null}
+`
+	for _, imports := range []string{"once", "copies"} {
+		t.Run(imports, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "stub")
+			dirs := []string{t.TempDir(), t.TempDir()}
+			h := startOpenCodeFolders(t, dirs, "AGENTSTATUS_STATUSPUB="+filepath.Join("opencode", "testdata", "stub-statuspub.sh"),
+				"STUB_LOG="+log, "HARNESS_IMPORT="+imports)
+			for _, st := range steps {
+				h.eventTo(st.folder, st.typ, st.props)
+			}
+			h.exit()
+			waitForFile(t, log+".spawns", func(s string) bool { return strings.HasSuffix(s, "eof\n") })
+			spawns, _ := os.ReadFile(log + ".spawns")
+			lines := strings.Split(strings.TrimSpace(string(spawns)), "\n")
+			wantSpawn := fmt.Sprintf("serve --session opencode-%d --agent opencode --pid %d --state idle --cwd %s", h.pid, h.pid, dirs[0])
+			if len(lines) != 2 || !strings.HasSuffix(lines[0], wantSpawn) || lines[1] != "eof" {
+				t.Fatalf("spawns: %q; want one `statuspub %s` for the process, and its end of input", lines, wantSpawn)
+			}
+			if got, _ := os.ReadFile(log + ".lines"); string(got) != want {
+				t.Errorf("protocol lines:\n%s\nwant:\n%s", got, want)
+			}
+		})
 	}
 }
 
