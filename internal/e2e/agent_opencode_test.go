@@ -148,18 +148,44 @@ func escTwice(r *agentRun) {
 	r.tm.send("Escape")
 }
 
+// slash runs a slash command: it types it, waits for the completion list
+// to offer it (its description on screen), and presses Enter; then, with
+// done, it waits until done(screen) says the command has acted.
+func slash(cmd, desc string, done func(screen string) bool) func(*agentRun) {
+	return func(r *agentRun) {
+		r.t.Helper()
+		r.tm.send("C-u")
+		r.tm.run("send-keys", "-t", "e2e", "-l", cmd)
+		if !waitFor(func() bool { return strings.Contains(r.tm.capture(), desc) }) {
+			r.t.Fatalf("%s: the completion list never offered it (%q):\n%s", cmd, desc, r.tm.capture())
+		}
+		r.tm.send("Enter")
+		if done != nil && !waitFor(func() bool { return done(r.tm.capture()) }) {
+			r.t.Fatalf("%s did not act:\n%s", cmd, r.tm.capture())
+		}
+	}
+}
+
+// waitFor polls ok until it holds, for up to opencodeTurn.
+func waitFor(ok func() bool) bool {
+	deadline := time.Now().Add(opencodeTurn)
+	for time.Now().Before(deadline) {
+		if ok() {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
+}
+
 // approveBoth approves the prompt of "echo first", waits for the one of
 // "echo second", and approves it too.
 func approveBoth(r *agentRun) {
 	r.tm.send("Enter")
-	deadline := time.Now().Add(opencodeTurn)
-	for time.Now().Before(deadline) {
+	waitFor(func() bool {
 		_, dialog, ok := strings.Cut(r.tm.capture(), "Permission required")
-		if ok && strings.Contains(dialog, "echo second") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return ok && strings.Contains(dialog, "echo second")
+	})
 	r.tm.send("Enter")
 }
 
@@ -218,8 +244,11 @@ func TestOpenCode(t *testing.T) {
 		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: settled},
 		step{name: "answer", act: pressing("Enter"), truth: working},
 		step{name: "done", truth: idle, settle: settled})...)
-	r.do("clear", slow(step{name: "/clear", act: typing("/clear"), truth: idle, settle: time.Second})...)
-	r.do("quit", slow(step{name: "/exit", act: typing("/exit"), truth: gone})...)
+	// /clear opens a new session: the last one's prompt leaves the screen.
+	r.do("clear", slow(step{name: "/clear", act: slash("/clear", "New session", func(s string) bool {
+		return !strings.Contains(s, "e2e:ask Which database?")
+	}), truth: idle, settle: time.Second})...)
+	r.do("quit", slow(step{name: "/exit", act: slash("/exit", "Exit the app", nil), truth: gone})...)
 }
 
 func TestOpenCodeKilled(t *testing.T) {
@@ -262,6 +291,16 @@ func TestOpenCodeTwoFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
+	// A client started before the server listens exits at once.
+	if !waitFor(func() bool {
+		c, err := net.Dial("tcp", url[len("http://"):])
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatalf("opencode serve never listened on %s", url)
+	}
 	attach := func(dir string) *tmux {
 		return startTmux(t, dir, env, []string{pinned["opencode"].path(), "attach", url, "--dir", dir})
 	}
