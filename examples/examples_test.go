@@ -136,7 +136,7 @@ func TestClaudeCodeSettings(t *testing.T) {
 	want := map[string]statusfile.State{
 		"SessionStart": statusfile.Idle, "UserPromptSubmit": statusfile.Working,
 		"PreToolUse": statusfile.Working, "PostToolUse": statusfile.Working, "PostToolUseFailure": statusfile.Working,
-		"PermissionRequest": statusfile.Blocked, "Notification": statusfile.Blocked,
+		"PermissionRequest": statusfile.Blocked, "PermissionDenied": statusfile.Working, "Notification": statusfile.Blocked,
 		"Stop": statusfile.Idle, "StopFailure": statusfile.Idle, "SessionEnd": "",
 		"TaskCreated": statusfile.Working, "TaskCompleted": statusfile.Working, // state kept
 	}
@@ -147,7 +147,7 @@ func TestClaudeCodeSettings(t *testing.T) {
 	}
 	home := filepath.Join(t.TempDir(), "home")
 	env := withPath([]string{binDir}, statusfile.ConfigHomeEnv+"="+home)
-	order := []string{"SessionStart", "UserPromptSubmit", "TaskCreated", "TaskCompleted", "PreToolUse", "PermissionRequest", "Notification",
+	order := []string{"SessionStart", "UserPromptSubmit", "TaskCreated", "TaskCompleted", "PreToolUse", "PermissionRequest", "PermissionDenied", "Notification",
 		"PostToolUse", "PostToolUseFailure", "StopFailure", "Stop", "SessionEnd"}
 	if len(order) != len(want) {
 		t.Fatal("order and want disagree")
@@ -170,7 +170,7 @@ func TestClaudeCodeSettings(t *testing.T) {
 		switch event {
 		case "SessionStart":
 			payload["source"] = "startup"
-		case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest":
+		case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied":
 			payload["tool_name"], payload["tool_input"] = "Bash", map[string]any{"command": "make"}
 		case "Notification":
 			payload["notification_type"], payload["message"] = "permission_prompt", "Claude needs your permission to use Bash"

@@ -42,6 +42,10 @@ type Action struct {
 	State   statusfile.State // "" keeps the state
 	Title   *string          // nil keeps the title; "" means none
 	Task    *TaskOp          // a change to the task list, whose title wins
+	// Source is a file the agent keeps its own state in, for the
+	// session's heartbeat owner to follow (nil: none known from the
+	// payload).
+	Source *Source
 }
 
 // TaskOp is one change to a session's task list (Claude Code's task tools).

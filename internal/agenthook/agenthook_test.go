@@ -57,6 +57,7 @@ func TestClaude(t *testing.T) {
 		{"pre-tool-use-bash.json", Set, claudeSession, statusfile.Working, keep},
 		{"permission-request-bash.json", Set, claudeSession, statusfile.Blocked, keep},
 		{"notification-permission.json", Set, claudeSession, statusfile.Blocked, keep},
+		{"permission-denied.json", Set, claudeSession, statusfile.Working, keep},
 		{"post-tool-use-bash.json", Set, claudeSession, statusfile.Working, keep},
 		{"post-tool-use-failure.json", Set, claudeSession, statusfile.Working, keep},
 		{"post-tool-use-todowrite-next.json", Set, claudeSession, statusfile.Working, ptr("Write the tests")},

@@ -31,7 +31,9 @@ type claudeInput struct {
 //	PreToolUse, PostToolUse              working; TodoWrite also sets the title,
 //	                                     and so do TaskCreate and TaskUpdate
 //	                                     (PostToolUse only)
-//	PostToolUseFailure, PostToolBatch    working
+//	PostToolUseFailure, PostToolBatch,
+//	  PermissionDenied                   working (auto mode denied a tool:
+//	                                     the turn goes on without it)
 //	TaskCreated, TaskCompleted           state kept; the task list changes
 //	PermissionRequest, Elicitation       blocked
 //	ElicitationResult                    working
@@ -58,7 +60,7 @@ func Claude(data []byte) (Action, error) {
 		if in.Source != "compact" { // compaction can happen in the middle of a turn
 			a.State = statusfile.Idle
 		}
-	case "UserPromptSubmit", "PostToolUseFailure", "PostToolBatch", "ElicitationResult":
+	case "UserPromptSubmit", "PostToolUseFailure", "PostToolBatch", "ElicitationResult", "PermissionDenied":
 		a.State = statusfile.Working
 	case "PreToolUse", "PostToolUse":
 		a.State = statusfile.Working

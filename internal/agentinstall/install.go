@@ -100,8 +100,8 @@ var specs = map[string]hookSpec{
 	// matcher for tool events.
 	"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5,
 		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
-		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*"}},
+			"PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
+		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*", "PermissionDenied": "*"}},
 	// https://developers.openai.com/codex/hooks: hooks.json has the same
 	// shape as Claude Code's hooks; timeout in seconds.
 	"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 )
@@ -19,7 +21,7 @@ import (
 // stdinHookCmd runs the adapter name, which reads the payload that the
 // agent (named in messages as agentName) writes to stdin, and maps it
 // with m.
-func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env) int {
+func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env, sourceOf func(Env, int) *agenthook.Source) int {
 	return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
 		if len(args) > 0 {
 			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
@@ -37,7 +39,7 @@ func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlag
 			return nil, fmt.Errorf("%w: longer than %d bytes", ErrBadHookInput, maxHookInput)
 		}
 		return data, nil
-	}, adapt(m))
+	}, adapt(m), sourceOf)
 }
 
 // readPayload reads stdin, unless a signal comes first: an agent that
@@ -66,13 +68,32 @@ func readPayload(env Env) ([]byte, error) {
 }
 
 func claudeHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("claude-hook", "claude-code", "Claude Code", agenthook.Claude, f, args, env)
+	return stdinHookCmd("claude-hook", "claude-code", "Claude Code", agenthook.Claude, f, args, env, claudeSource)
+}
+
+// claudeSource is Claude Code's session file for the agent process pid:
+// sessions/<pid>.json in its configuration directory, $CLAUDE_CONFIG_DIR
+// else ~/.claude. The hook runs with the agent's environment.
+func claudeSource(env Env, pid int) *agenthook.Source {
+	dir := env.Getenv("CLAUDE_CONFIG_DIR")
+	if dir == "" {
+		home := env.Getenv("HOME")
+		if home == "" {
+			return nil
+		}
+		dir = filepath.Join(home, ".claude")
+	}
+	if !filepath.IsAbs(dir) {
+		return nil
+	}
+	return &agenthook.Source{Kind: agenthook.SourceClaudeSession,
+		Path: filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json")}
 }
 
 func codexHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("codex-hook", "codex", "Codex", agenthook.Codex, f, args, env)
+	return stdinHookCmd("codex-hook", "codex", "Codex", agenthook.Codex, f, args, env, nil)
 }
 
 func geminiHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, f, args, env)
+	return stdinHookCmd("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, f, args, env, nil)
 }

@@ -3,6 +3,8 @@ package statuspub
 import (
 	"errors"
 
+	"github.com/agentstatus/agentstatus/internal/agenthook"
+
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -27,6 +29,8 @@ type change struct {
 	cwd   string           // "" keeps the cwd
 	pid   int              // the agent's process; always written
 	task  *taskOp          // a change to the session's task list
+	// source is the file the agent keeps its state in (nil: unchanged).
+	source *agenthook.Source
 }
 
 // apply returns the record that change makes of cur, the record on disk

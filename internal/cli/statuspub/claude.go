@@ -17,6 +17,7 @@ type hookAction struct {
 	state   statusfile.State // "" keeps the state
 	title   *string          // nil keeps the title; "" means none
 	task    *taskOp          // a change to the task list, whose title wins
+	source  *agenthook.Source
 }
 
 type actionKind int
@@ -47,7 +48,7 @@ const maxHookInput = 64 << 20
 
 // fromAgentHook converts an agenthook action.
 func fromAgentHook(a agenthook.Action) hookAction {
-	h := hookAction{session: a.Session, cwd: a.Cwd, state: a.State, title: a.Title}
+	h := hookAction{session: a.Session, cwd: a.Cwd, state: a.State, title: a.Title, source: a.Source}
 	switch a.Kind {
 	case agenthook.Set:
 		h.kind = actSet

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -189,7 +190,10 @@ func clearCmd(f *hookFlags, args []string, env Env) int {
 
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
 // action, which is then applied like set or clear.
-func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide func([]byte) (hookAction, error)) int {
+//
+// sourceOf, when not nil, names the file the agent keeps its own state in,
+// from the environment and the agent's pid (SPEC.md §13.3).
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide func([]byte) (hookAction, error), sourceOf func(env Env, pid int) *agenthook.Source) int {
 	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
@@ -221,7 +225,10 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 		if f.agent != "" {
 			agent = f.agent
 		}
-		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task}
+		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task, source: a.source}
+		if sourceOf != nil && ch.source == nil && ch.pid > 0 {
+			ch.source = sourceOf(env, ch.pid)
+		}
 		wd := workingDir()
 		err = runUpdate(env, func() error {
 			_, err := setRecord(dir, a.session, ch, wd, env.Executable)
@@ -240,7 +247,7 @@ func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
 			return nil, errors.New("no notification (Codex passes it as the last argument)")
 		}
 		return []byte(args[len(args)-1]), nil
-	}, codexAction)
+	}, codexAction, nil)
 }
 
 // checkPIDRange refuses a --pid out of range.

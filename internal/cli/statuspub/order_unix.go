@@ -5,6 +5,8 @@ package statuspub
 import (
 	"encoding/json"
 
+	"github.com/agentstatus/agentstatus/internal/agenthook"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -30,10 +32,13 @@ type fieldStamps struct {
 	// Cleared is the stamp of the last clear: an update started before
 	// it does not bring the record back.
 	Cleared int64 `json:"cleared,omitempty"`
+	// Source is the file the agent keeps its own state in, which the
+	// heartbeat owner follows (SPEC.md §13.3); set by the adapters.
+	Source *agenthook.Source `json:"source,omitempty"`
 }
 
 // maxStamps bounds what is read of the lock file.
-const maxStamps = 512
+const maxStamps = 8192
 
 // readStamps reads the stamps from the held write lock's file; an empty or
 // unreadable file has none.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
@@ -68,6 +69,10 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 	}
 	found := exists && rerr == nil
 	stamps.order(&ch, issued, cur.PID, found)
+	newSource := ch.source != nil && (stamps.Source == nil || *stamps.Source != *ch.source)
+	if newSource {
+		stamps.Source = ch.source
+	}
 	// A file that is there but unreadable is refused by the write below if
 	// it is unsafe; a corrupt record of ours is replaced.
 	rec := ch.apply(cur, found, wd)
@@ -92,6 +97,9 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 		return rec, nil
 	}
 	l.release()
+	if owner > 0 && newSource {
+		unix.Kill(owner, unix.SIGUSR1) // follow the new source now
+	}
 	if owner == 0 {
 		if err := spawnOwner(exe, s.path, session); err != nil {
 			return rec, fmt.Errorf("statuspub: starting the heartbeat owner: %w", err)
@@ -209,6 +217,8 @@ type owner struct {
 	lock      *heldLock // the owner lock, held for life
 	agent     watched
 	heartbeat time.Duration
+	src       *agenthook.Source // the source followed, if any
+	f         *follower
 }
 
 // runOwner is the heartbeat owner of session in dir. It takes the owner
@@ -245,6 +255,7 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 		return err // nil: another owner runs
 	}
 	o := &owner{s: s, lock: lock, heartbeat: heartbeat}
+	defer func() { o.f.stop() }()
 	if done, err := o.step(false); done || err != nil {
 		return err
 	}
@@ -258,6 +269,11 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 	for {
 		select {
 		case <-check.C:
+			if o.src != nil && o.f == nil {
+				// The source's directory did not exist yet (a new
+				// HOME): the agent makes it when it starts.
+				o.f = follow(*o.src, o.s.session, o.agent.pid)
+			}
 			// When the process dies, look again under the lock: a set may
 			// have bound the record to another process meanwhile.
 			if !o.agent.alive() {
@@ -274,6 +290,8 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 			if done, err := o.step(false); done {
 				return err
 			}
+		case ob := <-o.f.states():
+			o.applyObserved(ob)
 		case <-term:
 			return o.exit(true)
 		}
@@ -328,6 +346,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 	if !o.agent.alive() {
 		return true, o.exitLocked(l, true)
 	}
+	o.followSource(l.readStamps().Source, rec.Session)
 	if refresh {
 		rec.UpdatedAt = time.Time{} // now
 		// A failure is retried at the next heartbeat.
@@ -335,6 +354,24 @@ func (o *owner) step(refresh bool) (bool, error) {
 	}
 	l.release()
 	return false, nil
+}
+
+// followSource follows src (nil: none) for the current agent process,
+// unless it already does.
+func (o *owner) followSource(src *agenthook.Source, session string) {
+	if src == nil {
+		if o.f != nil {
+			o.f.stop()
+			o.f, o.src = nil, nil
+		}
+		return
+	}
+	if o.src != nil && *o.src == *src && o.f != nil && o.f.pid == o.agent.pid {
+		return
+	}
+	o.f.stop()
+	o.src = src
+	o.f = follow(*src, session, o.agent.pid)
 }
 
 // exit takes the write lock and exits.

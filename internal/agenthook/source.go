@@ -1,0 +1,83 @@
+package agenthook
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// Hooks are silent at some moments that change an agent's state: Claude
+// Code runs no hook when the user denies a permission or presses Esc, and
+// Codex none when a turn fails. Where the agent itself writes its state to
+// a file, the session's heartbeat owner follows that file (SPEC.md §13.3).
+// A Source names such a file; the functions below read it. They are pure,
+// like the mappers.
+
+// Source kinds.
+const (
+	// SourceClaudeSession is Claude Code's own session file,
+	// <config dir>/sessions/<pid>.json, rewritten whole at every change of
+	// its "status".
+	SourceClaudeSession = "claude-session"
+)
+
+// A Source is a file the agent writes its state to.
+type Source struct {
+	Kind string `json:"kind"`
+	Path string `json:"path"` // absolute
+}
+
+// Append reports whether the source is a log that only grows (read line by
+// line from where it was left), rather than a file rewritten whole.
+func (s Source) Append() bool { return false }
+
+// SourceState reads the state a source's content says, for the session
+// and the agent process pid. ok is false when the content says nothing
+// this adapter can use: another session's, unknown, torn mid-write.
+// since tells transitions apart: it changes each time the agent changes
+// the state, even to the state it had ("" where the source has no such
+// mark). A file rewritten for another reason keeps it, and must not undo
+// a newer hook.
+func SourceState(kind string, data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
+	switch kind {
+	case SourceClaudeSession:
+		return ClaudeSessionState(data, session, pid)
+	}
+	return "", "", false
+}
+
+// ClaudeSessionState reads Claude Code's session file (observed in
+// 2.1.197 to 2.1.332; undocumented): {"pid":N,"sessionId":ID,...,
+// "status":"idle"|"busy"|"waiting"|..., "waitingFor":"permission prompt"}.
+// busy is working, waiting is blocked (a permission dialog, a question),
+// idle is idle. Another status ("shell", seen for an instant while an
+// interrupted tool is killed) says nothing. A file of another session or
+// process says nothing either: after /clear the same process writes the
+// next session's id. since is "statusUpdatedAt", which changes with every
+// change of "status" (the file is also rewritten for other reasons).
+func ClaudeSessionState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
+	var f struct {
+		PID       json.RawMessage `json:"pid"`
+		SessionID string          `json:"sessionId"`
+		Status    string          `json:"status"`
+		Since     json.RawMessage `json:"statusUpdatedAt"`
+	}
+	if json.Unmarshal(data, &f) != nil || f.SessionID != session {
+		return "", "", false
+	}
+	if n, err := strconv.Atoi(string(f.PID)); err != nil || n != pid {
+		return "", "", false
+	}
+	switch f.Status {
+	case "busy":
+		st = statusfile.Working
+	case "waiting":
+		st = statusfile.Blocked
+	case "idle":
+		st = statusfile.Idle
+	default:
+		return "", "", false
+	}
+	return st, string(f.Since), true
+}

@@ -1,0 +1,77 @@
+package agenthook
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// The session and process of the recorded files in testdata/claude-session.
+const (
+	recordedSession = "e5704b5e-41e2-49d0-a709-b291697fe9f7"
+	recordedPID     = 24461
+)
+
+func TestClaudeSessionState(t *testing.T) {
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("testdata", "claude-session", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	idle := string(read("idle.json"))
+	tests := []struct {
+		name    string
+		data    string
+		session string
+		pid     int
+		want    statusfile.State
+		ok      bool
+	}{
+		{"idle", idle, recordedSession, recordedPID, statusfile.Idle, true},
+		{"busy", string(read("busy.json")), recordedSession, recordedPID, statusfile.Working, true},
+		{"waiting", string(read("waiting.json")), recordedSession, recordedPID, statusfile.Blocked, true},
+		{"shell says nothing", string(read("shell.json")), recordedSession, recordedPID, "", false},
+		{"another session (after /clear)", idle, "0b4c1b0e-0000-4000-8000-000000000000", recordedPID, "", false},
+		{"another process", idle, recordedSession, recordedPID + 1, "", false},
+		{"torn mid-write", idle[:len(idle)/2], recordedSession, recordedPID, "", false},
+		{"empty", "", recordedSession, recordedPID, "", false},
+		{"pid as a string", strings.Replace(idle, `"pid":24461`, `"pid":"24461"`, 1), recordedSession, recordedPID, "", false},
+		{"no status (an SDK session)", strings.Replace(idle, `"status":"idle",`, ``, 1), recordedSession, recordedPID, "", false},
+		{"unknown status", strings.Replace(idle, `"status":"idle"`, `"status":"dreaming"`, 1), recordedSession, recordedPID, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, since, ok := SourceState(SourceClaudeSession, []byte(tt.data), tt.session, tt.pid)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("got %q %v, want %q %v", got, ok, tt.want, tt.ok)
+			}
+			if ok && since != "1796130514358" {
+				t.Errorf("since %q, want the file's statusUpdatedAt", since)
+			}
+		})
+	}
+	if _, _, ok := SourceState("no-such-kind", []byte(idle), recordedSession, recordedPID); ok {
+		t.Error("an unknown source kind said something")
+	}
+}
+
+func FuzzSourceState(f *testing.F) {
+	for _, name := range []string{"idle.json", "busy.json", "waiting.json", "shell.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "claude-session", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(SourceClaudeSession, data)
+	}
+	f.Fuzz(func(t *testing.T, kind string, data []byte) {
+		st, _, ok := SourceState(kind, data, recordedSession, recordedPID)
+		if ok != (st != "") || (ok && !st.Known()) {
+			t.Fatalf("%q %v: a state must be one of v1's exactly when ok", st, ok)
+		}
+	})
+}

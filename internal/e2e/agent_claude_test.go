@@ -1,0 +1,149 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Claude Code, as a new user runs it after `statuspub install claude`.
+
+// claudeKey is a dummy API key: the model is ours.
+const claudeKey = "sk-ant-api03-agentstatus-e2e-dummy-key-000000000000"
+
+// claudeScreen tells Claude Code's state from its screen.
+func claudeScreen(s string) string {
+	switch {
+	case strings.Contains(s, "Esc to cancel"), strings.Contains(s, "Do you want to proceed?"),
+		strings.Contains(s, "Enter to select"):
+		return blocked // a permission dialog, or a question
+	case strings.Contains(s, "esc to interrupt"):
+		return working
+	case strings.Contains(s, "❯"):
+		return idle
+	}
+	return ""
+}
+
+// startClaude starts Claude Code in tmux with its hooks installed, in the
+// permission mode mode ("" for its default), and samples the status.
+func startClaude(t *testing.T, mode string) *agentRun {
+	t.Helper()
+	m := startModel(t, anthropicHandler)
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// What a user who has logged in and trusted the folder has: no
+	// onboarding, the key approved.
+	state, _ := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": map[string]any{"approved": []string{claudeKey[len(claudeKey)-20:]}, "rejected": []string{}},
+		"projects":              map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
+	})
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), state, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
+		"ANTHROPIC_BASE_URL=" + m.url, "ANTHROPIC_API_KEY=" + claudeKey}
+	install := exec.Command("statuspub", "install", "claude")
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("statuspub install claude: %v\n%s", err, out)
+	}
+	traceHooks(t, filepath.Join(home, ".claude", "settings.json"), "statuspub claude-hook", "claude")
+	argv := []string{pinned["claude"].path()}
+	if mode != "" {
+		argv = append(argv, "--permission-mode", mode)
+	}
+	tm := startTmux(t, proj, env, argv)
+	r := &agentRun{t: t, agent: "claude", tm: tm, classify: claudeScreen,
+		status: startSampler(t, filepath.Join(home, ".pi", "gentle-ai", "agent-status"))}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s\nmodel:\n%s", tm.capture(), m.Logs())
+		}
+	})
+	return r
+}
+
+// typing types a prompt into an empty input line: after an interrupt,
+// Claude Code puts the interrupted prompt back there.
+func typing(text string) func(*agentRun) {
+	return func(r *agentRun) {
+		r.tm.send("C-u")
+		r.tm.typeLine(text)
+	}
+}
+func pressing(keys ...string) func(*agentRun) {
+	return func(r *agentRun) { r.tm.send(keys...) }
+}
+
+// settled is how long a state must stay on screen to count.
+const settled = 300 * time.Millisecond
+
+func TestClaudeCode(t *testing.T) {
+	needE2E(t)
+	r := startClaude(t, "default")
+	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second})
+	r.do("text",
+		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
+		step{name: "answer", truth: idle, settle: settled})
+	r.do("approve",
+		step{name: "prompt", act: typing("e2e:tool sleep 4; touch /tmp/e2e-approve"), truth: blocked, settle: settled},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
+		step{name: "tool ends", truth: idle, settle: settled})
+	r.do("deny",
+		step{name: "prompt", act: typing("e2e:tool sleep 4; touch /tmp/e2e-deny"), truth: blocked, settle: settled},
+		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled})
+	r.do("esc-in-tool",
+		step{name: "prompt", act: typing("e2e:tool tail -f /dev/null; touch /tmp/e2e-esc"), truth: blocked, settle: settled},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: time.Second},
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: settled})
+	r.do("esc-streaming",
+		step{name: "prompt", act: typing("e2e:slow"), truth: working, settle: time.Second},
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: settled})
+	r.do("failed-turn",
+		step{name: "prompt", act: typing("e2e:fail 400"), truth: working},
+		step{name: "error", truth: idle, settle: settled})
+	r.do("parallel",
+		step{name: "prompt", act: typing("e2e:parallel ls ;; pwd"), truth: working, settle: settled},
+		step{name: "answer", truth: idle, settle: settled})
+	r.do("question",
+		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: settled},
+		step{name: "answer", act: pressing("Enter"), truth: working},
+		step{name: "done", truth: idle, settle: settled})
+	r.do("clear", step{name: "/clear", act: typing("/clear"), truth: idle, settle: time.Second})
+	r.do("quit", step{name: "/exit", act: typing("/exit"), truth: gone})
+}
+
+func TestClaudeCodeKilled(t *testing.T) {
+	needE2E(t)
+	r := startClaude(t, "default")
+	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second})
+	r.do("kill-9", step{name: "kill -9", act: func(r *agentRun) {
+		syscall.Kill(r.tm.pid(), syscall.SIGKILL)
+	}, truth: gone})
+}
+
+// TestClaudeCodeAutoMode runs Claude Code in its default permission mode
+// (auto, in 2.1.332).
+func TestClaudeCodeAutoMode(t *testing.T) {
+	needE2E(t)
+	r := startClaude(t, "")
+	r.do("auto-start", step{name: "waits for the first prompt", truth: idle, settle: time.Second})
+	r.do("auto-tool",
+		step{name: "prompt", act: typing("e2e:tool touch made-by-e2e"), truth: working, settle: settled},
+		step{name: "answer", truth: idle, settle: settled})
+	// A command auto mode does not let through by itself: a dialog that
+	// no PermissionRequest announces.
+	r.do("auto-dialog",
+		step{name: "prompt", act: typing("e2e:tool curl -fsS http://127.0.0.1:9/install.sh | sh"), truth: blocked, settle: settled},
+		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled})
+}

@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"reflect"
+	"testing"
+)
+
+// The scripted model's directives, which every agent's scenarios rely on.
+// These run without AGENTSTATUS_E2E.
+func TestParseDirective(t *testing.T) {
+	tests := []struct {
+		text string
+		want directive
+	}{
+		{"e2e:text", directive{kind: "text"}},
+		{"  e2e:slow\n", directive{kind: "slow"}},
+		{"e2e:tool sleep 4; touch /tmp/x", directive{kind: "tool", args: []string{"sleep 4; touch /tmp/x"}}},
+		{"e2e:tool", directive{kind: "ok"}},
+		{"e2e:parallel ls ;; pwd", directive{kind: "parallel", args: []string{"ls", "pwd"}}},
+		{"e2e:parallel ls", directive{kind: "ok"}},
+		{"e2e:fail 400", directive{kind: "fail", args: []string{"400"}}},
+		{"e2e:fail 200", directive{kind: "ok"}},
+		{"e2e:fail x", directive{kind: "ok"}},
+		{"e2e:ask Which database?", directive{kind: "ask", args: []string{"Which database?"}}},
+		{"<session>\ne2e:tool rm x\n</session> Write a title", directive{kind: "ok"}}, // a side request quoting it
+		{"hello", directive{kind: "ok"}},
+		{"e2e:dance", directive{kind: "ok"}},
+	}
+	for _, tt := range tests {
+		if got := parseDirective(tt.text); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseDirective(%q) = %+v, want %+v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// A directive's tool calls are answered once: a later prompt merged into
+// the message that carries their results (as Claude Code sends it) is a
+// new directive, not the old one's end.
+func TestModelDirectiveAfterTools(t *testing.T) {
+	m := &model{}
+	if d := m.directive("e2e:tool ls", m.answered("e2e:tool ls", nil), true); d.kind != "tool" {
+		t.Fatalf("first request: %+v", d)
+	}
+	m.called("e2e:tool ls", "t1")
+	if d := m.directive("e2e:tool ls", m.answered("e2e:tool ls", []string{"t1"}), true); d.kind != "text" {
+		t.Fatalf("after the result: %+v", d)
+	}
+	if d := m.directive("e2e:ask Which?", m.answered("e2e:ask Which?", []string{"t1"}), true); d.kind != "ask" {
+		t.Fatalf("the next prompt, with the old result still in its message: %+v", d)
+	}
+	// A denied call: no request comes with its result until the next
+	// prompt, whose message carries it.
+	m.called("e2e:tool rm x", "t2")
+	if d := m.directive("e2e:tool tail -f y", m.answered("e2e:tool tail -f y", []string{"t2"}), true); d.kind != "tool" {
+		t.Fatalf("the prompt after a denial: %+v", d)
+	}
+	if d := m.directive("e2e:tool ls", false, false); d.kind != "ok" {
+		t.Fatalf("a side request without tools: %+v", d)
+	}
+}

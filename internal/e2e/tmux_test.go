@@ -1,0 +1,124 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tmux is a private tmux server with one window, 200x50, running one
+// command: the agent, as a user would see it.
+type tmux struct {
+	t    testing.TB
+	sock string
+}
+
+// startTmux runs argv in dir with env (the whole environment) in a new
+// tmux server, and kills the server when the test ends. The pane stays
+// after the command exits, so that its end can be seen.
+func startTmux(t testing.TB, dir string, env, argv []string) *tmux {
+	t.Helper()
+	tm := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	args := []string{"new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", "-c", dir}
+	for _, kv := range env {
+		args = append(args, "-e", kv)
+	}
+	args = append(args, argv...)
+	cmd := tm.cmd(args...)
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		// The agent may still write into the test's HOME while it exits:
+		// wait for it before the directory is removed.
+		pid := tm.pid()
+		tm.cmd("kill-server").Run()
+		if pid > 0 {
+			deadline := time.Now().Add(5 * time.Second)
+			for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	tm.run("set-option", "-g", "remain-on-exit", "on")
+	return tm
+}
+
+func (tm *tmux) cmd(args ...string) *exec.Cmd {
+	cmd := exec.Command("tmux", append([]string{"-S", tm.sock, "-f", "/dev/null"}, args...)...)
+	cmd.Env = append(os.Environ(), "TMUX=")
+	return cmd
+}
+
+// run runs a tmux command and returns its output.
+func (tm *tmux) run(args ...string) string {
+	out, err := tm.cmd(args...).CombinedOutput()
+	if err != nil {
+		tm.t.Logf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// send types keys, as tmux send-keys takes them ("Enter", "Escape", "C-c",
+// or literal text with -l).
+func (tm *tmux) send(keys ...string) {
+	tm.run(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+}
+
+// typeLine types text literally, then Enter.
+func (tm *tmux) typeLine(text string) {
+	tm.run("send-keys", "-t", "e2e", "-l", text)
+	time.Sleep(150 * time.Millisecond) // a paste detector must not take Enter as part of it
+	tm.send("Enter")
+}
+
+// capture returns the visible screen.
+func (tm *tmux) capture() string {
+	out, _ := tm.cmd("capture-pane", "-p", "-t", "e2e").Output()
+	return string(out)
+}
+
+// pid is the pane's process: the agent.
+func (tm *tmux) pid() int {
+	out, _ := tm.cmd("display-message", "-p", "-t", "e2e", "#{pane_pid}").Output()
+	n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return n
+}
+
+// dead reports whether the agent has exited.
+func (tm *tmux) dead() bool {
+	out, _ := tm.cmd("display-message", "-p", "-t", "e2e", "#{pane_dead}").Output()
+	return strings.TrimSpace(string(out)) == "1"
+}
+
+// traceHooks makes every hook command in settings also append its payload,
+// one line each, to $AGENTSTATUS_E2E_TRACE/<name>.jsonl: what the real
+// agent sent, for the hook traces of conformance/hooktraces. Without
+// AGENTSTATUS_E2E_TRACE it does nothing.
+func traceHooks(t testing.TB, settings, command, name string) {
+	dir := os.Getenv("AGENTSTATUS_E2E_TRACE")
+	if dir == "" {
+		return
+	}
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, name+".jsonl")
+	traced := fmt.Sprintf("tee -a %s | %s; echo >> %s", log, command, log)
+	quoted, _ := json.Marshal(traced)
+	data = bytes.ReplaceAll(data, []byte(`"`+command+`"`), quoted)
+	if err := os.WriteFile(settings, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
