@@ -114,7 +114,33 @@ func opencodeHome(t *testing.T, url string, permission map[string]any) (string, 
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("statuspub install opencode: %v\n%s", err, out)
 	}
+	tracePlugin(t, filepath.Join(conf, "plugins"))
 	return home, env
+}
+
+// tracePlugin installs, next to ours, a plugin that appends every event
+// OpenCode passes to plugins, with its time, process and folder, one line
+// each, to $AGENTSTATUS_E2E_TRACE/opencode.jsonl: what the real OpenCode
+// sent, for the recorded events of examples/opencode/testdata. Without
+// AGENTSTATUS_E2E_TRACE it does nothing.
+func tracePlugin(t testing.TB, plugins string) {
+	dir := os.Getenv("AGENTSTATUS_E2E_TRACE")
+	if dir == "" {
+		return
+	}
+	log, _ := json.Marshal(filepath.Join(dir, "opencode.jsonl"))
+	src := `import { appendFileSync } from "node:fs";
+const noise = new Set(["plugin.added", "message.part.delta", "catalog.updated", "reference.updated", "integration.updated"]);
+export const Trace = async ({ directory }) => ({
+  event: async ({ event }) => {
+    if (noise.has(event.type)) return;
+    appendFileSync(` + string(log) + `, JSON.stringify({ t: Date.now(), pid: process.pid, directory, event }) + "\n");
+  },
+});
+`
+	if err := os.WriteFile(filepath.Join(plugins, "agentstatus-trace.js"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // askBash is the permission setting under which every shell command asks.
