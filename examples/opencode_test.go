@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // The OpenCode plugin runs under Node against a stand-in for OpenCode's
@@ -290,4 +293,92 @@ func waitForFile(t *testing.T, path string, ok func(string) bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// The events the real OpenCode passed to its plugins, recorded by the
+// end-to-end harness (internal/e2e, AGENTSTATUS_E2E_TRACE) and trimmed
+// (opencode/testdata/real-*.txtar: one file a run, one event a line, with
+// the folder whose plugin instance received it; "want STATE" is what the
+// agent's screen showed then). Replayed into the plugin with the real
+// statuspub, the record follows the screen.
+func TestOpenCodePluginRealEvents(t *testing.T) {
+	traces, _ := filepath.Glob(filepath.Join("opencode", "testdata", "real-*.txtar"))
+	if len(traces) == 0 {
+		t.Fatal("no recorded events")
+	}
+	statusls := realStatusls(t)
+	for _, trace := range traces {
+		ar, err := txtar.ParseFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(ar.Comment), "source: OpenCode ") {
+			t.Errorf("%s: no source line naming the OpenCode version", trace)
+		}
+		for _, f := range ar.Files {
+			t.Run(filepath.Base(trace)+"/"+f.Name, func(t *testing.T) {
+				home := filepath.Join(t.TempDir(), "home")
+				h := startOpenCodeFolders(t, []string{t.TempDir(), t.TempDir()},
+					"AGENTSTATUS_STATUSPUB="+filepath.Join(binDir, "statuspub"), "GENTLE_PI_CONFIG_HOME="+home)
+				show := func() []string {
+					out, err := exec.Command(statusls, "--json", "--config-home", home).Output()
+					if err != nil {
+						t.Fatalf("statusls --json: %v", err)
+					}
+					var got []struct{ State string }
+					json.Unmarshal(out, &got)
+					var states []string
+					for _, r := range got {
+						states = append(states, r.State)
+					}
+					return states
+				}
+				for n, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					if want, ok := strings.CutPrefix(line, "want "); ok {
+						deadline := time.Now().Add(10 * time.Second)
+						for got := show(); len(got) != 1 || got[0] != want; got = show() {
+							if time.Now().After(deadline) {
+								t.Fatalf("line %d: statusls shows %q, want one record %s", n+1, got, want)
+							}
+							time.Sleep(20 * time.Millisecond)
+						}
+						continue
+					}
+					var ev struct {
+						Folder int
+						Event  struct {
+							Type       string
+							Properties map[string]any
+						}
+					}
+					if err := json.Unmarshal([]byte(line), &ev); err != nil {
+						t.Fatalf("line %d: %v", n+1, err)
+					}
+					h.eventTo(ev.Folder, ev.Event.Type, ev.Event.Properties)
+				}
+				// One publisher for the process, however many folders: two
+				// would rewrite the record in turn at every heartbeat.
+				if n := children(t, h.pid); n != 1 {
+					t.Errorf("the OpenCode process has %d child processes, want one statuspub", n)
+				}
+				h.exit()
+			})
+		}
+	}
+}
+
+// children counts the processes whose parent is pid.
+func children(t *testing.T, pid int) int {
+	t.Helper()
+	out, err := exec.Command("ps", "-A", "-o", "ppid=").Output()
+	if err != nil {
+		t.Fatalf("ps: %v", err)
+	}
+	n := 0
+	for _, f := range strings.Fields(string(out)) {
+		if f == strconv.Itoa(pid) {
+			n++
+		}
+	}
+	return n
 }
