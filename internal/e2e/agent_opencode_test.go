@@ -277,18 +277,9 @@ func TestOpenCode(t *testing.T) {
 	r.do("quit", slow(step{name: "/exit", act: slash("/exit", "Exit the app", nil), truth: gone})...)
 }
 
-func TestOpenCodeKilled(t *testing.T) {
-	needE2E(t)
-	r := startOpenCode(t, askBash)
-	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: opencodeStartup})
-	r.do("kill-9", slow(step{name: "kill -9", act: func(r *agentRun) {
-		syscall.Kill(r.tm.pid(), syscall.SIGKILL)
-	}, truth: gone})...)
-}
-
 // TestOpenCodeDefaultPermissions runs OpenCode with its default
 // permissions, under which a shell command in the project runs without a
-// prompt.
+// prompt; then kills it (one start for both: OpenCode is slow to start).
 func TestOpenCodeDefaultPermissions(t *testing.T) {
 	needE2E(t)
 	r := startOpenCode(t, nil)
@@ -296,6 +287,9 @@ func TestOpenCodeDefaultPermissions(t *testing.T) {
 	r.do("default-tool", slow(
 		step{name: "prompt", act: typing("e2e:tool sleep 3; touch made-by-e2e"), truth: working, settle: settled},
 		step{name: "answer", truth: idle, settle: settled})...)
+	r.do("kill-9", step{name: "kill -9", act: func(r *agentRun) {
+		syscall.Kill(r.tm.pid(), syscall.SIGKILL)
+	}, truth: gone})
 }
 
 // TestOpenCodeTwoFolders runs one `opencode serve` with a TUI attached in
