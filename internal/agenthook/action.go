@@ -46,6 +46,10 @@ type Action struct {
 	// session's heartbeat owner to follow (nil: none known from the
 	// payload).
 	Source *Source
+	// Replaces: the session replaces every other session of the same
+	// agent process (Codex's /clear), whose records go, unless that
+	// process serves several clients (Codex's app-server daemon).
+	Replaces bool
 }
 
 // TaskOp is one change to a session's task list (Claude Code's task tools).

@@ -1,33 +1,53 @@
 package agenthook
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // codexInput is the part of a Codex hook payload the mapping uses. Every
-// event carries session_id, turn_id, cwd, transcript_path, model and
-// permission_mode (https://developers.openai.com/codex/hooks, "Common input
-// fields"; openai/codex codex-rs/hooks/src/schema.rs).
+// event carries session_id, cwd, transcript_path and hook_event_name; turn
+// events add turn_id, model and permission_mode (recorded from Codex
+// 0.171.0: testdata/codex/real-*.json).
 type codexInput struct {
 	SessionID string `json:"session_id"`
 	Cwd       string `json:"cwd"`
 	Event     string `json:"hook_event_name"`
-	Source    string `json:"source"` // SessionStart
+	Source    string `json:"source"`    // SessionStart
+	ToolName  string `json:"tool_name"` // PreToolUse, PostToolUse
+	// Transcript is the rollout file (SPEC.md §13.3), checked by the
+	// caller with CodexRolloutPath before it is followed.
+	Transcript string `json:"transcript_path"`
 }
 
-// Codex maps a Codex hook payload (SPEC.md §13.2):
+// codexAskTool is Codex's ask-the-user tool. Its question shows as the tool
+// starts, with no PermissionRequest (Codex 0.171.0, Plan mode), and its
+// PostToolUse comes once the user has answered.
+const codexAskTool = "request_user_input"
+
+// Codex maps a Codex hook payload (SPEC.md §13.1):
 //
-//	SessionStart                         idle
+//	SessionStart (startup, resume, clear)   idle; compact: ignored
 //	UserPromptSubmit, PreToolUse,
-//	  PostToolUse                        working
-//	PermissionRequest                    blocked
-//	Stop, StopFailure, Interrupt         idle
-//	SessionEnd                           the record is removed
+//	  PostToolUse                           working
+//	PreToolUse request_user_input           blocked: a question waits
+//	PermissionRequest                       blocked
+//	Stop, Interrupt                         idle (Interrupt: Esc, also
+//	                                        the denial of a permission)
+//	StopFailure                             idle (not sent by 0.171.0;
+//	                                        kept for versions that do)
+//	SessionEnd                              the record is removed
 //	PreCompact, PostCompact,
-//	  SubagentStart, SubagentStop        ignored: the turn goes on
-//	anything else                        ignored
+//	  SubagentStart, SubagentStop           ignored: the turn goes on
+//	anything else                           ignored
+//
+// A failed turn (the model's HTTP error) runs no hook in 0.171.0: the
+// rollout file says it ([CodexRolloutEvent]).
 func Codex(data []byte) (Action, error) {
 	var in codexInput
 	if err := decodeObject(data, &in); err != nil {
@@ -37,13 +57,24 @@ func Codex(data []byte) (Action, error) {
 		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
 	}
 	a := base(in.SessionID, in.Cwd)
+	if filepath.IsAbs(in.Transcript) {
+		a.Source = &Source{Kind: SourceCodexRollout, Path: in.Transcript}
+	}
 	switch in.Event {
 	case "SessionStart":
 		if in.Source == "compact" {
 			return ignore(in.SessionID), nil
 		}
 		a.State = statusfile.Idle
-	case "UserPromptSubmit", "PreToolUse", "PostToolUse":
+		// /clear starts a new thread; the one it left stays loaded, with
+		// no SessionEnd, for about 60 s (0.171.0).
+		a.Replaces = in.Source == "clear"
+	case "PreToolUse":
+		a.State = statusfile.Working
+		if in.ToolName == codexAskTool {
+			a.State = statusfile.Blocked
+		}
+	case "UserPromptSubmit", "PostToolUse":
 		a.State = statusfile.Working
 	case "PermissionRequest":
 		a.State = statusfile.Blocked
@@ -55,6 +86,92 @@ func Codex(data []byte) (Action, error) {
 		return ignore(in.SessionID), nil
 	}
 	return a, nil
+}
+
+// CodexRolloutState is CodexRolloutEvent in the shape of SourceState, for
+// the heartbeat owner following the rollout file as an append-only source
+// (one complete line at a time, from the end the file had when the owner
+// began: earlier lines are what the hooks already said). since is the
+// line's "ordinal", which grows by one with every line Codex appends, so
+// every line that maps is a transition of its own. The file is the
+// session's own (its name ends in the session id, CodexRolloutPath), and
+// pid plays no part.
+func CodexRolloutState(line []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
+	st, ok = CodexRolloutEvent(line)
+	if !ok {
+		return "", "", false
+	}
+	var l struct {
+		Ordinal json.RawMessage `json:"ordinal"`
+	}
+	json.Unmarshal(bytes.TrimSpace(line), &l)
+	return st, string(l.Ordinal), true
+}
+
+// CodexRolloutPath checks the transcript_path of a Codex hook payload
+// before the owner follows it (SPEC.md H17: a source lies where the
+// agent's own configuration says, never where a payload alone says): an
+// absolute, clean path under codexHome/sessions/ ($CODEX_HOME, else
+// ~/.codex) whose name is rollout-<time>-<session>.jsonl, as Codex 0.171.0
+// names it (~/.codex/sessions/YYYY/MM/DD/rollout-2026-12-01T13-01-04-<id>.jsonl).
+func CodexRolloutPath(codexHome, transcriptPath, session string) (string, bool) {
+	if session == "" || !filepath.IsAbs(codexHome) || !filepath.IsAbs(transcriptPath) ||
+		filepath.Clean(transcriptPath) != transcriptPath {
+		return "", false
+	}
+	root := filepath.Join(filepath.Clean(codexHome), "sessions") + string(filepath.Separator)
+	base := filepath.Base(transcriptPath)
+	if !strings.HasPrefix(transcriptPath, root) || !strings.HasPrefix(base, "rollout-") ||
+		!strings.HasSuffix(base, "-"+session+".jsonl") || strings.ContainsAny(session, "/\\") {
+		return "", false
+	}
+	return transcriptPath, true
+}
+
+// codexRolloutLine is the part of one line of Codex's rollout file (the
+// hooks' transcript_path) that CodexRolloutEvent reads.
+type codexRolloutLine struct {
+	Type    string `json:"type"`
+	Payload struct {
+		Type  string          `json:"type"`
+		Error json.RawMessage `json:"error"`
+	} `json:"payload"`
+}
+
+// MaxCodexRolloutLine is the longest rollout line worth parsing: the lines
+// CodexRolloutEvent maps are small (a task_complete carries the turn's last
+// message), while others (instructions, tool output) can be large. A
+// follower may skip longer lines unread.
+const MaxCodexRolloutLine = 1 << 20
+
+// CodexRolloutEvent maps one complete line of a Codex rollout file
+// (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, the hooks'
+// transcript_path; JSON Lines, appended to) to the state it proves, for
+// the moments Codex 0.171.0 runs no hook:
+//
+//	event_msg turn_aborted      idle: the turn was interrupted (Esc, a
+//	                            denied permission), written 8-35 ms after
+//	                            the screen
+//	event_msg task_complete     idle: the turn ended; with an "error"
+//	                            object it failed (the model's HTTP error),
+//	                            which sends no Stop hook
+//
+// Every other line (and a line that is not a JSON object) gives ok false:
+// it says nothing a hook does not say first.
+func CodexRolloutEvent(line []byte) (state statusfile.State, ok bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || len(line) > MaxCodexRolloutLine || line[0] != '{' {
+		return "", false
+	}
+	var l codexRolloutLine
+	if json.Unmarshal(line, &l) != nil || l.Type != "event_msg" {
+		return "", false
+	}
+	switch l.Payload.Type {
+	case "turn_aborted", "task_complete":
+		return statusfile.Idle, true
+	}
+	return "", false
 }
 
 // codexNotifyInput is the part of Codex's legacy notify payload the mapping

@@ -3,6 +3,7 @@ package agenthook
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -18,20 +19,28 @@ type geminiInput struct {
 	NotificationType string          `json:"notification_type"`
 	ToolName         string          `json:"tool_name"`
 	ToolInput        json.RawMessage `json:"tool_input"`
+	ToolResponse     json.RawMessage `json:"tool_response"`
 }
 
 // Gemini maps a Gemini CLI hook payload (SPEC.md §13.1):
 //
 //	SessionStart                         idle
 //	BeforeAgent, BeforeTool, AfterTool   working; AfterTool of write_todos
-//	                                     also sets the title
-//	Notification ToolPermission          blocked
+//	                                     and update_topic also sets the title
+//	AfterTool of a shell command the     idle: Esc in an approved tool ends
+//	  user cancelled                     the turn, and no AfterAgent follows
+//	Notification ToolPermission          blocked (a tool confirmation, and
+//	                                     ask_user's questions)
 //	AfterAgent                           idle
 //	SessionEnd                           the record is removed
 //	BeforeModel, AfterModel,
 //	  BeforeToolSelection, PreCompress   ignored: AfterModel fires for every
-//	                                     streamed chunk, PreCompress mid-turn
+//	                                     streamed chunk, PreCompress at the
+//	                                     start of every turn
 //	anything else                        ignored
+//
+// Gemini CLI runs no hook when the user denies a confirmation; its chat
+// recording says so ([GeminiTranscript]).
 func Gemini(data []byte) (Action, error) {
 	var in geminiInput
 	if err := decodeObject(data, &in); err != nil {
@@ -44,10 +53,19 @@ func Gemini(data []byte) (Action, error) {
 	switch in.Event {
 	case "SessionStart":
 		a.State = statusfile.Idle
-	case "BeforeAgent", "BeforeTool", "AfterTool":
+	case "BeforeAgent", "BeforeTool":
 		a.State = statusfile.Working
-		if in.Event == "AfterTool" && in.ToolName == "write_todos" {
+	case "AfterTool":
+		a.State = statusfile.Working
+		switch in.ToolName {
+		case "write_todos":
 			a.Title = geminiTodoTitle(in.ToolInput)
+		case "update_topic":
+			a.Title = geminiTopicTitle(in.ToolInput)
+		case "run_shell_command":
+			if geminiCancelled(in.ToolResponse) {
+				a.State = statusfile.Idle
+			}
 		}
 	case "Notification":
 		if in.NotificationType != "ToolPermission" {
@@ -85,4 +103,52 @@ func geminiTodoTitle(raw json.RawMessage) *string {
 		}
 	}
 	return ptr("")
+}
+
+// geminiTopicTitle returns the title update_topic sets: its title, trimmed
+// and with line breaks turned into spaces as Gemini CLI's topic state does
+// (packages/core/src/config/topicState.ts), or nil (keep the title) when it
+// carries none: an update of the intent only keeps the topic.
+func geminiTopicTitle(raw json.RawMessage) *string {
+	var in struct {
+		Title string `json:"title"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &in) != nil {
+		return nil
+	}
+	t := strings.TrimSpace(in.Title)
+	if t == "" {
+		return nil
+	}
+	t = strings.Join(strings.FieldsFunc(t, func(r rune) bool { return r == '\r' || r == '\n' }), " ")
+	return &t
+}
+
+// geminiCancelled reports whether a shell tool's response says the user
+// cancelled it (Esc or Ctrl-C while it ran, or before it started). Gemini
+// CLI 0.61.0's shell tool answers then with returnDisplay "Command
+// cancelled by user." (followed by the output so far, if any), or, in debug
+// mode, with its llmContent "Command was cancelled by user before it could
+// complete." / "... start.", inside <untrusted_context> tags. Both texts are
+// Gemini's own and come first, before any output of the command, so a
+// command cannot print its way into this. A command stopped by the
+// inactivity timeout says "Command was automatically cancelled", and its
+// turn goes on.
+func geminiCancelled(raw json.RawMessage) bool {
+	var r struct {
+		LLMContent    json.RawMessage `json:"llmContent"`
+		ReturnDisplay json.RawMessage `json:"returnDisplay"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &r) != nil {
+		return false
+	}
+	var display, content string
+	if json.Unmarshal(r.ReturnDisplay, &display) == nil && strings.HasPrefix(display, "Command cancelled by user.") {
+		return true
+	}
+	if json.Unmarshal(r.LLMContent, &content) == nil {
+		content = strings.TrimPrefix(content, "<untrusted_context>\n")
+		return strings.HasPrefix(content, "Command was cancelled by user before it could ")
+	}
+	return false
 }

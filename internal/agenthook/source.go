@@ -20,6 +20,9 @@ const (
 	// <config dir>/sessions/<pid>.json, rewritten whole at every change of
 	// its "status".
 	SourceClaudeSession = "claude-session"
+	// SourceCodexRollout is Codex's rollout file, the hooks'
+	// transcript_path: JSON Lines, only appended to.
+	SourceCodexRollout = "codex-rollout"
 )
 
 // A Source is a file the agent writes its state to.
@@ -30,10 +33,11 @@ type Source struct {
 
 // Append reports whether the source is a log that only grows (read line by
 // line from where it was left), rather than a file rewritten whole.
-func (s Source) Append() bool { return false }
+func (s Source) Append() bool { return s.Kind == SourceCodexRollout }
 
 // SourceState reads the state a source's content says, for the session
-// and the agent process pid. ok is false when the content says nothing
+// and the agent process pid: the whole file, or one complete line of an
+// [Source.Append] source. ok is false when the content says nothing
 // this adapter can use: another session's, unknown, torn mid-write.
 // since tells transitions apart: it changes each time the agent changes
 // the state, even to the state it had ("" where the source has no such
@@ -43,6 +47,8 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 	switch kind {
 	case SourceClaudeSession:
 		return ClaudeSessionState(data, session, pid)
+	case SourceCodexRollout:
+		return CodexRolloutState(data, session, pid)
 	}
 	return "", "", false
 }

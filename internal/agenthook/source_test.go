@@ -75,3 +75,31 @@ func FuzzSourceState(f *testing.F) {
 		}
 	})
 }
+
+// Codex's /clear replaces the process's session; its rollout is the
+// source; other starts replace nothing.
+func TestCodexReplacesAndSource(t *testing.T) {
+	for _, tt := range []struct {
+		file     string
+		replaces bool
+	}{
+		{"real-session-start-clear.json", true},
+		{"real-session-start.json", false},
+		{"real-user-prompt-submit.json", false},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "codex", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Codex(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Replaces != tt.replaces {
+			t.Errorf("%s: replaces %v", tt.file, a.Replaces)
+		}
+		if a.Source == nil || a.Source.Kind != SourceCodexRollout || !strings.HasSuffix(a.Source.Path, "-"+a.Session+".jsonl") {
+			t.Errorf("%s: source %+v", tt.file, a.Source)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentstatus/agentstatus/examples/opencode"
 )
@@ -16,7 +17,11 @@ type Status struct {
 	Path      string   // the file that holds the hooks
 	Installed bool     // every hook (or the plugin) is in place
 	Missing   []string // the events without statuspub's hook
-	Err       error    // the file could not be read or parsed
+	// Untrusted (Codex) are the events whose statuspub hook Codex will not
+	// run until the user trusts it: config.toml records no trusted_hash
+	// for it, or one of an older hook.
+	Untrusted []string
+	Err       error // the file could not be read or parsed
 }
 
 // programs are the agents' executables.
@@ -63,13 +68,13 @@ func Check(getenv func(string) string) []Status {
 		}
 		var hooks *jnode
 		if len(bytes.TrimSpace(data)) > 0 {
-			root, err := parseJSON(st.Path, data)
+			doc, err := parseSettings(st.Path, data, spec.jsonc)
 			if err != nil {
 				st.Err = err
 				out = append(out, st)
 				continue
 			}
-			hooks = root.get("hooks")
+			hooks = doc.root.get("hooks")
 		}
 		for _, ev := range spec.events {
 			if g := hooks.get(ev); g == nil || g.kind != jArray || !hasOurs(g, spec.hookCmd) {
@@ -77,7 +82,35 @@ func Check(getenv func(string) string) []Status {
 			}
 		}
 		st.Installed = len(st.Missing) == 0
+		if agent == "codex" && len(st.Missing) < len(spec.events) {
+			st.Untrusted = codexUntrusted(st.Path, data, spec)
+		}
 		out = append(out, st)
+	}
+	return out
+}
+
+// codexUntrusted lists the events of spec whose statuspub hook in the
+// hooks.json at path (content data) the config.toml next to it does not
+// trust. An unreadable config.toml trusts nothing.
+func codexUntrusted(path string, data []byte, spec hookSpec) []string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	entries, err := CodexTrustEntries(abs, data, spec.hookCmd)
+	if err != nil {
+		return nil
+	}
+	config, _, _, _ := ReadFile(filepath.Join(filepath.Dir(path), "config.toml"))
+	var out []string
+	for _, e := range entries {
+		if !slices.Contains(spec.events, e.Event) || slices.Contains(out, e.Event) {
+			continue
+		}
+		if h, ok := CodexTrustedHash(config, e.Key); !ok || h != e.Hash {
+			out = append(out, e.Event)
+		}
 	}
 	return out
 }

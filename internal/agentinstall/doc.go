@@ -1,14 +1,15 @@
 // Package agentinstall wires statuspub's hook adapters into the
 // configuration of the agents that run them: Claude Code
 // (~/.claude/settings.json), Codex (~/.codex/hooks.json and, for the
-// feature flag, ~/.codex/config.toml), Gemini CLI (~/.gemini/settings.json)
+// hooks' trust and the daemon switch when asked, ~/.codex/config.toml),
+// Gemini CLI (~/.gemini/settings.json)
 // and OpenCode (a plugin file in ~/.config/opencode/plugins/); with a
 // project directory, the same files under it (.claude/, .codex/, .gemini/,
 // .opencode/plugins/).
 //
 // For most uses, call [Plan], show [Change.Diff], then [Apply] each change.
 // [Check] reports, per agent found on the machine, whether the hooks are
-// installed (statusls doctor).
+// installed (statusls doctor), and for Codex whether Codex trusts them.
 //
 // # Safety
 //
@@ -22,5 +23,5 @@
 // renamed over it). JSON files are rewritten with two-space
 // indentation; a JSON file with comments does not parse and is refused
 // rather than losing them. Codex's config.toml is handled by package
-// codexconfig (see [Options.CodexFeature]).
+// codexconfig (see [Options.CodexConfig]).
 package agentinstall

@@ -29,9 +29,27 @@ type Options struct {
 	// PATH, else its absolute path.
 	Command string
 	Getenv  func(string) string // os.Getenv by default
-	// CodexFeature, when set, plans the change of Codex's config.toml
-	// (path) that turns its hooks feature on (package codexconfig).
-	CodexFeature func(path string) (Change, error)
+	// CodexConfig, when set, plans the change of Codex's config.toml
+	// (path) that req asks for (package codexconfig). Without it, Plan
+	// leaves config.toml alone.
+	CodexConfig func(path string, req CodexConfigRequest) (Change, error)
+	// Trust (Codex): record statuspub's hooks as trusted in config.toml,
+	// as Codex's /hooks review does. Never the default: trusting is the
+	// user's decision.
+	Trust bool
+	// NoDaemon (Codex): turn Codex's app-server daemon off
+	// ([features] daemon_auto_start = false), so that each session's hooks
+	// run in its own Codex process, which quits with the user.
+	NoDaemon bool
+}
+
+// CodexConfigRequest is what Plan asks of Codex's config.toml.
+type CodexConfigRequest struct {
+	Uninstall bool
+	// Trust are the trust entries to record (install --trust); on
+	// uninstall, the entries of the hooks removed, to forget.
+	Trust    []CodexTrust
+	NoDaemon bool
 }
 
 // Change is one file Plan wants to write (or remove).
@@ -87,12 +105,28 @@ var (
 
 // hookSpec describes an agent whose hooks are JSON settings.
 type hookSpec struct {
-	hookCmd string   // the statuspub subcommand
-	events  []string // the events to run it on
-	matcher map[string]string
-	timeout int    // in the unit the agent uses
-	named   bool   // Gemini CLI names its hooks
-	file    string // settings file name under the agent's directory
+	hookCmd  string   // the statuspub subcommand
+	events   []string // the events to run it on
+	matcher  map[string]string
+	timeout  int            // in the unit the agent uses
+	timeouts map[string]int // per event, where the agent allows less
+	named    bool           // Gemini CLI names its hooks
+	file     string         // settings file name under the agent's directory
+	// stale are events an earlier install registered that the agent does
+	// not have: install removes statuspub's hooks from them.
+	stale []string
+	// refresh: install brings statuspub's existing hooks to the command
+	// and timeout it would write.
+	refresh bool
+	jsonc   bool // the agent reads its settings as JSON with comments (jsonc.go)
+}
+
+// timeoutFor is the timeout of statuspub's hook on ev.
+func (s hookSpec) timeoutFor(ev string) int {
+	if t, ok := s.timeouts[ev]; ok {
+		return t
+	}
+	return s.timeout
 }
 
 var specs = map[string]hookSpec{
@@ -103,14 +137,19 @@ var specs = map[string]hookSpec{
 			"PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
 		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*", "PermissionDenied": "*"}},
 	// https://developers.openai.com/codex/hooks: hooks.json has the same
-	// shape as Claude Code's hooks; timeout in seconds.
+	// shape as Claude Code's hooks; timeout in seconds. The events are
+	// those Codex 0.171.0 knows (it has no StopFailure, and ignores it
+	// silently); it clamps Interrupt's and SessionEnd's timeout to 3 s,
+	// with a warning on every start.
 	"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,
+		timeouts: map[string]int{"Interrupt": 3, "SessionEnd": 3},
 		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "StopFailure", "Interrupt"},
-		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PermissionRequest": "*"}},
+			"Stop", "Interrupt", "SessionEnd"},
+		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PermissionRequest": "*"},
+		stale:   []string{"StopFailure"}, refresh: true},
 	// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
 	// hooks named; no model hooks (AfterModel fires per streamed chunk).
-	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true,
+	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
 		events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
 }
 
@@ -186,13 +225,39 @@ func Plan(o Options) ([]Change, error) {
 		return nil, err
 	}
 	changes := []Change{c}
-	if o.Agent == "codex" && !o.Uninstall && o.CodexFeature != nil {
-		t, err := o.CodexFeature(filepath.Join(dir, "config.toml"))
+	if o.Agent == "codex" && o.CodexConfig != nil {
+		req := CodexConfigRequest{Uninstall: o.Uninstall, NoDaemon: o.NoDaemon && !o.Uninstall}
+		hooksPath, err := filepath.Abs(c.Path)
 		if err != nil {
 			return nil, err
 		}
-		if t.Changed() || len(t.Notes) > 0 {
-			changes = append(changes, t)
+		switch {
+		case o.Uninstall:
+			// Forget the trust of the hooks removed (kept when the
+			// planned file still has them: another command's).
+			old, err := CodexTrustEntries(hooksPath, c.Old, spec.hookCmd)
+			if err != nil {
+				return nil, err
+			}
+			left, _ := CodexTrustEntries(hooksPath, c.New, spec.hookCmd)
+			req.Trust = trustNotIn(old, left)
+		case o.Trust:
+			if o.Project != "" {
+				return nil, errors.New("agentinstall: --trust records trust for your own Codex configuration only; for a project's hooks, use /hooks in Codex")
+			}
+			req.Trust, err = CodexTrustEntries(hooksPath, c.New, spec.hookCmd)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if o.Project == "" || o.Uninstall {
+			t, err := o.CodexConfig(filepath.Join(dir, "config.toml"), req)
+			if err != nil {
+				return nil, err
+			}
+			if t.Changed() || len(t.Notes) > 0 {
+				changes = append(changes, t)
+			}
 		}
 	}
 	for _, c := range changes {
@@ -201,6 +266,21 @@ func Plan(o Options) ([]Change, error) {
 		}
 	}
 	return changes, nil
+}
+
+// trustNotIn returns the entries of a whose key b does not have.
+func trustNotIn(a, b []CodexTrust) []CodexTrust {
+	var out []CodexTrust
+	for _, e := range a {
+		found := false
+		for _, f := range b {
+			found = found || f.Key == e.Key
+		}
+		if !found {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // ReadFile reads a settings file that may be absent, refusing links.
@@ -299,26 +379,37 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 		return Change{}, err
 	}
 	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
-	root := &jnode{kind: jObject}
+	c.New, err = editHooks(path, data, spec, o)
+	if err != nil {
+		return Change{}, err
+	}
+	return c, nil
+}
+
+// editHooks returns the settings data with statuspub's hooks installed
+// (or uninstalled): data itself when nothing changes.
+func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, error) {
+	var err error
+	doc := jsonDoc{root: &jnode{kind: jObject}}
 	if len(bytes.TrimSpace(data)) > 0 {
-		root, err = parseJSON(path, data)
+		doc, err = parseSettings(path, data, spec.jsonc)
 		if err != nil {
-			return Change{}, err
+			return nil, err
 		}
-		if root.kind != jObject {
-			return Change{}, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
+		if doc.root.kind != jObject {
+			return nil, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
 		}
 	}
+	root := doc.root
 	hooks := root.get("hooks")
 	if hooks != nil && hooks.kind != jObject {
-		return Change{}, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
+		return nil, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
 	}
 	command := shquote.Quote(o.Command) + " " + spec.hookCmd
 	changed := false
 	if o.Uninstall {
 		if hooks == nil {
-			c.New = data
-			return c, nil
+			return data, nil
 		}
 		for _, ev := range append([]string(nil), memberKeys(hooks)...) {
 			groups := hooks.get(ev)
@@ -363,16 +454,24 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 			hooks = &jnode{kind: jObject}
 			root.set("hooks", hooks)
 		}
+		for _, ev := range spec.stale {
+			if removeOurs(hooks, ev, spec.hookCmd) {
+				changed = true
+			}
+		}
 		for _, ev := range spec.events {
 			groups := hooks.get(ev)
 			if groups != nil && groups.kind != jArray {
-				return Change{}, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
+				return nil, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
 			}
 			if groups == nil {
 				groups = &jnode{kind: jArray}
 				hooks.set(ev, groups)
 			}
 			if hasOurs(groups, spec.hookCmd) {
+				if spec.refresh && refreshOurs(groups, spec.hookCmd, command, spec.timeoutFor(ev)) {
+					changed = true
+				}
 				continue
 			}
 			h := &jnode{kind: jObject}
@@ -381,7 +480,7 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 			}
 			h.set("type", str("command"))
 			h.set("command", str(command))
-			h.set("timeout", num(spec.timeout))
+			h.set("timeout", num(spec.timeoutFor(ev)))
 			g := &jnode{kind: jObject}
 			if m, ok := spec.matcher[ev]; ok {
 				g.set("matcher", str(m))
@@ -392,11 +491,9 @@ func planHooks(path string, spec hookSpec, o Options) (Change, error) {
 		}
 	}
 	if !changed {
-		c.New = data
-		return c, nil
+		return data, nil
 	}
-	c.New = root.encode()
-	return c, nil
+	return doc.encode(), nil
 }
 
 func memberKeys(n *jnode) []string {
@@ -405,6 +502,72 @@ func memberKeys(n *jnode) []string {
 		ks = append(ks, m.key)
 	}
 	return ks
+}
+
+// removeOurs removes statuspub's hooks (sub) from event ev, and the groups
+// and event they leave empty. It reports whether it removed any.
+func removeOurs(hooks *jnode, ev, sub string) bool {
+	groups := hooks.get(ev)
+	if groups == nil || groups.kind != jArray {
+		return false
+	}
+	removed := false
+	var keep []*jnode
+	for _, g := range groups.elems {
+		hs := g.get("hooks")
+		if hs == nil || hs.kind != jArray {
+			keep = append(keep, g)
+			continue
+		}
+		var left []*jnode
+		for _, h := range hs.elems {
+			if cmd, _ := h.get("command").stringValue(); isOurs(cmd, sub) {
+				removed = true
+				continue
+			}
+			left = append(left, h)
+		}
+		switch {
+		case len(left) == len(hs.elems):
+			keep = append(keep, g)
+		case len(left) > 0:
+			hs.elems, hs.dirty = left, true
+			keep = append(keep, g)
+		}
+	}
+	if len(keep) == 0 {
+		hooks.del(ev)
+	} else if len(keep) != len(groups.elems) {
+		groups.elems, groups.dirty = keep, true
+	}
+	return removed
+}
+
+// refreshOurs sets the command and timeout of statuspub's hooks (sub) in
+// groups, and reports whether any changed.
+func refreshOurs(groups *jnode, sub, command string, timeout int) bool {
+	changed := false
+	for _, g := range groups.elems {
+		hs := g.get("hooks")
+		if hs == nil || hs.kind != jArray {
+			continue
+		}
+		for _, h := range hs.elems {
+			cmd, _ := h.get("command").stringValue()
+			if !isOurs(cmd, sub) {
+				continue
+			}
+			if cmd != command {
+				h.set("command", str(command))
+				changed = true
+			}
+			if t := h.get("timeout"); t == nil || string(t.raw) != fmt.Sprint(timeout) {
+				h.set("timeout", num(timeout))
+				changed = true
+			}
+		}
+	}
+	return changed
 }
 
 func hasOurs(groups *jnode, sub string) bool {

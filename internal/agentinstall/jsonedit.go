@@ -24,6 +24,12 @@ const (
 type member struct {
 	key string
 	val *jnode
+	// Where the member was in the file, for the text-keeping edit of a
+	// file with comments (jsonc.go): parsed is false for new members.
+	parsed   bool
+	idx      int // its index among the object's members as parsed
+	keyStart int // the offset of its key
+	valStart int // the offset of its value
 }
 
 type jnode struct {
@@ -33,6 +39,13 @@ type jnode struct {
 	raw     []byte   // jScalar
 	src     []byte   // the value's text in the file; nil for new values
 	dirty   bool     // changed since parsed
+	// Where the value was in the file (when src is not nil): its text is
+	// data[start:end]; a container's closing bracket is at close, and
+	// spans holds where each of its members or elements was, in file
+	// order: data[spans[i][0]:spans[i][1]] (a member's from its key). idx
+	// is the value's index among its parent array's elements.
+	start, end, close, idx int
+	spans                  [][2]int
 }
 
 // clean reports whether n and everything in it are as parsed.
@@ -75,6 +88,9 @@ func LineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
+// commentsNote ends the error about a plain JSON file that has comments.
+const commentsNote = " (comments are not JSON; this file cannot be edited without losing them)"
+
 // parseJSON parses one JSON document. Errors say where, line:col.
 func parseJSON(path string, data []byte) (*jnode, error) {
 	var probe any
@@ -93,7 +109,7 @@ func parseJSON(path string, data []byte) (*jnode, error) {
 			off = ue.Offset
 		}
 		if bytes.Contains(data, []byte("//")) || bytes.Contains(data, []byte("/*")) {
-			msg += " (comments are not JSON; this file cannot be edited without losing them)"
+			msg += commentsNote
 		}
 		line, col := LineCol(data, off)
 		return nil, &ParseError{Path: path, Line: line, Col: col, Msg: msg}
@@ -109,18 +125,25 @@ func parseJSON(path string, data []byte) (*jnode, error) {
 
 // decodeNode decodes the next value, remembering its text.
 func decodeNode(dec *json.Decoder, data []byte) (*jnode, error) {
-	start := int(dec.InputOffset())
-	for start < len(data) && strings.IndexByte(" \t\r\n:,", data[start]) >= 0 {
-		start++
-	}
+	start := skipSeparators(data, int(dec.InputOffset()))
 	n, err := decodeValue(dec, data)
 	if err != nil {
 		return nil, err
 	}
 	if end := int(dec.InputOffset()); end >= start && end <= len(data) {
 		n.src = data[start:end]
+		n.start, n.end = start, end
 	}
 	return n, nil
+}
+
+// skipSeparators returns the offset of the next token at or after off:
+// past white space and the separators the decoder has not read yet.
+func skipSeparators(data []byte, off int) int {
+	for off < len(data) && strings.IndexByte(" \t\r\n:,", data[off]) >= 0 {
+		off++
+	}
+	return off
 }
 
 func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
@@ -134,6 +157,7 @@ func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
 		case '{':
 			n := &jnode{kind: jObject}
 			for dec.More() {
+				keyStart := skipSeparators(data, int(dec.InputOffset()))
 				kt, err := dec.Token()
 				if err != nil {
 					return nil, err
@@ -143,9 +167,11 @@ func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
 				if err != nil {
 					return nil, err
 				}
-				n.members = append(n.members, member{k, v})
+				n.members = append(n.members, member{key: k, val: v, parsed: true, idx: len(n.spans), keyStart: keyStart, valStart: v.start})
+				n.spans = append(n.spans, [2]int{keyStart, v.end})
 			}
 			_, err := dec.Token()
+			n.close = int(dec.InputOffset()) - 1
 			return n, err
 		case '[':
 			n := &jnode{kind: jArray, elems: []*jnode{}}
@@ -154,9 +180,12 @@ func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
 				if err != nil {
 					return nil, err
 				}
+				v.idx = len(n.spans)
 				n.elems = append(n.elems, v)
+				n.spans = append(n.spans, [2]int{v.start, v.end})
 			}
 			_, err := dec.Token()
+			n.close = int(dec.InputOffset()) - 1
 			return n, err
 		}
 		return nil, fmt.Errorf("unexpected %v", t)
@@ -208,7 +237,7 @@ func (n *jnode) set(key string, v *jnode) {
 			return
 		}
 	}
-	n.members = append(n.members, member{key, v})
+	n.members = append(n.members, member{key: key, val: v})
 	n.dirty = true
 }
 

@@ -1,7 +1,9 @@
-// Package codexconfig turns Codex's hooks feature on in its config.toml,
-// for `statuspub install codex`. It is apart from package agentinstall so
-// that the TOML parser is linked only where config.toml is edited (not
-// into statusls, whose doctor reports what is installed).
+// Package codexconfig edits Codex's config.toml for `statuspub install
+// codex`: the trust of statuspub's hooks (--trust), the daemon switch
+// (--no-daemon), and the removal of the deprecated feature flag earlier
+// installs wrote. It is apart from package agentinstall so that the TOML
+// parser is linked only where config.toml is edited (not into statusls,
+// whose doctor reports what is installed).
 package codexconfig
 
 import (
@@ -9,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/BurntSushi/toml"
@@ -16,10 +19,17 @@ import (
 	"github.com/agentstatus/agentstatus/internal/agentinstall"
 )
 
-// Codex runs hooks only with its hooks feature on: on by default in newer
-// versions ([features] hooks), off by default in older ones, whose key is
-// codex_hooks (still accepted, as a deprecated alias, by newer versions).
+// Codex runs hooks by default ([features] hooks, on in 0.171.0), and warns
+// on every start about codex_hooks, the deprecated name earlier installs
+// wrote: install writes no feature flag, removes the line it wrote itself,
+// and leaves a user's own setting as it is.
 // https://developers.openai.com/codex/hooks
+
+// Lines install writes, recognised by their comment.
+const (
+	oldFeatureLine = "codex_hooks = true # added by statuspub install codex"
+	daemonLine     = "daemon_auto_start = false # added by statuspub install codex --no-daemon"
+)
 
 // featuresHeader matches a [features] table header line. Compiled on
 // first use: statuspub's hook commands, which link this package, never
@@ -28,17 +38,9 @@ var featuresHeader = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*features[ \t]*\][ \t]*(#.*)?\r?$`)
 })
 
-// PlanFeature turns the hooks feature on in config.toml when nothing
-// says otherwise: it parses the file with a TOML parser and inserts one
-// line (codex_hooks = true) under [features], or appends the table, so
-// comments and layout stay. A flag the user set to false is left alone and
-// reported.
-func PlanFeature(path string) (agentinstall.Change, error) {
-	data, mode, exists, err := agentinstall.ReadFile(path)
-	if err != nil {
-		return agentinstall.Change{}, err
-	}
-	c := agentinstall.Change{Path: path, Old: data, Mode: mode, Exists: exists, New: data}
+// parse decodes config.toml, turning a syntax error into an
+// agentinstall.ParseError that says where.
+func parse(path string, data []byte) (map[string]any, toml.MetaData, error) {
 	var cfg map[string]any
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
@@ -46,53 +48,231 @@ func PlanFeature(path string) (agentinstall.Change, error) {
 		if errors.As(err, &pe) {
 			// Start is exact where Line can be one past a newline.
 			line, col := agentinstall.LineCol(data, int64(pe.Position.Start))
-			return agentinstall.Change{}, &agentinstall.ParseError{Path: path, Line: line, Col: col, Msg: pe.Message}
+			return nil, md, &agentinstall.ParseError{Path: path, Line: line, Col: col, Msg: pe.Message}
 		}
-		return agentinstall.Change{}, &agentinstall.ParseError{Path: path, Line: 1, Col: 1, Msg: err.Error()}
+		return nil, md, &agentinstall.ParseError{Path: path, Line: 1, Col: 1, Msg: err.Error()}
 	}
-	features, _ := cfg["features"].(map[string]any)
+	return cfg, md, nil
+}
+
+// table returns the table at a dotted path of keys, or nil.
+func table(cfg map[string]any, keys ...string) map[string]any {
+	t := cfg
+	for _, k := range keys {
+		next, _ := t[k].(map[string]any)
+		if next == nil {
+			return nil
+		}
+		t = next
+	}
+	return t
+}
+
+// Plan plans the change of config.toml (path) that req asks for. It
+// keeps comments and layout: it inserts, replaces or removes whole lines,
+// and checks that the result parses and says what it should.
+func Plan(path string, req agentinstall.CodexConfigRequest) (agentinstall.Change, error) {
+	data, mode, exists, err := agentinstall.ReadFile(path)
+	if err != nil {
+		return agentinstall.Change{}, err
+	}
+	c := agentinstall.Change{Path: path, Old: data, Mode: mode, Exists: exists, New: data}
+	cfg, _, err := parse(path, data)
+	if err != nil {
+		return agentinstall.Change{}, err
+	}
+	out := append([]byte{}, data...)
+	out = removeLine(out, oldFeatureLine)
+	if req.Uninstall {
+		out = removeLine(out, daemonLine)
+	}
+	features := table(cfg, "features")
 	for _, k := range []string{"hooks", "codex_hooks"} {
-		v, ok := features[k]
-		if !ok {
-			continue
+		if v, ok := features[k]; ok && v != true {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s sets [features] %s = %v: Codex will not run the hooks until it is true", path, k, v))
 		}
-		if b, _ := v.(bool); b {
-			return c, nil // on already
+	}
+	if req.NoDaemon {
+		switch v, ok := features["daemon_auto_start"]; {
+		case ok && v != false:
+			c.Notes = append(c.Notes, fmt.Sprintf("%s sets [features] daemon_auto_start = %v: left as it is", path, v))
+		case !ok:
+			if out, err = addFeature(path, out, daemonLine); err != nil {
+				return agentinstall.Change{}, err
+			}
 		}
-		c.Notes = append(c.Notes, fmt.Sprintf("%s sets [features] %s = %v: Codex will not run the hooks until it is true", path, k, v))
+	}
+	states := table(cfg, "hooks", "state")
+	for _, e := range req.Trust {
+		st, _ := states[e.Key].(map[string]any)
+		cur, _ := st["trusted_hash"].(string)
+		switch {
+		case req.Uninstall && cur == e.Hash:
+			out = removeTable(out, agentinstall.CodexStateHeader(e.Key))
+		case req.Uninstall || cur == e.Hash:
+		default:
+			out = setTrust(out, e)
+		}
+	}
+	if bytes.Equal(out, data) {
 		return c, nil
 	}
-	var out []byte
-	switch {
-	case md.IsDefined("features"):
+	// The edit must parse, and say what it should.
+	check, _, err := parse(path, out)
+	if err != nil {
+		return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edited file would not parse (%v); not touching it", path, err)
+	}
+	cs := table(check, "hooks", "state")
+	for _, e := range req.Trust {
+		st, _ := cs[e.Key].(map[string]any)
+		got, _ := st["trusted_hash"].(string)
+		if req.Uninstall && got == e.Hash {
+			return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edit did not forget the trust of %s; not touching it", path, e.Key)
+		}
+		if !req.Uninstall && got != e.Hash {
+			return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edit did not record the trust of %s; not touching it", path, e.Key)
+		}
+	}
+	if req.NoDaemon && features["daemon_auto_start"] == nil && table(check, "features")["daemon_auto_start"] != false {
+		return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edit did not turn daemon_auto_start off; not touching it", path)
+	}
+	c.New = out
+	return c, nil
+}
+
+// removeLine removes every line that is exactly line (ignoring the blanks
+// around it and a CR), and a [features] table header the removal leaves
+// without keys when it was the last table, as install appended it.
+func removeLine(data []byte, line string) []byte {
+	lines := strings.SplitAfter(string(data), "\n")
+	var out []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) == line {
+			continue
+		}
+		out = append(out, l)
+	}
+	if len(out) == len(lines) {
+		return data
+	}
+	// A trailing "[features]" with nothing after it (blank lines aside).
+	end := len(out)
+	for end > 0 && strings.TrimSpace(out[end-1]) == "" {
+		end--
+	}
+	if end > 0 && featuresHeader().MatchString(strings.TrimRight(out[end-1], "\n")) {
+		out = out[:end-1]
+		for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
+			out = out[:len(out)-1]
+		}
+	}
+	return []byte(strings.Join(out, ""))
+}
+
+// addFeature inserts line under the [features] table header, or appends
+// the table.
+func addFeature(path string, data []byte, line string) ([]byte, error) {
+	_, md, err := parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if md.IsDefined("features") {
 		loc := featuresHeader().FindIndex(data)
 		if loc == nil {
-			c.Notes = append(c.Notes, fmt.Sprintf("%s defines features other than as a [features] table; add codex_hooks = true to it if your Codex is older than the hooks default", path))
-			return c, nil
+			return nil, fmt.Errorf("agentinstall: %s defines features other than as a [features] table; add %q to it yourself", path, line)
 		}
 		end := loc[1]
 		if end < len(data) && data[end] == '\n' {
 			end++
 		}
-		out = append(append(append([]byte{}, data[:end]...), "codex_hooks = true # added by statuspub install codex\n"...), data[end:]...)
-	default:
-		out = append([]byte{}, data...)
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			out = append(out, '\n')
+		return append(append(append([]byte{}, data[:end]...), line+"\n"...), data[end:]...), nil
+	}
+	return appendBlock(data, "[features]\n"+line+"\n"), nil
+}
+
+// appendBlock appends text after a blank line.
+func appendBlock(data []byte, text string) []byte {
+	out := append([]byte{}, data...)
+	if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	if len(out) > 0 {
+		out = append(out, '\n')
+	}
+	return append(out, text...)
+}
+
+// isHeader reports whether a line is a TOML table header.
+func isHeader(line string) bool {
+	return strings.HasPrefix(strings.TrimSpace(line), "[")
+}
+
+// headerIs reports whether a line is the table header h (a comment after
+// it allowed).
+func headerIs(line, h string) bool {
+	l := strings.TrimSpace(line)
+	if !strings.HasPrefix(l, h) {
+		return false
+	}
+	rest := strings.TrimSpace(l[len(h):])
+	return rest == "" || strings.HasPrefix(rest, "#")
+}
+
+// setTrust records e: it replaces the trusted_hash of the key's table, or
+// adds one to it, or appends the table, as Codex's review writes it.
+func setTrust(data []byte, e agentinstall.CodexTrust) []byte {
+	h := agentinstall.CodexStateHeader(e.Key)
+	value := "trusted_hash = \"" + e.Hash + "\"\n"
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		if !headerIs(l, h) {
+			continue
 		}
-		if len(out) > 0 {
-			out = append(out, '\n')
+		j := i + 1
+		for ; j < len(lines) && !isHeader(lines[j]); j++ {
+			if k, _, ok := strings.Cut(strings.TrimSpace(lines[j]), "="); ok && strings.TrimSpace(k) == "trusted_hash" {
+				lines[j] = value
+				return []byte(strings.Join(lines, ""))
+			}
 		}
-		out = append(out, "[features]\ncodex_hooks = true # added by statuspub install codex\n"...)
+		if !strings.HasSuffix(l, "\n") {
+			lines[i] = l + "\n"
+		}
+		lines = append(lines[:i+1], append([]string{value}, lines[i+1:]...)...)
+		return []byte(strings.Join(lines, ""))
 	}
-	// The edit must parse, and say what it should.
-	var check map[string]any
-	if _, err := toml.Decode(string(out), &check); err != nil {
-		return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edited file would not parse (%v); not touching it", path, err)
+	return appendBlock(data, h+"\n"+value)
+}
+
+// removeTable removes the table whose header is h, up to the next header,
+// with the blank line before it.
+func removeTable(data []byte, h string) []byte {
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		if !headerIs(l, h) {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && !isHeader(lines[j]) {
+			j++
+		}
+		start := i
+		if start > 0 && strings.TrimSpace(lines[start-1]) == "" {
+			start--
+		}
+		return []byte(strings.Join(append(lines[:start:start], lines[j:]...), ""))
 	}
-	if f, _ := check["features"].(map[string]any); f["codex_hooks"] != true {
-		return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edit did not turn codex_hooks on; not touching it", path)
+	return data
+}
+
+// DaemonOff reports whether the config.toml at path turns Codex's
+// app-server daemon off ([features] daemon_auto_start = false). A file
+// that is absent or does not parse does not.
+func DaemonOff(path string) bool {
+	data, _, _, err := agentinstall.ReadFile(path)
+	if err != nil {
+		return false
 	}
-	c.New = out
-	return c, nil
+	cfg, _, err := parse(path, data)
+	return err == nil && table(cfg, "features")["daemon_auto_start"] == false
 }

@@ -15,6 +15,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// statuspubPath is the command the tests install, as install writes it for
+// Codex: statuspub's absolute path.
+const statuspubPath = "/opt/agentstatus/bin/statuspub"
+
+// home makes a HOME holding files (path under HOME: fixture), with
+// "HOOKS" in a fixture replaced by the path of the HOME's hooks.json.
 func home(t *testing.T, files map[string]string) (string, func(string) string) {
 	t.Helper()
 	h := t.TempDir()
@@ -23,6 +29,7 @@ func home(t *testing.T, files map[string]string) (string, func(string) string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		data = bytes.ReplaceAll(data, []byte("HOOKS"), []byte(filepath.Join(h, ".codex", "hooks.json")))
 		p := filepath.Join(h, rel)
 		os.MkdirAll(filepath.Dir(p), 0o700)
 		if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -41,6 +48,7 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	p := filepath.Join("testdata", "golden", name)
 	if *update {
+		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -52,6 +60,10 @@ func golden(t *testing.T, name string, got []byte) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs (go test -run %s -update to accept):\n%s", p, t.Name(), got)
 	}
+}
+
+func opts(getenv func(string) string) agentinstall.Options {
+	return agentinstall.Options{Agent: "codex", Getenv: getenv, Command: statuspubPath, CodexConfig: Plan}
 }
 
 func install(t *testing.T, o agentinstall.Options) {
@@ -67,26 +79,49 @@ func install(t *testing.T, o agentinstall.Options) {
 	}
 }
 
+// noChange fails when planning o again would change a file.
+func noChange(t *testing.T, o agentinstall.Options) {
+	t.Helper()
+	cs, err := agentinstall.Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Changed() {
+			t.Errorf("a second run changes %s:\n%s", c.Path, c.Diff())
+		}
+	}
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // A config.toml that does not parse is refused, saying where.
 func TestRefuseUnparseable(t *testing.T) {
 	h, getenv := home(t, map[string]string{".codex/config.toml": "codex-config-malformed.toml"})
 	p := filepath.Join(h, ".codex", "config.toml")
-	before, _ := os.ReadFile(p)
-	_, err := agentinstall.Plan(agentinstall.Options{Agent: "codex", Getenv: getenv, CodexFeature: PlanFeature})
+	before := read(t, p)
+	_, err := agentinstall.Plan(opts(getenv))
 	var pe *agentinstall.ParseError
 	if !errors.As(err, &pe) || pe.Line != 2 || pe.Col != 10 || pe.Path != p {
 		t.Fatalf("error %v, want a ParseError at 2:10", err)
 	}
-	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+	if after := read(t, p); !bytes.Equal(before, after) {
 		t.Error("the file changed")
 	}
 }
 
-// Codex: hooks.json, and the feature flag in config.toml, inserted as one
-// line so that comments stay; a flag turned off on purpose is reported,
-// not changed.
-func TestCodexConfig(t *testing.T) {
-	for _, fixture := range []string{"codex-config-comments.toml", "codex-config-nofeatures.toml", ""} {
+// Codex 0.171.0 runs hooks by default and warns, on every start, about the
+// codex_hooks flag earlier installs wrote: a plain install leaves
+// config.toml alone (no file when there was none).
+func TestInstallWritesNoFeatureFlag(t *testing.T) {
+	for _, fixture := range []string{"codex-config-comments.toml", "codex-config-nofeatures.toml", "codex-config-user-flag.toml", ""} {
 		t.Run(fixture, func(t *testing.T) {
 			files := map[string]string{}
 			if fixture != "" {
@@ -94,44 +129,157 @@ func TestCodexConfig(t *testing.T) {
 			}
 			h, getenv := home(t, files)
 			p := filepath.Join(h, ".codex", "config.toml")
-			before, _ := os.ReadFile(p)
-			install(t, agentinstall.Options{Agent: "codex", Getenv: getenv, CodexFeature: PlanFeature})
-			got, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
+			before := read(t, p)
+			install(t, opts(getenv))
+			if after := read(t, p); !bytes.Equal(before, after) {
+				t.Errorf("config.toml changed:\n%s", after)
 			}
-			name := strings.TrimSuffix(fixture, ".toml")
-			if name == "" {
-				name = "absent"
+			if _, err := os.Stat(p); fixture == "" && err == nil {
+				t.Error("config.toml created")
 			}
-			golden(t, name+".toml", got)
-			for _, line := range strings.Split(string(before), "\n") {
-				if !strings.Contains(string(got), line) {
-					t.Errorf("line %q lost", line)
-				}
-			}
-			cs, err := agentinstall.Plan(agentinstall.Options{Agent: "codex", Getenv: getenv, CodexFeature: PlanFeature})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cs {
-				if c.Changed() {
-					t.Errorf("second install changes %s", c.Path)
-				}
-			}
+			noChange(t, opts(getenv))
 		})
 	}
+}
+
+// An earlier install's own line (and the [features] table it appended) is
+// removed; hooks.json loses StopFailure, gains SessionEnd, and its hooks
+// get statuspub's path and the timeouts Codex accepts.
+func TestUpgradeOldInstall(t *testing.T) {
+	for _, fixture := range []string{"codex-config-old-install.toml", "codex-config-old-install-features.toml"} {
+		t.Run(fixture, func(t *testing.T) {
+			h, getenv := home(t, map[string]string{".codex/config.toml": fixture, ".codex/hooks.json": "hooks-old-install.json"})
+			install(t, opts(getenv))
+			got := read(t, filepath.Join(h, ".codex", "config.toml"))
+			golden(t, "upgrade-"+fixture, got)
+			if bytes.Contains(got, []byte("codex_hooks")) {
+				t.Error("the deprecated flag is still there")
+			}
+			hooks := read(t, filepath.Join(h, ".codex", "hooks.json"))
+			golden(t, "upgrade-hooks.json", hooks)
+			noChange(t, opts(getenv))
+		})
+	}
+}
+
+// A flag the user turned off is reported, not changed.
+func TestDisabledOnPurpose(t *testing.T) {
 	h, getenv := home(t, map[string]string{".codex/config.toml": "codex-config-disabled.toml"})
-	before, _ := os.ReadFile(filepath.Join(h, ".codex", "config.toml"))
-	cs, err := agentinstall.Plan(agentinstall.Options{Agent: "codex", Getenv: getenv, CodexFeature: PlanFeature})
+	before := read(t, filepath.Join(h, ".codex", "config.toml"))
+	cs, err := agentinstall.Plan(opts(getenv))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cs) != 2 || cs[1].Changed() || len(cs[1].Notes) != 1 || !strings.Contains(cs[1].Notes[0], "hooks = false") {
 		t.Fatalf("disabled on purpose: %+v", cs)
 	}
-	install(t, agentinstall.Options{Agent: "codex", Getenv: getenv, CodexFeature: PlanFeature})
-	if after, _ := os.ReadFile(filepath.Join(h, ".codex", "config.toml")); !bytes.Equal(before, after) {
+	install(t, opts(getenv))
+	if after := read(t, filepath.Join(h, ".codex", "config.toml")); !bytes.Equal(before, after) {
 		t.Error("a flag set on purpose was changed")
 	}
+}
+
+// --trust records, for each of statuspub's hooks, the trusted_hash Codex's
+// own review would: a table per hook, appended; an entry of the same key
+// with another hash (an older hook there) is replaced, other keys' are
+// kept. Uninstall forgets them.
+func TestTrust(t *testing.T) {
+	for _, fixture := range []string{"codex-config-comments.toml", "codex-config-trusted-other.toml", ""} {
+		t.Run(fixture, func(t *testing.T) {
+			files := map[string]string{}
+			if fixture != "" {
+				files[".codex/config.toml"] = fixture
+			}
+			h, getenv := home(t, files)
+			p := filepath.Join(h, ".codex", "config.toml")
+			before := read(t, p)
+			o := opts(getenv)
+			o.Trust = true
+			install(t, o)
+			got := read(t, p)
+			golden(t, "trust-"+strings.TrimSuffix(cmpOr(fixture, "absent.toml"), ".toml")+".toml",
+				bytes.ReplaceAll(got, []byte(h), []byte("$HOME")))
+			hooksPath := filepath.Join(h, ".codex", "hooks.json")
+			entries, err := agentinstall.CodexTrustEntries(hooksPath, read(t, hooksPath), "codex-hook")
+			if err != nil || len(entries) != 8 {
+				t.Fatalf("%d entries, %v", len(entries), err)
+			}
+			for _, e := range entries {
+				if hash, ok := agentinstall.CodexTrustedHash(got, e.Key); !ok || hash != e.Hash {
+					t.Errorf("%s: %q, want %s", e.Key, hash, e.Hash)
+				}
+			}
+			if !bytes.Contains(got, []byte("/elsewhere/hooks.json")) && fixture == "codex-config-trusted-other.toml" {
+				t.Error("another key's trust was lost")
+			}
+			noChange(t, o)
+			// Without --trust, install leaves the trust as it is.
+			noChange(t, opts(getenv))
+
+			u := opts(getenv)
+			u.Uninstall = true
+			install(t, u)
+			after := read(t, p)
+			for _, e := range entries {
+				if _, ok := agentinstall.CodexTrustedHash(after, e.Key); ok {
+					t.Errorf("%s still trusted after uninstall", e.Key)
+				}
+			}
+			if fixture == "codex-config-comments.toml" && !bytes.Equal(after, before) {
+				t.Errorf("uninstall left:\n%s\nwant:\n%s", after, before)
+			}
+		})
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// --trust is for the user's own configuration.
+func TestTrustProjectRefused(t *testing.T) {
+	_, getenv := home(t, nil)
+	o := opts(getenv)
+	o.Trust, o.Project = true, t.TempDir()
+	if _, err := agentinstall.Plan(o); err == nil || !strings.Contains(err.Error(), "--trust") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// --no-daemon turns Codex's app-server daemon off, once; a value the user
+// set is left and reported; uninstall removes the line.
+func TestNoDaemon(t *testing.T) {
+	for _, fixture := range []string{"codex-config-comments.toml", "codex-config-nofeatures.toml"} {
+		t.Run(fixture, func(t *testing.T) {
+			h, getenv := home(t, map[string]string{".codex/config.toml": fixture})
+			p := filepath.Join(h, ".codex", "config.toml")
+			before := read(t, p)
+			o := opts(getenv)
+			o.NoDaemon = true
+			install(t, o)
+			got := read(t, p)
+			golden(t, "no-daemon-"+fixture, got)
+			noChange(t, o)
+			u := opts(getenv)
+			u.Uninstall = true
+			install(t, u)
+			if after := read(t, p); !bytes.Equal(after, before) {
+				t.Errorf("uninstall left:\n%s", after)
+			}
+		})
+	}
+	h, getenv := home(t, map[string]string{".codex/config.toml": "codex-config-daemon-on.toml"})
+	o := opts(getenv)
+	o.NoDaemon = true
+	cs, err := agentinstall.Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[1].Changed() || len(cs[1].Notes) != 1 || !strings.Contains(cs[1].Notes[0], "daemon_auto_start = true") {
+		t.Fatalf("daemon on purpose: %+v", cs)
+	}
+	_ = h
 }

@@ -12,11 +12,14 @@ import (
 // doctorAgent is one agent found on the machine, and whether statuspub's
 // hooks are installed in its user configuration.
 type doctorAgent struct {
-	Agent     string   `json:"agent"`
-	Found     string   `json:"found"` // its configuration directory or its program
-	Path      string   `json:"path"`  // the file that holds the hooks
-	Status    string   `json:"status"`
-	Missing   []string `json:"missing,omitempty"` // the events without statuspub's hook
+	Agent   string   `json:"agent"`
+	Found   string   `json:"found"` // its configuration directory or its program
+	Path    string   `json:"path"`  // the file that holds the hooks
+	Status  string   `json:"status"`
+	Missing []string `json:"missing,omitempty"` // the events without statuspub's hook
+	// Untrusted (Codex) are the events whose hook Codex will not run until
+	// the user trusts it.
+	Untrusted []string `json:"untrusted,omitempty"`
 	Detail    string   `json:"detail,omitempty"`
 	Installed bool     `json:"installed"`
 }
@@ -26,7 +29,13 @@ const (
 	agentInstalled    = "installed"
 	agentNotInstalled = "not-installed"
 	agentProblem      = "problem" // its settings cannot be read or parsed
+	// agentUntrusted: installed, but the agent runs the hooks only once
+	// the user trusts them (Codex), and has not.
+	agentUntrusted = "untrusted"
 )
+
+// codexTrustHow is how a user trusts statuspub's hooks in Codex.
+const codexTrustHow = "in Codex type /hooks and press t, or run 'statuspub install codex --trust'"
 
 // doctorAgents adds, for each agent found on the machine, whether
 // statuspub's hooks are installed, with a hint for each that is not, and
@@ -49,6 +58,10 @@ func doctorAgents(r *doctorReport, env *Env) []string {
 			a.Status, a.Detail = agentProblem, base.Message(st.Err)
 			lines = append(lines, fmt.Sprintf("  %s: PROBLEM: %s", st.Agent, a.Detail))
 			r.hint("agent-"+st.Agent, fmt.Sprintf("%s's settings cannot be read (see above): fix them, then run 'statuspub install %s'", st.Agent, st.Agent))
+		case st.Installed && len(st.Untrusted) > 0:
+			a.Status, a.Untrusted = agentUntrusted, st.Untrusted
+			lines = append(lines, fmt.Sprintf("  %s: hooks installed but not trusted, so %s does not run them (%s: %s)", st.Agent, st.Agent, path, strings.Join(st.Untrusted, ", ")))
+			r.hint("agent-"+st.Agent, fmt.Sprintf("%s runs statuspub's hooks only once you trust them: %s", st.Agent, codexTrustHow))
 		case st.Installed:
 			a.Status = agentInstalled
 			lines = append(lines, fmt.Sprintf("  %s: hooks installed (%s)", st.Agent, path))

@@ -2,9 +2,12 @@ package statusls
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -77,5 +80,77 @@ func TestDoctorAgents(t *testing.T) {
 	}
 	if !rep.OK {
 		t.Error("an agent's settings made doctor fail")
+	}
+}
+
+// Codex runs hooks from the user's configuration only once the user has
+// trusted them (/hooks in Codex): doctor says so, and how to trust them,
+// until config.toml holds the trust of every statuspub hook.
+func TestDoctorCodexUntrusted(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("PATH", t.TempDir())
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	dir := filepath.Join(home, ".codex")
+	os.MkdirAll(dir, 0o700)
+	hooks := `{"hooks":{` + strings.Join(func() []string {
+		var evs []string
+		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "Interrupt", "SessionEnd"} {
+			t := 5
+			if ev == "Interrupt" || ev == "SessionEnd" {
+				t = 3
+			}
+			evs = append(evs, fmt.Sprintf(`%q:[{"hooks":[{"type":"command","command":"/opt/bin/statuspub codex-hook","timeout":%d}]}]`, ev, t))
+		}
+		return evs
+	}(), ",") + `}}`
+	os.WriteFile(filepath.Join(dir, "hooks.json"), []byte(hooks), 0o600)
+	doctor := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		Run(append([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, args...), Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+		return out.String()
+	}
+	got := doctor()
+	for _, want := range []string{
+		"  codex: hooks installed but not trusted, so codex does not run them (~/.codex/hooks.json: SessionStart, UserPromptSubmit, ",
+		"codex runs statuspub's hooks only once you trust them: in Codex type /hooks and press t, or run 'statuspub install codex --trust'",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, got)
+		}
+	}
+	var rep struct {
+		Agents []struct {
+			Agent, Status string
+			Installed     bool
+			Untrusted     []string
+		}
+	}
+	if err := json.Unmarshal([]byte(doctor("--json")), &rep); err != nil || len(rep.Agents) != 1 {
+		t.Fatalf("doctor --json: %v %+v", err, rep)
+	}
+	if a := rep.Agents[0]; a.Status != "untrusted" || !a.Installed || len(a.Untrusted) != 8 {
+		t.Errorf("codex: %+v", a)
+	}
+	// The trust Codex's review records (the hashes of these very hooks).
+	var config strings.Builder
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "Interrupt", "SessionEnd"} {
+		label := strings.ToLower(ev[:1]) + ev[1:]
+		label = regexp.MustCompile(`[A-Z]`).ReplaceAllStringFunc(label, func(s string) string { return "_" + strings.ToLower(s) })
+		tm := 5
+		if ev == "Interrupt" || ev == "SessionEnd" {
+			tm = 3
+		}
+		id := fmt.Sprintf(`{"event_name":%q,"hooks":[{"async":false,"command":"/opt/bin/statuspub codex-hook","timeout":%d,"type":"command"}]}`, label, tm)
+		sum := sha256.Sum256([]byte(id))
+		fmt.Fprintf(&config, "[hooks.state.\"%s:%s:0:0\"]\ntrusted_hash = \"sha256:%x\"\n\n", filepath.Join(dir, "hooks.json"), label, sum)
+	}
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config.String()), 0o600)
+	if got := doctor(); !strings.Contains(got, "  codex: hooks installed (~/.codex/hooks.json)") {
+		t.Errorf("trusted:\n%s", got)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // stdinHookCmd runs the adapter name, which reads the payload that the
 // agent (named in messages as agentName) writes to stdin, and maps it
 // with m.
-func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env, sourceOf func(Env, int) *agenthook.Source) int {
+func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env, sourceOf func(Env, int, hookAction) *agenthook.Source) int {
 	return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
 		if len(args) > 0 {
 			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
@@ -74,7 +74,7 @@ func claudeHookCmd(f *hookFlags, args []string, env Env) int {
 // claudeSource is Claude Code's session file for the agent process pid:
 // sessions/<pid>.json in its configuration directory, $CLAUDE_CONFIG_DIR
 // else ~/.claude. The hook runs with the agent's environment.
-func claudeSource(env Env, pid int) *agenthook.Source {
+func claudeSource(env Env, pid int, _ hookAction) *agenthook.Source {
 	dir := env.Getenv("CLAUDE_CONFIG_DIR")
 	if dir == "" {
 		home := env.Getenv("HOME")
@@ -91,9 +91,29 @@ func claudeSource(env Env, pid int) *agenthook.Source {
 }
 
 func codexHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("codex-hook", "codex", "Codex", agenthook.Codex, f, args, env, nil)
+	return stdinHookCmd("codex-hook", "codex", "Codex", agenthook.Codex, f, args, env, codexSource)
 }
 
 func geminiHookCmd(f *hookFlags, args []string, env Env) int {
 	return stdinHookCmd("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, f, args, env, nil)
+}
+
+// codexSource is Codex's rollout file, the payload's transcript_path, when
+// it lies where Codex keeps them ($CODEX_HOME, else ~/.codex, sessions/)
+// and is named for the session.
+func codexSource(env Env, _ int, a hookAction) *agenthook.Source {
+	if a.source == nil {
+		return nil
+	}
+	home := env.Getenv("CODEX_HOME")
+	if home == "" {
+		if h := env.Getenv("HOME"); h != "" {
+			home = filepath.Join(h, ".codex")
+		}
+	}
+	path, ok := agenthook.CodexRolloutPath(home, a.source.Path, a.session)
+	if !ok {
+		return nil
+	}
+	return &agenthook.Source{Kind: agenthook.SourceCodexRollout, Path: path}
 }

@@ -18,6 +18,9 @@ type hookAction struct {
 	title   *string          // nil keeps the title; "" means none
 	task    *taskOp          // a change to the task list, whose title wins
 	source  *agenthook.Source
+	// replaces: the other sessions of the agent process end (Codex's
+	// /clear).
+	replaces bool
 }
 
 type actionKind int
@@ -48,7 +51,7 @@ const maxHookInput = 64 << 20
 
 // fromAgentHook converts an agenthook action.
 func fromAgentHook(a agenthook.Action) hookAction {
-	h := hookAction{session: a.Session, cwd: a.Cwd, state: a.State, title: a.Title, source: a.Source}
+	h := hookAction{session: a.Session, cwd: a.Cwd, state: a.State, title: a.Title, source: a.Source, replaces: a.Replaces}
 	switch a.Kind {
 	case agenthook.Set:
 		h.kind = actSet

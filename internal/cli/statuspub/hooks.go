@@ -192,8 +192,8 @@ func clearCmd(f *hookFlags, args []string, env Env) int {
 // action, which is then applied like set or clear.
 //
 // sourceOf, when not nil, names the file the agent keeps its own state in,
-// from the environment and the agent's pid (SPEC.md §13.3).
-func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide func([]byte) (hookAction, error), sourceOf func(env Env, pid int) *agenthook.Source) int {
+// from the environment, the agent's pid and the action (SPEC.md §13.3).
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide func([]byte) (hookAction, error), sourceOf func(env Env, pid int, a hookAction) *agenthook.Source) int {
 	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
@@ -225,13 +225,17 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 		if f.agent != "" {
 			agent = f.agent
 		}
-		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task, source: a.source}
-		if sourceOf != nil && ch.source == nil && ch.pid > 0 {
-			ch.source = sourceOf(env, ch.pid)
+		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task}
+		if sourceOf != nil && ch.pid > 0 {
+			// Only a source the adapter checked (SPEC.md H17).
+			ch.source = sourceOf(env, ch.pid, a)
 		}
 		wd := workingDir()
 		err = runUpdate(env, func() error {
 			_, err := setRecord(dir, a.session, ch, wd, env.Executable)
+			if err == nil && a.replaces {
+				err = endOtherSessions(dir, a.session, ch.pid)
+			}
 			return err
 		})
 	}

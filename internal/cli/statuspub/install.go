@@ -18,6 +18,7 @@ import (
 // installOptions are the flags of install.
 type installOptions struct {
 	dryRun, uninstall, project bool
+	trust, noDaemon            bool // Codex only
 }
 
 // installCmd is `statuspub install AGENT [--dry-run] [--uninstall]
@@ -37,8 +38,11 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env Env) i
 		return prog.UsageErrorf(c, "%s", msg)
 	}
 	agent := args[0]
-	opts := agentinstall.Options{Agent: agent, Uninstall: o.uninstall, Command: hookCommand(env), Getenv: env.Getenv,
-		CodexFeature: codexconfig.PlanFeature}
+	if (o.trust || o.noDaemon) && agent != "codex" {
+		return prog.UsageErrorf(c, "--trust and --no-daemon are for codex")
+	}
+	opts := agentinstall.Options{Agent: agent, Uninstall: o.uninstall, Command: hookCommand(env, agent), Getenv: env.Getenv,
+		CodexConfig: codexconfig.Plan, Trust: o.trust, NoDaemon: o.noDaemon}
 	if o.project {
 		opts.Project = workingDir()
 		if opts.Project == "" {
@@ -66,7 +70,6 @@ func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Progra
 	if err != nil {
 		return prog.Errorf(c, "%s", base.Message(err))
 	}
-	wrote := false
 	for _, ch := range changes {
 		for _, n := range ch.Notes {
 			fmt.Fprintf(env.Stderr, "statuspub: note: %s\n", strings.NewReplacer("\r", " ", "\n", " ").Replace(n))
@@ -84,7 +87,6 @@ func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Progra
 		if err != nil {
 			return prog.Errorf(c, "%s", base.Message(err))
 		}
-		wrote = true
 		verb := "wrote"
 		if ch.New == nil {
 			verb = "removed"
@@ -95,17 +97,53 @@ func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Progra
 			fmt.Fprintf(env.Stdout, "%s: %s\n", verb, ch.Path)
 		}
 	}
-	if opts.Agent == "codex" && wrote && !o.uninstall {
-		fmt.Fprintln(env.Stderr, "statuspub: note: Codex asks you to review new hooks: run /hooks in Codex once to trust them")
+	if opts.Agent == "codex" && !o.uninstall && !o.dryRun && codexUntrusted(opts) {
+		fmt.Fprintln(env.Stderr, "statuspub: Codex runs these hooks only once you trust them: start codex, type /hooks and press t (or run 'statuspub install codex --trust')")
+	}
+	if opts.Agent == "codex" && !o.uninstall && opts.Project == "" && !codexconfig.DaemonOff(codexConfigPath(env)) {
+		fmt.Fprintln(env.Stderr, "statuspub: note: with Codex's app-server daemon (its default) a session stays listed about 60 s after you quit Codex; 'codex --no-daemon' or 'statuspub install codex --no-daemon' makes it go at once")
 	}
 	return ExitOK
 }
 
-// hookCommand is how the hooks start statuspub: "statuspub" when that is
-// this program on PATH, else this program's absolute path.
-func hookCommand(env Env) string {
+// codexConfigPath is the user's Codex config.toml.
+func codexConfigPath(env Env) string {
+	if d := env.Getenv("CODEX_HOME"); d != "" {
+		return filepath.Join(d, "config.toml")
+	}
+	return filepath.Join(env.Getenv("HOME"), ".codex", "config.toml")
+}
+
+// codexUntrusted reports whether Codex would not yet run statuspub's hooks
+// as installed by opts: a project's always need the review; the user's
+// when config.toml lacks the trust of one.
+func codexUntrusted(opts agentinstall.Options) bool {
+	if opts.Project != "" {
+		return true
+	}
+	for _, st := range agentinstall.Check(opts.Getenv) {
+		if st.Agent == "codex" {
+			return len(st.Untrusted) > 0
+		}
+	}
+	return false
+}
+
+// hookCommand is how agent's hooks start statuspub: "statuspub" when that
+// is this program on PATH, else this program's absolute path. Codex gets
+// the absolute path always: it runs hooks with a PATH of its own (that of
+// /etc/profile and its own directories, with or without its app-server
+// daemon, in 0.171.0), not the user's shell's, so "statuspub" in ~/bin or
+// ~/go/bin fails there with status 127.
+func hookCommand(env Env, agent string) string {
 	if env.Executable == "" {
 		return "statuspub"
+	}
+	if agent == "codex" {
+		if abs, err := filepath.Abs(env.Executable); err == nil {
+			return abs
+		}
+		return env.Executable
 	}
 	exe, err := filepath.EvalSymlinks(env.Executable)
 	if err != nil {

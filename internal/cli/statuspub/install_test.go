@@ -70,3 +70,58 @@ func TestInstallProject(t *testing.T) {
 		t.Errorf("exit %d, %q, %q", code, out, stderr)
 	}
 }
+
+// Codex: the hooks name statuspub by its absolute path (Codex's hooks do
+// not see the user's PATH); no feature flag is written; one line says how
+// to trust the hooks until they are; --trust records the trust instead.
+func TestInstallCodex(t *testing.T) {
+	home := t.TempDir()
+	const exe = "/opt/agentstatus/bin/statuspub"
+	run := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		getenv := func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		}
+		code := Run(append([]string{"install"}, args...), Env{Stdout: &out, Stderr: &errOut, Getenv: getenv, Executable: exe})
+		return code, out.String(), errOut.String()
+	}
+	const trustLine = "statuspub: Codex runs these hooks only once you trust them: start codex, type /hooks and press t (or run 'statuspub install codex --trust')\n"
+	const daemonNote = "statuspub: note: with Codex's app-server daemon (its default) a session stays listed about 60 s after you quit Codex; 'codex --no-daemon' or 'statuspub install codex --no-daemon' makes it go at once\n"
+	code, out, stderr := run("codex")
+	hooks := filepath.Join(home, ".codex", "hooks.json")
+	if code != ExitOK || out != "wrote: "+hooks+"\n" || stderr != trustLine+daemonNote {
+		t.Fatalf("install: exit %d, %q, %q", code, out, stderr)
+	}
+	data, _ := os.ReadFile(hooks)
+	if !bytes.Contains(data, []byte(`"command": "`+exe+` codex-hook"`)) || bytes.Contains(data, []byte("StopFailure")) || !bytes.Contains(data, []byte("SessionEnd")) {
+		t.Errorf("hooks.json:\n%s", data)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".codex", "config.toml")); !os.IsNotExist(err) {
+		t.Errorf("config.toml written: %v", err)
+	}
+	// Still untrusted: said again.
+	if _, _, stderr := run("codex"); !strings.HasPrefix(stderr, trustLine) {
+		t.Errorf("again: %q", stderr)
+	}
+	code, out, stderr = run("codex", "--trust")
+	config := filepath.Join(home, ".codex", "config.toml")
+	if code != ExitOK || out != "unchanged: "+hooks+"\nwrote: "+config+"\n" || stderr != daemonNote {
+		t.Fatalf("--trust: exit %d, %q, %q", code, out, stderr)
+	}
+	if _, _, stderr := run("codex"); stderr != daemonNote {
+		t.Errorf("trusted: %q", stderr)
+	}
+	if code, _, stderr := run("codex", "--no-daemon"); code != ExitOK || stderr != "" {
+		t.Errorf("--no-daemon: exit %d, %q", code, stderr)
+	}
+	for _, agent := range []string{"claude", "gemini", "opencode"} {
+		for _, flag := range []string{"--trust", "--no-daemon"} {
+			if code, _, stderr := run(agent, flag); code != ExitUsage || !strings.Contains(stderr, "are for codex") {
+				t.Errorf("%s %s: exit %d, %q", agent, flag, code, stderr)
+			}
+		}
+	}
+}

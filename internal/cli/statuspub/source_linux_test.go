@@ -2,8 +2,11 @@ package statuspub_test
 
 import (
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,4 +104,136 @@ func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
 	hook("user-prompt-submit.json")
 	claudeSessionFile(t, file, a.pid, claudeSession, "idle")
 	waitState("idle after Esc", statusfile.Idle)
+}
+
+// Codex 0.171.0 runs no hook when a turn fails (the model's HTTP error):
+// the rollout file, the hooks' transcript_path, says it, and the owner
+// follows it line by line (SPEC.md §13.3).
+func TestOwnerFollowsCodexRollout(t *testing.T) {
+	const hb = 500 * time.Millisecond
+	const session = "01a231b1-c6f9-7bf0-9830-be11eaed1adf" // recorded in internal/agenthook/testdata/codex
+	dir := filepath.Join(t.TempDir(), "home", "agent-status")
+	codexHome := filepath.Join(t.TempDir(), "codex")
+	a := startAgent(t, append(hbEnv(hb), "CODEX_HOME="+codexHome)...)
+	day := filepath.Join(codexHome, "sessions", "2026", "12", "01")
+	if err := os.MkdirAll(day, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rollout := filepath.Join(day, "rollout-2026-12-01T13-01-04-"+session+".jsonl")
+	appendLine := func(line string) {
+		t.Helper()
+		f, err := os.OpenFile(rollout, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendLine(`{"timestamp":"2026-12-01T13:01:04.000Z","ordinal":1,"type":"session_meta","payload":{}}` + "\n")
+	hook := func(event string) {
+		t.Helper()
+		payload := fmt.Sprintf(`{"session_id":%q,"turn_id":"t1","transcript_path":%q,"cwd":"/home/user/my-project","hook_event_name":%q,"model":"gpt-e2e","permission_mode":"default","source":"startup"}`, session, rollout, event)
+		if rep := a.hook(nil, bin+" codex-hook --dir "+dir, payload); rep.Code != 0 || rep.Stderr != "" {
+			t.Fatalf("%s: %+v", event, rep)
+		}
+	}
+	waitState := func(what string, want statusfile.State) {
+		t.Helper()
+		waitFor(t, what, 10*time.Second, func() bool {
+			rec, ok := record(t, dir, session)
+			return ok && rec.State == want
+		})
+	}
+	hook("SessionStart")
+	waitOneOwner(t, dir, session)
+	hook("UserPromptSubmit")
+	waitState("working", statusfile.Working)
+	// A line of another kind, then the failed turn's task_complete (as
+	// Codex 0.171.0 wrote it), written in two pieces.
+	appendLine(`{"timestamp":"2026-12-01T13:03:20.000Z","ordinal":100,"type":"response_item","payload":{"type":"message"}}` + "\n")
+	appendLine(`{"timestamp":"2026-12-01T13:03:20.999Z","ordinal":101,"type":"event_msg","payload":{"type":"task_complete",`)
+	time.Sleep(2 * hb) // the unfinished line says nothing yet
+	if rec := mustRecord(t, dir, session); rec.State != statusfile.Working {
+		t.Fatalf("an unfinished line was read: %+v", rec)
+	}
+	appendLine(`"turn_id":"t1","last_agent_message":null,"error":{"message":"scripted failure 400"}}}` + "\n")
+	waitState("idle after the failed turn", statusfile.Idle)
+	hook("UserPromptSubmit")
+	waitState("working again", statusfile.Working)
+	appendLine(`{"timestamp":"2026-12-01T13:04:00.000Z","ordinal":102,"type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t2","reason":"interrupted"}}` + "\n")
+	waitState("idle after Esc", statusfile.Idle)
+}
+
+// A transcript_path outside Codex's sessions directory, or not named for
+// the session, is not followed (SPEC.md H17).
+func TestCodexRolloutElsewhereNotFollowed(t *testing.T) {
+	const session = "01a231b1-c6f9-7bf0-9830-be11eaed1adf"
+	dir := filepath.Join(t.TempDir(), "home", "agent-status")
+	codexHome := filepath.Join(t.TempDir(), "codex")
+	a := startAgent(t, append(hbEnv(500*time.Millisecond), "CODEX_HOME="+codexHome)...)
+	elsewhere := filepath.Join(t.TempDir(), "rollout-x-"+session+".jsonl")
+	payload := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":"/home/user/my-project","hook_event_name":"UserPromptSubmit"}`, session, elsewhere)
+	if rep := a.hook(nil, bin+" codex-hook --dir "+dir, payload); rep.Code != 0 || rep.Stderr != "" {
+		t.Fatalf("%+v", rep)
+	}
+	lock, _ := lockNames(session)
+	data, err := os.ReadFile(filepath.Join(dir, lock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "source") {
+		t.Errorf("a transcript outside $CODEX_HOME/sessions became the source: %s", data)
+	}
+}
+
+// Codex's /clear starts a new thread in the same process, and the old one
+// stays loaded, with no SessionEnd, for about 60 s: its record goes when
+// the new session starts.
+func TestCodexClearEndsTheOldSession(t *testing.T) {
+	const old, cleared = "01a231b1-c6f9-7bf0-9830-be11eaed1adf", "01a231b5-0000-7000-8000-00000000c1ea"
+	dir := filepath.Join(t.TempDir(), "home", "agent-status")
+	a := startAgent(t, hbEnv(500*time.Millisecond)...)
+	start := func(session, source string) {
+		t.Helper()
+		payload := fmt.Sprintf(`{"session_id":%q,"cwd":"/home/user/my-project","hook_event_name":"SessionStart","source":%q}`, session, source)
+		if rep := a.hook(nil, bin+" codex-hook --dir "+dir, payload); rep.Code != 0 || rep.Stderr != "" {
+			t.Fatalf("%+v", rep)
+		}
+	}
+	start(old, "startup")
+	mustRecord(t, dir, old)
+	start(cleared, "clear")
+	if rec, ok := record(t, dir, old); ok {
+		t.Errorf("the thread /clear left is still listed: %+v", rec)
+	}
+	if rec := mustRecord(t, dir, cleared); rec.State != statusfile.Idle || rec.PID != a.pid {
+		t.Errorf("the new thread: %+v", rec)
+	}
+}
+
+// A process that serves several clients keeps every session's record.
+func TestSingleClient(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-c", "sleep 30", "tui"}, true},
+		{[]string{"-c", "sleep 30", "app-server", "--managed-daemon"}, false},
+	} {
+		cmd := exec.Command("sh", tt.args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		got := statuspub.SingleClient(cmd.Process.Pid)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if got != tt.want {
+			t.Errorf("%q: single client %v, want %v", tt.args, got, tt.want)
+		}
+	}
+	if statuspub.SingleClient(0) {
+		t.Error("pid 0 is a single client")
+	}
 }

@@ -38,6 +38,11 @@ type follower struct {
 	w       *fsnotify.Watcher
 	out     chan observed
 	done    chan struct{}
+
+	// Of an append-only source: where the next unread line starts, in
+	// the file with inode ino.
+	off int64
+	ino uint64
 }
 
 // follow starts following src. It returns nil when the source cannot be
@@ -87,7 +92,9 @@ func (f *follower) loop() {
 		since string
 	}
 	var last mark
-	if st, since, ok := f.read(); ok {
+	if f.src.Append() {
+		f.skipToEnd()
+	} else if st, since, ok := f.read(); ok {
 		last = mark{st, since}
 	}
 	for {
@@ -100,7 +107,11 @@ func (f *follower) loop() {
 				continue
 			}
 			stamp := issueStamp()
-			st, since, ok := f.read()
+			read := f.read
+			if f.src.Append() {
+				read = f.readNew
+			}
+			st, since, ok := read()
 			if !ok {
 				// Rewritten in place: a read between the truncation and
 				// the write finds a torn file, and the write's own event
@@ -126,18 +137,93 @@ func (f *follower) loop() {
 	}
 }
 
-// read reads the source's state now.
-func (f *follower) read() (statusfile.State, string, bool) {
+// open opens the source: a regular file of this account, not through a
+// link.
+func (f *follower) open() (*os.File, unix.Stat_t, bool) {
+	var st unix.Stat_t
 	fd, err := unix.Open(f.src.Path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		return "", "", false
+		return nil, st, false
 	}
 	file := os.NewFile(uintptr(fd), f.src.Path)
-	defer file.Close()
-	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
+		file.Close()
+		return nil, st, false
+	}
+	return file, st, true
+}
+
+// skipToEnd starts an append-only source where it ends now: what it holds
+// already, the hooks have said.
+func (f *follower) skipToEnd() {
+	if file, st, ok := f.open(); ok {
+		f.off, f.ino = st.Size, st.Ino
+		file.Close()
+	}
+}
+
+// readNew reads the complete lines appended since the last read, and
+// returns what the last of them that says something says. A line longer
+// than a source line may be is skipped unread; an unfinished last line is
+// read again once it is finished. A file replaced (another inode) or cut
+// short is read from its start.
+func (f *follower) readNew() (statusfile.State, string, bool) {
+	file, st, ok := f.open()
+	if !ok {
 		return "", "", false
 	}
+	defer file.Close()
+	if st.Ino != f.ino || st.Size < f.off {
+		f.off, f.ino = 0, st.Ino
+	}
+	var (
+		found        bool
+		state        statusfile.State
+		since        string
+		buf          = make([]byte, 64<<10)
+		line         []byte
+		lineStart    = f.off
+		tooLong      bool
+		pos          = f.off
+		maxLine      = agenthook.MaxCodexRolloutLine
+		bytesAllowed = int64(64 << 20) // at most this much per change
+	)
+	for pos-f.off < bytesAllowed {
+		n, err := file.ReadAt(buf, pos)
+		for i := 0; i < n; i++ {
+			if buf[i] != '\n' {
+				if !tooLong {
+					line = append(line, buf[i])
+					if len(line) > maxLine {
+						tooLong, line = true, nil
+					}
+				}
+				continue
+			}
+			if !tooLong {
+				if s, sn, ok := agenthook.SourceState(f.src.Kind, line, f.session, f.pid); ok {
+					found, state, since = true, s, sn
+				}
+			}
+			line, tooLong = line[:0], false
+			lineStart = pos + int64(i) + 1
+		}
+		pos += int64(n)
+		if err != nil {
+			break
+		}
+	}
+	f.off = lineStart
+	return state, since, found
+}
+
+// read reads the source's state now.
+func (f *follower) read() (statusfile.State, string, bool) {
+	file, _, ok := f.open()
+	if !ok {
+		return "", "", false
+	}
+	defer file.Close()
 	data, err := io.ReadAll(io.LimitReader(file, maxSourceFile))
 	if err != nil {
 		return "", "", false

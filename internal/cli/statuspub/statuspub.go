@@ -240,12 +240,20 @@ never 2.`,
 		{
 			Name:    "install",
 			Summary: "wire statuspub into an agent's hooks: claude, codex, gemini or opencode",
-			Usage:   "install AGENT [--dry-run] [--uninstall] [--project]",
+			Usage:   "install AGENT [--dry-run] [--uninstall] [--project] [--trust] [--no-daemon]",
 			Description: `install merges statuspub's hooks into the agent's own settings: Claude Code
-~/.claude/settings.json, Codex ~/.codex/hooks.json and config.toml (the hooks
-feature flag), Gemini CLI ~/.gemini/settings.json, OpenCode the plugin
-agentstatus.js in ~/.config/opencode/plugins/. With --project, the working
-directory's .claude/, .codex/, .gemini/ or .opencode/plugins/.
+~/.claude/settings.json, Codex ~/.codex/hooks.json, Gemini CLI
+~/.gemini/settings.json, OpenCode the plugin agentstatus.js in
+~/.config/opencode/plugins/. With --project, the working directory's
+.claude/, .codex/, .gemini/ or .opencode/plugins/.
+
+Codex runs new hooks only once you trust them: in Codex, type /hooks and
+press t. --trust records that trust in ~/.codex/config.toml instead, exactly
+as Codex's review does (one [hooks.state."..."] trusted_hash per hook); it is
+never the default. Codex's app-server daemon (its default) keeps a session
+about 60 s after you quit it: --no-daemon sets [features] daemon_auto_start =
+false in config.toml, so that each Codex runs its own hooks and its session
+goes when it quits (or run codex --no-daemon).
 
 It keeps every other key and every other tool's hooks, backs the file up as
 NAME.agentstatus-backup-TIME and replaces it atomically, and refuses a file
@@ -254,12 +262,15 @@ it twice changes nothing. statusls doctor says which agents are wired.`,
 			Examples: `statuspub install claude --dry-run     # print the diff, change nothing
 statuspub install claude
 statuspub install codex --project      # this repository's .codex/
+statuspub install codex --trust        # and trust the hooks, as /hooks in Codex would
 statuspub install gemini --uninstall`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &installOptions{}
 				fs.Bool(&o.dryRun, "dry-run", false, "print the diff, change nothing")
 				fs.Bool(&o.uninstall, "uninstall", false, "remove statuspub's hooks")
 				fs.Bool(&o.project, "project", false, "the project in the working directory, not your own configuration")
+				fs.Bool(&o.trust, "trust", false, "codex: record statuspub's hooks as trusted, as Codex's /hooks review does")
+				fs.Bool(&o.noDaemon, "no-daemon", false, "codex: turn Codex's app-server daemon off, so that a session goes when you quit")
 				return func(args []string) int { return installCmd(o, args, p, *env) }
 			},
 		},

@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Gemini CLI, as a new user runs it after `statuspub install gemini`.
+
+// geminiScreen tells Gemini CLI 0.61.0's state from its screen.
+//
+// Its input box ("Type your message") is drawn 3–6 s before the CLI is
+// ready: until the banner is drawn, Enter is ignored (a prompt typed then
+// stays in the box). So the box means idle only with the banner, or with a
+// conversation above it (an answer ✦, a notice ℹ, an error ✕, a tool box).
+func geminiScreen(s string) string {
+	switch {
+	case strings.Contains(s, "Allow execution of"), strings.Contains(s, "Apply this change?"),
+		strings.Contains(s, "Enter to submit"): // a confirmation, or ask_user's questions
+		return blocked
+	case strings.Contains(s, "esc to cancel"): // the spinner: thinking, a tool, a hook
+		return working
+	case strings.Contains(s, "Type your message") &&
+		(strings.Contains(s, "Gemini CLI v") || strings.ContainsAny(s, "✦ℹ✕╭")):
+		return idle
+	}
+	return ""
+}
+
+// geminiSettings is a user's settings.json as they may write it, with
+// comments (which Gemini CLI reads): API-key sign-in chosen, updates off.
+// install must keep it as it is and add its hooks.
+const geminiSettings = `{
+  // chosen in the first-run dialog
+  "security": { "auth": { "selectedType": "gemini-api-key" } },
+  /* no update checks */
+  "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false }
+}
+`
+
+// startGemini starts Gemini CLI in tmux with its hooks installed and
+// samples the status.
+func startGemini(t *testing.T) *agentRun {
+	t.Helper()
+	m := startModel(t, geminiHandler)
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The folder trusted, as the trust dialog records it.
+	trusted := `{"` + proj + `": "TRUST_FOLDER"}`
+	for name, data := range map[string]string{"settings.json": geminiSettings, "trustedFolders.json": trusted} {
+		if err := os.WriteFile(filepath.Join(home, ".gemini", name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
+		"GOOGLE_GEMINI_BASE_URL=" + m.url, "GEMINI_API_KEY=agentstatus-e2e-dummy-key"}
+	install := exec.Command("statuspub", "install", "gemini")
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("statuspub install gemini: %v\n%s", err, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(home, ".gemini", "settings.json")); !strings.Contains(string(data), "// chosen in the first-run dialog") ||
+		!strings.Contains(string(data), "gemini-hook") {
+		t.Fatalf("install did not keep the comments and add the hooks:\n%s", data)
+	}
+	tm := startTmux(t, proj, env, []string{pinned["gemini"].path()})
+	// Gemini CLI outlives tmux's kill-server: it ignores SIGHUP and
+	// SIGTERM. Killed first (cleanups run last in, first out).
+	t.Cleanup(func() {
+		if pid := tm.pid(); pid > 0 && !tm.dead() {
+			for _, kid := range childrenOf(pid) {
+				syscall.Kill(kid, syscall.SIGKILL)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	r := &agentRun{t: t, agent: "gemini", tm: tm, classify: geminiScreen,
+		status: startSampler(t, filepath.Join(home, ".pi", "gentle-ai", "agent-status"))}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s\nmodel:\n%s", tm.capture(), m.Logs())
+		}
+	})
+	return r
+}
+
+// geminiTyping types a prompt, then Enter. Gemini CLI 0.61.0 dropped an
+// Enter that came 150 ms after fast typing, or after a Ctrl-U (the text
+// stayed in the box); 500 ms after typing, without Ctrl-U, it was always
+// taken.
+func geminiTyping(text string) func(*agentRun) {
+	return func(r *agentRun) {
+		r.tm.send("-l", text)
+		time.Sleep(500 * time.Millisecond)
+		r.tm.send("Enter")
+	}
+}
+
+func geminiPressing(keys ...string) func(*agentRun) {
+	return func(r *agentRun) { r.tm.send(keys...) }
+}
+
+// geminiSettled is how long a state must stay on screen to count.
+const geminiSettled = 300 * time.Millisecond
+
+// Gemini CLI runs in its default approval mode ("default": a shell command
+// that is not read-only asks first; ls, pwd and echo do not).
+func TestGeminiCLI(t *testing.T) {
+	needE2E(t)
+	r := startGemini(t)
+	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
+	r.do("text",
+		step{name: "prompt", act: geminiTyping("e2e:text"), truth: working, settle: geminiSettled},
+		step{name: "answer", truth: idle, settle: geminiSettled})
+	geminiDo(r, "approve", map[int]string{1: geminiApproved},
+		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: geminiSettled},
+		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: geminiSettled},
+		step{name: "tool ends", truth: idle, settle: geminiSettled})
+	// A denial runs no hook; the chat recording says "Request cancelled.".
+	r.do("deny",
+		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-deny"), truth: blocked, settle: geminiSettled},
+		step{name: "deny", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
+	geminiDo(r, "esc-in-tool", map[int]string{1: geminiApproved},
+		step{name: "prompt", act: geminiTyping("e2e:tool tail -f /dev/null"), truth: blocked, settle: geminiSettled},
+		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: time.Second},
+		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
+	r.do("esc-streaming",
+		step{name: "prompt", act: geminiTyping("e2e:slow"), truth: working, settle: time.Second},
+		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
+	// 400: Gemini CLI retries 429 and 5xx with backoff for minutes (the
+	// screen says working all along), but not a 400.
+	r.do("failed-turn",
+		step{name: "prompt", act: geminiTyping("e2e:fail 400"), truth: working},
+		step{name: "error", truth: idle, settle: geminiSettled})
+	r.do("parallel",
+		step{name: "prompt", act: geminiTyping("e2e:parallel ls ;; pwd"), truth: working, settle: geminiSettled},
+		step{name: "answer", truth: idle, settle: geminiSettled})
+	r.do("question",
+		step{name: "prompt", act: geminiTyping("e2e:ask Which database"), truth: blocked, settle: geminiSettled},
+		step{name: "answer", act: geminiTyping("sqlite"), truth: working},
+		step{name: "done", truth: idle, settle: geminiSettled})
+	// Dismissing the question runs no hook either; the chat recording
+	// says "Request cancelled.".
+	r.do("question-dismissed",
+		step{name: "prompt", act: geminiTyping("e2e:ask Which editor"), truth: blocked, settle: geminiSettled},
+		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
+	r.do("clear", step{name: "/clear", act: geminiTyping("/clear"), truth: idle, settle: time.Second})
+	r.do("quit", step{name: "/quit", act: geminiTyping("/quit"), truth: gone, within: 30 * time.Second})
+}
+
+// geminiApproved is why an approved command shows blocked until it ends.
+const geminiApproved = "Gemini CLI sends no hook and writes no file when the user approves a command, " +
+	"until the command ends (AfterTool): SPEC §13.2"
+
+// geminiDo is agentRun.do, but the steps in unsignalled (by index) are
+// measured and reported without being held to maxWrong: transitions the
+// agent gives no signal of at all, each written in SPEC §13.2.
+func geminiDo(r *agentRun, scenario string, unsignalled map[int]string, steps ...step) {
+	r.t.Helper()
+	if only := os.Getenv("AGENTSTATUS_E2E_ONLY"); only != "" {
+		if ok, _ := regexp.MatchString(only, scenario); !ok {
+			return
+		}
+	}
+	for i, st := range steps {
+		if st.act != nil {
+			st.act(r)
+		}
+		t0, ok := r.waitScreen(st)
+		if !ok {
+			r.t.Fatalf("%s %s step %d (%s): the screen never showed %s; it shows %q:\n%s",
+				r.agent, scenario, i, st.name, st.truth, r.screenTruth(), r.tm.capture())
+		}
+		wrong, agreed := r.wrongFor(t0, st.truth)
+		report(r.agent, scenario, i, st.name, st.truth, wrong, agreed)
+		if why, ok := unsignalled[i]; ok {
+			r.t.Logf("%s %s step %d (%s): the status %s; no signal: %s", r.agent, scenario, i, st.name, describeWrong(wrong, agreed), why)
+			continue
+		}
+		if !agreed || wrong > maxWrong {
+			r.t.Errorf("%s %s step %d (%s): the screen showed %s at %s; the status %s\nstatus timeline:\n%s",
+				r.agent, scenario, i, st.name, st.truth, t0.Format("15:04:05.000"),
+				describeWrong(wrong, agreed), r.status.timeline(t0))
+		}
+	}
+}
+
+func TestGeminiCLIKilled(t *testing.T) {
+	needE2E(t)
+	r := startGemini(t)
+	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
+	r.do("kill-9", step{name: "kill -9", act: func(r *agentRun) {
+		// The pane runs Gemini CLI's launcher, which runs the CLI itself
+		// as its child (with a larger heap): the session's process, whose
+		// pid the record holds.
+		pid := r.tm.pid()
+		if kids := childrenOf(pid); len(kids) == 1 {
+			pid = kids[0]
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+	}, truth: gone, within: 30 * time.Second})
+}
+
+// childrenOf returns the children of pid (Linux).
+func childrenOf(pid int) []int {
+	var kids []int
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		for _, w := range strings.Fields(string(data)) {
+			if n, err := strconv.Atoi(w); err == nil {
+				kids = append(kids, n)
+			}
+		}
+	}
+	return kids
+}
