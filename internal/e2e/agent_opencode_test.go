@@ -28,9 +28,23 @@ import (
 // once online has.
 var opencodeConfigDeps = npmPackage{"@opencode-ai/plugin", pinned["opencode"].version, ""}
 
+// opencodeDepsErr is why opencodeConfigDeps could not be installed.
+var opencodeDepsErr error
+
+// The install needs the registry, so it runs outside the namespace, in
+// the process that prepare runs in, before it (prepare has no per-agent
+// step). Without root or npm prepare skips every test anyway.
+func init() {
+	if os.Getenv("AGENTSTATUS_E2E") != "1" || os.Getenv(inNamespace) == "1" || os.Geteuid() != 0 {
+		return
+	}
+	if _, err := exec.LookPath("npm"); err == nil {
+		opencodeDepsErr = prepareOpenCode()
+	}
+}
+
 // prepareOpenCode installs opencodeConfigDeps into the cache unless it is
-// there. It needs the registry: call it from prepare, outside the
-// namespace.
+// there.
 func prepareOpenCode() error {
 	p := opencodeConfigDeps
 	if _, err := os.Stat(filepath.Join(p.dir(), "package-lock.json")); err == nil {
@@ -66,7 +80,7 @@ func opencodeHome(t *testing.T, url string, permission map[string]any) (string, 
 	t.Helper()
 	p := opencodeConfigDeps
 	if _, err := os.Stat(filepath.Join(p.dir(), "package-lock.json")); err != nil {
-		t.Fatalf("%s is not in the cache (prepareOpenCode runs outside the namespace): %v", p.name, err)
+		t.Fatalf("%s is not in the cache (installed outside the namespace: %v): %v", p.name, opencodeDepsErr, err)
 	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
