@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // The OpenCode plugin runs under Node against a stand-in for OpenCode's
@@ -30,9 +33,16 @@ type ocHost struct {
 
 func startOpenCode(t *testing.T, env ...string) *ocHost {
 	t.Helper()
+	return startOpenCodeFolders(t, []string{t.TempDir()}, env...)
+}
+
+// startOpenCodeFolders starts one OpenCode process that serves the project
+// folders dirs: the plugin is loaded once per folder.
+func startOpenCodeFolders(t *testing.T, dirs []string, env ...string) *ocHost {
+	t.Helper()
 	node := requireTool(t, "node")
-	dir := t.TempDir()
-	cmd := exec.Command(node, filepath.Join("opencode", "testdata", "harness.mjs"), filepath.Join("opencode", "agentstatus.js"), dir)
+	args := append([]string{filepath.Join("opencode", "testdata", "harness.mjs"), filepath.Join("opencode", "agentstatus.js")}, dirs...)
+	cmd := exec.Command(node, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	in, _ := cmd.StdinPipe()
@@ -42,9 +52,9 @@ func startOpenCode(t *testing.T, env ...string) *ocHost {
 	}
 	h := &ocHost{t: t, cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
 	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
-	var hello struct{ PID, Plugins int }
-	if !h.out.Scan() || json.Unmarshal(h.out.Bytes(), &hello) != nil || hello.Plugins != 1 {
-		t.Fatalf("the harness did not load one plugin: %q", h.out.Text())
+	var hello struct{ PID, Plugins, Instances int }
+	if !h.out.Scan() || json.Unmarshal(h.out.Bytes(), &hello) != nil || hello.Plugins != 1 || hello.Instances != len(dirs) {
+		t.Fatalf("the harness did not load one plugin per folder: %q", h.out.Text())
 	}
 	h.pid = hello.PID
 	return h
@@ -59,6 +69,18 @@ func (h *ocHost) event(typ string, props map[string]any) {
 	}
 	if !h.out.Scan() || h.out.Text() != "ok" {
 		h.t.Fatalf("event %s: harness answered %q", typ, h.out.Text())
+	}
+}
+
+// eventTo passes one event to the plugin instance of the i-th folder.
+func (h *ocHost) eventTo(i int, typ string, props map[string]any) {
+	h.t.Helper()
+	line, _ := json.Marshal(map[string]any{"to": i, "event": map[string]any{"type": typ, "properties": props}})
+	if _, err := h.in.Write(append(line, '\n')); err != nil {
+		h.t.Fatal(err)
+	}
+	if !h.out.Scan() || h.out.Text() != "ok" {
+		h.t.Fatalf("event %s to folder %d: harness answered %q", typ, i, h.out.Text())
 	}
 }
 
@@ -143,6 +165,70 @@ func TestOpenCodePluginProtocol(t *testing.T) {
 	}
 }
 
+// One OpenCode process serving two project folders (`opencode serve`,
+// clients in both) loads the plugin once per folder. It is one process, so
+// one record: one statuspub child, and blocked while a session of either
+// folder waits, whatever the other folder's sessions do. (Two children
+// would each rewrite the record with their own folder's state at every
+// heartbeat: OpenCode 1.18.33 showed idle most of the time while a
+// permission prompt waited.) Also with two copies of the plugin file
+// loaded (installed globally and in a project).
+func TestOpenCodePluginFolders(t *testing.T) {
+	status := func(id, typ string) map[string]any {
+		return map[string]any{"sessionID": id, "status": map[string]any{"type": typ}}
+	}
+	info := func(id, title string) map[string]any {
+		return map[string]any{"info": map[string]any{"id": id, "title": title}}
+	}
+	steps := []struct {
+		folder int
+		typ    string
+		props  map[string]any
+	}{
+		{0, "session.created", info("ses_a", "Folder A")},
+		{0, "session.status", status("ses_a", "busy")},
+		{1, "session.created", info("ses_b", "Folder B")},
+		{1, "session.status", status("ses_b", "busy")},
+		{1, "permission.asked", map[string]any{"id": "per_b", "sessionID": "ses_b", "permission": "bash", "patterns": []string{"echo two"}}},
+		// Folder A's turn ends while folder B's prompt still waits.
+		{0, "session.status", status("ses_a", "idle")},
+		{0, "session.idle", map[string]any{"sessionID": "ses_a"}},
+		{1, "permission.replied", map[string]any{"sessionID": "ses_b", "requestID": "per_b", "reply": "once"}},
+		{1, "session.status", status("ses_b", "idle")},
+		{1, "session.idle", map[string]any{"sessionID": "ses_b"}},
+	}
+	want := `{"state":"working"}
+{"title":"Folder A"}
+{"state":"blocked"}
+{"title":"Folder B"}
+{"state":"working"}
+{"state":"idle"}
+{"title":null}
+`
+	for _, imports := range []string{"once", "copies"} {
+		t.Run(imports, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "stub")
+			dirs := []string{t.TempDir(), t.TempDir()}
+			h := startOpenCodeFolders(t, dirs, "AGENTSTATUS_STATUSPUB="+filepath.Join("opencode", "testdata", "stub-statuspub.sh"),
+				"STUB_LOG="+log, "HARNESS_IMPORT="+imports)
+			for _, st := range steps {
+				h.eventTo(st.folder, st.typ, st.props)
+			}
+			h.exit()
+			waitForFile(t, log+".spawns", func(s string) bool { return strings.HasSuffix(s, "eof\n") })
+			spawns, _ := os.ReadFile(log + ".spawns")
+			lines := strings.Split(strings.TrimSpace(string(spawns)), "\n")
+			wantSpawn := fmt.Sprintf("serve --session opencode-%d --agent opencode --pid %d --state idle --cwd %s", h.pid, h.pid, dirs[0])
+			if len(lines) != 2 || !strings.HasSuffix(lines[0], wantSpawn) || lines[1] != "eof" {
+				t.Fatalf("spawns: %q; want one `statuspub %s` for the process, and its end of input", lines, wantSpawn)
+			}
+			if got, _ := os.ReadFile(log + ".lines"); string(got) != want {
+				t.Errorf("protocol lines:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
 // With the real statuspub: after every event, statusls --json shows the
 // state and title, with the OpenCode process's pid; when OpenCode exits
 // the record goes.
@@ -207,4 +293,92 @@ func waitForFile(t *testing.T, path string, ok func(string) bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// The events the real OpenCode passed to its plugins, recorded by the
+// end-to-end harness (internal/e2e, AGENTSTATUS_E2E_TRACE) and trimmed
+// (opencode/testdata/real-*.txtar: one file a run, one event a line, with
+// the folder whose plugin instance received it; "want STATE" is what the
+// agent's screen showed then). Replayed into the plugin with the real
+// statuspub, the record follows the screen.
+func TestOpenCodePluginRealEvents(t *testing.T) {
+	traces, _ := filepath.Glob(filepath.Join("opencode", "testdata", "real-*.txtar"))
+	if len(traces) == 0 {
+		t.Fatal("no recorded events")
+	}
+	statusls := realStatusls(t)
+	for _, trace := range traces {
+		ar, err := txtar.ParseFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(ar.Comment), "source: OpenCode ") {
+			t.Errorf("%s: no source line naming the OpenCode version", trace)
+		}
+		for _, f := range ar.Files {
+			t.Run(filepath.Base(trace)+"/"+f.Name, func(t *testing.T) {
+				home := filepath.Join(t.TempDir(), "home")
+				h := startOpenCodeFolders(t, []string{t.TempDir(), t.TempDir()},
+					"AGENTSTATUS_STATUSPUB="+filepath.Join(binDir, "statuspub"), "GENTLE_PI_CONFIG_HOME="+home)
+				show := func() []string {
+					out, err := exec.Command(statusls, "--json", "--config-home", home).Output()
+					if err != nil {
+						t.Fatalf("statusls --json: %v", err)
+					}
+					var got []struct{ State string }
+					json.Unmarshal(out, &got)
+					var states []string
+					for _, r := range got {
+						states = append(states, r.State)
+					}
+					return states
+				}
+				for n, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					if want, ok := strings.CutPrefix(line, "want "); ok {
+						deadline := time.Now().Add(10 * time.Second)
+						for got := show(); len(got) != 1 || got[0] != want; got = show() {
+							if time.Now().After(deadline) {
+								t.Fatalf("line %d: statusls shows %q, want one record %s", n+1, got, want)
+							}
+							time.Sleep(20 * time.Millisecond)
+						}
+						continue
+					}
+					var ev struct {
+						Folder int
+						Event  struct {
+							Type       string
+							Properties map[string]any
+						}
+					}
+					if err := json.Unmarshal([]byte(line), &ev); err != nil {
+						t.Fatalf("line %d: %v", n+1, err)
+					}
+					h.eventTo(ev.Folder, ev.Event.Type, ev.Event.Properties)
+				}
+				// One publisher for the process, however many folders: two
+				// would rewrite the record in turn at every heartbeat.
+				if n := children(t, h.pid); n != 1 {
+					t.Errorf("the OpenCode process has %d child processes, want one statuspub", n)
+				}
+				h.exit()
+			})
+		}
+	}
+}
+
+// children counts the processes whose parent is pid.
+func children(t *testing.T, pid int) int {
+	t.Helper()
+	out, err := exec.Command("ps", "-A", "-o", "ppid=").Output()
+	if err != nil {
+		t.Fatalf("ps: %v", err)
+	}
+	n := 0
+	for _, f := range strings.Fields(string(out)) {
+		if f == strconv.Itoa(pid) {
+			n++
+		}
+	}
+	return n
 }

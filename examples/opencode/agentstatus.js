@@ -12,6 +12,16 @@
 // process, so it disappears when OpenCode exits or crashes (the child sees
 // end of input and removes it).
 //
+// One record per process: OpenCode loads the plugin once per project
+// folder it serves (`opencode serve` with clients in several folders, each
+// folder its own instance, seeing only its own events). Every instance in
+// the process, and every copy of this file (global and --project), shares
+// one state through globalThis: one list of sessions and one child, so the
+// record is blocked if a session of ANY folder waits for the user. Separate
+// children would each rewrite the record with their own folder's state at
+// every heartbeat, and it would flap (OpenCode 1.18.33: `idle` most of the
+// time while a permission prompt waited).
+//
 // Events (https://opencode.ai/docs/plugins/, "Events"):
 //   session.status busy/retry        working
 //   session.status idle, session.idle,
@@ -29,7 +39,12 @@
 
 import { spawn } from "node:child_process";
 
-export const AgentStatus = async ({ directory }) => {
+// The process's one publisher, shared by every instance and every copy of
+// this plugin. The version in the key keeps a later, incompatible plugin
+// from picking up this one's state.
+const SHARED = Symbol.for("agentstatus.opencode.publisher.v1");
+
+function publisher(directory) {
   const sessions = new Map(); // id -> { parent, busy, waits: Set, title }
   let child = null;
   let dead = false;
@@ -40,6 +55,7 @@ export const AgentStatus = async ({ directory }) => {
     const prog = process.env.AGENTSTATUS_STATUSPUB || "statuspub";
     const args = ["serve", "--session", `opencode-${process.pid}`, "--agent", "opencode",
       "--pid", String(process.pid), "--state", "idle"];
+    // The record's workspace is the first folder the process served.
     if (directory) args.push("--cwd", directory);
     try {
       child = spawn(prog, args, { stdio: ["pipe", "pipe", "ignore"] });
@@ -118,71 +134,73 @@ export const AgentStatus = async ({ directory }) => {
     }
   };
 
-  start();
-
-  return {
-    event: async ({ event }) => {
-      const p = (event && event.properties) || {};
-      switch (event && event.type) {
-        case "session.created":
-        case "session.updated": {
-          const info = p.info || {};
-          const s = session(info.id);
-          if (!s) return;
-          s.parent = info.parentID || null;
-          if (typeof info.title === "string" && info.title !== "") s.title = info.title;
-          break;
-        }
-        case "session.deleted": {
-          const info = p.info || {};
-          sessions.delete(info.id);
-          break;
-        }
-        case "session.status": {
-          const s = session(p.sessionID);
-          if (!s) return;
-          const type = p.status && p.status.type;
-          s.busy = type === "busy" || type === "retry";
-          if (type === "idle") s.waits.clear();
-          break;
-        }
-        case "session.idle": {
-          const s = session(p.sessionID);
-          if (!s) return;
-          s.busy = false;
-          s.waits.clear();
-          break;
-        }
-        case "session.error": {
-          // An error or an abort (the user's interrupt) ends the turn.
-          const s = session(p.sessionID);
-          if (!s) return;
-          s.busy = false;
-          s.waits.clear();
-          break;
-        }
-        case "permission.asked":
-        case "permission.updated":
-        case "question.asked": {
-          const s = session(p.sessionID);
-          if (!s) return;
-          s.waits.add(`${event.type.split(".")[0]}:${p.id}`);
-          break;
-        }
-        case "permission.replied":
-        case "question.replied":
-        case "question.rejected": {
-          const s = session(p.sessionID);
-          if (!s) return;
-          const kind = event.type.split(".")[0];
-          const id = p.requestID ?? p.permissionID ?? p.id;
-          s.waits.delete(`${kind}:${id}`);
-          break;
-        }
-        default:
-          return;
+  // handle applies one event of any instance's folder; session ids are
+  // unique across folders.
+  const handle = (event) => {
+    const p = (event && event.properties) || {};
+    switch (event && event.type) {
+      case "session.created":
+      case "session.updated": {
+        const info = p.info || {};
+        const s = session(info.id);
+        if (!s) return;
+        s.parent = info.parentID || null;
+        if (typeof info.title === "string" && info.title !== "") s.title = info.title;
+        break;
       }
-      publish();
-    },
+      case "session.deleted": {
+        const info = p.info || {};
+        sessions.delete(info.id);
+        break;
+      }
+      case "session.status": {
+        const s = session(p.sessionID);
+        if (!s) return;
+        const type = p.status && p.status.type;
+        s.busy = type === "busy" || type === "retry";
+        if (type === "idle") s.waits.clear();
+        break;
+      }
+      case "session.idle":
+      case "session.error": {
+        // An error or an abort (the user's interrupt) ends the turn too.
+        const s = session(p.sessionID);
+        if (!s) return;
+        s.busy = false;
+        s.waits.clear();
+        break;
+      }
+      case "permission.asked":
+      case "permission.updated":
+      case "question.asked": {
+        const s = session(p.sessionID);
+        if (!s) return;
+        s.waits.add(`${event.type.split(".")[0]}:${p.id}`);
+        break;
+      }
+      case "permission.replied":
+      case "question.replied":
+      case "question.rejected": {
+        const s = session(p.sessionID);
+        if (!s) return;
+        const kind = event.type.split(".")[0];
+        const id = p.requestID ?? p.permissionID ?? p.id;
+        s.waits.delete(`${kind}:${id}`);
+        break;
+      }
+      default:
+        return;
+    }
+    publish();
+  };
+
+  start();
+  return { handle };
+}
+
+export const AgentStatus = async ({ directory }) => {
+  const pub = (globalThis[SHARED] ??= publisher(directory));
+  return {
+    event: async ({ event }) => pub.handle(event),
   };
 };

@@ -17,8 +17,9 @@
 // hooks, and the order of keys are kept, and installing twice changes
 // nothing. A file that does not parse is refused with its line and column;
 // a symlinked or read-only settings file is refused. Before a change the
-// old file is copied to NAME.agentstatus-backup-TIMESTAMP, and the new one
-// replaces it atomically (a temporary file in the same directory, synced, then
+// old file is copied to NAME.agentstatus-backup-TIMESTAMP (OpenCode's
+// plugin: in the folder above plugins/, whose every file OpenCode would
+// load), and the new one replaces it atomically (a temporary file in the same directory, synced, then
 // renamed over it). JSON files are rewritten with two-space
 // indentation; a JSON file with comments does not parse and is refused
 // rather than losing them. Codex's config.toml is handled by package

@@ -60,6 +60,10 @@ type Change struct {
 	Mode   fs.FileMode
 	Exists bool
 	Notes  []string // what the user should know, one line each
+	// BackupDir is where Apply keeps the old file ("": next to it).
+	// OpenCode's plugin is backed up outside plugins/, where OpenCode loads
+	// every file as a plugin and a backup would be litter at best.
+	BackupDir string
 }
 
 // Changed reports whether the change does anything.
@@ -600,7 +604,9 @@ func planPlugin(path string, uninstall bool, command string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
+	// The backup goes into the folder that holds plugins/: OpenCode
+	// scans only {plugin,plugins}/*.{ts,js} there for plugins.
+	c := Change{Path: path, Old: data, Mode: mode, Exists: exists, BackupDir: filepath.Dir(filepath.Dir(path))}
 	if exists && !bytes.Contains(data, []byte(opencode.Marker)) {
 		return Change{}, fmt.Errorf("%w: %s", ErrNotOurs, path)
 	}
@@ -615,9 +621,10 @@ func planPlugin(path string, uninstall bool, command string) (Change, error) {
 	return c, nil
 }
 
-// Apply makes one change: it writes a backup of the old file, then
-// replaces it atomically (or removes it). It returns the backup's path
-// ("" when there was no old file). now names the backup.
+// Apply makes one change: it writes a backup of the old file (in
+// c.BackupDir when set), then replaces it atomically (or removes it). It
+// returns the backup's path ("" when there was no old file). now names the
+// backup.
 func Apply(c Change, now time.Time) (string, error) {
 	if !c.Changed() {
 		return "", nil
@@ -636,6 +643,9 @@ func Apply(c Change, now time.Time) (string, error) {
 	backup := ""
 	if exists {
 		base := c.Path + ".agentstatus-backup-" + now.UTC().Format("20060102T150405Z")
+		if c.BackupDir != "" {
+			base = filepath.Join(c.BackupDir, filepath.Base(base))
+		}
 		backup = base
 		f, err := os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		for i := 1; errors.Is(err, fs.ErrExist) && i < 100; i++ {

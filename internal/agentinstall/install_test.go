@@ -380,6 +380,11 @@ func TestOpenCodePlugin(t *testing.T) {
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
 		t.Errorf("uninstall left the plugin: %v", err)
 	}
+	// OpenCode loads what is in plugins/: the backups are kept in the
+	// folder above it.
+	if names := dirNames(t, filepath.Dir(p)); len(names) != 0 {
+		t.Errorf("plugins/ after uninstall: %q", names)
+	}
 	os.WriteFile(p, []byte("export const Mine = async () => ({})\n"), 0o644)
 	if _, err := Plan(Options{Agent: "opencode", Getenv: getenv}); !errors.Is(err, ErrNotOurs) {
 		t.Errorf("someone else's file: %v", err)
@@ -496,5 +501,62 @@ func TestReplaceFileFails(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "new.json")); err != nil || string(data) != "{}\n" {
 		t.Errorf("new.json: %q %v", data, err)
+	}
+}
+
+// OpenCode loads every *.js in plugins/ as a plugin: the backups of the
+// plugin that an update or an uninstall makes go into the folder above
+// plugins/, globally and in a project.
+func TestOpenCodeBackup(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		project bool
+		dir     string // the folder that holds plugins/, under the home
+	}{
+		{"global", false, ".config/opencode"},
+		{"project", true, "proj/.opencode"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, getenv := home(t, nil)
+			o := Options{Agent: "opencode", Getenv: getenv}
+			if tc.project {
+				o.Project = filepath.Join(h, "proj")
+			}
+			dir := filepath.Join(h, filepath.FromSlash(tc.dir))
+			plugins := filepath.Join(dir, "plugins")
+			apply := func(o Options, at time.Time) string {
+				t.Helper()
+				cs, err := Plan(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				old := cs[0].Old
+				backup, err := Apply(cs[0], at)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := os.ReadFile(backup); backup != "" && !bytes.Equal(got, old) {
+					t.Errorf("backup %s differs from the old plugin", backup)
+				}
+				return backup
+			}
+			if b := apply(o, now); b != "" {
+				t.Errorf("a first install made a backup: %s", b)
+			}
+			o.Command = "/opt/agentstatus/statuspub"
+			if b := apply(o, now); b != filepath.Join(dir, "agentstatus.js.agentstatus-backup-20261201T050000Z") {
+				t.Errorf("update's backup: %s", b)
+			}
+			if names := dirNames(t, plugins); !slices.Equal(names, []string{"agentstatus.js"}) {
+				t.Errorf("plugins/ after an update: %q", names)
+			}
+			o.Uninstall = true
+			if b := apply(o, now.Add(time.Second)); b != filepath.Join(dir, "agentstatus.js.agentstatus-backup-20261201T050001Z") {
+				t.Errorf("uninstall's backup: %s", b)
+			}
+			if names := dirNames(t, plugins); len(names) != 0 {
+				t.Errorf("plugins/ after uninstall: %q", names)
+			}
+		})
 	}
 }
