@@ -63,14 +63,7 @@ func startClaude(t *testing.T, mode string) *agentRun {
 		argv = append(argv, "--permission-mode", mode)
 	}
 	tm := startTmux(t, proj, env, argv)
-	r := &agentRun{t: t, agent: "claude", tm: tm, classify: claudeScreen,
-		status: startSampler(t, filepath.Join(home, ".pi", "gentle-ai", "agent-status"))}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("screen:\n%s\nmodel:\n%s", tm.capture(), m.Logs())
-		}
-	})
-	return r
+	return watchAgent(t, "claude", home, tm, m, claudeScreen)
 }
 
 // typing types a prompt into an empty input line: after an interrupt,

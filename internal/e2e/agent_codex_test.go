@@ -117,14 +117,9 @@ enabled = false
 		t.Logf("statuspub install codex --trust %s:\n%s", strings.Join(installFlags, " "), out)
 	}
 	tm := startTmux(t, proj, env, []string{pinned["codex"].path()})
-	r := &codexRun{home: home, agentRun: &agentRun{t: t, agent: "codex", tm: tm, classify: codexScreen,
-		status: startSampler(t, filepath.Join(home, ".pi", "gentle-ai", "agent-status"))}}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("screen:\n%s\nmodel:\n%s", tm.capture(), m.Logs())
-		}
-		r.killDaemon()
-	})
+	r := &codexRun{home: home}
+	t.Cleanup(func() { r.killDaemon() })
+	r.agentRun = watchAgent(t, "codex", home, tm, m, codexScreen)
 	return r
 }
 

@@ -86,14 +86,7 @@ func startGemini(t *testing.T) *agentRun {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	r := &agentRun{t: t, agent: "gemini", tm: tm, classify: geminiScreen,
-		status: startSampler(t, filepath.Join(home, ".pi", "gentle-ai", "agent-status"))}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("screen:\n%s\nmodel:\n%s", tm.capture(), m.Logs())
-		}
-	})
-	return r
+	return watchAgent(t, "gemini", home, tm, m, geminiScreen)
 }
 
 // geminiTyping types a prompt, then Enter. Gemini CLI 0.61.0 dropped an

@@ -28,21 +28,6 @@ import (
 // once online has.
 var opencodeConfigDeps = npmPackage{"@opencode-ai/plugin", pinned["opencode"].version, ""}
 
-// opencodeDepsErr is why opencodeConfigDeps could not be installed.
-var opencodeDepsErr error
-
-// The install needs the registry, so it runs outside the namespace, in
-// the process that prepare runs in, before it (prepare has no per-agent
-// step). Without root or npm prepare skips every test anyway.
-func init() {
-	if os.Getenv("AGENTSTATUS_E2E") != "1" || os.Getenv(inNamespace) == "1" || os.Geteuid() != 0 {
-		return
-	}
-	if _, err := exec.LookPath("npm"); err == nil {
-		opencodeDepsErr = prepareOpenCode()
-	}
-}
-
 // prepareOpenCode installs opencodeConfigDeps into the cache unless it is
 // there.
 func prepareOpenCode() error {
@@ -80,7 +65,7 @@ func opencodeHome(t *testing.T, url string, permission map[string]any) (string, 
 	t.Helper()
 	p := opencodeConfigDeps
 	if _, err := os.Stat(filepath.Join(p.dir(), "package-lock.json")); err != nil {
-		t.Fatalf("%s is not in the cache (installed outside the namespace: %v): %v", p.name, opencodeDepsErr, err)
+		t.Fatalf("%s is not in the cache (prepare installs it outside the namespace): %v", p.name, err)
 	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
@@ -170,14 +155,7 @@ func startOpenCode(t *testing.T, permission map[string]any) *agentRun {
 	// Two arguments: tmux runs OpenCode itself, not a shell, so the pane's
 	// pid is OpenCode's.
 	tm := startTmux(t, proj, env, []string{pinned["opencode"].path(), proj})
-	r := &agentRun{t: t, agent: "opencode", tm: tm, classify: opencodeScreen,
-		status: startSampler(t, filepath.Join(home, ".pi", "gentle-ai", "agent-status"))}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("screen:\n%s\nmodel:\n%s", tm.capture(), m.Logs())
-		}
-	})
-	return r
+	return watchAgent(t, "opencode", home, tm, m, opencodeScreen)
 }
 
 // escTwice interrupts OpenCode: the first Esc only arms the interrupt

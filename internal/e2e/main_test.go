@@ -100,6 +100,11 @@ func prepare() string {
 			return err.Error()
 		}
 	}
+	// What OpenCode would npm-install into its config folder at every
+	// start, offline waiting 71 s for npm before it loads a plugin.
+	if err := prepareOpenCode(); err != nil {
+		return err.Error()
+	}
 	return ""
 }
 

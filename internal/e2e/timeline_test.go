@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -146,6 +147,20 @@ type agentRun struct {
 	status   *sampler
 	classify func(screen string) string // working, blocked, idle or ""
 	started  time.Time
+}
+
+// watchAgent starts sampling the status that the agent running in tm
+// publishes into home's default status directory; the screen and what the
+// model was asked are logged if the test fails.
+func watchAgent(t *testing.T, agent, home string, tm *tmux, m *model, classify func(string) string) *agentRun {
+	r := &agentRun{t: t, agent: agent, tm: tm, classify: classify,
+		status: startSampler(t, filepath.Join(home, ".pi", "gentle-ai", "agent-status"))}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s\nmodel:\n%s", tm.capture(), m.Logs())
+		}
+	})
+	return r
 }
 
 // A step acts on the agent, then names what its screen must show.
