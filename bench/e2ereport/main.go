@@ -15,11 +15,13 @@ import (
 
 var line = regexp.MustCompile(`^E2E agent=(\S+) scenario=(\S+) step=(\d+) name="([^"]*)" truth=(\S+) wrong=(\S+)$`)
 
-type key struct{ agent, scenario, step string }
+// key names one step: its number alone is not unique (a scenario may
+// report a check of its own under step 0 or -1).
+type key struct{ agent, scenario, step, name string }
 
 type row struct {
 	key
-	name, truth string
+	truth string
 }
 
 func read(path string) (map[key]string, []row, error) {
@@ -36,9 +38,9 @@ func read(path string) (map[key]string, []row, error) {
 		if m == nil {
 			continue
 		}
-		k := key{m[1], m[2], m[3]}
+		k := key{m[1], m[2], m[3], m[4]}
 		if _, dup := got[k]; !dup {
-			rows = append(rows, row{k, m[4], m[5]})
+			rows = append(rows, row{k, m[5]})
 		}
 		got[k] = m[6]
 	}

@@ -256,7 +256,8 @@ false in config.toml, so that each Codex runs its own hooks and its session
 goes when it quits (or run codex --no-daemon).
 
 It keeps every other key and every other tool's hooks, backs the file up as
-NAME.agentstatus-backup-TIME and replaces it atomically, and refuses a file
+NAME.agentstatus-backup-TIME (OpenCode's plugin: in the folder above
+plugins/, which OpenCode loads) and replaces it atomically, and refuses a file
 it cannot parse (saying where), a symbolic link or a read-only file. Running
 it twice changes nothing. statusls doctor says which agents are wired.`,
 			Examples: `statuspub install claude --dry-run     # print the diff, change nothing
