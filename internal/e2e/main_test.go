@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package e2e runs the real agents (Claude Code, Codex, Gemini CLI,
 // OpenCode), pinned and installed from the npm registry, against a scripted
 // model on 127.0.0.1, drives them through tmux, and checks that the status
