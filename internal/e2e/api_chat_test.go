@@ -77,16 +77,6 @@ func (r chatRequest) lastUser() (text string, afterTool bool) {
 	return text, n > 0 && r.Messages[n-1].Role == "tool"
 }
 
-// hasTool reports whether the request offers the tool name.
-func (r chatRequest) hasTool(name string) bool {
-	for _, t := range r.Tools {
-		if t.Function.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // chatHandler answers OpenCode's chat-completions requests from the model.
 // OpenCode's shell tool is "bash" (command, description); its
 // ask-the-user tool is "question" (questions: question, header, options).

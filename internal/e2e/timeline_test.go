@@ -148,7 +148,6 @@ type agentRun struct {
 	tm       *tmux
 	status   *sampler
 	classify func(screen string) string // working, blocked, idle or ""
-	started  time.Time
 }
 
 // watchAgent starts sampling the status that the agent running in tm
