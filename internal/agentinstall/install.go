@@ -676,37 +676,6 @@ func Apply(c Change, now time.Time) (string, error) {
 	return backup, nil
 }
 
-// replaceFile replaces path with data atomically: a temporary file in the
-// same directory, written, given mode, synced and renamed over path, so
-// that the agent reads either the old settings or the new ones, never a
-// part. On failure the temporary file is removed and path is untouched.
-// (os.Rename replaces an existing file on Windows too.)
-func replaceFile(path string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".agentstatus-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
 // checkWritable refuses to change a read-only file: its owner made it so.
 func checkWritable(c Change) error {
 	if c.Exists && c.Changed() && c.Mode&0o200 == 0 {
