@@ -129,28 +129,34 @@ func (s hookSpec) timeoutFor(ev string) int {
 	return s.timeout
 }
 
-var specs = map[string]hookSpec{
-	// https://docs.claude.com/en/docs/claude-code/hooks: timeout in seconds,
-	// matcher for tool events.
-	"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5,
-		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
-		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*", "PermissionDenied": "*"}},
-	// https://developers.openai.com/codex/hooks: hooks.json has the same
-	// shape as Claude Code's hooks; timeout in seconds. The events are
-	// those Codex 0.171.0 knows (it has no StopFailure, and ignores it
-	// silently); it clamps Interrupt's and SessionEnd's timeout to 3 s,
-	// with a warning on every start.
-	"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,
-		timeouts: map[string]int{"Interrupt": 3, "SessionEnd": 3},
-		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "Interrupt", "SessionEnd"},
-		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PermissionRequest": "*"},
-		stale:   []string{"StopFailure"}, refresh: true},
-	// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
-	// hooks named; no model hooks (AfterModel fires per streamed chunk).
-	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
-		events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
+// specFor is the hookSpec of agent; false for OpenCode, whose hooks are a
+// plugin. The map is built on each call, not at package initialisation:
+// statuspub's hook commands link this package and never install.
+func specFor(agent string) (hookSpec, bool) {
+	spec, ok := map[string]hookSpec{
+		// https://docs.claude.com/en/docs/claude-code/hooks: timeout in seconds,
+		// matcher for tool events.
+		"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5,
+			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+				"PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
+			matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*", "PermissionDenied": "*"}},
+		// https://developers.openai.com/codex/hooks: hooks.json has the same
+		// shape as Claude Code's hooks; timeout in seconds. The events are
+		// those Codex 0.171.0 knows (it has no StopFailure, and ignores it
+		// silently); it clamps Interrupt's and SessionEnd's timeout to 3 s,
+		// with a warning on every start.
+		"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,
+			timeouts: map[string]int{"Interrupt": 3, "SessionEnd": 3},
+			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+				"Stop", "Interrupt", "SessionEnd"},
+			matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PermissionRequest": "*"},
+			stale:   []string{"StopFailure"}, refresh: true},
+		// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
+		// hooks named; no model hooks (AfterModel fires per streamed chunk).
+		"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
+			events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
+	}[agent]
+	return spec, ok
 }
 
 func (o *Options) getenv(k string) string {
@@ -216,7 +222,7 @@ func Plan(o Options) ([]Change, error) {
 		}
 		return []Change{c}, checkWritable(c)
 	}
-	spec, ok := specs[o.Agent]
+	spec, ok := specFor(o.Agent)
 	if !ok {
 		return nil, ErrAgent
 	}
