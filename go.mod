@@ -10,7 +10,10 @@ require (
 	golang.org/x/sys v0.47.0
 )
 
-require github.com/BurntSushi/toml v1.5.0
+require (
+	github.com/BurntSushi/toml v1.5.0
+	github.com/google/renameio/v2 v2.0.2
+)
 
 require golang.org/x/tools v0.26.0 // indirect
 

@@ -24,9 +24,6 @@ type Status struct {
 	Err       error // the file could not be read or parsed
 }
 
-// programs are the agents' executables.
-var programs = map[string]string{"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
-
 // Check reports, for each agent, whether it is on the machine (its user
 // configuration directory exists, or its program is on PATH) and whether
 // statuspub's hooks are installed in its user configuration. getenv is
@@ -44,7 +41,7 @@ func Check(getenv func(string) string) []Status {
 		}
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			st.Found = dir
-		} else if p, err := exec.LookPath(programs[agent]); err == nil {
+		} else if p, err := exec.LookPath(agent); err == nil { // the agent's program has its name
 			st.Found = p
 		}
 		if agent == "opencode" {
@@ -58,7 +55,7 @@ func Check(getenv func(string) string) []Status {
 			out = append(out, st)
 			continue
 		}
-		spec := specs[agent]
+		spec, _ := specFor(agent)
 		st.Path = filepath.Join(dir, spec.file)
 		data, _, _, err := ReadFile(st.Path)
 		if err != nil {

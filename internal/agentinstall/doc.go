@@ -19,8 +19,10 @@
 // a symlinked or read-only settings file is refused. Before a change the
 // old file is copied to NAME.agentstatus-backup-TIMESTAMP (OpenCode's
 // plugin: in the folder above plugins/, whose every file OpenCode would
-// load), and the new one replaces it atomically (a temporary file in the same directory, synced, then
-// renamed over it). JSON files are rewritten with two-space
+// load), and the new one replaces it atomically, keeping its permissions
+// (renameio: a temporary file in the same directory, synced, then renamed
+// over it; the standard library on Windows, where renameio has no
+// WriteFile). JSON files are rewritten with two-space
 // indentation; a JSON file with comments does not parse and is refused
 // rather than losing them. Codex's config.toml is handled by package
 // codexconfig (see [Options.CodexConfig]).

@@ -129,28 +129,34 @@ func (s hookSpec) timeoutFor(ev string) int {
 	return s.timeout
 }
 
-var specs = map[string]hookSpec{
-	// https://docs.claude.com/en/docs/claude-code/hooks: timeout in seconds,
-	// matcher for tool events.
-	"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5,
-		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
-		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*", "PermissionDenied": "*"}},
-	// https://developers.openai.com/codex/hooks: hooks.json has the same
-	// shape as Claude Code's hooks; timeout in seconds. The events are
-	// those Codex 0.171.0 knows (it has no StopFailure, and ignores it
-	// silently); it clamps Interrupt's and SessionEnd's timeout to 3 s,
-	// with a warning on every start.
-	"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,
-		timeouts: map[string]int{"Interrupt": 3, "SessionEnd": 3},
-		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "Interrupt", "SessionEnd"},
-		matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PermissionRequest": "*"},
-		stale:   []string{"StopFailure"}, refresh: true},
-	// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
-	// hooks named; no model hooks (AfterModel fires per streamed chunk).
-	"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
-		events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
+// specFor is the hookSpec of agent; false for OpenCode, whose hooks are a
+// plugin. The map is built on each call, not at package initialisation:
+// statuspub's hook commands link this package and never install.
+func specFor(agent string) (hookSpec, bool) {
+	spec, ok := map[string]hookSpec{
+		// https://docs.claude.com/en/docs/claude-code/hooks: timeout in seconds,
+		// matcher for tool events.
+		"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5,
+			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+				"PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
+			matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*", "PermissionDenied": "*"}},
+		// https://developers.openai.com/codex/hooks: hooks.json has the same
+		// shape as Claude Code's hooks; timeout in seconds. The events are
+		// those Codex 0.171.0 knows (it has no StopFailure, and ignores it
+		// silently); it clamps Interrupt's and SessionEnd's timeout to 3 s,
+		// with a warning on every start.
+		"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,
+			timeouts: map[string]int{"Interrupt": 3, "SessionEnd": 3},
+			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+				"Stop", "Interrupt", "SessionEnd"},
+			matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PermissionRequest": "*"},
+			stale:   []string{"StopFailure"}, refresh: true},
+		// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
+		// hooks named; no model hooks (AfterModel fires per streamed chunk).
+		"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
+			events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
+	}[agent]
+	return spec, ok
 }
 
 func (o *Options) getenv(k string) string {
@@ -216,7 +222,7 @@ func Plan(o Options) ([]Change, error) {
 		}
 		return []Change{c}, checkWritable(c)
 	}
-	spec, ok := specs[o.Agent]
+	spec, ok := specFor(o.Agent)
 	if !ok {
 		return nil, ErrAgent
 	}
@@ -674,37 +680,6 @@ func Apply(c Change, now time.Time) (string, error) {
 		return backup, err
 	}
 	return backup, nil
-}
-
-// replaceFile replaces path with data atomically: a temporary file in the
-// same directory, written, given mode, synced and renamed over path, so
-// that the agent reads either the old settings or the new ones, never a
-// part. On failure the temporary file is removed and path is untouched.
-// (os.Rename replaces an existing file on Windows too.)
-func replaceFile(path string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".agentstatus-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // checkWritable refuses to change a read-only file: its owner made it so.

@@ -401,12 +401,12 @@ func TestCheck(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	sts := Check(getenv)
 	c := find(sts, "claude")
-	if c.Found == "" || c.Installed || len(c.Missing) != len(specs["claude"].events)-1 {
+	if c.Found == "" || c.Installed || len(c.Missing) != len(mustSpec("claude").events)-1 {
 		t.Errorf("claude: %+v", c)
 	}
 	// Gemini CLI reads a settings.json with comments: doctor must not call
 	// it broken, only say what is missing.
-	if g := find(sts, "gemini"); g.Found == "" || g.Err != nil || len(g.Missing) != len(specs["gemini"].events) {
+	if g := find(sts, "gemini"); g.Found == "" || g.Err != nil || len(g.Missing) != len(mustSpec("gemini").events) {
 		t.Errorf("gemini: %+v", g)
 	}
 	if x := find(sts, "codex"); x.Found != "" {
@@ -559,4 +559,12 @@ func TestOpenCodeBackup(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mustSpec(agent string) hookSpec {
+	spec, ok := specFor(agent)
+	if !ok {
+		panic("no hookSpec for " + agent)
+	}
+	return spec
 }

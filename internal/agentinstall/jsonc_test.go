@@ -143,7 +143,7 @@ func FuzzJSONC(f *testing.F) {
 	}
 	f.Add([]byte("{\"hooks\":{\"AfterTool\":[ /* a */ {\"hooks\":[]} // b\n]}}"))
 	f.Add([]byte("[1, /* x */ 2]"))
-	spec := specs["gemini"]
+	spec := mustSpec("gemini")
 	plain := spec
 	plain.jsonc = false
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -2,12 +2,19 @@ package base
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 )
+
+// Value is a flag's value, as flag.Value: declared here so that no command
+// links package flag, whose initialisation builds its command line's flag
+// set in every process (statuspub's hooks included).
+type Value interface {
+	String() string
+	Set(string) error
+}
 
 // Flag is one flag of a [FlagSet].
 type Flag struct {
@@ -16,7 +23,7 @@ type Flag struct {
 	// Arg names the value in help ("DIR"); "" for a boolean flag.
 	Arg   string
 	Usage string // one line for help; more lines are indented
-	Value flag.Value
+	Value Value
 	// Optional: the flag may stand alone (--json) or take a value
 	// (--json session,state); Optional decides whether the next argument
 	// is its value.
@@ -57,7 +64,7 @@ func newFlagSet() *FlagSet { return &FlagSet{byKey: map[string]*Flag{}} }
 func (fs *FlagSet) Group(heading string) { fs.group = heading }
 
 // Var adds a flag with any value.
-func (fs *FlagSet) Var(v flag.Value, name, arg, usage string) *Flag {
+func (fs *FlagSet) Var(v Value, name, arg, usage string) *Flag {
 	f := &Flag{Name: name, Arg: arg, Usage: usage, Value: v, group: fs.group}
 	if _, dup := fs.byKey[name]; dup {
 		panic("base: flag --" + name + " declared twice")

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/agentinstall"
-	"github.com/agentstatus/agentstatus/internal/agentinstall/codexconfig"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 )
@@ -41,8 +40,14 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env Env) i
 	if (o.trust || o.noDaemon) && agent != "codex" {
 		return prog.UsageErrorf(c, "--trust and --no-daemon are for codex")
 	}
+	if agent == "codex" && codexTOML == nil {
+		return execInstallHelper(prog, c, env)
+	}
 	opts := agentinstall.Options{Agent: agent, Uninstall: o.uninstall, Command: hookCommand(env, agent), Getenv: env.Getenv,
-		CodexConfig: codexconfig.Plan, Trust: o.trust, NoDaemon: o.noDaemon}
+		Trust: o.trust, NoDaemon: o.noDaemon}
+	if codexTOML != nil {
+		opts.CodexConfig = codexTOML.plan
+	}
 	if o.project {
 		opts.Project = workingDir()
 		if opts.Project == "" {
@@ -100,10 +105,62 @@ func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Progra
 	if opts.Agent == "codex" && !o.uninstall && !o.dryRun && codexUntrusted(opts) {
 		fmt.Fprintln(env.Stderr, "statuspub: Codex runs these hooks only once you trust them: start codex, type /hooks and press t (or run 'statuspub install codex --trust')")
 	}
-	if opts.Agent == "codex" && !o.uninstall && opts.Project == "" && !codexconfig.DaemonOff(codexConfigPath(env)) {
+	if opts.Agent == "codex" && !o.uninstall && opts.Project == "" && !codexTOML.daemonOff(codexConfigPath(env)) {
 		fmt.Fprintln(env.Stderr, "statuspub: note: with Codex's app-server daemon (its default) a session stays listed about 60 s after you quit Codex; 'codex --no-daemon' or 'statuspub install codex --no-daemon' makes it go at once")
 	}
 	return ExitOK
+}
+
+// codexTOML reads and edits Codex's config.toml for install codex: package
+// codexconfig's functions in statuspub-install (cmd/statuspub-install, see
+// [InstallMain]), nil in statuspub. codexconfig links the TOML parser,
+// whose package initialisation reads the local time zone (/etc/localtime)
+// in every process that links it, and statuspub is the program every
+// agent starts on every hook event: statuspub re-executes
+// statuspub-install for install codex instead.
+var codexTOML *codexConfig
+
+// codexConfig is what install needs of package codexconfig.
+type codexConfig struct {
+	plan      func(path string, req agentinstall.CodexConfigRequest) (agentinstall.Change, error)
+	daemonOff func(path string) bool
+}
+
+// installHelper is statuspub with package codexconfig linked.
+const installHelper = "statuspub-install"
+
+// installHelperEnv carries, from statuspub to the statuspub-install it
+// re-executes, statuspub's own path: the hooks install writes start
+// statuspub, not the helper. It also keeps a helper without codexconfig
+// from starting itself again.
+const installHelperEnv = "STATUSPUB_INSTALL_FOR"
+
+// InstallMain is Main for statuspub-install, with plan and daemonOff
+// (package codexconfig's Plan and DaemonOff) editing and reading Codex's
+// config.toml.
+func InstallMain(plan func(path string, req agentinstall.CodexConfigRequest) (agentinstall.Change, error), daemonOff func(path string) bool) int {
+	codexTOML = &codexConfig{plan: plan, daemonOff: daemonOff}
+	return Main()
+}
+
+// execInstallHelper runs this install command (env.args) in
+// statuspub-install and returns its exit status.
+func execInstallHelper(prog *base.Program, c *base.Command, env Env) int {
+	if env.Getenv(installHelperEnv) != "" {
+		return prog.Errorf(c, "this %s cannot edit Codex's config.toml", installHelper)
+	}
+	path, err := base.FindHelper(installHelper)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "statuspub: install codex needs %s, which is not installed next to statuspub or in $PATH\n", installHelper)
+		fmt.Fprintf(env.Stderr, "statuspub: hint: go install github.com/agentstatus/agentstatus/cmd/%s@latest\n", installHelper)
+		return ExitError
+	}
+	environ := append(os.Environ(), installHelperEnv+"="+env.Executable)
+	code, err := base.ExecHelper(base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr}, path, env.args, environ)
+	if err != nil {
+		return prog.Errorf(c, "%s: %v", installHelper, err)
+	}
+	return code
 }
 
 // codexConfigPath is the user's Codex config.toml.

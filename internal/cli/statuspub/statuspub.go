@@ -49,6 +49,7 @@ type Env struct {
 	Executable string
 
 	prog *base.Program // the program running, for usage errors
+	args []string      // Run's arguments, for re-executing statuspub-install
 }
 
 // Main runs the command with the process's own environment, relaying
@@ -62,6 +63,9 @@ func Main() int {
 	// get the default action back when they are started.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	exe, _ := os.Executable()
+	if p := os.Getenv(installHelperEnv); p != "" && codexTOML != nil {
+		exe = p // statuspub-install, started by statuspub
+	}
 	return Run(os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: signals, Executable: exe})
 }
 
@@ -345,6 +349,7 @@ func Run(args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
+	env.args = args
 	return program(&env).Run(args)
 }
 

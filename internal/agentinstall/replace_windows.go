@@ -1,0 +1,39 @@
+package agentinstall
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// replaceFile replaces path with data atomically, so that the agent reads
+// either the old settings or the new ones, never a part: a temporary file
+// in the same directory, written, given mode, synced and renamed over path
+// (os.Rename replaces an existing file on Windows). renameio, which does
+// this on the other systems, has no WriteFile on Windows. On failure the
+// temporary file is removed and path is untouched.
+func replaceFile(path string, data []byte, mode fs.FileMode) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".agentstatus-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(mode); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
