@@ -418,38 +418,8 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 			return data, nil
 		}
 		for _, ev := range append([]string(nil), memberKeys(hooks)...) {
-			groups := hooks.get(ev)
-			if groups == nil || groups.kind != jArray {
-				continue
-			}
-			var keep []*jnode
-			for _, g := range groups.elems {
-				hs := g.get("hooks")
-				if hs == nil || hs.kind != jArray {
-					keep = append(keep, g)
-					continue
-				}
-				var left []*jnode
-				for _, h := range hs.elems {
-					if cmd, _ := h.get("command").stringValue(); isOurs(cmd, spec.hookCmd) {
-						changed = true
-						continue
-					}
-					left = append(left, h)
-				}
-				if len(left) == len(hs.elems) {
-					keep = append(keep, g)
-					continue
-				}
-				if len(left) > 0 {
-					hs.elems, hs.dirty = left, true
-					keep = append(keep, g)
-				}
-			}
-			if len(keep) == 0 {
-				hooks.del(ev)
-			} else if len(keep) != len(groups.elems) {
-				groups.elems, groups.dirty = keep, true
+			if removeOurs(hooks, ev, spec.hookCmd) {
+				changed = true
 			}
 		}
 		if len(hooks.members) == 0 && changed {
