@@ -52,6 +52,12 @@ func follow(src agenthook.Source, session string, pid int) *follower {
 	if !filepath.IsAbs(src.Path) || pid <= 0 {
 		return nil
 	}
+	// The owner asks again every second while the directory is missing,
+	// which for an SDK session is its whole life: a stat, not a watcher
+	// made and closed each time.
+	if fi, err := os.Stat(filepath.Dir(src.Path)); err != nil || !fi.IsDir() {
+		return nil
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil
