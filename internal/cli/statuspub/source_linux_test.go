@@ -237,3 +237,103 @@ func TestSingleClient(t *testing.T) {
 		t.Error("pid 0 is a single client")
 	}
 }
+
+// A source whose directory does not exist when the owner starts (a new
+// HOME: Claude Code makes sessions/ as it starts) is followed once it
+// appears (SPEC.md H18).
+func TestOwnerFollowsASourceMadeLater(t *testing.T) {
+	// A long heartbeat: the owner also looks at every heartbeat, and the
+	// test is about the liveness checks, once a second.
+	const hb = 9 * time.Second
+	dir := filepath.Join(t.TempDir(), "home", "agent-status")
+	config := filepath.Join(t.TempDir(), "claude")
+	a := startAgent(t, append(hbEnv(hb), "CLAUDE_CONFIG_DIR="+config)...)
+	input, err := os.ReadFile(filepath.Join("testdata", "claude", "user-prompt-submit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+		t.Fatalf("%+v", rep)
+	}
+	waitOneOwner(t, dir, claudeSession)
+	sessions := filepath.Join(config, "sessions")
+	if err := os.MkdirAll(sessions, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(sessions, fmt.Sprint(a.pid)+".json")
+	claudeSessionFile(t, file, a.pid, claudeSession, "busy")
+	// The owner finds the directory at a liveness check (every second);
+	// until then a change is not seen, so write one after it has surely
+	// looked, and well before its next heartbeat.
+	time.Sleep(2500 * time.Millisecond)
+	claudeSessionFile(t, file, a.pid, claudeSession, "idle")
+	waitFor(t, "idle from a source made after the owner started", 4*time.Second, func() bool {
+		rec, ok := record(t, dir, claudeSession)
+		return ok && rec.State == statusfile.Idle
+	})
+}
+
+// A log replaced by another file is followed from the new file's end:
+// what the new file already holds is not news (SPEC.md H18).
+func TestOwnerFollowsAReplacedLogFromItsEnd(t *testing.T) {
+	const hb = 500 * time.Millisecond
+	const session = "01a231b1-c6f9-7bf0-9830-be11eaed1adf"
+	dir := filepath.Join(t.TempDir(), "home", "agent-status")
+	codexHome := filepath.Join(t.TempDir(), "codex")
+	a := startAgent(t, append(hbEnv(hb), "CODEX_HOME="+codexHome)...)
+	day := filepath.Join(codexHome, "sessions", "2026", "12", "01")
+	if err := os.MkdirAll(day, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rollout := filepath.Join(day, "rollout-2026-12-01T13-01-04-"+session+".jsonl")
+	aborted := `{"timestamp":"2026-12-01T13:04:00.000Z","ordinal":%d,"type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t2","reason":"interrupted"}}` + "\n"
+	if err := os.WriteFile(rollout, []byte(`{"ordinal":1,"type":"session_meta","payload":{}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hook := func(event string) {
+		t.Helper()
+		payload := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":"/home/user/my-project","hook_event_name":%q}`, session, rollout, event)
+		if rep := a.hook(nil, bin+" codex-hook --dir "+dir, payload); rep.Code != 0 || rep.Stderr != "" {
+			t.Fatalf("%s: %+v", event, rep)
+		}
+	}
+	hook("UserPromptSubmit")
+	waitOneOwner(t, dir, session)
+	// Once the owner follows the file (it starts to in its first step,
+	// just after it takes its lock; an abort it reads shows it), a new
+	// turn.
+	time.Sleep(hb)
+	f, err := os.OpenFile(rollout, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, aborted, 2)
+	f.Close()
+	waitFor(t, "idle from the rollout", 10*time.Second, func() bool {
+		rec, ok := record(t, dir, session)
+		return ok && rec.State == statusfile.Idle
+	})
+	hook("UserPromptSubmit")
+	// Another file, already holding an abort, renamed over the rollout.
+	other := rollout + ".new"
+	if err := os.WriteFile(other, []byte(fmt.Sprintf(aborted, 50)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(other, rollout); err != nil {
+		t.Fatal(err)
+	}
+	rec := waitBeat(t, dir, session, mustRecord(t, dir, session).UpdatedAt)
+	if rec.State != statusfile.Working {
+		t.Fatalf("what the replacing file already held was read: %+v", rec)
+	}
+	f, err = os.OpenFile(rollout, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, aborted, 51)
+	f.Close()
+	waitFor(t, "idle from a line appended to the new file", 10*time.Second, func() bool {
+		rec, ok := record(t, dir, session)
+		return ok && rec.State == statusfile.Idle
+	})
+}
