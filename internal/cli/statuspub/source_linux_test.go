@@ -111,41 +111,9 @@ func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
 // follows it line by line (SPEC.md §13.3).
 func TestOwnerFollowsCodexRollout(t *testing.T) {
 	const hb = 500 * time.Millisecond
-	const session = "01a231b1-c6f9-7bf0-9830-be11eaed1adf" // recorded in internal/agenthook/testdata/codex
-	dir := filepath.Join(t.TempDir(), "home", "agent-status")
-	codexHome := filepath.Join(t.TempDir(), "codex")
-	a := startAgent(t, append(hbEnv(hb), "CODEX_HOME="+codexHome)...)
-	day := filepath.Join(codexHome, "sessions", "2026", "12", "01")
-	if err := os.MkdirAll(day, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	rollout := filepath.Join(day, "rollout-2026-12-01T13-01-04-"+session+".jsonl")
-	appendLine := func(line string) {
-		t.Helper()
-		f, err := os.OpenFile(rollout, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString(line); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c := newCodexRollout(t, hb)
+	dir, session, hook, appendLine, waitState := c.dir, c.session, c.hook, c.appendLine, c.waitState
 	appendLine(`{"timestamp":"2026-12-01T13:01:04.000Z","ordinal":1,"type":"session_meta","payload":{}}` + "\n")
-	hook := func(event string) {
-		t.Helper()
-		payload := fmt.Sprintf(`{"session_id":%q,"turn_id":"t1","transcript_path":%q,"cwd":"/home/user/my-project","hook_event_name":%q,"model":"gpt-e2e","permission_mode":"default","source":"startup"}`, session, rollout, event)
-		if rep := a.hook(nil, bin+" codex-hook --dir "+dir, payload); rep.Code != 0 || rep.Stderr != "" {
-			t.Fatalf("%s: %+v", event, rep)
-		}
-	}
-	waitState := func(what string, want statusfile.State) {
-		t.Helper()
-		waitFor(t, what, 10*time.Second, func() bool {
-			rec, ok := record(t, dir, session)
-			return ok && rec.State == want
-		})
-	}
 	hook("SessionStart")
 	waitOneOwner(t, dir, session)
 	hook("UserPromptSubmit")
@@ -277,42 +245,18 @@ func TestOwnerFollowsASourceMadeLater(t *testing.T) {
 // what the new file already holds is not news (SPEC.md H18).
 func TestOwnerFollowsAReplacedLogFromItsEnd(t *testing.T) {
 	const hb = 500 * time.Millisecond
-	const session = "01a231b1-c6f9-7bf0-9830-be11eaed1adf"
-	dir := filepath.Join(t.TempDir(), "home", "agent-status")
-	codexHome := filepath.Join(t.TempDir(), "codex")
-	a := startAgent(t, append(hbEnv(hb), "CODEX_HOME="+codexHome)...)
-	day := filepath.Join(codexHome, "sessions", "2026", "12", "01")
-	if err := os.MkdirAll(day, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	rollout := filepath.Join(day, "rollout-2026-12-01T13-01-04-"+session+".jsonl")
+	c := newCodexRollout(t, hb)
+	dir, session, rollout, hook := c.dir, c.session, c.path, c.hook
 	aborted := `{"timestamp":"2026-12-01T13:04:00.000Z","ordinal":%d,"type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t2","reason":"interrupted"}}` + "\n"
-	if err := os.WriteFile(rollout, []byte(`{"ordinal":1,"type":"session_meta","payload":{}}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hook := func(event string) {
-		t.Helper()
-		payload := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":"/home/user/my-project","hook_event_name":%q}`, session, rollout, event)
-		if rep := a.hook(nil, bin+" codex-hook --dir "+dir, payload); rep.Code != 0 || rep.Stderr != "" {
-			t.Fatalf("%s: %+v", event, rep)
-		}
-	}
+	c.appendLine(`{"ordinal":1,"type":"session_meta","payload":{}}` + "\n")
 	hook("UserPromptSubmit")
 	waitOneOwner(t, dir, session)
 	// Once the owner follows the file (it starts to in its first step,
 	// just after it takes its lock; an abort it reads shows it), a new
 	// turn.
 	time.Sleep(hb)
-	f, err := os.OpenFile(rollout, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(f, aborted, 2)
-	f.Close()
-	waitFor(t, "idle from the rollout", 10*time.Second, func() bool {
-		rec, ok := record(t, dir, session)
-		return ok && rec.State == statusfile.Idle
-	})
+	c.appendLine(fmt.Sprintf(aborted, 2))
+	c.waitState("idle from the rollout", statusfile.Idle)
 	hook("UserPromptSubmit")
 	// Another file, already holding an abort, renamed over the rollout.
 	other := rollout + ".new"
@@ -326,14 +270,60 @@ func TestOwnerFollowsAReplacedLogFromItsEnd(t *testing.T) {
 	if rec.State != statusfile.Working {
 		t.Fatalf("what the replacing file already held was read: %+v", rec)
 	}
-	f, err = os.OpenFile(rollout, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
+	c.appendLine(fmt.Sprintf(aborted, 51))
+	c.waitState("idle from a line appended to the new file", statusfile.Idle)
+}
+
+// codexRollout is a stand-in Codex session with its rollout file where
+// Codex 0.171.0 keeps it, for the owner to follow.
+type codexRollout struct {
+	t       *testing.T
+	a       *agent
+	dir     string // the status directory
+	session string // recorded in internal/agenthook/testdata/codex
+	path    string // the rollout
+}
+
+func newCodexRollout(t *testing.T, hb time.Duration) *codexRollout {
+	c := &codexRollout{t: t, dir: filepath.Join(t.TempDir(), "home", "agent-status"),
+		session: "01a231b1-c6f9-7bf0-9830-be11eaed1adf"}
+	codexHome := filepath.Join(t.TempDir(), "codex")
+	c.a = startAgent(t, append(hbEnv(hb), "CODEX_HOME="+codexHome)...)
+	day := filepath.Join(codexHome, "sessions", "2026", "12", "01")
+	if err := os.MkdirAll(day, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(f, aborted, 51)
-	f.Close()
-	waitFor(t, "idle from a line appended to the new file", 10*time.Second, func() bool {
-		rec, ok := record(t, dir, session)
-		return ok && rec.State == statusfile.Idle
+	c.path = filepath.Join(day, "rollout-2026-12-01T13-01-04-"+c.session+".jsonl")
+	return c
+}
+
+// hook runs codex-hook for event, as Codex 0.171.0 sends it.
+func (c *codexRollout) hook(event string) {
+	c.t.Helper()
+	payload := fmt.Sprintf(`{"session_id":%q,"turn_id":"t1","transcript_path":%q,"cwd":"/home/user/my-project","hook_event_name":%q,"model":"gpt-e2e","permission_mode":"default","source":"startup"}`, c.session, c.path, event)
+	if rep := c.a.hook(nil, bin+" codex-hook --dir "+c.dir, payload); rep.Code != 0 || rep.Stderr != "" {
+		c.t.Fatalf("%s: %+v", event, rep)
+	}
+}
+
+// appendLine appends to the rollout, as Codex does.
+func (c *codexRollout) appendLine(line string) {
+	c.t.Helper()
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// waitState waits until the record's state is want.
+func (c *codexRollout) waitState(what string, want statusfile.State) {
+	c.t.Helper()
+	waitFor(c.t, what, 10*time.Second, func() bool {
+		rec, ok := record(c.t, c.dir, c.session)
+		return ok && rec.State == want
 	})
 }
