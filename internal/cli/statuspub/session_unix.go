@@ -272,7 +272,7 @@ func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 			if o.src != nil && o.f == nil {
 				// The source's directory did not exist yet (a new
 				// HOME): the agent makes it when it starts.
-				o.f = follow(*o.src, o.s.session, o.agent.pid)
+				o.followSource(o.src)
 			}
 			// When the process dies, look again under the lock: a set may
 			// have bound the record to another process meanwhile.
@@ -346,7 +346,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 	if !o.agent.alive() {
 		return true, o.exitLocked(l, true)
 	}
-	o.followSource(l.readStamps().Source, rec.Session)
+	o.followSource(l.readStamps().Source)
 	if refresh {
 		rec.UpdatedAt = time.Time{} // now
 		// A failure is retried at the next heartbeat.
@@ -358,7 +358,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 
 // followSource follows src (nil: none) for the current agent process,
 // unless it already does.
-func (o *owner) followSource(src *agenthook.Source, session string) {
+func (o *owner) followSource(src *agenthook.Source) {
 	if src == nil {
 		if o.f != nil {
 			o.f.stop()
@@ -371,7 +371,7 @@ func (o *owner) followSource(src *agenthook.Source, session string) {
 	}
 	o.f.stop()
 	o.src = src
-	o.f = follow(*src, session, o.agent.pid)
+	o.f = follow(*src, o.s.session, o.agent.pid)
 }
 
 // exit takes the write lock and exits.
