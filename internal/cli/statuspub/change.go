@@ -2,6 +2,7 @@ package statuspub
 
 import (
 	"errors"
+	"time"
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 
@@ -31,13 +32,20 @@ type change struct {
 	task  *taskOp          // a change to the session's task list
 	// source is the file the agent keeps its state in (nil: unchanged).
 	source *agenthook.Source
+	// wait says what a change to blocked waits for, ended how a change
+	// to idle ended a turn (nil: nothing new is known; SPEC.md §4.4).
+	// Each applies only with its state, and goes with it.
+	wait  *statusfile.Waiting
+	ended *statusfile.Ended
+	// noDetail leaves their detail out (--no-detail, AGENTSTATUS_NO_DETAIL).
+	noDetail bool
 }
 
 // apply returns the record that change makes of cur, the record on disk
 // (found reports whether there was one). Without a record on disk the
 // defaults are state idle, no title, agent statuspub, and the working
-// directory wd.
-func (c change) apply(cur statusfile.Status, found bool, wd string) statusfile.Status {
+// directory wd. now stamps a wait or a turn's end that begins.
+func (c change) apply(cur statusfile.Status, found bool, wd string, now time.Time) statusfile.Status {
 	rec := statusfile.Status{State: statusfile.Idle, Agent: defaultSetAgent, Cwd: wd}
 	if found {
 		rec = cur
@@ -47,8 +55,21 @@ func (c change) apply(cur statusfile.Status, found bool, wd string) statusfile.S
 			rec.State = statusfile.Idle
 		}
 	}
+	prev := rec
 	if c.state != "" {
 		rec.State = c.state
+	}
+	if c.state == statusfile.Blocked && c.wait != nil {
+		rec.WaitingFor = mergeWait(prev, *c.wait, now)
+	}
+	if c.state == statusfile.Idle && c.ended != nil {
+		rec.Ended = *c.ended
+		if rec.Ended.At.IsZero() {
+			rec.Ended.At = now
+		}
+	}
+	if c.noDetail {
+		rec.WaitingFor.Detail, rec.Ended.Detail = "", ""
 	}
 	if c.title != nil {
 		rec.Title = *c.title
@@ -63,6 +84,27 @@ func (c change) apply(cur statusfile.Status, found bool, wd string) statusfile.S
 	rec.Title = statusfile.SanitizeTitle(rec.Title)
 	rec.UpdatedAt = rec.UpdatedAt.UTC()
 	return rec
+}
+
+// mergeWait returns the wait w, begun at now, that follows the record prev.
+// While the session stays blocked, a wait that says no more than its kind
+// (Claude Code's permission Notification, seconds after the
+// PermissionRequest that named the tool) keeps the one already on, and a
+// wait of the same kind keeps its start.
+func mergeWait(prev statusfile.Status, w statusfile.Waiting, now time.Time) statusfile.Waiting {
+	old := prev.WaitingFor
+	if prev.State == statusfile.Blocked && old.Kind != "" {
+		if w.Tool == "" && w.Detail == "" {
+			return old
+		}
+		if old.Kind == w.Kind && w.Since.IsZero() {
+			w.Since = old.Since
+		}
+	}
+	if w.Since.IsZero() {
+		w.Since = now
+	}
+	return w
 }
 
 func ptr[T any](v T) *T { return &v }

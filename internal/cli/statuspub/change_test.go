@@ -30,7 +30,45 @@ func TestChangeApply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.ch.apply(tt.cur, tt.found, "/wd"); got != tt.want {
+			if got := tt.ch.apply(tt.cur, tt.found, "/wd", time.Time{}); got != tt.want {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestChangeApplyWhy(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	now := t0.Add(6 * time.Second)
+	bash := statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "git push", Since: t0}
+	blocked := statusfile.Status{State: statusfile.Blocked, WaitingFor: bash}
+	working := statusfile.Status{State: statusfile.Working}
+	tests := []struct {
+		name string
+		cur  statusfile.Status
+		ch   change
+		want statusfile.Status
+	}{
+		{"a wait begins now", working, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git push"}},
+			statusfile.Status{State: statusfile.Blocked, WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git push", Since: now}}},
+		{"a late notification keeps the tool and the start", blocked, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "permission"}}, blocked},
+		{"even of another kind", blocked, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "question"}}, blocked},
+		{"blocked without a wait keeps it", blocked, change{state: statusfile.Blocked}, blocked},
+		{"a second tool of the same wait keeps its start", blocked, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git tag"}},
+			statusfile.Status{State: statusfile.Blocked, WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git tag", Since: t0}}},
+		{"a question after a permission begins now", blocked, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "question", Detail: "Which?"}},
+			statusfile.Status{State: statusfile.Blocked, WaitingFor: statusfile.Waiting{Kind: "question", Detail: "Which?", Since: now}}},
+		{"a wait whose state an older update lost is dropped", working, change{wait: &statusfile.Waiting{Kind: "permission"}}, working},
+		{"the turn ends", working, change{state: statusfile.Idle, ended: &statusfile.Ended{Reason: "cancelled"}},
+			statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "cancelled", At: now}}},
+		{"no detail", working, change{state: statusfile.Idle, ended: &statusfile.Ended{Reason: "failed", Detail: "server_error"}, noDetail: true},
+			statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed", At: now}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.ch.apply(tt.cur, true, "/wd", now)
+			got.PID, got.UpdatedAt = 0, time.Time{}
+			if got.State != tt.want.State || got.WaitingFor != tt.want.WaitingFor || got.Ended != tt.want.Ended {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})

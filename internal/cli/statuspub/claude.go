@@ -18,6 +18,8 @@ type hookAction struct {
 	title   *string          // nil keeps the title; "" means none
 	task    *taskOp          // a change to the task list, whose title wins
 	source  *agenthook.Source
+	wait    *statusfile.Waiting // with state blocked: what it waits for
+	ended   *statusfile.Ended   // with state idle: how the turn ended
 	// replaces: the other sessions of the agent process end (Codex's
 	// /clear).
 	replaces bool
@@ -59,6 +61,12 @@ func fromAgentHook(a agenthook.Action) hookAction {
 		h.kind = actClear
 	default:
 		h.kind = actIgnore
+	}
+	if a.Waiting.Kind != "" {
+		h.wait = &a.Waiting
+	}
+	if a.Ended.Reason != "" {
+		h.ended = &a.Ended
 	}
 	if t := a.Task; t != nil {
 		h.task = &taskOp{id: t.ID, create: t.Create, subject: t.Subject, activeForm: t.ActiveForm, status: t.Status}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
@@ -23,10 +25,34 @@ const HeartbeatEnv = "STATUSPUB_HEARTBEAT"
 // hookFlags are the flags of set, clear and the hook adapters.
 type hookFlags struct {
 	session, state, title, agent, cwd string
+	waitingFor, tool, detail, ended   string // set only
 	configHome, dir                   string
 	pid                               int
-	noTitle, strict                   bool
+	noTitle, noDetail, strict         bool
 	given                             map[string]bool
+}
+
+// detailEnv turns the detail of waitingFor and ended off for every
+// publisher that runs with it set (any value but "" and "0"): hooks run
+// with the agent's environment, so one export covers them all.
+const detailEnv = "AGENTSTATUS_NO_DETAIL"
+
+const noDetailUsage = "leave the detail of waits and turn ends out (also: " + detailEnv + "=1)"
+
+// registerWhy declares set's flags for the reason keys.
+func (f *hookFlags) registerWhy(fs *base.FlagSet) {
+	fs.String(&f.waitingFor, "waiting-for", "", "KIND", "blocked, waiting for: permission, question, auth or other").Complete = func() []string { return waitKinds }
+	fs.String(&f.tool, "tool", "", "NAME", "with --waiting-for: the tool it waits on")
+	fs.String(&f.ended, "ended", "", "REASON", "idle, the turn ended: done, cancelled, failed or rate_limited").Complete = func() []string { return endReasons }
+	fs.String(&f.detail, "detail", "", "TEXT", "with --waiting-for or --ended: one line (the command, the question, the error)")
+	fs.Bool(&f.noDetail, "no-detail", false, noDetailUsage)
+}
+
+// withoutDetail reports whether --no-detail or AGENTSTATUS_NO_DETAIL asks
+// to leave details out.
+func (f *hookFlags) withoutDetail(env Env) bool {
+	v := env.Getenv(detailEnv)
+	return f.noDetail || v != "" && v != "0"
 }
 
 // register declares the flags of command name; record-changing flags
@@ -38,6 +64,8 @@ func (f *hookFlags) register(fs *base.FlagSet, withRecord bool) {
 		fs.String(&f.title, "title", "", "TITLE", "the task title (default: what is on disk)")
 		fs.Bool(&f.noTitle, "no-title", false, "remove the task title")
 		fs.String(&f.cwd, "cwd", "", "DIR", "the session's workspace (default: what is on disk, else the working directory)")
+	} else {
+		fs.Bool(&f.noDetail, "no-detail", false, noDetailUsage)
 	}
 	fs.String(&f.agent, "agent", "", "NAME", `the "agent" field`)
 	fs.Int(&f.pid, "pid", 0, "PID", "the agent's process (default: the first ancestor that is not a shell)")
@@ -127,13 +155,16 @@ func setCmd(f *hookFlags, args []string, env Env) int {
 	if err := statusfile.ValidateSession(f.session); err != nil {
 		return usageError(env, "set: --session: %s", base.Message(err))
 	}
-	ch := change{agent: f.agent, pid: f.agentProcess()}
+	ch := change{agent: f.agent, pid: f.agentProcess(), noDetail: f.withoutDetail(env)}
 	if f.given["state"] {
 		st, err := base.ParseState(f.state)
 		if err != nil {
 			return usageError(env, "set: --state: %v", err)
 		}
 		ch.state = st
+	}
+	if err := f.why(&ch); err != nil {
+		return usageError(env, "set: %v", err)
 	}
 	switch {
 	case f.noTitle:
@@ -163,6 +194,55 @@ func setCmd(f *hookFlags, args []string, env Env) int {
 		return failed(env, f.strict, "set", err)
 	}
 	return ExitOK
+}
+
+// The kinds and reasons statuspub writes (SPEC.md §4.4).
+var (
+	waitKinds  = []string{statusfile.WaitPermission, statusfile.WaitQuestion, statusfile.WaitAuth, statusfile.WaitOther}
+	endReasons = []string{statusfile.EndDone, statusfile.EndCancelled, statusfile.EndFailed, statusfile.EndRateLimited}
+)
+
+// why adds set's --waiting-for or --ended to ch, which imply the state
+// blocked or idle.
+func (f *hookFlags) why(ch *change) error {
+	word := func(flag, v string, known []string) error {
+		if slices.Contains(known, v) {
+			return nil
+		}
+		msg := fmt.Sprintf("--%s: unknown value %q", flag, v)
+		if sug := base.Suggest(v, known); sug != "" {
+			return fmt.Errorf("%s; did you mean %s?", msg, sug)
+		}
+		return fmt.Errorf("%s (%s)", msg, strings.Join(known, ", "))
+	}
+	wait, end := f.given["waiting-for"], f.given["ended"]
+	switch {
+	case wait && end:
+		return errors.New("--waiting-for and --ended exclude each other")
+	case f.given["tool"] && !wait:
+		return errors.New("--tool needs --waiting-for")
+	case f.given["detail"] && !wait && !end:
+		return errors.New("--detail needs --waiting-for or --ended")
+	case wait:
+		if err := word("waiting-for", f.waitingFor, waitKinds); err != nil {
+			return err
+		}
+		if ch.state != "" && ch.state != statusfile.Blocked {
+			return fmt.Errorf("--waiting-for needs the state blocked, not %s", ch.state)
+		}
+		ch.state = statusfile.Blocked
+		ch.wait = &statusfile.Waiting{Kind: f.waitingFor, Tool: f.tool, Detail: f.detail}
+	case end:
+		if err := word("ended", f.ended, endReasons); err != nil {
+			return err
+		}
+		if ch.state != "" && ch.state != statusfile.Idle {
+			return fmt.Errorf("--ended needs the state idle, not %s", ch.state)
+		}
+		ch.state = statusfile.Idle
+		ch.ended = &statusfile.Ended{Reason: f.ended, Detail: f.detail}
+	}
+	return nil
 }
 
 func clearCmd(f *hookFlags, args []string, env Env) int {
@@ -225,7 +305,8 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 		if f.agent != "" {
 			agent = f.agent
 		}
-		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task}
+		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task,
+			wait: a.wait, ended: a.ended, noDetail: f.withoutDetail(env)}
 		if sourceOf != nil && ch.pid > 0 {
 			// Only a source the adapter checked (SPEC.md H17).
 			ch.source = sourceOf(env, ch.pid, a)

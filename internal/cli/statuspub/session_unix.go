@@ -75,7 +75,7 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 	}
 	// A file that is there but unreadable is refused by the write below if
 	// it is unsafe; a corrupt record of ours is replaced.
-	rec := ch.apply(cur, found, wd)
+	rec := ch.apply(cur, found, wd, time.Now())
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
 	if _, err := statusfile.WriteFileIn(s.pd, rec); err != nil {

@@ -194,6 +194,13 @@ func TestSingleClient(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// Start returns once the child is forked, maybe before its exec:
+		// until then its command line is this test's.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid)); strings.Contains(string(b), "sleep 30") {
+				break
+			}
+		}
 		got := statuspub.SingleClient(cmd.Process.Pid)
 		cmd.Process.Kill()
 		cmd.Wait()

@@ -28,6 +28,7 @@ const maxSourceFile = 64 << 10
 type observed struct {
 	state statusfile.State
 	stamp int64
+	ended statusfile.Ended // with idle: how the turn ended
 }
 
 // follower follows one source for one session and agent process.
@@ -43,6 +44,9 @@ type follower struct {
 	// the file with inode ino.
 	off int64
 	ino uint64
+	// ended is how the turn ended, by the data of the last read that
+	// mapped (SourceEnded); the loop's own.
+	ended statusfile.Ended
 }
 
 // follow starts following src. It returns nil when the source cannot be
@@ -134,7 +138,11 @@ func (f *follower) loop() {
 			case <-f.out:
 			default:
 			}
-			f.out <- observed{st, stamp}
+			ob := observed{st, stamp, statusfile.Ended{}}
+			if st == statusfile.Idle {
+				ob.ended = f.ended
+			}
+			f.out <- ob
 		case _, ok := <-f.w.Errors:
 			if !ok {
 				return
@@ -216,6 +224,7 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 			if !tooLong {
 				if s, sn, ok := agenthook.SourceState(f.src.Kind, line, f.session, f.pid); ok {
 					found, state, since = true, s, sn
+					f.ended = agenthook.SourceEnded(f.src.Kind, line)
 				}
 			}
 			line, tooLong = line[:0], false
@@ -241,6 +250,7 @@ func (f *follower) read() (statusfile.State, string, bool) {
 	if err != nil {
 		return "", "", false
 	}
+	f.ended = agenthook.SourceEnded(f.src.Kind, data)
 	return agenthook.SourceState(f.src.Kind, data, f.session, f.pid)
 }
 
@@ -267,6 +277,10 @@ func (o *owner) applyObserved(ob observed) {
 	stamps.State = ob.stamp
 	if rec.State != ob.state {
 		rec.State = ob.state
+		rec.Ended = ob.ended
+		if rec.Ended.Reason != "" {
+			rec.Ended.At = time.Now()
+		}
 		rec.UpdatedAt = time.Time{} // now
 		if _, err := statusfile.WriteFileIn(o.s.pd, rec); err != nil {
 			return
