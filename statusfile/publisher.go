@@ -280,15 +280,20 @@ func (p *Publisher) SetState(state State) {
 }
 
 // SetWaiting sets the state to [Blocked] and says what the session waits
-// for. A zero Since is now. The wait is forgotten when the state changes.
+// for. A zero Since is now, or when the same wait began if it is already
+// on. The wait is forgotten when the state changes.
 func (p *Publisher) SetWaiting(w Waiting) {
-	if w.Since.IsZero() {
-		w.Since = p.clock.Now()
-	}
 	if p.noDetail {
 		w.Detail = ""
 	}
+	now := p.clock.Now()
 	p.update(func(r *Status) bool {
+		if w.Since.IsZero() {
+			w.Since = now
+			if old := r.WaitingFor; r.State == Blocked && old.Kind == w.Kind && old.Tool == w.Tool && old.Detail == w.Detail {
+				w.Since = old.Since
+			}
+		}
 		r.State, r.WaitingFor = Blocked, w
 		return true
 	}, Blocked)
