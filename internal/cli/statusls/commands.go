@@ -109,8 +109,11 @@ statusls watch
 # for editors and scripts: one JSON object per change
 statusls watch --json
 
-# a desktop notification each time an agent starts waiting for you
-statusls watch --on blocked --exec 'notify-send "$STATUS_AGENT is waiting" "$STATUS_TITLE"'`,
+# a desktop notification when an agent has waited for you for 30 s, saying why
+statusls watch --on blocked --after 30s --exec 'notify-send "$STATUS_AGENT is waiting" "$STATUS_WHY"'
+
+# ... and when a turn of at least 2 minutes ends, at most once a minute per session
+statusls watch --on idle --after-working 2m --cooldown 1m --exec 'notify-send "$STATUS_AGENT: $STATUS_WHY" "$STATUS_TITLE"'`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &watchOptions{}
 				o.register(fs, env)
