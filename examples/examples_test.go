@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -501,46 +502,78 @@ func TestNeovimModuleStatusls(t *testing.T) {
 	nvimSummary(t, withPath(nil, statusfile.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
 }
 
-// The script runs statusls watch with its command; the command, run by the
-// shell with the record in STATUS_* variables as statusls runs it, passes
-// the title to notify-send as it is.
-func TestNotifyBlocked(t *testing.T) {
-	dir := t.TempDir()
+// The notify scripts run statusls watch with their flags and command; the
+// command, run by the shell with the record in STATUS_* variables as
+// statusls runs it, sends the reason to notify-send and, with
+// AGENTSTATUS_PUSH_URL, to curl, every value as text.
+func TestNotify(t *testing.T) {
 	stub := stubs(t, map[string]string{
 		// Plays statusls: records its arguments, then runs the --exec
-		// command once, as for one session entering "blocked".
+		// command once, as for one session it was told about.
 		"statusls": `printf '%s\n' "$@" >"$OUT/statusls.args"
 while [ $# -gt 0 ]; do [ "$1" = --exec ] && cmd=$2; shift; done
 exec sh -c "$cmd"`,
 		"notify-send": `printf '%s\n' "$@" >"$OUT/notify.args"`,
+		"curl":        `printf '%s\n' "$@" >"$OUT/curl.args"; cat >"$OUT/curl.stdin"`,
 	})
-	script, _ := filepath.Abs(filepath.Join("notify", "notify-blocked.sh"))
 	title := "Deploy $(touch pwned) `touch pwned2` \"quoted\" 100%"
 	for _, tc := range []struct {
-		name string
-		env  []string
-		want []string
+		name, script string
+		env          []string
+		statusls     string   // its arguments before the command
+		notify       []string // notify-send's arguments; nil: not run
+		push         string   // curl's stdin; "": not run
+		curl         []string // curl's arguments after the fixed ones
 	}{
-		{"title", []string{"STATUS_AGENT=claude-code", "STATUS_TITLE=" + title, "STATUS_CWD=/w", "STATUS_STATE=blocked", "STATUS_SESSION=s"},
-			[]string{"--app-name=agentstatus", "--urgency=critical", "claude-code is waiting for you", title}},
-		{"no title", []string{"STATUS_AGENT=codex", "STATUS_TITLE=", "STATUS_CWD=/home/u/p", "STATUS_SESSION=s"},
-			[]string{"--app-name=agentstatus", "--urgency=critical", "codex is waiting for you", "/home/u/p"}},
+		{"blocked", "notify-blocked.sh", []string{"STATUS_AGENT=claude-code", "STATUS_TITLE=" + title, "STATUS_CWD=/w", "STATUS_STATE=blocked", "STATUS_SESSION=s", "STATUS_WHY=Bash: rm -rf build"},
+			"watch --on blocked --after 30s --cooldown 5m --exec",
+			[]string{"--app-name=agentstatus", "--urgency=critical", "--", "claude-code is waiting for you", "Bash: rm -rf build", title}, "", nil},
+		{"blocked, no reason, no title", "notify-blocked.sh", []string{"STATUS_AGENT=codex", "STATUS_TITLE=", "STATUS_WHY=", "STATUS_CWD=/home/u/p", "STATUS_SESSION=s", "AGENTSTATUS_AFTER=1m", "AGENTSTATUS_COOLDOWN=0s"},
+			"watch --on blocked --after 1m --cooldown 0s --exec",
+			[]string{"--app-name=agentstatus", "--urgency=critical", "--", "codex is waiting for you", "waiting", "/home/u/p"}, "", nil},
+		{"done", "notify-done.sh", []string{"STATUS_AGENT=claude-code", "STATUS_TITLE=Fix the tests", "STATUS_STATE=idle", "STATUS_SESSION=s", "STATUS_WHY=rate limited"},
+			"watch --on idle --after-working 2m --cooldown 5m --exec",
+			[]string{"--app-name=agentstatus", "--urgency=normal", "--", "claude-code: rate limited", "Fix the tests"}, "", nil},
+		{"push and desktop", "notify-blocked.sh", []string{"STATUS_AGENT=pi", "STATUS_TITLE=@/etc/passwd", "STATUS_WHY=question: Which database?", "STATUS_SESSION=s",
+			"AGENTSTATUS_PUSH_URL=https://ntfy.example/agents", "AGENTSTATUS_PUSH_AUTH=Bearer tk_x"},
+			"watch --on blocked --after 30s --cooldown 5m --exec",
+			[]string{"--app-name=agentstatus", "--urgency=critical", "--", "pi is waiting for you", "question: Which database?", "@/etc/passwd"},
+			"pi is waiting for you\nquestion: Which database?\n@/etc/passwd\n",
+			[]string{"-H", "Authorization: Bearer tk_x", "-H", "Content-Type: text/plain; charset=utf-8", "--data-binary", "@-", "--", "https://ntfy.example/agents"}},
+		{"push only", "notify-done.sh", []string{"STATUS_AGENT=codex", "STATUS_WHY=failed: server_error", "STATUS_CWD=/w", "STATUS_SESSION=s",
+			"AGENTSTATUS_PUSH_URL=https://ntfy.example/agents", "AGENTSTATUS_NO_DESKTOP=1", "AGENTSTATUS_WORKED=10m"},
+			"watch --on idle --after-working 10m --cooldown 5m --exec",
+			nil, "codex: failed: server_error\n/w\n",
+			[]string{"-H", "Content-Type: text/plain; charset=utf-8", "--data-binary", "@-", "--", "https://ntfy.example/agents"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			script, _ := filepath.Abs(filepath.Join("notify", tc.script))
 			cmd := exec.Command(script)
 			cmd.Dir = dir
 			cmd.Env = withPath([]string{stub}, append(tc.env, "OUT="+dir)...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%v %s", err, out)
 			}
-			args, _ := os.ReadFile(filepath.Join(dir, "statusls.args"))
-			if got := strings.Split(strings.TrimSuffix(string(args), "\n"), "\n"); len(got) != 5 ||
-				strings.Join(got[:4], " ") != "watch --on blocked --exec" || !strings.HasPrefix(got[4], "notify-send ") {
-				t.Errorf("statusls %q", got)
+			read := func(name string) []string {
+				data, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					return nil
+				}
+				return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 			}
-			sent, _ := os.ReadFile(filepath.Join(dir, "notify.args"))
-			if got := strings.Split(strings.TrimSuffix(string(sent), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("notify-send %q, want %q", got, tc.want)
+			if got := read("statusls.args"); len(got) < 2 || strings.Join(got[:len(got)-1], " ") != tc.statusls {
+				t.Errorf("statusls %q, want %s CMD", got, tc.statusls)
+			}
+			if got := read("notify.args"); !slices.Equal(got, tc.notify) {
+				t.Errorf("notify-send %q, want %q", got, tc.notify)
+			}
+			stdin, _ := os.ReadFile(filepath.Join(dir, "curl.stdin"))
+			if string(stdin) != tc.push {
+				t.Errorf("pushed %q, want %q", stdin, tc.push)
+			}
+			if got := read("curl.args"); tc.curl != nil && (len(got) < len(tc.curl) || !slices.Equal(got[len(got)-len(tc.curl):], tc.curl)) {
+				t.Errorf("curl %q, want it to end with %q", got, tc.curl)
 			}
 			for _, f := range []string{"pwned", "pwned2"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
@@ -551,6 +584,8 @@ exec sh -c "$cmd"`,
 	}
 }
 
+// With the real statusls: a session that has waited for a minute already
+// is notified at once, with what it waits for.
 func TestNotifyBlockedStatusls(t *testing.T) {
 	real := realStatusls(t)
 	dir := t.TempDir()
@@ -563,16 +598,18 @@ func TestNotifyBlockedStatusls(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
-	agent := exec.Command("sleep", "300")
-	agent.Start()
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	out, err := exec.Command(filepath.Join(binDir, "statuspub"), "set", "--config-home", home, "--session", "n-1",
-		"--state", "blocked", "--title", "Approve the deploy", "--agent", "claude-code", "--pid", fmt.Sprint(agent.Process.Pid)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v %s", err, out)
+	statusDir := filepath.Join(home, "agent-status")
+	if err := os.MkdirAll(statusDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if _, err := statusfile.WriteFile(statusDir, statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code", Session: "n-1",
+		State: statusfile.Blocked, Title: "Clean up", UpdatedAt: now,
+		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-time.Minute)}}); err != nil {
+		t.Fatal(err)
 	}
 	waitFor(t, "a notification", 15*time.Second, func() bool {
 		sent, _ := os.ReadFile(filepath.Join(dir, "notify.args"))
-		return strings.Contains(string(sent), "Approve the deploy")
+		return strings.Contains(string(sent), "claude-code is waiting for you\nBash: rm -rf build\nClean up\n")
 	})
 }
