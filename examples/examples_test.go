@@ -24,6 +24,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/cli/statusls"
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	_ "github.com/agentstatus/agentstatus/internal/jqrun/gojqrun"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -31,7 +32,8 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { binDir = dir })
+	// statusls-jq: statusls with the jq engine, which this binary links.
+	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statusls-jq": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { binDir = dir })
 }
 
 // requireTool skips the test when name is not installed, unless CI asks
@@ -261,8 +263,70 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 }
 
 func TestTmuxStatusRight(t *testing.T) {
-	stub := stubs(t, map[string]string{"statusls": `[ "$*" = --summary ] && echo "1 blocked · 2 working"`})
-	tmuxStatusRight(t, withPath([]string{stub}), "1 blocked · 2 working")
+	// The stand-in answers the program the recipe gives it, and checks
+	// it is the one of the file, whole.
+	stub := stubs(t, map[string]string{"statusls": `[ "$1 $2 $3" = "--sort attention --jq" ] && [ "$4" = "$WANT_JQ" ] && [ $# = 4 ] && echo "2 blocked (Bash, question) · 2 working"`})
+	tmuxStatusRight(t, withPath([]string{stub}, "WANT_JQ="+tmuxJQ(t)), "2 blocked (Bash, question) · 2 working")
+}
+
+// tmuxJQ is the jq program of the tmux recipe.
+func tmuxJQ(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("tmux", "agentstatus.tmux.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^set-environment -g AGENTSTATUS_TMUX_JQ '([^']*)'$`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("no AGENTSTATUS_TMUX_JQ line")
+	}
+	return string(m[1])
+}
+
+// The recipe's program, run by the real statusls over sessions with and
+// without reasons: one word per blocked session (in file-name order), the tool of a permission
+// prompt, else the kind of wait; "#" doubled for tmux.
+func TestTmuxReasonsStatusls(t *testing.T) {
+	real := realStatusls(t)
+	now := time.Now()
+	for _, tc := range []struct {
+		name     string
+		sessions []statusfile.Status
+		want     string
+	}{
+		{"none", nil, ""},
+		{"no reasons", []statusfile.Status{{Session: "w", State: "working"}, {Session: "b", State: "blocked"}}, "1 blocked · 1 working"},
+		{"reasons", []statusfile.Status{
+			{Session: "a", State: "blocked", WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build"}},
+			{Session: "b", State: "working"},
+			{Session: "c", State: "blocked", WaitingFor: statusfile.Waiting{Kind: "question", Detail: "Which database?"}},
+			{Session: "d", State: "idle", Ended: statusfile.Ended{Reason: "cancelled"}},
+			{Session: "e", State: "blocked"},
+			{Session: "f", State: "blocked", WaitingFor: statusfile.Waiting{Kind: "permission"}},
+		}, "4 blocked (permission, question, Bash) · 1 working · 1 idle"},
+		{"a hostile tool", []statusfile.Status{
+			{Session: "a", State: "blocked", WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "#[fg=red]#{host}#(touch pwned)"}},
+		}, "1 blocked (##[fg=red]##{host}##(touch pwned))"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "agent-status")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.sessions {
+				s.Schema, s.Agent, s.UpdatedAt = statusfile.Schema, "claude-code", now
+				if _, err := statusfile.WriteFile(dir, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := exec.Command(real, "--dir", dir, "--sort", "attention", "--jq", tmuxJQ(t))
+			cmd.Env = withPath([]string{filepath.Dir(real)})
+			out, err := cmd.CombinedOutput()
+			if err != nil || string(out) != tc.want+"\n" {
+				t.Errorf("%v: %q, want %q", err, out, tc.want+"\n")
+			}
+		})
+	}
 }
 
 // TestTmuxKeepsUserOptions: the recipe appends to the user's status-right
@@ -284,7 +348,7 @@ func TestTmuxKeepsUserOptions(t *testing.T) {
 	}
 	tmux("new-session", "-d", "-x", "120", "-y", "10", "cat") // cat: see tmuxStatusRight
 	t.Cleanup(func() { exec.Command("tmux", "-L", sock, "kill-server").Run() })
-	if got, want := tmux("show", "-gv", "status-right"), "MINE %H:%M #(statusls --summary)"; got != want {
+	if got, want := tmux("show", "-gv", "status-right"), `MINE %H:%M #(statusls --sort attention --jq "$AGENTSTATUS_TMUX_JQ")`; got != want {
 		t.Errorf("status-right %q, want %q", got, want)
 	}
 	if got := tmux("show", "-gv", "status-right-length"); got != "80" {
@@ -328,7 +392,12 @@ func publishBlocked(t *testing.T) string {
 func TestTmuxStatusRightStatusls(t *testing.T) {
 	real := realStatusls(t)
 	home := publishBlocked(t)
-	tmuxStatusRight(t, withPath([]string{filepath.Dir(real)}, statusfile.ConfigHomeEnv+"="+home), "1 blocked · 1 working")
+	// And one that says what it waits for.
+	if _, err := statusfile.WriteFile(filepath.Join(home, "agent-status"), statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code",
+		Session: "ex-3", State: statusfile.Blocked, UpdatedAt: time.Now(), WaitingFor: statusfile.Waiting{Kind: "question", Detail: "Which database?"}}); err != nil {
+		t.Fatal(err)
+	}
+	tmuxStatusRight(t, withPath([]string{filepath.Dir(real)}, statusfile.ConfigHomeEnv+"="+home), "2 blocked (question) · 1 working")
 }
 
 // promptOf sources the prompt segment in shell (bash or zsh) with prompt
