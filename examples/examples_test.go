@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -484,6 +485,14 @@ func TestPromptSegmentStatusls(t *testing.T) {
 // statusline as Neovim renders it.
 func nvimSummary(t *testing.T, env []string, cmd []string, want string) string {
 	t.Helper()
+	shown, _, _ := nvimRun(t, env, cmd, want)
+	return shown
+}
+
+// nvimRun is nvimSummary that also returns the module's reasons(), as
+// JSON, and what :AgentStatus echoes.
+func nvimRun(t *testing.T, env []string, cmd []string, want string) (shown, reasons, listed string) {
+	t.Helper()
 	requireTool(t, "nvim")
 	rtp, _ := filepath.Abs("nvim")
 	dir := t.TempDir()
@@ -495,7 +504,9 @@ vim.o.statusline = "%{v:lua.require'agentstatus'.statusline()}"
 local want = os.getenv('AGENTSTATUS_TEST_WANT')
 local ok = vim.wait(15000, function() return m.statusline() == want end, 20)
 local shown = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
-vim.fn.writefile({ tostring(ok), m.statusline(), shown }, os.getenv('AGENTSTATUS_TEST_OUT'))
+local reasons = next(m.reasons()) and vim.json.encode(m.reasons()) or "{}"
+local listed = vim.api.nvim_exec("AgentStatus", true)
+vim.fn.writefile({ tostring(ok), m.statusline(), shown, reasons, vim.json.encode(listed) }, os.getenv('AGENTSTATUS_TEST_OUT'))
 m.stop()
 vim.cmd('qa!')
 `
@@ -514,10 +525,13 @@ vim.cmd('qa!')
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != 3 || lines[0] != "true" {
+	if len(lines) != 5 || lines[0] != "true" {
 		t.Fatalf("statusline() %q, want %q", lines[1:], want)
 	}
-	return lines[2]
+	if err := json.Unmarshal([]byte(lines[4]), &listed); err != nil {
+		t.Fatalf(":AgentStatus: %v %q", err, lines[4])
+	}
+	return lines[2], lines[3], listed
 }
 
 func TestNeovimModule(t *testing.T) {
@@ -525,22 +539,35 @@ func TestNeovimModule(t *testing.T) {
 	// split across two writes, a line that is not JSON, then it stays.
 	events := `{"event":"snapshot","seq":1,"at":"2026-07-17T12:00:00.000Z","session":"a","agent":"claude-code","state":"working","task":null}
 {"event":"snapshot","seq":2,"at":"2026-07-17T12:00:00.000Z","session":"b","agent":"codex","state":"idle","task":null}
-{"event":"added","seq":3,"at":"2026-07-17T12:00:01.000Z","session":"c","agent":"pi","state":"blocked","task":{"title":"Approve?"}}
+{"event":"added","seq":3,"at":"2026-07-17T12:00:01.000Z","session":"c","agent":"pi","state":"blocked","task":{"title":"Approve?"},"waitingFor":{"kind":"permission","tool":"Bash","detail":"rm -rf build","since":null}}
 {"event":"updated","seq":4,"at":"2026-07-17T12:00:02.000Z","session":"b","agent":"codex","state":"working","task":null}
 not json
 {"event":"stale","seq":5,"at":"2026-07-17T12:00:40.000Z","session":"a","agent":"claude-code","state":"working","task":null}
 {"event":"added","seq":6,"at":"2026-07-17T12:00:41.000Z","session":"d","agent":"x","state":"review%x","task":null}
 {"event":"added","seq":7,"at":"2026-07-17T12:00:42.000Z","session":"e","agent":"x","state":"idle","task":null}
 {"event":"removed","seq":8,"at":"2026-07-17T12:00:43.000Z","session":"e"}
+{"event":"added","seq":9,"at":"2026-07-17T12:00:44.000Z","session":"f","agent":"x","state":"blocked","waitingFor":{"kind":"question","tool":null,"detail":"Which database?","since":null},"ended":null}
+{"event":"added","seq":10,"at":"2026-07-17T12:00:45.000Z","session":"g","agent":"x","state":"idle","waitingFor":null,"ended":{"reason":"cancelled","detail":null,"at":null}}
+{"event":"added","seq":11,"at":"2026-07-17T12:00:46.000Z","session":"h","agent":"x","state":"working","waitingFor":"odd","ended":{"reason":"done"}}
 `
 	eventsFile := filepath.Join(t.TempDir(), "events")
 	os.WriteFile(eventsFile, []byte(events), 0o600)
 	stub := stubs(t, map[string]string{"statusls": `[ "$*" = "watch --json" ] || exit 2
 head -c 100 "$EVENTS"; sleep 0.2; tail -c +101 "$EVENTS"; exec sleep 60`})
-	shown := nvimSummary(t, withPath(nil, "EVENTS="+eventsFile), []string{filepath.Join(stub, "statusls"), "watch", "--json"},
-		"1 blocked · 1 working · 1 review%x")
-	if shown != "1 blocked · 1 working · 1 review%x" {
+	want := "2 blocked (Bash, question) · 2 working · 1 idle · 1 review%x"
+	shown, reasons, listed := nvimRun(t, withPath(nil, "EVENTS="+eventsFile), []string{filepath.Join(stub, "statusls"), "watch", "--json"}, want)
+	if shown != want {
 		t.Errorf("statusline shows %q", shown)
+	}
+	var got map[string]string
+	if err := json.Unmarshal([]byte(reasons), &got); err != nil {
+		t.Fatalf("reasons %q: %v", reasons, err)
+	}
+	if w := map[string]string{"c": "Bash: rm -rf build", "f": "question: Which database?", "g": "cancelled"}; !maps.Equal(got, w) {
+		t.Errorf("reasons %v, want %v", got, w)
+	}
+	if w := "working  b\nblocked  c  Bash: rm -rf build\nreview%x  d\nblocked  f  question: Which database?\nidle  g  cancelled\nworking  h"; listed != w {
+		t.Errorf(":AgentStatus\n%s\nwant\n%s", listed, w)
 	}
 }
 
@@ -569,6 +596,59 @@ func TestNeovimModuleStatusls(t *testing.T) {
 	real := realStatusls(t)
 	home := publishBlocked(t)
 	nvimSummary(t, withPath(nil, statusfile.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
+}
+
+// The module's words are statusls's: over the real statusls watch --json,
+// reasons() holds what Status.Why says for every kind of record.
+func TestNeovimModuleReasonsStatusls(t *testing.T) {
+	real := realStatusls(t)
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	w := func(kind, tool, detail string) statusfile.Waiting {
+		return statusfile.Waiting{Kind: kind, Tool: tool, Detail: detail, Since: now}
+	}
+	e := func(reason, detail string) statusfile.Ended {
+		return statusfile.Ended{Reason: reason, Detail: detail, At: now}
+	}
+	records := []statusfile.Status{
+		{Session: "p1", State: "blocked", WaitingFor: w("permission", "Bash", "rm -rf build")},
+		{Session: "p2", State: "blocked", WaitingFor: w("permission", "Edit", "")},
+		{Session: "p3", State: "blocked", WaitingFor: w("permission", "", "main.go")},
+		{Session: "q1", State: "blocked", WaitingFor: w("question", "", "Which database?")},
+		{Session: "q2", State: "blocked", WaitingFor: w("question", "", "")},
+		{Session: "a1", State: "blocked", WaitingFor: w("auth", "", "")},
+		{Session: "n1", State: "blocked", WaitingFor: w("newer-kind", "x", "y")},
+		{Session: "b0", State: "blocked"},
+		{Session: "e1", State: "idle", Ended: e("done", "end_turn")},
+		{Session: "e2", State: "idle", Ended: e("cancelled", "")},
+		{Session: "e3", State: "idle", Ended: e("failed", "server_error")},
+		{Session: "e4", State: "idle", Ended: e("failed", "")},
+		{Session: "e5", State: "idle", Ended: e("rate_limited", "429")},
+		{Session: "e6", State: "idle", Ended: e("newer-reason", "why")},
+		{Session: "w1", State: "working"},
+	}
+	want := map[string]string{}
+	for _, r := range records {
+		r.Schema, r.Agent, r.UpdatedAt = statusfile.Schema, "claude-code", now
+		if _, err := statusfile.WriteFile(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		if why := r.Why(); why != "" {
+			want[r.Session] = why
+		}
+	}
+	_, reasons, _ := nvimRun(t, withPath(nil, "STATUS_DIR="+dir), []string{real, "watch", "--json"},
+		"8 blocked (auth, newer-kind, Bash, Edit, permission, question, question) · 1 working · 6 idle")
+	var got map[string]string
+	if err := json.Unmarshal([]byte(reasons), &got); err != nil {
+		t.Fatalf("reasons %q: %v", reasons, err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("reasons\n%v\nwant (Status.Why)\n%v", got, want)
+	}
 }
 
 // The notify scripts run statusls watch with their flags and command; the
