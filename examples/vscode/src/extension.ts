@@ -175,6 +175,7 @@ export function start(context: vscode.ExtensionContext, opts: StartOptions = {})
       return;
     }
     const t = new Tracker(dir, (r) => {
+      if (tracker !== t) return; // a read that ended after the settings changed
       render(t);
       notify(r);
     }, opts.clock ?? realClock);
