@@ -197,16 +197,16 @@ func TestVSCodeSanitizerMatchesGo(t *testing.T) {
 		var title, text string
 		d.ask(t, "title", []byte(raw), &title)
 		if want := statusfile.SanitizeTitle(raw); title != want {
-			t.Errorf("title %q:\n  extension %q\n  statusfile %q", short(raw), short(title), short(want))
+			t.Errorf("title %q:\n  extension %q\n  statusfile %q", vscodeShort(raw), vscodeShort(title), vscodeShort(want))
 		}
 		d.ask(t, "text", []byte(raw), &text)
 		if want := statusfile.SanitizeText(raw); text != want {
-			t.Errorf("text %q:\n  extension %q\n  statusfile %q", short(raw), short(text), short(want))
+			t.Errorf("text %q:\n  extension %q\n  statusfile %q", vscodeShort(raw), vscodeShort(text), vscodeShort(want))
 		}
 	}
 }
 
-func short(s string) string {
+func vscodeShort(s string) string {
 	if len(s) > 80 {
 		return s[:40] + "…" + s[len(s)-40:]
 	}
@@ -271,7 +271,7 @@ func TestVSCodeDecoderMatchesGo(t *testing.T) {
 		var got decoded
 		d.ask(t, "decode", data, &got)
 		if want := goDecode(data); got != want {
-			t.Errorf("%q:\n  extension  %+v\n  statusfile %+v", short(string(data)), got, want)
+			t.Errorf("%q:\n  extension  %+v\n  statusfile %+v", vscodeShort(string(data)), got, want)
 		}
 	}
 }
