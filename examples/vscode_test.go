@@ -214,15 +214,23 @@ func vscodeShort(s string) string {
 }
 
 type decoded struct {
-	Reason  string `json:"reason"`
-	Session string `json:"session"`
-	Agent   string `json:"agent"`
-	PID     int    `json:"pid"`
-	Cwd     string `json:"cwd"`
-	State   string `json:"state"`
-	Title   string `json:"title"`
-	Sec     string `json:"sec"`
-	Nsec    int    `json:"nsec"`
+	Reason     string   `json:"reason"`
+	Session    string   `json:"session"`
+	Agent      string   `json:"agent"`
+	PID        int      `json:"pid"`
+	Cwd        string   `json:"cwd"`
+	State      string   `json:"state"`
+	Title      string   `json:"title"`
+	Sec        string   `json:"sec"`
+	Nsec       int      `json:"nsec"`
+	WaitingFor []string `json:"waitingFor"` // kind, tool, detail, since ("" for none)
+	Ended      []string `json:"ended"`      // reason, detail, at
+	Why        string   `json:"why"`
+}
+
+func (d decoded) String() string {
+	b, _ := json.Marshal(d)
+	return string(b)
 }
 
 func goDecode(data []byte) decoded {
@@ -233,13 +241,82 @@ func goDecode(data []byte) decoded {
 		}
 		return decoded{Reason: err.Error()}
 	}
-	return decoded{Session: s.Session, Agent: s.Agent, PID: s.PID, Cwd: s.Cwd, State: string(s.State), Title: s.Title,
-		Sec: strconv.FormatInt(s.UpdatedAt.Unix(), 10), Nsec: s.UpdatedAt.Nanosecond()}
+	t1 := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(statusfile.TimeLayout)
+	}
+	got := decoded{Session: s.Session, Agent: s.Agent, PID: s.PID, Cwd: s.Cwd, State: string(s.State), Title: s.Title,
+		Sec: strconv.FormatInt(s.UpdatedAt.Unix(), 10), Nsec: s.UpdatedAt.Nanosecond(), Why: s.Why()}
+	if w := s.WaitingFor; w.Kind != "" {
+		got.WaitingFor = []string{w.Kind, w.Tool, w.Detail, t1(w.Since)}
+	}
+	if e := s.Ended; e.Reason != "" {
+		got.Ended = []string{e.Reason, e.Detail, t1(e.At)}
+	}
+	return got
+}
+
+// whyRecords are records with every shape of waitingFor and ended that
+// SPEC.md Y6 speaks of, and strings of every kind in their members.
+func whyRecords(t *testing.T) [][]byte {
+	t.Helper()
+	rec := func(state, extra string) []byte {
+		return []byte(`{"schema":"gentle-shell.agent-status/v1","agent":"a","session":"s","pid":1,"cwd":"/w","state":"` + state +
+			`","task":null,"updatedAt":"2026-12-01T15:04:05.123Z"` + extra + "}")
+	}
+	shapes := []string{
+		`"waitingFor":{"kind":"permission","tool":"Bash","detail":"rm -rf build","since":"2026-12-01T15:04:00.5+01:00"}`,
+		`"waitingFor":{"kind":"permission","tool":"Bash","detail":null,"since":null}`,
+		`"waitingFor":{"kind":"permission","tool":null,"detail":"x"}`,
+		`"waitingFor":{"kind":"question","tool":1,"detail":["x"],"since":"yesterday"}`,
+		`"waitingFor":{"kind":"auth"}`,
+		`"waitingFor":{"kind":"","tool":"Bash"}`,
+		`"waitingFor":{"kind":1}`,
+		`"waitingFor":{"kind":"\u001b[31m"}`,
+		`"waitingFor":"permission"`,
+		`"waitingFor":null`,
+		`"waitingFor":{"kind":"a","kind":"b","detail":"1","detail":"2"}`,
+		`"ended":{"reason":"done","detail":"x","at":"2026-12-01T15:04:05Z"}`,
+		`"ended":{"reason":"cancelled","detail":"x"}`,
+		`"ended":{"reason":"failed","detail":"server_error","at":null}`,
+		`"ended":{"reason":"failed"}`,
+		`"ended":{"reason":"rate_limited","detail":"429"}`,
+		`"ended":{"reason":"timeout","detail":"5m"}`,
+		`"ended":{"reason":""}`,
+		`"ended":[]`,
+		`"waitingFor":{"kind":"question"},"ended":{"reason":"done"}`,
+	}
+	var out [][]byte
+	for _, state := range []string{"blocked", "idle", "working", "reviewing"} {
+		for _, sh := range shapes {
+			out = append(out, rec(state, ","+sh))
+		}
+	}
+	// Random text in every member, around the 64- and 200-unit caps.
+	for i, raw := range sanitizeInputs(t) {
+		if i%7 != 0 {
+			continue
+		}
+		if len(raw) > 300 {
+			raw = raw[len(raw)-190-i%40:]
+		}
+		q, _ := json.Marshal(raw)
+		long := strings.Repeat("k", 60+i%8) + raw
+		ql, _ := json.Marshal(long)
+		out = append(out,
+			rec("blocked", `,"waitingFor":{"kind":`+string(ql)+`,"tool":`+string(q)+`,"detail":`+string(q)+`}`),
+			rec("blocked", `,"waitingFor":{"kind":"permission","tool":`+string(q)+`,"detail":`+string(ql)+`}`),
+			rec("idle", `,"ended":{"reason":`+string(q)+`,"detail":`+string(ql)+`}`))
+	}
+	return out
 }
 
 // The decoder keeps and drops the same records as statusfile's, for the
-// same reasons, with the same fields: on every file of the conformance
-// vectors and the statusfile fuzz corpus.
+// same reasons, with the same fields, waitingFor and ended shown the same
+// and in the same words (statusfile.Status.Why): on every file of the
+// conformance vectors, the statusfile fuzz corpus, and whyRecords.
 func TestVSCodeDecoderMatchesGo(t *testing.T) {
 	node, out := vscodeBuild(t)
 	d := startDiffer(t, node, out)
@@ -267,11 +344,12 @@ func TestVSCodeDecoderMatchesGo(t *testing.T) {
 	if len(inputs) < 100 {
 		t.Fatalf("only %d inputs", len(inputs))
 	}
+	inputs = append(inputs, whyRecords(t)...)
 	for _, data := range inputs {
 		var got decoded
 		d.ask(t, "decode", data, &got)
-		if want := goDecode(data); got != want {
-			t.Errorf("%q:\n  extension  %+v\n  statusfile %+v", vscodeShort(string(data)), got, want)
+		if want := goDecode(data); got.String() != want.String() {
+			t.Errorf("%q:\n  extension  %v\n  statusfile %v", vscodeShort(string(data)), got, want)
 		}
 	}
 }

@@ -5,7 +5,7 @@
 // (UTF-8, U+FFFD per maximal subpart).
 
 import * as readline from "node:readline";
-import { decode, Invalid, sanitizeText, sanitizeTitle } from "../protocol";
+import { decode, Invalid, sanitizeText, sanitizeTitle, view, why } from "../protocol";
 
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
@@ -26,9 +26,15 @@ function answer(req: { op: string; b64: string; max?: number }): unknown {
           nsec += 1_000_000_000n;
           sec -= 1n;
         }
+        const v = view(r);
+        const w = v.waitingFor;
+        const e = v.ended;
         return {
           session: r.session, agent: r.agent ?? "", pid: r.pid, cwd: r.cwd ?? "", state: r.state,
           title: r.title ?? "", sec: String(sec), nsec: Number(nsec),
+          waitingFor: w ? [w.kind, w.tool ?? "", w.detail ?? "", w.since ?? ""] : null,
+          ended: e ? [e.reason, e.detail ?? "", e.at ?? ""] : null,
+          why: why(v),
         };
       } catch (e) {
         if (e instanceof Invalid) return { reason: e.reason };
