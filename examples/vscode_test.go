@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -373,4 +374,62 @@ func FuzzVSCodeSanitizer(f *testing.F) {
 			t.Errorf("text %q:\n  extension %q\n  statusfile %q", raw, text, want)
 		}
 	})
+}
+
+// What statuspub writes for a permission prompt and a rate-limited turn,
+// the extension's reader shows, with the words of SPEC.md Y7 computed
+// from the same fields (TestVSCodeDecoderMatchesGo checks the words).
+func TestVSCodeReaderStatuspub(t *testing.T) {
+	node, out := vscodeBuild(t)
+	home := filepath.Join(t.TempDir(), "home")
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if os.RemoveAll(home) == nil {
+				return
+			}
+		}
+	})
+	agent := exec.Command("sleep", "300")
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	pid := strconv.Itoa(agent.Process.Pid)
+	for _, args := range [][]string{
+		{"--session", "v-1", "--agent", "claude-code", "--state", "blocked", "--waiting-for", "permission", "--tool", "Bash", "--detail", "rm -rf build"},
+		{"--session", "v-2", "--agent", "claude-code", "--state", "idle", "--ended", "rate_limited", "--detail", "rate_limit"},
+	} {
+		cmd := exec.Command(filepath.Join(binDir, "statuspub"), append([]string{"set", "--config-home", home, "--pid", pid}, args...)...)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("statuspub %v: %v %s", args, err, msg)
+		}
+	}
+	cmd := exec.Command(node, filepath.Join(out, "reader-cli.js"))
+	cmd.Env = append(os.Environ(), statusfile.ConfigHomeEnv+"="+home, "STATUS_DIR=")
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(got)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		delete(m, "pid")
+		delete(m, "cwd")
+		if w, ok := m["waitingFor"].(map[string]any); ok && t1.MatchString(fmt.Sprint(w["since"])) {
+			w["since"] = "T1"
+		}
+		if e, ok := m["ended"].(map[string]any); ok && t1.MatchString(fmt.Sprint(e["at"])) {
+			e["at"] = "T1"
+		}
+		lines = append(lines, m)
+	}
+	want := `[{"agent":"claude-code","ended":{"at":"T1","detail":"rate_limit","reason":"rate_limited"},"session":"v-2","state":"idle","title":null,"waitingFor":null},` +
+		`{"agent":"claude-code","ended":null,"session":"v-1","state":"blocked","title":null,"waitingFor":{"detail":"rm -rf build","kind":"permission","since":"T1","tool":"Bash"}}]`
+	if b, _ := json.Marshal(lines); string(b) != want {
+		t.Errorf("the extension's reader shows\n%s\nwant\n%s", b, want)
+	}
 }
