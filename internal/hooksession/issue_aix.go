@@ -1,4 +1,4 @@
-package statuspub
+package hooksession
 
 // issueStamp is 0 on AIX, whose golang.org/x/sys/unix has no
 // clock_gettime: updates are then applied in the order they take the lock,

@@ -1,6 +1,6 @@
 //go:build darwin
 
-package statuspub
+package hooksession
 
 import (
 	"bytes"

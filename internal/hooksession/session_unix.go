@@ -1,6 +1,6 @@
 //go:build unix
 
-package statuspub
+package hooksession
 
 import (
 	"errors"
@@ -18,23 +18,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// updateLockWait is how long a short-lived command (set, clear, a hook)
+// LockWait is how long a short-lived command (set, clear, a hook)
 // waits for the session's write lock before it gives up and says so
 // (SPEC.md H10). Holders keep it for one read and one write, well under a
 // millisecond, but hundreds of updates of one session queue behind each
 // other on a loaded machine: waiting long is what keeps them from being
 // lost. It stays under the hook timeouts of the agents (Claude Code: 60 s
 // by default). A variable for tests.
-var updateLockWait = 30 * time.Second
+var LockWait = 30 * time.Second
 
 // ownerLockWait is how long the heartbeat owner waits for the write lock;
 // it tries again at its next heartbeat.
 const ownerLockWait = 2 * time.Second
 
-// setRecord applies ch to the session's record in dir under the write
+// Set applies ch to the session's record in dir under the write
 // lock, and starts a heartbeat owner (the program exe) when none runs and
 // the record names a process. exe "" starts none.
-func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Status, error) {
+func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, error) {
 	issued := issueStamp()
 	testhook.At(testhook.UpdateIssued, session)
 	s, err := openSession(dir, session, true)
@@ -42,7 +42,7 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 		return statusfile.Status{}, err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(updateLockWait)
+	l, err := s.lockWrite(LockWait)
 	if err != nil {
 		return statusfile.Status{}, err
 	}
@@ -57,10 +57,10 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 		return statusfile.Status{}, nil
 	}
 	cur, exists, rerr := s.read()
-	if ch.task != nil {
+	if ch.Task != nil {
 		tasks := s.readTasks()
-		if title := tasks.apply(*ch.task); title != nil {
-			ch.title = title
+		if title := tasks.apply(*ch.Task); title != nil {
+			ch.Title = title
 		}
 		if err := s.writeTasks(tasks); err != nil {
 			l.release()
@@ -69,9 +69,9 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 	}
 	found := exists && rerr == nil
 	stamps.order(&ch, issued, cur.PID, found)
-	newSource := ch.source != nil && (stamps.Source == nil || *stamps.Source != *ch.source)
+	newSource := ch.Source != nil && (stamps.Source == nil || *stamps.Source != *ch.Source)
 	if newSource {
-		stamps.Source = ch.source
+		stamps.Source = ch.Source
 	}
 	// A file that is there but unreadable is refused by the write below if
 	// it is unsafe; a corrupt record of ours is replaced.
@@ -108,9 +108,9 @@ func setRecord(dir, session string, ch change, wd, exe string) (statusfile.Statu
 	return rec, nil
 }
 
-// clearRecord removes the session's record and tells its heartbeat owner,
+// Clear removes the session's record and tells its heartbeat owner,
 // if one runs, to look and exit.
-func clearRecord(dir, session string) error {
+func Clear(dir, session string) error {
 	issued := issueStamp()
 	s, err := openSession(dir, session, false)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,7 +120,7 @@ func clearRecord(dir, session string) error {
 		return err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(updateLockWait)
+	l, err := s.lockWrite(LockWait)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ type owner struct {
 	f         *follower
 }
 
-// runOwner is the heartbeat owner of session in dir. It takes the owner
+// RunOwner is the heartbeat owner of session in dir. It takes the owner
 // lock (and exits at once, successfully, when another process holds it),
 // then until it exits:
 //
@@ -237,7 +237,7 @@ type owner struct {
 //
 // A record whose pid changes (the agent restarted under the same session)
 // binds the owner to the new process.
-func runOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signal) error {
+func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signal) error {
 	nudge := make(chan os.Signal, 1)
 	// Before the lock is held: clear signals whoever holds it.
 	signal.Notify(nudge, unix.SIGUSR1)
@@ -398,9 +398,9 @@ func (o *owner) exitLocked(l *heldLock, remove bool) error {
 	return err
 }
 
-// processExists reports whether a process has pid on this host: kill(pid,
+// ProcessExists reports whether a process has pid on this host: kill(pid,
 // 0) succeeds or is refused for permission.
-func processExists(pid int) bool {
+func ProcessExists(pid int) bool {
 	err := unix.Kill(pid, 0)
 	return err == nil || err == unix.EPERM
 }

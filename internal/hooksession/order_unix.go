@@ -1,6 +1,6 @@
 //go:build unix
 
-package statuspub
+package hooksession
 
 import (
 	"encoding/json"
@@ -67,7 +67,7 @@ func (l *heldLock) writeStamps(st fieldStamps) error {
 // order drops from ch the fields that an update started after it has
 // already set, and records ch's stamp for the fields it keeps. cur is the
 // record on disk, whose pid an older update keeps.
-func (st *fieldStamps) order(ch *change, issued int64, cur int, found bool) {
+func (st *fieldStamps) order(ch *Change, issued int64, cur int, found bool) {
 	newer := func(last *int64) bool {
 		if issued < *last {
 			return false
@@ -75,19 +75,19 @@ func (st *fieldStamps) order(ch *change, issued int64, cur int, found bool) {
 		*last = issued
 		return true
 	}
-	if ch.state != "" && !newer(&st.State) {
-		ch.state = ""
+	if ch.State != "" && !newer(&st.State) {
+		ch.State = ""
 	}
-	if ch.title != nil && !newer(&st.Title) {
-		ch.title = nil
+	if ch.Title != nil && !newer(&st.Title) {
+		ch.Title = nil
 	}
-	if ch.agent != "" && !newer(&st.Agent) {
-		ch.agent = ""
+	if ch.Agent != "" && !newer(&st.Agent) {
+		ch.Agent = ""
 	}
-	if ch.cwd != "" && !newer(&st.Cwd) {
-		ch.cwd = ""
+	if ch.Cwd != "" && !newer(&st.Cwd) {
+		ch.Cwd = ""
 	}
 	if !newer(&st.PID) && found {
-		ch.pid = cur
+		ch.PID = cur
 	}
 }

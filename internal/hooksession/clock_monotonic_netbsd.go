@@ -1,4 +1,4 @@
-package statuspub
+package hooksession
 
 // clockMonotonic is NetBSD's CLOCK_MONOTONIC (<sys/time.h>), which
 // golang.org/x/sys/unix does not define for NetBSD.

@@ -1,25 +1,17 @@
-package statuspub
+package hooksession
 
 import (
+	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Claude Code's task tools (TaskCreate, TaskUpdate, and the TaskCreated and
 // TaskCompleted hook events) replace TodoWrite in newer versions. Unlike
-// TodoWrite, which rewrites the whole list, they change one task at a time,
+// TodoWrite, which rewrites the whole list, they Change one task at a time,
 // and TaskUpdate names the task by id only. So the adapter keeps the
 // session's tasks (id, subject, status) between hooks in a dot-file next to
 // the record, .<hash>.tasks, read and written under the write lock and
 // removed with the record.
-
-// taskOp is one change to a session's task list.
-type taskOp struct {
-	id         string
-	create     bool
-	subject    string // "" leaves it
-	activeForm string // "" leaves it
-	status     string // "" leaves it; "deleted" removes the task
-}
 
 // taskEntry is one task of a session.
 type taskEntry struct {
@@ -40,37 +32,37 @@ const maxTasks = 256
 // (else the activeForm) of the first task in progress, in the order the
 // tasks were created; "" when none is in progress; nil (keep the title)
 // when the task in progress has neither.
-func (l *taskList) apply(op taskOp) *string {
+func (l *taskList) apply(op agenthook.TaskOp) *string {
 	i := -1
 	for j := range l.Tasks {
-		if l.Tasks[j].ID == op.id {
+		if l.Tasks[j].ID == op.ID {
 			i = j
 			break
 		}
 	}
-	if i < 0 && op.status != "deleted" {
+	if i < 0 && op.Status != "deleted" {
 		status := "pending"
-		if op.status != "" {
-			status = op.status
+		if op.Status != "" {
+			status = op.Status
 		}
-		l.Tasks = append(l.Tasks, taskEntry{ID: op.id, Status: status})
+		l.Tasks = append(l.Tasks, taskEntry{ID: op.ID, Status: status})
 		l.trim()
-		i = l.index(op.id)
+		i = l.index(op.ID)
 	}
 	if i >= 0 {
 		t := &l.Tasks[i]
-		if op.subject != "" {
-			t.Subject = statusfile.SanitizeTitle(op.subject)
+		if op.Subject != "" {
+			t.Subject = statusfile.SanitizeTitle(op.Subject)
 		}
-		if op.activeForm != "" {
-			t.ActiveForm = statusfile.SanitizeTitle(op.activeForm)
+		if op.ActiveForm != "" {
+			t.ActiveForm = statusfile.SanitizeTitle(op.ActiveForm)
 		}
-		switch op.status {
+		switch op.Status {
 		case "":
 		case "deleted":
 			l.Tasks = append(l.Tasks[:i], l.Tasks[i+1:]...)
 		default:
-			t.Status = op.status
+			t.Status = op.Status
 		}
 	}
 	for _, t := range l.Tasks {

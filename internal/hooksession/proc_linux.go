@@ -1,6 +1,6 @@
 //go:build linux
 
-package statuspub
+package hooksession
 
 import "github.com/agentstatus/agentstatus/internal/procfs"
 

@@ -1,12 +1,14 @@
-package statuspub
+//go:build unix && !linux && !aix
+
+package hooksession
 
 import "golang.org/x/sys/unix"
 
 // issueStamp is the time an update starts, in nanoseconds of
-// CLOCK_BOOTTIME: shared by every process, never set, counting suspend.
+// CLOCK_MONOTONIC: shared by every process and never set.
 func issueStamp() int64 {
 	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+	if unix.ClockGettime(clockMonotonic, &ts) != nil {
 		return 0
 	}
 	return ts.Nano()

@@ -1,6 +1,6 @@
 //go:build aix
 
-package statuspub
+package hooksession
 
 import (
 	"io"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package statuspub
+package hooksession
 
 import (
 	"encoding/json"
@@ -45,7 +45,7 @@ func (s *sessionDir) writeTasks(l taskList) error {
 	if err != nil {
 		return err
 	}
-	tmp := s.tasksName + ".tmp"
+	tmp := s.tasksName + tmpExt
 	unix.Unlinkat(s.fd, tmp, 0) // left by a crash
 	fd, err := unix.Openat(s.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.FileMode))
 	if err != nil {

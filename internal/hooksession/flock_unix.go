@@ -1,6 +1,6 @@
 //go:build unix && !aix
 
-package statuspub
+package hooksession
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package statuspub
+package hooksession
 
 import (
 	"io"
@@ -18,7 +18,7 @@ import (
 // state (SPEC.md §13.3), for the moments its hooks are silent. It never
 // polls: fsnotify tells it when the file changes, and it reads the file
 // then. What the file says is an update like a hook's, stamped when the
-// change was seen and applied under the write lock (H12), so that of a
+// Change was seen and applied under the write lock (H12), so that of a
 // hook and the file, whichever is newer wins.
 
 // maxSourceFile bounds what is read of a source file.
@@ -255,7 +255,7 @@ func (f *follower) read() (statusfile.State, string, bool) {
 }
 
 // applyObserved writes what a source said into the record, under the write
-// lock, unless a newer update (a hook started after the change was seen,
+// lock, unless a newer update (a hook started after the Change was seen,
 // or a clear) has set the state since.
 func (o *owner) applyObserved(ob observed) {
 	l, err := o.s.lockWrite(ownerLockWait)

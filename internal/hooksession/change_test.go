@@ -1,4 +1,4 @@
-package statuspub
+package hooksession
 
 import (
 	"testing"
@@ -12,20 +12,20 @@ func TestChangeApply(t *testing.T) {
 		State: statusfile.Blocked, Title: "Fix it", UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))}
 	tests := []struct {
 		name  string
-		ch    change
+		ch    Change
 		cur   statusfile.Status
 		found bool
 		want  statusfile.Status
 	}{
-		{"defaults without a record", change{pid: 7}, statusfile.Status{}, false,
+		{"defaults without a record", Change{PID: 7}, statusfile.Status{}, false,
 			statusfile.Status{Agent: "statuspub", PID: 7, Cwd: "/wd", State: statusfile.Idle}},
-		{"everything kept but the pid", change{pid: 11}, disk, true,
+		{"everything kept but the pid", Change{PID: 11}, disk, true,
 			statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code", Session: "s", PID: 11, Cwd: "/w", State: statusfile.Blocked, Title: "Fix it", UpdatedAt: disk.UpdatedAt.UTC()}},
-		{"state and title", change{state: statusfile.Working, title: ptr("\x1b[31mNext\x1b[0m"), pid: 10}, disk, true,
+		{"state and title", Change{State: statusfile.Working, Title: ptr("\x1b[31mNext\x1b[0m"), PID: 10}, disk, true,
 			statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code", Session: "s", PID: 10, Cwd: "/w", State: statusfile.Working, Title: "Next", UpdatedAt: disk.UpdatedAt.UTC()}},
-		{"no title, agent and cwd", change{title: ptr(""), agent: "codex", cwd: "/v", pid: 10}, disk, true,
+		{"no title, agent and cwd", Change{Title: ptr(""), Agent: "codex", Cwd: "/v", PID: 10}, disk, true,
 			statusfile.Status{Schema: statusfile.Schema, Agent: "codex", Session: "s", PID: 10, Cwd: "/v", State: statusfile.Blocked, UpdatedAt: disk.UpdatedAt.UTC()}},
-		{"unknown state on disk becomes idle", change{pid: 1}, statusfile.Status{State: "sleeping", Session: "s"}, true,
+		{"unknown state on disk becomes idle", Change{PID: 1}, statusfile.Status{State: "sleeping", Session: "s"}, true,
 			statusfile.Status{Session: "s", PID: 1, State: statusfile.Idle}},
 	}
 	for _, tt := range tests {
@@ -46,22 +46,22 @@ func TestChangeApplyWhy(t *testing.T) {
 	tests := []struct {
 		name string
 		cur  statusfile.Status
-		ch   change
+		ch   Change
 		want statusfile.Status
 	}{
-		{"a wait begins now", working, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git push"}},
+		{"a wait begins now", working, Change{State: statusfile.Blocked, Wait: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git push"}},
 			statusfile.Status{State: statusfile.Blocked, WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git push", Since: now}}},
-		{"a late notification keeps the tool and the start", blocked, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "permission"}}, blocked},
-		{"even of another kind", blocked, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "question"}}, blocked},
-		{"blocked without a wait keeps it", blocked, change{state: statusfile.Blocked}, blocked},
-		{"a second tool of the same wait keeps its start", blocked, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git tag"}},
+		{"a late notification keeps the tool and the start", blocked, Change{State: statusfile.Blocked, Wait: statusfile.Waiting{Kind: "permission"}}, blocked},
+		{"even of another kind", blocked, Change{State: statusfile.Blocked, Wait: statusfile.Waiting{Kind: "question"}}, blocked},
+		{"blocked without a wait keeps it", blocked, Change{State: statusfile.Blocked}, blocked},
+		{"a second tool of the same wait keeps its start", blocked, Change{State: statusfile.Blocked, Wait: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git tag"}},
 			statusfile.Status{State: statusfile.Blocked, WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git tag", Since: t0}}},
-		{"a question after a permission begins now", blocked, change{state: statusfile.Blocked, wait: &statusfile.Waiting{Kind: "question", Detail: "Which?"}},
+		{"a question after a permission begins now", blocked, Change{State: statusfile.Blocked, Wait: statusfile.Waiting{Kind: "question", Detail: "Which?"}},
 			statusfile.Status{State: statusfile.Blocked, WaitingFor: statusfile.Waiting{Kind: "question", Detail: "Which?", Since: now}}},
-		{"a wait whose state an older update lost is dropped", working, change{wait: &statusfile.Waiting{Kind: "permission"}}, working},
-		{"the turn ends", working, change{state: statusfile.Idle, ended: &statusfile.Ended{Reason: "cancelled"}},
+		{"a wait whose state an older update lost is dropped", working, Change{Wait: statusfile.Waiting{Kind: "permission"}}, working},
+		{"the turn ends", working, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "cancelled"}},
 			statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "cancelled", At: now}}},
-		{"no detail", working, change{state: statusfile.Idle, ended: &statusfile.Ended{Reason: "failed", Detail: "server_error"}, noDetail: true},
+		{"no detail", working, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed", Detail: "server_error"}, NoDetail: true},
 			statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed", At: now}}},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package statuspub
+package hooksession
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 	"github.com/agentstatus/agentstatus/reader"
 )
 
-// endOtherSessions removes the records of the sessions other than session
+// EndOtherSessions removes the records of the sessions other than session
 // whose agent is pid: a process that has started a new session in place of
 // its old one (Codex's /clear) no longer shows the old one. A process that
 // serves several sessions at once, or one this host cannot tell (no
 // /proc), keeps them all.
-func endOtherSessions(dir, session string, pid int) error {
+func EndOtherSessions(dir, session string, pid int) error {
 	if pid <= 0 || !singleClient(pid) {
 		return nil
 	}
@@ -28,7 +28,7 @@ func endOtherSessions(dir, session string, pid int) error {
 			continue
 		}
 		if e.Status.PID == pid && e.Status.Session != session {
-			if err := clearRecord(dir, e.Status.Session); err != nil {
+			if err := Clear(dir, e.Status.Session); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package statuspub
+package hooksession
 
 import "errors"
 

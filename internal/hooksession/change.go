@@ -1,4 +1,4 @@
-package statuspub
+package hooksession
 
 import (
 	"errors"
@@ -11,41 +11,41 @@ import (
 
 // ErrNotSupported is what set, clear and the hook adapters report on
 // platforms without the file locks they rely on (Windows).
-var ErrNotSupported = errors.New("statuspub: set, clear and the hook adapters are not supported on this platform")
+var ErrNotSupported = errors.New("hooksession: set, clear and the hook adapters are not supported on this platform")
 
 // ErrLockTimeout is returned when a session's lock file stays locked for
 // longer than a short-lived command may wait.
-var ErrLockTimeout = errors.New("statuspub: timed out waiting for the session's lock")
+var ErrLockTimeout = errors.New("hooksession: timed out waiting for the session's lock")
 
 // defaultSetAgent is the "agent" of a record made by 'statuspub set' without
 // --agent and without a record on disk to keep.
 const defaultSetAgent = "statuspub"
 
-// change is what one short-lived command (set, or a hook adapter) does to a
+// Change is what one short-lived command (set, or a hook adapter) does to a
 // session's record. Empty and nil fields keep what is on disk.
-type change struct {
-	state statusfile.State // "" keeps the state
-	title *string          // nil keeps the title; "" means no title
-	agent string           // "" keeps the agent
-	cwd   string           // "" keeps the cwd
-	pid   int              // the agent's process; always written
-	task  *taskOp          // a change to the session's task list
-	// source is the file the agent keeps its state in (nil: unchanged).
-	source *agenthook.Source
-	// wait says what a change to blocked waits for, ended how a change
-	// to idle ended a turn (nil: nothing new is known; SPEC.md §4.4).
+type Change struct {
+	State statusfile.State  // "" keeps the state
+	Title *string           // nil keeps the title; "" means no title
+	Agent string            // "" keeps the agent
+	Cwd   string            // "" keeps the cwd
+	PID   int               // the agent's process; always written
+	Task  *agenthook.TaskOp // a change to the session's task list
+	// Source is the file the agent keeps its state in (nil: unchanged).
+	Source *agenthook.Source
+	// Wait says what a change to blocked waits for, Ended how a change
+	// to idle ended a turn (zero: nothing new is known; SPEC.md §4.4).
 	// Each applies only with its state, and goes with it.
-	wait  *statusfile.Waiting
-	ended *statusfile.Ended
-	// noDetail leaves their detail out (--no-detail, AGENTSTATUS_NO_DETAIL).
-	noDetail bool
+	Wait  statusfile.Waiting
+	Ended statusfile.Ended
+	// NoDetail leaves their detail out (--no-detail, AGENTSTATUS_NO_DETAIL).
+	NoDetail bool
 }
 
-// apply returns the record that change makes of cur, the record on disk
+// apply returns the record that c makes of cur, the record on disk
 // (found reports whether there was one). Without a record on disk the
 // defaults are state idle, no title, agent statuspub, and the working
 // directory wd. now stamps a wait or a turn's end that begins.
-func (c change) apply(cur statusfile.Status, found bool, wd string, now time.Time) statusfile.Status {
+func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Time) statusfile.Status {
 	rec := statusfile.Status{State: statusfile.Idle, Agent: defaultSetAgent, Cwd: wd}
 	if found {
 		rec = cur
@@ -56,31 +56,31 @@ func (c change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 		}
 	}
 	prev := rec
-	if c.state != "" {
-		rec.State = c.state
+	if c.State != "" {
+		rec.State = c.State
 	}
-	if c.state == statusfile.Blocked && c.wait != nil {
-		rec.WaitingFor = mergeWait(prev, *c.wait, now)
+	if c.State == statusfile.Blocked && c.Wait.Kind != "" {
+		rec.WaitingFor = mergeWait(prev, c.Wait, now)
 	}
-	if c.state == statusfile.Idle && c.ended != nil {
-		rec.Ended = *c.ended
+	if c.State == statusfile.Idle && c.Ended.Reason != "" {
+		rec.Ended = c.Ended
 		if rec.Ended.At.IsZero() {
 			rec.Ended.At = now
 		}
 	}
-	if c.noDetail {
+	if c.NoDetail {
 		rec.WaitingFor.Detail, rec.Ended.Detail = "", ""
 	}
-	if c.title != nil {
-		rec.Title = *c.title
+	if c.Title != nil {
+		rec.Title = *c.Title
 	}
-	if c.agent != "" {
-		rec.Agent = c.agent
+	if c.Agent != "" {
+		rec.Agent = c.Agent
 	}
-	if c.cwd != "" {
-		rec.Cwd = c.cwd
+	if c.Cwd != "" {
+		rec.Cwd = c.Cwd
 	}
-	rec.PID = c.pid
+	rec.PID = c.PID
 	rec.Title = statusfile.SanitizeTitle(rec.Title)
 	rec.UpdatedAt = rec.UpdatedAt.UTC()
 	return rec

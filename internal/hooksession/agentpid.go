@@ -1,4 +1,4 @@
-package statuspub
+package hooksession
 
 import (
 	"os"
@@ -57,7 +57,7 @@ func agentPID(parent int, lookup func(pid int) (procInfo, error)) int {
 	return pid
 }
 
-// defaultAgentPID is [agentPID] for the current process.
-func defaultAgentPID() int {
+// AgentPID is [agentPID] for the current process.
+func AgentPID() int {
 	return agentPID(os.Getppid(), lookupProc)
 }

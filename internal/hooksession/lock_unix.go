@@ -1,6 +1,6 @@
 //go:build unix
 
-package statuspub
+package hooksession
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,26 +16,6 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
 )
-
-// A session's files in the status directory. Readers ignore every name that
-// starts with a dot (SPEC.md R3):
-//
-//	<hash>.json        the record
-//	.<hash>.lock       the write lock: flock(2) (AIX: fcntl), held around every
-//	                   read-modify-write of the record (set, clear, heartbeat)
-//	.<hash>.owner      the owner lock: a POSIX record lock (fcntl F_SETLK) held
-//	                   by the heartbeat owner for its whole life; F_GETLK
-//	                   tells others whether an owner runs, and its pid
-//	.<hash>.tasks      the task list of claude-hook (see taskList), written
-//	                   under the write lock, removed with the record
-//
-// A lock file is removed only by a process that holds it; a process that
-// has just acquired a lock checks that the name still leads to the file it
-// locked, and starts again when it does not.
-func lockNames(session string) (write, owner string) {
-	base := strings.TrimSuffix(statusfile.FileName(session), ".json")
-	return "." + base + ".lock", "." + base + ".owner"
-}
 
 // sessionDir is one session's place in an opened status directory.
 type sessionDir struct {
@@ -67,9 +46,9 @@ func openSession(dir, session string, create bool) (*sessionDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, o := lockNames(session)
+	w, o, tasks := Names(session)
 	return &sessionDir{path: dir, pd: pd, fd: pd.Fd(), session: session, name: statusfile.FileName(session),
-		writeName: w, ownerName: o, tasksName: strings.TrimSuffix(w, ".lock") + ".tasks"}, nil
+		writeName: w, ownerName: o, tasksName: tasks}, nil
 }
 
 func (s *sessionDir) Close() error { return s.pd.Close() }

@@ -1,4 +1,4 @@
-package statuspub
+package hooksession
 
 import (
 	"os"
