@@ -46,7 +46,7 @@ func openSession(dir, session string, create bool) (*sessionDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, o, tasks := Names(session)
+	w, o, tasks := Names(statusfile.FileName(session))
 	return &sessionDir{path: dir, pd: pd, fd: pd.Fd(), session: session, name: statusfile.FileName(session),
 		writeName: w, ownerName: o, tasksName: tasks}, nil
 }

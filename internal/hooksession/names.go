@@ -29,10 +29,10 @@ const (
 	tmpExt   = ".tmp"
 )
 
-// Names returns the names of session's write lock, owner lock and task
-// list in the status directory.
-func Names(session string) (lock, owner, tasks string) {
-	base := "." + strings.TrimSuffix(statusfile.FileName(session), ".json")
+// Names returns the names of the write lock, owner lock and task list of
+// the session whose record is named record (statusfile.FileName).
+func Names(record string) (lock, owner, tasks string) {
+	base := "." + strings.TrimSuffix(record, ".json")
 	return base + lockExt, base + ownerExt, base + tasksExt
 }
 

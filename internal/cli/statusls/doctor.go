@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/hooksession"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/internal/shquote"
@@ -321,18 +322,19 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 // ignoredKind names a file readers ignore: statuspub's lock, owner and
 // task files, a publisher's temporary file, or something else.
 func ignoredKind(name string) (kind, what string) {
-	if hash, suffix, ok := strings.Cut(strings.TrimPrefix(name, "."), "."); ok && strings.HasPrefix(name, ".") && statusfile.IsStatusName(hash+".json") {
-		switch suffix {
-		case "lock":
-			return "write-lock", "statuspub's write lock of a session: harmless, kept for the next write (R3)"
-		case "owner":
-			return "owner-lock", "statuspub's owner lock: held by the process that heartbeats a session (R3)"
-		case "tasks", "tasks.tmp":
-			return "tasks", "statuspub's task list of a session, for the hook adapters' titles (R3)"
-		}
-		if strings.HasPrefix(suffix, "json") {
-			return "temporary", "a publisher's temporary file, renamed into place when complete (R3)"
-		}
+	switch k, _ := hooksession.FileKind(name); k {
+	case "lock":
+		return "write-lock", "statuspub's write lock of a session: harmless, kept for the next write (R3)"
+	case "owner":
+		return "owner-lock", "statuspub's owner lock: held by the process that heartbeats a session (R3)"
+	case "tasks":
+		return "tasks", "statuspub's task list of a session, for the hook adapters' titles (R3)"
+	}
+	if _, _, ok := statusfile.ParseTempName(name); ok {
+		return "temporary", "a publisher's temporary file, renamed into place when complete (R3)"
+	}
+	if _, ok := statusfile.ParseLegacyTempName(name); ok {
+		return "temporary", "an earlier version's temporary file: prune removes it once it is old (R3, D5)"
 	}
 	if strings.HasPrefix(name, ".") {
 		return "other", "dot-file: hidden from readers (R3)"

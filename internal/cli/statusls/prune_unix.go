@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/hooksession"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -36,15 +37,15 @@ func (g *pruneGuard) close() { g.pd.Close() }
 // write lock, and keeps a session whose heartbeat owner runs: busy says
 // why it kept it.
 func (g *pruneGuard) remove(d *reader.Dir, e *reader.Entry) (ok bool, busy string, err error) {
-	base := strings.TrimSuffix(e.Name, ".json")
-	held, err := g.pd.RecordLockHeld("." + base + ".owner")
+	lock, owner, _ := hooksession.Names(e.Name)
+	held, err := g.pd.RecordLockHeld(owner)
 	if err != nil {
 		return false, "", err
 	}
 	if held {
 		return false, "its heartbeat owner runs", nil
 	}
-	l, err := g.pd.TryFlock("." + base + ".lock")
+	l, err := g.pd.TryFlock(lock)
 	if err != nil {
 		return false, "", err
 	}

@@ -90,7 +90,7 @@ func TestSetGivesUpOnAHeldLock(t *testing.T) {
 	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "idle"); code != 0 || stderr != "" {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
-	lock, _, _ := hooksession.Names("l")
+	lock, _, _ := hooksession.Names(statusfile.FileName("l"))
 	f, err := os.OpenFile(filepath.Join(dir, lock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +221,7 @@ func TestUpdateStartedLastWins(t *testing.T) {
 	}
 	// The stamps live in the write lock file, kept while an owner runs:
 	// play one by holding the owner lock.
-	_, ownerName, _ := hooksession.Names("o")
+	_, ownerName, _ := hooksession.Names(statusfile.FileName("o"))
 	defer holdRecordLock(t, filepath.Join(dir, ownerName))()
 	issued, overtaken := make(chan struct{}), make(chan struct{})
 	var first atomic.Bool
@@ -261,7 +261,7 @@ func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
 	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "c", "--pid", "0", "--state", "working"); code != 0 {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
-	_, ownerName, _ := hooksession.Names("c")
+	_, ownerName, _ := hooksession.Names(statusfile.FileName("c"))
 	holder := holdRecordLock(t, filepath.Join(dir, ownerName))
 	defer holder()
 	issued, cleared := make(chan struct{}), make(chan struct{})
