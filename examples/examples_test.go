@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -364,7 +365,23 @@ func TestTmuxKeepsUserOptions(t *testing.T) {
 // config home, bound to a process that lives as long as the test.
 func publishBlocked(t *testing.T) string {
 	t.Helper()
-	home := filepath.Join(t.TempDir(), "home")
+	home, pid := standInAgent(t)
+	for _, s := range [][]string{{"ex-1", "blocked"}, {"ex-2", "working"}} {
+		out, err := exec.Command(filepath.Join(binDir, "statuspub"), "set", "--config-home", home, "--session", s[0],
+			"--state", s[1], "--pid", pid).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+	}
+	return home
+}
+
+// standInAgent starts a process for statuspub set's records to live in,
+// killed when the test ends, and returns a config home for them and its
+// pid.
+func standInAgent(t *testing.T) (home, pid string) {
+	t.Helper()
+	home = filepath.Join(t.TempDir(), "home")
 	// Runs after the agent is killed (cleanups run last first): the
 	// owners statuspub set started then remove their files; wait for
 	// them, so that the temporary directory is removed after them.
@@ -380,14 +397,7 @@ func publishBlocked(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	for _, s := range [][]string{{"ex-1", "blocked"}, {"ex-2", "working"}} {
-		out, err := exec.Command(filepath.Join(binDir, "statuspub"), "set", "--config-home", home, "--session", s[0],
-			"--state", s[1], "--pid", fmt.Sprint(agent.Process.Pid)).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v %s", err, out)
-		}
-	}
-	return home
+	return home, strconv.Itoa(agent.Process.Pid)
 }
 
 func TestTmuxStatusRightStatusls(t *testing.T) {

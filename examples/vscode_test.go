@@ -381,20 +381,7 @@ func FuzzVSCodeSanitizer(f *testing.F) {
 // from the same fields (TestVSCodeDecoderMatchesGo checks the words).
 func TestVSCodeReaderStatuspub(t *testing.T) {
 	node, out := vscodeBuild(t)
-	home := filepath.Join(t.TempDir(), "home")
-	t.Cleanup(func() {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if os.RemoveAll(home) == nil {
-				return
-			}
-		}
-	})
-	agent := exec.Command("sleep", "300")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	pid := strconv.Itoa(agent.Process.Pid)
+	home, pid := standInAgent(t)
 	for _, args := range [][]string{
 		{"--session", "v-1", "--agent", "claude-code", "--state", "blocked", "--waiting-for", "permission", "--tool", "Bash", "--detail", "rm -rf build"},
 		{"--session", "v-2", "--agent", "claude-code", "--state", "idle", "--ended", "rate_limited", "--detail", "rate_limit"},
