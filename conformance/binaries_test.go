@@ -19,3 +19,15 @@ func toolkitCommand(t testing.TB, name string) string {
 }
 
 func cleanupBinaries() { testbin.Cleanup() }
+
+// helperExe returns the program that runs the suite's test reader,
+// publisher and hook adapter: this test binary, built without -race when
+// it has the race runtime (testbin.Helper).
+func helperExe(t testing.TB) string {
+	t.Helper()
+	exe, err := testbin.Helper()
+	if err != nil {
+		t.Fatalf("building the helpers: %v", err)
+	}
+	return exe
+}

@@ -52,11 +52,7 @@ func TestMain(m *testing.M) {
 // helperCommand is the command line that runs a helper.
 func helperCommand(t testing.TB, kind, flaw string) []string {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []string{exe, "-conform-helper", kind, flaw}
+	return []string{helperExe(t), "-conform-helper", kind, flaw}
 }
 
 // errFatal is an error that ends a listing (for flawed readers).

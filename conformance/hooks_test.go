@@ -214,11 +214,7 @@ func hookHelper(agent, flaw string, in io.Reader) error {
 
 func helperHookOptions(t *testing.T, agent, flaw string) HookOptions {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return HookOptions{Command: []string{exe}, Env: []string{hookHelperEnv + "=" + agent + ":" + flaw}, Timeout: 20 * time.Second}
+	return HookOptions{Command: []string{helperExe(t)}, Env: []string{hookHelperEnv + "=" + agent + ":" + flaw}, Timeout: 20 * time.Second}
 }
 
 func TestHookTracesParse(t *testing.T) {

@@ -135,6 +135,7 @@ func ocSteps() []ocStep {
 // With a stand-in statuspub: one child for the whole life of the plugin,
 // started as `statuspub serve` for this process, and only changes sent.
 func TestOpenCodePluginProtocol(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join(t.TempDir(), "stub")
 	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join("opencode", "testdata", "stub-statuspub.sh"), "STUB_LOG="+log)
 	for _, st := range ocSteps() {
@@ -183,6 +184,7 @@ func TestOpenCodePluginProtocol(t *testing.T) {
 // permission prompt waited.) Also with two copies of the plugin file
 // loaded (installed globally and in a project).
 func TestOpenCodePluginFolders(t *testing.T) {
+	t.Parallel()
 	status := func(id, typ string) map[string]any {
 		return map[string]any{"sessionID": id, "status": map[string]any{"type": typ}}
 	}
@@ -216,6 +218,7 @@ func TestOpenCodePluginFolders(t *testing.T) {
 `
 	for _, imports := range []string{"once", "copies"} {
 		t.Run(imports, func(t *testing.T) {
+			t.Parallel()
 			log := filepath.Join(t.TempDir(), "stub")
 			dirs := []string{t.TempDir(), t.TempDir()}
 			h := startOpenCodeFolders(t, dirs, "AGENTSTATUS_STATUSPUB="+filepath.Join("opencode", "testdata", "stub-statuspub.sh"),
@@ -242,6 +245,7 @@ func TestOpenCodePluginFolders(t *testing.T) {
 // state and title, with the OpenCode process's pid; when OpenCode exits
 // the record goes.
 func TestOpenCodePluginEndToEnd(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join(binDir, "statuspub"), "GENTLE_PI_CONFIG_HOME="+home)
 	session := fmt.Sprintf("opencode-%d", h.pid)
@@ -282,6 +286,7 @@ func TestOpenCodePluginEndToEnd(t *testing.T) {
 
 // Without statuspub the plugin stays silent and OpenCode goes on.
 func TestOpenCodePluginWithoutStatuspub(t *testing.T) {
+	t.Parallel()
 	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join(t.TempDir(), "missing"))
 	for _, st := range ocSteps()[:5] {
 		h.event(st.typ, st.props)
@@ -311,6 +316,7 @@ func waitForFile(t *testing.T, path string, ok func(string) bool) {
 // agent's screen showed then). Replayed into the plugin with the real
 // statuspub, the record follows the screen.
 func TestOpenCodePluginRealEvents(t *testing.T) {
+	t.Parallel() // each run has its own folders, config home and OpenCode process
 	traces, _ := filepath.Glob(filepath.Join("opencode", "testdata", "real-*.txtar"))
 	if len(traces) == 0 {
 		t.Fatal("no recorded events")
@@ -326,6 +332,7 @@ func TestOpenCodePluginRealEvents(t *testing.T) {
 		}
 		for _, f := range ar.Files {
 			t.Run(filepath.Base(trace)+"/"+f.Name, func(t *testing.T) {
+				t.Parallel()
 				home := filepath.Join(t.TempDir(), "home")
 				h := startOpenCodeFolders(t, []string{t.TempDir(), t.TempDir()},
 					"AGENTSTATUS_STATUSPUB="+filepath.Join(binDir, "statuspub"), "GENTLE_PI_CONFIG_HOME="+home)
