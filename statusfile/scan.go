@@ -267,6 +267,16 @@ func hasEscapeOrHigh(raw []byte) bool {
 	return false
 }
 
+// strUnits returns the decoded value of a validated string span, cut as
+// appendUnquotedUnits cuts it, without looking past the cut.
+func (d *decoder) strUnits(sp span, max int) string {
+	raw := d.data[sp.start+1 : sp.end-1]
+	if n := min(len(raw), max+1); !hasEscapeOrHigh(raw[:n]) {
+		return string(raw[:n]) // one byte, one code unit
+	}
+	return string(appendUnquotedUnits(d.buf[:0], raw, max))
+}
+
 // str returns the decoded value of a validated string span.
 func (d *decoder) str(sp span) string {
 	raw := d.data[sp.start+1 : sp.end-1]
@@ -297,8 +307,21 @@ func hexVal(b []byte) rune {
 // appendUnquoted decodes the inside of a validated JSON string. Invalid UTF-8
 // and unpaired surrogates become U+FFFD.
 func appendUnquoted(dst, raw []byte) []byte {
+	return appendUnquotedUnits(dst, raw, -1)
+}
+
+// appendUnquotedUnits is appendUnquoted, but when max >= 0 it stops after
+// the first character that takes the decoded text past max UTF-16 code
+// units: what [sanitizeCap] looks at with the same max, and the one
+// character that tells it there was more.
+func appendUnquotedUnits(dst, raw []byte, max int) []byte {
+	units := 0
 	for i := 0; i < len(raw); {
+		if max >= 0 && units > max {
+			break
+		}
 		c := raw[i]
+		units++
 		if c == '\\' {
 			switch raw[i+1] {
 			case 'b':
@@ -318,6 +341,7 @@ func appendUnquoted(dst, raw []byte) []byte {
 					if r < 0xdc00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
 						if r2 := hexVal(raw[i+2 : i+6]); 0xdc00 <= r2 && r2 <= 0xdfff {
 							dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
+							units++
 							i += 6
 							continue
 						}
@@ -342,6 +366,9 @@ func appendUnquoted(dst, raw []byte) []byte {
 			dst = append(dst, "\ufffd"...)
 		} else {
 			dst = append(dst, raw[i:i+size]...)
+			if size == 4 {
+				units++ // a surrogate pair in UTF-16
+			}
 		}
 		i += size
 	}
