@@ -60,9 +60,6 @@ type Entry struct {
 	// File describes the opened file (zero for entries that were not
 	// opened); [Dir.Remove] uses it to remove only the file that was read.
 	File perm.FileStat
-	// Data is the file's content, when [Options].KeepData is set and the
-	// file could be read (at most [statusfile.MaxFileSize] bytes).
-	Data []byte
 	// Alive is the pid's liveness, when [Options].Liveness is set.
 	Alive Liveness
 
@@ -82,9 +79,6 @@ type Options struct {
 	// Workers bounds how many files are read at once; 0 chooses from the
 	// number of files and CPUs.
 	Workers int
-	// KeepData keeps each file's content in [Entry].Data, for readers that
-	// look at the raw JSON (statusls --jq).
-	KeepData bool
 }
 
 func (o *Options) now() time.Time {
@@ -353,9 +347,8 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 		return true
 	}
 	e.read = true
-	if d.opts.KeepData {
-		e.Data = append([]byte(nil), data...)
-	}
+	// data is the reader's buffer: nothing of it outlives Judge, which
+	// copies what it keeps.
 	Judge(e, data, now)
 	// Every entry with a record: fresh, stale, and one whose only fault
 	// is its name.

@@ -39,7 +39,10 @@ var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "age
 // 3339 is zero. They are kept only with their state (blocked, idle) and
 // returned sanitized.
 //
-// The title is returned as written; display it through [SanitizeTitle].
+// The title is returned as written, but cut after its first character
+// past [MaxTitleUnits] UTF-16 code units: all that [SanitizeTitle] looks at,
+// and the one character that tells it the title was cut. No other part of
+// data is held by the result. Display the title through [SanitizeTitle].
 func Decode(data []byte) (Status, error) {
 	d := decoder{data: data}
 	d.ws()
@@ -183,7 +186,8 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 			if c := d.data[title.start]; c != '"' {
 				return Status{}, wrongType("task.title", "string or null", c)
 			}
-			s.Title = d.str(title)
+			// Only what SanitizeTitle looks at outlives the file.
+			s.Title = d.strUnits(title, MaxTitleUnits)
 		}
 	}
 	switch s.State {

@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -218,14 +219,38 @@ var stringStop = func() (t [256]bool) {
 	return t
 }()
 
+// Per-byte constants for looking at eight bytes at once.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether none of the eight bytes of w (as loaded by
+// binary.LittleEndian) is a stringStop byte. Each test has the high bit of
+// a byte set for some byte that is below 0x20 (or zero) if and only if
+// there is one; bytes from 0x80 up never match, as their high bit is set.
+func plain8(w uint64) bool {
+	q := w ^ (ones * '"')
+	b := w ^ (ones * '\\')
+	return ((w-ones*0x20)&^w|(q-ones)&^q|(b-ones)&^b)&highs == 0
+}
+
 // skipString scans a string at d.pos, checking its escapes.
 func (d *decoder) skipString() error {
 	d.pos++ // opening quote
 	for d.pos < len(d.data) {
-		// Plain bytes, in a tight loop.
-		for d.pos < len(d.data) && !stringStop[d.data[d.pos]] {
-			d.pos++
+		// Plain bytes: eight at a time, then one at a time.
+		data, i := d.data, d.pos
+		for i+16 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) && plain8(binary.LittleEndian.Uint64(data[i+8:])) {
+			i += 16
 		}
+		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		for i < len(data) && !stringStop[data[i]] {
+			i++
+		}
+		d.pos = i
 		if d.pos >= len(d.data) {
 			break
 		}
@@ -267,6 +292,16 @@ func hasEscapeOrHigh(raw []byte) bool {
 	return false
 }
 
+// strUnits returns the decoded value of a validated string span, cut as
+// appendUnquotedUnits cuts it, without looking past the cut.
+func (d *decoder) strUnits(sp span, max int) string {
+	raw := d.data[sp.start+1 : sp.end-1]
+	if n := min(len(raw), max+1); !hasEscapeOrHigh(raw[:n]) {
+		return string(raw[:n]) // one byte, one code unit
+	}
+	return string(appendUnquotedUnits(d.buf[:0], raw, max))
+}
+
 // str returns the decoded value of a validated string span.
 func (d *decoder) str(sp span) string {
 	raw := d.data[sp.start+1 : sp.end-1]
@@ -297,8 +332,21 @@ func hexVal(b []byte) rune {
 // appendUnquoted decodes the inside of a validated JSON string. Invalid UTF-8
 // and unpaired surrogates become U+FFFD.
 func appendUnquoted(dst, raw []byte) []byte {
+	return appendUnquotedUnits(dst, raw, -1)
+}
+
+// appendUnquotedUnits is appendUnquoted, but when max >= 0 it stops after
+// the first character that takes the decoded text past max UTF-16 code
+// units: what [sanitizeCap] looks at with the same max, and the one
+// character that tells it there was more.
+func appendUnquotedUnits(dst, raw []byte, max int) []byte {
+	units := 0
 	for i := 0; i < len(raw); {
+		if max >= 0 && units > max {
+			break
+		}
 		c := raw[i]
+		units++
 		if c == '\\' {
 			switch raw[i+1] {
 			case 'b':
@@ -318,6 +366,7 @@ func appendUnquoted(dst, raw []byte) []byte {
 					if r < 0xdc00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
 						if r2 := hexVal(raw[i+2 : i+6]); 0xdc00 <= r2 && r2 <= 0xdfff {
 							dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
+							units++
 							i += 6
 							continue
 						}
@@ -342,6 +391,9 @@ func appendUnquoted(dst, raw []byte) []byte {
 			dst = append(dst, "\ufffd"...)
 		} else {
 			dst = append(dst, raw[i:i+size]...)
+			if size == 4 {
+				units++ // a surrogate pair in UTF-16
+			}
 		}
 		i += size
 	}

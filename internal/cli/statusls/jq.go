@@ -211,7 +211,7 @@ func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *Env
 // streamingGC tunes the garbage collector for --jq-files, unless GOGC or
 // GOMEMLIMIT say otherwise, and returns what restores it. Each file is
 // garbage once filtered, and little stays live (the names, one file, the
-// filter's state): the listing modes' GOGC of 400 and 256 MiB limit (see
+// filter's state): the listing modes' GOGC of 400 and 24 MiB limit (see
 // Main) would let the heap grow with the number of files read. With 100 %
 // and a soft limit of 16 MiB, peak memory stays flat (bench/jq.sh memory).
 func streamingGC(env *Env) (restore func()) {

@@ -1,0 +1,65 @@
+package statusfile
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+)
+
+// TestPlain8 checks the eight-bytes-at-once test against the one-byte
+// table: every byte value at every position, among plain bytes, high
+// bytes and other stops.
+func TestPlain8(t *testing.T) {
+	for _, fill := range []byte{'a', ' ', 0x7f, 0x80, 0xff, 0x21, 0x5d, 0x1f} {
+		for c := 0; c < 256; c++ {
+			for p := 0; p < 8; p++ {
+				var w [8]byte
+				for i := range w {
+					w[i] = fill
+				}
+				w[p] = byte(c)
+				want := !stringStop[fill] && !stringStop[c]
+				if got := plain8(binary.LittleEndian.Uint64(w[:])); got != want {
+					t.Fatalf("plain8(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestSkipStringStops checks that the scanner stops at a quote, a
+// backslash or a control character wherever it falls in a long string.
+func TestSkipStringStops(t *testing.T) {
+	for _, stop := range []string{`"`, `\n`, "\x01", "\x1f"} {
+		for n := 0; n < 40; n++ {
+			in := `"` + strings.Repeat("é", n/2) + strings.Repeat("a", n%2) + stop + `x"`
+			d := decoder{data: []byte(in)}
+			err := d.skipString()
+			switch stop {
+			case `"`:
+				if err != nil || d.pos != len(in)-2 {
+					t.Errorf("%q: pos %d, err %v; want pos %d", in, d.pos, err, len(in)-2)
+				}
+			case `\n`:
+				if err != nil || d.pos != len(in) {
+					t.Errorf("%q: pos %d, err %v; want the whole string", in, d.pos, err)
+				}
+			default:
+				if err == nil {
+					t.Errorf("%q: no error for a control character", in)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkDecodeLongTitle(b *testing.B) {
+	data := withTitle(strings.Repeat("refactor the parser ", 3000))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Decode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
