@@ -40,7 +40,7 @@ FORCE_COLOR (set and not "0") turns it on off a terminal; NO_COLOR wins,
 
 Other machines: --host H lists the sessions of host H (with --local, and
 this machine's), through the system's ssh (BatchMode, a connect timeout,
-shared connections), with statusls run there; see README.md. With --host, "host" comes first in each
+shared connections), with statusls run there; see docs/statusls.md. With --host, "host" comes first in each
 JSON object (null for this machine), and a host that failed is one object
 with "verdict":"host-error", its kind in "reason", "error" and "hint".
 

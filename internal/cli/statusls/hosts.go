@@ -39,7 +39,7 @@ type hostFlagsOf struct {
 // besides.
 func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 	if of.group {
-		fs.Group("Other machines (over ssh, each running statusls; see README.md)")
+		fs.Group("Other machines (over ssh, each running statusls; see docs/statusls.md)")
 	}
 	h.given, h.many = fs, of.many
 	many := of.many
