@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // withUmask runs f under each umask SPEC.md's tests name.
@@ -225,7 +227,7 @@ func TestReadFile(t *testing.T) {
 	os.Symlink(outside, filepath.Join(dir, "link"))
 	os.Symlink("ok", filepath.Join(dir, "inner-link")) // stays inside: still refused
 	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+	if err := unix.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "sock")
@@ -340,7 +342,7 @@ func TestList(t *testing.T) {
 	}
 	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
 	os.Symlink("/nowhere", filepath.Join(dir, "link"))
-	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
+	unix.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
 	os.WriteFile(filepath.Join(dir, ".hidden"), nil, 0o600)
 	d, err := OpenDir(dir)
 	if err != nil {

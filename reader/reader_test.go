@@ -12,13 +12,14 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
+
+	"golang.org/x/sys/unix"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -162,7 +163,7 @@ func TestListVerdicts(t *testing.T) {
 			return statusfile.FileName("a")
 		}, want{Invalid, ReasonNotRegular}},
 		{"fifo", func(t *testing.T, dir string) string {
-			if err := syscall.Mkfifo(filepath.Join(dir, statusfile.FileName("a")), 0o600); err != nil {
+			if err := unix.Mkfifo(filepath.Join(dir, statusfile.FileName("a")), 0o600); err != nil {
 				t.Skip(err)
 			}
 			return statusfile.FileName("a")

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -401,7 +400,7 @@ func (s *script) run(st step) {
 		must(os.Symlink(s.path(args[2]), filepath.Join(s.dir, statusfile.FileName(args[1]))))
 	case "fifo":
 		nargs(1)
-		must(syscall.Mkfifo(filepath.Join(s.dir, statusfile.FileName(args[1])), 0o600))
+		must(unix.Mkfifo(filepath.Join(s.dir, statusfile.FileName(args[1])), 0o600))
 	case "touch":
 		nargs(1)
 		data, err := statusfile.Encode(statusfile.Status{Session: args[1], State: statusfile.Idle, UpdatedAt: s.clock.Now()})

@@ -34,6 +34,8 @@ import (
 
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
+
+	"golang.org/x/sys/unix"
 )
 
 func main() {
@@ -142,7 +144,7 @@ func swaps(dir string, dur time.Duration, readers int) {
 					syscall.Close(fd)
 				}
 			case 1:
-				syscall.Mkfifo(victim, 0o600)
+				unix.Mkfifo(victim, 0o600)
 			case 2:
 				if l, err := net.Listen("unix", victim); err == nil {
 					l.(*net.UnixListener).SetUnlinkOnClose(false)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/testhook"
+
+	"golang.org/x/sys/unix"
 )
 
 // A settings file swapped, between its check and its opening, for a FIFO
@@ -20,7 +22,7 @@ func TestReadFileSwappedAfterCheck(t *testing.T) {
 		name string
 		make func(path, target string) error
 	}{
-		{"fifo", func(path, _ string) error { return syscall.Mkfifo(path, 0o600) }},
+		{"fifo", func(path, _ string) error { return unix.Mkfifo(path, 0o600) }},
 		{"symlink", func(path, target string) error { return os.Symlink(target, path) }},
 	} {
 		t.Run(swap.name, func(t *testing.T) {

@@ -8,11 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentstatus/agentstatus/statusfile"
+
+	"golang.org/x/sys/unix"
 )
 
 // rec returns a record's JSON in the publishers' key order, with fields
@@ -94,7 +95,7 @@ func badCases() []badCase {
 			}
 		}, verdict: "invalid", reason: "not-regular"},
 		{session: "fifo", setup: func(t *testing.T, dir, name string) {
-			if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+			if err := unix.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}, verdict: "invalid", reason: "not-regular"},

@@ -75,7 +75,7 @@ func TestBinaryExitCodes(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, statusfile.FileName("s")), data, 0o600)
 	// A FIFO named like a status file, with no writer: opening it for
 	// reading without O_NONBLOCK would block forever.
-	if err := syscall.Mkfifo(filepath.Join(dir, statusfile.FileName("fifo")), 0o600); err != nil {
+	if err := unix.Mkfifo(filepath.Join(dir, statusfile.FileName("fifo")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(filepath.Dir(dir), "link")
