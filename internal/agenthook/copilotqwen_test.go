@@ -1,0 +1,93 @@
+package agenthook
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+const copilotSession = "5b1e7c2a-9d3f-4a6b-8c0e-1f2a3b4c5d6e"
+
+// Shapes: https://docs.github.com/en/copilot/reference/hooks-reference,
+// "Hook event input payloads" (testdata/SOURCES.md).
+func TestCopilot(t *testing.T) {
+	runFixtures(t, "copilot", Copilot, []fixture{
+		{"session-start.json", Set, copilotSession, statusfile.Idle, keep},
+		{"session-start-resume.json", Set, copilotSession, statusfile.Idle, keep},
+		{"user-prompt-submit.json", Set, copilotSession, statusfile.Working, keep},
+		{"pre-tool-use-bash.json", Set, copilotSession, statusfile.Working, keep},
+		{"post-tool-use-bash.json", Set, copilotSession, statusfile.Working, keep},
+		{"post-tool-use-failure.json", Set, copilotSession, statusfile.Working, keep},
+		{"notification-permission-prompt.json", Set, copilotSession, statusfile.Blocked, keep},
+		{"notification-elicitation-dialog.json", Set, copilotSession, statusfile.Blocked, keep},
+		{"notification-shell-completed.json", Ignore, copilotSession, "", keep},
+		{"notification-agent-idle.json", Ignore, copilotSession, "", keep},
+		{"stop.json", Set, copilotSession, statusfile.Idle, keep},
+		{"subagent-stop.json", Ignore, copilotSession, "", keep},
+		{"error-occurred-model-call.json", Set, copilotSession, statusfile.Idle, keep},
+		{"error-occurred-recoverable.json", Ignore, copilotSession, "", keep},
+		{"error-occurred-tool.json", Ignore, copilotSession, "", keep},
+		{"pre-compact.json", Ignore, copilotSession, "", keep},
+		{"session-end.json", Remove, copilotSession, "", keep},
+		// A camelCase configuration's payload does not name its event.
+		{"camel-session-start.json", Ignore, copilotSession, "", keep},
+	})
+}
+
+func TestCopilotAndQwenEdgeCases(t *testing.T) {
+	tests := []struct {
+		name  string
+		m     Mapper
+		input string
+		kind  Kind
+		state statusfile.State
+	}{
+		{"copilot permission request: Copilot's rules decide after it", Copilot, `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash"}`, Ignore, ""},
+		{"copilot session_id wins over sessionId", Copilot, `{"session_id":"s","sessionId":"t","hook_event_name":"Stop"}`, Set, statusfile.Idle},
+		{"copilot error without recoverable", Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","error_context":"model_call"}`, Ignore, ""},
+		{"copilot unknown notification", Copilot, `{"sessionId":"s","hook_event_name":"Notification","notification_type":"future"}`, Ignore, ""},
+		{"copilot unknown event", Copilot, `{"session_id":"s","hook_event_name":"Future"}`, Ignore, ""},
+		{"qwen compaction keeps the state", Qwen, `{"session_id":"s","hook_event_name":"SessionStart","source":"compact"}`, Set, ""},
+		{"qwen resume", Qwen, `{"session_id":"s","hook_event_name":"SessionStart","source":"resume"}`, Set, statusfile.Idle},
+		{"qwen tool failure, not interrupted", Qwen, `{"session_id":"s","hook_event_name":"PostToolUseFailure","is_interrupt":false,"is_timeout":true}`, Set, statusfile.Working},
+		{"qwen auth success", Qwen, `{"session_id":"s","hook_event_name":"Notification","notification_type":"auth_success"}`, Ignore, ""},
+		{"qwen unknown notification", Qwen, `{"session_id":"s","hook_event_name":"Notification","notification_type":"future"}`, Ignore, ""},
+		{"qwen permission denied (auto mode): the turn goes on", Qwen, `{"session_id":"s","hook_event_name":"PermissionDenied","tool_name":"run_shell_command"}`, Ignore, ""},
+		{"qwen subagent stop", Qwen, `{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a"}`, Ignore, ""},
+		{"qwen message display", Qwen, `{"session_id":"s","hook_event_name":"MessageDisplay","is_final":false}`, Ignore, ""},
+		{"qwen unknown event", Qwen, `{"session_id":"s","hook_event_name":"Future"}`, Ignore, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := tt.m([]byte(tt.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAction(t, a, tt.kind, "s", tt.state, nil)
+		})
+	}
+}
+
+func TestCopilotAndQwenBadInput(t *testing.T) {
+	common := []string{"", "   ", "null", "[]", `"x"`, "{", `{"session_id":5}`, `{"hook_event_name":"Stop"}`,
+		`{"session_id":"","hook_event_name":"Stop"}`, `{"sessionId":"","hook_event_name":"Notification"}`}
+	// A field of the wrong type refuses the payload whole, as for the
+	// other agents.
+	for name, tt := range map[string]struct {
+		m    Mapper
+		more string
+	}{
+		"copilot": {Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","recoverable":"no"}`},
+		"qwen":    {Qwen, `{"session_id":"s","hook_event_name":"PostToolUseFailure","is_interrupt":"true"}`},
+	} {
+		for _, in := range append(common, tt.more) {
+			if _, err := tt.m([]byte(in)); !errors.Is(err, ErrBadInput) {
+				t.Errorf("%s %q: %v, want ErrBadInput", name, in, err)
+			}
+		}
+	}
+}
+
+func FuzzCopilot(f *testing.F) { fuzzMapper(f, "copilot", Copilot) }
+func FuzzQwen(f *testing.F)    { fuzzMapper(f, "qwen", Qwen) }
