@@ -86,6 +86,22 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
+	// Qwen Code's idle_prompt taken for Claude Code's (a reminder a minute
+	// after Stop): the only signal of a denial or of Esc while streaming
+	// is lost.
+	"idle-prompt-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["notification_type"] == "idle_prompt" {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	// An interrupted tool taken for a failed one: the turn goes on.
+	"tool-interrupt-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "PostToolUseFailure" {
+			a.Kind, a.State = agenthook.Set, statusfile.Working
+		}
+		return a
+	},
 	"tool-end-is-turn-end": func(ev map[string]any, a agenthook.Action) agenthook.Action {
 		switch ev["hook_event_name"] {
 		case "PostToolUse", "AfterTool":
@@ -101,25 +117,46 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 	},
 }
 
+// laterHookAgents are the agents whose mappers agenthook.ForAgent does not
+// list yet.
+var laterHookAgents = map[string]agenthook.Mapper{"copilot": agenthook.Copilot, "qwen": agenthook.Qwen}
+
+// hookAgents are the agents with traces: agenthook's, and the later ones.
+func hookAgents() []string {
+	agents := append([]string(nil), agenthook.Agents...)
+	for _, a := range []string{"copilot", "qwen"} {
+		if _, ok := agenthook.ForAgent(a); !ok {
+			agents = append(agents, a)
+		}
+	}
+	return agents
+}
+
 // trapFlaw names the flaw each trap trace must catch.
 var trapFlaw = map[string]string{
-	"claude/late-permission-prompt":     "permission-from-notification-only",
-	"claude/subagent-stop":              "subagent-stop-is-stop",
-	"claude/idle-prompt":                "every-notification-blocks",
-	"claude/other-agents-notifications": "other-agents-block",
-	"claude/compaction-mid-turn":        "compaction-is-a-new-session",
-	"claude/stop-failure":               "stop-failure-ignored",
-	"claude/parallel-tool-calls":        "tool-end-is-turn-end",
-	"codex/permission-request":          "permission-from-notification-only",
-	"codex/interrupt":                   "interrupt-ignored",
-	"codex/subagent-stop":               "subagent-stop-is-stop",
-	"codex/compaction-mid-turn":         "compaction-is-a-new-session",
-	"codex/stop-failure":                "stop-failure-ignored",
-	"codex/parallel-tool-calls":         "tool-end-is-turn-end",
-	"gemini/tool-permission":            "permission-from-notification-only",
-	"gemini/after-model-streaming":      "after-model-publishes",
-	"gemini/compression-mid-turn":       "compaction-is-a-new-session",
-	"gemini/parallel-tool-calls":        "tool-end-is-turn-end",
+	"claude/late-permission-prompt":        "permission-from-notification-only",
+	"claude/subagent-stop":                 "subagent-stop-is-stop",
+	"claude/idle-prompt":                   "every-notification-blocks",
+	"claude/other-agents-notifications":    "other-agents-block",
+	"claude/compaction-mid-turn":           "compaction-is-a-new-session",
+	"claude/stop-failure":                  "stop-failure-ignored",
+	"claude/parallel-tool-calls":           "tool-end-is-turn-end",
+	"codex/permission-request":             "permission-from-notification-only",
+	"codex/interrupt":                      "interrupt-ignored",
+	"codex/subagent-stop":                  "subagent-stop-is-stop",
+	"codex/compaction-mid-turn":            "compaction-is-a-new-session",
+	"codex/stop-failure":                   "stop-failure-ignored",
+	"codex/parallel-tool-calls":            "tool-end-is-turn-end",
+	"gemini/tool-permission":               "permission-from-notification-only",
+	"gemini/after-model-streaming":         "after-model-publishes",
+	"gemini/compression-mid-turn":          "compaction-is-a-new-session",
+	"gemini/parallel-tool-calls":           "tool-end-is-turn-end",
+	"qwen/real-0.24.4-session":             "permission-from-notification-only",
+	"qwen/real-0.24.4-deny":                "idle-prompt-ignored",
+	"qwen/real-0.24.4-esc-in-tool":         "tool-interrupt-ignored",
+	"qwen/real-0.24.4-esc-streaming":       "idle-prompt-ignored",
+	"qwen/real-0.24.4-failed-turn":         "stop-failure-ignored",
+	"qwen/real-0.24.4-parallel-tool-calls": "tool-end-is-turn-end",
 }
 
 func hookHelper(agent, flaw string, in io.Reader) error {
@@ -128,6 +165,9 @@ func hookHelper(agent, flaw string, in io.Reader) error {
 		return err
 	}
 	m, ok := agenthook.ForAgent(agent)
+	if !ok {
+		m, ok = laterHookAgents[agent]
+	}
 	if !ok {
 		return fmt.Errorf("unknown agent %q", agent)
 	}
@@ -205,7 +245,7 @@ func TestHookTracesParse(t *testing.T) {
 			}
 		}
 	}
-	for _, a := range agenthook.Agents {
+	for _, a := range hookAgents() {
 		if agents[a] == 0 {
 			t.Errorf("no traces for %s", a)
 		}
@@ -263,7 +303,7 @@ func TestHookTracesCatchFlaws(t *testing.T) {
 func TestHookTracesStatuspub(t *testing.T) {
 	t.Parallel()
 	statuspub := toolkitCommand(t, "statuspub")
-	for _, agent := range agenthook.Agents {
+	for _, agent := range hookAgents() {
 		traces, err := HookTraces(agent)
 		if err != nil {
 			t.Fatal(err)

@@ -91,3 +91,30 @@ func TestCopilotAndQwenBadInput(t *testing.T) {
 
 func FuzzCopilot(f *testing.F) { fuzzMapper(f, "copilot", Copilot) }
 func FuzzQwen(f *testing.F)    { fuzzMapper(f, "qwen", Qwen) }
+
+// The payloads Qwen Code 0.24.4 really sent (testdata/qwen/real-*.json,
+// recorded against a scripted model on 127.0.0.1; the temporary HOME and
+// project paths replaced by /home/user and /home/user/my-project).
+func TestQwenReal(t *testing.T) {
+	const s = "7e751eb0-cf3e-4174-b1fb-19d6018741ca"
+	runFixtures(t, "qwen", Qwen, []fixture{
+		{"real-session-start-startup.json", Set, s, statusfile.Idle, keep},
+		{"real-user-prompt-submit.json", Set, s, statusfile.Working, keep},
+		{"real-permission-request-shell.json", Set, s, statusfile.Blocked, keep},
+		{"real-notification-permission-prompt.json", Set, s, statusfile.Blocked, keep},
+		{"real-pre-tool-use-shell.json", Set, s, statusfile.Working, keep},
+		{"real-post-tool-use-shell.json", Set, s, statusfile.Working, keep},
+		// After a tool's result, the model's next request is announced as
+		// a prompt with no text.
+		{"real-user-prompt-submit-continuation.json", Set, s, statusfile.Working, keep},
+		{"real-post-tool-use-parallel.json", Set, s, statusfile.Working, keep},
+		{"real-stop.json", Set, s, statusfile.Idle, keep},
+		// Esc in an approved command: no Stop follows.
+		{"real-post-tool-use-failure-interrupt.json", Set, s, statusfile.Idle, keep},
+		{"real-stop-failure-400.json", Set, s, statusfile.Idle, keep},
+		// Sent whenever the CLI is back at its prompt: after Stop, and
+		// after a denial or Esc, which run no other hook.
+		{"real-notification-idle-prompt.json", Set, s, statusfile.Idle, keep},
+		{"real-session-end-exit.json", Remove, s, "", keep},
+	})
+}
