@@ -157,6 +157,8 @@ var trapFlaw = map[string]string{
 	"qwen/real-0.24.4-esc-streaming":       "idle-prompt-ignored",
 	"qwen/real-0.24.4-failed-turn":         "stop-failure-ignored",
 	"qwen/real-0.24.4-parallel-tool-calls": "tool-end-is-turn-end",
+	"qwen/real-0.24.4-question":            "permission-from-notification-only",
+	"qwen/real-0.24.4-question-dismissed":  "idle-prompt-ignored",
 }
 
 func hookHelper(agent, flaw string, in io.Reader) error {

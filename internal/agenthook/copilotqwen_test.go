@@ -117,4 +117,13 @@ func TestQwenReal(t *testing.T) {
 		{"real-notification-idle-prompt.json", Set, s, statusfile.Idle, keep},
 		{"real-session-end-exit.json", Remove, s, "", keep},
 	})
+	// ask_user_question asks through a confirmation; /clear ends the
+	// session and starts one with a new id.
+	const s2, s3 = "503ead66-099a-4da6-8eec-a4bb16ca4002", "b53b10d5-af3e-4b9c-a851-41f28fefe1f1"
+	runFixtures(t, "qwen", Qwen, []fixture{
+		{"real-permission-request-ask-user-question.json", Set, s2, statusfile.Blocked, keep},
+		{"real-pre-tool-use-ask-user-question.json", Set, s2, statusfile.Working, keep},
+		{"real-session-end-clear.json", Remove, s2, "", keep},
+		{"real-session-start-clear.json", Set, s3, statusfile.Idle, keep},
+	})
 }
