@@ -26,6 +26,9 @@ const (
 	// SourceGeminiChat is Gemini CLI's chat recording, the hooks'
 	// transcript_path: JSON Lines, only appended to.
 	SourceGeminiChat = "gemini-chat"
+	// SourceCopilotEvents is Copilot CLI's session log,
+	// session-state/<id>/events.jsonl: JSON Lines, only appended to.
+	SourceCopilotEvents = "copilot-events"
 )
 
 // A Source is a file the agent writes its state to.
@@ -36,7 +39,9 @@ type Source struct {
 
 // Append reports whether the source is a log that only grows (read line by
 // line from where it was left), rather than a file rewritten whole.
-func (s Source) Append() bool { return s.Kind == SourceCodexRollout || s.Kind == SourceGeminiChat }
+func (s Source) Append() bool {
+	return s.Kind == SourceCodexRollout || s.Kind == SourceGeminiChat || s.Kind == SourceCopilotEvents
+}
 
 // SourceState reads the state a source's content says, for the session
 // and the agent process pid: the whole file, or one complete line of an
@@ -54,6 +59,8 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 		return CodexRolloutState(data, session, pid)
 	case SourceGeminiChat:
 		return GeminiChatState(data, session, pid)
+	case SourceCopilotEvents:
+		return CopilotEventsState(data, session, pid)
 	}
 	return "", "", false
 }

@@ -1,6 +1,10 @@
 package statuspub
 
-import "github.com/agentstatus/agentstatus/internal/agenthook"
+import (
+	"path/filepath"
+
+	"github.com/agentstatus/agentstatus/internal/agenthook"
+)
 
 // The hook adapters of GitHub Copilot CLI and Qwen Code: like claude-hook,
 // a command per event with the payload on stdin. Both read exit status 2
@@ -9,7 +13,25 @@ import "github.com/agentstatus/agentstatus/internal/agenthook"
 // these never exit 2 either (SPEC.md H7, H9).
 
 func copilotHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("copilot-hook", "copilot", "Copilot CLI", agenthook.Copilot, f, args, env, nil)
+	return stdinHookCmd("copilot-hook", "copilot", "Copilot CLI", agenthook.Copilot, f, args, env, copilotSource)
+}
+
+// copilotSource is Copilot CLI's session log, which says what its hooks
+// do not (an approval, a denial, Esc Esc): session-state/<id>/events.jsonl
+// in $COPILOT_HOME, else ~/.copilot. The hook runs with the agent's
+// environment.
+func copilotSource(env Env, _ int, a hookAction) *agenthook.Source {
+	home := env.Getenv("COPILOT_HOME")
+	if home == "" {
+		if h := env.Getenv("HOME"); h != "" {
+			home = filepath.Join(h, ".copilot")
+		}
+	}
+	path, ok := agenthook.CopilotEventsPath(home, a.session)
+	if !ok {
+		return nil
+	}
+	return &agenthook.Source{Kind: agenthook.SourceCopilotEvents, Path: path}
 }
 
 func qwenHookCmd(f *hookFlags, args []string, env Env) int {
