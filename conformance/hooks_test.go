@@ -102,6 +102,30 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
+	// Copilot CLI's notification payload read as the other events: its
+	// camelCase sessionId is missed and the dialog never shows.
+	"session-id-snake-case-only": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if _, ok := ev["session_id"]; !ok {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	// Copilot CLI's failed request taken for one it retries: no Stop
+	// follows it.
+	"error-occurred-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "ErrorOccurred" {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	// Copilot CLI's PreToolUse taken for its permission dialog: every
+	// tool call blocks, also those that run without asking.
+	"pre-tool-use-blocks": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "PreToolUse" {
+			a.Kind, a.State = agenthook.Set, statusfile.Blocked
+		}
+		return a
+	},
 	"tool-end-is-turn-end": func(ev map[string]any, a agenthook.Action) agenthook.Action {
 		switch ev["hook_event_name"] {
 		case "PostToolUse", "AfterTool":
@@ -151,6 +175,8 @@ var trapFlaw = map[string]string{
 	"gemini/after-model-streaming":         "after-model-publishes",
 	"gemini/compression-mid-turn":          "compaction-is-a-new-session",
 	"gemini/parallel-tool-calls":           "tool-end-is-turn-end",
+	"copilot/real-1.0.102-session":         "session-id-snake-case-only",
+	"copilot/real-1.0.102-failed-turn":     "error-occurred-ignored",
 	"qwen/real-0.24.4-session":             "permission-from-notification-only",
 	"qwen/real-0.24.4-deny":                "idle-prompt-ignored",
 	"qwen/real-0.24.4-esc-in-tool":         "tool-interrupt-ignored",

@@ -29,7 +29,6 @@ type copilotInput struct {
 	Event            string `json:"hook_event_name"`
 	NotificationType string `json:"notification_type"`
 	ErrorContext     string `json:"error_context"` // ErrorOccurred
-	Recoverable      *bool  `json:"recoverable"`   // ErrorOccurred
 }
 
 // Copilot maps a GitHub Copilot CLI hook payload (SPEC.md §13.1):
@@ -41,8 +40,10 @@ type copilotInput struct {
 //	  elicitation_dialog                 blocked: a confirmation, or
 //	                                     ask_user's question, is on screen
 //	Stop                                 idle (agentStop: the turn ended)
-//	ErrorOccurred, not recoverable,
-//	  of a model call                    idle: the turn ended with an error
+//	ErrorOccurred of a model call        idle: the turn ended with an error
+//	                                     (1.0.102 calls an HTTP 400
+//	                                     "recoverable": the session goes on,
+//	                                     not the turn; no Stop follows)
 //	SessionEnd                           the record is removed
 //	PermissionRequest                    ignored: it fires before Copilot's
 //	                                     own rules and session approvals
@@ -52,7 +53,8 @@ type copilotInput struct {
 //	  agent_completed, agent_idle, ...)  ignored: background work, not the
 //	                                     session's own turn
 //	SubagentStart, SubagentStop,
-//	  PreCompact, other ErrorOccurred    ignored
+//	  PreCompact, ErrorOccurred of a
+//	  tool or of the system              ignored: the turn goes on
 //	anything else, and camelCase
 //	  payloads (no hook_event_name)      ignored
 func Copilot(data []byte) (Action, error) {
@@ -83,7 +85,7 @@ func Copilot(data []byte) (Action, error) {
 	case "Stop":
 		a.State = statusfile.Idle
 	case "ErrorOccurred":
-		if in.Recoverable == nil || *in.Recoverable || in.ErrorContext != "model_call" {
+		if in.ErrorContext != "model_call" {
 			return ignore(session), nil
 		}
 		a.State = statusfile.Idle

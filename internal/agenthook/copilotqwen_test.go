@@ -26,12 +26,31 @@ func TestCopilot(t *testing.T) {
 		{"stop.json", Set, copilotSession, statusfile.Idle, keep},
 		{"subagent-stop.json", Ignore, copilotSession, "", keep},
 		{"error-occurred-model-call.json", Set, copilotSession, statusfile.Idle, keep},
-		{"error-occurred-recoverable.json", Ignore, copilotSession, "", keep},
+		{"error-occurred-recoverable.json", Set, copilotSession, statusfile.Idle, keep},
 		{"error-occurred-tool.json", Ignore, copilotSession, "", keep},
 		{"pre-compact.json", Ignore, copilotSession, "", keep},
 		{"session-end.json", Remove, copilotSession, "", keep},
 		// A camelCase configuration's payload does not name its event.
 		{"camel-session-start.json", Ignore, copilotSession, "", keep},
+	})
+}
+
+// The payloads Copilot CLI 1.0.102 really sent (testdata/copilot/real-*.json,
+// recorded offline against a scripted model on 127.0.0.1; paths replaced
+// by /home/user and /home/user/my-project). They have the documented
+// shapes; SessionStart's source "new" is not among the documented values.
+func TestCopilotReal(t *testing.T) {
+	const s = "97cae311-5b0c-4026-ad80-868391a84792"
+	runFixtures(t, "copilot", Copilot, []fixture{
+		{"real-session-start-new.json", Set, s, statusfile.Idle, keep},
+		{"real-user-prompt-submit.json", Set, s, statusfile.Working, keep},
+		// Before the permission dialog: the tool may still run unasked.
+		{"real-pre-tool-use-bash.json", Set, s, statusfile.Working, keep},
+		{"real-notification-permission-prompt.json", Set, s, statusfile.Blocked, keep},
+		{"real-post-tool-use-bash.json", Set, s, statusfile.Working, keep},
+		{"real-stop.json", Set, s, statusfile.Idle, keep},
+		// HTTP 400: "recoverable", and no Stop follows.
+		{"real-error-occurred-400.json", Set, s, statusfile.Idle, keep},
 	})
 }
 
@@ -45,7 +64,8 @@ func TestCopilotAndQwenEdgeCases(t *testing.T) {
 	}{
 		{"copilot permission request: Copilot's rules decide after it", Copilot, `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash"}`, Ignore, ""},
 		{"copilot session_id wins over sessionId", Copilot, `{"session_id":"s","sessionId":"t","hook_event_name":"Stop"}`, Set, statusfile.Idle},
-		{"copilot error without recoverable", Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","error_context":"model_call"}`, Ignore, ""},
+		{"copilot error without recoverable", Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","error_context":"model_call"}`, Set, statusfile.Idle},
+		{"copilot error without a context", Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","recoverable":false}`, Ignore, ""},
 		{"copilot unknown notification", Copilot, `{"sessionId":"s","hook_event_name":"Notification","notification_type":"future"}`, Ignore, ""},
 		{"copilot unknown event", Copilot, `{"session_id":"s","hook_event_name":"Future"}`, Ignore, ""},
 		{"qwen compaction keeps the state", Qwen, `{"session_id":"s","hook_event_name":"SessionStart","source":"compact"}`, Set, ""},
@@ -78,7 +98,7 @@ func TestCopilotAndQwenBadInput(t *testing.T) {
 		m    Mapper
 		more string
 	}{
-		"copilot": {Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","recoverable":"no"}`},
+		"copilot": {Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","error_context":7}`},
 		"qwen":    {Qwen, `{"session_id":"s","hook_event_name":"PostToolUseFailure","is_interrupt":"true"}`},
 	} {
 		for _, in := range append(common, tt.more) {

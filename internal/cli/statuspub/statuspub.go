@@ -231,7 +231,7 @@ echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | status
 			Description: `copilot-hook reads the hook input from stdin, in the shape Copilot CLI
 sends for PascalCase event names: SessionStart -> idle, UserPromptSubmit and
 tool use -> working, a permission_prompt or elicitation_dialog notification
--> blocked, Stop and a model call's fatal ErrorOccurred -> idle, SessionEnd
+-> blocked, Stop and a model call's ErrorOccurred -> idle, SessionEnd
 -> clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.
 
 Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
