@@ -52,6 +52,12 @@ func TestCopilotReal(t *testing.T) {
 		// HTTP 400: "recoverable", and no Stop follows.
 		{"real-error-occurred-400.json", Set, s, statusfile.Idle, keep},
 	})
+	// ask_user: its PreToolUse, then the dialog's notification.
+	const s2 = "43053259-8e3a-44c4-96ad-5ed40b8b7d0e"
+	runFixtures(t, "copilot", Copilot, []fixture{
+		{"real-pre-tool-use-ask-user.json", Set, s2, statusfile.Working, keep},
+		{"real-notification-elicitation-dialog.json", Set, s2, statusfile.Blocked, keep},
+	})
 }
 
 func TestCopilotAndQwenEdgeCases(t *testing.T) {
