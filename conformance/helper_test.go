@@ -249,7 +249,34 @@ func display(rec statusfile.Status, flaw string) Session {
 		pid := int64(rec.PID)
 		s.PID = &pid
 	}
+	s.WaitingFor, s.Ended = whyJSON(rec)
 	return s
+}
+
+// whyJSON is the canonical JSON of the record's waitingFor and ended, as
+// a reader of §4.4 prints them (Decode already sanitized and limited them
+// to their state).
+func whyJSON(rec statusfile.Status) (wait, ended json.RawMessage) {
+	when := func(t time.Time) any {
+		if t.IsZero() {
+			return nil
+		}
+		return string(statusfile.AppendTime(nil, t))
+	}
+	str := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	wait, ended = json.RawMessage("null"), json.RawMessage("null")
+	if w := rec.WaitingFor; w.Kind != "" {
+		wait, _ = json.Marshal(map[string]any{"kind": w.Kind, "tool": str(w.Tool), "detail": str(w.Detail), "since": when(w.Since)})
+	}
+	if e := rec.Ended; e.Reason != "" {
+		ended, _ = json.Marshal(map[string]any{"reason": e.Reason, "detail": str(e.Detail), "at": when(e.At)})
+	}
+	return wait, ended
 }
 
 // helperReader is the test reader as a command of the reader protocol.

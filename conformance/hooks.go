@@ -40,10 +40,12 @@ import (
 //	-- want --
 //	state: blocked
 //	title: Run the tests
+//	why: Bash: go test ./...
 //
 // A step is a section holding a payload, followed by a "want" section: the
 // record's state and title afterwards ("title:" with nothing after it means
-// no title), "absent" when the record must be gone, or "unchanged" when the
+// no title), and, with "why:", what its waitingFor or ended say in the
+// words of [statusfile.Status.Why] ("why:" alone: neither), "absent" when the record must be gone, or "unchanged" when the
 // step must not write at all (the record, updatedAt included, stays as it
 // was).
 
@@ -66,6 +68,11 @@ type HookStep struct {
 	Unchanged bool
 	State     statusfile.State
 	Title     string
+	// Why is what the record says of why it is in its state, in the
+	// words of statusfile.Status.Why: "Bash: rm -rf build", "cancelled",
+	// "" for nothing; checked when the want section has a why: line.
+	Why    string
+	hasWhy bool
 }
 
 // HookTrace is one recorded sequence of hook payloads.
@@ -139,6 +146,8 @@ func (st *HookStep) parseWant(data []byte) error {
 			st.State, state = s, true
 		case strings.HasPrefix(line, "title:"):
 			st.Title, title = strings.TrimSpace(strings.TrimPrefix(line, "title:")), true
+		case strings.HasPrefix(line, "why:"):
+			st.Why, st.hasWhy = strings.TrimSpace(strings.TrimPrefix(line, "why:")), true
 		default:
 			return fmt.Errorf("want: unknown line %q", line)
 		}
@@ -281,6 +290,12 @@ func RunHookTrace(ctx context.Context, tr *HookTrace, opts HookOptions) (res Res
 				res.Reason = fmt.Sprintf("%s: state %s, title %q; want state %s, title %q", stepID, rec.State, rec.Title, st.State, st.Title)
 				res.Expected = fmt.Sprintf("state %s, title %q", st.State, st.Title)
 				res.Actual = fmt.Sprintf("state %s, title %q", rec.State, rec.Title)
+				return res
+			}
+			if why := rec.Why(); st.hasWhy && why != st.Why {
+				res.Outcome = Fail
+				res.Reason = fmt.Sprintf("%s: waitingFor/ended say %q; want %q", stepID, why, st.Why)
+				res.Expected, res.Actual = "why: "+st.Why, "why: "+why
 				return res
 			}
 		}

@@ -49,6 +49,7 @@ func scenarios() []scenario {
 		{checks: []CheckInfo{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
 		{checks: []CheckInfo{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
 		{checks: []CheckInfo{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
+		{checks: []CheckInfo{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
 		{checks: []CheckInfo{
 			coreCheck("W3/malformed-lines-refused", "W3", "S2"),
 			coreCheck("W3/blank-lines-unanswered", "W3"),
@@ -403,6 +404,50 @@ func titleChanges(p *pubRun) {
 		}
 	}
 	p.pass(id)
+}
+
+// whyKeys: waitingFor and ended (SPEC.md §4.4) land with their state,
+// after updatedAt, and go when the state leaves it.
+func whyKeys(p *pubRun) {
+	const id = "Y1/why-with-its-state"
+	p.must(mkdir(p.home, privateDir))
+	p.startAndWait(id)
+	steps := []struct {
+		line, state, why string
+		wait, ended      bool // the keys on disk
+	}{
+		{`{"waitingFor":{"kind":"permission","tool":"Bash","detail":"rm -rf build"}}`, "blocked", "Bash: rm -rf build", true, false},
+		{`{"title":"still waiting"}`, "blocked", "Bash: rm -rf build", true, false},
+		{`{"state":"working"}`, "working", "", false, false},
+		{`{"state":"blocked"}`, "blocked", "", false, false},
+		{`{"ended":{"reason":"rate_limited","detail":"rate_limit"}}`, "idle", "rate limited", false, true},
+		{`{"state":"idle"}`, "idle", "rate limited", false, true},
+		{`{"state":"working"}`, "working", "", false, false},
+		{`{"waitingFor":{"kind":"question","tool":null,"detail":"Which database?"},"state":"blocked"}`, "blocked", "question: Which database?", true, false},
+		{`{"ended":{"reason":"cancelled","detail":null}}`, "idle", "cancelled", false, true},
+	}
+	for _, s := range steps {
+		p.sendOK(id, s.line)
+		rec, data, err := p.readRecord()
+		if !p.expect(err == nil, id, "after %s was answered: %v", s.line, err) {
+			break
+		}
+		p.expect(string(rec.State) == s.state && rec.Why() == s.why, id,
+			"after %s the file says state %q and %q, want state %q and %q", s.line, rec.State, rec.Why(), s.state, s.why)
+		at := bytes.Index(data, []byte(`"updatedAt"`))
+		for key, want := range map[string]bool{`"waitingFor"`: s.wait, `"ended"`: s.ended} {
+			i := bytes.Index(data, []byte(key))
+			p.expect((i >= 0) == want, id, "after %s the file has %s: %v, want %v (Y1: only with its state, left out otherwise)", s.line, key, i >= 0, want)
+			p.expect(i < 0 || i > at, id, "after %s, %s comes before updatedAt (Y1)", s.line, key)
+		}
+		if s.wait {
+			p.expect(!rec.WaitingFor.Since.IsZero(), id, "after %s waitingFor has no since (Y2)", s.line)
+		}
+		if s.ended {
+			p.expect(!rec.Ended.At.IsZero(), id, "after %s ended has no at (Y3)", s.line)
+		}
+	}
+	p.passIfClean(id)
 }
 
 func malformedLines(p *pubRun) {

@@ -52,6 +52,9 @@ var pythonReaderFlaws = []struct {
 	{"hide-dead-pid", []string{"freshness/fresh-with-dead-pid"}},
 	{"strict-task-keys", []string{"compat/unknown-keys-in-task"}},
 	{"title-null-invalid", []string{"records/task-title-null"}},
+	{"why-wrong-type-drops", []string{"records/why-wrong-types"}},
+	{"why-any-state", []string{"records/why-wrong-state"}},
+	{"why-unsanitized", []string{"records/why-sanitized-capped"}},
 }
 
 var pythonPublisherFlaws = []struct {
@@ -59,6 +62,7 @@ var pythonPublisherFlaws = []struct {
 	mustFail []string
 }{
 	{"temp-without-dot", []string{"P8/temporary-file-dot-named"}},
+	{"why-outlives-state", []string{"Y1/why-with-its-state"}},
 	{"temp-in-config-home", []string{"P8/temporary-file-in-status-dir"}},
 	{"heartbeat-reset-by-input", []string{"P9/heartbeat-keeps-state"}},
 	{"heartbeat-stale-copy", []string{"P9/heartbeat-keeps-state"}},

@@ -22,6 +22,13 @@ type Session struct {
 	PID     *int64  `json:"pid"`
 	Cwd     *string `json:"cwd"`
 	Title   *string `json:"title"` // the displayed (sanitized) title; nil for none
+	// WaitingFor and Ended are what the reader shows of the record's
+	// reason keys (SPEC.md §4.4), as canonical JSON ("null" for none).
+	// A vector's expected line that has them is checked against them;
+	// other lines say nothing of them, which is how a core reader, which
+	// ignores the keys, passes.
+	WaitingFor json.RawMessage `json:"waitingFor,omitempty"`
+	Ended      json.RawMessage `json:"ended,omitempty"`
 }
 
 // sessionKeys are the keys every line must have.
@@ -94,7 +101,42 @@ func parseSessionLine(line []byte, strict bool) (Session, error) {
 	if strict && s.Session == "" {
 		return s, errors.New(`"session" is empty`)
 	}
+	for _, k := range []string{"waitingFor", "ended"} {
+		raw, ok := m[k]
+		if !ok {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return s, fmt.Errorf("%q: %v", k, err)
+		}
+		if _, obj := v.(map[string]any); v != nil && !obj {
+			return s, fmt.Errorf("%q is not an object or null: %s", k, raw)
+		}
+		canon, _ := json.Marshal(v) // keys sorted
+		if k == "waitingFor" {
+			s.WaitingFor = canon
+		} else {
+			s.Ended = canon
+		}
+	}
 	return s, nil
+}
+
+// whyEqual reports whether a reader's reason key (nil when it printed
+// none) is the expected one.
+func whyEqual(got, want json.RawMessage) bool {
+	if got == nil {
+		got = json.RawMessage("null")
+	}
+	return bytes.Equal(got, want)
+}
+
+func showWhy(r json.RawMessage) string {
+	if r == nil {
+		return "absent"
+	}
+	return string(r)
 }
 
 // String is the session as one canonical JSON line.
@@ -176,6 +218,12 @@ func compareSessions(want, got []Session) []string {
 				got, want = longDiff(*g.Title, *w.Title)
 			}
 			field("title", got, want)
+		}
+		if w.WaitingFor != nil && !whyEqual(g.WaitingFor, w.WaitingFor) {
+			field("waitingFor", showWhy(g.WaitingFor), string(w.WaitingFor))
+		}
+		if w.Ended != nil && !whyEqual(g.Ended, w.Ended) {
+			field("ended", showWhy(g.Ended), string(w.Ended))
 		}
 	}
 	for _, g := range sortedSessions(got) {

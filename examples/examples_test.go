@@ -13,16 +13,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/statusls"
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	_ "github.com/agentstatus/agentstatus/internal/jqrun/gojqrun"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -30,7 +33,8 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { binDir = dir })
+	// statusls-jq: statusls with the jq engine, which this binary links.
+	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statusls-jq": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { binDir = dir })
 }
 
 // requireTool skips the test when name is not installed, unless CI asks
@@ -260,8 +264,70 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 }
 
 func TestTmuxStatusRight(t *testing.T) {
-	stub := stubs(t, map[string]string{"statusls": `[ "$*" = --summary ] && echo "1 blocked · 2 working"`})
-	tmuxStatusRight(t, withPath([]string{stub}), "1 blocked · 2 working")
+	// The stand-in answers the program the recipe gives it, and checks
+	// it is the one of the file, whole.
+	stub := stubs(t, map[string]string{"statusls": `[ "$1 $2 $3" = "--sort attention --jq" ] && [ "$4" = "$WANT_JQ" ] && [ $# = 4 ] && echo "2 blocked (Bash, question) · 2 working"`})
+	tmuxStatusRight(t, withPath([]string{stub}, "WANT_JQ="+tmuxJQ(t)), "2 blocked (Bash, question) · 2 working")
+}
+
+// tmuxJQ is the jq program of the tmux recipe.
+func tmuxJQ(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("tmux", "agentstatus.tmux.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^set-environment -g AGENTSTATUS_TMUX_JQ '([^']*)'$`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("no AGENTSTATUS_TMUX_JQ line")
+	}
+	return string(m[1])
+}
+
+// The recipe's program, run by the real statusls over sessions with and
+// without reasons: one word per blocked session (in file-name order), the tool of a permission
+// prompt, else the kind of wait; "#" doubled for tmux.
+func TestTmuxReasonsStatusls(t *testing.T) {
+	real := realStatusls(t)
+	now := time.Now()
+	for _, tc := range []struct {
+		name     string
+		sessions []statusfile.Status
+		want     string
+	}{
+		{"none", nil, ""},
+		{"no reasons", []statusfile.Status{{Session: "w", State: "working"}, {Session: "b", State: "blocked"}}, "1 blocked · 1 working"},
+		{"reasons", []statusfile.Status{
+			{Session: "a", State: "blocked", WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build"}},
+			{Session: "b", State: "working"},
+			{Session: "c", State: "blocked", WaitingFor: statusfile.Waiting{Kind: "question", Detail: "Which database?"}},
+			{Session: "d", State: "idle", Ended: statusfile.Ended{Reason: "cancelled"}},
+			{Session: "e", State: "blocked"},
+			{Session: "f", State: "blocked", WaitingFor: statusfile.Waiting{Kind: "permission"}},
+		}, "4 blocked (permission, question, Bash) · 1 working · 1 idle"},
+		{"a hostile tool", []statusfile.Status{
+			{Session: "a", State: "blocked", WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "#[fg=red]#{host}#(touch pwned)"}},
+		}, "1 blocked (##[fg=red]##{host}##(touch pwned))"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "agent-status")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.sessions {
+				s.Schema, s.Agent, s.UpdatedAt = statusfile.Schema, "claude-code", now
+				if _, err := statusfile.WriteFile(dir, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := exec.Command(real, "--dir", dir, "--sort", "attention", "--jq", tmuxJQ(t))
+			cmd.Env = withPath([]string{filepath.Dir(real)})
+			out, err := cmd.CombinedOutput()
+			if err != nil || string(out) != tc.want+"\n" {
+				t.Errorf("%v: %q, want %q", err, out, tc.want+"\n")
+			}
+		})
+	}
 }
 
 // TestTmuxKeepsUserOptions: the recipe appends to the user's status-right
@@ -283,7 +349,7 @@ func TestTmuxKeepsUserOptions(t *testing.T) {
 	}
 	tmux("new-session", "-d", "-x", "120", "-y", "10", "cat") // cat: see tmuxStatusRight
 	t.Cleanup(func() { exec.Command("tmux", "-L", sock, "kill-server").Run() })
-	if got, want := tmux("show", "-gv", "status-right"), "MINE %H:%M #(statusls --summary)"; got != want {
+	if got, want := tmux("show", "-gv", "status-right"), `MINE %H:%M #(statusls --sort attention --jq "$AGENTSTATUS_TMUX_JQ")`; got != want {
 		t.Errorf("status-right %q, want %q", got, want)
 	}
 	if got := tmux("show", "-gv", "status-right-length"); got != "80" {
@@ -327,7 +393,12 @@ func publishBlocked(t *testing.T) string {
 func TestTmuxStatusRightStatusls(t *testing.T) {
 	real := realStatusls(t)
 	home := publishBlocked(t)
-	tmuxStatusRight(t, withPath([]string{filepath.Dir(real)}, statusfile.ConfigHomeEnv+"="+home), "1 blocked · 1 working")
+	// And one that says what it waits for.
+	if _, err := statusfile.WriteFile(filepath.Join(home, "agent-status"), statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code",
+		Session: "ex-3", State: statusfile.Blocked, UpdatedAt: time.Now(), WaitingFor: statusfile.Waiting{Kind: "question", Detail: "Which database?"}}); err != nil {
+		t.Fatal(err)
+	}
+	tmuxStatusRight(t, withPath([]string{filepath.Dir(real)}, statusfile.ConfigHomeEnv+"="+home), "2 blocked (question) · 1 working")
 }
 
 // promptOf sources the prompt segment in shell (bash or zsh) with prompt
@@ -414,6 +485,14 @@ func TestPromptSegmentStatusls(t *testing.T) {
 // statusline as Neovim renders it.
 func nvimSummary(t *testing.T, env []string, cmd []string, want string) string {
 	t.Helper()
+	shown, _, _ := nvimRun(t, env, cmd, want)
+	return shown
+}
+
+// nvimRun is nvimSummary that also returns the module's reasons(), as
+// JSON, and what :AgentStatus echoes.
+func nvimRun(t *testing.T, env []string, cmd []string, want string) (shown, reasons, listed string) {
+	t.Helper()
 	requireTool(t, "nvim")
 	rtp, _ := filepath.Abs("nvim")
 	dir := t.TempDir()
@@ -425,7 +504,9 @@ vim.o.statusline = "%{v:lua.require'agentstatus'.statusline()}"
 local want = os.getenv('AGENTSTATUS_TEST_WANT')
 local ok = vim.wait(15000, function() return m.statusline() == want end, 20)
 local shown = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
-vim.fn.writefile({ tostring(ok), m.statusline(), shown }, os.getenv('AGENTSTATUS_TEST_OUT'))
+local reasons = next(m.reasons()) and vim.json.encode(m.reasons()) or "{}"
+local listed = vim.api.nvim_exec("AgentStatus", true)
+vim.fn.writefile({ tostring(ok), m.statusline(), shown, reasons, vim.json.encode(listed) }, os.getenv('AGENTSTATUS_TEST_OUT'))
 m.stop()
 vim.cmd('qa!')
 `
@@ -444,10 +525,13 @@ vim.cmd('qa!')
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != 3 || lines[0] != "true" {
+	if len(lines) != 5 || lines[0] != "true" {
 		t.Fatalf("statusline() %q, want %q", lines[1:], want)
 	}
-	return lines[2]
+	if err := json.Unmarshal([]byte(lines[4]), &listed); err != nil {
+		t.Fatalf(":AgentStatus: %v %q", err, lines[4])
+	}
+	return lines[2], lines[3], listed
 }
 
 func TestNeovimModule(t *testing.T) {
@@ -455,22 +539,35 @@ func TestNeovimModule(t *testing.T) {
 	// split across two writes, a line that is not JSON, then it stays.
 	events := `{"event":"snapshot","seq":1,"at":"2026-07-17T12:00:00.000Z","session":"a","agent":"claude-code","state":"working","task":null}
 {"event":"snapshot","seq":2,"at":"2026-07-17T12:00:00.000Z","session":"b","agent":"codex","state":"idle","task":null}
-{"event":"added","seq":3,"at":"2026-07-17T12:00:01.000Z","session":"c","agent":"pi","state":"blocked","task":{"title":"Approve?"}}
+{"event":"added","seq":3,"at":"2026-07-17T12:00:01.000Z","session":"c","agent":"pi","state":"blocked","task":{"title":"Approve?"},"waitingFor":{"kind":"permission","tool":"Bash","detail":"rm -rf build","since":null}}
 {"event":"updated","seq":4,"at":"2026-07-17T12:00:02.000Z","session":"b","agent":"codex","state":"working","task":null}
 not json
 {"event":"stale","seq":5,"at":"2026-07-17T12:00:40.000Z","session":"a","agent":"claude-code","state":"working","task":null}
 {"event":"added","seq":6,"at":"2026-07-17T12:00:41.000Z","session":"d","agent":"x","state":"review%x","task":null}
 {"event":"added","seq":7,"at":"2026-07-17T12:00:42.000Z","session":"e","agent":"x","state":"idle","task":null}
 {"event":"removed","seq":8,"at":"2026-07-17T12:00:43.000Z","session":"e"}
+{"event":"added","seq":9,"at":"2026-07-17T12:00:44.000Z","session":"f","agent":"x","state":"blocked","waitingFor":{"kind":"question","tool":null,"detail":"Which database?","since":null},"ended":null}
+{"event":"added","seq":10,"at":"2026-07-17T12:00:45.000Z","session":"g","agent":"x","state":"idle","waitingFor":null,"ended":{"reason":"cancelled","detail":null,"at":null}}
+{"event":"added","seq":11,"at":"2026-07-17T12:00:46.000Z","session":"h","agent":"x","state":"working","waitingFor":"odd","ended":{"reason":"done"}}
 `
 	eventsFile := filepath.Join(t.TempDir(), "events")
 	os.WriteFile(eventsFile, []byte(events), 0o600)
 	stub := stubs(t, map[string]string{"statusls": `[ "$*" = "watch --json" ] || exit 2
 head -c 100 "$EVENTS"; sleep 0.2; tail -c +101 "$EVENTS"; exec sleep 60`})
-	shown := nvimSummary(t, withPath(nil, "EVENTS="+eventsFile), []string{filepath.Join(stub, "statusls"), "watch", "--json"},
-		"1 blocked · 1 working · 1 review%x")
-	if shown != "1 blocked · 1 working · 1 review%x" {
+	want := "2 blocked (Bash, question) · 2 working · 1 idle · 1 review%x"
+	shown, reasons, listed := nvimRun(t, withPath(nil, "EVENTS="+eventsFile), []string{filepath.Join(stub, "statusls"), "watch", "--json"}, want)
+	if shown != want {
 		t.Errorf("statusline shows %q", shown)
+	}
+	var got map[string]string
+	if err := json.Unmarshal([]byte(reasons), &got); err != nil {
+		t.Fatalf("reasons %q: %v", reasons, err)
+	}
+	if w := map[string]string{"c": "Bash: rm -rf build", "f": "question: Which database?", "g": "cancelled"}; !maps.Equal(got, w) {
+		t.Errorf("reasons %v, want %v", got, w)
+	}
+	if w := "working  b\nblocked  c  Bash: rm -rf build\nreview%x  d\nblocked  f  question: Which database?\nidle  g  cancelled\nworking  h"; listed != w {
+		t.Errorf(":AgentStatus\n%s\nwant\n%s", listed, w)
 	}
 }
 
@@ -501,46 +598,131 @@ func TestNeovimModuleStatusls(t *testing.T) {
 	nvimSummary(t, withPath(nil, statusfile.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
 }
 
-// The script runs statusls watch with its command; the command, run by the
-// shell with the record in STATUS_* variables as statusls runs it, passes
-// the title to notify-send as it is.
-func TestNotifyBlocked(t *testing.T) {
-	dir := t.TempDir()
+// The module's words are statusls's: over the real statusls watch --json,
+// reasons() holds what Status.Why says for every kind of record.
+func TestNeovimModuleReasonsStatusls(t *testing.T) {
+	real := realStatusls(t)
+	dir := filepath.Join(t.TempDir(), "agent-status")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	w := func(kind, tool, detail string) statusfile.Waiting {
+		return statusfile.Waiting{Kind: kind, Tool: tool, Detail: detail, Since: now}
+	}
+	e := func(reason, detail string) statusfile.Ended {
+		return statusfile.Ended{Reason: reason, Detail: detail, At: now}
+	}
+	records := []statusfile.Status{
+		{Session: "p1", State: "blocked", WaitingFor: w("permission", "Bash", "rm -rf build")},
+		{Session: "p2", State: "blocked", WaitingFor: w("permission", "Edit", "")},
+		{Session: "p3", State: "blocked", WaitingFor: w("permission", "", "main.go")},
+		{Session: "q1", State: "blocked", WaitingFor: w("question", "", "Which database?")},
+		{Session: "q2", State: "blocked", WaitingFor: w("question", "", "")},
+		{Session: "a1", State: "blocked", WaitingFor: w("auth", "", "")},
+		{Session: "n1", State: "blocked", WaitingFor: w("newer-kind", "x", "y")},
+		{Session: "b0", State: "blocked"},
+		{Session: "e1", State: "idle", Ended: e("done", "end_turn")},
+		{Session: "e2", State: "idle", Ended: e("cancelled", "")},
+		{Session: "e3", State: "idle", Ended: e("failed", "server_error")},
+		{Session: "e4", State: "idle", Ended: e("failed", "")},
+		{Session: "e5", State: "idle", Ended: e("rate_limited", "429")},
+		{Session: "e6", State: "idle", Ended: e("newer-reason", "why")},
+		{Session: "w1", State: "working"},
+	}
+	want := map[string]string{}
+	for _, r := range records {
+		r.Schema, r.Agent, r.UpdatedAt = statusfile.Schema, "claude-code", now
+		if _, err := statusfile.WriteFile(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		if why := r.Why(); why != "" {
+			want[r.Session] = why
+		}
+	}
+	_, reasons, _ := nvimRun(t, withPath(nil, "STATUS_DIR="+dir), []string{real, "watch", "--json"},
+		"8 blocked (auth, newer-kind, Bash, Edit, permission, question, question) · 1 working · 6 idle")
+	var got map[string]string
+	if err := json.Unmarshal([]byte(reasons), &got); err != nil {
+		t.Fatalf("reasons %q: %v", reasons, err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("reasons\n%v\nwant (Status.Why)\n%v", got, want)
+	}
+}
+
+// The notify scripts run statusls watch with their flags and command; the
+// command, run by the shell with the record in STATUS_* variables as
+// statusls runs it, sends the reason to notify-send and, with
+// AGENTSTATUS_PUSH_URL, to curl, every value as text.
+func TestNotify(t *testing.T) {
 	stub := stubs(t, map[string]string{
 		// Plays statusls: records its arguments, then runs the --exec
-		// command once, as for one session entering "blocked".
+		// command once, as for one session it was told about.
 		"statusls": `printf '%s\n' "$@" >"$OUT/statusls.args"
 while [ $# -gt 0 ]; do [ "$1" = --exec ] && cmd=$2; shift; done
 exec sh -c "$cmd"`,
 		"notify-send": `printf '%s\n' "$@" >"$OUT/notify.args"`,
+		"curl":        `printf '%s\n' "$@" >"$OUT/curl.args"; cat >"$OUT/curl.stdin"`,
 	})
-	script, _ := filepath.Abs(filepath.Join("notify", "notify-blocked.sh"))
 	title := "Deploy $(touch pwned) `touch pwned2` \"quoted\" 100%"
 	for _, tc := range []struct {
-		name string
-		env  []string
-		want []string
+		name, script string
+		env          []string
+		statusls     string   // its arguments before the command
+		notify       []string // notify-send's arguments; nil: not run
+		push         string   // curl's stdin; "": not run
+		curl         []string // curl's arguments after the fixed ones
 	}{
-		{"title", []string{"STATUS_AGENT=claude-code", "STATUS_TITLE=" + title, "STATUS_CWD=/w", "STATUS_STATE=blocked", "STATUS_SESSION=s"},
-			[]string{"--app-name=agentstatus", "--urgency=critical", "claude-code is waiting for you", title}},
-		{"no title", []string{"STATUS_AGENT=codex", "STATUS_TITLE=", "STATUS_CWD=/home/u/p", "STATUS_SESSION=s"},
-			[]string{"--app-name=agentstatus", "--urgency=critical", "codex is waiting for you", "/home/u/p"}},
+		{"blocked", "notify-blocked.sh", []string{"STATUS_AGENT=claude-code", "STATUS_TITLE=" + title, "STATUS_CWD=/w", "STATUS_STATE=blocked", "STATUS_SESSION=s", "STATUS_WHY=Bash: rm -rf build"},
+			"watch --on blocked --after 30s --cooldown 5m --exec",
+			[]string{"--app-name=agentstatus", "--urgency=critical", "--", "claude-code is waiting for you", "Bash: rm -rf build", title}, "", nil},
+		{"blocked, no reason, no title", "notify-blocked.sh", []string{"STATUS_AGENT=codex", "STATUS_TITLE=", "STATUS_WHY=", "STATUS_CWD=/home/u/p", "STATUS_SESSION=s", "AGENTSTATUS_AFTER=1m", "AGENTSTATUS_COOLDOWN=0s"},
+			"watch --on blocked --after 1m --cooldown 0s --exec",
+			[]string{"--app-name=agentstatus", "--urgency=critical", "--", "codex is waiting for you", "waiting", "/home/u/p"}, "", nil},
+		{"done", "notify-done.sh", []string{"STATUS_AGENT=claude-code", "STATUS_TITLE=Fix the tests", "STATUS_STATE=idle", "STATUS_SESSION=s", "STATUS_WHY=rate limited"},
+			"watch --on idle --after-working 2m --cooldown 5m --exec",
+			[]string{"--app-name=agentstatus", "--urgency=normal", "--", "claude-code: rate limited", "Fix the tests"}, "", nil},
+		{"push and desktop", "notify-blocked.sh", []string{"STATUS_AGENT=pi", "STATUS_TITLE=@/etc/passwd", "STATUS_WHY=question: Which database?", "STATUS_SESSION=s",
+			"AGENTSTATUS_PUSH_URL=https://ntfy.example/agents", "AGENTSTATUS_PUSH_AUTH=Bearer tk_x"},
+			"watch --on blocked --after 30s --cooldown 5m --exec",
+			[]string{"--app-name=agentstatus", "--urgency=critical", "--", "pi is waiting for you", "question: Which database?", "@/etc/passwd"},
+			"pi is waiting for you\nquestion: Which database?\n@/etc/passwd\n",
+			[]string{"-H", "Authorization: Bearer tk_x", "-H", "Content-Type: text/plain; charset=utf-8", "--data-binary", "@-", "--", "https://ntfy.example/agents"}},
+		{"push only", "notify-done.sh", []string{"STATUS_AGENT=codex", "STATUS_WHY=failed: server_error", "STATUS_CWD=/w", "STATUS_SESSION=s",
+			"AGENTSTATUS_PUSH_URL=https://ntfy.example/agents", "AGENTSTATUS_NO_DESKTOP=1", "AGENTSTATUS_WORKED=10m"},
+			"watch --on idle --after-working 10m --cooldown 5m --exec",
+			nil, "codex: failed: server_error\n/w\n",
+			[]string{"-H", "Content-Type: text/plain; charset=utf-8", "--data-binary", "@-", "--", "https://ntfy.example/agents"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			script, _ := filepath.Abs(filepath.Join("notify", tc.script))
 			cmd := exec.Command(script)
 			cmd.Dir = dir
 			cmd.Env = withPath([]string{stub}, append(tc.env, "OUT="+dir)...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%v %s", err, out)
 			}
-			args, _ := os.ReadFile(filepath.Join(dir, "statusls.args"))
-			if got := strings.Split(strings.TrimSuffix(string(args), "\n"), "\n"); len(got) != 5 ||
-				strings.Join(got[:4], " ") != "watch --on blocked --exec" || !strings.HasPrefix(got[4], "notify-send ") {
-				t.Errorf("statusls %q", got)
+			read := func(name string) []string {
+				data, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					return nil
+				}
+				return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 			}
-			sent, _ := os.ReadFile(filepath.Join(dir, "notify.args"))
-			if got := strings.Split(strings.TrimSuffix(string(sent), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("notify-send %q, want %q", got, tc.want)
+			if got := read("statusls.args"); len(got) < 2 || strings.Join(got[:len(got)-1], " ") != tc.statusls {
+				t.Errorf("statusls %q, want %s CMD", got, tc.statusls)
+			}
+			if got := read("notify.args"); !slices.Equal(got, tc.notify) {
+				t.Errorf("notify-send %q, want %q", got, tc.notify)
+			}
+			stdin, _ := os.ReadFile(filepath.Join(dir, "curl.stdin"))
+			if string(stdin) != tc.push {
+				t.Errorf("pushed %q, want %q", stdin, tc.push)
+			}
+			if got := read("curl.args"); tc.curl != nil && (len(got) < len(tc.curl) || !slices.Equal(got[len(got)-len(tc.curl):], tc.curl)) {
+				t.Errorf("curl %q, want it to end with %q", got, tc.curl)
 			}
 			for _, f := range []string{"pwned", "pwned2"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
@@ -551,6 +733,8 @@ exec sh -c "$cmd"`,
 	}
 }
 
+// With the real statusls: a session that has waited for a minute already
+// is notified at once, with what it waits for.
 func TestNotifyBlockedStatusls(t *testing.T) {
 	real := realStatusls(t)
 	dir := t.TempDir()
@@ -563,16 +747,18 @@ func TestNotifyBlockedStatusls(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
-	agent := exec.Command("sleep", "300")
-	agent.Start()
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	out, err := exec.Command(filepath.Join(binDir, "statuspub"), "set", "--config-home", home, "--session", "n-1",
-		"--state", "blocked", "--title", "Approve the deploy", "--agent", "claude-code", "--pid", fmt.Sprint(agent.Process.Pid)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v %s", err, out)
+	statusDir := filepath.Join(home, "agent-status")
+	if err := os.MkdirAll(statusDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if _, err := statusfile.WriteFile(statusDir, statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code", Session: "n-1",
+		State: statusfile.Blocked, Title: "Clean up", UpdatedAt: now,
+		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-time.Minute)}}); err != nil {
+		t.Fatal(err)
 	}
 	waitFor(t, "a notification", 15*time.Second, func() bool {
 		sent, _ := os.ReadFile(filepath.Join(dir, "notify.args"))
-		return strings.Contains(string(sent), "Approve the deploy")
+		return strings.Contains(string(sent), "claude-code is waiting for you\nBash: rm -rf build\nClean up\n")
 	})
 }

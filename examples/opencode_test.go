@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/agentstatus/agentstatus/statusfile"
 	"io"
 	"os"
 	"os/exec"
@@ -113,7 +114,7 @@ func ocSteps() []ocStep {
 		{"permission.replied", map[string]any{"sessionID": "ses_1", "requestID": "per_1", "reply": "once"}, "working", "Fix the tests"},
 		{"session.created", info(map[string]any{"id": "ses_2", "parentID": "ses_1", "title": "Explore the code (@explore subagent)"}), "working", "Fix the tests"},
 		{"session.status", status("ses_2", "busy"), "working", "Fix the tests"},
-		{"question.asked", map[string]any{"id": "que_1", "sessionID": "ses_2", "questions": []any{}}, "blocked", "Fix the tests"},
+		{"question.asked", map[string]any{"id": "que_1", "sessionID": "ses_2", "questions": []any{map[string]any{"question": "Which database?", "header": "DB"}}}, "blocked", "Fix the tests"},
 		{"question.replied", map[string]any{"sessionID": "ses_2", "requestID": "que_1", "answers": []any{}}, "working", "Fix the tests"},
 		{"session.status", status("ses_2", "idle"), "working", "Fix the tests"},
 		{"session.status", status("ses_1", "retry"), "working", "Fix the tests"},
@@ -124,6 +125,10 @@ func ocSteps() []ocStep {
 		{"permission.replied", map[string]any{"sessionID": "ses_1", "permissionID": "per_2", "response": "reject"}, "working", "Fix the tests"},
 		{"session.idle", map[string]any{"sessionID": "ses_1"}, "idle", nil},
 		{"session.deleted", info(map[string]any{"id": "ses_2"}), "idle", nil},
+		// A turn the API refuses with HTTP 429.
+		{"session.status", status("ses_1", "busy"), "working", "Fix the tests"},
+		{"session.error", map[string]any{"sessionID": "ses_1", "error": map[string]any{"name": "APIError", "data": map[string]any{"message": "slow down", "statusCode": 429}}}, "idle", nil},
+		{"session.status", status("ses_1", "idle"), "idle", nil},
 	}
 }
 
@@ -147,17 +152,21 @@ func TestOpenCodePluginProtocol(t *testing.T) {
 	wantLines := `{"state":"working"}
 {"title":"New session"}
 {"title":"Fix the tests"}
-{"state":"blocked"}
+{"waitingFor":{"kind":"permission","tool":"bash","detail":"git push"}}
 {"state":"working"}
-{"state":"blocked"}
+{"waitingFor":{"kind":"question","tool":null,"detail":"Which database?"}}
 {"state":"working"}
-{"state":"idle"}
+{"ended":{"reason":"cancelled","detail":null}}
 {"title":null}
 {"state":"working"}
 {"title":"Fix the tests"}
-{"state":"blocked"}
+{"waitingFor":{"kind":"permission","tool":"bash","detail":null}}
 {"state":"working"}
-{"state":"idle"}
+{"ended":{"reason":"done","detail":null}}
+{"title":null}
+{"state":"working"}
+{"title":"Fix the tests"}
+{"ended":{"reason":"rate_limited","detail":"APIError"}}
 {"title":null}
 `
 	if string(got) != wantLines {
@@ -199,10 +208,10 @@ func TestOpenCodePluginFolders(t *testing.T) {
 	}
 	want := `{"state":"working"}
 {"title":"Folder A"}
-{"state":"blocked"}
+{"waitingFor":{"kind":"permission","tool":"bash","detail":"echo two"}}
 {"title":"Folder B"}
 {"state":"working"}
-{"state":"idle"}
+{"ended":{"reason":"done","detail":null}}
 {"title":null}
 `
 	for _, imports := range []string{"once", "copies"} {
@@ -333,14 +342,34 @@ func TestOpenCodePluginRealEvents(t *testing.T) {
 					}
 					return states
 				}
+				// why is what the record says of why it is in its state.
+				why := func() string {
+					files, _ := filepath.Glob(filepath.Join(home, "agent-status", "*.json"))
+					for _, f := range files {
+						if data, err := os.ReadFile(f); err == nil {
+							if rec, err := statusfile.Decode(data); err == nil {
+								return rec.Why()
+							}
+						}
+					}
+					return ""
+				}
 				for n, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
 					if want, ok := strings.CutPrefix(line, "want "); ok {
+						// "want STATE" or "want STATE why: WORDS".
+						want, wantWhy, checkWhy := strings.Cut(want, " why: ")
+						if !checkWhy {
+							want, checkWhy = strings.TrimSuffix(want, " why:"), strings.HasSuffix(want, " why:")
+						}
 						deadline := time.Now().Add(10 * time.Second)
-						for got := show(); len(got) != 1 || got[0] != want; got = show() {
+						for got := show(); len(got) != 1 || got[0] != want || checkWhy && why() != wantWhy; got = show() {
 							if time.Now().After(deadline) {
-								t.Fatalf("line %d: statusls shows %q, want one record %s", n+1, got, want)
+								t.Fatalf("line %d: statusls shows %q (why %q), want one record %s (why %q)", n+1, got, why(), want, wantWhy)
 							}
 							time.Sleep(20 * time.Millisecond)
+						}
+						if os.Getenv("OC_WHY_DUMP") != "" {
+							t.Logf("WHY %s %d %s", f.Name, n+1, why())
 						}
 						continue
 					}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -34,13 +35,17 @@ type wireObject struct {
 	State     *string         `json:"state"`
 	Title     *string         `json:"title"`
 	UpdatedAt *string         `json:"updatedAt"`
-	Fresh     *bool           `json:"fresh"`
-	Age       json.RawMessage `json:"age"`
-	Alive     *bool           `json:"alive"`
-	Verdict   *string         `json:"verdict"`
-	Reason    *string         `json:"reason"`
-	Error     *string         `json:"error"`
-	Missing   *bool           `json:"missing"`
+	// The reason keys are taken as they come: a wrong type is ignored,
+	// never a protocol error (SPEC.md C4, as in a file).
+	WaitingFor json.RawMessage `json:"waitingFor"`
+	Ended      json.RawMessage `json:"ended"`
+	Fresh      *bool           `json:"fresh"`
+	Age        json.RawMessage `json:"age"`
+	Alive      *bool           `json:"alive"`
+	Verdict    *string         `json:"verdict"`
+	Reason     *string         `json:"reason"`
+	Error      *string         `json:"error"`
+	Missing    *bool           `json:"missing"`
 }
 
 // decodeObject decodes one line holding exactly one JSON object.
@@ -119,6 +124,7 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 	if w.Title != nil {
 		s.Title = statusfile.SanitizeTitle(*w.Title)
 	}
+	reasonKeys(s, w.WaitingFor, w.Ended)
 	if isSet(w.PID) {
 		pid, err := strconv.ParseInt(string(w.PID), 10, 64)
 		if err != nil || pid < 0 || pid > statusfile.MaxPID {
@@ -142,6 +148,32 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 		e.Alive = reader.Dead
 	}
 	return e, nil
+}
+
+// reasonKeys sets s's waitingFor and ended from a host's raw values, by
+// the rules a reader applies to them in a status file (SPEC.md §4, C4):
+// the record's own decoder reads them in a record made for the purpose,
+// so that a key of the wrong type, or of another state, is ignored, a
+// tool or detail of the wrong type is none, a time that is not RFC 3339 is
+// unknown, and every string is sanitized and cut to its limit. Nothing in
+// them fails the host.
+func reasonKeys(s *statusfile.Status, waiting, ended json.RawMessage) {
+	if !isSet(waiting) && !isSet(ended) {
+		return
+	}
+	b := append([]byte(`{"schema":"`+statusfile.Schema+`","session":"-","state":`), jsonstr.Append(nil, string(s.State))...)
+	b = append(b, `,"updatedAt":"2000-01-01T00:00:00.000Z"`...)
+	if isSet(waiting) {
+		b = append(append(b, `,"waitingFor":`...), waiting...)
+	}
+	if isSet(ended) {
+		b = append(append(b, `,"ended":`...), ended...)
+	}
+	r, err := statusfile.Decode(append(b, '}'))
+	if err != nil {
+		return // not one JSON value the decoder takes: ignored too
+	}
+	s.WaitingFor, s.Ended = r.WaitingFor, r.Ended
 }
 
 // isSet reports whether a raw value is present and not null.

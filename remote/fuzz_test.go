@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/agentstatus/agentstatus/reader"
@@ -29,6 +30,14 @@ func FuzzDecodeEntry(f *testing.F) {
 	f.Add([]byte(`{"file":"` + statusfile.FileName("x") + `","verdict":"invalid","reason":"truncated","error":"\u001b]0;x"}`))
 	f.Add([]byte(`{"file":1}`))
 	f.Add([]byte("{\"file\":\"\xff\"}"))
+	blocked := rec("s1", "blocked", "t")
+	blocked.WaitingFor = statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build", Since: testNow}
+	f.Add([]byte(strings.Replace(entryLine(blocked), `"detail":"rm -rf build"`, `"detail":"\u001b]0;x\u0007\ud800\u202e"`, 1)))
+	f.Add([]byte(strings.Replace(entryLine(blocked), `"kind":"permission"`, `"kind":[1]`, 1)))
+	idle := rec("s1", "idle", "t")
+	idle.Ended = statusfile.Ended{Reason: "rate_limited", At: testNow}
+	f.Add([]byte(strings.Replace(entryLine(idle), `"at":"2026`, `"at":"x2026`, 1)))
+	f.Add([]byte(strings.Replace(entryLine(idle), `"ended":{`, `"ended":"cancelled","x":{`, 1)))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		e, err := DecodeEntry(line)
 		if err != nil {
@@ -41,9 +50,20 @@ func FuzzDecodeEntry(f *testing.F) {
 		if !utf8.Valid(out) || !noControl(string(out)) {
 			t.Fatalf("unsafe output %q", out)
 		}
-		for _, s := range []string{e.Status.Title, e.Status.Agent, e.Status.Cwd, string(e.Status.State)} {
+		st := &e.Status
+		for _, s := range []string{st.Title, st.Agent, st.Cwd, string(st.State), st.Why(),
+			st.WaitingFor.Kind, st.WaitingFor.Tool, st.WaitingFor.Detail, st.Ended.Reason, st.Ended.Detail} {
 			if !noControl(s) {
 				t.Fatalf("unsanitized field %q", s)
+			}
+		}
+		// The reason keys only with their state, and within their limits.
+		if st.WaitingFor != (statusfile.Waiting{}) && st.State != statusfile.Blocked || st.Ended != (statusfile.Ended{}) && st.State != statusfile.Idle {
+			t.Fatalf("a reason key with state %q: %+v %+v", st.State, st.WaitingFor, st.Ended)
+		}
+		for _, s := range []string{st.WaitingFor.Tool, st.WaitingFor.Detail, st.Ended.Detail} {
+			if n := len(utf16.Encode([]rune(s))); n > 200 {
+				t.Fatalf("%d UTF-16 units: %q", n, s)
 			}
 		}
 	})

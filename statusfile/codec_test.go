@@ -239,6 +239,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(withField("task", `{"title":"\u001b[31mx"}`)))
 	f.Add([]byte(`[{"a":1e5,"b":[true,false,null]}]`))
 	f.Add([]byte(`{"schema":"gentle-shell.agent-status/v1","session":"\ud800"}`))
+	f.Add([]byte(strings.Replace(withField("waitingFor", `{"kind":"permission","tool":"Bash","detail":"rm\u001b[2J","since":"2026-07-17T12:34:50.123Z"}`), `"idle"`, `"blocked"`, 1)))
+	f.Add([]byte(withField("ended", `{"reason":"failed","detail":7,"at":null}`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Decode(data)
 		var de *DecodeError
@@ -277,6 +279,21 @@ func FuzzDecode(f *testing.F) {
 				}
 				if back.Session != s.Session || back.State != s.State || back.Title != SanitizeTitle(s.Title) {
 					t.Fatalf("round trip changed %+v into %+v", s, back)
+				}
+				// The reason keys come back as they were decoded (already
+				// sanitized), times cut to milliseconds.
+				ms := func(t time.Time) time.Time {
+					if y := t.UTC().Year(); y < 0 || y > 9999 {
+						return time.Time{}
+					}
+					return t.Truncate(time.Millisecond)
+				}
+				w, e := s.WaitingFor, s.Ended
+				w.Since, e.At = ms(w.Since), ms(e.At)
+				bw, be := back.WaitingFor, back.Ended
+				if bw.Kind != w.Kind || bw.Tool != w.Tool || bw.Detail != w.Detail || !bw.Since.Equal(w.Since) ||
+					be.Reason != e.Reason || be.Detail != e.Detail || !be.At.Equal(e.At) {
+					t.Fatalf("round trip changed the reason keys %+v %+v into %+v %+v", w, e, bw, be)
 				}
 			}
 		}

@@ -17,10 +17,12 @@ const (
 	fPID
 	fCwd
 	fTask
+	fWaitingFor
+	fEnded
 	nFields
 )
 
-var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "agent", "pid", "cwd", "task"}
+var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "agent", "pid", "cwd", "task", "waitingFor", "ended"}
 
 // Decode parses a status file. It is tolerant where SPEC.md asks readers to
 // be: unknown keys are ignored, an unknown state is kept as it is, a missing
@@ -30,6 +32,12 @@ var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "age
 // updatedAt, a field of the wrong type, a pid that is not a non-negative
 // integer below 2^31, and an updatedAt that is not an RFC 3339 time. When the
 // same key appears more than once, the last one counts.
+//
+// The reason keys are never a cause for rejection: a waitingFor or ended
+// that is not an object, or lacks its kind or reason, is ignored, a tool
+// or detail that is not a string is empty, and a time that is not RFC
+// 3339 is zero. They are kept only with their state (blocked, idle) and
+// returned sanitized.
 //
 // The title is returned as written; display it through [SanitizeTitle].
 func Decode(data []byte) (Status, error) {
@@ -178,7 +186,52 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 			s.Title = d.str(title)
 		}
 	}
+	switch s.State {
+	case Blocked:
+		var v [4]span
+		if d.members(f[fWaitingFor], []string{"kind", "tool", "detail", "since"}, v[:]) {
+			s.WaitingFor = Waiting{Kind: d.text(v[0]), Tool: d.text(v[1]), Detail: d.text(v[2]), Since: d.time(v[3])}
+		}
+	case Idle:
+		var v [3]span
+		if d.members(f[fEnded], []string{"reason", "detail", "at"}, v[:]) {
+			s.Ended = Ended{Reason: d.text(v[0]), Detail: d.text(v[1]), At: d.time(v[2])}
+		}
+	}
+	sanitizeWhy(&s)
 	return s, nil
+}
+
+// members reports whether sp is an object, and sets v[i] to the value of
+// its member names[i], if any.
+func (d *decoder) members(sp span, names []string, v []span) bool {
+	if sp.end == 0 || d.data[sp.start] != '{' {
+		return false
+	}
+	sub := decoder{data: d.data, pos: sp.start}
+	// The span was validated already: object cannot fail.
+	_ = sub.object(func(key []byte, val span) {
+		for i, n := range names {
+			if string(key) == n {
+				v[i] = val
+			}
+		}
+	})
+	return true
+}
+
+// text returns the string at sp, or "" for any other value or none.
+func (d *decoder) text(sp span) string {
+	if sp.end == 0 || d.data[sp.start] != '"' {
+		return ""
+	}
+	return d.str(sp)
+}
+
+// time returns the RFC 3339 time at sp, or the zero time for anything else.
+func (d *decoder) time(sp span) time.Time {
+	t, _ := ParseTime(d.text(sp))
+	return t
 }
 
 func badTime(ts string) *DecodeError {

@@ -60,8 +60,49 @@ func AppendEncode(dst []byte, s Status) ([]byte, error) {
 	}
 	dst = append(dst, `,"updatedAt":"`...)
 	dst = AppendTime(dst, t)
-	dst = append(dst, "\"}\n"...)
+	dst = append(dst, '"')
+	sanitizeWhy(&s)
+	if w := s.WaitingFor; w.Kind != "" {
+		dst = append(dst, `,"waitingFor":{"kind":`...)
+		dst = jsonstr.Append(dst, w.Kind)
+		dst = append(dst, `,"tool":`...)
+		dst = appendNullString(dst, w.Tool)
+		dst = append(dst, `,"detail":`...)
+		dst = appendNullString(dst, w.Detail)
+		dst = append(dst, `,"since":`...)
+		dst = appendNullTime(dst, w.Since)
+		dst = append(dst, '}')
+	}
+	if e := s.Ended; e.Reason != "" {
+		dst = append(dst, `,"ended":{"reason":`...)
+		dst = jsonstr.Append(dst, e.Reason)
+		dst = append(dst, `,"detail":`...)
+		dst = appendNullString(dst, e.Detail)
+		dst = append(dst, `,"at":`...)
+		dst = appendNullTime(dst, e.At)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, "}\n"...)
 	return dst, nil
+}
+
+// appendNullString appends s as a JSON string, or null when it is empty.
+func appendNullString(dst []byte, s string) []byte {
+	if s == "" {
+		return append(dst, "null"...)
+	}
+	return jsonstr.Append(dst, s)
+}
+
+// appendNullTime appends t as updatedAt is written, or null when it is
+// zero or outside the years 0000–9999.
+func appendNullTime(dst []byte, t time.Time) []byte {
+	if y := t.UTC().Year(); t.IsZero() || y < 0 || y > 9999 {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '"')
+	dst = AppendTime(dst, t)
+	return append(dst, '"')
 }
 
 // isSlashAbs accepts "/..." paths on every platform: a record written on

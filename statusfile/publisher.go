@@ -41,6 +41,7 @@ type config struct {
 	cwd        string
 	state      State
 	title      string
+	noDetail   bool
 	clock      Clock
 	heartbeat  time.Duration
 	coalesce   time.Duration
@@ -77,6 +78,13 @@ func WithState(s State) Option { return optionFunc(func(c *config) { c.state = s
 // WithTitle sets the title of the first write. The default is none.
 func WithTitle(title string) Option { return optionFunc(func(c *config) { c.title = title }) }
 
+// WithDetail(false) leaves the detail of [Waiting] and [Ended] out of the
+// file: the command, file or question a session waits on, the error a turn
+// ended with. Their kind, reason and tool are still written. The default is
+// true. It is a privacy control, for users who do not want command lines
+// in status files.
+func WithDetail(on bool) Option { return optionFunc(func(c *config) { c.noDetail = !on }) }
+
 // WithClock sets the clock used for timestamps, heartbeats and coalescing.
 func WithClock(clock Clock) Option { return optionFunc(func(c *config) { c.clock = clock }) }
 
@@ -112,6 +120,7 @@ type Publisher struct {
 	clock           Clock
 	heartbeat       time.Duration
 	coalesce        time.Duration
+	noDetail        bool
 	onError         func(error)
 	onWrite         func(Status, error)
 	writeFile       writeFunc
@@ -205,6 +214,7 @@ func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 		clock:     c.clock,
 		heartbeat: c.heartbeat,
 		coalesce:  c.coalesce,
+		noDetail:  c.noDetail,
 		onError:   c.onError,
 		onWrite:   c.onWrite,
 		writeFile: c.write,
@@ -244,7 +254,8 @@ func (p *Publisher) Status() Status {
 	return p.rec
 }
 
-// Set changes the state and the title ("" for none). It returns at once;
+// Set changes the state and the title ("" for none), forgetting the
+// [Waiting] or [Ended] of a state left. It returns at once;
 // the change is written within the coalescing window. An unknown state is
 // reported to the error handler and ignored.
 func (p *Publisher) Set(state State, title string) {
@@ -268,6 +279,41 @@ func (p *Publisher) SetState(state State) {
 	}, state)
 }
 
+// SetWaiting sets the state to [Blocked] and says what the session waits
+// for. A zero Since is now, or when the same wait began if it is already
+// on. The wait is forgotten when the state changes.
+func (p *Publisher) SetWaiting(w Waiting) {
+	if p.noDetail {
+		w.Detail = ""
+	}
+	now := p.clock.Now()
+	p.update(func(r *Status) bool {
+		if w.Since.IsZero() {
+			w.Since = now
+			if old := r.WaitingFor; r.State == Blocked && old.Kind == w.Kind && old.Tool == w.Tool && old.Detail == w.Detail {
+				w.Since = old.Since
+			}
+		}
+		r.State, r.WaitingFor = Blocked, w
+		return true
+	}, Blocked)
+}
+
+// SetEnded sets the state to [Idle] and says how the turn ended. A zero At
+// is now. The reason is forgotten when the state changes.
+func (p *Publisher) SetEnded(e Ended) {
+	if e.At.IsZero() {
+		e.At = p.clock.Now()
+	}
+	if p.noDetail {
+		e.Detail = ""
+	}
+	p.update(func(r *Status) bool {
+		r.State, r.Ended = Idle, e
+		return true
+	}, Idle)
+}
+
 // SetTitle changes the title ("" for none) and keeps the state.
 func (p *Publisher) SetTitle(title string) {
 	p.update(func(r *Status) bool {
@@ -280,6 +326,7 @@ func (p *Publisher) update(f func(*Status) bool, state State) {
 	p.mu.Lock()
 	next := p.rec
 	ok := f(&next)
+	sanitizeWhy(&next) // a wait ends with blocked, a turn's end with idle
 	changed := ok && next != p.rec
 	if changed {
 		p.rec = next

@@ -636,3 +636,55 @@ func TestPublisherErrorHandlerCallsDoNotOverlap(t *testing.T) {
 		t.Errorf("%d calls of the error handler overlapped", most.Load())
 	}
 }
+
+func TestPublisherReasonKeys(t *testing.T) {
+	for _, detail := range []bool{true, false} {
+		t.Run(fmt.Sprintf("detail=%v", detail), func(t *testing.T) {
+			p, w, clock := newPub(t, sf.WithDetail(detail), sf.WithCoalesce(0))
+			w.next(t)
+			flushed := func() sf.Status {
+				t.Helper()
+				if err := p.Flush(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				return readRecord(t, p.Path())
+			}
+			want := func(s string) string {
+				if detail {
+					return s
+				}
+				return ""
+			}
+			p.SetWaiting(sf.Waiting{Kind: sf.WaitPermission, Tool: "Bash", Detail: "rm -rf build"})
+			got := flushed()
+			if got.State != sf.Blocked || got.WaitingFor.Tool != "Bash" || got.WaitingFor.Detail != want("rm -rf build") ||
+				!got.WaitingFor.Since.Equal(clock.Now().Truncate(time.Millisecond)) {
+				t.Errorf("after SetWaiting: %+v", got)
+			}
+			// Staying blocked keeps the wait; any other state ends it.
+			p.SetState(sf.Blocked)
+			if got := flushed(); got.WaitingFor.Kind != sf.WaitPermission {
+				t.Errorf("SetState(blocked) dropped the wait: %+v", got)
+			}
+			p.SetState(sf.Working)
+			p.SetState(sf.Blocked)
+			if got := flushed(); got.WaitingFor != (sf.Waiting{}) {
+				t.Errorf("a wait outlived its state: %+v", got.WaitingFor)
+			}
+			at := clock.Now().Add(-time.Second).UTC()
+			p.SetEnded(sf.Ended{Reason: sf.EndFailed, Detail: "server_error", At: at})
+			got = flushed()
+			if got.State != sf.Idle || got.Ended.Reason != sf.EndFailed || got.Ended.Detail != want("server_error") || !got.Ended.At.Equal(at) {
+				t.Errorf("after SetEnded: %+v", got)
+			}
+			p.Set(sf.Idle, "title")
+			if got := flushed(); got.Ended.Reason != sf.EndFailed || got.Title != "title" {
+				t.Errorf("Set(idle) dropped how the turn ended: %+v", got)
+			}
+			p.Set(sf.Working, "next prompt")
+			if got := flushed(); got.Ended != (sf.Ended{}) {
+				t.Errorf("ended outlived the next prompt: %+v", got.Ended)
+			}
+		})
+	}
+}

@@ -21,10 +21,16 @@ import (
 // The result is valid UTF-8 (invalid bytes in raw become U+FFFD), and
 // SanitizeTitle(SanitizeTitle(s)) == SanitizeTitle(s).
 func SanitizeTitle(raw string) string {
-	if isPlainTitle(raw) {
+	return sanitizeCap(raw, MaxTitleUnits)
+}
+
+// sanitizeCap is SanitizeTitle with max UTF-16 code units in place of
+// MaxTitleUnits.
+func sanitizeCap(raw string, max int) string {
+	if len(raw) <= max && isPlainTitle(raw) {
 		return raw
 	}
-	text, cut, halfDropped := cutUTF16(raw, MaxTitleUnits)
+	text, cut, halfDropped := cutUTF16(raw, max)
 	out := make([]byte, 0, len(text))
 	out = sanitize(out, text, true)
 	if cut && !halfDropped {

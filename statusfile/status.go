@@ -84,6 +84,11 @@ type Status struct {
 	// Title is the sanitized task title. Empty means "task": null.
 	Title     string
 	UpdatedAt time.Time
+	// WaitingFor says what a blocked session waits for, Ended how an idle
+	// session's last turn ended. Each is kept only with its state, and
+	// Decode returns them sanitized.
+	WaitingFor Waiting
+	Ended      Ended
 }
 
 // ErrInvalidSession is returned for a session id that SPEC.md does not allow.

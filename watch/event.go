@@ -24,7 +24,7 @@ const (
 	// the directory came back).
 	Added Kind = "added"
 	// Updated: a field other than updatedAt changed: state, title, agent,
-	// pid, cwd. The verdict may have changed too; see After.Verdict.
+	// pid, cwd, waitingFor, ended. The verdict may have changed too; see After.Verdict.
 	Updated Kind = "updated"
 	// Heartbeat: only updatedAt moved, and the verdict did not change.
 	// Sent only with [WithHeartbeats].

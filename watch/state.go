@@ -72,7 +72,16 @@ func (w *Watcher) visible(e *reader.Entry) bool {
 // updatedAt.
 func sameFields(a, b *statusfile.Status) bool {
 	return a.Schema == b.Schema && a.Agent == b.Agent && a.Session == b.Session && a.PID == b.PID &&
-		a.Cwd == b.Cwd && a.State == b.State && a.Title == b.Title
+		a.Cwd == b.Cwd && a.State == b.State && a.Title == b.Title &&
+		sameWaiting(&a.WaitingFor, &b.WaitingFor) && sameEnded(&a.Ended, &b.Ended)
+}
+
+func sameWaiting(a, b *statusfile.Waiting) bool {
+	return a.Kind == b.Kind && a.Tool == b.Tool && a.Detail == b.Detail && a.Since.Equal(b.Since)
+}
+
+func sameEnded(a, b *statusfile.Ended) bool {
+	return a.Reason == b.Reason && a.Detail == b.Detail && a.At.Equal(b.At)
 }
 
 // classify decides which event, if any, takes the view from old to new.

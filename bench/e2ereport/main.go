@@ -13,7 +13,7 @@ import (
 	"regexp"
 )
 
-var line = regexp.MustCompile(`^E2E agent=(\S+) scenario=(\S+) step=(\d+) name="([^"]*)" truth=(\S+) wrong=(\S+)$`)
+var line = regexp.MustCompile(`^E2E agent=(\S+) scenario=(\S+) step=(\d+) name="([^"]*)" truth=(\S+) wrong=(\S+)(?: why="(?:[^"\\]|\\.)*")?$`)
 
 // key names one step: its number alone is not unique (a scenario may
 // report a check of its own under step 0 or -1).

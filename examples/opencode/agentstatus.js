@@ -24,10 +24,14 @@
 //
 // Events (https://opencode.ai/docs/plugins/, "Events"):
 //   session.status busy/retry        working
-//   session.status idle, session.idle,
-//     session.error (an abort too)   idle
+//   session.status idle, session.idle  idle, ended done
+//   session.error                    idle, ended cancelled (MessageAbortedError:
+//                                    the user's interrupt), rate_limited
+//                                    (HTTP 429), else failed
 //   permission.asked (.updated in
-//     older versions), question.asked  blocked until replied or rejected
+//     older versions), question.asked  blocked until replied or rejected,
+//                                    waiting for the permission and its
+//                                    patterns, or the question
 //   session.updated                  the title of the session at work
 //   session.deleted                  the session is forgotten
 // Sessions with a parentID are subagents: they make their parent's work,
@@ -45,10 +49,10 @@ import { spawn } from "node:child_process";
 const SHARED = Symbol.for("agentstatus.opencode.publisher.v1");
 
 function publisher(directory) {
-  const sessions = new Map(); // id -> { parent, busy, waits: Set, title }
+  const sessions = new Map(); // id -> { parent, busy, waits: Map, title, ended }
   let child = null;
   let dead = false;
-  const sent = { state: "idle", title: null };
+  const sent = { state: "idle", title: null, why: null };
 
   const start = () => {
     if (child || dead) return child;
@@ -84,7 +88,9 @@ function publisher(directory) {
     if (!id) return null;
     let s = sessions.get(id);
     if (!s) {
-      s = { parent: null, busy: false, waits: new Set(), title: null };
+      // waits: key -> {kind, tool, detail}, in the order asked;
+      // ended: how its last turn ended, {reason, detail}.
+      s = { parent: null, busy: false, waits: new Map(), title: null, ended: null };
       sessions.set(id, s);
     }
     return s;
@@ -106,28 +112,41 @@ function publisher(directory) {
     let state = "idle";
     let title = null;
     let titleRank = 0;
+    let wait = null; // the first wait of the first session that waits
+    let ended = null; // the last session's end, when all are idle
     for (const [id, s] of sessions) {
       if (s.parent) continue;
       let kids = false;
-      let kidWaits = false;
+      let kidWait = null;
       for (const [kid, k] of sessions) {
         if (kid !== id && top(kid) === id) {
           kids = kids || k.busy;
-          kidWaits = kidWaits || k.waits.size > 0;
+          if (!kidWait && k.waits.size > 0) kidWait = k.waits.values().next().value;
         }
       }
-      const rank = s.waits.size > 0 || kidWaits ? 2 : s.busy || kids ? 1 : 0;
-      if (rank === 2) state = "blocked";
-      else if (rank === 1 && state !== "blocked") state = "working";
+      const own = s.waits.size > 0 ? s.waits.values().next().value : null;
+      const rank = own || kidWait ? 2 : s.busy || kids ? 1 : 0;
+      if (rank === 2) {
+        state = "blocked";
+        wait ??= own || kidWait;
+      } else if (rank === 1 && state !== "blocked") state = "working";
+      if (rank === 0 && s.ended) ended = s.ended;
       if (rank > titleRank && s.title) {
         title = s.title;
         titleRank = rank;
       }
     }
-    if (state !== sent.state) {
+    // Why goes with the state: serve's waitingFor sets blocked, ended idle.
+    const why = state === "blocked" && wait ? { waitingFor: wait }
+      : state === "idle" && ended ? { ended } : null;
+    const whyKey = why && JSON.stringify(why);
+    if (why && whyKey !== sent.why) {
+      send(why);
+    } else if (state !== sent.state) {
       send({ state });
-      sent.state = state;
     }
+    sent.state = state;
+    sent.why = whyKey;
     if (title !== sent.title) {
       send({ title });
       sent.title = title;
@@ -157,25 +176,53 @@ function publisher(directory) {
         const s = session(p.sessionID);
         if (!s) return;
         const type = p.status && p.status.type;
-        s.busy = type === "busy" || type === "retry";
-        if (type === "idle") s.waits.clear();
+        const busy = type === "busy" || type === "retry";
+        if (busy && !s.busy) s.ended = null; // a turn begins
+        s.busy = busy;
+        if (type === "idle") {
+          s.waits.clear();
+          s.ended ??= { reason: "done", detail: null };
+        }
         break;
       }
-      case "session.idle":
+      case "session.idle": {
+        const s = session(p.sessionID);
+        if (!s) return;
+        s.busy = false;
+        s.waits.clear();
+        s.ended ??= { reason: "done", detail: null };
+        break;
+      }
       case "session.error": {
         // An error or an abort (the user's interrupt) ends the turn too.
         const s = session(p.sessionID);
         if (!s) return;
         s.busy = false;
         s.waits.clear();
+        s.ended = turnError(p.error);
         break;
       }
       case "permission.asked":
-      case "permission.updated":
+      case "permission.updated": {
+        const s = session(p.sessionID);
+        if (!s) return;
+        const patterns = Array.isArray(p.patterns) ? p.patterns.filter((x) => typeof x === "string") : [];
+        s.waits.set(`permission:${p.id}`, {
+          kind: "permission",
+          tool: typeof p.permission === "string" ? p.permission : (typeof p.type === "string" ? p.type : null),
+          detail: patterns.length ? patterns.join("; ") : (typeof p.title === "string" ? p.title : null),
+        });
+        break;
+      }
       case "question.asked": {
         const s = session(p.sessionID);
         if (!s) return;
-        s.waits.add(`${event.type.split(".")[0]}:${p.id}`);
+        const q = Array.isArray(p.questions) && p.questions[0];
+        s.waits.set(`question:${p.id}`, {
+          kind: "question",
+          tool: null,
+          detail: q && typeof q.question === "string" ? q.question : null,
+        });
         break;
       }
       case "permission.replied":
@@ -196,6 +243,17 @@ function publisher(directory) {
 
   start();
   return { handle };
+}
+
+// turnError is how a turn that session.error ended, ended: the user's
+// interrupt (MessageAbortedError) is cancelled; an API error with HTTP 429
+// is rate_limited; anything else failed, with the error's name and status.
+function turnError(err) {
+  const name = err && typeof err.name === "string" ? err.name : null;
+  const status = err && err.data && typeof err.data.statusCode === "number" ? err.data.statusCode : null;
+  if (name === "MessageAbortedError") return { reason: "cancelled", detail: null };
+  if (status === 429) return { reason: "rate_limited", detail: name };
+  return { reason: "failed", detail: [name, status].filter((x) => x != null).join(" ") || null };
 }
 
 export const AgentStatus = async ({ directory }) => {

@@ -46,6 +46,11 @@ type Action struct {
 	// session's heartbeat owner to follow (nil: none known from the
 	// payload).
 	Source *Source
+	// Waiting says what a change to blocked waits for, Ended how a change
+	// to idle ended the turn (SPEC.md §4.4); their zero values say
+	// nothing. Times are left zero: the publisher stamps them.
+	Waiting statusfile.Waiting
+	Ended   statusfile.Ended
 	// Replaces: the session replaces every other session of the same
 	// agent process (Codex's /clear), whose records go, unless that
 	// process serves several clients (Codex's app-server daemon).

@@ -303,7 +303,76 @@ func fuzzMapper(f *testing.F, dir string, m Mapper) {
 		if a.Cwd != "" && a.Cwd[0] != '/' {
 			t.Fatalf("relative cwd %q", a.Cwd)
 		}
+		// The reason keys come only with their state.
+		if a.Waiting != (statusfile.Waiting{}) && (a.State != statusfile.Blocked || a.Waiting.Kind == "") {
+			t.Fatalf("waiting %+v with state %q", a.Waiting, a.State)
+		}
+		if a.Ended != (statusfile.Ended{}) && (a.State != statusfile.Idle || a.Ended.Reason == "") {
+			t.Fatalf("ended %+v with state %q", a.Ended, a.State)
+		}
 	})
+}
+
+func TestReasonKeys(t *testing.T) {
+	tests := []struct {
+		name    string
+		m       Mapper
+		payload string
+		wait    statusfile.Waiting
+		ended   statusfile.Ended
+	}{
+		{"claude permission", Claude, `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build","description":"Remove"}}`,
+			statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build"}, statusfile.Ended{}},
+		{"claude edit", Claude, `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Edit","tool_input":{"file_path":"/src/main.go","old_string":"a"}}`,
+			statusfile.Waiting{Kind: "permission", Tool: "Edit", Detail: "/src/main.go"}, statusfile.Ended{}},
+		{"claude question", Claude, `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which database?"}]}}`,
+			statusfile.Waiting{Kind: "question", Tool: "AskUserQuestion", Detail: "Which database?"}, statusfile.Ended{}},
+		{"claude elicitation", Claude, `{"session_id":"s","hook_event_name":"Elicitation","mcp_server_name":"db","message":"Pick a table"}`,
+			statusfile.Waiting{Kind: "question", Detail: "Pick a table"}, statusfile.Ended{}},
+		{"claude permission notification", Claude, `{"session_id":"s","hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}`,
+			statusfile.Waiting{Kind: "permission"}, statusfile.Ended{}},
+		{"claude stop", Claude, `{"session_id":"s","hook_event_name":"Stop"}`, statusfile.Waiting{}, statusfile.Ended{Reason: "done"}},
+		{"claude rate limit", Claude, `{"session_id":"s","hook_event_name":"StopFailure","error":"rate_limit"}`,
+			statusfile.Waiting{}, statusfile.Ended{Reason: "rate_limited", Detail: "rate_limit"}},
+		{"claude server error", Claude, `{"session_id":"s","hook_event_name":"StopFailure","error":"server_error"}`,
+			statusfile.Waiting{}, statusfile.Ended{Reason: "failed", Detail: "server_error"}},
+		{"claude failure without a kind", Claude, `{"session_id":"s","hook_event_name":"StopFailure"}`,
+			statusfile.Waiting{}, statusfile.Ended{Reason: "failed"}},
+		{"codex permission", Codex, `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"sleep 20","description":"e2e"}}`,
+			statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "sleep 20"}, statusfile.Ended{}},
+		{"codex argv", Codex, `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"shell","tool_input":{"command":["git","push"]}}`,
+			statusfile.Waiting{Kind: "permission", Tool: "shell", Detail: "git push"}, statusfile.Ended{}},
+		{"codex question", Codex, `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"request_user_input","tool_input":{"questions":[{"id":"c","question":"Pick one?"}]}}`,
+			statusfile.Waiting{Kind: "question", Tool: "request_user_input", Detail: "Pick one?"}, statusfile.Ended{}},
+		{"codex interrupt", Codex, `{"session_id":"s","hook_event_name":"Interrupt"}`, statusfile.Waiting{}, statusfile.Ended{Reason: "cancelled"}},
+		{"codex stop", Codex, `{"session_id":"s","hook_event_name":"Stop"}`, statusfile.Waiting{}, statusfile.Ended{Reason: "done"}},
+		{"codex stop failure", Codex, `{"session_id":"s","hook_event_name":"StopFailure","error":"rate_limit"}`,
+			statusfile.Waiting{}, statusfile.Ended{Reason: "rate_limited", Detail: "rate_limit"}},
+		{"gemini exec", Gemini, `{"session_id":"s","hook_event_name":"Notification","notification_type":"ToolPermission","details":{"type":"exec","title":"Confirm Shell Command","command":"touch a","rootCommand":"touch"}}`,
+			statusfile.Waiting{Kind: "permission", Tool: "Shell", Detail: "touch a"}, statusfile.Ended{}},
+		{"gemini edit", Gemini, `{"session_id":"s","hook_event_name":"Notification","notification_type":"ToolPermission","details":{"type":"edit","title":"Confirm Edit","fileName":"a.go","filePath":"/src/a.go"}}`,
+			statusfile.Waiting{Kind: "permission", Tool: "Edit", Detail: "/src/a.go"}, statusfile.Ended{}},
+		{"gemini mcp", Gemini, `{"session_id":"s","hook_event_name":"Notification","notification_type":"ToolPermission","details":{"type":"mcp","title":"Confirm MCP","serverName":"db","toolName":"query"}}`,
+			statusfile.Waiting{Kind: "permission", Tool: "query"}, statusfile.Ended{}},
+		{"gemini ask_user", Gemini, `{"session_id":"s","hook_event_name":"Notification","notification_type":"ToolPermission","details":{"type":"ask_user","title":"Ask User"}}`,
+			statusfile.Waiting{Kind: "question"}, statusfile.Ended{}},
+		{"gemini done", Gemini, `{"session_id":"s","hook_event_name":"AfterAgent","prompt_response":"All pass."}`, statusfile.Waiting{}, statusfile.Ended{Reason: "done"}},
+		{"gemini no response", Gemini, `{"session_id":"s","hook_event_name":"AfterAgent","prompt_response":"[no response text]"}`,
+			statusfile.Waiting{}, statusfile.Ended{Reason: "failed", Detail: "no response"}},
+		{"gemini cancelled tool", Gemini, `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_response":{"llmContent":"Command was cancelled by user before it could complete.","returnDisplay":"Command cancelled by user."}}`,
+			statusfile.Waiting{}, statusfile.Ended{Reason: "cancelled"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := tt.m([]byte(tt.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Waiting != tt.wait || a.Ended != tt.ended {
+				t.Errorf("waiting %+v, ended %+v; want %+v, %+v", a.Waiting, a.Ended, tt.wait, tt.ended)
+			}
+		})
+	}
 }
 
 func TestTaskToolOp(t *testing.T) {

@@ -20,6 +20,7 @@ type claudeInput struct {
 	ToolInput        json.RawMessage `json:"tool_input"`
 	NotificationType string          `json:"notification_type"`
 	Message          string          `json:"message"`
+	Error            string          `json:"error"`        // StopFailure: the error's kind
 	TaskID           json.RawMessage `json:"task_id"`      // TaskCreated, TaskCompleted
 	TaskSubject      string          `json:"task_subject"` // TaskCreated, TaskCompleted
 }
@@ -35,14 +36,17 @@ type claudeInput struct {
 //	  PermissionDenied                   working (auto mode denied a tool:
 //	                                     the turn goes on without it)
 //	TaskCreated, TaskCompleted           state kept; the task list changes
-//	PermissionRequest, Elicitation       blocked
+//	PermissionRequest, Elicitation       blocked, waiting for the tool and
+//	                                     its command, file or question
 //	ElicitationResult                    working
 //	Notification, asking for permission
 //	  or for an answer                   blocked
 //	Notification idle_prompt             idle (waiting for a new prompt)
 //	Notification, answer given           working
 //	Notification about other agents      ignored (agent_needs_input, agent_completed)
-//	Stop, StopFailure                    idle
+//	Stop                                 idle, ended done
+//	StopFailure                          idle, ended failed or rate_limited
+//	                                     (its error kind)
 //	SubagentStop, PreCompact, ...        ignored: not the session's own turn
 //	SessionEnd                           the record is removed
 //	anything else                        ignored
@@ -86,16 +90,32 @@ func Claude(data []byte) (Action, error) {
 		if in.Event == "TaskCompleted" {
 			a.Task.Status = "completed"
 		}
-	case "PermissionRequest", "Elicitation":
+	case "PermissionRequest":
 		a.State = statusfile.Blocked
+		a.Waiting = permission(in.ToolName, in.ToolInput)
+	case "Elicitation": // an MCP server asks the user
+		a.State = statusfile.Blocked
+		a.Waiting = statusfile.Waiting{Kind: statusfile.WaitQuestion, Detail: in.Message}
 	case "Notification":
 		st, ok := claudeNotification(in.NotificationType, in.Message)
 		if !ok {
 			return ignore(in.SessionID), nil
 		}
 		a.State = st
-	case "Stop", "StopFailure":
+		if st == statusfile.Blocked {
+			// Sent seconds after the PermissionRequest or Elicitation,
+			// without the tool: the publisher keeps what they said.
+			a.Waiting.Kind = statusfile.WaitPermission
+			if strings.HasPrefix(in.NotificationType, "elicitation") {
+				a.Waiting.Kind = statusfile.WaitQuestion
+			}
+		}
+	case "Stop":
 		a.State = statusfile.Idle
+		a.Ended = done
+	case "StopFailure":
+		a.State = statusfile.Idle
+		a.Ended = failure(in.Error)
 	case "SessionEnd":
 		return Action{Kind: Remove, Session: in.SessionID}, nil
 	default:

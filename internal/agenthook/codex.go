@@ -15,11 +15,13 @@ import (
 // events add turn_id, model and permission_mode (recorded from Codex
 // 0.171.0: testdata/codex/real-*.json).
 type codexInput struct {
-	SessionID string `json:"session_id"`
-	Cwd       string `json:"cwd"`
-	Event     string `json:"hook_event_name"`
-	Source    string `json:"source"`    // SessionStart
-	ToolName  string `json:"tool_name"` // PreToolUse, PostToolUse
+	SessionID string          `json:"session_id"`
+	Cwd       string          `json:"cwd"`
+	Event     string          `json:"hook_event_name"`
+	Source    string          `json:"source"`    // SessionStart
+	ToolName  string          `json:"tool_name"` // PreToolUse, PostToolUse, PermissionRequest
+	ToolInput json.RawMessage `json:"tool_input"`
+	Error     string          `json:"error"` // StopFailure
 	// Transcript is the rollout file (SPEC.md §13.3), checked by the
 	// caller with CodexRolloutPath before it is followed.
 	Transcript string `json:"transcript_path"`
@@ -36,11 +38,14 @@ const codexAskTool = "request_user_input"
 //	UserPromptSubmit, PreToolUse,
 //	  PostToolUse                           working
 //	PreToolUse request_user_input           blocked: a question waits
-//	PermissionRequest                       blocked
-//	Stop, Interrupt                         idle (Interrupt: Esc, also
-//	                                        the denial of a permission)
-//	StopFailure                             idle (not sent by 0.171.0;
-//	                                        kept for versions that do)
+//	PermissionRequest                       blocked, waiting for the tool
+//	                                        and its command
+//	Stop                                    idle, ended done
+//	Interrupt                               idle, ended cancelled (Esc,
+//	                                        also the denial of a permission)
+//	StopFailure                             idle, ended failed or
+//	                                        rate_limited (not sent by
+//	                                        0.171.0; kept for versions that do)
 //	SessionEnd                              the record is removed
 //	PreCompact, PostCompact,
 //	  SubagentStart, SubagentStop           ignored: the turn goes on
@@ -73,13 +78,19 @@ func Codex(data []byte) (Action, error) {
 		a.State = statusfile.Working
 		if in.ToolName == codexAskTool {
 			a.State = statusfile.Blocked
+			a.Waiting = permission(in.ToolName, in.ToolInput)
 		}
 	case "UserPromptSubmit", "PostToolUse":
 		a.State = statusfile.Working
 	case "PermissionRequest":
 		a.State = statusfile.Blocked
-	case "Stop", "StopFailure", "Interrupt":
-		a.State = statusfile.Idle
+		a.Waiting = permission(in.ToolName, in.ToolInput)
+	case "Stop":
+		a.State, a.Ended = statusfile.Idle, done
+	case "Interrupt": // Esc, or a denied permission
+		a.State, a.Ended = statusfile.Idle, cancelled
+	case "StopFailure":
+		a.State, a.Ended = statusfile.Idle, failure(in.Error)
 	case "SessionEnd":
 		return Action{Kind: Remove, Session: in.SessionID}, nil
 	default:
@@ -133,9 +144,49 @@ func CodexRolloutPath(codexHome, transcriptPath, session string) (string, bool) 
 type codexRolloutLine struct {
 	Type    string `json:"type"`
 	Payload struct {
-		Type  string          `json:"type"`
-		Error json.RawMessage `json:"error"`
+		Type   string `json:"type"`
+		Reason string `json:"reason"` // turn_aborted: "interrupted", ...
+		Error  *struct {
+			Message string          `json:"message"`
+			Info    json.RawMessage `json:"codex_error_info"` // "internal_server_error", or {"kind":{...}}
+		} `json:"error"`
 	} `json:"payload"`
+}
+
+// CodexRolloutEnded is how the turn ended that a rollout line for which
+// CodexRolloutEvent says idle reports: turn_aborted is cancelled (its
+// reason as detail, unless it is "interrupted", Esc's); task_complete is
+// done, or failed (rate_limited for a usage limit) with its
+// codex_error_info, else its message, as detail.
+func CodexRolloutEnded(line []byte) statusfile.Ended {
+	var l codexRolloutLine
+	if json.Unmarshal(bytes.TrimSpace(line), &l) != nil {
+		return statusfile.Ended{}
+	}
+	switch p := l.Payload; {
+	case p.Type == "turn_aborted":
+		e := cancelled
+		if p.Reason != "interrupted" {
+			e.Detail = p.Reason
+		}
+		return e
+	case p.Type == "task_complete" && p.Error != nil:
+		var kind string
+		if json.Unmarshal(p.Error.Info, &kind) != nil {
+			var m map[string]json.RawMessage
+			json.Unmarshal(p.Error.Info, &m)
+			for k := range m {
+				kind = k // one key: the kind, with its fields
+			}
+		}
+		if kind == "" {
+			return statusfile.Ended{Reason: statusfile.EndFailed, Detail: p.Error.Message}
+		}
+		return failure(kind)
+	case p.Type == "task_complete":
+		return done
+	}
+	return statusfile.Ended{}
 }
 
 // MaxCodexRolloutLine is the longest rollout line worth parsing: the lines

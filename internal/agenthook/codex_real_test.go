@@ -69,6 +69,12 @@ func TestCodexRolloutEvent(t *testing.T) {
 		101: statusfile.Idle, // task_complete with error: HTTP 400
 		107: statusfile.Idle, // task_complete with error: HTTP 500 after retries
 	}
+	wantEnded := map[int]statusfile.Ended{
+		13:  {Reason: statusfile.EndDone},
+		64:  {Reason: statusfile.EndCancelled},
+		101: {Reason: statusfile.EndFailed},
+		107: {Reason: statusfile.EndFailed, Detail: "internal_server_error"},
+	}
 	f, err := os.Open(filepath.Join("testdata", "codex-rollout", "daemon-session.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +93,9 @@ func TestCodexRolloutEvent(t *testing.T) {
 		w, wok := want[l.Ordinal]
 		if ok != wok || state != w {
 			t.Errorf("line %d: %q %v, want %q %v", l.Ordinal, state, ok, w, wok)
+		}
+		if e, we := CodexRolloutEnded(line), wantEnded[l.Ordinal]; e.Reason != we.Reason || we.Detail != "" && e.Detail != we.Detail {
+			t.Errorf("line %d: ended %+v, want %+v", l.Ordinal, e, we)
 		}
 		n++
 	}
@@ -138,6 +147,10 @@ func FuzzCodexRolloutEvent(f *testing.F) {
 		state, ok := CodexRolloutEvent(line)
 		if ok != (state != "") || (ok && state != statusfile.Idle) {
 			t.Fatalf("%q %v", state, ok)
+		}
+		// Every line that says idle says how the turn ended.
+		if e := CodexRolloutEnded(line); ok && e.Reason == "" {
+			t.Fatalf("idle without a reason: %q", line)
 		}
 	})
 }

@@ -22,6 +22,49 @@ type geminiInput struct {
 	ToolName         string          `json:"tool_name"`
 	ToolInput        json.RawMessage `json:"tool_input"`
 	ToolResponse     json.RawMessage `json:"tool_response"`
+	Details          geminiDetails   `json:"details"`         // Notification
+	PromptResponse   string          `json:"prompt_response"` // AfterAgent
+}
+
+// geminiDetails is what a ToolPermission notification says of the
+// confirmation (recorded from 0.61.0: type exec with title, command and
+// rootCommand; ask_user with title; edit, mcp and info per its
+// documentation).
+type geminiDetails struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Command  string `json:"command"`
+	FileName string `json:"fileName"`
+	FilePath string `json:"filePath"`
+	ToolName string `json:"toolName"`
+	Prompt   string `json:"prompt"`
+}
+
+// geminiNoResponse is the prompt_response of an AfterAgent whose turn got
+// no answer from the model: the API failed (0.61.0, HTTP 400 recorded).
+const geminiNoResponse = "[no response text]"
+
+// geminiWait is what a ToolPermission notification waits for.
+func geminiWait(d geminiDetails) statusfile.Waiting {
+	w := statusfile.Waiting{Kind: statusfile.WaitPermission}
+	switch d.Type {
+	case "exec":
+		w.Tool, w.Detail = "Shell", d.Command
+	case "edit":
+		w.Tool, w.Detail = "Edit", d.FilePath
+		if w.Detail == "" {
+			w.Detail = d.FileName
+		}
+	case "mcp":
+		w.Tool = d.ToolName
+	case "info":
+		w.Tool, w.Detail = "WebFetch", d.Prompt
+	case "ask_user":
+		w.Kind = statusfile.WaitQuestion
+	default:
+		w.Detail = d.Title
+	}
+	return w
 }
 
 // Gemini maps a Gemini CLI hook payload (SPEC.md §13.1):
@@ -29,11 +72,14 @@ type geminiInput struct {
 //	SessionStart                         idle
 //	BeforeAgent, BeforeTool, AfterTool   working; AfterTool of write_todos
 //	                                     and update_topic also sets the title
-//	AfterTool of a shell command the     idle: Esc in an approved tool ends
-//	  user cancelled                     the turn, and no AfterAgent follows
+//	AfterTool of a shell command the     idle, ended cancelled: Esc in an
+//	  user cancelled                     approved tool ends the turn, and no
+//	                                     AfterAgent follows
 //	Notification ToolPermission          blocked (a tool confirmation, and
-//	                                     ask_user's questions)
-//	AfterAgent                           idle
+//	                                     ask_user's questions), waiting for
+//	                                     what its details name
+//	AfterAgent                           idle, ended done; failed when the
+//	                                     model gave no response
 //	SessionEnd                           the record is removed
 //	BeforeModel, AfterModel,
 //	  BeforeToolSelection, PreCompress   ignored: AfterModel fires for every
@@ -69,7 +115,7 @@ func Gemini(data []byte) (Action, error) {
 			a.Title = geminiTopicTitle(in.ToolInput)
 		case "run_shell_command":
 			if geminiCancelled(in.ToolResponse) {
-				a.State = statusfile.Idle
+				a.State, a.Ended = statusfile.Idle, cancelled
 			}
 		}
 	case "Notification":
@@ -77,8 +123,12 @@ func Gemini(data []byte) (Action, error) {
 			return ignore(in.SessionID), nil
 		}
 		a.State = statusfile.Blocked
+		a.Waiting = geminiWait(in.Details)
 	case "AfterAgent":
-		a.State = statusfile.Idle
+		a.State, a.Ended = statusfile.Idle, done
+		if in.PromptResponse == geminiNoResponse {
+			a.Ended = statusfile.Ended{Reason: statusfile.EndFailed, Detail: "no response"}
+		}
 	case "SessionEnd":
 		return Action{Kind: Remove, Session: in.SessionID}, nil
 	default:

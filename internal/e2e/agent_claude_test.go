@@ -89,29 +89,31 @@ func TestClaudeCode(t *testing.T) {
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second})
 	r.do("text",
 		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled})
+		step{name: "answer", truth: idle, settle: settled, why: "^done$"})
 	r.do("approve",
-		step{name: "prompt", act: typing("e2e:tool sleep 4; touch /tmp/e2e-approve"), truth: blocked, settle: settled},
+		step{name: "prompt", act: typing("e2e:tool sleep 4; touch /tmp/e2e-approve"), truth: blocked, settle: settled,
+			why: `^Bash: sleep 4; touch /tmp/e2e-approve$`},
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
 		step{name: "tool ends", truth: idle, settle: settled})
 	r.do("deny",
 		step{name: "prompt", act: typing("e2e:tool sleep 4; touch /tmp/e2e-deny"), truth: blocked, settle: settled},
-		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled})
+		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled, why: "^cancelled$"})
 	r.do("esc-in-tool",
 		step{name: "prompt", act: typing("e2e:tool tail -f /dev/null; touch /tmp/e2e-esc"), truth: blocked, settle: settled},
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: time.Second},
-		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: settled})
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: settled, why: "^cancelled$"})
 	r.do("esc-streaming",
 		step{name: "prompt", act: typing("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: settled})
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: settled, why: "^cancelled$"})
 	r.do("failed-turn",
 		step{name: "prompt", act: typing("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: settled})
+		step{name: "error", truth: idle, settle: settled, why: "^failed"})
 	r.do("parallel",
 		step{name: "prompt", act: typing("e2e:parallel ls ;; pwd"), truth: working, settle: settled},
 		step{name: "answer", truth: idle, settle: settled})
 	r.do("question",
-		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: settled},
+		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: settled,
+			why: `^question: Which database\?$`},
 		step{name: "answer", act: pressing("Enter"), truth: working},
 		step{name: "done", truth: idle, settle: settled})
 	r.do("clear", step{name: "/clear", act: typing("/clear"), truth: idle, settle: time.Second})

@@ -173,12 +173,12 @@ func (r *codexRun) noSignal(scenario string, st step, shown string, atLeast time
 	deadline := t0.Add(upTo)
 	for time.Now().Before(deadline) {
 		if at, ok := r.status.agreeAfter(t0.Add(atLeast), want); ok {
-			report(r.agent, scenario, 0, st.name+" (no signal: SPEC.md §13.2)", st.truth, at.Sub(t0), true)
+			report(r.agent, scenario, 0, st.name+" (no signal: SPEC.md §13.2)", st.truth, at.Sub(t0), true, "")
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	report(r.agent, scenario, 0, st.name+" (no signal: SPEC.md §13.2)", st.truth, time.Since(t0), false)
+	report(r.agent, scenario, 0, st.name+" (no signal: SPEC.md §13.2)", st.truth, time.Since(t0), false, "")
 	if then != "" {
 		r.t.Errorf("codex %s (%s): the status never became %s within %v:\n%s", scenario, st.name, then, upTo, r.status.timeline(t0))
 	}
@@ -206,30 +206,30 @@ const codexSettled = 300 * time.Millisecond
 func codexTurns(r *codexRun) {
 	r.do("text",
 		step{name: "prompt", act: codexTyping("e2e:text"), truth: working},
-		step{name: "answer", truth: idle, settle: codexSettled})
+		step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"})
 	// Approval: y; the tool then runs 4 s with no hook until PostToolUse.
 	r.do("approve",
-		step{name: "prompt", act: codexTyping("e2e:tool sleep 4"), truth: blocked, settle: codexSettled})
+		step{name: "prompt", act: codexTyping("e2e:tool sleep 4"), truth: blocked, settle: codexSettled, why: "^Bash: sleep 4$"})
 	r.noSignal("approve", step{name: "approve", act: codexPressing("y"), truth: working, settle: codexSettled},
 		blocked, 2*time.Second, "", 10*time.Second)
 	r.do("approve", step{name: "tool ends", truth: idle, settle: codexSettled})
 	r.do("deny",
 		step{name: "prompt", act: codexTyping("e2e:tool echo denied"), truth: blocked, settle: codexSettled},
-		step{name: "deny (Esc)", act: codexPressing("Escape"), truth: idle, settle: codexSettled})
+		step{name: "deny (Esc)", act: codexPressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
 	r.do("esc-in-tool",
 		step{name: "prompt", act: codexTyping("e2e:tool sleep 60"), truth: blocked, settle: codexSettled})
 	r.noSignal("esc-in-tool", step{name: "approve", act: codexPressing("y"), truth: working, settle: codexSettled},
 		blocked, 2*time.Second, "", 2*time.Second)
-	r.do("esc-in-tool", step{name: "Esc", act: codexPressing("Escape"), truth: idle, settle: codexSettled})
+	r.do("esc-in-tool", step{name: "Esc", act: codexPressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
 	r.do("esc-streaming",
 		step{name: "prompt", act: codexTyping("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: codexPressing("Escape"), truth: idle, settle: codexSettled})
+		step{name: "Esc", act: codexPressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
 	// The model answers HTTP 400: no hook; the rollout file's
 	// task_complete with an error is the only signal (the heartbeat owner
 	// follows it).
 	r.do("failed-turn",
 		step{name: "prompt", act: codexTyping("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: codexSettled})
+		step{name: "error", truth: idle, settle: codexSettled, why: "^failed"})
 	r.do("parallel",
 		step{name: "prompt", act: codexTyping("e2e:parallel echo one ;; echo two"), truth: blocked, settle: codexSettled},
 		step{name: "approve the first", act: codexPressing("y"), truth: blocked, settle: codexSettled, within: 10 * time.Second},
@@ -237,7 +237,8 @@ func codexTurns(r *codexRun) {
 	// request_user_input works in Plan mode only (shift+tab).
 	r.do("question",
 		step{name: "Plan mode", act: codexPressing("BTab"), truth: idle, settle: codexSettled},
-		step{name: "prompt", act: codexTyping("e2e:ask Which database?"), truth: blocked, settle: codexSettled},
+		step{name: "prompt", act: codexTyping("e2e:ask Which database?"), truth: blocked, settle: codexSettled,
+			why: `^question: Which database\?$`},
 		step{name: "answer", act: codexPressing("Enter"), truth: idle, settle: codexSettled},
 		step{name: "default mode", act: codexPressing("BTab"), truth: idle, settle: codexSettled})
 	r.do("clear", step{name: "/clear", act: codexTyping("/clear"), truth: idle, settle: time.Second})

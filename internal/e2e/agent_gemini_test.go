@@ -118,19 +118,20 @@ func TestGeminiCLI(t *testing.T) {
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
 	r.do("text",
 		step{name: "prompt", act: geminiTyping("e2e:text"), truth: working, settle: geminiSettled},
-		step{name: "answer", truth: idle, settle: geminiSettled})
+		step{name: "answer", truth: idle, settle: geminiSettled, why: "^done$"})
 	r.do("approve",
-		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: geminiSettled},
+		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: geminiSettled,
+			why: `^Shell: sleep 4; touch e2e-approve$`},
 		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: geminiSettled, unsignalled: geminiApproved},
 		step{name: "tool ends", truth: idle, settle: geminiSettled})
 	// A denial runs no hook; the chat recording says "Request cancelled.".
 	r.do("deny",
 		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-deny"), truth: blocked, settle: geminiSettled},
-		step{name: "deny", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
+		step{name: "deny", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled, why: "^cancelled$"})
 	r.do("esc-in-tool",
 		step{name: "prompt", act: geminiTyping("e2e:tool tail -f /dev/null"), truth: blocked, settle: geminiSettled},
 		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: time.Second, unsignalled: geminiApproved},
-		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
+		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled, why: "^cancelled$"})
 	r.do("esc-streaming",
 		step{name: "prompt", act: geminiTyping("e2e:slow"), truth: working, settle: time.Second},
 		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
@@ -138,12 +139,12 @@ func TestGeminiCLI(t *testing.T) {
 	// screen says working all along), but not a 400.
 	r.do("failed-turn",
 		step{name: "prompt", act: geminiTyping("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: geminiSettled})
+		step{name: "error", truth: idle, settle: geminiSettled, why: "^failed"})
 	r.do("parallel",
 		step{name: "prompt", act: geminiTyping("e2e:parallel ls ;; pwd"), truth: working, settle: geminiSettled},
 		step{name: "answer", truth: idle, settle: geminiSettled})
 	r.do("question",
-		step{name: "prompt", act: geminiTyping("e2e:ask Which database"), truth: blocked, settle: geminiSettled},
+		step{name: "prompt", act: geminiTyping("e2e:ask Which database"), truth: blocked, settle: geminiSettled, why: "^question$"},
 		step{name: "answer", act: geminiTyping("sqlite"), truth: working},
 		step{name: "done", truth: idle, settle: geminiSettled})
 	// Dismissing the question runs no hook either; the chat recording

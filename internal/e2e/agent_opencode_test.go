@@ -236,22 +236,23 @@ func TestOpenCode(t *testing.T) {
 		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
 		step{name: "answer", truth: idle, settle: settled})...)
 	r.do("approve", slow(
-		step{name: "prompt", act: typing("e2e:tool sleep 4; echo approved"), truth: blocked, settle: settled},
+		step{name: "prompt", act: typing("e2e:tool sleep 4; echo approved"), truth: blocked, settle: settled,
+			why: `^bash: sleep 4; echo approved$`},
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
 		step{name: "tool ends", truth: idle, settle: settled})...)
 	r.do("deny", slow(
 		step{name: "prompt", act: typing("e2e:tool echo denied"), truth: blocked, settle: settled},
-		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled})...)
+		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled, why: "^done$"})...)
 	r.do("esc-in-tool", slow(
 		step{name: "prompt", act: typing("e2e:tool tail -f /dev/null"), truth: blocked, settle: settled},
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: time.Second},
-		step{name: "Esc", act: escTwice, truth: idle, settle: settled})...)
+		step{name: "Esc", act: escTwice, truth: idle, settle: settled, why: "^cancelled$"})...)
 	r.do("esc-streaming", slow(
 		step{name: "prompt", act: typing("e2e:slow"), truth: working, settle: time.Second},
 		step{name: "Esc", act: escTwice, truth: idle, settle: settled})...)
 	r.do("failed-turn", slow(
 		step{name: "prompt", act: typing("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: settled})...)
+		step{name: "error", truth: idle, settle: settled, why: "^failed: APIError 400$"})...)
 	// A 500 is retried, with a growing wait, until the user interrupts.
 	r.do("failed-turn-500", slow(
 		step{name: "prompt", act: typing("e2e:fail 500"), truth: working, settle: 3 * time.Second},
@@ -261,7 +262,8 @@ func TestOpenCode(t *testing.T) {
 		step{name: "prompt", act: typing("e2e:parallel echo first ;; echo second"), truth: blocked, settle: settled},
 		step{name: "approve both", act: approveBoth, truth: idle, settle: settled})...)
 	r.do("question", slow(
-		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: settled},
+		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: settled,
+			why: `^question: Which database\?$`},
 		step{name: "answer", act: pressing("Enter"), truth: working},
 		step{name: "done", truth: idle, settle: settled})...)
 	// /clear opens a new session: the last one's prompt leaves the screen.
@@ -369,7 +371,7 @@ func (r *agentRun) holds(scenario, name, truth string, d time.Duration) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	wrong := r.status.wrongWithin(t0, deadline, truth)
-	report(r.agent, scenario, -1, name, truth, wrong, true)
+	report(r.agent, scenario, -1, name, truth, wrong, true, "")
 	if wrong > 0 {
 		r.t.Errorf("%s %s (%s): the screen showed %s for %v; the status disagreed for %.2f s of it\nstatus timeline:\n%s",
 			r.agent, scenario, name, truth, d, wrong.Seconds(), r.status.timeline(t0))

@@ -50,6 +50,7 @@ type sampler struct {
 type sample struct {
 	at    time.Time
 	state string
+	why   string // what the record says of why (statusfile.Status.Why)
 }
 
 func startSampler(t testing.TB, dir string) *sampler {
@@ -83,11 +84,11 @@ func (s *sampler) loop() {
 }
 
 func (s *sampler) sample() {
-	state := gone
+	state, why := gone, ""
 	if l, err := reader.List(s.dir, reader.Options{}); err != nil {
 		state = "error: " + err.Error()
 	} else if fresh := l.Fresh(); len(fresh) == 1 {
-		state = string(fresh[0].Status.State)
+		state, why = string(fresh[0].Status.State), fresh[0].Status.Why()
 	} else if len(fresh) > 1 {
 		var states []string
 		for _, e := range fresh {
@@ -98,9 +99,32 @@ func (s *sampler) sample() {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n := len(s.changes); n == 0 || s.changes[n-1].state != state {
-		s.changes = append(s.changes, sample{now, state})
+	if n := len(s.changes); n == 0 || s.changes[n-1].state != state || s.changes[n-1].why != why {
+		s.changes = append(s.changes, sample{now, state, why})
 	}
+}
+
+// whyWhile returns what the status said of why, from t0 until by, the
+// first time it showed state with words that match want (else the last
+// words it showed with state), and whether they matched.
+func (s *sampler) whyWhile(t0, by time.Time, state string, want *regexp.Regexp) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := "(state never shown)"
+	for i, c := range s.changes {
+		end := by
+		if i+1 < len(s.changes) {
+			end = s.changes[i+1].at
+		}
+		if c.state != state || end.Before(t0) || c.at.After(by) {
+			continue
+		}
+		if want.MatchString(c.why) {
+			return c.why, true
+		}
+		last = c.why
+	}
+	return last, false
 }
 
 // at returns the state shown at t.
@@ -136,7 +160,7 @@ func (s *sampler) timeline(t0 time.Time) string {
 	defer s.mu.Unlock()
 	var b strings.Builder
 	for _, c := range s.changes {
-		fmt.Fprintf(&b, "  %+.3fs %s\n", c.at.Sub(t0).Seconds(), c.state)
+		fmt.Fprintf(&b, "  %+.3fs %s %q\n", c.at.Sub(t0).Seconds(), c.state, c.why)
 	}
 	return b.String()
 }
@@ -179,6 +203,10 @@ type step struct {
 	// reported, and the step fails only when the status is right within
 	// maxWrong after all, since then SPEC.md no longer tells the truth.
 	unsignalled string
+	// why, when set, is a regular expression the record's words for why
+	// (statusfile.Status.Why: "Bash: rm -rf build", "cancelled") must
+	// match while it shows truth, within maxWrong of the screen.
+	why string
 }
 
 // screenTruth is what the screen shows now.
@@ -210,7 +238,20 @@ func (r *agentRun) do(scenario string, steps ...step) {
 				r.agent, scenario, i, st.name, st.truth, r.screenTruth(), r.tm.capture())
 		}
 		wrong, agreed := r.wrongFor(t0, st.truth)
-		report(r.agent, scenario, i, st.name, st.truth, wrong, agreed)
+		why := ""
+		if st.why != "" && agreed {
+			by := t0.Add(max(maxWrong, wrong))
+			for time.Now().Before(by) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			re := regexp.MustCompile(st.why)
+			var ok bool
+			if why, ok = r.status.whyWhile(t0, by, st.truth, re); !ok {
+				r.t.Errorf("%s %s step %d (%s): the status said %q of why it is %s; want %s\nstatus timeline:\n%s",
+					r.agent, scenario, i, st.name, why, st.truth, re, r.status.timeline(t0))
+			}
+		}
+		report(r.agent, scenario, i, st.name, st.truth, wrong, agreed, why)
 		if st.unsignalled != "" {
 			r.t.Logf("%s %s step %d (%s): the status %s; no signal: %s", r.agent, scenario, i, st.name, describeWrong(wrong, agreed), st.unsignalled)
 			if agreed && wrong <= maxWrong {
@@ -277,13 +318,17 @@ func describeWrong(d time.Duration, agreed bool) string {
 
 // report prints one result line, which the report of the README is built
 // from (bench/e2e-report.sh), and appends it to $AGENTSTATUS_E2E_REPORT.
-func report(agent, scenario string, step int, name, truth string, wrong time.Duration, agreed bool) {
+func report(agent, scenario string, step int, name, truth string, wrong time.Duration, agreed bool, why string) {
 	w := fmt.Sprintf("%.2f", wrong.Seconds())
 	if !agreed {
 		w = fmt.Sprintf(">%.0f", wrong.Seconds())
 	}
-	line := fmt.Sprintf("E2E agent=%s scenario=%s step=%d name=%q truth=%s wrong=%s\n",
+	line := fmt.Sprintf("E2E agent=%s scenario=%s step=%d name=%q truth=%s wrong=%s",
 		agent, scenario, step, name, truth, w)
+	if why != "" {
+		line += fmt.Sprintf(" why=%q", why)
+	}
+	line += "\n"
 	fmt.Print(line)
 	if p := os.Getenv("AGENTSTATUS_E2E_REPORT"); p != "" {
 		if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {

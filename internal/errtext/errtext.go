@@ -7,7 +7,7 @@ import "strings"
 
 // packagePrefixes are the package names that the module's errors start
 // with, for Go callers.
-var packagePrefixes = []string{"statusfile: ", "perm: ", "reader: ", "watch: ", "location: ", "statuspub: ", "statusls: ", "conformance: ",
+var packagePrefixes = []string{"statusfile: ", "perm: ", "reader: ", "watch: ", "location: ", "statuspub: ", "hooksession: ", "statusls: ", "conformance: ",
 	"agenthook: ", "agentinstall: ", "codexconfig: "}
 
 // Message is err's text as a user reads it: one line (line breaks become

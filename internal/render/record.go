@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentstatus/agentstatus/internal/errtext"
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
@@ -30,6 +31,11 @@ func hasRecord(e *reader.Entry) bool {
 //	state      the state as written (unknown states too), or null
 //	title      the displayed title, or null for none
 //	updatedAt  the time of the last write, in UTC with milliseconds, or null
+//	waitingFor what a blocked session waits for, or null:
+//	           {"kind","tool","detail","since"}, tool and detail null
+//	           when unknown, since in UTC with milliseconds or null
+//	ended      how an idle session's last turn ended, or null:
+//	           {"reason","detail","at"}, detail and at null when unknown
 //	fresh      whether the record is fresh (false for invalid files)
 //	age        seconds since updatedAt, millisecond precision (negative
 //	           when in the future), or null
@@ -47,7 +53,7 @@ func AppendJSON(dst []byte, e *reader.Entry) []byte {
 }
 
 // JSONFields are the keys of [AppendJSON]'s object, in its order.
-var JSONFields = []string{"file", "schema", "session", "agent", "pid", "cwd", "state", "title", "updatedAt", "fresh", "age", "alive", "verdict", "reason", "error"}
+var JSONFields = []string{"file", "schema", "session", "agent", "pid", "cwd", "state", "title", "updatedAt", "waitingFor", "ended", "fresh", "age", "alive", "verdict", "reason", "error"}
 
 // AppendJSONFields appends the JSON object of e with only the keys in
 // fields (names from [JSONFields], in [JSONFields] order); all of them
@@ -61,11 +67,15 @@ func AppendJSONFields(dst []byte, e *reader.Entry, fields []string) []byte {
 	full := string(dst[start+1 : len(dst)-1])
 	dst = append(dst[:start], '{')
 	first := true
+	at := 0
 	for i, k := range JSONFields {
 		// A member runs from its key to the next key. A JSON string
 		// escapes every quote inside it, so the next key's `,"key":`
-		// cannot occur within a value.
-		at := strings.Index(full, `"`+k+`":`)
+		// cannot occur within a string; and the members come in
+		// JSONFields order, so a search that starts at this key finds
+		// the next one after the objects in between (ended holds a
+		// "reason" of its own).
+		at += strings.Index(full[at:], `"`+k+`":`)
 		end := len(full)
 		if i+1 < len(JSONFields) {
 			end = at + strings.Index(full[at:], `,"`+JSONFields[i+1]+`":`)
@@ -78,6 +88,7 @@ func AppendJSONFields(dst []byte, e *reader.Entry, fields []string) []byte {
 		}
 		first = false
 		dst = append(dst, full[at:end]...)
+		at = end
 	}
 	return append(dst, '}')
 }
@@ -116,6 +127,32 @@ func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []
 		dst = append(dst, '"')
 		dst = statusfile.AppendTime(dst, s.UpdatedAt)
 		dst = append(dst, '"')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"waitingFor":`...)
+	if w := s.WaitingFor; rec && s.State == statusfile.Blocked && w.Kind != "" {
+		dst = append(dst, `{"kind":`...)
+		dst = appendWhyString(dst, w.Kind)
+		dst = append(dst, `,"tool":`...)
+		dst = appendWhyString(dst, w.Tool)
+		dst = append(dst, `,"detail":`...)
+		dst = appendWhyString(dst, w.Detail)
+		dst = append(dst, `,"since":`...)
+		dst = appendOptTime(dst, w.Since)
+		dst = append(dst, '}')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"ended":`...)
+	if x := s.Ended; rec && s.State == statusfile.Idle && x.Reason != "" {
+		dst = append(dst, `{"reason":`...)
+		dst = appendWhyString(dst, x.Reason)
+		dst = append(dst, `,"detail":`...)
+		dst = appendWhyString(dst, x.Detail)
+		dst = append(dst, `,"at":`...)
+		dst = appendOptTime(dst, x.At)
+		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -165,6 +202,26 @@ func AppendSeconds(dst []byte, ms int64) []byte {
 		dst = append(dst, digits...)
 	}
 	return dst
+}
+
+// appendWhyString appends a string of waitingFor or ended, sanitized as a
+// title (SPEC.md §7), or null for "".
+func appendWhyString(dst []byte, s string) []byte {
+	if s = statusfile.SanitizeTitle(s); s == "" {
+		return append(dst, "null"...)
+	}
+	return appendJSONString(dst, s)
+}
+
+// appendOptTime appends t as a JSON string in the format of SPEC.md T1, or
+// null for the zero time.
+func appendOptTime(dst []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '"')
+	dst = statusfile.AppendTime(dst, t)
+	return append(dst, '"')
 }
 
 func appendOptString(dst []byte, ok bool, s string) []byte {

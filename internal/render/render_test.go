@@ -124,13 +124,19 @@ func FuzzRender(f *testing.F) {
 	f.Add("pi", "s1", "working", "/home/u/x", "Fix \x1b[31mtests\x1b[0m", 80)
 	f.Add("\x9b31m", "\u202e", "blocked\n", "\x1b]0;x\x07/", "日本語 👩‍💻 \u2066", 7)
 	f.Add("", "", "", "", "", 1)
+	f.Add("permission", "s2", "blocked", "Bash", "rm -rf \x1b[2J build\u202e", 30)
+	f.Add("rate_limited", "s3", "idle", "", "server_error\x9b", 12)
 	f.Fuzz(func(t *testing.T, agent, session, state, cwd, title string, width int) {
 		width = width%200 + 1
 		if width < 1 {
 			width = -width + 1
 		}
+		// The reason keys, made of the same strings, for whichever of
+		// blocked and idle the state is.
 		e := reader.Entry{Name: statusfile.FileName(session), Verdict: reader.Fresh, Age: 3 * time.Second,
-			Status: statusfile.Status{Schema: statusfile.Schema, Agent: agent, Session: session, Cwd: cwd, State: statusfile.State(state), Title: title, UpdatedAt: now}}
+			Status: statusfile.Status{Schema: statusfile.Schema, Agent: agent, Session: session, Cwd: cwd, State: statusfile.State(state), Title: title, UpdatedAt: now,
+				WaitingFor: statusfile.Waiting{Kind: agent, Tool: cwd, Detail: title, Since: now},
+				Ended:      statusfile.Ended{Reason: agent, Detail: title}}}
 		tsv := string(AppendTSV(nil, &e.Status))
 		js := AppendJSON(nil, &e)
 		table := Table([]reader.Entry{e}, TableOptions{Width: width, Home: "/home/u"})
@@ -268,5 +274,94 @@ func TestTableHosts(t *testing.T) {
 	}
 	if got := Table(entries, TableOptions{Width: 17, Hosts: hosts}); strings.Contains(got, "SESSION") || !strings.Contains(got, "devbox") {
 		t.Errorf("width 17: SESSION kept before HOST:\n%s", got)
+	}
+}
+
+func TestAppendJSONReasons(t *testing.T) {
+	since := now.Add(-90*time.Second + 1234567*time.Nanosecond)
+	mk := func(state statusfile.State, w statusfile.Waiting, e statusfile.Ended) *reader.Entry {
+		return &reader.Entry{Name: statusfile.FileName("s"), Verdict: reader.Fresh, Status: statusfile.Status{
+			Schema: statusfile.Schema, Session: "s", State: state, UpdatedAt: now, WaitingFor: w, Ended: e}}
+	}
+	perm := statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf \x1b[31mbuild\u202e", Since: since}
+	failed := statusfile.Ended{Reason: "failed", Detail: "server_error", At: now}
+	for _, tc := range []struct {
+		name        string
+		e           *reader.Entry
+		wait, ended string
+	}{
+		{"none", mk("blocked", statusfile.Waiting{}, statusfile.Ended{}), `null`, `null`},
+		{"permission", mk("blocked", perm, failed), `{"kind":"permission","tool":"Bash","detail":"rm -rf build","since":"2026-11-30T11:58:30.001Z"}`, `null`},
+		{"unknown parts", mk("blocked", statusfile.Waiting{Kind: "question"}, statusfile.Ended{}), `{"kind":"question","tool":null,"detail":null,"since":null}`, `null`},
+		{"failed", mk("idle", perm, failed), `null`, `{"reason":"failed","detail":"server_error","at":"2026-11-30T12:00:00.000Z"}`},
+		{"cancelled", mk("idle", statusfile.Waiting{}, statusfile.Ended{Reason: "cancelled"}), `null`, `{"reason":"cancelled","detail":null,"at":null}`},
+		{"working", mk("working", perm, failed), `null`, `null`},
+		{"invalid", &reader.Entry{Name: "x.json", Verdict: reader.Invalid, Reason: "bad-json", Status: mk("blocked", perm, failed).Status}, `null`, `null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(AppendJSON(nil, tc.e))
+			if want := `,"waitingFor":` + tc.wait + `,"ended":` + tc.ended + `,"fresh":`; !strings.Contains(got, want) {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("invalid JSON %s", got)
+			}
+			// --json FIELDS: ended holds a "reason" of its own, which
+			// must not be taken for the record's.
+			f := string(AppendJSONFields(nil, tc.e, []string{"ended", "reason", "waitingFor"}))
+			wantReason := `null`
+			if tc.e.Verdict == reader.Invalid {
+				wantReason = `"bad-json"`
+			}
+			if want := `{"waitingFor":` + tc.wait + `,"ended":` + tc.ended + `,"reason":` + wantReason + `}`; f != want {
+				t.Errorf("fields:\n got %s\nwant %s", f, want)
+			}
+		})
+	}
+}
+
+// The WHY column: last, left out when no row has a reason, and the first
+// to give way when the table narrows, before the title is touched.
+func TestTableWhy(t *testing.T) {
+	mk := func(id string, state statusfile.State, w statusfile.Waiting, e statusfile.Ended) reader.Entry {
+		return reader.Entry{Verdict: reader.Fresh, Age: 5 * time.Second, Status: statusfile.Status{
+			Session: id, Agent: "claude", State: state, Cwd: "/w", Title: "fix the tests", WaitingFor: w, Ended: e}}
+	}
+	withWhy := []reader.Entry{
+		mk("b1", statusfile.Blocked, statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build/output/of/the/last/run"}, statusfile.Ended{}),
+		mk("i1", statusfile.Idle, statusfile.Waiting{}, statusfile.Ended{Reason: "rate_limited"}),
+		mk("w1", statusfile.Working, statusfile.Waiting{Kind: "question"}, statusfile.Ended{Reason: "done"}),
+	}
+	without := []reader.Entry{mk("w1", statusfile.Working, statusfile.Waiting{}, statusfile.Ended{})}
+	for _, tc := range []struct {
+		name    string
+		entries []reader.Entry
+		width   int
+		want    string
+	}{
+		{"none", without, 80, "" +
+			"STATE    SESSION  AGE  AGENT   CWD  TITLE\n" +
+			"working  w1       5s   claude  /w   fix the tests\n"},
+		{"full", withWhy, 100, "" +
+			"STATE    SESSION  AGE  AGENT   CWD  TITLE          WHY\n" +
+			"blocked  b1       5s   claude  /w   fix the tests  Bash: rm -rf build/output/of/the/last/run\n" +
+			"idle     i1       5s   claude  /w   fix the tests  rate limited\n" +
+			"working  w1       5s   claude  /w   fix the tests\n"},
+		{"shortened", withWhy, 70, "" +
+			"STATE    SESSION  AGE  AGENT   CWD  TITLE          WHY\n" +
+			"blocked  b1       5s   claude  /w   fix the tests  Bash: rm -rf build…\n" +
+			"idle     i1       5s   claude  /w   fix the tests  rate limited\n" +
+			"working  w1       5s   claude  /w   fix the tests\n"},
+		{"dropped first", withWhy, 60, "" +
+			"STATE    SESSION  AGE  AGENT   CWD  TITLE\n" +
+			"blocked  b1       5s   claude  /w   fix the tests\n" +
+			"idle     i1       5s   claude  /w   fix the tests\n" +
+			"working  w1       5s   claude  /w   fix the tests\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Table(tc.entries, TableOptions{Width: tc.width}); got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
 	}
 }

@@ -39,13 +39,15 @@ const (
 	colAgent
 	colCwd
 	colTitle
+	colWhy
 	nCols
 )
 
-var headers = [nCols]string{"STATE", "SESSION", "HOST", "AGE", "AGENT", "CWD", "TITLE"}
+var headers = [nCols]string{"STATE", "SESSION", "HOST", "AGE", "AGENT", "CWD", "TITLE", "WHY"}
 
 // Minimum widths the first shortening steps stop at.
 const (
+	whyKeep   = 16 // step 1 shortens the reason to no less than this
 	titleKeep = 16 // step 1 shortens the title to no less than this
 	cwdKeep   = 12 // step 2 shortens the cwd to no less than this
 	titleMin  = 8  // step 6 shortens the title to no less than this
@@ -79,21 +81,25 @@ func StateColor(s statusfile.State) string {
 
 // Table renders entries (sessions: fresh or stale) as an aligned table with
 // a header, fitted to opts.Width. A stale session's age says "stale" (and,
-// in colour, its row is dim). When the full table is too wide, columns
-// give way one at a time, in this fixed order, each step taken only while
-// the table is still too wide:
+// in colour, its row is dim). The last column, WHY, says why a session is
+// in its state ([statusfile.Status.Why]: "Bash: rm -rf build",
+// "cancelled"); it is left out when no row has a reason. When the full
+// table is too wide, columns give way one at a time, in this fixed order,
+// each step taken only while the table is still too wide:
 //
-//  1. the title is shortened (with …), down to 16 columns;
-//  2. the cwd is shortened from the left (…/end), down to 12 columns;
-//  3. the agent column is dropped;
-//  4. the age column is dropped;
-//  5. the cwd column is dropped;
-//  6. the title is shortened further, down to 8 columns;
-//  7. the title column is dropped;
-//  8. the host column (with [TableOptions.Hosts]; at most 24 columns
+//  1. the reason is shortened (with …), down to 16 columns;
+//  2. the reason column is dropped;
+//  3. the title is shortened (with …), down to 16 columns;
+//  4. the cwd is shortened from the left (…/end), down to 12 columns;
+//  5. the agent column is dropped;
+//  6. the age column is dropped;
+//  7. the cwd column is dropped;
+//  8. the title is shortened further, down to 8 columns;
+//  9. the title column is dropped;
+//  10. the host column (with [TableOptions.Hosts]; at most 24 columns
 //     wide) is shortened, down to 8 columns;
-//  9. the session column is dropped;
-//  10. the host column is dropped.
+//  11. the session column is dropped;
+//  12. the host column is dropped.
 //
 // The state is the last column standing; below its width every line is cut
 // to the width. No line is ever longer than opts.Width, so rows never wrap.
@@ -109,6 +115,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		ids = ShortIDs(entries)
 	}
 	var w [nCols]int
+	anyWhy := false
 	for c := range headers {
 		w[c] = uniseg.StringWidth(headers[c])
 	}
@@ -132,11 +139,13 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		r[colAgent] = statusfile.SanitizeText(s.Agent)
 		r[colCwd] = statusfile.SanitizeText(TildePath(s.Cwd, opts.Home))
 		r[colTitle] = statusfile.SanitizeTitle(s.Title)
+		r[colWhy] = statusfile.SanitizeTitle(s.Why())
+		anyWhy = anyWhy || r[colWhy] != ""
 		for c := range r {
 			w[c] = max(w[c], uniseg.StringWidth(r[c]))
 		}
 	}
-	show := [nCols]bool{true, true, opts.Hosts != nil, true, true, true, true}
+	show := [nCols]bool{true, true, opts.Hosts != nil, true, true, true, true, anyWhy}
 	w[colHost] = min(w[colHost], hostMax)
 	total := func() int {
 		t, n := 0, 0
@@ -154,6 +163,8 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		}
 	}
 	steps := []func(){
+		func() { shrink(colWhy, whyKeep) },
+		func() { show[colWhy] = false },
 		func() { shrink(colTitle, titleKeep) },
 		func() { shrink(colCwd, cwdKeep) },
 		func() { show[colAgent] = false },

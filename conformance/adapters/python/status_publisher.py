@@ -84,6 +84,7 @@ class Publisher:
         self.cwd = os.getcwd()
         self.state = "idle"
         self.title = ""
+        self.why = {}  # "waitingFor" or "ended" -> its object (SPEC.md 4.4)
         self.written = None  # (st_dev, st_ino) of the file written last
         self.reported = None
         self.lock = threading.Lock()
@@ -115,7 +116,7 @@ class Publisher:
         state, title = self.state, self.title
         if sp.FLAW == "heartbeat-stale-copy" and getattr(self, "heartbeating", False):
             state, title = self.first
-        data = sp.encode(self.session, self.agent, self.pid, self.cwd, state, title, time.time_ns())
+        data = sp.encode(self.session, self.agent, self.pid, self.cwd, state, title, time.time_ns(), self.why)
         dfd = self._open_dir()
         try:
             try:
@@ -231,8 +232,37 @@ class Publisher:
             if t is not None and not isinstance(t, str):
                 return '"title" must be a string or null'
             title = sp._fix(t or "")
+        # Section 11, W2 (this spec): waitingFor makes the state blocked,
+        # ended idle; each goes when the state leaves its own (Y2, Y3).
+        why = dict(self.why)
+        for key, word, words, st in (("waitingFor", "kind", sp.WAIT_KINDS, "blocked"),
+                                     ("ended", "reason", sp.END_REASONS, "idle")):
+            v = obj.get(key)
+            if v is None:
+                continue
+            if not isinstance(v, dict) or v.get(word) not in words or any(
+                    v.get(k) is not None and not isinstance(v.get(k), str) for k in ("tool", "detail")):
+                return '"%s" must be null or an object with a %s of %s' % (key, word, ", ".join(words))
+            if "state" in obj and state != st:
+                return '"%s" needs the state %s' % (key, st)
+            state = st
+            now = sp.format_time_ns(time.time_ns())
+            if key == "waitingFor":
+                old = why.get(key) if self.state == "blocked" else None
+                new = {"kind": v["kind"], "tool": v.get("tool"), "detail": v.get("detail")}
+                since = old["since"] if old and all(old.get(k) == new[k] for k in new) else now
+                why[key] = dict(new, since=since)
+            else:
+                why[key] = {"reason": v["reason"], "detail": v.get("detail"), "at": now}
+        if "waitingFor" in obj and "ended" in obj and obj["waitingFor"] is not None and obj["ended"] is not None:
+            return '"waitingFor" and "ended" exclude each other'
+        if sp.FLAW != "why-outlives-state":
+            if state != "blocked":
+                why.pop("waitingFor", None)
+            if state != "idle":
+                why.pop("ended", None)
         with self.lock:
-            self.state, self.title = state, title
+            self.state, self.title, self.why = state, title, why
             return self.publish_unstopped()
 
     def publish_unstopped(self):

@@ -5,7 +5,8 @@ Python's standard library only, as the conformance suite's Python adapter.
 It lists $STATUS_DIR (or <config home>/agent-status) as of
 $STATUSCONFORM_NOW (or the real clock) and prints one JSON object per live
 session: session, agent, state, pid, cwd and title, every string sanitized
-for display (SPEC.md R13). Run it with
+for display (SPEC.md R13), and what its waitingFor and ended say (SPEC.md
+4.4). Run it with
 
     statusconform reader -- python3 conformance/adapters/python/status_reader.py
 
@@ -157,6 +158,8 @@ def main():
                 "pid": int(rec["pid"]) or None,
                 "cwd": sp.sanitize_text(rec["cwd"]) or None,
                 "title": title or None,
+                "waitingFor": rec["waitingFor"],
+                "ended": rec["ended"],
             }) + "\n")
     finally:
         os.close(dirfd)

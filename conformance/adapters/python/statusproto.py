@@ -23,6 +23,8 @@ FLAW = os.environ.get("STATUSPROTO_FLAW", "")
 SCHEMA = "gentle-shell.agent-status/v1"
 MAX_FILE = 65536  # R6
 MAX_TITLE_UNITS = 4096  # section 7, step 1
+MAX_WHY_WORD_UNITS = 64  # section 4.4, Y4: kind, reason
+MAX_WHY_DETAIL_UNITS = 200  # tool, detail
 STALE_NS = 30 * 10**9  # FR1, FR2
 NAME_RE = re.compile(r"[0-9a-f]{64}\.json\Z")
 STATES = ("working", "blocked", "idle")
@@ -206,10 +208,42 @@ def decode(data):
                 raise Invalid("wrong-type", "task.title")
             title = _fix(t)
     rec["title"] = title
+    rec["waitingFor"] = _why(obj, "waitingFor", "kind", ("tool", "detail"), "since", "blocked", rec["state"])
+    rec["ended"] = _why(obj, "ended", "reason", ("detail",), "at", "idle", rec["state"])
     if FLAW == "hash-raw-bytes":
         raw = json.loads(data.decode("utf-8", "surrogateescape")).get("session")
         rec["raw_session"] = raw.encode("utf-8", "surrogateescape")
     return rec
+
+
+def _why(obj, key, word, texts, when, state, rec_state):
+    """Section 4.4: waitingFor or ended as a reader shows it, or None. Y6:
+    never a reason to drop the record; only with its state; sanitized and
+    cut (Y4)."""
+    v = obj.get(key)
+    if FLAW == "why-wrong-type-drops" and v is not None and not isinstance(v, dict):
+        raise Invalid("wrong-type", key)  # wrongly: Y6 ignores the key
+    if not isinstance(v, dict):
+        return None
+    if rec_state != state and FLAW != "why-any-state":
+        return None
+    w = v.get(word)
+    if not isinstance(w, str):
+        return None
+    cut = (lambda x: _fix(x)) if FLAW == "why-unsanitized" else None
+    w = cut(w) if cut else sanitize_title(_fix(w), MAX_WHY_WORD_UNITS)
+    if w == "":
+        return None
+    out = {word: w}
+    for t in texts:
+        x = v.get(t)
+        if isinstance(x, str):
+            x = cut(x) if cut else sanitize_title(_fix(x), MAX_WHY_DETAIL_UNITS)
+        out[t] = x if isinstance(x, str) and x != "" else None
+    ts = v.get(when)
+    ns = parse_time_ns(ts) if isinstance(ts, str) else None
+    out[when] = format_time_ns(ns) if ns is not None else None
+    return out
 
 
 def _json_string(s):
@@ -233,15 +267,34 @@ def _json_string(s):
     return "".join(out)
 
 
-def encode(session, agent, pid, cwd, state, title, updated_ns):
-    """E1: compact JSON, keys in the order of SPEC.md section 4, a newline."""
+WAIT_KINDS = ("permission", "question", "auth", "other")  # section 4.4, Y2
+END_REASONS = ("done", "cancelled", "failed", "rate_limited")  # Y3
+
+
+def encode(session, agent, pid, cwd, state, title, updated_ns, why=None):
+    """E1: compact JSON, keys in the order of SPEC.md section 4, a newline;
+    why holds the waitingFor and ended to write (Y1), already limited to
+    their state."""
     title = sanitize_title(title)
     task = "null" if title == "" else '{"title":' + _json_string(title) + "}"
+    tail = ""
+    for key, members in (("waitingFor", ("kind", "tool", "detail", "since")),
+                         ("ended", ("reason", "detail", "at"))):
+        v = (why or {}).get(key)
+        if not v:
+            continue
+        parts = []
+        for m in members:
+            x = v.get(m)
+            if isinstance(x, str) and m not in ("since", "at"):
+                x = sanitize_title(x, MAX_WHY_WORD_UNITS if m in ("kind", "reason") else MAX_WHY_DETAIL_UNITS)
+            parts.append('"%s":%s' % (m, _json_string(x) if x else "null"))
+        tail += ',"%s":{%s}' % (key, ",".join(parts))
     return (
         '{"schema":"' + SCHEMA + '","agent":' + _json_string(agent)
         + ',"session":' + _json_string(session) + ',"pid":' + str(int(pid))
         + ',"cwd":' + _json_string(cwd) + ',"state":' + _json_string(state)
-        + ',"task":' + task + ',"updatedAt":"' + format_time_ns(updated_ns) + '"}\n'
+        + ',"task":' + task + ',"updatedAt":"' + format_time_ns(updated_ns) + '"' + tail + '}\n'
     ).encode("utf-8")
 
 
@@ -457,12 +510,15 @@ def _drop_last_cluster(s):
     return s[:start]
 
 
-def sanitize_title(raw):
+def sanitize_title(raw, max_units=None):
     """Section 7: the title as a publisher writes it and a reader shows it;
-    "" means no title."""
+    "" means no title. With max_units, the limit of the reason keys (Y4)
+    in place of 4096 units."""
+    if max_units is None:
+        max_units = MAX_TITLE_UNITS
     if FLAW == "cut-after-sanitize":
         raw = _sanitize(raw, True)
-    text, cut, half = _cut_utf16(raw, MAX_TITLE_UNITS)
+    text, cut, half = _cut_utf16(raw, max_units)
     out = _sanitize(text, True)
     if FLAW == "drop-only-when-split" and cut and text and raw[len(text):] and not _joins(text[-1], raw[len(text)], 0):
         cut = False

@@ -1,6 +1,13 @@
 -- agentstatus.lua: the agents' summary in Neovim's statusline, e.g.
--- "1 blocked · 2 working · 3 idle", kept up to date by `statusls watch --json`
--- (no polling: statusls pushes one JSON line per change).
+-- "2 blocked (Bash, question) · 2 working · 3 idle", kept up to date by
+-- `statusls watch --json` (no polling: statusls pushes one JSON line per
+-- change). In parentheses, what the blocked sessions wait for: the tool of a
+-- permission prompt, else the kind of wait (question, auth).
+--
+-- Why each session is in its state, in the words of statusls's WHY column
+-- ("Bash: rm -rf build", "question: Which database?", "cancelled", "rate
+-- limited"), is in require('agentstatus').reasons(), and :AgentStatus lists
+-- the sessions with it.
 --
 -- Install: put examples/nvim on 'runtimepath', or copy lua/agentstatus.lua to
 -- ~/.config/nvim/lua/. Then, in init.lua:
@@ -28,6 +35,8 @@
 local M = {}
 
 local sessions = {} -- session id (host:id for other machines) -> state, fresh sessions only
+local reasons = {} -- session id -> why it is in its state (WHY column words), when the record says
+local labels = {} -- session id -> the short word for a blocked session: tool, else kind
 local offline = {} -- host -> true while it cannot be reached
 local summary = ""
 local job = nil
@@ -37,15 +46,75 @@ local opts = {}
 -- States in the order of attention; unknown states follow, sorted.
 local order = { "blocked", "working", "idle" }
 
+-- text returns s when it is a non-empty string, else nil (JSON null is
+-- vim.NIL).
+local function text(s)
+  if type(s) == "string" and s ~= "" then
+    return s
+  end
+  return nil
+end
+
+-- why returns the words SPEC.md gives for why a session (a statusls --json
+-- object) is in its state, as statusls's WHY column shows them, or nil:
+-- waitingFor only while blocked, ended only while idle.
+function M.why(ev)
+  local w, e = ev.waitingFor, ev.ended
+  if ev.state == "blocked" and type(w) == "table" and text(w.kind) then
+    local tool, detail = text(w.tool), text(w.detail)
+    if w.kind == "permission" and tool then
+      return detail and (tool .. ": " .. detail) or tool
+    end
+    return detail and (w.kind .. ": " .. detail) or w.kind
+  end
+  if ev.state == "idle" and type(e) == "table" and text(e.reason) then
+    if e.reason == "rate_limited" then
+      return "rate limited"
+    end
+    local detail = text(e.detail)
+    if detail and e.reason ~= "done" and e.reason ~= "cancelled" then
+      return e.reason .. ": " .. detail
+    end
+    return e.reason
+  end
+  return nil
+end
+
+-- label is the word the statusline shows for a blocked session.
+local function label(ev)
+  local w = ev.waitingFor
+  if ev.state ~= "blocked" or type(w) ~= "table" or not text(w.kind) then
+    return nil
+  end
+  if w.kind == "permission" and text(w.tool) then
+    return w.tool
+  end
+  return w.kind
+end
+
 local function recompute()
   local counts = {}
   for _, state in pairs(sessions) do
     counts[state] = (counts[state] or 0) + 1
   end
+  -- The blocked sessions' words, in session order.
+  local ids = {}
+  for id in pairs(labels) do
+    table.insert(ids, id)
+  end
+  table.sort(ids)
+  local words = {}
+  for _, id in ipairs(ids) do
+    table.insert(words, labels[id])
+  end
   local parts = {}
   for _, state in ipairs(order) do
     if counts[state] then
-      table.insert(parts, counts[state] .. " " .. state)
+      local part = counts[state] .. " " .. state
+      if state == "blocked" and #words > 0 then
+        part = part .. " (" .. table.concat(words, ", ") .. ")"
+      end
+      table.insert(parts, part)
       counts[state] = nil
     end
   end
@@ -93,8 +162,12 @@ function M.handle(line)
   local key = host and (host .. ":" .. ev.session) or ev.session
   if ev.event == "removed" or ev.event == "stale" then
     sessions[key] = nil
+    reasons[key] = nil
+    labels[key] = nil
   elseif type(ev.state) == "string" then
     sessions[key] = ev.state
+    reasons[key] = M.why(ev)
+    labels[key] = label(ev)
   else
     return
   end
@@ -110,6 +183,33 @@ end
 -- sessions returns a copy of the fresh sessions: id -> state.
 function M.sessions()
   return vim.deepcopy(sessions)
+end
+
+-- reasons returns a copy of why the fresh sessions are in their state, for
+-- those whose record says: id -> words ("Bash: rm -rf build").
+function M.reasons()
+  return vim.deepcopy(reasons)
+end
+
+-- list echoes one line per fresh session: state, id, and why (:AgentStatus).
+function M.list()
+  local ids = {}
+  for id in pairs(sessions) do
+    table.insert(ids, id)
+  end
+  table.sort(ids)
+  local lines = {}
+  for _, id in ipairs(ids) do
+    local line = sessions[id] .. "  " .. id
+    if reasons[id] then
+      line = line .. "  " .. reasons[id]
+    end
+    table.insert(lines, line)
+  end
+  if #lines == 0 then
+    lines = { "no sessions" }
+  end
+  vim.api.nvim_echo({ { table.concat(lines, "\n") } }, false, {})
 end
 
 local function on_stdout(_, data)
@@ -132,6 +232,8 @@ local function on_exit()
   job = nil
   partial = ""
   sessions = {}
+  reasons = {}
+  labels = {}
   offline = {}
   recompute()
   vim.cmd("redrawstatus")
@@ -154,6 +256,7 @@ function M.setup(o)
   opts = vim.tbl_extend("force", { cmd = { "statusls", "watch", "--json" }, restart = 5 }, o or {})
   start()
   vim.api.nvim_create_autocmd("VimLeavePre", { callback = M.stop })
+  vim.api.nvim_create_user_command("AgentStatus", M.list, { desc = "the agents' sessions, and why each is in its state" })
 end
 
 -- stop ends the watcher.

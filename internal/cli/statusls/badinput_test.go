@@ -137,6 +137,17 @@ func badCases() []badCase {
 		{session: "fraction-9-digits", setup: content(rec("fraction-9-digits", "updatedAt", `"2026-11-30T11:59:50.123456789Z"`)), verdict: "fresh"},
 		{session: "backslash-title", setup: content(rec("backslash-title", "task", `{"title":"C:\\path\\to"}`, "agent", "null", "cwd", "null")), verdict: "fresh"},
 		{session: "stale-dead-pid", setup: content(rec("stale-dead-pid", "updatedAt", `"2026-11-30T10:00:00.000Z"`, "pid", "2147483647", "state", `"idle"`, "task", "null")), verdict: "stale"},
+		// The reason keys never make a record invalid (C4): a wrong type
+		// is ignored, a key of another state too.
+		{session: "waiting-for", setup: content(rec("waiting-for", "state", `"blocked"`,
+			"waitingFor", `{"kind":"permission","tool":"Bash","detail":"rm -rf build \u001b]0;pwned\u0007\u202e","since":"2026-11-30T11:59:00.000Z"}`)), verdict: "fresh"},
+		{session: "waiting-for-odd-parts", setup: content(rec("waiting-for-odd-parts", "state", `"blocked"`,
+			"waitingFor", `{"kind":"question","tool":7,"detail":"Which database?","since":"yesterday","extra":[1]}`)), verdict: "fresh"},
+		{session: "waiting-for-wrong-type", setup: content(rec("waiting-for-wrong-type", "state", `"blocked"`, "waitingFor", `"Bash"`)), verdict: "fresh"},
+		{session: "waiting-for-no-kind", setup: content(rec("waiting-for-no-kind", "state", `"blocked"`, "waitingFor", `{"kind":1,"tool":"Bash"}`)), verdict: "fresh"},
+		{session: "waiting-for-working", setup: content(rec("waiting-for-working", "waitingFor", `{"kind":"permission","tool":"Bash"}`)), verdict: "fresh"},
+		{session: "ended-rate-limited", setup: content(rec("ended-rate-limited", "state", `"idle"`, "ended", `{"reason":"rate_limited","detail":null,"at":"2026-11-30T11:59:55.000Z"}`)), verdict: "fresh"},
+		{session: "ended-wrong-type", setup: content(rec("ended-wrong-type", "state", `"idle"`, "ended", `["cancelled"]`)), verdict: "fresh"},
 	}
 	// Wrong types, one field at a time.
 	for _, w := range []struct{ field, value string }{

@@ -17,10 +17,17 @@ const summary = `statusls lists what your coding agents are doing, from their st
 (gentle-shell.agent-status/v1).`
 
 const footer = `JSON (--json, --ndjson; a stable format): one object per session with the keys
-file, schema, session, agent, pid, cwd, state, title, updatedAt, fresh, age
-(seconds), alive (true, false or null), verdict (fresh, stale or invalid),
-reason and error (for invalid files, listed with --all); unknown values are null.
---json FIELDS prints only those keys: --json session,state,title.
+file, schema, session, agent, pid, cwd, state, title, updatedAt, waitingFor
+(blocked: {"kind","tool","detail","since"}), ended (idle: {"reason","detail",
+"at"}), fresh, age (seconds), alive (true, false or null), verdict (fresh,
+stale or invalid), reason and error (for invalid files, listed with --all);
+unknown values are null. --json FIELDS prints only those keys: --json
+session,state,title.
+
+Table: the WHY column says why a session waits or how its turn ended
+("Bash: rm -rf build", "question: Which database?", "cancelled", "rate
+limited"); it is left out when no session says, and is the first column
+to go when the terminal is narrow.
 
 States: working, blocked and idle. A state outside them, which a newer
 publisher may write (SPEC.md S2), is asked for as other:NAME:
@@ -102,8 +109,11 @@ statusls watch
 # for editors and scripts: one JSON object per change
 statusls watch --json
 
-# a desktop notification each time an agent starts waiting for you
-statusls watch --on blocked --exec 'notify-send "$STATUS_AGENT is waiting" "$STATUS_TITLE"'`,
+# a desktop notification when an agent has waited for you for 30 s, saying why
+statusls watch --on blocked --after 30s --exec 'notify-send "$STATUS_AGENT is waiting" "$STATUS_WHY"'
+
+# ... and when a turn of at least 2 minutes ends, at most once a minute per session
+statusls watch --on idle --after-working 2m --cooldown 1m --exec 'notify-send "$STATUS_AGENT: $STATUS_WHY" "$STATUS_TITLE"'`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &watchOptions{}
 				o.register(fs, env)

@@ -22,11 +22,14 @@ var demoSessions = []struct {
 	session, agent string
 	state          statusfile.State
 	title, cwd     string // cwd relative to $HOME
+	waiting        statusfile.Waiting
+	ended          statusfile.Ended
 }{
-	{"demo-api", "claude-code", statusfile.Blocked, "Approve running the database migration?", "src/api"},
-	{"demo-web", "pi", statusfile.Working, "Add dark mode to the settings page", "src/web"},
-	{"demo-docs", "gentle-shell", statusfile.Working, "Rewrite the install guide 🚀", "src/docs"},
-	{"demo-cli", "codex", statusfile.Idle, "", "src/cli"},
+	{"demo-api", "claude-code", statusfile.Blocked, "Run the database migration", "src/api",
+		statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "make migrate"}, statusfile.Ended{}},
+	{"demo-web", "pi", statusfile.Working, "Add dark mode to settings", "src/web", statusfile.Waiting{}, statusfile.Ended{}},
+	{"demo-docs", "gentle-shell", statusfile.Working, "Rewrite the install guide 🚀", "src/docs", statusfile.Waiting{}, statusfile.Ended{}},
+	{"demo-cli", "codex", statusfile.Idle, "", "src/cli", statusfile.Waiting{}, statusfile.Ended{Reason: statusfile.EndCancelled}},
 }
 
 // demo publishes a few sessions into a temporary config home and lists them.
@@ -61,6 +64,12 @@ func demo(env *Env) int {
 			return ExitError
 		}
 		defer p.Close()
+		if s.waiting.Kind != "" {
+			p.SetWaiting(s.waiting)
+		}
+		if s.ended.Reason != "" {
+			p.SetEnded(s.ended)
+		}
 		if err := p.Flush(ctx); err != nil {
 			fmt.Fprintf(env.Stderr, "statusls: demo: publishing %s: %s\n", s.session, base.Message(err))
 			return ExitError

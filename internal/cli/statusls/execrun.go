@@ -71,6 +71,16 @@ func (r *execRunner) start(e *reader.Entry, line []byte, extra ...string) {
 	if s.PID > 0 {
 		pid = strconv.Itoa(s.PID)
 	}
+	// What the session waits for, or how its turn ended: only with the
+	// state they belong to, as everywhere else.
+	var w statusfile.Waiting
+	var ended statusfile.Ended
+	switch s.State {
+	case statusfile.Blocked:
+		w = s.WaitingFor
+	case statusfile.Idle:
+		ended = s.Ended
+	}
 	env := append(r.environ[:len(r.environ):len(r.environ)],
 		"STATUS_SESSION="+statusfile.SanitizeText(s.Session),
 		"STATUS_AGENT="+statusfile.SanitizeText(s.Agent),
@@ -78,6 +88,11 @@ func (r *execRunner) start(e *reader.Entry, line []byte, extra ...string) {
 		"STATUS_TITLE="+statusfile.SanitizeTitle(s.Title),
 		"STATUS_CWD="+statusfile.SanitizeText(s.Cwd),
 		"STATUS_PID="+pid,
+		"STATUS_WAITING_KIND="+statusfile.SanitizeTitle(w.Kind),
+		"STATUS_WAITING_TOOL="+statusfile.SanitizeTitle(w.Tool),
+		"STATUS_WAITING_DETAIL="+statusfile.SanitizeTitle(w.Detail),
+		"STATUS_ENDED_REASON="+statusfile.SanitizeTitle(ended.Reason),
+		"STATUS_WHY="+statusfile.SanitizeTitle(s.Why()),
 	)
 	env = append(env, extra...)
 	j := execJob{

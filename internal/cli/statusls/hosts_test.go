@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/internal/sshtest"
@@ -130,6 +131,19 @@ func TestHostsList(t *testing.T) {
 	r = run(t, runOpts{env: f.env}, "--summary", "--host", "beta,down")
 	if r.code != ExitPartial || r.stdout != "1 blocked · 1 host offline\n" {
 		t.Errorf("summary with a host down: %d %q", r.code, r.stdout)
+	}
+	// Why a remote session waits: in the table and in --json, as for
+	// this machine's. (The host's statusls runs on the real clock.)
+	since := time.Now().UTC().Truncate(time.Millisecond)
+	publish(t, f.beta, statusfile.Status{Schema: statusfile.Schema, Agent: "test", Session: "b1", State: statusfile.Blocked, Cwd: "/src", UpdatedAt: since,
+		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: since}})
+	r = run(t, runOpts{env: f.env, terminal: true, width: 100}, "--host", "beta", "--color", "never")
+	if !strings.Contains(r.stdout, "WHY\n") || !strings.Contains(r.stdout, "  Bash: rm -rf build\n") {
+		t.Errorf("table with a reason:\n%s%s", r.stdout, r.stderr)
+	}
+	r = run(t, runOpts{env: f.env}, "--json", "host,waitingFor,ended", "--host", "beta")
+	if want := "[\n{\"host\":\"beta\",\"waitingFor\":{\"kind\":\"permission\",\"tool\":\"Bash\",\"detail\":\"rm -rf build\",\"since\":\"" + string(statusfile.AppendTime(nil, since)) + "\"},\"ended\":null}\n]\n"; r.stdout != want {
+		t.Errorf("--json with a reason:\n%s\nwant\n%s%s", r.stdout, want, r.stderr)
 	}
 	// Every host down: an error.
 	r = run(t, runOpts{env: f.env}, "--count", "--host", "down")

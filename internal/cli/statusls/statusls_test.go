@@ -366,6 +366,7 @@ func TestJSON(t *testing.T) {
 	want := map[string]any{
 		"file": statusfile.FileName("me"), "schema": statusfile.Schema, "session": "me", "agent": "pi",
 		"pid": float64(os.Getpid()), "cwd": "/w", "state": "idle", "title": nil, "updatedAt": string(statusfile.AppendTime(nil, updated)),
+		"waitingFor": nil, "ended": nil,
 		"fresh": true, "age": 1.5, "alive": true, "verdict": "fresh", "reason": nil, "error": nil,
 	}
 	for k, v := range want {

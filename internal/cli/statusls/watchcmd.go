@@ -65,6 +65,8 @@ type watchOptions struct {
 	states, agents, cwd string
 	on, exec            string
 	execTimeout         time.Duration
+	after, afterWorking time.Duration // --after, --after-working
+	cooldown            time.Duration
 	filter              render.Filter
 	onStates            []string
 	onSet, execSet      bool
@@ -91,15 +93,28 @@ func (o *watchOptions) register(fs *base.FlagSet, env *Env) {
 	fs.Func("on", "S[,S]", `run the --exec command each time a session enters one of
 these states: appears in it, changes to it, or comes back
 fresh in it; not again while it stays there. A session
-already in it when watch starts counts once.`, func(s string) error { o.on, o.onSet = s, true; return nil }).Complete = func() []string { return base.States }
+already in it when watch starts counts once. A session that
+leaves the state, goes stale or is removed before a delayed
+run (--after, --after-working) cancels it.`, func(s string) error { o.on, o.onSet = s, true; return nil }).Complete = func() []string { return base.States }
 	fs.Func("exec", "CMD", `the command, run by /bin/sh -c in the background (at most 4
 at once, the next 64 queued), with the session's record in
 STATUS_SESSION, STATUS_AGENT, STATUS_STATE, STATUS_TITLE,
-STATUS_CWD and STATUS_PID (sanitized; "" when unknown) and
-its --json line on stdin. Its output goes to stderr (on a
+STATUS_CWD, STATUS_PID, STATUS_WAITING_KIND,
+STATUS_WAITING_TOOL, STATUS_WAITING_DETAIL (blocked),
+STATUS_ENDED_REASON (idle) and STATUS_WHY (the WHY column)
+(sanitized; "" when unknown or none), and its --json line
+on stdin. Its output goes to stderr (on a
 terminal: nowhere); a failure is reported there as
 "statusls: --exec: ..." and the watch goes on. Not on Windows.`, func(s string) error { o.exec, o.execSet = s, true; return nil })
 	fs.Duration(&o.execTimeout, "exec-timeout", execTimeout, "DUR", "kill a command (and its process group) that runs longer\n(default 1m; 0 never)")
+	fs.Duration(&o.after, "after", 0, "DUR", `run only once the session has stayed in the state DUR,
+counted from waitingFor.since (blocked) or ended.at (idle)
+when the record has them, else from when watch saw it enter:
+--on blocked --after 30s`)
+	fs.Duration(&o.afterWorking, "after-working", 0, "DUR", `for idle: run only when the turn that just ended lasted at
+least DUR, from when watch saw the session start working:
+--on idle --after-working 2m`)
+	fs.Duration(&o.cooldown, "cooldown", 0, "DUR", "run at most once per session per DUR; runs sooner are\nskipped")
 	fs.Bool(&o.untilEOF, "until-eof", false, "also stop when standard input ends: for a watch run by\nanother program (statusls watch --host runs it so over ssh)")
 
 	fs.Group("Where")
@@ -132,6 +147,12 @@ func (o *watchOptions) validate(args []string, env *Env) int {
 		return usageError(env, "--exec: empty command")
 	case o.execTimeout < 0:
 		return usageError(env, "--exec-timeout must not be negative")
+	case o.after < 0 || o.afterWorking < 0 || o.cooldown < 0:
+		return usageError(env, "--after, --after-working and --cooldown must not be negative")
+	case !o.execSet && (o.given.Changed("after") || o.given.Changed("after-working") || o.given.Changed("cooldown")):
+		return usageError(env, "--after, --after-working and --cooldown go with --on and --exec")
+	case o.afterWorking > 0 && !slices.Contains(o.onStates, string(statusfile.Idle)):
+		return usageError(env, "--after-working is about turns that end: it goes with --on idle")
 	}
 	if code := checkColor(env, o.color); code >= 0 {
 		return code
@@ -210,8 +231,8 @@ type watchRun struct {
 	synced bool
 
 	runner *execRunner
-	inOn   map[string]string // file name -> the --on state its session is fresh in
-	keys   chan byte         // the keyboard's keys (table on a terminal), or nil
+	trig   *trigger  // when runner runs its command
+	keys   chan byte // the keyboard's keys (table on a terminal), or nil
 
 	table    *tableScreen
 	dirty    bool             // the table shows something else than the view
@@ -286,8 +307,9 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 			}
 		}
 		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, r.report)
-		r.inOn = map[string]string{}
+		r.trig = newTrigger(o, env.Clock, func(e *reader.Entry, line []byte, extra []string) { r.runner.start(e, line, extra...) })
 		defer r.runner.close(env.grace())
+		defer r.trig.stop()
 	}
 
 	events := w.Events()
@@ -331,6 +353,8 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 			if err := r.redraw(true); err != nil {
 				return r.writeError(err)
 			}
+		case <-r.trig.C():
+			r.trig.fire()
 		case k, ok := <-r.keys:
 			if !ok {
 				r.keys = nil // the terminal's input ended: keep watching
@@ -416,7 +440,7 @@ func (r *watchRun) handle(ev *watch.Event) error {
 		r.buf = render.AppendEventJSON(r.buf, &rev)
 	}
 	if r.runner != nil && c.entry != nil {
-		r.onTransition(&c, r.buf)
+		r.trig.see(c.entry.Name, &c, r.buf)
 	}
 	switch r.mode {
 	case watchJSON:
@@ -432,23 +456,6 @@ func (r *watchRun) handle(ev *watch.Event) error {
 		return err
 	}
 	return nil
-}
-
-// onTransition runs the --exec command when c takes a session into one of
-// the --on states: the session is in the view, fresh, in that state, and
-// was not before (it was in another state, or stale, or not in the view).
-func (r *watchRun) onTransition(c *change, line []byte) {
-	e := c.entry
-	state := string(e.Status.State)
-	if c.kind == evRemoved || e.Verdict != reader.Fresh || !slices.Contains(r.o.onStates, state) {
-		delete(r.inOn, e.Name)
-		return
-	}
-	if prev, ok := r.inOn[e.Name]; ok && prev == state {
-		return
-	}
-	r.inOn[e.Name] = state
-	r.runner.start(e, line)
 }
 
 // report says what went wrong: on stderr, or in the table.

@@ -251,3 +251,64 @@ func TestWatchExecOnTerminal(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, r.stderr.String(), r.stdout.String())
 	}
 }
+
+// TestWatchExecAfter: with --after, the command runs once the session has
+// been blocked that long, counted from waitingFor.since, with why it waits
+// in its environment; a session that leaves the state first cancels its
+// run. An idle session's turn end is passed on too.
+func TestWatchExecAfter(t *testing.T) {
+	dir := privateDir(t)
+	work := t.TempDir()
+	clock := clocktest.New(now)
+	cmd := `printf '%s|%s|%s|%s|%s|%s|%s\n' "$STATUS_SESSION" "$STATUS_STATE" "$STATUS_WAITING_KIND" "$STATUS_WAITING_TOOL" "$STATUS_WAITING_DETAIL" "$STATUS_ENDED_REASON" "$STATUS_WHY" >>"$OUT/runs"`
+	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work, "STATUS_WHY=inherited"}},
+		"watch", "--dir", dir, "--on", "blocked,idle", "--after", "30s", "--exec", cmd)
+	waitSynced(t, clock)
+	runs := filepath.Join(work, "runs")
+	var want []string
+	expect := func(more string) {
+		t.Helper()
+		want = append(want, more)
+		poll(t, more, func() bool { return len(lines(t, runs)) >= len(want) }, func() string { return r.stderr.String() })
+		if got := lines(t, runs); !slices.Equal(got, want) {
+			t.Fatalf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+
+	// Blocked for 10 s already: due 20 s from now.
+	put(t, dir, statusfile.Status{Agent: "claude-code", Session: "a", State: statusfile.Blocked, UpdatedAt: now,
+		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-10 * time.Second)}})
+	if !clock.WaitTimer(now.Add(20*time.Second), patience) {
+		t.Fatalf("no timer for the run: %v", clock.Armed())
+	}
+	if got := lines(t, runs); len(got) > 0 {
+		t.Fatalf("ran before its time: %q", got)
+	}
+	clock.Advance(20 * time.Second)
+	expect("a|blocked|permission|Bash|rm -rf build||Bash: rm -rf build")
+
+	// Blocked, then working before 30 s: the run is cancelled, its
+	// timer stopped.
+	t1 := clock.Now()
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "c", State: statusfile.Blocked, UpdatedAt: t1,
+		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitQuestion, Detail: "Which database?"}})
+	if !clock.WaitTimer(t1.Add(30*time.Second), patience) {
+		t.Fatalf("no timer for the run: %v", clock.Armed())
+	}
+	put(t, dir, statusfile.Status{Agent: "pi", Session: "c", State: statusfile.Working, UpdatedAt: t1})
+	if !clock.WaitUntil(func(armed []time.Time) bool { return !slices.ContainsFunc(armed, t1.Add(30*time.Second).Equal) }, patience) {
+		t.Fatalf("the cancelled run's timer is still armed: %v", clock.Armed())
+	}
+	// A turn that ended long ago: at once.
+	put(t, dir, statusfile.Status{Agent: "codex", Session: "i", State: statusfile.Idle, UpdatedAt: t1,
+		Ended: statusfile.Ended{Reason: statusfile.EndRateLimited, At: t1.Add(-time.Hour)}})
+	expect("i|idle||||rate_limited|rate limited")
+
+	r.signal(syscall.SIGTERM)
+	if code := r.exit(); code != ExitOK || r.stderr.String() != "" {
+		t.Fatalf("exit %d, stderr %q", code, r.stderr.String())
+	}
+	if got := lines(t, runs); !slices.Equal(got, want) {
+		t.Errorf("runs at the end:\n%s", strings.Join(got, "\n"))
+	}
+}

@@ -30,7 +30,7 @@ type hostsWatch struct {
 	waiting int  // hosts whose snapshot is not in yet
 	synced  bool // the merged synced was printed
 	runner  *execRunner
-	inOn    map[string]string // host NUL file name -> its --on state
+	trig    *trigger // when runner runs its command; sessions by host NUL file name
 
 	// On a terminal: the table (watchhoststable.go).
 	table   *tableScreen
@@ -121,8 +121,9 @@ func watchHosts(o *watchOptions, env *Env) int {
 			}
 		}
 		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, report)
-		r.inOn = map[string]string{}
+		r.trig = newTrigger(o, env.Clock, func(e *reader.Entry, line []byte, extra []string) { r.runner.start(e, line, extra...) })
 		defer r.runner.close(env.grace())
+		defer r.trig.stop()
 	}
 	// The table's age column needs every updatedAt.
 	heartbeats := o.heartbeats || r.mode == watchTable
@@ -157,6 +158,8 @@ func watchHosts(o *watchOptions, env *Env) int {
 		case <-r.tickC:
 			r.tick, r.tickC = nil, nil
 			r.dirty = true
+		case <-r.trig.C():
+			r.trig.fire()
 		case sig := <-sigs:
 			if slices.Contains(resizeSignals, sig) {
 				r.table.resize()
@@ -242,7 +245,8 @@ func (r *hostsWatch) handle(host string, ev *watch.Event, herr *remote.HostError
 		return err
 	}
 	if r.runner != nil && c.entry != nil {
-		r.onTransition(host, &c)
+		line := bytes.TrimSuffix(r.buf, []byte{'\n'})
+		r.trig.see(host+"\x00"+c.entry.Name, &c, line, "STATUS_HOST="+statusfile.SanitizeText(host))
 	}
 	return nil
 }
@@ -273,22 +277,4 @@ func (r *hostsWatch) print(host string, ev *render.Event) error {
 		return err
 	}
 	return nil
-}
-
-// onTransition runs --exec when a session enters one of the --on states,
-// as watch does on this machine, with STATUS_HOST set.
-func (r *hostsWatch) onTransition(host string, c *change) {
-	e := c.entry
-	key := host + "\x00" + e.Name
-	state := string(e.Status.State)
-	if c.kind == evRemoved || e.Verdict != reader.Fresh || !contains(r.o.onStates, state) {
-		delete(r.inOn, key)
-		return
-	}
-	if prev, ok := r.inOn[key]; ok && prev == state {
-		return
-	}
-	r.inOn[key] = state
-	line := bytes.TrimSuffix(r.buf, []byte{'\n'})
-	r.runner.start(e, line[:len(line):len(line)], "STATUS_HOST="+statusfile.SanitizeText(host))
 }

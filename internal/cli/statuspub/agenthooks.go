@@ -18,10 +18,18 @@ import (
 // base.Command with Hook set: every problem, a usage error included, is one
 // line on stderr and exit 0, or 1 with --strict (SPEC.md H7, H9).
 
+// ErrBadHookInput is returned for hook input that is not what the agent
+// documents: not a JSON object, or without a session id.
+var ErrBadHookInput = agenthook.ErrBadInput
+
+// maxHookInput bounds the hook input read from stdin. PostToolUse payloads
+// carry the tool's whole response, which can be large.
+const maxHookInput = 64 << 20
+
 // stdinHookCmd runs the adapter name, which reads the payload that the
 // agent (named in messages as agentName) writes to stdin, and maps it
 // with m.
-func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env, sourceOf func(Env, int, hookAction) *agenthook.Source) int {
+func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env, sourceOf func(Env, int, agenthook.Action) *agenthook.Source) int {
 	return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
 		if len(args) > 0 {
 			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
@@ -39,7 +47,7 @@ func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlag
 			return nil, fmt.Errorf("%w: longer than %d bytes", ErrBadHookInput, maxHookInput)
 		}
 		return data, nil
-	}, adapt(m), sourceOf)
+	}, m, sourceOf)
 }
 
 // readPayload reads stdin, unless a signal comes first: an agent that
@@ -74,7 +82,7 @@ func claudeHookCmd(f *hookFlags, args []string, env Env) int {
 // claudeSource is Claude Code's session file for the agent process pid:
 // sessions/<pid>.json in its configuration directory, $CLAUDE_CONFIG_DIR
 // else ~/.claude. The hook runs with the agent's environment.
-func claudeSource(env Env, pid int, _ hookAction) *agenthook.Source {
+func claudeSource(env Env, pid int, _ agenthook.Action) *agenthook.Source {
 	dir := env.Getenv("CLAUDE_CONFIG_DIR")
 	if dir == "" {
 		home := env.Getenv("HOME")
@@ -101,8 +109,8 @@ func geminiHookCmd(f *hookFlags, args []string, env Env) int {
 // codexSource is Codex's rollout file, the payload's transcript_path, when
 // it lies where Codex keeps them ($CODEX_HOME, else ~/.codex, sessions/)
 // and is named for the session.
-func codexSource(env Env, _ int, a hookAction) *agenthook.Source {
-	if a.source == nil {
+func codexSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
+	if a.Source == nil {
 		return nil
 	}
 	home := env.Getenv("CODEX_HOME")
@@ -111,7 +119,7 @@ func codexSource(env Env, _ int, a hookAction) *agenthook.Source {
 			home = filepath.Join(h, ".codex")
 		}
 	}
-	path, ok := agenthook.CodexRolloutPath(home, a.source.Path, a.session)
+	path, ok := agenthook.CodexRolloutPath(home, a.Source.Path, a.Session)
 	if !ok {
 		return nil
 	}
@@ -121,11 +129,11 @@ func codexSource(env Env, _ int, a hookAction) *agenthook.Source {
 // geminiSource is Gemini CLI's chat recording, the payload's
 // transcript_path, when it lies where Gemini CLI keeps them
 // (~/.gemini/tmp/) and is named for the session.
-func geminiSource(env Env, _ int, a hookAction) *agenthook.Source {
-	if a.source == nil {
+func geminiSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
+	if a.Source == nil {
 		return nil
 	}
-	path, ok := agenthook.GeminiChatPath(env.Getenv("HOME"), a.source.Path, a.session)
+	path, ok := agenthook.GeminiChatPath(env.Getenv("HOME"), a.Source.Path, a.Session)
 	if !ok {
 		return nil
 	}

@@ -6,10 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/hooksession"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -23,10 +26,34 @@ const HeartbeatEnv = "STATUSPUB_HEARTBEAT"
 // hookFlags are the flags of set, clear and the hook adapters.
 type hookFlags struct {
 	session, state, title, agent, cwd string
+	waitingFor, tool, detail, ended   string // set only
 	configHome, dir                   string
 	pid                               int
-	noTitle, strict                   bool
+	noTitle, noDetail, strict         bool
 	given                             map[string]bool
+}
+
+// detailEnv turns the detail of waitingFor and ended off for every
+// publisher that runs with it set (any value but "" and "0"): hooks run
+// with the agent's environment, so one export covers them all.
+const detailEnv = "AGENTSTATUS_NO_DETAIL"
+
+const noDetailUsage = "leave the detail of waits and turn ends out (also: " + detailEnv + "=1)"
+
+// registerWhy declares set's flags for the reason keys.
+func (f *hookFlags) registerWhy(fs *base.FlagSet) {
+	fs.String(&f.waitingFor, "waiting-for", "", "KIND", "blocked, waiting for: permission, question, auth or other").Complete = func() []string { return waitKinds }
+	fs.String(&f.tool, "tool", "", "NAME", "with --waiting-for: the tool it waits on")
+	fs.String(&f.ended, "ended", "", "REASON", "idle, the turn ended: done, cancelled, failed or rate_limited").Complete = func() []string { return endReasons }
+	fs.String(&f.detail, "detail", "", "TEXT", "with --waiting-for or --ended: one line (the command, the question, the error)")
+	fs.Bool(&f.noDetail, "no-detail", false, noDetailUsage)
+}
+
+// withoutDetail reports whether --no-detail or AGENTSTATUS_NO_DETAIL asks
+// to leave details out.
+func (f *hookFlags) withoutDetail(env Env) bool {
+	v := env.Getenv(detailEnv)
+	return f.noDetail || v != "" && v != "0"
 }
 
 // register declares the flags of command name; record-changing flags
@@ -38,6 +65,8 @@ func (f *hookFlags) register(fs *base.FlagSet, withRecord bool) {
 		fs.String(&f.title, "title", "", "TITLE", "the task title (default: what is on disk)")
 		fs.Bool(&f.noTitle, "no-title", false, "remove the task title")
 		fs.String(&f.cwd, "cwd", "", "DIR", "the session's workspace (default: what is on disk, else the working directory)")
+	} else {
+		fs.Bool(&f.noDetail, "no-detail", false, noDetailUsage)
 	}
 	fs.String(&f.agent, "agent", "", "NAME", `the "agent" field`)
 	fs.Int(&f.pid, "pid", 0, "PID", "the agent's process (default: the first ancestor that is not a shell)")
@@ -62,7 +91,7 @@ func (f *hookFlags) agentProcess() int {
 	if f.given["pid"] {
 		return f.pid
 	}
-	return defaultAgentPID()
+	return hooksession.AgentPID()
 }
 
 // failed reports a failure of a short-lived command as ONE line on stderr.
@@ -98,7 +127,7 @@ func runUpdate(env Env, update func() error) error {
 // checkPID refuses an explicit --pid that no process has: the record
 // would be removed at once by its heartbeat owner.
 func (f *hookFlags) checkPID() error {
-	if f.given["pid"] && f.pid > 0 && !processExists(f.pid) {
+	if f.given["pid"] && f.pid > 0 && !hooksession.ProcessExists(f.pid) {
 		return fmt.Errorf("--pid %d: no such process", f.pid)
 	}
 	return nil
@@ -127,26 +156,29 @@ func setCmd(f *hookFlags, args []string, env Env) int {
 	if err := statusfile.ValidateSession(f.session); err != nil {
 		return usageError(env, "set: --session: %s", base.Message(err))
 	}
-	ch := change{agent: f.agent, pid: f.agentProcess()}
+	ch := hooksession.Change{Agent: f.agent, PID: f.agentProcess(), NoDetail: f.withoutDetail(env)}
 	if f.given["state"] {
 		st, err := base.ParseState(f.state)
 		if err != nil {
 			return usageError(env, "set: --state: %v", err)
 		}
-		ch.state = st
+		ch.State = st
+	}
+	if err := f.why(&ch); err != nil {
+		return usageError(env, "set: %v", err)
 	}
 	switch {
 	case f.noTitle:
-		ch.title = ptr("")
+		ch.Title = new(string)
 	case f.given["title"]:
-		ch.title = ptr(f.title)
+		ch.Title = &f.title
 	}
 	if f.cwd != "" {
 		abs, err := filepath.Abs(f.cwd)
 		if err != nil {
 			return usageError(env, "set: --cwd: %v", err)
 		}
-		ch.cwd = abs
+		ch.Cwd = abs
 	}
 	if err := f.checkPID(); err != nil {
 		return failed(env, f.strict, "set", err)
@@ -157,12 +189,61 @@ func setCmd(f *hookFlags, args []string, env Env) int {
 	}
 	wd := workingDir()
 	if err := runUpdate(env, func() error {
-		_, err := setRecord(dir, f.session, ch, wd, env.Executable)
+		_, err := hooksession.Set(dir, f.session, ch, wd, env.Executable)
 		return err
 	}); err != nil {
 		return failed(env, f.strict, "set", err)
 	}
 	return ExitOK
+}
+
+// The kinds and reasons statuspub writes (SPEC.md §4.4).
+var (
+	waitKinds  = []string{statusfile.WaitPermission, statusfile.WaitQuestion, statusfile.WaitAuth, statusfile.WaitOther}
+	endReasons = []string{statusfile.EndDone, statusfile.EndCancelled, statusfile.EndFailed, statusfile.EndRateLimited}
+)
+
+// why adds set's --waiting-for or --ended to ch, which imply the state
+// blocked or idle.
+func (f *hookFlags) why(ch *hooksession.Change) error {
+	word := func(flag, v string, known []string) error {
+		if slices.Contains(known, v) {
+			return nil
+		}
+		msg := fmt.Sprintf("--%s: unknown value %q", flag, v)
+		if sug := base.Suggest(v, known); sug != "" {
+			return fmt.Errorf("%s; did you mean %s?", msg, sug)
+		}
+		return fmt.Errorf("%s (%s)", msg, strings.Join(known, ", "))
+	}
+	wait, end := f.given["waiting-for"], f.given["ended"]
+	switch {
+	case wait && end:
+		return errors.New("--waiting-for and --ended exclude each other")
+	case f.given["tool"] && !wait:
+		return errors.New("--tool needs --waiting-for")
+	case f.given["detail"] && !wait && !end:
+		return errors.New("--detail needs --waiting-for or --ended")
+	case wait:
+		if err := word("waiting-for", f.waitingFor, waitKinds); err != nil {
+			return err
+		}
+		if ch.State != "" && ch.State != statusfile.Blocked {
+			return fmt.Errorf("--waiting-for needs the state blocked, not %s", ch.State)
+		}
+		ch.State = statusfile.Blocked
+		ch.Wait = statusfile.Waiting{Kind: f.waitingFor, Tool: f.tool, Detail: f.detail}
+	case end:
+		if err := word("ended", f.ended, endReasons); err != nil {
+			return err
+		}
+		if ch.State != "" && ch.State != statusfile.Idle {
+			return fmt.Errorf("--ended needs the state idle, not %s", ch.State)
+		}
+		ch.State = statusfile.Idle
+		ch.Ended = statusfile.Ended{Reason: f.ended, Detail: f.detail}
+	}
+	return nil
 }
 
 func clearCmd(f *hookFlags, args []string, env Env) int {
@@ -182,7 +263,7 @@ func clearCmd(f *hookFlags, args []string, env Env) int {
 	if err != nil {
 		return failed(env, f.strict, "clear", err)
 	}
-	if err := runUpdate(env, func() error { return clearRecord(dir, f.session) }); err != nil {
+	if err := runUpdate(env, func() error { return hooksession.Clear(dir, f.session) }); err != nil {
 		return failed(env, f.strict, "clear", err)
 	}
 	return ExitOK
@@ -193,7 +274,7 @@ func clearCmd(f *hookFlags, args []string, env Env) int {
 //
 // sourceOf, when not nil, names the file the agent keeps its own state in,
 // from the environment, the agent's pid and the action (SPEC.md §13.3).
-func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide func([]byte) (hookAction, error), sourceOf func(env Env, pid int, a hookAction) *agenthook.Source) int {
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf func(env Env, pid int, a agenthook.Action) *agenthook.Source) int {
 	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
@@ -205,10 +286,10 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 	if err != nil {
 		return failed(env, f.strict, name, err)
 	}
-	if a.kind == actIgnore {
+	if a.Kind == agenthook.Ignore {
 		return ExitOK // an event this version does not know
 	}
-	if err := statusfile.ValidateSession(a.session); err != nil {
+	if err := statusfile.ValidateSession(a.Session); err != nil {
 		return failed(env, f.strict, name, err)
 	}
 	if err := f.checkPID(); err != nil {
@@ -218,23 +299,24 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 	if err != nil {
 		return failed(env, f.strict, name, err)
 	}
-	if a.kind == actClear {
-		err = runUpdate(env, func() error { return clearRecord(dir, a.session) })
+	if a.Kind == agenthook.Remove {
+		err = runUpdate(env, func() error { return hooksession.Clear(dir, a.Session) })
 	} else {
 		agent := defaultAgent
 		if f.agent != "" {
 			agent = f.agent
 		}
-		ch := change{state: a.state, title: a.title, agent: agent, cwd: a.cwd, pid: f.agentProcess(), task: a.task}
-		if sourceOf != nil && ch.pid > 0 {
+		ch := hooksession.Change{State: a.State, Title: a.Title, Agent: agent, Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
+			Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
+		if sourceOf != nil && ch.PID > 0 {
 			// Only a source the adapter checked (SPEC.md H17).
-			ch.source = sourceOf(env, ch.pid, a)
+			ch.Source = sourceOf(env, ch.PID, a)
 		}
 		wd := workingDir()
 		err = runUpdate(env, func() error {
-			_, err := setRecord(dir, a.session, ch, wd, env.Executable)
-			if err == nil && a.replaces {
-				err = endOtherSessions(dir, a.session, ch.pid)
+			_, err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
+			if err == nil && a.Replaces {
+				err = hooksession.EndOtherSessions(dir, a.Session, ch.PID)
 			}
 			return err
 		})
@@ -251,7 +333,7 @@ func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
 			return nil, errors.New("no notification (Codex passes it as the last argument)")
 		}
 		return []byte(args[len(args)-1]), nil
-	}, codexAction, nil)
+	}, agenthook.CodexNotify, nil)
 }
 
 // checkPIDRange refuses a --pid out of range.
@@ -267,7 +349,7 @@ func ownerCmd(dir, session string, args []string, prog *base.Program, env Env) i
 	if dir == "" || session == "" || len(args) > 0 {
 		return usageError(env, "owner: usage: statuspub owner --dir DIR --session ID")
 	}
-	if err := runOwner(dir, session, heartbeatFromEnv(env), env.Signals); err != nil {
+	if err := hooksession.RunOwner(dir, session, heartbeatFromEnv(env), env.Signals); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", base.Message(err))
 		return ExitError
 	}

@@ -324,6 +324,52 @@ func TestSetKeepsWhatIsOnDisk(t *testing.T) {
 	}
 }
 
+// set's --waiting-for and --ended imply their state, and go with it.
+func TestSetWhy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "home", "agent-status")
+	d := []string{"--dir", dir, "--session", "w-1", "--pid", "0"}
+	steps := []struct {
+		env   []string
+		args  []string
+		state statusfile.State
+		why   string
+	}{
+		{nil, []string{"--state", "working"}, statusfile.Working, ""},
+		{nil, []string{"--waiting-for", "permission", "--tool", "Bash", "--detail", "rm -rf build"}, statusfile.Blocked, "Bash: rm -rf build"},
+		{nil, []string{"--title", "kept"}, statusfile.Blocked, "Bash: rm -rf build"},
+		{nil, []string{"--state", "working"}, statusfile.Working, ""},
+		{nil, []string{"--state", "blocked"}, statusfile.Blocked, ""},
+		{nil, []string{"--waiting-for", "question", "--detail", "Which database?", "--state", "blocked"}, statusfile.Blocked, "question: Which database?"},
+		{nil, []string{"--ended", "rate_limited", "--detail", "rate_limit"}, statusfile.Idle, "rate limited"},
+		{nil, []string{"--ended", "failed", "--detail", "server_error"}, statusfile.Idle, "failed: server_error"},
+		{nil, []string{"--ended", "failed", "--detail", "server_error", "--no-detail"}, statusfile.Idle, "failed"},
+		{[]string{"AGENTSTATUS_NO_DETAIL=1"}, []string{"--waiting-for", "permission", "--tool", "Bash", "--detail", "rm -rf build"}, statusfile.Blocked, "Bash"},
+		{[]string{"AGENTSTATUS_NO_DETAIL=0"}, []string{"--waiting-for", "permission", "--tool", "Bash", "--detail", "rm -rf build"}, statusfile.Blocked, "Bash: rm -rf build"},
+		{nil, []string{"--state", "working"}, statusfile.Working, ""},
+	}
+	for i, st := range steps {
+		mustPub(t, "", st.env, append(append([]string{"set"}, d...), st.args...)...)
+		rec := mustRecord(t, dir, "w-1")
+		if rec.State != st.state || rec.Why() != st.why {
+			t.Errorf("step %d %q: %s %q, want %s %q", i, st.args, rec.State, rec.Why(), st.state, st.why)
+		}
+	}
+	for _, args := range [][]string{
+		{"--waiting-for", "permision"},
+		{"--waiting-for", "permission", "--state", "idle"},
+		{"--ended", "done", "--state", "blocked"},
+		{"--ended", "done", "--waiting-for", "question"},
+		{"--tool", "Bash"},
+		{"--detail", "x"},
+		{"--ended", "finished"},
+	} {
+		code, stderr := pub(t, "", nil, append(append([]string{"set"}, d...), args...)...)
+		if code != 2 || !strings.HasPrefix(stderr, "statuspub: ") {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+}
+
 func TestSetUsage(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	for _, args := range [][]string{

@@ -199,6 +199,18 @@ func TestServeLineProtocol(t *testing.T) {
 		{`{"title":5}`, false, statusfile.Blocked, "again", "title"},
 		{`{}`, true, statusfile.Blocked, "again", ""},
 		{`{"state":"idle"}`, true, statusfile.Idle, "again", ""},
+		{`{"waitingFor":{"kind":"permission","tool":"Bash","detail":"rm -rf build"}}`, true, statusfile.Blocked, "again", ""},
+		{`{"waitingFor":{"kind":"permission","tool":"Bash"},"state":"idle"}`, false, statusfile.Blocked, "again", "blocked"},
+		{`{"waitingFor":{"kind":"permision"}}`, false, statusfile.Blocked, "again", "waitingFor"},
+		{`{"waitingFor":"permission"}`, false, statusfile.Blocked, "again", "waitingFor"},
+		{`{"waitingFor":{"kind":"question","detail":5}}`, false, statusfile.Blocked, "again", "waitingFor"},
+		{`{"ended":{"reason":"cancelled","detail":null},"title":"done"}`, true, statusfile.Idle, "done", ""},
+		{`{"ended":{"reason":"done"},"waitingFor":{"kind":"question"}}`, false, statusfile.Idle, "done", "exclude"},
+		{`{"waitingFor":null,"state":"working"}`, true, statusfile.Working, "done", ""},
+	}
+	whys := map[string]string{
+		`{"waitingFor":{"kind":"permission","tool":"Bash","detail":"rm -rf build"}}`: "Bash: rm -rf build",
+		`{"ended":{"reason":"cancelled","detail":null},"title":"done"}`:              "cancelled",
 	}
 	for _, st := range steps {
 		ans := s.send(st.line)
@@ -212,6 +224,9 @@ func TestServeLineProtocol(t *testing.T) {
 		rec := s.record()
 		if rec.State != st.state || rec.Title != st.title {
 			t.Errorf("after %s: on disk %s %q, want %s %q", st.line, rec.State, rec.Title, st.state, st.title)
+		}
+		if why, ok := whys[st.line]; ok && rec.Why() != why {
+			t.Errorf("after %s: why %q, want %q", st.line, rec.Why(), why)
 		}
 	}
 	s.stdin.Close()

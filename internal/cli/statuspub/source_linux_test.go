@@ -2,9 +2,7 @@ package statuspub_test
 
 import (
 	"fmt"
-	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,31 +176,6 @@ func TestCodexClearEndsTheOldSession(t *testing.T) {
 	}
 	if rec := mustRecord(t, dir, cleared); rec.State != statusfile.Idle || rec.PID != a.pid {
 		t.Errorf("the new thread: %+v", rec)
-	}
-}
-
-// A process that serves several clients keeps every session's record.
-func TestSingleClient(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		want bool
-	}{
-		{[]string{"-c", "sleep 30", "tui"}, true},
-		{[]string{"-c", "sleep 30", "app-server", "--managed-daemon"}, false},
-	} {
-		cmd := exec.Command("sh", tt.args...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		got := statuspub.SingleClient(cmd.Process.Pid)
-		cmd.Process.Kill()
-		cmd.Wait()
-		if got != tt.want {
-			t.Errorf("%q: single client %v, want %v", tt.args, got, tt.want)
-		}
-	}
-	if statuspub.SingleClient(0) {
-		t.Error("pid 0 is a single client")
 	}
 }
 

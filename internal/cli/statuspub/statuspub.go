@@ -14,7 +14,9 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -99,13 +101,17 @@ func program(env *Env) *base.Program {
 			Description: `serve publishes the session at once, then reads one JSON object per line,
 {"state":"working"} or {"title":"Fix tests"} ({"title":null} clears the
 task), and answers each with {"ok":true} or {"ok":false,"error":"..."} once
-the change is on disk or has failed. On end of input, SIGTERM or SIGINT it
-removes its file and exits 0.`,
+the change is on disk or has failed. {"waitingFor":{"kind":"permission",
+"tool":"Bash","detail":"rm -rf build"}} makes the session blocked and says
+on what; {"ended":{"reason":"cancelled","detail":null}} makes it idle and
+says how the turn ended (SPEC.md 4.4, 11). On end of input, SIGTERM or
+SIGINT it removes its file and exits 0.`,
 			Examples: `coproc statuspub serve --session "$ID" --agent my-agent
 echo '{"state":"blocked","title":"Waiting for review"}' >&"${COPROC[1]}"`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &options{}
 				o.register(fs, "idle", "statuspub's parent")
+				fs.Bool(&o.noDetail, "no-detail", false, noDetailUsage)
 				return func(args []string) int { return serve(o, args, p, *env) }
 			},
 		},
@@ -139,6 +145,7 @@ statuspub set --session "$ID" --state idle --no-title`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				f := &hookFlags{}
 				f.register(fs, true)
+				f.registerWhy(fs)
 				fs.Lookup("session").Complete = f.sessionIDs(env)
 				return func(args []string) int { f.given = changed(fs); return setCmd(f, args, *env) }
 			},
@@ -375,6 +382,7 @@ type options struct {
 	session, agent, state, title, cwd string
 	pid                               int
 	configHome, dir                   string
+	noDetail                          bool
 }
 
 func (o *options) register(fs *base.FlagSet, defState, defPID string) {
@@ -418,6 +426,7 @@ func (o *options) publisherOptions(env Env, state statusfile.State, pid int) ([]
 		statusfile.WithState(state),
 		statusfile.WithTitle(o.title),
 		statusfile.WithPID(pid),
+		statusfile.WithDetail(!(o.noDetail || env.Getenv(detailEnv) != "" && env.Getenv(detailEnv) != "0")),
 		statusfile.WithErrorHandler(func(err error) {
 			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 		}),
@@ -600,8 +609,81 @@ func apply(p *statusfile.Publisher, line []byte) error {
 			return errors.New(`"title" must be a string or null`)
 		}
 	}
-	p.Set(state, title)
+	wait, end, err := whyOfLine(m)
+	if err != nil {
+		return err
+	}
+	switch {
+	case wait != nil && state != statusfile.Blocked && m["state"] != nil:
+		return fmt.Errorf(`"waitingFor" needs the state blocked, not %s`, state)
+	case end != nil && state != statusfile.Idle && m["state"] != nil:
+		return fmt.Errorf(`"ended" needs the state idle, not %s`, state)
+	case wait != nil:
+		p.SetTitle(title)
+		p.SetWaiting(*wait)
+	case end != nil:
+		p.SetTitle(title)
+		p.SetEnded(*end)
+	default:
+		p.Set(state, title)
+	}
 	return nil
+}
+
+// whyOfLine reads the "waitingFor" and "ended" of a serve line (null or
+// absent: none): objects whose kind or reason is one SPEC.md defines, and
+// whose tool and detail are strings or null.
+func whyOfLine(m map[string]json.RawMessage) (*statusfile.Waiting, *statusfile.Ended, error) {
+	type why struct {
+		Kind   *string `json:"kind"`
+		Reason *string `json:"reason"`
+		Tool   *string `json:"tool"`
+		Detail *string `json:"detail"`
+	}
+	read := func(key, word string, known []string) (*why, error) {
+		raw, ok := m[key]
+		if !ok || string(bytes.TrimSpace(raw)) == "null" {
+			return nil, nil
+		}
+		var w why
+		bad := fmt.Errorf(`%q must be null or an object {"%s":...} with %s`, key, word, strings.Join(known, ", "))
+		if bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &w) != nil {
+			return nil, bad
+		}
+		v := w.Kind
+		if word == "reason" {
+			v = w.Reason
+		}
+		if v == nil || !slices.Contains(known, *v) {
+			return nil, bad
+		}
+		return &w, nil
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	w, err := read("waitingFor", "kind", waitKinds)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := read("ended", "reason", endReasons)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case w != nil && e != nil:
+		return nil, nil, errors.New(`"waitingFor" and "ended" exclude each other`)
+	case w != nil:
+		return &statusfile.Waiting{Kind: *w.Kind, Tool: str(w.Tool), Detail: str(w.Detail)}, nil, nil
+	case e != nil:
+		if e.Tool != nil {
+			return nil, nil, errors.New(`"ended" has no "tool"`)
+		}
+		return nil, &statusfile.Ended{Reason: *e.Reason, Detail: str(e.Detail)}, nil
+	}
+	return nil, nil, nil
 }
 
 func run(o *options, argv []string, prog *base.Program, env Env) int {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/hooksession"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -89,7 +90,7 @@ func TestSetGivesUpOnAHeldLock(t *testing.T) {
 	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "idle"); code != 0 || stderr != "" {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
-	lock, _ := lockNames("l")
+	lock, _, _ := hooksession.Names("l")
 	f, err := os.OpenFile(filepath.Join(dir, lock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestSetGivesUpOnAHeldLock(t *testing.T) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	setWait(t, &updateLockWait, 200*time.Millisecond)
+	setWait(t, &hooksession.LockWait, 200*time.Millisecond)
 	for _, strict := range []bool{false, true} {
 		args := []string{"set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "working"}
 		want := 0
@@ -220,7 +221,7 @@ func TestUpdateStartedLastWins(t *testing.T) {
 	}
 	// The stamps live in the write lock file, kept while an owner runs:
 	// play one by holding the owner lock.
-	_, ownerName := lockNames("o")
+	_, ownerName, _ := hooksession.Names("o")
 	defer holdRecordLock(t, filepath.Join(dir, ownerName))()
 	issued, overtaken := make(chan struct{}), make(chan struct{})
 	var first atomic.Bool
@@ -260,7 +261,7 @@ func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
 	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "c", "--pid", "0", "--state", "working"); code != 0 {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
-	_, ownerName := lockNames("c")
+	_, ownerName, _ := hooksession.Names("c")
 	holder := holdRecordLock(t, filepath.Join(dir, ownerName))
 	defer holder()
 	issued, cleared := make(chan struct{}), make(chan struct{})

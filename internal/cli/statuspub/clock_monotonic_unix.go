@@ -1,8 +1,0 @@
-//go:build unix && !linux && !netbsd && !aix
-
-package statuspub
-
-import "golang.org/x/sys/unix"
-
-// clockMonotonic is the clock issueStamp reads.
-const clockMonotonic = unix.CLOCK_MONOTONIC

@@ -1,6 +1,0 @@
-//go:build unix
-
-package statuspub
-
-// SingleClient is singleClient, for the external tests.
-var SingleClient = singleClient

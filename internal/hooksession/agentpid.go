@@ -1,0 +1,63 @@
+package hooksession
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// procInfo is what the agent-pid search and the heartbeat owner learn of a
+// process.
+type procInfo struct {
+	PPID   int    // parent process id
+	Comm   string // the executable's name (Linux: truncated to 15 bytes)
+	Start  uint64 // start time in platform units; 0 when unknown
+	Zombie bool   // exited, not yet reaped
+}
+
+// maxShellHops bounds the walk up the process tree.
+const maxShellHops = 8
+
+// shells are the programs the agent-pid search walks past: a hook is
+// usually run as `sh -c 'command'`, and the shell (unless it execs its last
+// command, as bash does and dash does not) is the hook program's parent,
+// living only as long as the hook.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ksh93": true,
+	"mksh": true, "pdksh": true, "oksh": true, "ash": true, "busybox": true, "yash": true,
+	"posh": true, "fish": true, "csh": true, "tcsh": true,
+}
+
+// isShell reports whether comm names a shell.
+func isShell(comm string) bool {
+	comm = strings.TrimPrefix(filepath.Base(comm), "-") // "-bash" for a login shell
+	return shells[comm]
+}
+
+// agentPID finds the agent's process for a hook whose parent is parent:
+// starting at parent, it walks up past shells to the first process that is
+// not one. It stops at a shell whose parent is init (pid 1) or unknown, so
+// it never returns 1 or 0 for a live parent, and gives up after
+// maxShellHops shells. lookup returns what the platform knows of a process;
+// where it knows nothing, the parent itself is returned. A hook whose
+// parent is init (or unknown) was orphaned: its agent has exited, and the
+// result is 0, no agent (SPEC.md H6: never init).
+func agentPID(parent int, lookup func(pid int) (procInfo, error)) int {
+	if parent <= 1 {
+		return 0
+	}
+	pid := parent
+	for range maxShellHops {
+		info, err := lookup(pid)
+		if err != nil || !isShell(info.Comm) || info.PPID <= 1 {
+			return pid
+		}
+		pid = info.PPID
+	}
+	return pid
+}
+
+// AgentPID is [agentPID] for the current process.
+func AgentPID() int {
+	return agentPID(os.Getppid(), lookupProc)
+}

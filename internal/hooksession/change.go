@@ -1,0 +1,110 @@
+package hooksession
+
+import (
+	"errors"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/agenthook"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// ErrNotSupported is what set, clear and the hook adapters report on
+// platforms without the file locks they rely on (Windows).
+var ErrNotSupported = errors.New("hooksession: set, clear and the hook adapters are not supported on this platform")
+
+// ErrLockTimeout is returned when a session's lock file stays locked for
+// longer than a short-lived command may wait.
+var ErrLockTimeout = errors.New("hooksession: timed out waiting for the session's lock")
+
+// defaultSetAgent is the "agent" of a record made by 'statuspub set' without
+// --agent and without a record on disk to keep.
+const defaultSetAgent = "statuspub"
+
+// Change is what one short-lived command (set, or a hook adapter) does to a
+// session's record. Empty and nil fields keep what is on disk.
+type Change struct {
+	State statusfile.State  // "" keeps the state
+	Title *string           // nil keeps the title; "" means no title
+	Agent string            // "" keeps the agent
+	Cwd   string            // "" keeps the cwd
+	PID   int               // the agent's process; always written
+	Task  *agenthook.TaskOp // a change to the session's task list
+	// Source is the file the agent keeps its state in (nil: unchanged).
+	Source *agenthook.Source
+	// Wait says what a change to blocked waits for, Ended how a change
+	// to idle ended a turn (zero: nothing new is known; SPEC.md §4.4).
+	// Each applies only with its state, and goes with it.
+	Wait  statusfile.Waiting
+	Ended statusfile.Ended
+	// NoDetail leaves their detail out (--no-detail, AGENTSTATUS_NO_DETAIL).
+	NoDetail bool
+}
+
+// apply returns the record that c makes of cur, the record on disk
+// (found reports whether there was one). Without a record on disk the
+// defaults are state idle, no title, agent statuspub, and the working
+// directory wd. now stamps a wait or a turn's end that begins.
+func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Time) statusfile.Status {
+	rec := statusfile.Status{State: statusfile.Idle, Agent: defaultSetAgent, Cwd: wd}
+	if found {
+		rec = cur
+		rec.UpdatedAt = rec.UpdatedAt.UTC()
+		if !rec.State.Known() {
+			// A publisher writes only the v1 vocabulary (SPEC.md S2).
+			rec.State = statusfile.Idle
+		}
+	}
+	prev := rec
+	if c.State != "" {
+		rec.State = c.State
+	}
+	if c.State == statusfile.Blocked && c.Wait.Kind != "" {
+		rec.WaitingFor = mergeWait(prev, c.Wait, now)
+	}
+	if c.State == statusfile.Idle && c.Ended.Reason != "" {
+		rec.Ended = c.Ended
+		if rec.Ended.At.IsZero() {
+			rec.Ended.At = now
+		}
+	}
+	if c.NoDetail {
+		rec.WaitingFor.Detail, rec.Ended.Detail = "", ""
+	}
+	if c.Title != nil {
+		rec.Title = *c.Title
+	}
+	if c.Agent != "" {
+		rec.Agent = c.Agent
+	}
+	if c.Cwd != "" {
+		rec.Cwd = c.Cwd
+	}
+	rec.PID = c.PID
+	rec.Title = statusfile.SanitizeTitle(rec.Title)
+	rec.UpdatedAt = rec.UpdatedAt.UTC()
+	return rec
+}
+
+// mergeWait returns the wait w, begun at now, that follows the record prev.
+// While the session stays blocked, a wait that says no more than its kind
+// (Claude Code's permission Notification, seconds after the
+// PermissionRequest that named the tool) keeps the one already on, and a
+// wait of the same kind keeps its start.
+func mergeWait(prev statusfile.Status, w statusfile.Waiting, now time.Time) statusfile.Waiting {
+	old := prev.WaitingFor
+	if prev.State == statusfile.Blocked && old.Kind != "" {
+		if w.Tool == "" && w.Detail == "" {
+			return old
+		}
+		if old.Kind == w.Kind && w.Since.IsZero() {
+			w.Since = old.Since
+		}
+	}
+	if w.Since.IsZero() {
+		w.Since = now
+	}
+	return w
+}
+
+func ptr[T any](v T) *T { return &v }

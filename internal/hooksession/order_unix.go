@@ -1,0 +1,93 @@
+//go:build unix
+
+package hooksession
+
+import (
+	"encoding/json"
+
+	"github.com/agentstatus/agentstatus/internal/agenthook"
+
+	"golang.org/x/sys/unix"
+)
+
+// Updates of one session can be started close together (an agent firing
+// two hooks at once) and then wait for the write lock in any order: the
+// kernel does not queue lock waiters fairly. So that the update started
+// last wins whatever order the lock is taken in (SPEC.md H12), each update
+// is stamped when it starts, on a clock every process shares and that a
+// step of the wall clock does not move (issueStamp), and the write lock
+// file keeps, for each field, the stamp of the update that set it last.
+// An update sets a field only if it started after the one that set it
+// last; the fields it does not name are left as they are. Nothing is
+// dropped: an older update still changes every field no newer update has
+// set, as if it had been applied before them.
+
+// fieldStamps is the content of the write lock file.
+type fieldStamps struct {
+	State int64 `json:"state,omitempty"`
+	Title int64 `json:"title,omitempty"`
+	Agent int64 `json:"agent,omitempty"`
+	Cwd   int64 `json:"cwd,omitempty"`
+	PID   int64 `json:"pid,omitempty"`
+	// Cleared is the stamp of the last clear: an update started before
+	// it does not bring the record back.
+	Cleared int64 `json:"cleared,omitempty"`
+	// Source is the file the agent keeps its own state in, which the
+	// heartbeat owner follows (SPEC.md §13.3); set by the adapters.
+	Source *agenthook.Source `json:"source,omitempty"`
+}
+
+// maxStamps bounds what is read of the lock file.
+const maxStamps = 8192
+
+// readStamps reads the stamps from the held write lock's file; an empty or
+// unreadable file has none.
+func (l *heldLock) readStamps() fieldStamps {
+	var st fieldStamps
+	buf := make([]byte, maxStamps)
+	n, err := unix.Pread(l.fd, buf, 0)
+	if err != nil || n <= 0 || json.Unmarshal(buf[:n], &st) != nil {
+		return fieldStamps{}
+	}
+	return st
+}
+
+// writeStamps replaces the stamps in the held write lock's file.
+func (l *heldLock) writeStamps(st fieldStamps) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if _, err := unix.Pwrite(l.fd, data, 0); err != nil {
+		return err
+	}
+	return unix.Ftruncate(l.fd, int64(len(data)))
+}
+
+// order drops from ch the fields that an update started after it has
+// already set, and records ch's stamp for the fields it keeps. cur is the
+// record on disk, whose pid an older update keeps.
+func (st *fieldStamps) order(ch *Change, issued int64, cur int, found bool) {
+	newer := func(last *int64) bool {
+		if issued < *last {
+			return false
+		}
+		*last = issued
+		return true
+	}
+	if ch.State != "" && !newer(&st.State) {
+		ch.State = ""
+	}
+	if ch.Title != nil && !newer(&st.Title) {
+		ch.Title = nil
+	}
+	if ch.Agent != "" && !newer(&st.Agent) {
+		ch.Agent = ""
+	}
+	if ch.Cwd != "" && !newer(&st.Cwd) {
+		ch.Cwd = ""
+	}
+	if !newer(&st.PID) && found {
+		ch.PID = cur
+	}
+}

@@ -1,0 +1,37 @@
+//go:build darwin
+
+package hooksession
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+
+	"golang.org/x/sys/unix"
+)
+
+// sZomb is the p_stat of a zombie (<sys/proc.h>).
+const sZomb = 5
+
+// lookupProc asks the kernel (sysctl kern.proc.pid) for the parent, the
+// command name, the start time and whether the process is a zombie.
+func lookupProc(pid int) (procInfo, error) {
+	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil {
+		return procInfo{}, err
+	}
+	if int(kp.Proc.P_pid) != pid {
+		return procInfo{}, fmt.Errorf("statuspub: process %d: %w", pid, fs.ErrNotExist)
+	}
+	comm := kp.Proc.P_comm[:]
+	if i := bytes.IndexByte(comm, 0); i >= 0 {
+		comm = comm[:i]
+	}
+	tv := kp.Proc.P_starttime
+	return procInfo{
+		PPID:   int(kp.Eproc.Ppid),
+		Comm:   string(comm),
+		Start:  uint64(tv.Sec)*1e6 + uint64(tv.Usec),
+		Zombie: kp.Proc.P_stat == sZomb,
+	}, nil
+}

@@ -1,0 +1,11 @@
+//go:build !linux && !darwin
+
+package hooksession
+
+import "errors"
+
+// lookupProc knows nothing of other processes here: the agent-pid search
+// then stops at the parent, and the heartbeat owner falls back to kill(pid, 0).
+func lookupProc(pid int) (procInfo, error) {
+	return procInfo{}, errors.ErrUnsupported
+}

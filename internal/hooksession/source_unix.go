@@ -1,0 +1,290 @@
+//go:build unix
+
+package hooksession
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/agenthook"
+	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
+)
+
+// The heartbeat owner follows the file in which the agent itself keeps its
+// state (SPEC.md §13.3), for the moments its hooks are silent. It never
+// polls: fsnotify tells it when the file changes, and it reads the file
+// then. What the file says is an update like a hook's, stamped when the
+// Change was seen and applied under the write lock (H12), so that of a
+// hook and the file, whichever is newer wins.
+
+// maxSourceFile bounds what is read of a source file.
+const maxSourceFile = 64 << 10
+
+// observed is one state read from a source, stamped when it was seen.
+type observed struct {
+	state statusfile.State
+	stamp int64
+	ended statusfile.Ended // with idle: how the turn ended
+}
+
+// follower follows one source for one session and agent process.
+type follower struct {
+	src     agenthook.Source
+	session string
+	pid     int
+	w       *fsnotify.Watcher
+	out     chan observed
+	done    chan struct{}
+
+	// Of an append-only source: where the next unread line starts, in
+	// the file with inode ino.
+	off int64
+	ino uint64
+	// ended is how the turn ended, by the data of the last read that
+	// mapped (SourceEnded); the loop's own.
+	ended statusfile.Ended
+}
+
+// follow starts following src. It returns nil when the source cannot be
+// watched (its directory is missing: an older agent, an SDK session): the
+// owner then goes on with hooks alone.
+func follow(src agenthook.Source, session string, pid int) *follower {
+	if !filepath.IsAbs(src.Path) || pid <= 0 {
+		return nil
+	}
+	// The owner asks again every second while the directory is missing,
+	// which for an SDK session is its whole life: a stat, not a watcher
+	// made and closed each time.
+	if fi, err := os.Stat(filepath.Dir(src.Path)); err != nil || !fi.IsDir() {
+		return nil
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil
+	}
+	if err := w.Add(filepath.Dir(src.Path)); err != nil {
+		w.Close()
+		return nil
+	}
+	f := &follower{src: src, session: session, pid: pid, w: w,
+		out: make(chan observed, 1), done: make(chan struct{})}
+	go f.loop()
+	return f
+}
+
+// stop ends the follower and waits for it.
+func (f *follower) stop() {
+	if f == nil {
+		return
+	}
+	f.w.Close()
+	<-f.done
+}
+
+// states is where what the follower reads arrives; nil for no follower.
+func (f *follower) states() <-chan observed {
+	if f == nil {
+		return nil
+	}
+	return f.out
+}
+
+func (f *follower) loop() {
+	defer close(f.done)
+	// What the file says when following starts is what the hooks already
+	// said: only its transitions are news.
+	type mark struct {
+		st    statusfile.State
+		since string
+	}
+	var last mark
+	if f.src.Append() {
+		f.skipToEnd()
+	} else if st, since, ok := f.read(); ok {
+		last = mark{st, since}
+	}
+	for {
+		select {
+		case ev, ok := <-f.w.Events:
+			if !ok {
+				return
+			}
+			if ev.Name != f.src.Path || ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename) == 0 {
+				continue
+			}
+			stamp := issueStamp()
+			read := f.read
+			if f.src.Append() {
+				read = f.readNew
+			}
+			st, since, ok := read()
+			if !ok {
+				// Rewritten in place: a read between the truncation and
+				// the write finds a torn file, and the write's own event
+				// follows.
+				continue
+			}
+			if (mark{st, since}) == last {
+				continue // rewritten for another reason
+			}
+			last = mark{st, since}
+			// Only the newest matters: replace what the owner has not
+			// taken yet.
+			select {
+			case <-f.out:
+			default:
+			}
+			ob := observed{st, stamp, statusfile.Ended{}}
+			if st == statusfile.Idle {
+				ob.ended = f.ended
+			}
+			f.out <- ob
+		case _, ok := <-f.w.Errors:
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// open opens the source: a regular file of this account, not through a
+// link.
+func (f *follower) open() (*os.File, unix.Stat_t, bool) {
+	var st unix.Stat_t
+	fd, err := unix.Open(f.src.Path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, st, false
+	}
+	file := os.NewFile(uintptr(fd), f.src.Path)
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
+		file.Close()
+		return nil, st, false
+	}
+	return file, st, true
+}
+
+// skipToEnd starts an append-only source where it ends now: what it holds
+// already, the hooks have said.
+func (f *follower) skipToEnd() {
+	if file, st, ok := f.open(); ok {
+		f.off, f.ino = st.Size, st.Ino
+		file.Close()
+	}
+}
+
+// readNew reads the complete lines appended since the last read, and
+// returns what the last of them that says something says. A line longer
+// than a source line may be is skipped unread; an unfinished last line is
+// read again once it is finished. A file replaced (another inode) or cut
+// short is followed from its end.
+func (f *follower) readNew() (statusfile.State, string, bool) {
+	file, st, ok := f.open()
+	if !ok {
+		return "", "", false
+	}
+	defer file.Close()
+	switch {
+	case f.ino == 0:
+		// Made after following began (Codex makes its rollout with the
+		// first prompt): all of it is news.
+		f.ino = st.Ino
+	case st.Ino != f.ino || st.Size < f.off:
+		// Replaced or cut short: what it holds now is not news.
+		f.off, f.ino = st.Size, st.Ino
+		return "", "", false
+	}
+	var (
+		found        bool
+		state        statusfile.State
+		since        string
+		buf          = make([]byte, 64<<10)
+		line         []byte
+		lineStart    = f.off
+		tooLong      bool
+		pos          = f.off
+		maxLine      = agenthook.MaxCodexRolloutLine
+		bytesAllowed = int64(64 << 20) // at most this much per change
+	)
+	for pos-f.off < bytesAllowed {
+		n, err := file.ReadAt(buf, pos)
+		for i := 0; i < n; i++ {
+			if buf[i] != '\n' {
+				if !tooLong {
+					line = append(line, buf[i])
+					if len(line) > maxLine {
+						tooLong, line = true, nil
+					}
+				}
+				continue
+			}
+			if !tooLong {
+				if s, sn, ok := agenthook.SourceState(f.src.Kind, line, f.session, f.pid); ok {
+					found, state, since = true, s, sn
+					f.ended = agenthook.SourceEnded(f.src.Kind, line)
+				}
+			}
+			line, tooLong = line[:0], false
+			lineStart = pos + int64(i) + 1
+		}
+		pos += int64(n)
+		if err != nil {
+			break
+		}
+	}
+	f.off = lineStart
+	return state, since, found
+}
+
+// read reads the source's state now.
+func (f *follower) read() (statusfile.State, string, bool) {
+	file, _, ok := f.open()
+	if !ok {
+		return "", "", false
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, maxSourceFile))
+	if err != nil {
+		return "", "", false
+	}
+	f.ended = agenthook.SourceEnded(f.src.Kind, data)
+	return agenthook.SourceState(f.src.Kind, data, f.session, f.pid)
+}
+
+// applyObserved writes what a source said into the record, under the write
+// lock, unless a newer update (a hook started after the Change was seen,
+// or a clear) has set the state since.
+func (o *owner) applyObserved(ob observed) {
+	l, err := o.s.lockWrite(ownerLockWait)
+	if err != nil {
+		return
+	}
+	defer l.release()
+	if !o.s.stillThere() {
+		return
+	}
+	stamps := l.readStamps()
+	if ob.stamp < stamps.State || ob.stamp < stamps.Cleared {
+		return
+	}
+	rec, exists, err := o.s.read()
+	if !exists || err != nil || rec.PID != o.agent.pid {
+		return
+	}
+	stamps.State = ob.stamp
+	if rec.State != ob.state {
+		rec.State = ob.state
+		rec.Ended = ob.ended
+		if rec.Ended.Reason != "" {
+			rec.Ended.At = time.Now()
+		}
+		rec.UpdatedAt = time.Time{} // now
+		if _, err := statusfile.WriteFileIn(o.s.pd, rec); err != nil {
+			return
+		}
+	}
+	l.writeStamps(stamps)
+}
