@@ -201,14 +201,14 @@ var trapFlaw = map[string][]string{
 	"copilot/real-1.0.102-failed-turn":         {"error-occurred-ignored"},
 	"copilot/real-1.0.102-parallel-tool-calls": {"pre-tool-use-blocks"},
 	"copilot/real-1.0.102-session":             {"session-id-snake-case-only"},
-	"qwen/real-0.24.4-deny":                    {"idle-prompt-ignored"},
-	"qwen/real-0.24.4-esc-in-tool":             {"tool-interrupt-ignored"},
+	"qwen/real-0.24.4-deny":                    {"idle-prompt-ignored", "notification-replaces-wait"},
+	"qwen/real-0.24.4-esc-in-tool":             {"tool-interrupt-ignored", "interrupt-is-done"},
 	"qwen/real-0.24.4-esc-streaming":           {"idle-prompt-ignored"},
 	"qwen/real-0.24.4-failed-turn":             {"stop-failure-ignored"},
 	"qwen/real-0.24.4-parallel-tool-calls":     {"tool-end-is-turn-end"},
 	"qwen/real-0.24.4-question":                {"permission-from-notification-only"},
 	"qwen/real-0.24.4-question-dismissed":      {"idle-prompt-ignored"},
-	"qwen/real-0.24.4-session":                 {"permission-from-notification-only"},
+	"qwen/real-0.24.4-session":                 {"permission-from-notification-only", "notification-replaces-wait"},
 }
 
 func hookHelper(agent, flaw string, in io.Reader) error {

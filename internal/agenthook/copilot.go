@@ -1,7 +1,9 @@
 package agenthook
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -28,7 +30,11 @@ type copilotInput struct {
 	Cwd              string `json:"cwd"`
 	Event            string `json:"hook_event_name"`
 	NotificationType string `json:"notification_type"`
+	Message          string `json:"message"`       // Notification
 	ErrorContext     string `json:"error_context"` // ErrorOccurred
+	// Error is ErrorOccurred's {message, name, stack}; PostToolUseFailure's
+	// is a string.
+	Error json.RawMessage `json:"error"`
 }
 
 // Copilot maps a GitHub Copilot CLI hook payload (SPEC.md §13.1):
@@ -36,11 +42,14 @@ type copilotInput struct {
 //	SessionStart                         idle
 //	UserPromptSubmit, PreToolUse,
 //	  PostToolUse, PostToolUseFailure    working
-//	Notification permission_prompt,
-//	  elicitation_dialog                 blocked: a confirmation, or
-//	                                     ask_user's question, is on screen
-//	Stop                                 idle (agentStop: the turn ended)
-//	ErrorOccurred of a model call        idle: the turn ended with an error
+//	Notification permission_prompt       blocked, waiting for permission;
+//	                                     the detail is the message without
+//	                                     its "Run command: " (1.0.102)
+//	Notification elicitation_dialog      blocked, waiting for an answer
+//	                                     (ask_user's question)
+//	Stop                                 idle, done (agentStop)
+//	ErrorOccurred of a model call        idle, failed: the turn ended with
+//	                                     an error, its message the detail
 //	                                     (1.0.102 calls an HTTP 400
 //	                                     "recoverable": the session goes on,
 //	                                     not the turn; no Stop follows)
@@ -77,18 +86,27 @@ func Copilot(data []byte) (Action, error) {
 		a.State = statusfile.Working
 	case "Notification":
 		switch in.NotificationType {
-		case "permission_prompt", "elicitation_dialog":
+		case "permission_prompt":
 			a.State = statusfile.Blocked
+			a.Waiting = statusfile.Waiting{Kind: statusfile.WaitPermission, Detail: strings.TrimPrefix(in.Message, "Run command: ")}
+		case "elicitation_dialog":
+			a.State = statusfile.Blocked
+			a.Waiting = statusfile.Waiting{Kind: statusfile.WaitQuestion}
 		default:
 			return ignore(session), nil
 		}
 	case "Stop":
-		a.State = statusfile.Idle
+		a.State, a.Ended = statusfile.Idle, done
 	case "ErrorOccurred":
 		if in.ErrorContext != "model_call" {
 			return ignore(session), nil
 		}
+		var e struct {
+			Message string `json:"message"`
+		}
+		json.Unmarshal(in.Error, &e)
 		a.State = statusfile.Idle
+		a.Ended = statusfile.Ended{Reason: statusfile.EndFailed, Detail: e.Message}
 	case "SessionEnd":
 		return Action{Kind: Remove, Session: session}, nil
 	default:

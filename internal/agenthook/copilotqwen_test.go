@@ -2,6 +2,8 @@ package agenthook
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -152,4 +154,52 @@ func TestQwenReal(t *testing.T) {
 		{"real-session-end-clear.json", Remove, s2, "", keep},
 		{"real-session-start-clear.json", Set, s3, statusfile.Idle, keep},
 	})
+}
+
+// What the real payloads say of why a session waits or how its turn
+// ended (the reason keys, SPEC.md §4.4).
+func TestCopilotQwenWhy(t *testing.T) {
+	tests := []struct {
+		m     Mapper
+		file  string
+		wait  statusfile.Waiting
+		ended statusfile.Ended
+	}{
+		{Qwen, "qwen/real-permission-request-shell.json",
+			statusfile.Waiting{Kind: "permission", Tool: "run_shell_command", Detail: "timeout 4 tail -f /dev/null; touch e2e-approve"}, statusfile.Ended{}},
+		{Qwen, "qwen/real-permission-request-ask-user-question.json",
+			statusfile.Waiting{Kind: "question", Tool: "ask_user_question", Detail: "Which database?"}, statusfile.Ended{}},
+		// Kind only: the publisher keeps what PermissionRequest said.
+		{Qwen, "qwen/real-notification-permission-prompt.json", statusfile.Waiting{Kind: "permission"}, statusfile.Ended{}},
+		{Qwen, "qwen/real-stop.json", statusfile.Waiting{}, statusfile.Ended{Reason: "done"}},
+		{Qwen, "qwen/real-stop-failure-400.json", statusfile.Waiting{}, statusfile.Ended{Reason: "failed", Detail: "invalid_request"}},
+		{Qwen, "qwen/real-post-tool-use-failure-interrupt.json", statusfile.Waiting{}, statusfile.Ended{Reason: "cancelled"}},
+		// After Stop it is done, after a denial nothing says how: kept.
+		{Qwen, "qwen/real-notification-idle-prompt.json", statusfile.Waiting{}, statusfile.Ended{}},
+		{Copilot, "copilot/real-notification-permission-prompt.json",
+			statusfile.Waiting{Kind: "permission", Detail: "sleep 4; touch e2e-approve"}, statusfile.Ended{}},
+		{Copilot, "copilot/real-notification-elicitation-dialog.json", statusfile.Waiting{Kind: "question"}, statusfile.Ended{}},
+		{Copilot, "copilot/real-stop.json", statusfile.Waiting{}, statusfile.Ended{Reason: "done"}},
+		{Copilot, "copilot/real-error-occurred-400.json", statusfile.Waiting{},
+			statusfile.Ended{Reason: "failed", Detail: `{"message":"e2e: scripted failure 400","type":"invalid_request_error","code":"e2e_400"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := tt.m(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Waiting != tt.wait || a.Ended != tt.ended {
+				t.Errorf("waiting %+v, ended %+v; want %+v, %+v", a.Waiting, a.Ended, tt.wait, tt.ended)
+			}
+		})
+	}
+	// Copilot CLI's abort in its session log is a cancelled turn.
+	if e := SourceEnded(SourceCopilotEvents, []byte(`{"type":"abort","id":"x","data":{"reason":"user_abort"}}`)); e.Reason != "cancelled" {
+		t.Errorf("SourceEnded: %+v", e)
+	}
 }

@@ -77,7 +77,7 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 // SourceEnded is how the turn ended when the source's data, for which
 // SourceState said idle, is the first word of it: Codex's rollout line
 // says ([CodexRolloutEnded]); Claude Code's session file and Gemini CLI's
-// cancellation line only go idle without a hook when the user interrupted
+// cancellation line and Copilot CLI's abort only go idle without a hook when the user interrupted
 // the turn (Esc, or a denied prompt), which is cancelled. A turn that ends
 // otherwise sends its hook (Stop, StopFailure, AfterAgent), which says
 // more and replaces this.
@@ -85,7 +85,7 @@ func SourceEnded(kind string, data []byte) statusfile.Ended {
 	switch kind {
 	case SourceCodexRollout:
 		return CodexRolloutEnded(data)
-	case SourceClaudeSession, SourceGeminiChat:
+	case SourceClaudeSession, SourceGeminiChat, SourceCopilotEvents:
 		return cancelled
 	}
 	return statusfile.Ended{}

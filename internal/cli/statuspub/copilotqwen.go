@@ -20,14 +20,14 @@ func copilotHookCmd(f *hookFlags, args []string, env Env) int {
 // do not (an approval, a denial, Esc Esc): session-state/<id>/events.jsonl
 // in $COPILOT_HOME, else ~/.copilot. The hook runs with the agent's
 // environment.
-func copilotSource(env Env, _ int, a hookAction) *agenthook.Source {
+func copilotSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
 	home := env.Getenv("COPILOT_HOME")
 	if home == "" {
 		if h := env.Getenv("HOME"); h != "" {
 			home = filepath.Join(h, ".copilot")
 		}
 	}
-	path, ok := agenthook.CopilotEventsPath(home, a.session)
+	path, ok := agenthook.CopilotEventsPath(home, a.Session)
 	if !ok {
 		return nil
 	}
