@@ -138,9 +138,10 @@ func TestQwenCode(t *testing.T) {
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
 	r.do("text",
 		step{name: "prompt", act: qwenTyping("e2e:text"), truth: working, settle: qwenSettled},
-		step{name: "answer", truth: idle, settle: qwenSettled})
+		step{name: "answer", truth: idle, settle: qwenSettled, why: "^done$"})
 	r.do("approve",
-		step{name: "prompt", act: qwenTyping("e2e:tool timeout 4 tail -f /dev/null; touch e2e-approve"), truth: blocked, settle: qwenSettled},
+		step{name: "prompt", act: qwenTyping("e2e:tool timeout 4 tail -f /dev/null; touch e2e-approve"), truth: blocked, settle: qwenSettled,
+			why: `^run_shell_command: timeout 4 tail -f /dev/null; touch e2e-approve$`},
 		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
 		step{name: "tool ends", truth: idle, settle: qwenSettled})
 	r.do("deny",
@@ -149,18 +150,18 @@ func TestQwenCode(t *testing.T) {
 	r.do("esc-in-tool",
 		step{name: "prompt", act: qwenTyping("e2e:tool touch e2e-esc; tail -f /dev/null"), truth: blocked, settle: qwenSettled},
 		step{name: "approve", act: press("Enter"), truth: working, settle: time.Second},
-		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled})
+		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled, why: "^cancelled$"})
 	r.do("esc-streaming",
 		step{name: "prompt", act: qwenTyping("e2e:slow"), truth: working, settle: time.Second},
 		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled})
 	r.do("failed-turn",
 		step{name: "prompt", act: qwenTyping("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: qwenSettled})
+		step{name: "error", truth: idle, settle: qwenSettled, why: "^failed"})
 	r.do("parallel",
 		step{name: "prompt", act: qwenTyping("e2e:parallel ls ;; pwd"), truth: working, settle: qwenSettled},
 		step{name: "answer", truth: idle, settle: qwenSettled})
 	r.do("question",
-		step{name: "prompt", act: qwenTyping("e2e:ask Which database"), truth: blocked, settle: qwenSettled},
+		step{name: "prompt", act: qwenTyping("e2e:ask Which database"), truth: blocked, settle: qwenSettled, why: `^question: Which database\?$`},
 		step{name: "answer", act: press("Enter"), truth: working},
 		step{name: "done", truth: idle, settle: qwenSettled})
 	r.do("question-dismissed",
