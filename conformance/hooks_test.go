@@ -86,6 +86,46 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
+	// Qwen Code's idle_prompt taken for Claude Code's (a reminder a minute
+	// after Stop): the only signal of a denial or of Esc while streaming
+	// is lost.
+	"idle-prompt-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["notification_type"] == "idle_prompt" {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	// An interrupted tool taken for a failed one: the turn goes on.
+	"tool-interrupt-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "PostToolUseFailure" {
+			a.Kind, a.State = agenthook.Set, statusfile.Working
+		}
+		return a
+	},
+	// Copilot CLI's notification payload read as the other events: its
+	// camelCase sessionId is missed and the dialog never shows.
+	"session-id-snake-case-only": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if _, ok := ev["session_id"]; !ok {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	// Copilot CLI's failed request taken for one it retries: no Stop
+	// follows it.
+	"error-occurred-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "ErrorOccurred" {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
+		}
+		return a
+	},
+	// Copilot CLI's PreToolUse taken for its permission dialog: every
+	// tool call blocks, also those that run without asking.
+	"pre-tool-use-blocks": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "PreToolUse" {
+			a.Kind, a.State = agenthook.Set, statusfile.Blocked
+		}
+		return a
+	},
 	"tool-end-is-turn-end": func(ev map[string]any, a agenthook.Action) agenthook.Action {
 		switch ev["hook_event_name"] {
 		case "PostToolUse", "AfterTool":
@@ -123,26 +163,38 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 	},
 }
 
+
 // trapFlaw names the flaws each trap trace must catch.
 var trapFlaw = map[string][]string{
-	"claude/compaction-mid-turn":        {"compaction-is-a-new-session"},
-	"claude/idle-prompt":                {"every-notification-blocks"},
-	"claude/late-permission-prompt":     {"notification-replaces-wait", "permission-from-notification-only"},
-	"claude/other-agents-notifications": {"other-agents-block"},
-	"claude/parallel-tool-calls":        {"tool-end-is-turn-end"},
-	"claude/stop-failure":               {"stop-failure-ignored", "rate-limit-is-failure"},
-	"claude/subagent-stop":              {"subagent-stop-is-stop"},
-	"codex/compaction-mid-turn":         {"compaction-is-a-new-session"},
-	"codex/interrupt":                   {"interrupt-ignored"},
-	"codex/parallel-tool-calls":         {"tool-end-is-turn-end"},
-	"codex/permission-request":          {"permission-from-notification-only"},
-	"codex/real-esc-in-tool":            {"interrupt-is-done"},
-	"codex/stop-failure":                {"stop-failure-ignored", "rate-limit-is-failure"},
-	"codex/subagent-stop":               {"subagent-stop-is-stop"},
-	"gemini/after-model-streaming":      {"after-model-publishes"},
-	"gemini/compression-mid-turn":       {"compaction-is-a-new-session"},
-	"gemini/parallel-tool-calls":        {"tool-end-is-turn-end"},
-	"gemini/tool-permission":            {"permission-from-notification-only"},
+	"claude/compaction-mid-turn":               {"compaction-is-a-new-session"},
+	"claude/idle-prompt":                       {"every-notification-blocks"},
+	"claude/late-permission-prompt":            {"notification-replaces-wait", "permission-from-notification-only"},
+	"claude/other-agents-notifications":        {"other-agents-block"},
+	"claude/parallel-tool-calls":               {"tool-end-is-turn-end"},
+	"claude/stop-failure":                      {"stop-failure-ignored", "rate-limit-is-failure"},
+	"claude/subagent-stop":                     {"subagent-stop-is-stop"},
+	"codex/compaction-mid-turn":                {"compaction-is-a-new-session"},
+	"codex/interrupt":                          {"interrupt-ignored"},
+	"codex/parallel-tool-calls":                {"tool-end-is-turn-end"},
+	"codex/permission-request":                 {"permission-from-notification-only"},
+	"codex/real-esc-in-tool":                   {"interrupt-is-done"},
+	"codex/stop-failure":                       {"stop-failure-ignored", "rate-limit-is-failure"},
+	"codex/subagent-stop":                      {"subagent-stop-is-stop"},
+	"gemini/after-model-streaming":             {"after-model-publishes"},
+	"gemini/compression-mid-turn":              {"compaction-is-a-new-session"},
+	"gemini/parallel-tool-calls":               {"tool-end-is-turn-end"},
+	"gemini/tool-permission":                   {"permission-from-notification-only"},
+	"copilot/real-1.0.102-failed-turn":         {"error-occurred-ignored"},
+	"copilot/real-1.0.102-parallel-tool-calls": {"pre-tool-use-blocks"},
+	"copilot/real-1.0.102-session":             {"session-id-snake-case-only"},
+	"qwen/real-0.24.4-deny":                    {"idle-prompt-ignored", "notification-replaces-wait"},
+	"qwen/real-0.24.4-esc-in-tool":             {"tool-interrupt-ignored", "interrupt-is-done"},
+	"qwen/real-0.24.4-esc-streaming":           {"idle-prompt-ignored"},
+	"qwen/real-0.24.4-failed-turn":             {"stop-failure-ignored"},
+	"qwen/real-0.24.4-parallel-tool-calls":     {"tool-end-is-turn-end"},
+	"qwen/real-0.24.4-question":                {"permission-from-notification-only"},
+	"qwen/real-0.24.4-question-dismissed":      {"idle-prompt-ignored"},
+	"qwen/real-0.24.4-session":                 {"permission-from-notification-only", "notification-replaces-wait"},
 }
 
 func hookHelper(agent, flaw string, in io.Reader) error {

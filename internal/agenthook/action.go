@@ -71,10 +71,11 @@ type Mapper func(payload []byte) (Action, error)
 
 // Agents lists the agents [ForAgent] knows, by the name their hook command
 // and `statusconform hooks --agent` use.
-var Agents = []string{"claude", "codex", "gemini"}
+var Agents = []string{"claude", "codex", "gemini", "copilot", "qwen"}
 
 // ForAgent returns the mapper of the named agent ("claude", "codex",
-// "gemini"; "codex-notify" for Codex's legacy notify program).
+// "gemini", "copilot", "qwen"; "codex-notify" for Codex's legacy notify
+// program).
 func ForAgent(name string) (Mapper, bool) {
 	switch name {
 	case "claude", "claude-code":
@@ -85,6 +86,10 @@ func ForAgent(name string) (Mapper, bool) {
 		return CodexNotify, true
 	case "gemini":
 		return Gemini, true
+	case "copilot":
+		return Copilot, true
+	case "qwen":
+		return Qwen, true
 	}
 	return nil, false
 }

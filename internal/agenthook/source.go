@@ -26,6 +26,9 @@ const (
 	// SourceGeminiChat is Gemini CLI's chat recording, the hooks'
 	// transcript_path: JSON Lines, only appended to.
 	SourceGeminiChat = "gemini-chat"
+	// SourceCopilotEvents is Copilot CLI's session log,
+	// session-state/<id>/events.jsonl: JSON Lines, only appended to.
+	SourceCopilotEvents = "copilot-events"
 )
 
 // A Source is a file the agent writes its state to.
@@ -36,7 +39,9 @@ type Source struct {
 
 // Append reports whether the source is a log that only grows (read line by
 // line from where it was left), rather than a file rewritten whole.
-func (s Source) Append() bool { return s.Kind == SourceCodexRollout || s.Kind == SourceGeminiChat }
+func (s Source) Append() bool {
+	return s.Kind == SourceCodexRollout || s.Kind == SourceGeminiChat || s.Kind == SourceCopilotEvents
+}
 
 // SourceState reads the state a source's content says, for the session
 // and the agent process pid: the whole file, or one complete line of an
@@ -54,6 +59,8 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 		return CodexRolloutState(data, session, pid)
 	case SourceGeminiChat:
 		return GeminiChatState(data, session, pid)
+	case SourceCopilotEvents:
+		return CopilotEventsState(data, session, pid)
 	}
 	return "", "", false
 }
@@ -70,7 +77,7 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 // SourceEnded is how the turn ended when the source's data, for which
 // SourceState said idle, is the first word of it: Codex's rollout line
 // says ([CodexRolloutEnded]); Claude Code's session file and Gemini CLI's
-// cancellation line only go idle without a hook when the user interrupted
+// cancellation line and Copilot CLI's abort only go idle without a hook when the user interrupted
 // the turn (Esc, or a denied prompt), which is cancelled. A turn that ends
 // otherwise sends its hook (Stop, StopFailure, AfterAgent), which says
 // more and replaces this.
@@ -78,7 +85,7 @@ func SourceEnded(kind string, data []byte) statusfile.Ended {
 	switch kind {
 	case SourceCodexRollout:
 		return CodexRolloutEnded(data)
-	case SourceClaudeSession, SourceGeminiChat:
+	case SourceClaudeSession, SourceGeminiChat, SourceCopilotEvents:
 		return cancelled
 	}
 	return statusfile.Ended{}

@@ -55,6 +55,17 @@ func Check(getenv func(string) string) []Status {
 			out = append(out, st)
 			continue
 		}
+		if agent == "copilot" {
+			st.Path = filepath.Join(dir, "hooks", copilotFile)
+			data, _, _, err := ReadFile(st.Path)
+			if err == nil {
+				st.Missing, err = copilotMissing(st.Path, data)
+			}
+			st.Err = err
+			st.Installed = err == nil && len(st.Missing) == 0
+			out = append(out, st)
+			continue
+		}
 		spec, _ := specFor(agent)
 		st.Path = filepath.Join(dir, spec.file)
 		data, _, _, err := ReadFile(st.Path)

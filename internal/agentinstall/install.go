@@ -18,11 +18,11 @@ import (
 )
 
 // Agents lists the agents Plan knows.
-var Agents = []string{"claude", "codex", "gemini", "opencode"}
+var Agents = []string{"claude", "codex", "gemini", "opencode", "copilot", "qwen"}
 
 // Options say what to install where.
 type Options struct {
-	Agent     string // claude, codex, gemini or opencode
+	Agent     string // claude, codex, gemini, opencode, copilot or qwen
 	Project   string // "" for the user's own configuration; else a project's root
 	Uninstall bool
 	// Command is how the hooks start statuspub: "statuspub" when it is on
@@ -100,7 +100,7 @@ var (
 	ErrSymlink  = errors.New("agentinstall: the settings file is a symbolic link; edit its target, or replace the link with a file")
 	ErrReadOnly = errors.New("agentinstall: the settings file is read-only")
 	ErrNotOurs  = errors.New("agentinstall: a file of that name exists and is not agentstatus's")
-	ErrAgent    = errors.New("agentinstall: unknown agent (claude, codex, gemini or opencode)")
+	ErrAgent    = errors.New("agentinstall: unknown agent (claude, codex, gemini, opencode, copilot or qwen)")
 )
 
 // hookSpec describes an agent whose hooks are JSON settings.
@@ -155,6 +155,13 @@ func specFor(agent string) (hookSpec, bool) {
 		// hooks named; no model hooks (AfterModel fires per streamed chunk).
 		"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
 			events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
+		// QwenLM/qwen-code docs/users/features/hooks.md: Claude Code's
+		// shape and event names; timeout in seconds (0.24.4 reads 1000
+		// and more as milliseconds); no matcher runs a hook for every
+		// tool. Settings read with comments, as Gemini CLI's.
+		"qwen": {hookCmd: "qwen-hook", file: "settings.json", timeout: 5, jsonc: true,
+			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+				"PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"}},
 	}[agent]
 	return spec, ok
 }
@@ -197,6 +204,16 @@ func (o *Options) agentDir(agent string) (string, error) {
 		return filepath.Join(home, ".codex"), nil
 	case "gemini":
 		return filepath.Join(home, ".gemini"), nil
+	case "qwen":
+		if d := o.getenv("QWEN_HOME"); d != "" {
+			return d, nil
+		}
+		return filepath.Join(home, ".qwen"), nil
+	case "copilot":
+		if d := o.getenv("COPILOT_HOME"); d != "" {
+			return d, nil
+		}
+		return filepath.Join(home, ".copilot"), nil
 	case "opencode":
 		if d := o.getenv("XDG_CONFIG_HOME"); d != "" {
 			return filepath.Join(d, "opencode"), nil
@@ -217,6 +234,13 @@ func Plan(o Options) ([]Change, error) {
 	}
 	if o.Agent == "opencode" {
 		c, err := planPlugin(filepath.Join(dir, "plugins", opencode.FileName), o.Uninstall, o.Command)
+		if err != nil {
+			return nil, err
+		}
+		return []Change{c}, checkWritable(c)
+	}
+	if o.Agent == "copilot" {
+		c, err := planCopilot(o)
 		if err != nil {
 			return nil, err
 		}

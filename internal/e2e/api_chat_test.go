@@ -55,8 +55,8 @@ func (m chatMessage) text() string {
 	return strings.Join(b, "\n")
 }
 
-// lastUser returns the text of the last user message, preferring a line
-// that holds a directive (OpenCode may add text parts of its own), and
+// lastUser returns the text of the last user message, preferring its last
+// line that holds a directive (OpenCode may add text parts of its own), and
 // whether the conversation ends with a tool's result.
 func (r chatRequest) lastUser() (text string, afterTool bool) {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
@@ -65,9 +65,12 @@ func (r chatRequest) lastUser() (text string, afterTool bool) {
 			continue
 		}
 		text = m.text()
-		for line := range strings.SplitSeq(text, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(line), "e2e:") {
-				text = line
+		// The last directive: after a failed turn, Qwen Code sends the
+		// failed prompt and the next one in one user message.
+		lines := strings.Split(text, "\n")
+		for i := len(lines) - 1; i >= 0; i-- {
+			if strings.HasPrefix(strings.TrimSpace(lines[i]), "e2e:") {
+				text = lines[i]
 				break
 			}
 		}
@@ -77,10 +80,37 @@ func (r chatRequest) lastUser() (text string, afterTool bool) {
 	return text, n > 0 && r.Messages[n-1].Role == "tool"
 }
 
-// chatHandler answers OpenCode's chat-completions requests from the model.
+// chatTools are an agent's shell and ask-the-user tools: their names and
+// the arguments of one call.
+type chatTools struct {
+	shell     string
+	shellArgs func(command string, i int) map[string]any
+	ask       string
+	askArgs   func(question string) map[string]any
+}
+
 // OpenCode's shell tool is "bash" (command, description); its
 // ask-the-user tool is "question" (questions: question, header, options).
-func chatHandler(m *model) http.Handler {
+var opencodeTools = chatTools{
+	shell: "bash",
+	shellArgs: func(c string, i int) map[string]any {
+		return map[string]any{"command": c, "description": fmt.Sprintf("e2e command %d", i+1)}
+	},
+	ask: "question",
+	askArgs: func(q string) map[string]any {
+		return map[string]any{"questions": []any{map[string]any{
+			"question": q, "header": "e2e",
+			"options": []any{map[string]any{"label": "yes", "description": "say yes"}, map[string]any{"label": "no", "description": "say no"}},
+		}}}
+	},
+}
+
+// chatHandler answers OpenCode's chat-completions requests from the model.
+func chatHandler(m *model) http.Handler { return chatHandlerWith(m, opencodeTools) }
+
+// chatHandlerWith answers chat-completions requests from the model, with
+// the agent's tools.
+func chatHandlerWith(m *model, tools chatTools) http.Handler {
 	var calls atomic.Int64
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
@@ -134,14 +164,11 @@ func chatHandler(m *model) http.Handler {
 		case "tool", "parallel":
 			var args []map[string]any
 			for i, c := range d.args {
-				args = append(args, map[string]any{"command": c, "description": fmt.Sprintf("e2e command %d", i+1)})
+				args = append(args, tools.shellArgs(c, i))
 			}
-			calls("bash", args)
+			calls(tools.shell, args)
 		case "ask":
-			calls("question", []map[string]any{{"questions": []any{map[string]any{
-				"question": d.args[0], "header": "e2e",
-				"options": []any{map[string]any{"label": "yes", "description": "say yes"}, map[string]any{"label": "no", "description": "say no"}},
-			}}}})
+			calls(tools.ask, []map[string]any{tools.askArgs(d.args[0])})
 		default:
 			text := "ok"
 			if d.kind == "text" {

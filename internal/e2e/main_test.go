@@ -1,7 +1,7 @@
 //go:build linux
 
 // Package e2e runs the real agents (Claude Code, Codex, Gemini CLI,
-// OpenCode), pinned and installed from the npm registry, against a scripted
+// OpenCode, GitHub Copilot CLI, Qwen Code), pinned and installed from the npm registry, against a scripted
 // model on 127.0.0.1, drives them through tmux, and checks that the status
 // they publish through the toolkit agrees with what their screen shows
 // (SPEC.md §13.2, README "Agents").
@@ -37,6 +37,8 @@ var pinned = map[string]npmPackage{
 	"codex":    {"@openai/codex", "0.171.0", "codex"},
 	"gemini":   {"@google/gemini-cli", "0.61.0", "gemini"},
 	"opencode": {"opencode-ai", "1.18.33", "opencode"},
+	"copilot":  {"@github/copilot", "1.0.102", "copilot"},
+	"qwen":     {"@qwen-code/qwen-code", "0.24.4", "qwen"},
 }
 
 type npmPackage struct{ name, version, bin string }

@@ -3,14 +3,12 @@ package statusconform
 import (
 	"context"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"time"
 
 	"github.com/agentstatus/agentstatus/conformance"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
-
-// hookAgents are the agents with hook traces.
-var hookAgents = []string{"claude", "codex", "gemini"}
 
 // hooksCommand is `statusconform hooks`.
 func hooksCommand(ctx context.Context, env Env) *base.Command {
@@ -18,7 +16,8 @@ func hooksCommand(ctx context.Context, env Env) *base.Command {
 		Name:    "hooks",
 		Summary: "feed one agent's hook traces to a hook adapter command",
 		Usage:   "hooks --agent NAME [flags] -- CMD [ARGS...]",
-		Description: `hooks runs the hook traces of one agent (claude, codex or gemini): for each
+		Description: `hooks runs the hook traces of one agent (claude, codex, gemini, copilot or
+qwen): for each
 trace, in a fresh config home, CMD is started once per recorded hook payload
 (not through a shell), the payload on its stdin, "{home}" in ARGS replaced
 by the config home (also $GENTLE_PI_CONFIG_HOME and
@@ -47,7 +46,7 @@ type hooksFlags struct {
 }
 
 func (f *hooksFlags) register(fs *base.FlagSet) {
-	fs.String(&f.agent, "agent", "", "NAME", "claude, codex or gemini (required)").Complete = func() []string { return hookAgents }
+	fs.String(&f.agent, "agent", "", "NAME", "claude, codex, gemini, copilot or qwen (required)").Complete = func() []string { return agenthook.Agents }
 	fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per step (default 5s)")
 	// The traces have no levels and no calibration: of the common flags,
 	// only those that select and report.
@@ -62,7 +61,7 @@ func (f *hooksFlags) register(fs *base.FlagSet) {
 func hooks(ctx context.Context, f *hooksFlags, args []string, env Env) int {
 	c := &f.common
 	if f.agent == "" {
-		return usageError(env, "hooks: --agent is required (claude, codex or gemini)")
+		return usageError(env, "hooks: --agent is required (claude, codex, gemini, copilot or qwen)")
 	}
 	if f.timeout <= 0 {
 		return usageError(env, "hooks: --timeout must be positive")
@@ -72,8 +71,8 @@ func hooks(ctx context.Context, f *hooksFlags, args []string, env Env) int {
 		return errorf(env, "hooks: the built-in traces do not parse: %v", err)
 	}
 	if len(traces) == 0 {
-		msg := fmt.Sprintf("no traces for agent %q (claude, codex or gemini)", f.agent)
-		if s := base.Suggest(f.agent, hookAgents); s != "" {
+		msg := fmt.Sprintf("no traces for agent %q (claude, codex, gemini, copilot or qwen)", f.agent)
+		if s := base.Suggest(f.agent, agenthook.Agents); s != "" {
 			msg = fmt.Sprintf("no traces for agent %q; did you mean %s?", f.agent, s)
 		}
 		return usageError(env, "hooks: %s", msg)

@@ -26,11 +26,11 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env Env) i
 	c := prog.Lookup("install")
 	switch {
 	case len(args) == 0:
-		return prog.UsageErrorf(c, "which agent? (claude, codex, gemini or opencode)")
+		return prog.UsageErrorf(c, "which agent? (claude, codex, gemini, opencode, copilot or qwen)")
 	case len(args) > 1:
 		return prog.UsageErrorf(c, "unexpected argument %q", args[1])
 	case !slices.Contains(agentinstall.Agents, args[0]):
-		msg := fmt.Sprintf("unknown agent %q (claude, codex, gemini or opencode)", args[0])
+		msg := fmt.Sprintf("unknown agent %q (claude, codex, gemini, opencode, copilot or qwen)", args[0])
 		if s := base.Suggest(args[0], agentinstall.Agents); s != "" {
 			msg = fmt.Sprintf("unknown agent %q; did you mean %s?", args[0], s)
 		}

@@ -231,6 +231,48 @@ echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | status
 			},
 		},
 		{
+			Name:    "copilot-hook",
+			Summary: "publish from a GitHub Copilot CLI hook (the hook input on stdin)",
+			Usage:   "copilot-hook [flags] < INPUT",
+			Hook:    true,
+			Description: `copilot-hook reads the hook input from stdin, in the shape Copilot CLI
+sends for PascalCase event names: SessionStart -> idle, UserPromptSubmit and
+tool use -> working, a permission_prompt or elicitation_dialog notification
+-> blocked, Stop and a model call's ErrorOccurred -> idle, SessionEnd
+-> clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.
+
+Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
+never 2: Copilot CLI reads exit status 2 as "deny".`,
+			Examples: `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub copilot-hook`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				f := &hookFlags{}
+				f.register(fs, false)
+				return func(args []string) int { f.given = changed(fs); return copilotHookCmd(f, args, *env) }
+			},
+		},
+		{
+			Name:    "qwen-hook",
+			Summary: "publish from a Qwen Code hook (the hook input on stdin)",
+			Usage:   "qwen-hook [flags] < INPUT",
+			Hook:    true,
+			Description: `qwen-hook reads the hook input from stdin: SessionStart -> idle,
+UserPromptSubmit and tool use -> working, PermissionRequest and a
+permission_prompt notification -> blocked, Stop, StopFailure, an
+interrupted tool and the idle_prompt notification -> idle, SessionEnd ->
+clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.
+
+Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
+never 2: Qwen Code reads exit status 2 as "block".`,
+			Examples: `statuspub install qwen       # wires every event into ~/.qwen/settings.json
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`,
+			Setup: func(fs *base.FlagSet) base.Runner {
+				f := &hookFlags{}
+				f.register(fs, false)
+				return func(args []string) int { f.given = changed(fs); return qwenHookCmd(f, args, *env) }
+			},
+		},
+		{
 			Name:    "codex-notify",
 			Summary: "publish from Codex's notify program (the JSON as last argument)",
 			Usage:   "codex-notify [flags] JSON",
@@ -250,13 +292,15 @@ never 2.`,
 		},
 		{
 			Name:    "install",
-			Summary: "wire statuspub into an agent's hooks: claude, codex, gemini or opencode",
+			Summary: "wire statuspub into an agent's hooks: claude, codex, gemini, opencode, copilot or qwen",
 			Usage:   "install AGENT [--dry-run] [--uninstall] [--project] [--trust] [--no-daemon]",
 			Description: `install merges statuspub's hooks into the agent's own settings: Claude Code
 ~/.claude/settings.json, Codex ~/.codex/hooks.json, Gemini CLI
 ~/.gemini/settings.json, OpenCode the plugin agentstatus.js in
-~/.config/opencode/plugins/. With --project, the working directory's
-.claude/, .codex/, .gemini/ or .opencode/plugins/.
+~/.config/opencode/plugins/, GitHub Copilot CLI the hooks file
+~/.copilot/hooks/agentstatus.json, Qwen Code ~/.qwen/settings.json. With
+--project, the working directory's .claude/, .codex/, .gemini/,
+.opencode/plugins/, .github/hooks/ or .qwen/.
 
 Codex runs new hooks only once you trust them: in Codex, type /hooks and
 press t. --trust records that trust in ~/.codex/config.toml instead, exactly

@@ -1,0 +1,116 @@
+package agenthook
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// copilotInput is the part of a GitHub Copilot CLI hook payload the mapping
+// uses. Copilot CLI sends one of two shapes, chosen by the event name in
+// the hook configuration
+// (https://docs.github.com/en/copilot/reference/hooks-reference, "Hook
+// event input payloads"): for a PascalCase name (SessionStart,
+// UserPromptSubmit, ...) the VS Code compatible shape, with
+// hook_event_name and snake_case fields; for a camelCase name
+// (sessionStart, ...) camelCase fields and no event name. statuspub
+// install registers the PascalCase names, and the notification event,
+// which has no PascalCase name but whose payload names itself
+// ("Notification") and carries sessionId.
+//
+// The fields that say why a session waits or stopped (the record's reason
+// keys): PermissionRequest's and PreToolUse's tool_name and tool_input
+// (bash: command); Notification's notification_type and message;
+// ErrorOccurred's error.name, error.message and error_context.
+type copilotInput struct {
+	SessionID        string `json:"session_id"`
+	SessionIDCamel   string `json:"sessionId"` // the notification event, and camelCase configurations
+	Cwd              string `json:"cwd"`
+	Event            string `json:"hook_event_name"`
+	NotificationType string `json:"notification_type"`
+	Message          string `json:"message"`       // Notification
+	ErrorContext     string `json:"error_context"` // ErrorOccurred
+	// Error is ErrorOccurred's {message, name, stack}; PostToolUseFailure's
+	// is a string.
+	Error json.RawMessage `json:"error"`
+}
+
+// Copilot maps a GitHub Copilot CLI hook payload (SPEC.md §13.1):
+//
+//	SessionStart                         idle
+//	UserPromptSubmit, PreToolUse,
+//	  PostToolUse, PostToolUseFailure    working
+//	Notification permission_prompt       blocked, waiting for permission;
+//	                                     the detail is the message without
+//	                                     its "Run command: " (1.0.102)
+//	Notification elicitation_dialog      blocked, waiting for an answer
+//	                                     (ask_user's question)
+//	Stop                                 idle, done (agentStop)
+//	ErrorOccurred of a model call        idle, failed: the turn ended with
+//	                                     an error, its message the detail
+//	                                     (1.0.102 calls an HTTP 400
+//	                                     "recoverable": the session goes on,
+//	                                     not the turn; no Stop follows)
+//	SessionEnd                           the record is removed
+//	PermissionRequest                    ignored: it fires before Copilot's
+//	                                     own rules and session approvals
+//	                                     decide, so also for tools that run
+//	                                     without asking
+//	other Notifications (shell_completed,
+//	  agent_completed, agent_idle, ...)  ignored: background work, not the
+//	                                     session's own turn
+//	SubagentStart, SubagentStop,
+//	  PreCompact, ErrorOccurred of a
+//	  tool or of the system              ignored: the turn goes on
+//	anything else, and camelCase
+//	  payloads (no hook_event_name)      ignored
+func Copilot(data []byte) (Action, error) {
+	var in copilotInput
+	if err := decodeObject(data, &in); err != nil {
+		return Action{}, err
+	}
+	session := in.SessionID
+	if session == "" {
+		session = in.SessionIDCamel
+	}
+	if session == "" {
+		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
+	}
+	a := base(session, in.Cwd)
+	switch in.Event {
+	case "SessionStart":
+		a.State = statusfile.Idle
+	case "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure":
+		a.State = statusfile.Working
+	case "Notification":
+		switch in.NotificationType {
+		case "permission_prompt":
+			a.State = statusfile.Blocked
+			a.Waiting = statusfile.Waiting{Kind: statusfile.WaitPermission, Detail: strings.TrimPrefix(in.Message, "Run command: ")}
+		case "elicitation_dialog":
+			a.State = statusfile.Blocked
+			a.Waiting = statusfile.Waiting{Kind: statusfile.WaitQuestion}
+		default:
+			return ignore(session), nil
+		}
+	case "Stop":
+		a.State, a.Ended = statusfile.Idle, done
+	case "ErrorOccurred":
+		if in.ErrorContext != "model_call" {
+			return ignore(session), nil
+		}
+		var e struct {
+			Message string `json:"message"`
+		}
+		json.Unmarshal(in.Error, &e)
+		a.State = statusfile.Idle
+		a.Ended = statusfile.Ended{Reason: statusfile.EndFailed, Detail: e.Message}
+	case "SessionEnd":
+		return Action{Kind: Remove, Session: session}, nil
+	default:
+		return ignore(session), nil
+	}
+	return a, nil
+}

@@ -1,0 +1,95 @@
+package agenthook
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// Copilot CLI runs no hook when the user approves a command (its
+// preToolUse comes before the dialog), denies it, or stops a turn with Esc
+// Esc. Its session log does record all three: the file
+// <COPILOT_HOME or ~/.copilot>/session-state/<session id>/events.jsonl,
+// which Copilot CLI 1.0.102 writes as JSON lines and only appends to while
+// the session runs (its "session events", typed by schemas/
+// session-events.schema.json in the CLI's package):
+//
+//	{"type":"permission.requested","data":{...},"id":"…","timestamp":"…"}
+//	{"type":"permission.completed","data":{"result":{"kind":"approved"}},"id":"…",…}
+//	{"type":"abort","data":{"reason":"user_initiated"},"id":"…",…}
+//
+// In the recorded session (testdata/copilot-events/) permission.requested
+// came 0.2–0.7 s after the tool's preToolUse, permission.completed with
+// the key that answered the dialog, and abort at once after Esc at the
+// dialog ("cancelled") or Esc Esc in a tool or while the answer streamed.
+
+// CopilotEventsState reads lines appended to a Copilot CLI session log,
+// in the shape of [SourceState]: data is the whole lines appended since
+// the last read. It returns the state the last line with a signal means:
+//
+//	user.message                          working (a prompt)
+//	permission.requested                  blocked (a dialog)
+//	permission.completed "approved"       working (the tool runs)
+//	elicitation.requested,
+//	  user_input.requested                blocked (a question)
+//	elicitation.completed,
+//	  user_input.completed                working (answered)
+//	abort                                 idle (the turn was stopped)
+//
+// since is that line's "id" (a new one for every event). Every other line,
+// a denied or cancelled permission.completed (abort follows it), and a
+// line that is not JSON say nothing. The log is the session's own file,
+// named by its id, so session and pid are not needed.
+func CopilotEventsState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] != '{' {
+			continue
+		}
+		var ev struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+			Data struct {
+				Result struct {
+					Kind string `json:"kind"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		var s statusfile.State
+		switch ev.Type {
+		case "user.message", "elicitation.completed", "user_input.completed":
+			s = statusfile.Working
+		case "permission.requested", "elicitation.requested", "user_input.requested":
+			s = statusfile.Blocked
+		case "permission.completed":
+			if ev.Data.Result.Kind != "approved" {
+				continue
+			}
+			s = statusfile.Working
+		case "abort":
+			s = statusfile.Idle
+		default:
+			continue
+		}
+		st, since, ok = s, ev.ID, true
+	}
+	return st, since, ok
+}
+
+// CopilotEventsPath is the session log of a Copilot CLI session:
+// <copilotHome>/session-state/<session>/events.jsonl, where copilotHome is
+// $COPILOT_HOME, else ~/.copilot. ok is false for a home that is not
+// absolute or a session id that is not one clean path element.
+func CopilotEventsPath(copilotHome, session string) (string, bool) {
+	if !filepath.IsAbs(copilotHome) || session == "" || session == "." || session == ".." ||
+		strings.ContainsAny(session, `/\`) || filepath.Base(session) != session {
+		return "", false
+	}
+	return filepath.Join(filepath.Clean(copilotHome), "session-state", session, "events.jsonl"), true
+}

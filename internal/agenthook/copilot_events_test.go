@@ -1,0 +1,115 @@
+package agenthook
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// The signals of a real Copilot CLI 1.0.102 session log, line by line
+// (testdata/copilot-events/: a prompt, an approved command, a denied one,
+// Esc Esc in an approved one, a streamed answer; the CLI's own
+// instructions and tool list left out).
+func TestCopilotEventsReal(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "copilot-events", "events-1.0.102.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]statusfile.State{
+		7: statusfile.Working, 15: statusfile.Working,
+		21: statusfile.Blocked, 24: statusfile.Working, // approved
+		36: statusfile.Working, 42: statusfile.Blocked, 47: statusfile.Idle, // denied: cancelled, then abort
+		50: statusfile.Working, 56: statusfile.Blocked, 59: statusfile.Working, 61: statusfile.Idle, // Esc Esc in the tool
+		64: statusfile.Working,
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for i, line := range lines {
+		st, since, ok := CopilotEventsState(line, "s", 1)
+		w, signal := want[i+1]
+		if ok != signal || st != w || (ok && since == "") {
+			t.Errorf("line %d: %q %q %v, want %q", i+1, st, since, ok, w)
+		}
+	}
+	// Read at once, the last signal wins.
+	if st, since, ok := CopilotEventsState(bytes.Join(lines[40:62], nil), "s", 1); !ok || st != statusfile.Idle || since != "637f1f7a-12e1-4093-8d64-19be379ed082" {
+		t.Errorf("lines 41-62: %q %q %v", st, since, ok)
+	}
+}
+
+func TestCopilotEventsState(t *testing.T) {
+	tests := []struct {
+		name, data string
+		state      statusfile.State
+	}{
+		{"denied", `{"type":"permission.completed","id":"1","data":{"result":{"kind":"denied-interactively-by-user"}}}`, ""},
+		{"question", `{"type":"user_input.requested","id":"1","data":{}}`, statusfile.Blocked},
+		{"form", `{"type":"elicitation.requested","id":"1","data":{}}`, statusfile.Blocked},
+		{"answered", `{"type":"elicitation.completed","id":"1","data":{}}`, statusfile.Working},
+		{"not JSON", `abort`, ""},
+		{"type not a string", `{"type":["abort"],"id":"1"}`, ""},
+		{"a turn's end is not the session's", `{"type":"assistant.turn_end","id":"1","data":{"turnId":"0"}}`, ""},
+		{"blank", "\n\n", ""},
+	}
+	for _, tt := range tests {
+		st, _, ok := CopilotEventsState([]byte(tt.data), "s", 1)
+		if ok != (tt.state != "") || st != tt.state {
+			t.Errorf("%s: %q %v, want %q", tt.name, st, ok, tt.state)
+		}
+	}
+}
+
+func TestCopilotEventsPath(t *testing.T) {
+	const s = "23021302-8718-419a-86db-f8aa3e3c6593"
+	for _, tt := range []struct{ home, session, want string }{
+		{"/home/user/.copilot", s, "/home/user/.copilot/session-state/" + s + "/events.jsonl"},
+		{"/opt/copilot/", s, "/opt/copilot/session-state/" + s + "/events.jsonl"},
+		{"rel", s, ""},
+		{"", s, ""},
+		{"/h", "../x", ""},
+		{"/h", "a/b", ""},
+		{"/h", `a\b`, ""},
+		{"/h", "..", ""},
+		{"/h", "", ""},
+	} {
+		got, ok := CopilotEventsPath(tt.home, tt.session)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("CopilotEventsPath(%q, %q) = %q %v, want %q", tt.home, tt.session, got, ok, tt.want)
+		}
+	}
+}
+
+// FuzzCopilotEvents: any appended data gives a known state or nothing,
+// and what it gives is what its last line with a signal gives alone.
+func FuzzCopilotEvents(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "copilot-events", "events-1.0.102.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"type":"abort","id":"x"}` + "\n" + `{"type":"user.message"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, since, ok := CopilotEventsState(data, "s", 1)
+		if !ok {
+			if st != "" || since != "" {
+				t.Fatalf("not ok, but %q %q", st, since)
+			}
+			return
+		}
+		if !st.Known() {
+			t.Fatalf("state %q", st)
+		}
+		lines := bytes.Split(data, []byte("\n"))
+		for i := len(lines) - 1; i >= 0; i-- {
+			if s, sn, ok := CopilotEventsState(lines[i], "s", 1); ok {
+				if s != st || sn != since {
+					t.Fatalf("last line says %q %q; all says %q %q", s, sn, st, since)
+				}
+				return
+			}
+		}
+		t.Fatal("no line says anything, but the whole does")
+	})
+}

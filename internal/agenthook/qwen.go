@@ -1,0 +1,110 @@
+package agenthook
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// qwenInput is the part of a Qwen Code hook payload the mapping uses.
+// Every event carries session_id, transcript_path, cwd, hook_event_name,
+// timestamp and permission_mode (QwenLM/qwen-code docs/users/features/hooks.md,
+// "Hook input"; packages/core/src/hooks/hookEventHandler.ts createBaseInput).
+//
+// The fields that say why a session waits or stopped (the record's reason
+// keys): PermissionRequest's tool_name and tool_input (its command or
+// file_path); Notification's notification_type and message; StopFailure's
+// error (rate_limit, authentication_failed, billing_error,
+// invalid_request, server_error, max_output_tokens, unknown) and
+// error_details; PostToolUseFailure's is_interrupt.
+type qwenInput struct {
+	SessionID        string          `json:"session_id"`
+	Cwd              string          `json:"cwd"`
+	Event            string          `json:"hook_event_name"`
+	Source           string          `json:"source"` // SessionStart
+	NotificationType string          `json:"notification_type"`
+	IsInterrupt      bool            `json:"is_interrupt"` // PostToolUseFailure
+	ToolName         string          `json:"tool_name"`
+	ToolInput        json.RawMessage `json:"tool_input"`
+	Error            string          `json:"error"` // StopFailure: the error kind
+}
+
+// Qwen maps a Qwen Code hook payload (SPEC.md §13.1). Qwen Code's hooks
+// are Claude Code's events under Claude Code's names:
+//
+//	SessionStart                         idle (source "compact": state kept)
+//	UserPromptSubmit, PreToolUse,
+//	  PostToolUse, PostToolBatch         working
+//	PostToolUseFailure                   working; idle (cancelled) when the
+//	                                     user interrupted the tool
+//	                                     (is_interrupt)
+//	PermissionRequest                    blocked, waiting for permission to
+//	                                     run tool_name (its command or file),
+//	                                     or for an answer to
+//	                                     ask_user_question's question: it
+//	                                     fires just before the confirmation
+//	                                     is shown
+//	Notification permission_prompt       blocked
+//	Notification idle_prompt             idle: the CLI is back at its prompt
+//	                                     (also after Esc ends a turn); how
+//	                                     the turn ended is not said: after
+//	                                     Stop it stays "done"
+//	Stop                                 idle, done
+//	StopFailure                          idle, failed (rate_limited for
+//	                                     error rate_limit), the error kind
+//	                                     as detail
+//	SessionEnd                           the record is removed
+//	other Notifications, PermissionDenied,
+//	  SubagentStart, SubagentStop,
+//	  PreCompact, PostCompact, Todo*,
+//	  UserPromptExpansion, MessageDisplay,
+//	  InstructionsLoaded, SessionDelete  ignored
+//	anything else                        ignored
+func Qwen(data []byte) (Action, error) {
+	var in qwenInput
+	if err := decodeObject(data, &in); err != nil {
+		return Action{}, err
+	}
+	if in.SessionID == "" {
+		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
+	}
+	a := base(in.SessionID, in.Cwd)
+	switch in.Event {
+	case "SessionStart":
+		if in.Source != "compact" { // compaction can happen in the middle of a turn
+			a.State = statusfile.Idle
+		}
+	case "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch":
+		a.State = statusfile.Working
+	case "PostToolUseFailure":
+		a.State = statusfile.Working
+		if in.IsInterrupt {
+			a.State, a.Ended = statusfile.Idle, cancelled
+		}
+	case "PermissionRequest":
+		a.State = statusfile.Blocked
+		a.Waiting = permission(in.ToolName, in.ToolInput)
+	case "Notification":
+		switch in.NotificationType {
+		case "permission_prompt":
+			// Just after PermissionRequest, without the tool: the
+			// publisher keeps what that said.
+			a.State = statusfile.Blocked
+			a.Waiting.Kind = statusfile.WaitPermission
+		case "idle_prompt":
+			a.State = statusfile.Idle
+		default: // auth_success, and types a newer version adds
+			return ignore(in.SessionID), nil
+		}
+	case "Stop":
+		a.State, a.Ended = statusfile.Idle, done
+	case "StopFailure":
+		a.State, a.Ended = statusfile.Idle, failure(in.Error)
+	case "SessionEnd":
+		return Action{Kind: Remove, Session: in.SessionID}, nil
+	default:
+		return ignore(in.SessionID), nil
+	}
+	return a, nil
+}

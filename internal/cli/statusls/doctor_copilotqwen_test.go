@@ -1,0 +1,60 @@
+package statusls
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// doctor reports Copilot CLI (its hooks file of statuspub's own) and Qwen
+// Code (settings.json, read with comments) as the other agents.
+func TestDoctorCopilotQwen(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".copilot"), 0o700)
+	os.MkdirAll(filepath.Join(home, ".qwen"), 0o700)
+	// Qwen Code reads comments: not a problem, only hooks missing.
+	os.WriteFile(filepath.Join(home, ".qwen", "settings.json"), []byte("{\n  // mine\n  \"ui\": {}\n}\n"), 0o600)
+	t.Setenv("PATH", t.TempDir())
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	doctor := func() string {
+		var out, errOut bytes.Buffer
+		Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+		return out.String()
+	}
+	got := doctor()
+	for _, want := range []string{
+		"  copilot: hooks not installed (~/.copilot/hooks/agentstatus.json: missing SessionStart, ",
+		"  qwen: hooks not installed (~/.qwen/settings.json: missing SessionStart, ",
+		"run 'statuspub install copilot' to publish copilot's state",
+		"run 'statuspub install qwen' to publish qwen's state",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, got)
+		}
+	}
+	var hooks strings.Builder
+	hooks.WriteString(`{"version":1,"hooks":{`)
+	for i, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "notification", "Stop", "ErrorOccurred", "SessionEnd"} {
+		if i > 0 {
+			hooks.WriteString(",")
+		}
+		hooks.WriteString(`"` + ev + `":[{"type":"command","bash":"statuspub copilot-hook"}]`)
+	}
+	hooks.WriteString("}}")
+	os.MkdirAll(filepath.Join(home, ".copilot", "hooks"), 0o700)
+	os.WriteFile(filepath.Join(home, ".copilot", "hooks", "agentstatus.json"), []byte(hooks.String()), 0o600)
+	if got := doctor(); !strings.Contains(got, "  copilot: hooks installed (~/.copilot/hooks/agentstatus.json)") {
+		t.Errorf("after install:\n%s", got)
+	}
+	os.WriteFile(filepath.Join(home, ".copilot", "hooks", "agentstatus.json"), []byte("{\n  // Copilot CLI reads plain JSON\n}\n"), 0o600)
+	if got := doctor(); !strings.Contains(got, "  copilot: PROBLEM: ") {
+		t.Errorf("a hooks file with comments:\n%s", got)
+	}
+}
