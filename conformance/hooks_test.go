@@ -163,7 +163,6 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 	},
 }
 
-
 // trapFlaw names the flaws each trap trace must catch.
 var trapFlaw = map[string][]string{
 	"claude/compaction-mid-turn":               {"compaction-is-a-new-session"},
