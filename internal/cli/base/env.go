@@ -6,11 +6,16 @@ import (
 	"strings"
 )
 
-// Exit codes shared by the commands. Commands add their own above 2.
+// The exit codes of every command, declared once.
 const (
-	ExitOK    = 0 // success
-	ExitError = 1 // a runtime error, or a hook's failure with --strict
-	ExitUsage = 2 // a usage error: an unknown flag or subcommand, a bad value
+	ExitOK        = 0   // success (statusls: also with no sessions; statusconform: every case passed)
+	ExitError     = 1   // a runtime error, a hook's failure with --strict, a failed conformance case
+	ExitUsage     = 2   // a usage error: an unknown flag or subcommand, a bad value
+	ExitTimeout   = 3   // statusls wait: the --timeout passed first
+	ExitGone      = 4   // statusls wait: the session went away while waiting for a state
+	ExitPartial   = 5   // statusls --host: some hosts could not be listed; the others were
+	ExitCannotRun = 126 // statuspub run: CMD cannot be started, as shells say
+	ExitNotFound  = 127 // statuspub run: CMD is not found
 )
 
 // Env is what a command gets from its process: its streams and its

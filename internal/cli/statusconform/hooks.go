@@ -84,7 +84,7 @@ func hooks(ctx context.Context, f *hooksFlags, args []string, env Env) int {
 				fmt.Fprintf(env.Stdout, "hooks/%s\t%s\n", tr.ID, tr.Trap)
 			}
 		}
-		return ExitOK
+		return base.ExitOK
 	}
 	if len(args) == 0 {
 		return usageError(env, "hooks: no command given (statusconform hooks --agent NAME -- CMD [ARGS...])")

@@ -149,7 +149,7 @@ func report(ctx context.Context, f *reportFlags, args []string, env Env) int {
 		b, err := builtins(f)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "statusconform: report: %v\n", err)
-			return ExitUsage
+			return base.ExitUsage
 		}
 		impls = b
 	}
@@ -210,9 +210,9 @@ func report(ctx context.Context, f *reportFlags, args []string, env Env) int {
 		}
 	}
 	if !ok {
-		return ExitFailed
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 func writeOut(file string, std io.Writer, data []byte) error {

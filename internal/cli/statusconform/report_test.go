@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentstatus/agentstatus/conformance"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 func TestParseImplementation(t *testing.T) {
@@ -80,8 +81,8 @@ func TestReportCommand(t *testing.T) {
 	md, js := filepath.Join(dir, "r.md"), filepath.Join(dir, "r.json")
 	code, _, stderr := run(t, "report", "--no-builtin", "--reader", "empty="+emptyReader(t)+" -empty-reader",
 		"--run", "basic/*", "--run", "dir/symlink-refused", "--markdown", md, "--json", js)
-	if code != ExitFailed {
-		t.Fatalf("exit %d, want %d (the empty reader fails); stderr:\n%s", code, ExitFailed, stderr)
+	if code != base.ExitError {
+		t.Fatalf("exit %d, want %d (the empty reader fails); stderr:\n%s", code, base.ExitError, stderr)
 	}
 	var table Table
 	data, err := os.ReadFile(js)
@@ -113,8 +114,8 @@ func TestReportCommand(t *testing.T) {
 		{"report", "extra"},
 		{"report", "--timeout-scale", "0.5", "--no-builtin", "--reader", "a=b"},
 	} {
-		if code, _, _ := run(t, bad...); code != ExitUsage {
-			t.Errorf("%q: exit %d, want %d", bad, code, ExitUsage)
+		if code, _, _ := run(t, bad...); code != base.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", bad, code, base.ExitUsage)
 		}
 	}
 }

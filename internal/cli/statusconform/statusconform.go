@@ -19,13 +19,6 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
-// Exit codes.
-const (
-	ExitOK     = 0 // every case passed (or was skipped)
-	ExitFailed = 1 // a case failed, or the suite could not run
-	ExitUsage  = 2
-)
-
 // Env is what the command gets from its process.
 type Env struct {
 	Stdout, Stderr io.Writer
@@ -151,7 +144,7 @@ func usageError(env Env, format string, args ...any) int {
 
 func errorf(env Env, format string, args ...any) int {
 	fmt.Fprintf(env.Stderr, "statusconform: "+format+"\n", args...)
-	return ExitFailed
+	return base.ExitError
 }
 
 // globs is a repeatable --run flag.
@@ -225,7 +218,7 @@ func cannotRun(env Env, cmd string, err error) (int, bool) {
 	var ce *conformance.CommandError
 	if errors.As(err, &ce) {
 		fmt.Fprintf(env.Stderr, "statusconform: %s: %v\n", cmd, ce)
-		return ExitUsage, true
+		return base.ExitUsage, true
 	}
 	return 0, false
 }
@@ -248,7 +241,7 @@ func reader(ctx context.Context, f *readerFlags, args []string, env Env) int {
 		for _, x := range conformance.SelectCases(cases, lv, sel) {
 			fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
 		}
-		return ExitOK
+		return base.ExitOK
 	}
 	if len(args) == 0 {
 		return usageError(env, "reader: no command given (statusconform reader [flags] -- CMD [ARGS...])")
@@ -284,7 +277,7 @@ func publisher(ctx context.Context, f *publisherFlags, args []string, env Env) i
 		for _, x := range checks {
 			fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
 		}
-		return ExitOK
+		return base.ExitOK
 	}
 	if len(args) == 0 {
 		return usageError(env, "publisher: no command given (statusconform publisher [flags] -- CMD [ARGS...])")
@@ -340,9 +333,9 @@ func finish(ctx context.Context, rep *conformance.Report, c *common, expected co
 		return errorf(env, "interrupted")
 	}
 	if !rep.OK() {
-		return ExitFailed
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 func materialize(args []string, env Env) int {
@@ -370,5 +363,5 @@ func materialize(args []string, env Env) int {
 		}
 	}
 	fmt.Fprintf(env.Stdout, "wrote %d cases to %s\n", len(cases)-len(skipped), dir)
-	return ExitOK
+	return base.ExitOK
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 )
@@ -57,18 +58,18 @@ func TestUsage(t *testing.T) {
 		{"materialize", "a", "b"},
 	} {
 		code, _, stderr := run(t, args...)
-		if code != ExitUsage || !strings.HasPrefix(stderr, "statusconform") {
-			t.Errorf("%q: exit %d, stderr %q; want %d and a message", args, code, stderr, ExitUsage)
+		if code != base.ExitUsage || !strings.HasPrefix(stderr, "statusconform") {
+			t.Errorf("%q: exit %d, stderr %q; want %d and a message", args, code, stderr, base.ExitUsage)
 		}
 	}
-	if code, out, _ := run(t, "--help"); code != ExitOK || !strings.Contains(out, "statusconform reader") {
+	if code, out, _ := run(t, "--help"); code != base.ExitOK || !strings.Contains(out, "statusconform reader") {
 		t.Errorf("--help: %d %q", code, out)
 	}
 }
 
 func TestReaderList(t *testing.T) {
 	code, out, _ := run(t, "reader", "--list", "--level", "core", "--run", "freshness/*")
-	if code != ExitOK {
+	if code != base.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -87,7 +88,7 @@ func TestReaderRun(t *testing.T) {
 	// A reader that shows nothing passes where nothing is expected...
 	report := filepath.Join(t.TempDir(), "report.json")
 	code, out, stderr := run(t, "reader", "--run", "location/missing-directory", "--run", "basic/empty-directory", "--json", report, "--", exe, "-empty-reader")
-	if code != ExitOK || !strings.HasSuffix(out, "2 passed, 0 failed, 0 skipped\n") {
+	if code != base.ExitOK || !strings.HasSuffix(out, "2 passed, 0 failed, 0 skipped\n") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
 	data, err := os.ReadFile(report)
@@ -106,7 +107,7 @@ func TestReaderRun(t *testing.T) {
 	// report an error (R23): printing nothing and exiting 0 is not one.
 	for _, id := range []string{"basic/one-session", "dir/symlink-refused"} {
 		code, out, _ = run(t, "reader", "--run", id, "--", exe, "-empty-reader")
-		if code != ExitFailed || !strings.Contains(out, "FAIL "+id+"\n") || !strings.HasSuffix(out, "0 passed, 1 failed, 0 skipped\n") {
+		if code != base.ExitError || !strings.Contains(out, "FAIL "+id+"\n") || !strings.HasSuffix(out, "0 passed, 1 failed, 0 skipped\n") {
 			t.Errorf("exit %d, stdout:\n%s", code, out)
 		}
 		if n := strings.Count(out, " passed, "); n != 1 {
@@ -118,7 +119,7 @@ func TestReaderRun(t *testing.T) {
 func TestMaterialize(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cases")
 	code, out, stderr := run(t, "materialize", dir)
-	if code != ExitOK || !strings.HasPrefix(out, "wrote ") {
+	if code != base.ExitOK || !strings.HasPrefix(out, "wrote ") {
 		t.Fatalf("exit %d, %q %q", code, out, stderr)
 	}
 	t.Cleanup(func() {
@@ -132,14 +133,14 @@ func TestMaterialize(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "basic", "one-session", "expected.json")); err != nil {
 		t.Error(err)
 	}
-	if code, _, stderr := run(t, "materialize", dir); code != ExitFailed || !strings.Contains(stderr, "not empty") {
+	if code, _, stderr := run(t, "materialize", dir); code != base.ExitError || !strings.Contains(stderr, "not empty") {
 		t.Errorf("into a non-empty directory: exit %d, %q", code, stderr)
 	}
 }
 
 func TestPublisherList(t *testing.T) {
 	code, out, _ := run(t, "publisher", "--list")
-	if code != ExitOK {
+	if code != base.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -155,7 +156,7 @@ func TestPublisherList(t *testing.T) {
 	// The core level leaves out this toolkit's rules: the session-id
 	// limits and creating a missing config home among them.
 	code, core, _ := run(t, "publisher", "--list", "--level", "core")
-	if code != ExitOK {
+	if code != base.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	for _, l := range strings.Split(strings.TrimSpace(core), "\n") {
@@ -178,7 +179,7 @@ func TestPublisherList(t *testing.T) {
 func TestCannotRun(t *testing.T) {
 	for _, suite := range []string{"reader", "publisher"} {
 		code, out, stderr := run(t, suite, "--", "/nonexistent")
-		if code != ExitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "cannot run /nonexistent") {
+		if code != base.ExitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "cannot run /nonexistent") {
 			t.Errorf("%s -- /nonexistent: exit %d, stdout %q, stderr %q", suite, code, out, stderr)
 		}
 	}
@@ -191,7 +192,7 @@ func TestReports(t *testing.T) {
 	cases := []string{"--run", "location/missing-directory", "--run", "basic/one-session"}
 	junit := filepath.Join(dir, "report.xml")
 	code, out, _ := run(t, append(append([]string{"reader", "--junit", junit}, cases...), "--", exe, "-empty-reader")...)
-	if code != ExitFailed {
+	if code != base.ExitError {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	data, err := os.ReadFile(junit)
@@ -220,21 +221,21 @@ func TestReports(t *testing.T) {
 	expected := filepath.Join(dir, "expected")
 	os.WriteFile(expected, []byte("# known gaps\nbasic/one-session  # shows nothing yet\n"), 0o600)
 	code, out, stderr := run(t, append(append([]string{"reader", "--expected-failures", expected}, cases...), "--", exe, "-empty-reader")...)
-	if code != ExitOK || !strings.Contains(out, "XFAIL basic/one-session: ") || !strings.HasSuffix(out, "1 passed, 1 failed, 0 skipped, 1 of the failures expected, 0 expected failures passed\n") {
+	if code != base.ExitOK || !strings.Contains(out, "XFAIL basic/one-session: ") || !strings.HasSuffix(out, "1 passed, 1 failed, 0 skipped, 1 of the failures expected, 0 expected failures passed\n") {
 		t.Errorf("expected failure: exit %d\n%s%s", code, out, stderr)
 	}
 	// A listed failure that passes fails the run: the list is out of date.
 	os.WriteFile(expected, []byte("location/missing-*\nno/such-case\n"), 0o600)
 	code, out, stderr = run(t, append(append([]string{"reader", "--expected-failures", expected}, cases...), "--", exe, "-empty-reader")...)
-	if code != ExitFailed || !strings.Contains(out, "XPASS location/missing-directory: ") || !strings.Contains(stderr, "no/such-case matches no result") {
+	if code != base.ExitError || !strings.Contains(out, "XPASS location/missing-directory: ") || !strings.Contains(stderr, "no/such-case matches no result") {
 		t.Errorf("expected failure that passes: exit %d\n%s%s", code, out, stderr)
 	}
 	// A skipped case does not run and does not fail.
 	code, out, _ = run(t, append(append([]string{"reader", "--skip", "basic/*"}, cases...), "--", exe, "-empty-reader")...)
-	if code != ExitOK || !strings.Contains(out, "SKIP basic/one-session: skipped by --skip basic/*\n") {
+	if code != base.ExitOK || !strings.Contains(out, "SKIP basic/one-session: skipped by --skip basic/*\n") {
 		t.Errorf("--skip: exit %d\n%s", code, out)
 	}
-	if code, _, stderr := run(t, "reader", "--expected-failures", filepath.Join(dir, "missing"), "--", exe); code != ExitUsage {
+	if code, _, stderr := run(t, "reader", "--expected-failures", filepath.Join(dir, "missing"), "--", exe); code != base.ExitUsage {
 		t.Errorf("a missing --expected-failures file: exit %d, %q", code, stderr)
 	}
 }
@@ -242,12 +243,12 @@ func TestReports(t *testing.T) {
 func TestPublisherRun(t *testing.T) {
 	statuspub := filepath.Join(binDir, "statuspub")
 	code, out, stderr := run(t, "publisher", "--run", "W4/*", "--", statuspub, "serve", "--config-home", "{home}", "--session", "{session}", "--agent", "{agent}")
-	if code != ExitOK || !strings.HasSuffix(out, "3 passed, 0 failed, 0 skipped\n") {
+	if code != base.ExitOK || !strings.HasSuffix(out, "3 passed, 0 failed, 0 skipped\n") {
 		t.Errorf("statuspub serve: exit %d\n%s%s", code, out, stderr)
 	}
 	// A "publisher" that exits at once fails, and says why.
 	code, out, _ = run(t, "publisher", "--run", "W1/*", "--", emptyReader(t), "-empty-reader")
-	if code != ExitFailed || !strings.Contains(out, "FAIL W1/publishes-at-once\n") || !strings.Contains(out, "exit status 0") {
+	if code != base.ExitError || !strings.Contains(out, "FAIL W1/publishes-at-once\n") || !strings.Contains(out, "exit status 0") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

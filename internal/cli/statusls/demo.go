@@ -3,11 +3,11 @@ package statusls
 import (
 	"context"
 	"fmt"
-	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -37,7 +37,7 @@ func demo(env *Env) int {
 	tmp, err := os.MkdirTemp(env.TempDir, "statusls-demo-")
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: demo: %s\n", base.Message(err))
-		return ExitError
+		return base.ExitError
 	}
 	defer os.RemoveAll(tmp)
 	configHome := filepath.Join(tmp, "gentle-ai")
@@ -61,7 +61,7 @@ func demo(env *Env) int {
 		)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "statusls: demo: %s\n", base.Message(err))
-			return ExitError
+			return base.ExitError
 		}
 		defer p.Close()
 		if s.waiting.Kind != "" {
@@ -72,12 +72,12 @@ func demo(env *Env) int {
 		}
 		if err := p.Flush(ctx); err != nil {
 			fmt.Fprintf(env.Stderr, "statusls: demo: publishing %s: %s\n", s.session, base.Message(err))
-			return ExitError
+			return base.ExitError
 		}
 	}
 	if writeErr != nil {
 		fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", writeErr)
-		return ExitError
+		return base.ExitError
 	}
 	dir := statusfile.StatusDir(configHome)
 	isTerm, _ := env.Terminal()
@@ -86,7 +86,7 @@ func demo(env *Env) int {
 	}
 	// The listing proper, exactly as 'statusls --dir DIR' prints it.
 	code := Run([]string{"--dir", dir}, *env)
-	if isTerm && code == ExitOK {
+	if isTerm && code == base.ExitOK {
 		fmt.Fprint(env.Stdout, `
 Try next (with your own agents' sessions):
   statusls --summary          one line for a status bar

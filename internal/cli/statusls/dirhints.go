@@ -20,11 +20,11 @@ func dirError(env *Env, loc location.Location, err error) int {
 		info, _ := inspectDir(pe.Path)
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(pe)))
 		fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", statusfile.SanitizeText(safeHint(pe, info)))
-		return ExitError
+		return base.ExitError
 	}
 	fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 	fmt.Fprintln(env.Stderr, "statusls: hint: run 'statusls doctor' to check the setup")
-	return ExitError
+	return base.ExitError
 }
 
 // refusalHint says what to do about a refused directory.

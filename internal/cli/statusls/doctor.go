@@ -226,9 +226,9 @@ func doctor(o *doctorOptions, env *Env) int {
 		out.Flush()
 	}
 	if !r.OK {
-		return ExitError
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // sourceDetail adds the value of the variable or flag that chose the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/remote"
@@ -86,9 +87,9 @@ func doctorHosts(hf *hostFlags, asJSON bool, env *Env) int {
 		out.Flush()
 	}
 	if !rep.OK {
-		return ExitError
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // doctorFix says what to do about a failing host.

@@ -249,15 +249,15 @@ func listHosts(o *listOptions, env *Env) int {
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
-		return ExitError
+		return base.ExitError
 	}
 	switch {
 	case failed == 0:
-		return ExitOK
+		return base.ExitOK
 	case failed == len(parts):
-		return ExitError
+		return base.ExitError
 	}
-	return ExitPartial
+	return base.ExitPartial
 }
 
 // tsvHost is the host field of a TSV row: empty for this machine. (Host

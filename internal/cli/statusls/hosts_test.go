@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/internal/sshtest"
 	"github.com/agentstatus/agentstatus/internal/testbin"
@@ -56,8 +57,8 @@ func TestHostsList(t *testing.T) {
 	publish(t, f.env["STATUS_DIR"], statusfile.Status{Schema: statusfile.Schema, Agent: "test", Session: "l1", State: "idle", UpdatedAt: now})
 
 	r := run(t, runOpts{env: f.env}, "--json", "--local", "--host", "alpha", "--host", "beta,nostatusls,down")
-	if r.code != ExitPartial {
-		t.Errorf("exit %d, want %d (partial); stderr:\n%s", r.code, ExitPartial, r.stderr)
+	if r.code != base.ExitPartial {
+		t.Errorf("exit %d, want %d (partial); stderr:\n%s", r.code, base.ExitPartial, r.stderr)
 	}
 	var objs []map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &objs); err != nil {
@@ -101,10 +102,10 @@ func TestHostsList(t *testing.T) {
 	if want := "[\n{\"host\":\"alpha\",\"session\":\"a1\",\"state\":\"working\"},\n{\"host\":\"beta\",\"session\":\"b1\",\"state\":\"blocked\"}\n]\n"; r.code != 0 || r.stdout != want {
 		t.Errorf("--json FIELDS: exit %d\n%s\nwant\n%s%s", r.code, r.stdout, want, r.stderr)
 	}
-	if r := run(t, runOpts{env: f.env}, "--json", "host,session"); r.code != ExitUsage || !strings.Contains(r.stderr, `unknown field "host"`) {
+	if r := run(t, runOpts{env: f.env}, "--json", "host,session"); r.code != base.ExitUsage || !strings.Contains(r.stderr, `unknown field "host"`) {
 		t.Errorf("--json host without --host: exit %d %s", r.code, r.stderr)
 	}
-	if r := run(t, runOpts{env: f.env}, "--jq", ".", "--host", "alpha"); r.code != ExitUsage || !strings.Contains(r.stderr, "--jq cannot be combined with --host") {
+	if r := run(t, runOpts{env: f.env}, "--jq", ".", "--host", "alpha"); r.code != base.ExitUsage || !strings.Contains(r.stderr, "--jq cannot be combined with --host") {
 		t.Errorf("--jq --host: exit %d %s", r.code, r.stderr)
 	}
 	r = run(t, runOpts{env: f.env, terminal: true, width: 60}, "--host", "alpha,beta", "--color", "never")
@@ -124,12 +125,12 @@ func TestHostsList(t *testing.T) {
 	// This machine's directory refused: the hosts are still listed.
 	os.Chmod(f.env["STATUS_DIR"], 0o777)
 	r = run(t, runOpts{env: f.env}, "--json", "--local", "--host", "alpha")
-	if r.code != ExitPartial || !strings.Contains(r.stdout, `{"host":null,"file":null,"session":null,"state":null,"fresh":false,"verdict":"host-error","reason":"refused"`) || !strings.Contains(r.stdout, `"session":"a1"`) {
+	if r.code != base.ExitPartial || !strings.Contains(r.stdout, `{"host":null,"file":null,"session":null,"state":null,"fresh":false,"verdict":"host-error","reason":"refused"`) || !strings.Contains(r.stdout, `"session":"a1"`) {
 		t.Errorf("local refused: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	os.Chmod(f.env["STATUS_DIR"], 0o700)
 	r = run(t, runOpts{env: f.env}, "--summary", "--host", "beta,down")
-	if r.code != ExitPartial || r.stdout != "1 blocked · 1 host offline\n" {
+	if r.code != base.ExitPartial || r.stdout != "1 blocked · 1 host offline\n" {
 		t.Errorf("summary with a host down: %d %q", r.code, r.stdout)
 	}
 	// Why a remote session waits: in the table and in --json, as for
@@ -147,7 +148,7 @@ func TestHostsList(t *testing.T) {
 	}
 	// Every host down: an error.
 	r = run(t, runOpts{env: f.env}, "--count", "--host", "down")
-	if r.code != ExitError || r.stdout != "0\n" {
+	if r.code != base.ExitError || r.stdout != "0\n" {
 		t.Errorf("all down: exit %d, %q", r.code, r.stdout)
 	}
 }
@@ -167,7 +168,7 @@ func TestHostsFlags(t *testing.T) {
 		{[]string{"wait", "--host", "a,b", "--session", "x", "--gone"}, "exactly one host"},
 	} {
 		r := run(t, runOpts{env: env}, tc.args...)
-		if r.code != ExitUsage || !strings.Contains(r.stderr, tc.msg) {
+		if r.code != base.ExitUsage || !strings.Contains(r.stderr, tc.msg) {
 			t.Errorf("%q: exit %d, stderr %q", tc.args, r.code, r.stderr)
 		}
 	}
@@ -233,11 +234,11 @@ func TestHostsWait(t *testing.T) {
 	}
 
 	r := run(t, runOpts{env: f.env}, "wait", "--host", "alpha", "--session", "nobody", "--state", "idle", "--timeout", "300ms")
-	if r.code != ExitTimeout || !strings.Contains(r.stderr, "on host alpha") {
+	if r.code != base.ExitTimeout || !strings.Contains(r.stderr, "on host alpha") {
 		t.Errorf("timeout: exit %d %s", r.code, r.stderr)
 	}
 	r = run(t, runOpts{env: f.env}, "wait", "--host", "nostatusls", "--session", "x", "--gone")
-	if r.code != ExitError || !strings.Contains(r.stderr, "not installed") {
+	if r.code != base.ExitError || !strings.Contains(r.stderr, "not installed") {
 		t.Errorf("no statusls: exit %d %s", r.code, r.stderr)
 	}
 }
@@ -246,7 +247,7 @@ func TestHostsDoctor(t *testing.T) {
 	f := newHostsFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	r := run(t, runOpts{env: f.env}, "doctor", "--host", "alpha,nostatusls,down")
-	if r.code != ExitError {
+	if r.code != base.ExitError {
 		t.Errorf("exit %d", r.code)
 	}
 	for _, want := range []string{
@@ -275,7 +276,7 @@ func TestHostsDoctor(t *testing.T) {
 			Files, Fresh           int
 		}
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != ExitError {
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != base.ExitError {
 		t.Fatalf("doctor --json: exit %d, %v\n%s", r.code, err, r.stdout)
 	}
 	if !rep.ConnectionReuse || rep.OK || len(rep.Hosts) != 3 {
@@ -299,14 +300,14 @@ func TestHostsDoctor(t *testing.T) {
 	}
 	env["STATUSLS_REMOTE_COMMAND"] = old
 	r = run(t, runOpts{env: env}, "doctor", "--host", "alpha")
-	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM (version): its statusls refused the arguments: an older version? (statusls: flag provided but not defined: -all)") ||
+	if r.code != base.ExitError || !strings.Contains(r.stdout, "PROBLEM (version): its statusls refused the arguments: an older version? (statusls: flag provided but not defined: -all)") ||
 		!strings.Contains(r.stdout, "fix: upgrade statusls on alpha") {
 		t.Errorf("older statusls: exit %d\n%s", r.code, r.stdout)
 	}
 	// A status directory the host's statusls refuses.
 	os.Chmod(f.beta, 0o777)
 	r = run(t, runOpts{env: f.env}, "doctor", "--host", "beta")
-	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM (refused)") || !strings.Contains(r.stdout, "chmod 700") {
+	if r.code != base.ExitError || !strings.Contains(r.stdout, "PROBLEM (refused)") || !strings.Contains(r.stdout, "chmod 700") {
 		t.Errorf("refused directory: exit %d\n%s", r.code, r.stdout)
 	}
 }
@@ -316,10 +317,10 @@ func TestHostsDoctor(t *testing.T) {
 func TestUntilEOF(t *testing.T) {
 	dir := sshtest.StatusDir(t, "eof")
 	env := map[string]string{"STATUS_DIR": dir}
-	if r := run(t, runOpts{env: env}, "watch", "--json", "--until-eof"); r.code != ExitOK {
+	if r := run(t, runOpts{env: env}, "watch", "--json", "--until-eof"); r.code != base.ExitOK {
 		t.Errorf("watch: exit %d %s", r.code, r.stderr)
 	}
-	if r := run(t, runOpts{env: env}, "wait", "--session", "x", "--state", "idle", "--until-eof"); r.code != ExitError || !strings.Contains(r.stderr, "standard input ended") {
+	if r := run(t, runOpts{env: env}, "wait", "--session", "x", "--state", "idle", "--until-eof"); r.code != base.ExitError || !strings.Contains(r.stderr, "standard input ended") {
 		t.Errorf("wait: exit %d %s", r.code, r.stderr)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
@@ -133,7 +134,7 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *Env) int {
 	if !jqrun.Linked() {
 		if env.Getenv(helperEnv) != "" {
 			fmt.Fprintf(env.Stderr, "statusls: --%s: this statusls-jq has no jq engine\n", o.mode)
-			return ExitError
+			return base.ExitError
 		}
 		return execJQHelper(o.args, env)
 	}
@@ -205,7 +206,7 @@ func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *Env
 		}
 		sessions = append(sessions, v)
 	}
-	return sessions, ExitOK
+	return sessions, base.ExitOK
 }
 
 // streamingGC tunes the garbage collector for --jq-files, unless GOGC or

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstatus/agentstatus/internal/cli/statusls"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -75,7 +75,7 @@ func TestJQTimeoutStopsABuiltin(t *testing.T) {
 		if killed {
 			t.Fatalf("statusls %s with a filter stuck in a builtin ran past its 300ms --jq-timeout until killed at 10 s", flag)
 		}
-		if code != statusls.ExitError || stdout != "" || !strings.Contains(stderr, "statusls: "+flag+": filter stopped after 300ms") {
+		if code != base.ExitError || stdout != "" || !strings.Contains(stderr, "statusls: "+flag+": filter stopped after 300ms") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and the timeout", flag, code, stdout, stderr)
 		}
 	}
@@ -97,7 +97,7 @@ func TestJQHelperMissing(t *testing.T) {
 	}
 	env := []string{"PATH=" + t.TempDir()}
 	code, stdout, stderr, _ := runBinKill(t, lone, 20*time.Second, env, "--dir", dir, "--jq", ".[].title")
-	if code != statusls.ExitError || stdout != "" || !strings.Contains(stderr, "need statusls-jq") || !strings.Contains(stderr, "hint: go install github.com/agentstatus/agentstatus/cmd/statusls-jq@latest") {
+	if code != base.ExitError || stdout != "" || !strings.Contains(stderr, "need statusls-jq") || !strings.Contains(stderr, "hint: go install github.com/agentstatus/agentstatus/cmd/statusls-jq@latest") {
 		t.Errorf("without statusls-jq: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if code, stdout, _, _ := runBinKill(t, lone, 20*time.Second, env, "--dir", dir, "--count"); code != 0 || stdout != "2\n" {
@@ -105,7 +105,7 @@ func TestJQHelperMissing(t *testing.T) {
 	}
 	// A helper without the engine does not start itself again.
 	code, _, stderr, killed := runBinKill(t, lone, 20*time.Second, []string{"STATUSLS_JQ_HELPER=1"}, "--dir", dir, "--jq", ".")
-	if killed || code != statusls.ExitError || !strings.Contains(stderr, "has no jq engine") {
+	if killed || code != base.ExitError || !strings.Contains(stderr, "has no jq engine") {
 		t.Errorf("helper without the engine: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -17,7 +17,7 @@ func execJQHelper(args []string, env *Env) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: --jq and --jq-files need %s, which is not installed next to statusls or in $PATH\n", jqHelper)
 		fmt.Fprintf(env.Stderr, "statusls: hint: go install github.com/agentstatus/agentstatus/cmd/%s@latest\n", jqHelper)
-		return ExitError
+		return base.ExitError
 	}
 	environ := append(env.Environ(), helperEnv+"=1")
 	code, err := base.ExecHelper(base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr}, path, args, environ)

@@ -234,9 +234,9 @@ func list(o *listOptions, env *Env) int {
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
-		return ExitError
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // expandPath expands a leading ~ and makes p absolute.

@@ -53,7 +53,7 @@ func prune(o *pruneOptions, env *Env) int {
 	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true})
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintln(env.Stdout, "no status directory: nothing to prune")
-		return ExitOK
+		return base.ExitOK
 	}
 	if err != nil {
 		return dirError(env, loc, err)
@@ -122,9 +122,9 @@ func prune(o *pruneOptions, env *Env) int {
 	}
 	g.leftovers(out, now, dryRun, fail)
 	if failed {
-		return ExitError
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // judge decides whether the stale entry e may be removed, and says why

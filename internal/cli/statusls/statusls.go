@@ -25,16 +25,6 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-// Exit codes.
-const (
-	ExitOK      = base.ExitOK    // success, also when there are no sessions
-	ExitError   = base.ExitError // a runtime error: a refused directory, a failing --jq filter
-	ExitUsage   = base.ExitUsage // a usage error: an unknown flag, a bad value, a --jq syntax error
-	ExitTimeout = 3              // wait: the --timeout passed first
-	ExitGone    = 4              // wait: the session went away while waiting for a state
-	ExitPartial = 5              // --host: some hosts could not be listed; the others were
-)
-
 // Env is what the command gets from its process. Tests build their own.
 type Env struct {
 	Stdin          io.Reader

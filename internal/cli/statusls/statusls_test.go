@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -138,7 +139,7 @@ func TestJQGolden(t *testing.T) {
 	// The filter fails on the files with a non-string or missing
 	// updatedAt, as it does in jq (which exits 5): the error is reported,
 	// the other files are still printed, and the exit status is 1.
-	if r.code != ExitError {
+	if r.code != base.ExitError {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	noControls(t, "--jq-files", r.stdout)
@@ -427,7 +428,7 @@ func TestUsageAndErrors(t *testing.T) {
 			if r.code != tt.code || !strings.Contains(r.stdout, tt.out) || !strings.Contains(r.stderr, tt.err) {
 				t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 			}
-			if tt.code == ExitUsage && !strings.Contains(r.stderr, "statusls: hint:") {
+			if tt.code == base.ExitUsage && !strings.Contains(r.stderr, "statusls: hint:") {
 				t.Errorf("no hint: %q", r.stderr)
 			}
 		})
@@ -435,12 +436,12 @@ func TestUsageAndErrors(t *testing.T) {
 }
 
 func TestRefusedDirectory(t *testing.T) {
-	base := t.TempDir()
-	real := filepath.Join(base, "real")
+	root := t.TempDir()
+	real := filepath.Join(root, "real")
 	os.Mkdir(real, 0o700)
-	link := filepath.Join(base, "link")
+	link := filepath.Join(root, "link")
 	os.Symlink(real, link)
-	open := filepath.Join(base, "open")
+	open := filepath.Join(root, "open")
 	os.Mkdir(open, 0o700)
 	os.Chmod(open, 0o777)
 	for _, tt := range []struct {
@@ -451,12 +452,12 @@ func TestRefusedDirectory(t *testing.T) {
 	} {
 		for _, args := range [][]string{{"--dir", tt.dir}, {"--dir", tt.dir, "--json"}, {"--dir", tt.dir, "--jq", "."}, {"--dir", tt.dir, "--jq-files", "."}, {"prune", "--dir", tt.dir}} {
 			r := run(t, runOpts{}, args...)
-			if r.code != ExitError || r.stdout != "" || !strings.Contains(r.stderr, "statusls: status directory "+tt.dir+": "+tt.err) || !strings.Contains(r.stderr, "statusls: hint: ") || !strings.Contains(r.stderr, tt.hint) {
+			if r.code != base.ExitError || r.stdout != "" || !strings.Contains(r.stderr, "statusls: status directory "+tt.dir+": "+tt.err) || !strings.Contains(r.stderr, "statusls: hint: ") || !strings.Contains(r.stderr, tt.hint) {
 				t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
 			}
 		}
 		r := run(t, runOpts{}, "doctor", "--dir", tt.dir)
-		if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM") || !strings.Contains(r.stdout, "hints:") {
+		if r.code != base.ExitError || !strings.Contains(r.stdout, "PROBLEM") || !strings.Contains(r.stdout, "hints:") {
 			t.Errorf("doctor %s: exit %d\n%s", tt.dir, r.code, r.stdout)
 		}
 	}
@@ -491,7 +492,7 @@ func TestDoctorLocations(t *testing.T) {
 	// A status directory that publishers refuse (P4) but readers accept.
 	os.Chmod(dir, 0o755)
 	r := run(t, runOpts{}, "doctor", "--dir", dir)
-	if r.code != ExitError || !strings.Contains(r.stdout, "PROBLEM for publishers: accessible by group or others (mode drwxr-xr-x (0755)): they refuse to write (P4)") || !strings.Contains(r.stdout, "ok for readers") {
+	if r.code != base.ExitError || !strings.Contains(r.stdout, "PROBLEM for publishers: accessible by group or others (mode drwxr-xr-x (0755)): they refuse to write (P4)") || !strings.Contains(r.stdout, "ok for readers") {
 		t.Errorf("doctor, 0755 status directory: exit %d\n%s", r.code, r.stdout)
 	}
 	os.Chmod(home, 0o777)
@@ -557,7 +558,7 @@ func TestNotOwned(t *testing.T) {
 	if err := os.Chown(dir, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, runOpts{}, "--dir", dir); r.code != ExitError || !strings.Contains(r.stderr, "owned by another account") || !strings.Contains(r.stderr, "hint:") {
+	if r := run(t, runOpts{}, "--dir", dir); r.code != base.ExitError || !strings.Contains(r.stderr, "owned by another account") || !strings.Contains(r.stderr, "hint:") {
 		t.Errorf("foreign directory: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -1,6 +1,10 @@
 package statusls
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/cli/base"
+)
 
 // The usage texts are golden files: a change to them shows in review.
 func TestUsageGolden(t *testing.T) {
@@ -13,7 +17,7 @@ func TestUsageGolden(t *testing.T) {
 		{[]string{"wait", "--help"}, "usage.wait"},
 	} {
 		r := run(t, runOpts{}, tt.args...)
-		if r.code != ExitOK || r.stderr != "" {
+		if r.code != base.ExitOK || r.stderr != "" {
 			t.Errorf("%v: exit %d, stderr %q", tt.args, r.code, r.stderr)
 		}
 		golden(t, tt.golden, r.stdout)

@@ -2,11 +2,11 @@ package statusls
 
 import (
 	"fmt"
-	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
@@ -126,7 +126,7 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 	w, err := watch.New(loc.Dir, watch.WithClock(env.Clock), watch.WithLiveness(o.json))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-		return ExitError
+		return base.ExitError
 	}
 	defer w.Close()
 	var timeout <-chan time.Time
@@ -142,18 +142,18 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 		select {
 		case <-eof:
 			fmt.Fprintln(env.Stderr, "statusls: standard input ended (--until-eof)")
-			return ExitError
+			return base.ExitError
 		case ev, ok := <-w.Events():
 			if !ok {
 				fmt.Fprintln(env.Stderr, "statusls: the watcher stopped")
-				return ExitError
+				return base.ExitError
 			}
 			if code := ws.handle(&ev); code >= 0 {
 				return code
 			}
 		case <-timeout:
 			fmt.Fprintf(env.Stderr, "statusls: timed out after %v waiting for %s\n", o.timeout, ws.what())
-			return ExitTimeout
+			return base.ExitTimeout
 		}
 	}
 }
@@ -213,7 +213,7 @@ func (s *waitState) check(ev *watch.Event) int {
 	fresh := s.cur != nil && s.cur.Verdict == reader.Fresh
 	if s.o.gone {
 		if !fresh {
-			return ExitOK
+			return base.ExitOK
 		}
 		return -1
 	}
@@ -235,7 +235,7 @@ func (s *waitState) check(ev *watch.Event) int {
 		why = "was removed"
 	}
 	fmt.Fprintf(s.env.Stderr, "statusls: session %s %s while waiting for %s\n", quotePath(statusfile.SanitizeText(s.o.session)), why, s.what())
-	return ExitGone
+	return base.ExitGone
 }
 
 // done prints the session that ended the wait, as asked.
@@ -249,9 +249,9 @@ func (s *waitState) done(e *reader.Entry) int {
 	}
 	if _, err := s.env.Stdout.Write(out); err != nil {
 		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-		return ExitError
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // what says what the wait is for, in messages.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -51,14 +52,14 @@ func TestWaitHoldsAlready(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runNow(t, clock, append([]string{"wait", "--dir", dir}, tt.args...)...)
-			if r.code != ExitOK || r.stdout != tt.stdout || r.stderr != "" {
+			if r.code != base.ExitOK || r.stdout != tt.stdout || r.stderr != "" {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 0, %q", r.code, r.stdout, r.stderr, tt.stdout)
 			}
 		})
 	}
 	r := runNow(t, clock, "wait", "--dir", dir, "--session", "a", "--state", "idle", "--json")
 	var m map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil || r.code != ExitOK || m["session"] != "a" || m["state"] != "idle" || m["fresh"] != true {
+	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil || r.code != base.ExitOK || m["session"] != "a" || m["state"] != "idle" || m["fresh"] != true {
 		t.Errorf("--json: exit %d, %q: %v", r.code, r.stdout, err)
 	}
 	if clock.Now() != now {
@@ -89,7 +90,7 @@ func TestWaitForChange(t *testing.T) {
 		put(t, dir, a)
 		a.State = statusfile.Blocked
 		put(t, dir, a)
-		if code := r.exit(); code != ExitOK || !strings.Contains(r.stdout.String(), `"state":"blocked"`) {
+		if code := r.exit(); code != base.ExitOK || !strings.Contains(r.stdout.String(), `"state":"blocked"`) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, r.stdout.String(), r.stderr.String())
 		}
 	})
@@ -102,7 +103,7 @@ func TestWaitForChange(t *testing.T) {
 		put(t, dir, statusfile.Status{Agent: "pi", Session: "b", State: statusfile.Idle, UpdatedAt: now})
 		put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Working, UpdatedAt: now})
 		put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Idle, UpdatedAt: now})
-		if code := r.exit(); code != ExitOK || r.stdout.String() != "" || r.stderr.String() != "" {
+		if code := r.exit(); code != base.ExitOK || r.stdout.String() != "" || r.stderr.String() != "" {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, r.stdout.String(), r.stderr.String())
 		}
 	})
@@ -117,7 +118,7 @@ func TestWaitForChange(t *testing.T) {
 		os.MkdirAll(dir, 0o700)
 		os.Chmod(home, 0o700)
 		put(t, dir, statusfile.Status{Agent: "pi", Session: "x", State: statusfile.Blocked, UpdatedAt: now})
-		if code := r.exit(); code != ExitOK || r.stdout.String() != "x\n" {
+		if code := r.exit(); code != base.ExitOK || r.stdout.String() != "x\n" {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, r.stdout.String(), r.stderr.String())
 		}
 	})
@@ -130,7 +131,7 @@ func TestWaitForChange(t *testing.T) {
 		putRaw(t, dir, statusfile.FileName("\x1b[2Jnew"), rawRecord("\x1b[2Jnew", "blocked", "", 0, now))
 		code := r.exit()
 		var m map[string]any
-		if err := json.Unmarshal([]byte(r.stdout.String()), &m); err != nil || code != ExitOK || m["session"] != "new" {
+		if err := json.Unmarshal([]byte(r.stdout.String()), &m); err != nil || code != base.ExitOK || m["session"] != "new" {
 			t.Errorf("exit %d, stdout %q: %v", code, r.stdout.String(), err)
 		}
 	})
@@ -140,7 +141,7 @@ func TestWaitForChange(t *testing.T) {
 		put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Working, UpdatedAt: now})
 		r := startWait(t, clock, "--dir", dir, "--session", "a", "--gone")
 		remove(t, dir, "a")
-		if code := r.exit(); code != ExitOK {
+		if code := r.exit(); code != base.ExitOK {
 			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
 		}
 	})
@@ -155,7 +156,7 @@ func TestWaitForChange(t *testing.T) {
 			t.Fatal("gone while still fresh (exactly 30 s old)")
 		}
 		clock.Advance(time.Millisecond)
-		if code := r.exit(); code != ExitOK {
+		if code := r.exit(); code != base.ExitOK {
 			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
 		}
 	})
@@ -181,7 +182,7 @@ func TestWaitTimeout(t *testing.T) {
 			t.Fatalf("%v: exited before the timeout: %d", args, r.exit())
 		}
 		clock.Advance(time.Millisecond)
-		if code := r.exit(); code != ExitTimeout || !strings.Contains(r.stderr.String(), "statusls: timed out after 200ms waiting for ") {
+		if code := r.exit(); code != base.ExitTimeout || !strings.Contains(r.stderr.String(), "statusls: timed out after 200ms waiting for ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, r.stderr.String())
 		}
 	}
@@ -196,7 +197,7 @@ func TestWaitGone(t *testing.T) {
 		put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Working, UpdatedAt: now})
 		r := startWait(t, clock, "--dir", dir, "--session", "a", "--state", "idle")
 		remove(t, dir, "a")
-		if code := r.exit(); code != ExitGone || r.stderr.String() != "statusls: session a was removed (deleted) while waiting for session a in state idle\n" {
+		if code := r.exit(); code != base.ExitGone || r.stderr.String() != "statusls: session a was removed (deleted) while waiting for session a in state idle\n" {
 			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
 		}
 	})
@@ -207,7 +208,7 @@ func TestWaitGone(t *testing.T) {
 		r := startWait(t, clock, "--dir", dir, "--session", "a", "--state", "idle")
 		waitStaleTimer(t, clock, now, now.Add(30*time.Second+time.Nanosecond))
 		clock.Advance(31 * time.Second)
-		if code := r.exit(); code != ExitGone || !strings.Contains(r.stderr.String(), "session a went stale") {
+		if code := r.exit(); code != base.ExitGone || !strings.Contains(r.stderr.String(), "session a went stale") {
 			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
 		}
 	})
@@ -217,7 +218,7 @@ func TestWaitGone(t *testing.T) {
 		put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Working, UpdatedAt: now})
 		r := startWait(t, clock, "--dir", dir, "--session", "a", "--state", "idle")
 		putRaw(t, dir, statusfile.FileName("a"), []byte("not json"))
-		if code := r.exit(); code != ExitGone || !strings.Contains(r.stderr.String(), "was removed (bad-json)") {
+		if code := r.exit(); code != base.ExitGone || !strings.Contains(r.stderr.String(), "was removed (bad-json)") {
 			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
 		}
 	})

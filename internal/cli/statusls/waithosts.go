@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -51,33 +52,33 @@ func waitHost(o *waitOptions, env *Env) int {
 		if res.Err.Hint != "" {
 			fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", statusfile.SanitizeText(res.Err.Hint))
 		}
-		return ExitError
+		return base.ExitError
 	}
 	ws := &waitState{o: o}
 	switch res.Code {
-	case ExitOK:
+	case base.ExitOK:
 		out := res.Output
 		if o.json {
 			e, err := remote.DecodeEntry(out)
 			if err != nil {
 				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", shown, strings.TrimPrefix(err.Error(), "remote: "))
-				return ExitError
+				return base.ExitError
 			}
 			out = remote.AppendJSON(nil, host, e)
 		}
 		if len(out) > 0 {
 			if _, err := env.Stdout.Write(append(out, '\n')); err != nil {
 				fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
-				return ExitError
+				return base.ExitError
 			}
 		}
-	case ExitTimeout:
+	case base.ExitTimeout:
 		fmt.Fprintf(env.Stderr, "statusls: timed out after %v waiting for %s on host %s\n", o.timeout, ws.what(), shown)
-	case ExitGone:
+	case base.ExitGone:
 		fmt.Fprintf(env.Stderr, "statusls: session %s went away on host %s while waiting for %s\n", quotePath(statusfile.SanitizeText(o.session)), shown, ws.what())
 	default:
 		fmt.Fprintf(env.Stderr, "statusls: host %s: statusls wait ended with exit status %d\n", shown, res.Code)
-		return ExitError
+		return base.ExitError
 	}
 	return res.Code
 }

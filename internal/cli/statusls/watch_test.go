@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -74,7 +75,7 @@ func TestWatchJSON(t *testing.T) {
 	r.waitLine(`"event":"added"`, `"session":"old"`)
 
 	r.signal(syscall.SIGTERM)
-	if code := r.exit(); code != ExitOK || r.stderr.String() != "" {
+	if code := r.exit(); code != base.ExitOK || r.stderr.String() != "" {
 		t.Fatalf("exit %d, stderr %q", code, r.stderr.String())
 	}
 	out := r.stdout.String()
@@ -218,8 +219,8 @@ func TestWatchMissingDir(t *testing.T) {
 }
 
 func TestWatchUsageAndErrors(t *testing.T) {
-	base := t.TempDir()
-	open := filepath.Join(base, "open")
+	root := t.TempDir()
+	open := filepath.Join(root, "open")
 	os.Mkdir(open, 0o700)
 	os.Chmod(open, 0o777)
 	tests := []struct {
@@ -252,7 +253,7 @@ func TestWatchUsageAndErrors(t *testing.T) {
 			if r.code != tt.code || !strings.Contains(r.stdout, tt.out) || !strings.Contains(r.stderr, tt.err) {
 				t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 			}
-			if tt.code != ExitOK && !strings.Contains(r.stderr, "statusls: hint:") {
+			if tt.code != base.ExitOK && !strings.Contains(r.stderr, "statusls: hint:") {
 				t.Errorf("no hint: %q", r.stderr)
 			}
 		})
@@ -302,7 +303,7 @@ func TestWatchTerminal(t *testing.T) {
 		}
 	}
 	r.signal(os.Interrupt)
-	if code := r.exit(); code != ExitOK {
+	if code := r.exit(); code != base.ExitOK {
 		t.Fatalf("exit %d: %s", code, r.stderr.String())
 	}
 	if out := r.stdout.String(); !strings.HasSuffix(out, seqLeave) {

@@ -3,7 +3,6 @@ package statusls
 import (
 	"errors"
 	"fmt"
-	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"io"
 	"io/fs"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
@@ -278,7 +278,7 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 		watch.WithLiveness(r.mode == watchJSON || o.execSet))
 	if err != nil {
 		fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-		return ExitError
+		return base.ExitError
 	}
 	defer w.Close()
 
@@ -317,7 +317,7 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 	for {
 		select {
 		case <-eof:
-			return ExitOK
+			return base.ExitOK
 		case ev, ok := <-events:
 			if !ok {
 				return r.writeError(errors.New("the watcher stopped"))
@@ -361,7 +361,7 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 				continue
 			}
 			if k == 'q' || k == 'Q' || k == ctrlC {
-				return ExitOK
+				return base.ExitOK
 			}
 		case sig := <-sigs:
 			if slices.Contains(resizeSignals, sig) {
@@ -371,7 +371,7 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 				}
 				continue
 			}
-			return ExitOK
+			return base.ExitOK
 		}
 	}
 }
@@ -501,7 +501,7 @@ func (r *watchRun) writeError(err error) int {
 		r.table.end()
 	}
 	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-	return ExitError
+	return base.ExitError
 }
 
 // lockedWriter serializes writes to w, and drops them once closed.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -105,7 +106,7 @@ func TestWatchExec(t *testing.T) {
 	expect("s|claude-code|blocked||/work/s|7")
 
 	r.signal(syscall.SIGTERM)
-	if code := r.exit(); code != ExitOK || r.stderr.String() != "" {
+	if code := r.exit(); code != base.ExitOK || r.stderr.String() != "" {
 		t.Fatalf("exit %d, stderr %q", code, r.stderr.String())
 	}
 	expect("")
@@ -149,7 +150,7 @@ func TestWatchExecFailure(t *testing.T) {
 		return strings.Contains(r.stderr.String(), "statusls: --exec: session y (blocked): exit status 3\n")
 	}, func() string { return r.stderr.String() })
 	r.signal(syscall.SIGTERM)
-	if code := r.exit(); code != ExitOK || r.stdout.String() != "" {
+	if code := r.exit(); code != base.ExitOK || r.stdout.String() != "" {
 		t.Errorf("exit %d, stdout %q", code, r.stdout.String())
 	}
 }
@@ -201,7 +202,7 @@ func TestWatchExecSlow(t *testing.T) {
 		t.Errorf("%d commands running at once, want %d", n, execMaxRunning)
 	}
 	r.signal(syscall.SIGTERM)
-	if code := r.exit(); code != ExitOK {
+	if code := r.exit(); code != base.ExitOK {
 		t.Errorf("exit %d: %s", code, r.stderr.String())
 	}
 	if n := count("done.*"); n > 0 {
@@ -247,7 +248,7 @@ func TestWatchExecOnTerminal(t *testing.T) {
 		return strings.Contains(s, "statusls: --exec: session x (blocked): exit status 3"+seqEraseLine)
 	})
 	r.signal(syscall.SIGTERM)
-	if code := r.exit(); code != ExitOK || r.stderr.String() != "" || strings.Contains(r.stdout.String(), "noise") {
+	if code := r.exit(); code != base.ExitOK || r.stderr.String() != "" || strings.Contains(r.stdout.String(), "noise") {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, r.stderr.String(), r.stdout.String())
 	}
 }
@@ -305,7 +306,7 @@ func TestWatchExecAfter(t *testing.T) {
 	expect("i|idle||||rate_limited|rate limited")
 
 	r.signal(syscall.SIGTERM)
-	if code := r.exit(); code != ExitOK || r.stderr.String() != "" {
+	if code := r.exit(); code != base.ExitOK || r.stderr.String() != "" {
 		t.Fatalf("exit %d, stderr %q", code, r.stderr.String())
 	}
 	if got := lines(t, runs); !slices.Equal(got, want) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
@@ -68,7 +69,7 @@ func watchHosts(o *watchOptions, env *Env) int {
 			watch.WithLiveness(r.mode == watchJSON || o.execSet))
 		if err != nil {
 			fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
-			return ExitError
+			return base.ExitError
 		}
 		defer w.Close()
 		local = w.Events()
@@ -133,14 +134,14 @@ func watchHosts(o *watchOptions, env *Env) int {
 		var err error
 		select {
 		case <-eof:
-			return ExitOK
+			return base.ExitOK
 		case k, ok := <-keys:
 			if !ok {
 				keys = nil // the terminal's input ended: keep watching
 				break
 			}
 			if k == 'q' || k == 'Q' || k == ctrlC {
-				return ExitOK
+				return base.ExitOK
 			}
 		case ev, ok := <-events:
 			if !ok {
@@ -166,7 +167,7 @@ func watchHosts(o *watchOptions, env *Env) int {
 				r.dirty = true
 				break
 			}
-			return ExitOK
+			return base.ExitOK
 		}
 		if err == nil {
 			err = r.redraw()
@@ -199,7 +200,7 @@ func (r *hostsWatch) fail(err error) int {
 		r.table.end()
 	}
 	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(err.Error()))
-	return ExitError
+	return base.ExitError
 }
 
 // handle takes in one event of one host ("" for this machine).

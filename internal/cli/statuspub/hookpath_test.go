@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 // statuspub, the program every agent starts on every hook event, links
@@ -55,9 +57,9 @@ func TestInstallCodexNeedsHelper(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"install", "codex"}, ExitError, "statuspub: install: this statuspub-install cannot edit Codex's config.toml\n"},
-		{[]string{"install", "codex", "--nope"}, ExitUsage, "statuspub: install: unknown flag --nope"},
-		{[]string{"install", "claude", "--trust"}, ExitUsage, "statuspub: install: --trust and --no-daemon are for codex"},
+		{[]string{"install", "codex"}, base.ExitError, "statuspub: install: this statuspub-install cannot edit Codex's config.toml\n"},
+		{[]string{"install", "codex", "--nope"}, base.ExitUsage, "statuspub: install: unknown flag --nope"},
+		{[]string{"install", "claude", "--trust"}, base.ExitUsage, "statuspub: install: --trust and --no-daemon are for codex"},
 	} {
 		var out, errOut bytes.Buffer
 		code := Run(tc.args, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})

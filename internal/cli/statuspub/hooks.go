@@ -100,9 +100,9 @@ func (f *hookFlags) agentProcess() int {
 func failed(env Env, strict bool, name string, err error) int {
 	fmt.Fprintf(env.Stderr, "statuspub: %s: %s\n", name, base.Message(err))
 	if strict {
-		return ExitError
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // runUpdate applies one update (a set, a clear, a hook's action) and
@@ -194,7 +194,7 @@ func setCmd(f *hookFlags, args []string, env Env) int {
 	}); err != nil {
 		return failed(env, f.strict, "set", err)
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // The kinds and reasons statuspub writes (SPEC.md §4.4).
@@ -266,7 +266,7 @@ func clearCmd(f *hookFlags, args []string, env Env) int {
 	if err := runUpdate(env, func() error { return hooksession.Clear(dir, f.session) }); err != nil {
 		return failed(env, f.strict, "clear", err)
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
@@ -287,7 +287,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 		return failed(env, f.strict, name, err)
 	}
 	if a.Kind == agenthook.Ignore {
-		return ExitOK // an event this version does not know
+		return base.ExitOK // an event this version does not know
 	}
 	if err := statusfile.ValidateSession(a.Session); err != nil {
 		return failed(env, f.strict, name, err)
@@ -324,7 +324,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 	if err != nil {
 		return failed(env, f.strict, name, err)
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
@@ -351,9 +351,9 @@ func ownerCmd(dir, session string, args []string, prog *base.Program, env Env) i
 	}
 	if err := hooksession.RunOwner(dir, session, heartbeatFromEnv(env), env.Signals); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", base.Message(err))
-		return ExitError
+		return base.ExitError
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // heartbeatFromEnv is $STATUSPUB_HEARTBEAT when valid, else

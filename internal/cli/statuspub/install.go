@@ -108,7 +108,7 @@ func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Progra
 	if opts.Agent == "codex" && !o.uninstall && opts.Project == "" && !codexTOML.daemonOff(codexConfigPath(env)) {
 		fmt.Fprintln(env.Stderr, "statuspub: note: with Codex's app-server daemon (its default) a session stays listed about 60 s after you quit Codex; 'codex --no-daemon' or 'statuspub install codex --no-daemon' makes it go at once")
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // codexTOML reads and edits Codex's config.toml for install codex: package
@@ -153,7 +153,7 @@ func execInstallHelper(prog *base.Program, c *base.Command, env Env) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: install codex needs %s, which is not installed next to statuspub or in $PATH\n", installHelper)
 		fmt.Fprintf(env.Stderr, "statuspub: hint: go install github.com/agentstatus/agentstatus/cmd/%s@latest\n", installHelper)
-		return ExitError
+		return base.ExitError
 	}
 	environ := append(os.Environ(), installHelperEnv+"="+env.Executable)
 	code, err := base.ExecHelper(base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr}, path, env.args, environ)

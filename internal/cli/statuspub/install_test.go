@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 func runInstall(t *testing.T, home string, args ...string) (int, string, string) {
@@ -25,32 +27,32 @@ func TestInstallCommand(t *testing.T) {
 	home := t.TempDir()
 	settings := filepath.Join(home, ".claude", "settings.json")
 	code, out, stderr := runInstall(t, home, "claude", "--dry-run")
-	if code != ExitOK || stderr != "" || !strings.HasPrefix(out, "--- /dev/null\n+++ "+settings+"\n@@ ") || !strings.Contains(out, `+            "command": "statuspub claude-hook",`) {
+	if code != base.ExitOK || stderr != "" || !strings.HasPrefix(out, "--- /dev/null\n+++ "+settings+"\n@@ ") || !strings.Contains(out, `+            "command": "statuspub claude-hook",`) {
 		t.Fatalf("--dry-run: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	if _, err := os.Stat(settings); !os.IsNotExist(err) {
 		t.Fatal("--dry-run wrote the file")
 	}
-	if code, out, _ := runInstall(t, home, "--dry-run", "claude"); code != ExitOK || out == "" {
+	if code, out, _ := runInstall(t, home, "--dry-run", "claude"); code != base.ExitOK || out == "" {
 		t.Errorf("flags before the agent: exit %d", code)
 	}
-	if code, out, stderr := runInstall(t, home, "claude"); code != ExitOK || out != "wrote: "+settings+"\n" || stderr != "" {
+	if code, out, stderr := runInstall(t, home, "claude"); code != base.ExitOK || out != "wrote: "+settings+"\n" || stderr != "" {
 		t.Fatalf("install: exit %d, %q %q", code, out, stderr)
 	}
-	if code, out, _ := runInstall(t, home, "claude"); code != ExitOK || out != "unchanged: "+settings+"\n" {
+	if code, out, _ := runInstall(t, home, "claude"); code != base.ExitOK || out != "unchanged: "+settings+"\n" {
 		t.Errorf("again: exit %d, %q", code, out)
 	}
-	if code, out, _ := runInstall(t, home, "claude", "--uninstall"); code != ExitOK || !strings.HasPrefix(out, "wrote: "+settings+" (backup: "+settings+".agentstatus-backup-") {
+	if code, out, _ := runInstall(t, home, "claude", "--uninstall"); code != base.ExitOK || !strings.HasPrefix(out, "wrote: "+settings+" (backup: "+settings+".agentstatus-backup-") {
 		t.Errorf("uninstall: exit %d, %q", code, out)
 	}
 	// A refusal is one line and exit 1.
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{\n  \"a\": 1,\n}\n"), 0o600)
 	code, _, stderr = runInstall(t, home, "claude")
-	if code != ExitError || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "statuspub: install: "+settings+":3:1: ") {
+	if code != base.ExitError || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "statuspub: install: "+settings+":3:1: ") {
 		t.Errorf("malformed: exit %d, %q", code, stderr)
 	}
 	for _, args := range [][]string{{}, {"cursor"}, {"claude", "extra"}, {"claude", "--bogus"}, {"--bogus", "claude"}} {
-		if code, _, stderr := runInstall(t, home, args...); code != ExitUsage || !strings.HasPrefix(stderr, "statuspub: install: ") {
+		if code, _, stderr := runInstall(t, home, args...); code != base.ExitUsage || !strings.HasPrefix(stderr, "statuspub: install: ") {
 			t.Errorf("%q: exit %d, %q", args, code, stderr)
 		}
 	}
@@ -66,7 +68,7 @@ func TestInstallProject(t *testing.T) {
 	t.Cleanup(func() { os.Chdir(wd) })
 	os.Chdir(proj)
 	code, out, stderr := runInstall(t, t.TempDir(), "codex", "--project")
-	if code != ExitOK || !strings.Contains(out, filepath.Join(proj, ".codex", "hooks.json")) || !strings.Contains(stderr, "/hooks") {
+	if code != base.ExitOK || !strings.Contains(out, filepath.Join(proj, ".codex", "hooks.json")) || !strings.Contains(stderr, "/hooks") {
 		t.Errorf("exit %d, %q, %q", code, out, stderr)
 	}
 }
@@ -92,7 +94,7 @@ func TestInstallCodex(t *testing.T) {
 	const daemonNote = "statuspub: note: with Codex's app-server daemon (its default) a session stays listed about 60 s after you quit Codex; 'codex --no-daemon' or 'statuspub install codex --no-daemon' makes it go at once\n"
 	code, out, stderr := run("codex")
 	hooks := filepath.Join(home, ".codex", "hooks.json")
-	if code != ExitOK || out != "wrote: "+hooks+"\n" || stderr != trustLine+daemonNote {
+	if code != base.ExitOK || out != "wrote: "+hooks+"\n" || stderr != trustLine+daemonNote {
 		t.Fatalf("install: exit %d, %q, %q", code, out, stderr)
 	}
 	data, _ := os.ReadFile(hooks)
@@ -108,18 +110,18 @@ func TestInstallCodex(t *testing.T) {
 	}
 	code, out, stderr = run("codex", "--trust")
 	config := filepath.Join(home, ".codex", "config.toml")
-	if code != ExitOK || out != "unchanged: "+hooks+"\nwrote: "+config+"\n" || stderr != daemonNote {
+	if code != base.ExitOK || out != "unchanged: "+hooks+"\nwrote: "+config+"\n" || stderr != daemonNote {
 		t.Fatalf("--trust: exit %d, %q, %q", code, out, stderr)
 	}
 	if _, _, stderr := run("codex"); stderr != daemonNote {
 		t.Errorf("trusted: %q", stderr)
 	}
-	if code, _, stderr := run("codex", "--no-daemon"); code != ExitOK || stderr != "" {
+	if code, _, stderr := run("codex", "--no-daemon"); code != base.ExitOK || stderr != "" {
 		t.Errorf("--no-daemon: exit %d, %q", code, stderr)
 	}
 	for _, agent := range []string{"claude", "gemini", "opencode"} {
 		for _, flag := range []string{"--trust", "--no-daemon"} {
-			if code, _, stderr := run(agent, flag); code != ExitUsage || !strings.Contains(stderr, "are for codex") {
+			if code, _, stderr := run(agent, flag); code != base.ExitUsage || !strings.Contains(stderr, "are for codex") {
 				t.Errorf("%s %s: exit %d, %q", agent, flag, code, stderr)
 			}
 		}

@@ -26,17 +26,6 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-// Exit codes.
-const (
-	ExitOK    = base.ExitOK
-	ExitError = base.ExitError
-	ExitUsage = base.ExitUsage
-	// ExitNotFound and ExitCannotRun are what `statuspub run` returns when
-	// CMD cannot be started, as shells do.
-	ExitCannotRun = 126
-	ExitNotFound  = 127
-)
-
 // Env is what the command gets from its process: streams, environment and
 // signals. Tests build their own.
 type Env struct {
@@ -549,7 +538,7 @@ func closeAndExit(p *statusfile.Publisher, env Env) int {
 	if err := closeBounded(p); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 	}
-	return ExitOK
+	return base.ExitOK
 }
 
 // maxLine bounds one input line; longer lines are answered with an error.
@@ -700,9 +689,9 @@ func run(o *options, argv []string, prog *base.Program, env Env) int {
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: run: %v\n", err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return ExitNotFound
+			return base.ExitNotFound
 		}
-		return ExitCannotRun
+		return base.ExitCannotRun
 	}
 	pid := o.pid
 	if pid == 0 {
@@ -746,7 +735,7 @@ func run(o *options, argv []string, prog *base.Program, env Env) int {
 func exitStatus(cmd *exec.Cmd, err error, env Env) int {
 	if cmd.ProcessState == nil {
 		fmt.Fprintf(env.Stderr, "statuspub: run: %v\n", err)
-		return ExitError
+		return base.ExitError
 	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return 128 + int(ws.Signal())

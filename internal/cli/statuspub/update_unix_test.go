@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/hooksession"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -395,7 +396,7 @@ func TestInstallSignalWhileWriteHangs(t *testing.T) {
 	signals <- syscall.SIGINT
 	select {
 	case code := <-done:
-		if code != ExitError || !strings.HasPrefix(stderr.String(), "statuspub: install: interrupted") || strings.Count(stderr.String(), "\n") != 1 {
+		if code != base.ExitError || !strings.HasPrefix(stderr.String(), "statuspub: install: interrupted") || strings.Count(stderr.String(), "\n") != 1 {
 			t.Errorf("exit %d, stderr %q", code, stderr.String())
 		}
 	case <-time.After(10 * time.Second):
