@@ -38,22 +38,19 @@ func Names(record string) (lock, owner, tasks string) {
 
 // FileKind says which of a hook session's files name is: "lock", "owner"
 // or "tasks" (the task list, or the temporary file it is written
-// through), and the name of the record it belongs to; "" for any other
-// name.
-func FileKind(name string) (kind, record string) {
+// through); "" for any other name.
+func FileKind(name string) string {
 	base, ext, ok := strings.Cut(strings.TrimPrefix(name, "."), ".")
 	if !ok || !strings.HasPrefix(name, ".") || !statusfile.IsStatusName(base+".json") {
-		return "", ""
+		return ""
 	}
 	switch "." + ext {
 	case lockExt:
-		kind = "lock"
+		return "lock"
 	case ownerExt:
-		kind = "owner"
+		return "owner"
 	case tasksExt, tasksExt + tmpExt:
-		kind = "tasks"
-	default:
-		return "", ""
+		return "tasks"
 	}
-	return kind, base + ".json"
+	return ""
 }

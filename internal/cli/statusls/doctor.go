@@ -322,7 +322,7 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 // ignoredKind names a file readers ignore: statuspub's lock, owner and
 // task files, a publisher's temporary file, or something else.
 func ignoredKind(name string) (kind, what string) {
-	switch k, _ := hooksession.FileKind(name); k {
+	switch hooksession.FileKind(name) {
 	case "lock":
 		return "write-lock", "statuspub's write lock of a session: harmless, kept for the next write (R3)"
 	case "owner":
