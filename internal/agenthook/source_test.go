@@ -130,3 +130,27 @@ func TestGeminiChatPath(t *testing.T) {
 		t.Error("a session id shorter than the name's prefix was accepted")
 	}
 }
+
+// A turn a source ends with no hook: Claude Code's and Gemini CLI's files
+// go idle without a hook only on an interrupt; Codex's line says how.
+func TestSourceEnded(t *testing.T) {
+	for _, tt := range []struct {
+		kind string
+		data string
+		want statusfile.Ended
+	}{
+		{SourceClaudeSession, `{"status":"idle"}`, statusfile.Ended{Reason: statusfile.EndCancelled}},
+		{SourceGeminiChat, `{"type":"info","content":"Request cancelled."}`, statusfile.Ended{Reason: statusfile.EndCancelled}},
+		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"task_complete"}}`, statusfile.Ended{Reason: statusfile.EndDone}},
+		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`, statusfile.Ended{Reason: statusfile.EndCancelled}},
+		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"task_complete","error":{"message":"x","codex_error_info":"usage_limit_exceeded"}}}`,
+			statusfile.Ended{Reason: statusfile.EndRateLimited, Detail: "usage_limit_exceeded"}},
+		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"task_complete","error":{"message":"x","codex_error_info":{"http_connection_failed":{"http_status_code":502}}}}}`,
+			statusfile.Ended{Reason: statusfile.EndFailed, Detail: "http_connection_failed"}},
+		{"unknown-kind", `{}`, statusfile.Ended{}},
+	} {
+		if got := SourceEnded(tt.kind, []byte(tt.data)); got != tt.want {
+			t.Errorf("SourceEnded(%s, %s) = %+v, want %+v", tt.kind, tt.data, got, tt.want)
+		}
+	}
+}
