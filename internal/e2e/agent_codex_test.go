@@ -184,18 +184,6 @@ func (r *codexRun) noSignal(scenario string, st step, shown string, atLeast time
 	}
 }
 
-// codexTyping types a prompt into an empty input line.
-func codexTyping(text string) func(*agentRun) {
-	return func(r *agentRun) {
-		r.tm.send("C-u")
-		r.tm.typeLine(text)
-	}
-}
-
-func codexPressing(keys ...string) func(*agentRun) {
-	return func(r *agentRun) { r.tm.send(keys...) }
-}
-
 // codexSettled is how long a state must stay on screen to count.
 const codexSettled = 300 * time.Millisecond
 
@@ -205,48 +193,48 @@ const codexSettled = 300 * time.Millisecond
 // approval.
 func codexTurns(r *codexRun) {
 	r.do("text",
-		step{name: "prompt", act: codexTyping("e2e:text"), truth: working},
+		step{name: "prompt", act: typing("e2e:text"), truth: working},
 		step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"})
 	// Approval: y; the tool then runs 4 s with no hook until PostToolUse.
 	r.do("approve",
-		step{name: "prompt", act: codexTyping("e2e:tool sleep 4"), truth: blocked, settle: codexSettled, why: "^Bash: sleep 4$"})
-	r.noSignal("approve", step{name: "approve", act: codexPressing("y"), truth: working, settle: codexSettled},
+		step{name: "prompt", act: typing("e2e:tool sleep 4"), truth: blocked, settle: codexSettled, why: "^Bash: sleep 4$"})
+	r.noSignal("approve", step{name: "approve", act: pressing("y"), truth: working, settle: codexSettled},
 		blocked, 2*time.Second, "", 10*time.Second)
 	r.do("approve", step{name: "tool ends", truth: idle, settle: codexSettled})
 	r.do("deny",
-		step{name: "prompt", act: codexTyping("e2e:tool echo denied"), truth: blocked, settle: codexSettled},
-		step{name: "deny (Esc)", act: codexPressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
+		step{name: "prompt", act: typing("e2e:tool echo denied"), truth: blocked, settle: codexSettled},
+		step{name: "deny (Esc)", act: pressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
 	r.do("esc-in-tool",
-		step{name: "prompt", act: codexTyping("e2e:tool sleep 60"), truth: blocked, settle: codexSettled})
-	r.noSignal("esc-in-tool", step{name: "approve", act: codexPressing("y"), truth: working, settle: codexSettled},
+		step{name: "prompt", act: typing("e2e:tool sleep 60"), truth: blocked, settle: codexSettled})
+	r.noSignal("esc-in-tool", step{name: "approve", act: pressing("y"), truth: working, settle: codexSettled},
 		blocked, 2*time.Second, "", 2*time.Second)
-	r.do("esc-in-tool", step{name: "Esc", act: codexPressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
+	r.do("esc-in-tool", step{name: "Esc", act: pressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
 	r.do("esc-streaming",
-		step{name: "prompt", act: codexTyping("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: codexPressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
+		step{name: "prompt", act: typing("e2e:slow"), truth: working, settle: time.Second},
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
 	// The model answers HTTP 400: no hook; the rollout file's
 	// task_complete with an error is the only signal (the heartbeat owner
 	// follows it).
 	r.do("failed-turn",
-		step{name: "prompt", act: codexTyping("e2e:fail 400"), truth: working},
+		step{name: "prompt", act: typing("e2e:fail 400"), truth: working},
 		step{name: "error", truth: idle, settle: codexSettled, why: "^failed"})
 	r.do("parallel",
-		step{name: "prompt", act: codexTyping("e2e:parallel echo one ;; echo two"), truth: blocked, settle: codexSettled},
-		step{name: "approve the first", act: codexPressing("y"), truth: blocked, settle: codexSettled, within: 10 * time.Second},
-		step{name: "approve the second", act: codexPressing("y"), truth: idle, settle: codexSettled})
+		step{name: "prompt", act: typing("e2e:parallel echo one ;; echo two"), truth: blocked, settle: codexSettled},
+		step{name: "approve the first", act: pressing("y"), truth: blocked, settle: codexSettled, within: 10 * time.Second},
+		step{name: "approve the second", act: pressing("y"), truth: idle, settle: codexSettled})
 	// request_user_input works in Plan mode only (shift+tab).
 	r.do("question",
-		step{name: "Plan mode", act: codexPressing("BTab"), truth: idle, settle: codexSettled},
-		step{name: "prompt", act: codexTyping("e2e:ask Which database?"), truth: blocked, settle: codexSettled,
+		step{name: "Plan mode", act: pressing("BTab"), truth: idle, settle: codexSettled},
+		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: codexSettled,
 			why: `^question: Which database\?$`},
-		step{name: "answer", act: codexPressing("Enter"), truth: idle, settle: codexSettled},
-		step{name: "default mode", act: codexPressing("BTab"), truth: idle, settle: codexSettled})
-	r.do("clear", step{name: "/clear", act: codexTyping("/clear"), truth: idle, settle: time.Second})
+		step{name: "answer", act: pressing("Enter"), truth: idle, settle: codexSettled},
+		step{name: "default mode", act: pressing("BTab"), truth: idle, settle: codexSettled})
+	r.do("clear", step{name: "/clear", act: typing("/clear"), truth: idle, settle: time.Second})
 	// The thread /clear left stays loaded, its record idle, until Codex
 	// unloads it (SessionEnd): the first turn after /clear shows two
 	// records.
 	r.do("after-clear",
-		step{name: "prompt", act: codexTyping("e2e:text"), truth: working},
+		step{name: "prompt", act: typing("e2e:text"), truth: working},
 		step{name: "answer", truth: idle, settle: codexSettled})
 }
 
@@ -259,7 +247,7 @@ func TestCodex(t *testing.T) {
 	r.noSignal("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second},
 		gone, 5*time.Second, "", 2*time.Second)
 	codexTurns(r)
-	r.do("quit", step{name: "/quit", act: codexTyping("/quit"), truth: gone})
+	r.do("quit", step{name: "/quit", act: typing("/quit"), truth: gone})
 }
 
 func TestCodexKilled(t *testing.T) {
@@ -268,7 +256,7 @@ func TestCodexKilled(t *testing.T) {
 	r.noSignal("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second},
 		gone, 2*time.Second, "", time.Second)
 	r.do("prompt",
-		step{name: "prompt", act: codexTyping("e2e:text"), truth: working},
+		step{name: "prompt", act: typing("e2e:text"), truth: working},
 		step{name: "answer", truth: idle, settle: time.Second})
 	r.do("kill-9", step{name: "kill -9", act: func(ar *agentRun) {
 		// The pane runs node, which runs Codex's binary: kill that one.
@@ -288,9 +276,9 @@ func TestCodexDaemon(t *testing.T) {
 	r.noSignal("daemon-start", step{name: "waits for the first prompt", truth: idle, settle: time.Second},
 		gone, 5*time.Second, "", 2*time.Second)
 	r.do("daemon-text",
-		step{name: "prompt", act: codexTyping("e2e:text"), truth: working},
+		step{name: "prompt", act: typing("e2e:text"), truth: working},
 		step{name: "answer", truth: idle, settle: codexSettled})
-	r.noSignal("daemon-quit", step{name: "/quit", act: codexTyping("/quit"), truth: gone},
+	r.noSignal("daemon-quit", step{name: "/quit", act: typing("/quit"), truth: gone},
 		idle, 30*time.Second, gone, 90*time.Second)
 	if _, err := os.Stat(filepath.Join(r.home, ".codex", "app-server-daemon", "daemon.pid")); err != nil {
 		t.Errorf("no daemon ran: %v", err)

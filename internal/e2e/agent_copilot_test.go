@@ -102,8 +102,10 @@ func startCopilot(t *testing.T) *agentRun {
 // start): shared by the tests, in the agents' cache.
 func copilotCache() string { return filepath.Join(cacheDir(), "copilot-xdg-cache") }
 
-// copilotTyping types a prompt, then Enter, into an empty input box.
-func copilotTyping(text string) func(*agentRun) {
+// typingSlowly types a prompt, then Enter, into an empty input box, with
+// pauses a slow TUI needs to take each part (Copilot CLI; Qwen Code, which
+// puts the last prompt back in the box after Esc ends a turn).
+func typingSlowly(text string) func(*agentRun) {
 	return func(r *agentRun) {
 		r.tm.send("C-u")
 		time.Sleep(200 * time.Millisecond)
@@ -146,11 +148,11 @@ const copilotSettled = 300 * time.Millisecond
 func TestCopilotCLI(t *testing.T) {
 	needE2E(t)
 	r := startCopilot(t)
-	press := geminiPressing
+	press := pressing
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
 		unsignalled: copilotFirstPrompt})
 	r.do("text",
-		step{name: "prompt", act: copilotTyping("e2e:text"), truth: working, settle: copilotSettled},
+		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: copilotSettled},
 		step{name: "answer", truth: idle, settle: copilotSettled, why: "^done$"})
 	// Esc Esc while the answer streams, early: placed after four other
 	// scenarios, 1.0.102 took none of three pairs (2 s apart) in two runs
@@ -159,34 +161,34 @@ func TestCopilotCLI(t *testing.T) {
 	// back to the input box, and in the one run that did it the session
 	// log said nothing (SPEC §13.2).
 	r.do("esc-streaming",
-		step{name: "prompt", act: copilotTyping("e2e:slow"), truth: working, settle: 3 * time.Second},
+		step{name: "prompt", act: typingSlowly("e2e:slow"), truth: working, settle: 3 * time.Second},
 		step{name: "Esc Esc", act: copilotInterrupt, truth: idle, settle: copilotSettled, why: "^cancelled$"})
 	r.do("approve",
-		step{name: "prompt", act: copilotTyping("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: copilotSettled,
+		step{name: "prompt", act: typingSlowly("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: copilotSettled,
 			why: `^permission: sleep 4; touch e2e-approve$`},
 		step{name: "approve", act: press("Enter"), truth: working, settle: copilotSettled},
 		step{name: "tool ends", truth: idle, settle: copilotSettled})
 	r.do("deny",
-		step{name: "prompt", act: copilotTyping("e2e:tool touch e2e-deny"), truth: blocked, settle: copilotSettled},
+		step{name: "prompt", act: typingSlowly("e2e:tool touch e2e-deny"), truth: blocked, settle: copilotSettled},
 		step{name: "deny", act: press("Escape"), truth: idle, settle: copilotSettled, why: "^cancelled$"})
 	r.do("esc-in-tool",
-		step{name: "prompt", act: copilotTyping("e2e:tool touch e2e-esc; tail -f /dev/null"), truth: blocked, settle: copilotSettled},
+		step{name: "prompt", act: typingSlowly("e2e:tool touch e2e-esc; tail -f /dev/null"), truth: blocked, settle: copilotSettled},
 		step{name: "approve", act: press("Enter"), truth: working, settle: time.Second},
 		step{name: "Esc Esc", act: copilotInterrupt, truth: idle, settle: copilotSettled, why: "^cancelled$"})
 	r.do("failed-turn",
-		step{name: "prompt", act: copilotTyping("e2e:fail 400"), truth: working},
+		step{name: "prompt", act: typingSlowly("e2e:fail 400"), truth: working},
 		step{name: "error", truth: idle, settle: copilotSettled, why: "^failed"})
 	r.do("parallel",
-		step{name: "prompt", act: copilotTyping("e2e:parallel ls ;; pwd"), truth: working, settle: copilotSettled},
+		step{name: "prompt", act: typingSlowly("e2e:parallel ls ;; pwd"), truth: working, settle: copilotSettled},
 		step{name: "answer", truth: idle, settle: copilotSettled})
 	r.do("question",
-		step{name: "prompt", act: copilotTyping("e2e:ask Which database"), truth: blocked, settle: copilotSettled, why: "^question$"},
+		step{name: "prompt", act: typingSlowly("e2e:ask Which database"), truth: blocked, settle: copilotSettled, why: "^question$"},
 		step{name: "answer", act: press("Enter"), truth: working},
 		step{name: "done", truth: idle, settle: copilotSettled})
 	r.do("question-dismissed",
-		step{name: "prompt", act: copilotTyping("e2e:ask Which editor"), truth: blocked, settle: copilotSettled},
+		step{name: "prompt", act: typingSlowly("e2e:ask Which editor"), truth: blocked, settle: copilotSettled},
 		step{name: "Esc", act: press("Escape"), truth: idle, settle: copilotSettled})
-	r.do("clear", step{name: "/clear", act: copilotTyping("/clear"), truth: idle, settle: time.Second,
+	r.do("clear", step{name: "/clear", act: typingSlowly("/clear"), truth: idle, settle: time.Second,
 		unsignalled: copilotFirstPrompt})
-	r.do("quit", step{name: "/exit", act: copilotTyping("/exit"), truth: gone, within: 30 * time.Second})
+	r.do("quit", step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
 }

@@ -103,10 +103,6 @@ func geminiTyping(text string) func(*agentRun) {
 	}
 }
 
-func geminiPressing(keys ...string) func(*agentRun) {
-	return func(r *agentRun) { r.tm.send(keys...) }
-}
-
 // geminiSettled is how long a state must stay on screen to count.
 const geminiSettled = 300 * time.Millisecond
 
@@ -122,19 +118,19 @@ func TestGeminiCLI(t *testing.T) {
 	r.do("approve",
 		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: geminiSettled,
 			why: `^Shell: sleep 4; touch e2e-approve$`},
-		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: geminiSettled, unsignalled: geminiApproved},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: geminiSettled, unsignalled: geminiApproved},
 		step{name: "tool ends", truth: idle, settle: geminiSettled})
 	// A denial runs no hook; the chat recording says "Request cancelled.".
 	r.do("deny",
 		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-deny"), truth: blocked, settle: geminiSettled},
-		step{name: "deny", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled, why: "^cancelled$"})
+		step{name: "deny", act: pressing("Escape"), truth: idle, settle: geminiSettled, why: "^cancelled$"})
 	r.do("esc-in-tool",
 		step{name: "prompt", act: geminiTyping("e2e:tool tail -f /dev/null"), truth: blocked, settle: geminiSettled},
-		step{name: "approve", act: geminiPressing("Enter"), truth: working, settle: time.Second, unsignalled: geminiApproved},
-		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled, why: "^cancelled$"})
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: time.Second, unsignalled: geminiApproved},
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: geminiSettled, why: "^cancelled$"})
 	r.do("esc-streaming",
 		step{name: "prompt", act: geminiTyping("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: geminiSettled})
 	// 400: Gemini CLI retries 429 and 5xx with backoff for minutes (the
 	// screen says working all along), but not a 400.
 	r.do("failed-turn",
@@ -151,7 +147,7 @@ func TestGeminiCLI(t *testing.T) {
 	// says "Request cancelled.".
 	r.do("question-dismissed",
 		step{name: "prompt", act: geminiTyping("e2e:ask Which editor"), truth: blocked, settle: geminiSettled},
-		step{name: "Esc", act: geminiPressing("Escape"), truth: idle, settle: geminiSettled})
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: geminiSettled})
 	r.do("clear", step{name: "/clear", act: geminiTyping("/clear"), truth: idle, settle: time.Second})
 	r.do("quit", step{name: "/quit", act: geminiTyping("/quit"), truth: gone, within: 30 * time.Second})
 }

@@ -114,18 +114,6 @@ func startQwen(t *testing.T) *agentRun {
 	return watchAgent(t, "qwen", home, tm, m, qwenScreen)
 }
 
-// qwenTyping types a prompt, then Enter, into an empty input box: after
-// Esc ends a turn, Qwen Code puts its prompt back in the box.
-func qwenTyping(text string) func(*agentRun) {
-	return func(r *agentRun) {
-		r.tm.send("C-u")
-		time.Sleep(200 * time.Millisecond)
-		r.tm.send("-l", text)
-		time.Sleep(500 * time.Millisecond)
-		r.tm.send("Enter")
-	}
-}
-
 // qwenSettled is how long a state must stay on screen to count.
 const qwenSettled = 300 * time.Millisecond
 
@@ -134,39 +122,39 @@ const qwenSettled = 300 * time.Millisecond
 func TestQwenCode(t *testing.T) {
 	needE2E(t)
 	r := startQwen(t)
-	press := geminiPressing
+	press := pressing
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
 	r.do("text",
-		step{name: "prompt", act: qwenTyping("e2e:text"), truth: working, settle: qwenSettled},
+		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
 		step{name: "answer", truth: idle, settle: qwenSettled, why: "^done$"})
 	r.do("approve",
-		step{name: "prompt", act: qwenTyping("e2e:tool timeout 4 tail -f /dev/null; touch e2e-approve"), truth: blocked, settle: qwenSettled,
+		step{name: "prompt", act: typingSlowly("e2e:tool timeout 4 tail -f /dev/null; touch e2e-approve"), truth: blocked, settle: qwenSettled,
 			why: `^run_shell_command: timeout 4 tail -f /dev/null; touch e2e-approve$`},
 		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
 		step{name: "tool ends", truth: idle, settle: qwenSettled})
 	r.do("deny",
-		step{name: "prompt", act: qwenTyping("e2e:tool touch e2e-deny"), truth: blocked, settle: qwenSettled},
+		step{name: "prompt", act: typingSlowly("e2e:tool touch e2e-deny"), truth: blocked, settle: qwenSettled},
 		step{name: "deny", act: press("Escape"), truth: idle, settle: qwenSettled})
 	r.do("esc-in-tool",
-		step{name: "prompt", act: qwenTyping("e2e:tool touch e2e-esc; tail -f /dev/null"), truth: blocked, settle: qwenSettled},
+		step{name: "prompt", act: typingSlowly("e2e:tool touch e2e-esc; tail -f /dev/null"), truth: blocked, settle: qwenSettled},
 		step{name: "approve", act: press("Enter"), truth: working, settle: time.Second},
 		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled, why: "^cancelled$"})
 	r.do("esc-streaming",
-		step{name: "prompt", act: qwenTyping("e2e:slow"), truth: working, settle: time.Second},
+		step{name: "prompt", act: typingSlowly("e2e:slow"), truth: working, settle: time.Second},
 		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled})
 	r.do("failed-turn",
-		step{name: "prompt", act: qwenTyping("e2e:fail 400"), truth: working},
+		step{name: "prompt", act: typingSlowly("e2e:fail 400"), truth: working},
 		step{name: "error", truth: idle, settle: qwenSettled, why: "^failed"})
 	r.do("parallel",
-		step{name: "prompt", act: qwenTyping("e2e:parallel ls ;; pwd"), truth: working, settle: qwenSettled},
+		step{name: "prompt", act: typingSlowly("e2e:parallel ls ;; pwd"), truth: working, settle: qwenSettled},
 		step{name: "answer", truth: idle, settle: qwenSettled})
 	r.do("question",
-		step{name: "prompt", act: qwenTyping("e2e:ask Which database"), truth: blocked, settle: qwenSettled, why: `^question: Which database\?$`},
+		step{name: "prompt", act: typingSlowly("e2e:ask Which database"), truth: blocked, settle: qwenSettled, why: `^question: Which database\?$`},
 		step{name: "answer", act: press("Enter"), truth: working},
 		step{name: "done", truth: idle, settle: qwenSettled})
 	r.do("question-dismissed",
-		step{name: "prompt", act: qwenTyping("e2e:ask Which editor"), truth: blocked, settle: qwenSettled},
+		step{name: "prompt", act: typingSlowly("e2e:ask Which editor"), truth: blocked, settle: qwenSettled},
 		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled})
-	r.do("clear", step{name: "/clear", act: qwenTyping("/clear"), truth: idle, settle: time.Second})
-	r.do("quit", step{name: "/quit", act: qwenTyping("/quit"), truth: gone, within: 30 * time.Second})
+	r.do("clear", step{name: "/clear", act: typingSlowly("/clear"), truth: idle, settle: time.Second})
+	r.do("quit", step{name: "/quit", act: typingSlowly("/quit"), truth: gone, within: 30 * time.Second})
 }
