@@ -55,7 +55,7 @@ func newBenchFleet(b *testing.B) *benchFleet {
 		"STATUSLS_SSH="+f.ssh,
 		"STATUS_DIR="+f.local,
 	)
-	f.cfg = &Config{SSH: f.ssh, Reuse: true, ControlDir: DefaultControlDir(func(k string) string {
+	f.cfg = &Config{SSH: f.ssh, Reuse: true, ControlDir: defaultControlDir(func(k string) string {
 		if k == "XDG_RUNTIME_DIR" {
 			return srv.Dir
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-// ErrProtocol is returned for output that is not what statusls prints.
-var ErrProtocol = errors.New("remote: not statusls output")
+// errProtocol is returned for output that is not what statusls prints.
+var errProtocol = errors.New("remote: not statusls output")
 
 // errOld marks output of a statusls older than this package.
 var errOld = errors.New("remote: output of an older statusls")
@@ -52,15 +52,15 @@ type wireObject struct {
 func decodeObject(line []byte) (*wireObject, error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
-		return nil, fmt.Errorf("%w: a line that is not a JSON object", ErrProtocol)
+		return nil, fmt.Errorf("%w: a line that is not a JSON object", errProtocol)
 	}
 	d := json.NewDecoder(bytes.NewReader(line))
 	var w wireObject
 	if err := d.Decode(&w); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
+		return nil, fmt.Errorf("%w: %v", errProtocol, err)
 	}
 	if d.More() {
-		return nil, fmt.Errorf("%w: more than one JSON value on a line", ErrProtocol)
+		return nil, fmt.Errorf("%w: more than one JSON value on a line", errProtocol)
 	}
 	return &w, nil
 }
@@ -69,20 +69,20 @@ func decodeObject(line []byte) (*wireObject, error) {
 // checking it as a reader checks a record, and sanitizing its strings.
 func (w *wireObject) entry() (*reader.Entry, error) {
 	if w.File == nil {
-		return nil, fmt.Errorf("%w: an object without a file", ErrProtocol)
+		return nil, fmt.Errorf("%w: an object without a file", errProtocol)
 	}
 	if w.Verdict == nil {
 		return nil, fmt.Errorf("%w: its --json objects have no verdict", errOld)
 	}
 	if !statusfile.IsStatusName(*w.File) {
-		return nil, fmt.Errorf("%w: file %q is not a status file name", ErrProtocol, statusfile.SanitizeText(short(*w.File)))
+		return nil, fmt.Errorf("%w: file %q is not a status file name", errProtocol, statusfile.SanitizeText(short(*w.File)))
 	}
 	e := &reader.Entry{Name: *w.File, Verdict: reader.Verdict(*w.Verdict)}
 	switch e.Verdict {
 	case reader.Fresh, reader.Stale:
 	case reader.Invalid:
 		if w.Reason == nil {
-			return nil, fmt.Errorf("%w: an invalid file without a reason", ErrProtocol)
+			return nil, fmt.Errorf("%w: an invalid file without a reason", errProtocol)
 		}
 		e.Reason = statusfile.Reason(statusfile.SanitizeText(*w.Reason))
 		msg := string(e.Reason)
@@ -94,21 +94,21 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 			return e, nil
 		}
 	default:
-		return nil, fmt.Errorf("%w: verdict %q", ErrProtocol, statusfile.SanitizeText(short(*w.Verdict)))
+		return nil, fmt.Errorf("%w: verdict %q", errProtocol, statusfile.SanitizeText(short(*w.Verdict)))
 	}
 	// A record: fresh, stale, or invalid only by its name.
 	if w.Schema == nil || w.Session == nil || w.State == nil || w.UpdatedAt == nil {
-		return nil, fmt.Errorf("%w: a session without schema, session, state or updatedAt", ErrProtocol)
+		return nil, fmt.Errorf("%w: a session without schema, session, state or updatedAt", errProtocol)
 	}
 	t, ok := statusfile.ParseTime(*w.UpdatedAt)
 	if !ok {
-		return nil, fmt.Errorf("%w: updatedAt %q is not an RFC 3339 time", ErrProtocol, statusfile.SanitizeText(short(*w.UpdatedAt)))
+		return nil, fmt.Errorf("%w: updatedAt %q is not an RFC 3339 time", errProtocol, statusfile.SanitizeText(short(*w.UpdatedAt)))
 	}
 	if *w.Session == "" {
-		return nil, fmt.Errorf("%w: an empty session id", ErrProtocol)
+		return nil, fmt.Errorf("%w: an empty session id", errProtocol)
 	}
 	if e.Verdict != reader.Invalid && e.Name != statusfile.FileName(*w.Session) {
-		return nil, fmt.Errorf("%w: file %s is not the file of its session", ErrProtocol, e.Name)
+		return nil, fmt.Errorf("%w: file %s is not the file of its session", errProtocol, e.Name)
 	}
 	s := &e.Status
 	s.Schema = statusfile.SanitizeText(*w.Schema)
@@ -128,14 +128,14 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 	if isSet(w.PID) {
 		pid, err := strconv.ParseInt(string(w.PID), 10, 64)
 		if err != nil || pid < 0 || pid > statusfile.MaxPID {
-			return nil, fmt.Errorf("%w: pid %s", ErrProtocol, statusfile.SanitizeText(short(string(w.PID))))
+			return nil, fmt.Errorf("%w: pid %s", errProtocol, statusfile.SanitizeText(short(string(w.PID))))
 		}
 		s.PID = int(pid)
 	}
 	if isSet(w.Age) {
 		age, err := strconv.ParseFloat(string(w.Age), 64)
 		if err != nil || w.Age[0] == '"' || math.IsNaN(age) || math.Abs(age) > 1e10 {
-			return nil, fmt.Errorf("%w: age %s", ErrProtocol, statusfile.SanitizeText(short(string(w.Age))))
+			return nil, fmt.Errorf("%w: age %s", errProtocol, statusfile.SanitizeText(short(string(w.Age))))
 		}
 		e.Age = time.Duration(age * float64(time.Second)).Round(time.Millisecond)
 	}

@@ -11,10 +11,9 @@ import (
 
 // List the fresh sessions of two hosts, as statusls --host devbox,gpu does.
 func ExampleList() {
-	cfg := remote.ConfigFromEnv(os.Getenv)
-	cfg.ControlDir = remote.DefaultControlDir(os.Getenv)
-	if err := remote.PrepareControlDir(cfg.ControlDir); err != nil {
-		cfg.Reuse = false // connections are not shared, but it works
+	cfg, err := remote.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err) // connections are not shared, but it works
 	}
 	for _, r := range remote.List(context.Background(), &cfg, []string{"devbox", "gpu"}) {
 		if r.Err != nil {
@@ -32,11 +31,11 @@ func ExampleList() {
 // Follow the sessions of two hosts, keeping a map per host as SPEC.md V4
 // says; a host that goes away comes back with the difference.
 func ExampleWatch() {
-	cfg := remote.ConfigFromEnv(os.Getenv)
+	cfg, _ := remote.ConfigFromEnv(os.Getenv)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	shown := map[string]map[string]*reader.Entry{} // host -> file name -> entry
-	for ev := range remote.Watch(ctx, &cfg, []string{"devbox", "gpu"}, remote.WatchOptions{}) {
+	for ev := range remote.Watch(ctx, &cfg, []string{"devbox", "gpu"}) {
 		switch ev.Kind {
 		case remote.HostOffline:
 			fmt.Println(ev.Host, "offline:", ev.HostErr.Msg)

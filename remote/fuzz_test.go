@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -46,7 +47,7 @@ func FuzzDecodeEntry(f *testing.F) {
 		if !statusfile.IsStatusName(e.Name) {
 			t.Fatalf("file %q accepted", e.Name)
 		}
-		out := AppendJSON(nil, "h", e)
+		out := render.AppendHostJSON(nil, "h", e, nil)
 		if !utf8.Valid(out) || !noControl(string(out)) {
 			t.Fatalf("unsafe output %q", out)
 		}
@@ -109,7 +110,7 @@ func FuzzWatchStream(f *testing.F) {
 				}
 			}
 		}()
-		h := &hostWatch{cfg: &Config{}, host: "h", opts: &WatchOptions{Clock: statusfile.SystemClock}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		h := &hostWatch{cfg: &Config{}, host: "h", opts: &watchOptions{Clock: statusfile.SystemClock}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
 		h.read(context.Background(), bytes.NewReader(stream))
 		close(out)
 		<-done

@@ -28,3 +28,11 @@ func eventLine(kind string, s string) string {
 	line := entryLine(rec(s, "working", "t"))
 	return `{"event":"` + kind + `","seq":1,"at":"2026-11-30T12:00:00.000Z",` + line[1:]
 }
+
+// backoff returns a copy of cfg whose watch reconnects after min, doubling
+// up to max (0: the defaults).
+func backoff(cfg *Config, min, max time.Duration) *Config {
+	c := *cfg
+	c.MinBackoff, c.MaxBackoff = min, max
+	return &c
+}

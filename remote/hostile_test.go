@@ -39,26 +39,26 @@ func TestListHostileOutput(t *testing.T) {
 		name           string
 		stdout, stderr string
 		code           int
-		kind           Kind // "" for success
+		kind           string // "" for success
 		msg            string
 	}{
 		{"ok", "[\n" + good + ",\n" + hostile + "\n]\n", "", 0, "", ""},
 		{"empty", "[]\n", "", 0, "", ""},
-		{"invalid JSON", "[\n{\"file\": nope}\n]\n", "", 0, KindOutput, "bad output"},
-		{"two values on a line", "[\n" + good + good + "\n]\n", "", 0, KindOutput, ""},
-		{"not a listing", "Welcome to devbox!\n[]\n", "", 0, KindOutput, "does not start"},
-		{"cut short", "[\n" + good + ",\n", "", 0, KindOutput, "without ']'"},
-		{"junk after", "[]\nrm -rf /\n", "", 0, KindOutput, "after the listing"},
-		{"huge line", "[\n" + strings.Repeat("x", MaxLineBytes+10) + "\n]\n", "", 0, KindOutput, "longer than"},
-		{"path as file name", "[\n" + badName + "\n]\n", "", 0, KindOutput, "not a status file name"},
-		{"file of another session", "[\n" + wrongSession + "\n]\n", "", 0, KindOutput, "not the file of its session"},
-		{"wrong type", "[\n" + pidString + "\n]\n", "", 0, KindOutput, ""},
-		{"older statusls", "[\n" + noVerdict + "\n]\n", "", 0, KindVersion, "older"},
-		{"usage error", "", "statusls: flag provided but not defined: -all\n", 2, KindVersion, "flag provided but not defined"},
-		{"not installed", "", "sh: 1: statusls: not found\n", 127, KindMissing, "not installed"},
-		{"unreachable", "", "ssh: connect to host devbox port 22: Connection refused\r\n", 255, KindSSH, "Connection refused"},
-		{"escape in ssh's message", "", "ssh: \x1b]0;owned\x07Could not resolve\n", 255, KindSSH, "Could not resolve"},
-		{"refused directory", "", "statusls: status directory /home/u/.pi/gentle-ai/agent-status is writable by others\nstatusls: hint: run 'chmod 700 /home/u/.pi/gentle-ai/agent-status'\n", 1, KindRefused, "writable by others"},
+		{"invalid JSON", "[\n{\"file\": nope}\n]\n", "", 0, kindOutput, "bad output"},
+		{"two values on a line", "[\n" + good + good + "\n]\n", "", 0, kindOutput, ""},
+		{"not a listing", "Welcome to devbox!\n[]\n", "", 0, kindOutput, "does not start"},
+		{"cut short", "[\n" + good + ",\n", "", 0, kindOutput, "without ']'"},
+		{"junk after", "[]\nrm -rf /\n", "", 0, kindOutput, "after the listing"},
+		{"huge line", "[\n" + strings.Repeat("x", maxLineBytes+10) + "\n]\n", "", 0, kindOutput, "longer than"},
+		{"path as file name", "[\n" + badName + "\n]\n", "", 0, kindOutput, "not a status file name"},
+		{"file of another session", "[\n" + wrongSession + "\n]\n", "", 0, kindOutput, "not the file of its session"},
+		{"wrong type", "[\n" + pidString + "\n]\n", "", 0, kindOutput, ""},
+		{"older statusls", "[\n" + noVerdict + "\n]\n", "", 0, kindVersion, "older"},
+		{"usage error", "", "statusls: flag provided but not defined: -all\n", 2, kindVersion, "flag provided but not defined"},
+		{"not installed", "", "sh: 1: statusls: not found\n", 127, kindMissing, "not installed"},
+		{"unreachable", "", "ssh: connect to host devbox port 22: Connection refused\r\n", 255, kindSSH, "Connection refused"},
+		{"escape in ssh's message", "", "ssh: \x1b]0;owned\x07Could not resolve\n", 255, kindSSH, "Could not resolve"},
+		{"refused directory", "", "statusls: status directory /home/u/.pi/gentle-ai/agent-status is writable by others\nstatusls: hint: run 'chmod 700 /home/u/.pi/gentle-ai/agent-status'\n", 1, kindRefused, "writable by others"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := &Config{SSH: fakeSSH(t, tc.stdout, tc.stderr, tc.code), Timeout: 20 * time.Second}
@@ -85,7 +85,7 @@ func TestListHostileOutput(t *testing.T) {
 			if strings.ContainsAny(res.Err.Msg+res.Err.Hint, "\x1b\x07") {
 				t.Errorf("an escape reached the message: %q", res.Err.Msg)
 			}
-			if res.Err.Hint == "" && tc.kind != KindOutput {
+			if res.Err.Hint == "" && tc.kind != kindOutput {
 				t.Errorf("no hint for %s", tc.kind)
 			}
 		})
@@ -110,8 +110,8 @@ func TestListTooLarge(t *testing.T) {
 	// 1 MiB instead of the default 32: the same code, a thirty-second of
 	// the decoding. A listing just under the bound passes.
 	const max = 1 << 20
-	if (&Config{}).maxBytes() != MaxHostBytes {
-		t.Fatalf("the default bound is %d, want MaxHostBytes", (&Config{}).maxBytes())
+	if (&Config{}).maxBytes() != maxHostBytes {
+		t.Fatalf("the default bound is %d, want maxHostBytes", (&Config{}).maxBytes())
 	}
 	for _, tt := range []struct {
 		lines   int
@@ -127,7 +127,7 @@ func TestListTooLarge(t *testing.T) {
 			}
 			continue
 		}
-		if res.Err == nil || res.Err.Kind != KindOutput || !strings.Contains(res.Err.Msg, "too large") {
+		if res.Err == nil || res.Err.Kind != kindOutput || !strings.Contains(res.Err.Msg, "too large") {
 			t.Fatalf("%d lines: got %+v", tt.lines, res.Err)
 		}
 	}
@@ -153,7 +153,7 @@ cat '` + dir + `/out'
 	start := time.Now()
 	res := List(context.Background(), cfg, []string{"ok1", "hang", "ok2"})
 	took := time.Since(start)
-	if res[1].Err == nil || res[1].Err.Kind != KindTimeout {
+	if res[1].Err == nil || res[1].Err.Kind != kindTimeout {
 		t.Errorf("hang: %+v", res[1].Err)
 	}
 	for _, i := range []int{0, 2} {
@@ -207,7 +207,7 @@ exit 1
 	if r.Err != nil || r.Code != 0 || string(r.Output) != "s9" {
 		t.Fatalf("got %+v (%v)", r, r.Err)
 	}
-	if len(lost) != 1 || lost[0].Kind != KindSSH || !strings.Contains(lost[0].Msg, "closed by remote host") {
+	if len(lost) != 1 || lost[0].Kind != kindSSH || !strings.Contains(lost[0].Msg, "closed by remote host") {
 		t.Errorf("lost: %+v", lost)
 	}
 }

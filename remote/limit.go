@@ -9,22 +9,22 @@ import (
 
 // Bounds on what a host may send.
 const (
-	// MaxLineBytes bounds one line of a host's output. A statusls --json
+	// maxLineBytes bounds one line of a host's output. A statusls --json
 	// object holds at most one status file's strings (64 KiB, SPEC.md R7),
 	// escaped; 256 KiB leaves room to spare.
-	MaxLineBytes = 256 << 10
-	// MaxHostBytes bounds a host's whole listing: about 60,000 sessions.
-	MaxHostBytes = 32 << 20
-	// MaxHostEntries bounds the sessions a watched host may hold.
-	MaxHostEntries = 100_000
+	maxLineBytes = 256 << 10
+	// maxHostBytes bounds a host's whole listing: about 60,000 sessions.
+	maxHostBytes = 32 << 20
+	// maxHostEntries bounds the sessions a watched host may hold.
+	maxHostEntries = 100_000
 	// maxStderr is how much of ssh's standard error is kept, for messages.
 	maxStderr = 8 << 10
 )
 
-// errLineTooLong reports a line over MaxLineBytes.
-var errLineTooLong = fmt.Errorf("a line longer than %d KiB", MaxLineBytes>>10)
+// errLineTooLong reports a line over maxLineBytes.
+var errLineTooLong = fmt.Errorf("a line longer than %d KiB", maxLineBytes>>10)
 
-// lineReader reads lines of at most MaxLineBytes.
+// lineReader reads lines of at most maxLineBytes.
 type lineReader struct {
 	r   *bufio.Reader
 	buf []byte

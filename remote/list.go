@@ -16,31 +16,35 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-// Kind says why a host failed.
-type Kind string
-
-// Kinds of [HostError].
+// Why a host failed: the values of [HostError].Kind, which statusls
+// --host --json prints as "reason" (SPEC.md M6).
 const (
-	// KindSSH: ssh could not run or reach the host (exit status 255).
-	KindSSH Kind = "ssh"
-	// KindTimeout: the host did not answer within the timeout.
-	KindTimeout Kind = "timeout"
-	// KindMissing: statusls is not on the host's $PATH (exit status 127).
-	KindMissing Kind = "statusls-missing"
-	// KindVersion: the host's statusls is older than this one.
-	KindVersion Kind = "version"
-	// KindRefused: the host's statusls refused its status directory, or
-	// failed otherwise (exit status 1).
-	KindRefused Kind = "refused"
-	// KindOutput: the host sent what statusls never prints: invalid JSON,
-	// a line or a listing over the bounds.
-	KindOutput Kind = "output"
+	// ssh could not run or reach the host (exit status 255).
+	kindSSH = "ssh"
+	// the host did not answer within the timeout.
+	kindTimeout = "timeout"
+	// statusls is not on the host's $PATH (exit status 127).
+	kindMissing = "statusls-missing"
+	// the host's statusls is older than this one.
+	kindVersion = "version"
+	// the host's statusls refused its status directory, or failed
+	// otherwise (exit status 1).
+	kindRefused = "refused"
+	// the host sent what statusls never prints: invalid JSON, a line or
+	// a listing over the bounds.
+	kindOutput = "output"
 )
 
 // HostError is why one host could not be listed or watched.
 type HostError struct {
 	Host string
-	Kind Kind
+	// Kind says why, in one word: "ssh" (ssh could not run or reach the
+	// host), "timeout" (no answer within the timeout), "statusls-missing"
+	// (statusls is not on the host's $PATH), "version" (its statusls is
+	// older than this package), "refused" (its statusls refused its status
+	// directory, or failed otherwise), or "output" (it sent what statusls
+	// never prints).
+	Kind string
 	// Msg says what happened, in one line, sanitized.
 	Msg string
 	// Hint says what to do about it.
@@ -53,7 +57,7 @@ func (e *HostError) Error() string { return e.Host + ": " + e.Msg }
 type Result struct {
 	Host string
 	// Entries are the host's entries, as statusls --json --all lists them
-	// there (fresh, stale and invalid; filter them with render.Select).
+	// there: fresh, stale and invalid.
 	Entries []reader.Entry
 	// Err is set when the host could not be listed; Entries is then nil.
 	Err *HostError
@@ -75,11 +79,11 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-ctx.Done():
-				out[i] = Result{Host: h, Err: &HostError{Host: h, Kind: KindTimeout, Msg: "not queried: " + ctx.Err().Error()}}
+				out[i] = Result{Host: h, Err: &HostError{Host: h, Kind: kindTimeout, Msg: "not queried: " + ctx.Err().Error()}}
 				return
 			}
 			start := time.Now()
-			out[i] = ListHost(ctx, cfg, h)
+			out[i] = listHost(ctx, cfg, h)
 			out[i].Took = time.Since(start)
 		}()
 	}
@@ -87,12 +91,12 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 	return out
 }
 
-// ListHost lists one host: it runs statusls --json --all there.
-func ListHost(ctx context.Context, cfg *Config, host string) Result {
+// listHost lists one host: it runs statusls --json --all there.
+func listHost(ctx context.Context, cfg *Config, host string) Result {
 	res := Result{Host: host}
 	args, err := cfg.Args(host, []string{"--json", "--all"})
 	if err != nil {
-		res.Err = &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: err.Error()}
+		res.Err = &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: err.Error()}
 		return res
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
@@ -104,11 +108,11 @@ func ListHost(ctx context.Context, cfg *Config, host string) Result {
 	cmd.WaitDelay = time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		res.Err = &HostError{Host: host, Kind: KindSSH, Msg: err.Error()}
+		res.Err = &HostError{Host: host, Kind: kindSSH, Msg: err.Error()}
 		return res
 	}
 	if err := cmd.Start(); err != nil {
-		res.Err = &HostError{Host: host, Kind: KindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + SSHEnv + " to the ssh program"}
+		res.Err = &HostError{Host: host, Kind: kindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + sshEnv + " to the ssh program"}
 		return res
 	}
 	entries, derr := decodeListing(&limitedReader{r: stdout, n: cfg.maxBytes()})
@@ -128,7 +132,7 @@ func ListHost(ctx context.Context, cfg *Config, host string) Result {
 // decodeListing reads statusls --json's array: "[", one object per line
 // with a comma after all but the last, "]"; or "[]".
 func decodeListing(r io.Reader) ([]reader.Entry, error) {
-	lr := newLineReader(r, MaxLineBytes)
+	lr := newLineReader(r, maxLineBytes)
 	first, err := lr.next()
 	if err != nil {
 		return nil, listErr(err, "no output")
@@ -138,7 +142,7 @@ func decodeListing(r io.Reader) ([]reader.Entry, error) {
 		return nil, trailing(lr)
 	case "[":
 	default:
-		return nil, fmt.Errorf("%w: the listing does not start with '['", ErrProtocol)
+		return nil, fmt.Errorf("%w: the listing does not start with '['", errProtocol)
 	}
 	var out []reader.Entry
 	for {
@@ -174,7 +178,7 @@ func trailing(lr *lineReader) error {
 			return listErr(err, "")
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			return fmt.Errorf("%w: output after the listing", ErrProtocol)
+			return fmt.Errorf("%w: output after the listing", errProtocol)
 		}
 	}
 }
@@ -182,9 +186,9 @@ func trailing(lr *lineReader) error {
 func listErr(err error, atEOF string) error {
 	switch {
 	case errors.Is(err, io.EOF):
-		return fmt.Errorf("%w: %s", ErrProtocol, atEOF)
+		return fmt.Errorf("%w: %s", errProtocol, atEOF)
 	case errors.Is(err, errLineTooLong), errors.Is(err, errTooLarge):
-		return fmt.Errorf("%w: %v", ErrProtocol, err)
+		return fmt.Errorf("%w: %v", errProtocol, err)
 	}
 	return err
 }
@@ -202,25 +206,25 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		he.Kind, he.Msg = KindTimeout, "no answer within the timeout"
+		he.Kind, he.Msg = kindTimeout, "no answer within the timeout"
 		he.Hint = "check that " + shquote.Hint("ssh "+word+" statusls") + " answers; a slow host needs a longer --host-timeout"
 	case code == 255:
-		he.Kind, he.Msg = KindSSH, "ssh failed"
+		he.Kind, he.Msg = kindSSH, "ssh failed"
 		if msg != "" {
 			he.Msg += ": " + msg
 		}
 		he.Hint = "check that " + shquote.Hint("ssh -o BatchMode=yes "+word+" true") + " works without a prompt (keys in ssh-agent, the host in ~/.ssh/config)"
 	case code == 127 || code == 126 || strings.Contains(msg, "statusls: not found") || strings.Contains(msg, "command not found"):
-		he.Kind, he.Msg = KindMissing, "statusls is not installed or not on its $PATH"
-		he.Hint = "install it there (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + CommandEnv + " to its path, e.g. ~/go/bin/statusls (non-interactive ssh shells may not read your profile)"
+		he.Kind, he.Msg = kindMissing, "statusls is not installed or not on its $PATH"
+		he.Hint = "install it there (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + commandEnv + " to its path, e.g. ~/go/bin/statusls (non-interactive ssh shells may not read your profile)"
 	case code == 2:
-		he.Kind, he.Msg = KindVersion, "its statusls refused the arguments: an older version?"
+		he.Kind, he.Msg = kindVersion, "its statusls refused the arguments: an older version?"
 		if msg != "" {
 			he.Msg += " (" + msg + ")"
 		}
 		he.Hint = "upgrade statusls on " + sanitizeHost(host) + " to this version"
 	case code > 0:
-		he.Kind, he.Msg = KindRefused, "its statusls failed (exit status "+fmt.Sprint(code)+")"
+		he.Kind, he.Msg = kindRefused, "its statusls failed (exit status "+fmt.Sprint(code)+")"
 		he.Hint = "run " + shquote.Hint("statusls doctor --host "+word)
 		if m, hint := remoteMessage(stderr); m != "" {
 			he.Msg = "its statusls: " + m
@@ -229,12 +233,12 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 			}
 		}
 	case werr != nil && derr == nil:
-		he.Kind, he.Msg = KindSSH, "ssh: "+statusfile.SanitizeText(werr.Error())
+		he.Kind, he.Msg = kindSSH, "ssh: "+statusfile.SanitizeText(werr.Error())
 	case derr != nil && errors.Is(derr, errOld):
-		he.Kind, he.Msg = KindVersion, "its statusls is older than this one (its --json has no verdict)"
+		he.Kind, he.Msg = kindVersion, "its statusls is older than this one (its --json has no verdict)"
 		he.Hint = "upgrade statusls on " + sanitizeHost(host) + " to this version"
 	case derr != nil:
-		he.Kind, he.Msg = KindOutput, "bad output: "+statusfile.SanitizeText(strings.TrimPrefix(derr.Error(), "remote: "))
+		he.Kind, he.Msg = kindOutput, "bad output: "+statusfile.SanitizeText(strings.TrimPrefix(derr.Error(), "remote: "))
 		he.Hint = "run " + shquote.Hint("ssh "+word+" statusls --json --all") + " to see what it prints"
 	default:
 		return nil

@@ -12,28 +12,24 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/shquote"
+	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Defaults of a [Config].
 const (
-	// DefaultConnectTimeout is ssh's ConnectTimeout.
-	DefaultConnectTimeout = 5 * time.Second
-	// DefaultTimeout bounds one host's listing, connection included.
-	DefaultTimeout = 10 * time.Second
-	// DefaultControlPersist is how long a shared connection outlives its
-	// last use.
-	DefaultControlPersist = 60 * time.Second
-	// MaxFanOut is the default number of hosts queried at once.
-	MaxFanOut = 32
+	defaultConnectTimeout = 5 * time.Second  // ssh's ConnectTimeout
+	defaultTimeout        = 10 * time.Second // one host's listing, connection included
+	defaultControlPersist = 60 * time.Second // a shared connection after its last use
+	maxFanOut             = 32               // hosts queried at once
 )
 
-// Environment variables a [Config] can be read from ([ConfigFromEnv]).
+// Environment variables [ConfigFromEnv] reads.
 const (
-	// SSHEnv names the ssh program (default: ssh, from $PATH).
-	SSHEnv = "STATUSLS_SSH"
-	// CommandEnv names statusls on the hosts (default: statusls, from the
+	// sshEnv names the ssh program (default: ssh, from $PATH).
+	sshEnv = "STATUSLS_SSH"
+	// commandEnv names statusls on the hosts (default: statusls, from the
 	// remote $PATH). A leading ~/ is the remote home.
-	CommandEnv = "STATUSLS_REMOTE_COMMAND"
+	commandEnv = "STATUSLS_REMOTE_COMMAND"
 )
 
 // Config says how hosts are reached. The zero value uses the defaults.
@@ -44,35 +40,52 @@ type Config struct {
 	SSHArgs []string
 	// Command is statusls on the hosts; "" means "statusls".
 	Command string
-	// ConnectTimeout is ssh's ConnectTimeout; 0 means DefaultConnectTimeout.
+	// ConnectTimeout is ssh's ConnectTimeout; 0 means defaultConnectTimeout.
 	ConnectTimeout time.Duration
 	// Timeout bounds one host's listing, connection included; 0 means
-	// DefaultTimeout.
+	// defaultTimeout.
 	Timeout time.Duration
-	// FanOut bounds the hosts queried at once; 0 means MaxFanOut.
+	// FanOut bounds the hosts queried at once; 0 means maxFanOut.
 	FanOut int
-	// MaxBytes bounds one host's whole listing; 0 means MaxHostBytes.
+	// MaxBytes bounds one host's whole listing; 0 means maxHostBytes.
 	MaxBytes int64
-	// ControlDir holds the sockets of shared connections; "" means
-	// [ControlDir]'s default. Reuse must be set for it to be used.
+	// ControlDir holds the sockets of shared connections, in a private
+	// 0700 directory ([ConfigFromEnv] sets and checks one). Reuse must be
+	// set, and ControlDir not "", for connections to be shared.
 	ControlDir string
 	// Reuse turns connection reuse on (ControlMaster=auto).
 	Reuse bool
 	// ControlPersist is how long a shared connection stays open after its
-	// last use; 0 means DefaultControlPersist.
+	// last use; 0 means defaultControlPersist.
 	ControlPersist time.Duration
 	// Env is the environment of ssh; nil means this process's.
 	Env []string
+
+	// Heartbeats asks [Watch] for Heartbeat events.
+	Heartbeats bool
+	// MinBackoff and MaxBackoff bound [Watch]'s wait before a
+	// reconnection; it doubles at each failure in a row. 0 means 1 s and
+	// 30 s.
+	MinBackoff, MaxBackoff time.Duration
+	// Clock gives [Watch]'s events their At; nil means the system clock.
+	Clock statusfile.Clock
 }
 
-// ConfigFromEnv fills SSH and Command from $STATUSLS_SSH and
-// $STATUSLS_REMOTE_COMMAND, and turns reuse on in the default directory.
-func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{SSH: getenv(SSHEnv), Command: getenv(CommandEnv), Reuse: true}
+// ConfigFromEnv returns the configuration statusls uses: the ssh program
+// of $STATUSLS_SSH, statusls on the hosts of $STATUSLS_REMOTE_COMMAND, and
+// connection reuse in a private directory of ours ($XDG_RUNTIME_DIR/agentstatus-ssh,
+// else /tmp/agentstatus-ssh-UID), made when missing. When that directory is
+// not private (or not possible), the error says why, and the configuration
+// returned works without reuse.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	cfg := Config{SSH: getenv(sshEnv), Command: getenv(commandEnv), Reuse: true,
+		ControlDir: defaultControlDir(getenv), ControlPersist: defaultControlPersist}
+	err := prepareControlDir(cfg.ControlDir)
+	if err != nil {
+		cfg.Reuse = false
+	}
+	return cfg, err
 }
-
-// Program returns the ssh program that runs.
-func (c *Config) Program() string { return c.ssh() }
 
 func (c *Config) ssh() string {
 	if c.SSH == "" {
@@ -83,27 +96,28 @@ func (c *Config) ssh() string {
 
 func (c *Config) maxBytes() int64 {
 	if c.MaxBytes <= 0 {
-		return MaxHostBytes
+		return maxHostBytes
 	}
 	return c.MaxBytes
 }
 
 func (c *Config) timeout() time.Duration {
 	if c.Timeout <= 0 {
-		return DefaultTimeout
+		return defaultTimeout
 	}
 	return c.Timeout
 }
 
 func (c *Config) fanOut() int {
 	if c.FanOut <= 0 {
-		return MaxFanOut
+		return maxFanOut
 	}
 	return c.FanOut
 }
 
 // Args returns ssh's arguments (without the program) that run the words
-// of remote, quoted, on host. It fails for a host [CheckHost] refuses.
+// of remote, quoted, on host, as [List], [Watch] and [Wait] do. It fails
+// for a host [CheckHost] refuses.
 //
 // The options come before "--", the host right after it, and the remote
 // command as one argument: ssh would join several with spaces anyway, for
@@ -114,7 +128,7 @@ func (c *Config) Args(host string, remote []string, extra ...string) ([]string, 
 	}
 	ct := c.ConnectTimeout
 	if ct <= 0 {
-		ct = DefaultConnectTimeout
+		ct = defaultConnectTimeout
 	}
 	args := append([]string(nil), c.SSHArgs...)
 	args = append(args,
@@ -125,7 +139,7 @@ func (c *Config) Args(host string, remote []string, extra ...string) ([]string, 
 	if c.Reuse && c.ControlDir != "" {
 		persist := c.ControlPersist
 		if persist <= 0 {
-			persist = DefaultControlPersist
+			persist = defaultControlPersist
 		}
 		args = append(args,
 			"-o", "ControlMaster=auto",
@@ -138,7 +152,7 @@ func (c *Config) Args(host string, remote []string, extra ...string) ([]string, 
 		args = append(args, "-o", "ControlMaster=no", "-o", "ControlPath=none")
 	}
 	args = append(args, extra...)
-	args = append(args, "--", host, RemoteCommand(c.Command, remote...))
+	args = append(args, "--", host, remoteCommand(c.Command, remote...))
 	return args, nil
 }
 
@@ -152,11 +166,11 @@ func controlPath(dir, host string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:10]))
 }
 
-// RemoteCommand returns the command string the remote shell runs: the
+// remoteCommand returns the command string the remote shell runs: the
 // program (command, "" meaning statusls) and its arguments, each quoted by
 // [shquote.Quote], except that a leading "~/" of the program stays unquoted
 // for the remote shell to expand.
-func RemoteCommand(command string, args ...string) string {
+func remoteCommand(command string, args ...string) string {
 	if command == "" {
 		command = "statusls"
 	}
@@ -174,11 +188,11 @@ func RemoteCommand(command string, args ...string) string {
 	return b.String()
 }
 
-// ControlDir returns the default directory for shared connections' sockets:
+// defaultControlDir returns the default directory for shared connections' sockets:
 // $XDG_RUNTIME_DIR/agentstatus-ssh when XDG_RUNTIME_DIR is set, else
 // /tmp/agentstatus-ssh-<uid>. (Socket paths are limited to 104 bytes on
 // some systems, hence a short directory.)
-func DefaultControlDir(getenv func(string) string) string {
+func defaultControlDir(getenv func(string) string) string {
 	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "agentstatus-ssh")
 	}
@@ -186,21 +200,21 @@ func DefaultControlDir(getenv func(string) string) string {
 	return filepath.Join("/tmp", "agentstatus-ssh-"+strconv.Itoa(os.Getuid()))
 }
 
-// ErrControlDir is returned when the sockets' directory is not private.
-var ErrControlDir = errors.New("remote: the directory for shared ssh connections is not private")
+// errControlDir is returned when the sockets' directory is not private.
+var errControlDir = errors.New("remote: the directory for shared ssh connections is not private")
 
 // maxControlDir keeps ControlPath (the directory, "/", 20 hex digits, and
 // the 17-byte temporary suffix ssh adds while it binds) within the 104
 // bytes of a Unix socket's path on the strictest system.
 const maxControlDir = 104 - 1 - 20 - 17 - 1
 
-// PrepareControlDir makes dir (mode 0700) when it is missing and checks
+// prepareControlDir makes dir (mode 0700) when it is missing and checks
 // that it is a directory of this account, not a symbolic link, with no
 // permission for group or others: a socket there is a live login to a
 // host, which another account must not reach or replace.
-func PrepareControlDir(dir string) error {
+func prepareControlDir(dir string) error {
 	if len(dir) > maxControlDir {
-		return fmt.Errorf("%w: %s is longer than %d bytes, too long for socket paths", ErrControlDir, dir, maxControlDir)
+		return fmt.Errorf("%w: %s is longer than %d bytes, too long for socket paths", errControlDir, dir, maxControlDir)
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("remote: %w", err)

@@ -6,5 +6,5 @@ import "fmt"
 
 // Connection reuse needs Unix sockets: elsewhere it is off.
 func checkPrivateDir(dir string) error {
-	return fmt.Errorf("%w: connection reuse needs Unix sockets", ErrControlDir)
+	return fmt.Errorf("%w: connection reuse needs Unix sockets", errControlDir)
 }

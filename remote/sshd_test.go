@@ -67,10 +67,10 @@ func TestListOverSSH(t *testing.T) {
 	if r := res[1]; r.Err != nil || sessions(r) != "b1=idle:on beta" {
 		t.Errorf("beta: %v %q", r.Err, sessions(r))
 	}
-	if r := res[2]; r.Err == nil || r.Err.Kind != KindMissing {
+	if r := res[2]; r.Err == nil || r.Err.Kind != kindMissing {
 		t.Errorf("nostatusls: %+v", r.Err)
 	}
-	if r := res[3]; r.Err == nil || r.Err.Kind != KindSSH {
+	if r := res[3]; r.Err == nil || r.Err.Kind != kindSSH {
 		t.Errorf("down: %+v", r.Err)
 	}
 	for _, e := range res[0].Entries {
@@ -84,7 +84,7 @@ func TestListConnectionReuse(t *testing.T) {
 	f := newFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	cm := filepath.Join(f.srv.Dir, "cm")
-	if err := PrepareControlDir(cm); err != nil {
+	if err := prepareControlDir(cm); err != nil {
 		t.Fatal(err)
 	}
 	f.cfg.Reuse, f.cfg.ControlDir, f.cfg.ControlPersist = true, cm, 5*time.Second
@@ -109,7 +109,7 @@ func TestWatchOverSSH(t *testing.T) {
 	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	evs := Watch(ctx, f.cfg, []string{"alpha", "beta", "down"}, WatchOptions{MinBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
+	evs := Watch(ctx, backoff(f.cfg, 50*time.Millisecond, 200*time.Millisecond), []string{"alpha", "beta", "down"})
 	c := collect(t, evs)
 	c.until(t, func(es []Event) bool { return count(es, "", watch.Synced) == 3 })
 	if n := count(c.all(), "alpha", watch.Snapshot); n != 1 {
@@ -181,7 +181,7 @@ func TestWatchReconnect(t *testing.T) {
 	sshtest.Publish(t, f.alpha, "changes", "working", "before")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	evs := Watch(ctx, f.cfg, []string{"alpha"}, WatchOptions{MinBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
+	evs := Watch(ctx, backoff(f.cfg, 50*time.Millisecond, 100*time.Millisecond), []string{"alpha"})
 	c := collect(t, evs)
 	c.until(t, func(es []Event) bool { return count(es, "", watch.Synced) == 1 })
 
@@ -230,10 +230,10 @@ func TestWatchHostWithoutStatusls(t *testing.T) {
 	f := newFleet(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := collect(t, Watch(ctx, f.cfg, []string{"nostatusls"}, WatchOptions{MinBackoff: time.Hour}))
+	c := collect(t, Watch(ctx, backoff(f.cfg, time.Hour, 0), []string{"nostatusls"}))
 	c.until(t, func(es []Event) bool { return count(es, "", watch.Synced) == 1 })
 	ev := find(c.all(), "nostatusls", HostOffline, "")
-	if ev == nil || ev.HostErr.Kind != KindMissing {
+	if ev == nil || ev.HostErr.Kind != kindMissing {
 		t.Errorf("got %+v", c.all())
 	}
 	cancel()

@@ -41,60 +41,9 @@ func TestCheckHost(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckHost(%q) = %v, want ok=%v", tc.host, err, tc.ok)
 		}
-		if err != nil && !errors.Is(err, ErrBadHost) {
-			t.Errorf("CheckHost(%q): %v is not ErrBadHost", tc.host, err)
+		if err != nil && !errors.Is(err, errBadHost) {
+			t.Errorf("CheckHost(%q): %v is not errBadHost", tc.host, err)
 		}
-	}
-}
-
-func TestSplitHosts(t *testing.T) {
-	got, err := SplitHosts(" a,b  c,,a\tuser@d ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"a", "b", "c", "user@d"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if _, err := SplitHosts("a,-oProxyCommand=x"); err == nil {
-		t.Error("a host starting with - was accepted")
-	}
-}
-
-func TestHostsFromEnvAndFile(t *testing.T) {
-	home := t.TempDir()
-	env := map[string]string{"HOME": home}
-	getenv := func(k string) string { return env[k] }
-
-	hosts, from, err := Hosts(getenv)
-	if err != nil || len(hosts) != 0 {
-		t.Fatalf("no file: %q, %v", hosts, err)
-	}
-	want := filepath.Join(home, ".config", "agentstatus", "hosts")
-	if from != want {
-		t.Errorf("from = %q, want %q", from, want)
-	}
-	os.MkdirAll(filepath.Dir(want), 0o700)
-	os.WriteFile(want, []byte("# my machines\ndevbox, build  # the CI box\n\nuser@gpu\ndevbox\n"), 0o600)
-	hosts, _, err = Hosts(getenv)
-	if err != nil || !reflect.DeepEqual(hosts, []string{"devbox", "build", "user@gpu"}) {
-		t.Errorf("file: %q, %v", hosts, err)
-	}
-
-	xdg := t.TempDir()
-	env["XDG_CONFIG_HOME"] = xdg
-	if p, _ := HostsFile(getenv); p != filepath.Join(xdg, "agentstatus", "hosts") {
-		t.Errorf("XDG_CONFIG_HOME ignored: %s", p)
-	}
-	os.MkdirAll(filepath.Join(xdg, "agentstatus"), 0o700)
-	os.WriteFile(filepath.Join(xdg, "agentstatus", "hosts"), []byte("ok\n-evil\n"), 0o600)
-	if _, _, err := Hosts(getenv); err == nil || !strings.Contains(err.Error(), ":2:") {
-		t.Errorf("a bad line is not reported with its number: %v", err)
-	}
-
-	env[HostsEnv] = "x, y"
-	hosts, from, err = Hosts(getenv)
-	if err != nil || !reflect.DeepEqual(hosts, []string{"x", "y"}) || from != "$"+HostsEnv {
-		t.Errorf("$%s: %q %q %v", HostsEnv, hosts, from, err)
 	}
 }
 
@@ -127,7 +76,7 @@ func TestRemoteCommandThroughShell(t *testing.T) {
 		t.Skip("no sh")
 	}
 	args := []string{"plain", "two words", "it's", "$(touch pwned)", "`id`", "a;b|c&d", "*", "~", "", "\\n", "é ü", "--x=y"}
-	cmd := RemoteCommand("printf", append([]string{"%s\\0"}, args...)...)
+	cmd := remoteCommand("printf", append([]string{"%s\\0"}, args...)...)
 	dir := t.TempDir()
 	sh := exec.Command("/bin/sh", "-c", cmd)
 	sh.Dir = dir
@@ -150,30 +99,30 @@ func TestPrepareControlDir(t *testing.T) {
 	}
 	base := t.TempDir()
 	dir := filepath.Join(base, "cm")
-	if err := PrepareControlDir(dir); err != nil {
+	if err := prepareControlDir(dir); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
 		t.Errorf("mode %v", fi.Mode())
 	}
 	os.Chmod(dir, 0o755)
-	if err := PrepareControlDir(dir); !errors.Is(err, ErrControlDir) {
+	if err := prepareControlDir(dir); !errors.Is(err, errControlDir) {
 		t.Errorf("0755: %v", err)
 	}
 	link := filepath.Join(base, "link")
 	os.Symlink(dir, link)
 	os.Chmod(dir, 0o700)
-	if err := PrepareControlDir(link); !errors.Is(err, ErrControlDir) {
+	if err := prepareControlDir(link); !errors.Is(err, errControlDir) {
 		t.Errorf("symlink: %v", err)
 	}
-	if err := PrepareControlDir("/" + strings.Repeat("x", 70)); !errors.Is(err, ErrControlDir) {
+	if err := prepareControlDir("/" + strings.Repeat("x", 70)); !errors.Is(err, errControlDir) {
 		t.Errorf("too long: %v", err)
 	}
 	if os.Getuid() == 0 {
 		other := filepath.Join(base, "other")
 		os.Mkdir(other, 0o700)
 		os.Chown(other, 12345, 12345)
-		if err := PrepareControlDir(other); !errors.Is(err, ErrControlDir) {
+		if err := prepareControlDir(other); !errors.Is(err, errControlDir) {
 			t.Errorf("owned by another account: %v", err)
 		}
 	}

@@ -49,7 +49,7 @@ func Wait(ctx context.Context, cfg *Config, host string, args []string, timeout 
 			remote = append(remote, "--timeout", left.Round(time.Millisecond).String())
 		}
 		r := waitOnce(ctx, cfg, host, remote, deadline)
-		if r.Err == nil || r.Err.Kind != KindSSH && r.Err.Kind != KindTimeout {
+		if r.Err == nil || r.Err.Kind != kindSSH && r.Err.Kind != kindTimeout {
 			return r
 		}
 		if ctx.Err() != nil {
@@ -76,7 +76,7 @@ func Wait(ctx context.Context, cfg *Config, host string, args []string, timeout 
 func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, deadline time.Time) WaitResult {
 	args, err := cfg.Args(host, remote, watchSSHOptions...)
 	if err != nil {
-		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: err.Error()}}
+		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: err.Error()}}
 	}
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
@@ -92,7 +92,7 @@ func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, de
 	cmd.WaitDelay = time.Second
 	stdin, err := cmd.StdinPipe() // kept open: the remote wait ends with it
 	if err != nil {
-		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: err.Error()}}
+		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: err.Error()}}
 	}
 	defer stdin.Close()
 	stdout, err := cmd.StdoutPipe()
@@ -100,9 +100,9 @@ func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, de
 		err = cmd.Start()
 	}
 	if err != nil {
-		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: KindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error())}}
+		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error())}}
 	}
-	line, rerr := newLineReader(&limitedReader{r: stdout, n: MaxLineBytes + 1}, MaxLineBytes).next()
+	line, rerr := newLineReader(&limitedReader{r: stdout, n: maxLineBytes + 1}, maxLineBytes).next()
 	io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
 	var ee *exec.ExitError

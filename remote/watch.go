@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentstatus/agentstatus/internal/shquote"
 	"io"
 	"os/exec"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"github.com/agentstatus/agentstatus/watch"
@@ -28,9 +28,9 @@ const (
 	HostOnline watch.Kind = "host-online"
 )
 
-// ReasonOffline is the reason of a Removed event for a session that went
+// reasonOffline is the reason of a Removed event for a session that went
 // away while its host was offline (found when it came back).
-const ReasonOffline = "while-offline"
+const reasonOffline = "while-offline"
 
 // Event is one event of a [Watch]: an event of the host's directory, as
 // package watch describes them, or HostOffline or HostOnline.
@@ -39,17 +39,6 @@ type Event struct {
 	watch.Event
 	// HostErr says why a host went offline (HostOffline).
 	HostErr *HostError
-}
-
-// WatchOptions shape a [Watch].
-type WatchOptions struct {
-	// Heartbeats asks for Heartbeat events.
-	Heartbeats bool
-	// MinBackoff and MaxBackoff bound the wait before a reconnection; it
-	// doubles at each failure in a row. 0 means 1 s and 30 s.
-	MinBackoff, MaxBackoff time.Duration
-	// Clock gives events their At; nil means the system clock.
-	Clock statusfile.Clock
 }
 
 // Remote options of a watch: ssh notices a dead connection within 15 s.
@@ -63,7 +52,10 @@ var watchSSHOptions = []string{"-o", "ServerAliveInterval=5", "-o", "ServerAlive
 // is compared with what was sent, so that the events always describe the
 // host's sessions: no duplicate, nothing left behind. The channel is closed
 // once ctx is done and every ssh has exited.
-func Watch(ctx context.Context, cfg *Config, hosts []string, opts WatchOptions) <-chan Event {
+//
+// cfg's Heartbeats, MinBackoff, MaxBackoff and Clock shape the watch.
+func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
+	opts := watchOptions{Heartbeats: cfg.Heartbeats, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Clock: cfg.Clock}
 	if opts.MinBackoff <= 0 {
 		opts.MinBackoff = time.Second
 	}
@@ -84,11 +76,19 @@ func Watch(ctx context.Context, cfg *Config, hosts []string, opts WatchOptions) 
 	return out
 }
 
+// watchOptions are the fields of a [Config] that shape a watch, with
+// their defaults filled in.
+type watchOptions struct {
+	Heartbeats             bool
+	MinBackoff, MaxBackoff time.Duration
+	Clock                  statusfile.Clock
+}
+
 // hostWatch follows one host.
 type hostWatch struct {
 	cfg     *Config
 	host    string
-	opts    *WatchOptions
+	opts    *watchOptions
 	out     chan<- Event
 	known   map[string]*reader.Entry // what was sent, by file name
 	staleAt map[string]time.Time     // when a fresh known entry goes stale, on this clock
@@ -220,7 +220,7 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	remote := []string{"watch", "--json", "--all", "--until-eof", "--heartbeats"}
 	args, err := h.cfg.Args(h.host, remote, watchSSHOptions...)
 	if err != nil {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: err.Error()}
 	}
 	h.gotSnapshot.Store(false)
 	sctx, cancel := context.WithCancel(ctx)
@@ -232,15 +232,15 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	cmd.WaitDelay = time.Second
 	stdin, err := cmd.StdinPipe() // kept open while the stream runs
 	if err != nil {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: err.Error()}
 	}
 	defer stdin.Close()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: err.Error()}
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: err.Error()}
 	}
 	if err := cmd.Start(); err != nil {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + SSHEnv + " to the ssh program"}
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + sshEnv + " to the ssh program"}
 	}
 	// A host that connects but never sends its snapshot must not hold the
 	// merged stream's synced back: it has cfg.Timeout to do so.
@@ -265,7 +265,7 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	// The stream was cancelled by us only when derr is set.
 	var he *HostError
 	if hung.Load() {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: KindTimeout, Msg: "no snapshot within " + h.cfg.timeout().String(),
+		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindTimeout, Msg: "no snapshot within " + h.cfg.timeout().String(),
 			Hint: "check that " + shquote.Hint("ssh "+hostWord(h.host)+" statusls") + " answers; a slow host needs a longer --host-timeout"}
 	}
 	if derr != nil {
@@ -274,14 +274,14 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 		he = classify(h.host, context.Background(), werr, stderr.bytes(), nil)
 	}
 	if he == nil {
-		he = &HostError{Host: sanitizeHost(h.host), Kind: KindSSH, Msg: "the stream ended"}
+		he = &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: "the stream ended"}
 	}
 	return online, he
 }
 
 // read takes in the host's stream until it ends or breaks a rule.
 func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err error) {
-	lr := newLineReader(r, MaxLineBytes)
+	lr := newLineReader(r, maxLineBytes)
 	var pending map[string]*reader.Entry // the snapshot, until synced
 	pending = map[string]*reader.Entry{}
 	synced := false
@@ -298,13 +298,13 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 			return synced, err
 		}
 		if w.Event == nil {
-			return synced, fmt.Errorf("%w: an object without an event", ErrProtocol)
+			return synced, fmt.Errorf("%w: an object without an event", errProtocol)
 		}
 		kind := watch.Kind(*w.Event)
 		switch kind {
 		case watch.Synced:
 			if synced {
-				return synced, fmt.Errorf("%w: a second synced", ErrProtocol)
+				return synced, fmt.Errorf("%w: a second synced", errProtocol)
 			}
 			synced = true
 			h.gotSnapshot.Store(true)
@@ -332,10 +332,10 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 		}
 		if !synced {
 			if kind != watch.Snapshot {
-				return synced, fmt.Errorf("%w: %s before synced", ErrProtocol, kind)
+				return synced, fmt.Errorf("%w: %s before synced", errProtocol, kind)
 			}
-			if len(pending) >= MaxHostEntries {
-				return synced, fmt.Errorf("%w: more than %d sessions", ErrProtocol, MaxHostEntries)
+			if len(pending) >= maxHostEntries {
+				return synced, fmt.Errorf("%w: more than %d sessions", errProtocol, maxHostEntries)
 			}
 			pending[e.Name] = e
 			continue
@@ -344,7 +344,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 		ev := Event{Event: watch.Event{Kind: kind, Name: e.Name, Before: before, After: e}}
 		switch kind {
 		case watch.Snapshot:
-			return synced, fmt.Errorf("%w: snapshot after synced", ErrProtocol)
+			return synced, fmt.Errorf("%w: snapshot after synced", errProtocol)
 		case watch.Removed:
 			if before == nil {
 				continue
@@ -354,8 +354,8 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 			ev.Reason = statusfile.Reason(statusfile.SanitizeText(deref(w.Reason)))
 		default:
 			if before == nil {
-				if len(h.known) >= MaxHostEntries {
-					return synced, fmt.Errorf("%w: more than %d sessions", ErrProtocol, MaxHostEntries)
+				if len(h.known) >= maxHostEntries {
+					return synced, fmt.Errorf("%w: more than %d sessions", errProtocol, maxHostEntries)
 				}
 				ev.Kind = watch.Added
 			}
@@ -399,7 +399,7 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 		ev := Event{Event: watch.Event{Name: n, Before: before, After: after}}
 		switch {
 		case after == nil:
-			ev.Kind, ev.Reason = watch.Removed, ReasonOffline
+			ev.Kind, ev.Reason = watch.Removed, reasonOffline
 			h.forget(n)
 		case before == nil:
 			ev.Kind = watch.Added

@@ -21,19 +21,19 @@ func TestWatchHostileStream(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		stream string
-		kind   Kind
+		kind   string
 	}{
-		{"invalid JSON", eventLine("snapshot", "s1") + "\n" + `{"event":"synced"` + "\n", KindOutput},
-		{"huge line", eventLine("snapshot", "s1") + "\n" + strings.Repeat("A", MaxLineBytes+1) + "\n", KindOutput},
-		{"events before synced", eventLine("added", "s1") + "\n", KindOutput},
-		{"older statusls", strings.Replace(eventLine("snapshot", "s1"), `,"verdict":"fresh"`, "", 1) + "\n", KindVersion},
-		{"escapes in a title", eventLine("synced", "") + "\n" + esc + "\n", KindSSH},
+		{"invalid JSON", eventLine("snapshot", "s1") + "\n" + `{"event":"synced"` + "\n", kindOutput},
+		{"huge line", eventLine("snapshot", "s1") + "\n" + strings.Repeat("A", maxLineBytes+1) + "\n", kindOutput},
+		{"events before synced", eventLine("added", "s1") + "\n", kindOutput},
+		{"older statusls", strings.Replace(eventLine("snapshot", "s1"), `,"verdict":"fresh"`, "", 1) + "\n", kindVersion},
+		{"escapes in a title", eventLine("synced", "") + "\n" + esc + "\n", kindSSH},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := &Config{SSH: fakeSSH(t, tc.stream, "", 0)}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			c := collect(t, Watch(ctx, cfg, []string{"h"}, WatchOptions{MinBackoff: time.Hour}))
+			c := collect(t, Watch(ctx, backoff(cfg, time.Hour, 0), []string{"h"}))
 			c.until(t, func(es []Event) bool { return count(es, "h", HostOffline) == 1 && count(es, "h", watch.Synced) == 1 })
 			off := find(c.all(), "h", HostOffline, "")
 			if off.HostErr.Kind != tc.kind {
@@ -64,9 +64,9 @@ func TestWatchHangingHost(t *testing.T) {
 	const host = "x(y"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := collect(t, Watch(ctx, cfg, []string{host}, WatchOptions{MinBackoff: time.Hour}))
+	c := collect(t, Watch(ctx, backoff(cfg, time.Hour, 0), []string{host}))
 	c.until(t, func(es []Event) bool { return count(es, host, watch.Synced) == 1 })
-	if off := find(c.all(), host, HostOffline, ""); off == nil || off.HostErr.Kind != KindTimeout {
+	if off := find(c.all(), host, HostOffline, ""); off == nil || off.HostErr.Kind != kindTimeout {
 		t.Errorf("got %+v", c.all())
 	} else if want := `"ssh 'x(y' statusls"`; !strings.Contains(off.HostErr.Hint, want) {
 		t.Errorf("hint %q does not hold %s", off.HostErr.Hint, want)
@@ -87,7 +87,7 @@ func TestWatchOfflineStale(t *testing.T) {
 	cfg := &Config{SSH: fakeSSH(t, old+"\n"+young+"\n"+eventLine("synced", "")+"\n", "", 0)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := collect(t, Watch(ctx, cfg, []string{"h"}, WatchOptions{MinBackoff: time.Hour}))
+	c := collect(t, Watch(ctx, backoff(cfg, time.Hour, 0), []string{"h"}))
 	c.until(t, func(es []Event) bool { return find(es, "h", watch.Stale, "s1") != nil })
 	ev := find(c.all(), "h", watch.Stale, "s1")
 	if ev.After.Verdict != "stale" || ev.Before.Verdict != "fresh" || ev.After.Age < 30*time.Second {

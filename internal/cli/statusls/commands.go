@@ -10,7 +10,6 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/remote"
 )
 
 const summary = `statusls lists what your coding agents are doing, from their status files
@@ -273,7 +272,7 @@ func checkColor(env *Env, when string) int {
 func parseJSONFields(s string, withHost bool) ([]string, error) {
 	known := render.JSONFields
 	if withHost {
-		known = append([]string{remote.FieldHost}, known...)
+		known = append([]string{render.FieldHost}, known...)
 	}
 	var fields []string
 	for _, f := range strings.Split(s, ",") {

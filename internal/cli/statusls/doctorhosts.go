@@ -2,6 +2,7 @@ package statusls
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -70,13 +71,13 @@ func doctorHosts(hf *hostFlags, asJSON bool, env *Env) int {
 	} else {
 		out := bufio.NewWriter(env.Stdout)
 		if cfg.Reuse {
-			fmt.Fprintf(out, "connection reuse: on (ControlMaster sockets in %s, kept %v after use)\n", quotePath(cfg.ControlDir), remote.DefaultControlPersist)
+			fmt.Fprintf(out, "connection reuse: on (ControlMaster sockets in %s, kept %v after use)\n", quotePath(cfg.ControlDir), cfg.ControlPersist)
 		} else {
 			fmt.Fprintf(out, "connection reuse: off (%s is not a private directory of yours)\n", quotePath(cfg.ControlDir))
 		}
 		for _, h := range rep.Hosts {
 			fmt.Fprintf(out, "\nhost %s:\n", h.Host)
-			fmt.Fprintf(out, "  ran: %s %s\n", quotePath(cfg.Program()), statusfile.SanitizeText(strings.Join(quoteAll(h.Command), " ")))
+			fmt.Fprintf(out, "  ran: %s %s\n", quotePath(cmp.Or(cfg.SSH, "ssh")), statusfile.SanitizeText(strings.Join(quoteAll(h.Command), " ")))
 			if !h.OK {
 				fmt.Fprintf(out, "  PROBLEM (%s): %s\n", h.Kind, h.Error)
 				fmt.Fprintf(out, "  fix: %s\n", h.Fix)
@@ -98,15 +99,15 @@ func doctorFix(he *remote.HostError) string {
 	host := statusfile.SanitizeText(shquote.Quote(he.Host))
 	hint := statusfile.SanitizeText(he.Hint)
 	switch he.Kind {
-	case remote.KindSSH:
+	case failSSH:
 		return "make " + shquote.Hint("ssh -o BatchMode=yes "+host+" true") + " work without a prompt: load the key into ssh-agent (ssh-add), or name the host, user and key in ~/.ssh/config; statusls never asks for a password"
-	case remote.KindMissing:
-		return "install statusls on " + host + " (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $" + remote.CommandEnv + " to its path there, e.g. ~/go/bin/statusls: ssh runs commands in a non-interactive shell, which may not read the profile that puts it on $PATH"
-	case remote.KindVersion:
+	case failMissing:
+		return "install statusls on " + host + " (go install github.com/agentstatus/agentstatus/cmd/statusls@latest), or set $STATUSLS_REMOTE_COMMAND to its path there, e.g. ~/go/bin/statusls: ssh runs commands in a non-interactive shell, which may not read the profile that puts it on $PATH"
+	case failVersion:
 		return "upgrade statusls on " + host + " to this version (go install github.com/agentstatus/agentstatus/cmd/statusls@latest)"
-	case remote.KindTimeout:
+	case failTimeout:
 		return "check that " + shquote.Hint("ssh "+host+" statusls") + " answers; raise --host-timeout for a slow link"
-	case remote.KindRefused:
+	case failRefused:
 		if hint != "" {
 			return hint + "; " + shquote.Hint("ssh "+host+" statusls doctor") + " explains more"
 		}

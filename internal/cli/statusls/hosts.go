@@ -49,7 +49,7 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 		arg = "H[,H]"
 	}
 	fs.Func("host", arg, usage, func(s string) error {
-		hosts, err := remote.SplitHosts(s)
+		hosts, err := splitHosts(s)
 		if err != nil {
 			return errors.New(strings.TrimPrefix(err.Error(), "remote: "))
 		}
@@ -59,7 +59,7 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 		h.hosts = append(h.hosts, hosts...)
 		return nil
 	}).Complete = func() []string {
-		hosts, _, _ := remote.Hosts(env.Getenv)
+		hosts, _, _ := configuredHosts(env.Getenv)
 		return hosts
 	}
 	if many {
@@ -68,7 +68,7 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 	if of.local {
 		fs.Bool(&h.local, "local", false, "with --host or --all-hosts: this machine too")
 	}
-	fs.Duration(&h.hostTimeout, "host-timeout", remote.DefaultTimeout, "DUR", "give up on a host after DUR (default 10s)")
+	fs.Duration(&h.hostTimeout, "host-timeout", 0, "DUR", "give up on a host after DUR (default 10s)")
 }
 
 // misuse is a usage error for a flag that only means something with
@@ -95,17 +95,17 @@ func (h *hostFlags) active() bool { return len(h.hosts) > 0 || h.allHosts }
 
 // targets returns the hosts to ask, and the ssh configuration.
 func (h *hostFlags) targets(env *Env) ([]string, *remote.Config, error) {
-	if h.hostTimeout <= 0 {
+	if h.given.Changed("host-timeout") && h.hostTimeout <= 0 {
 		return nil, nil, errors.New("--host-timeout must be positive")
 	}
 	hosts := h.hosts
 	if h.allHosts {
-		more, from, err := remote.Hosts(env.Getenv)
+		more, from, err := configuredHosts(env.Getenv)
 		if err != nil {
 			return nil, nil, err
 		}
 		if len(more) == 0 && len(hosts) == 0 {
-			return nil, nil, fmt.Errorf("--all-hosts: no hosts configured in %s (set $%s, or write them there, one per line)", from, remote.HostsEnv)
+			return nil, nil, fmt.Errorf("--all-hosts: no hosts configured in %s (set $%s, or write them there, one per line)", from, hostsEnv)
 		}
 		for _, m := range more {
 			if !contains(hosts, m) {
@@ -113,13 +113,11 @@ func (h *hostFlags) targets(env *Env) ([]string, *remote.Config, error) {
 			}
 		}
 	}
-	cfg := remote.ConfigFromEnv(env.Getenv)
-	cfg.Timeout = h.hostTimeout
-	cfg.ControlDir = remote.DefaultControlDir(env.Getenv)
-	if err := remote.PrepareControlDir(cfg.ControlDir); err != nil {
+	cfg, err := remote.ConfigFromEnv(env.Getenv)
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: %s: connections are not shared\n", strings.TrimPrefix(statusfile.SanitizeText(err.Error()), "remote: "))
-		cfg.Reuse = false
 	}
+	cfg.Timeout = h.hostTimeout // 0: remote's default
 	return hosts, &cfg, nil
 }
 
@@ -177,7 +175,7 @@ func listHosts(o *listOptions, env *Env) int {
 			// This machine fails as a host would: the others are listed.
 			dirError(env, loc, err)
 			msg := strings.TrimPrefix(statusfile.SanitizeText(err.Error()), "perm: ")
-			parts = append(parts, hostList{err: &remote.HostError{Kind: remote.KindRefused, Msg: msg, Hint: "run 'statusls doctor'"}, reported: true})
+			parts = append(parts, hostList{err: &remote.HostError{Kind: failRefused, Msg: msg, Hint: "run 'statusls doctor'"}, reported: true})
 		} else {
 			parts = append(parts, hostList{entries: l.Entries})
 		}
@@ -221,10 +219,10 @@ func listHosts(o *listOptions, env *Env) int {
 		var lines [][]byte
 		for _, p := range parts {
 			if p.err != nil {
-				lines = append(lines, remote.AppendErrorJSON(nil, p.err))
+				lines = append(lines, render.AppendHostErrorJSON(nil, p.err.Host, p.err.Kind, p.err.Msg, p.err.Hint))
 			}
 			for i := range p.entries {
-				lines = append(lines, remote.AppendJSONFields(nil, p.host, &p.entries[i], o.fields))
+				lines = append(lines, render.AppendHostJSON(nil, p.host, &p.entries[i], o.fields))
 			}
 		}
 		writeJSONLines(out, lines, mode == "json")

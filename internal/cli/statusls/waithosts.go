@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -64,7 +65,7 @@ func waitHost(o *waitOptions, env *Env) int {
 				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", shown, strings.TrimPrefix(err.Error(), "remote: "))
 				return base.ExitError
 			}
-			out = remote.AppendJSON(nil, host, e)
+			out = render.AppendHostJSON(nil, host, e, nil)
 		}
 		if len(out) > 0 {
 			if _, err := env.Stdout.Write(append(out, '\n')); err != nil {

@@ -128,7 +128,8 @@ func watchHosts(o *watchOptions, env *Env) int {
 	}
 	// The table's age column needs every updatedAt.
 	heartbeats := o.heartbeats || r.mode == watchTable
-	events := remote.Watch(ctx, cfg, hosts, remote.WatchOptions{Heartbeats: heartbeats, Clock: env.Clock})
+	cfg.Heartbeats, cfg.Clock = heartbeats, env.Clock
+	events := remote.Watch(ctx, cfg, hosts)
 	eof := stdinEOF(env, o.untilEOF)
 	for {
 		var err error
@@ -263,7 +264,7 @@ func hostPrefix(host string) string {
 func (r *hostsWatch) print(host string, ev *render.Event) error {
 	r.seq++
 	ev.Seq = r.seq
-	r.buf = remote.AppendEventJSON(r.buf[:0], host, ev)
+	r.buf = render.AppendHostEventJSON(r.buf[:0], host, ev)
 	switch r.mode {
 	case watchJSON:
 		r.buf = append(r.buf, '\n')
@@ -273,8 +274,7 @@ func (r *hostsWatch) print(host string, ev *render.Event) error {
 		if ev.Kind == evError {
 			return nil // on stderr only
 		}
-		line := append([]byte(statusfile.SanitizeText(ev.Kind)+"\t"+tsvHost(host)+"\t"), render.AppendEventTSV(nil, ev)[len(statusfile.SanitizeText(ev.Kind))+1:]...)
-		_, err := r.env.Stdout.Write(line)
+		_, err := r.env.Stdout.Write(render.AppendHostEventTSV(nil, host, ev))
 		return err
 	}
 	return nil

@@ -1,0 +1,116 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// What statusls prints for several hosts (--host): every JSON object has
+// "host" as its first key, the host's name or null for this machine (host
+// ""), and every TSV row the host as its first field (its second, after
+// the event, in watch), empty for this machine.
+
+// FieldHost is the key --json FIELDS names the host with.
+const FieldHost = "host"
+
+// VerdictHostError is the verdict of the object that stands for a host
+// that could not be listed, in statusls --host --json.
+const VerdictHostError = "host-error"
+
+// AppendHostJSON appends the object of [AppendJSONFields] with "host" as
+// its first key. fields may name [FieldHost] beside the names of
+// [JSONFields]; "host" comes first and the others in their usual order. No
+// fields means all of them.
+func AppendHostJSON(dst []byte, host string, e *reader.Entry, fields []string) []byte {
+	if len(fields) == 0 {
+		return withHost(dst, host, AppendJSON(nil, e))
+	}
+	rest := make([]string, 0, len(fields))
+	withHostKey := false
+	for _, f := range fields {
+		if f == FieldHost {
+			withHostKey = true
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	obj := []byte("{}")
+	if len(rest) > 0 {
+		obj = AppendJSONFields(nil, e, rest)
+	}
+	if withHostKey {
+		return withHost(dst, host, obj)
+	}
+	return append(dst, obj...)
+}
+
+// AppendHostEventJSON appends statusls watch --json's object of ev with
+// "host" as its first key.
+func AppendHostEventJSON(dst []byte, host string, ev *Event) []byte {
+	return withHost(dst, host, AppendEventJSON(nil, ev))
+}
+
+// AppendHostEventTSV appends the TSV row of ev with the host after the
+// event's name.
+func AppendHostEventTSV(dst []byte, host string, ev *Event) []byte {
+	kind := statusfile.SanitizeText(ev.Kind)
+	dst = append(dst, kind+"\t"+statusfile.SanitizeText(host)+"\t"...)
+	return append(dst, AppendEventTSV(nil, ev)[len(kind)+1:]...)
+}
+
+// AppendHostTSV appends the TSV row of [AppendTSV] after the host's field.
+// (Host names hold no tab, newline or backslash.)
+func AppendHostTSV(dst []byte, host string, s *statusfile.Status) []byte {
+	dst = append(dst, statusfile.SanitizeText(host)+"\t"...)
+	return AppendTSV(dst, s)
+}
+
+// AppendHostErrorJSON appends the object that stands for a host that could
+// not be listed: "host", "verdict":"host-error", "reason" (why it failed),
+// "error" (what happened) and "hint" (what to do, null when none), with the
+// session keys null so that filters on sessions skip it.
+func AppendHostErrorJSON(dst []byte, host, reason, msg, hint string) []byte {
+	dst = append(dst, `{"host":`...)
+	dst = appendHost(dst, host)
+	dst = append(dst, `,"file":null,"session":null,"state":null,"fresh":false,"verdict":"`+VerdictHostError+`","reason":`...)
+	dst = appendSanitized(dst, reason)
+	dst = append(dst, `,"error":`...)
+	dst = appendSanitized(dst, msg)
+	dst = append(dst, `,"hint":`...)
+	if hint == "" {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendSanitized(dst, hint)
+	}
+	return append(dst, '}')
+}
+
+// withHost appends obj (a JSON object) with "host" as its first key.
+func withHost(dst []byte, host string, obj []byte) []byte {
+	dst = append(dst, `{"host":`...)
+	dst = appendHost(dst, host)
+	if len(obj) > 2 {
+		dst = append(dst, ',')
+	}
+	return append(dst, obj[1:]...)
+}
+
+func appendHost(dst []byte, host string) []byte {
+	if host == "" {
+		return append(dst, "null"...)
+	}
+	return appendSanitized(dst, host)
+}
+
+// appendSanitized appends s, sanitized, as a JSON string, as
+// encoding/json writes it without HTML escaping.
+func appendSanitized(dst []byte, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(statusfile.SanitizeText(s))
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte{'\n'})...)
+}
