@@ -2,6 +2,7 @@ package statusls
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,8 +11,11 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/remote"
+	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // listOptions are the flags of the listing command.
@@ -41,7 +45,7 @@ type listOptions struct {
 	order  render.Order
 	mode   string
 
-	hostFlags // --host: hosts.go
+	hostFlags // --host, --all-hosts, --local: hosts.go
 }
 
 func (o *listOptions) register(fs *base.FlagSet, env *Env) {
@@ -150,20 +154,39 @@ func splitList(s string) []string {
 	return out
 }
 
-// list is the listing command.
+// hostList is one host's part of a listing.
+type hostList struct {
+	host     string // "" for this machine
+	entries  []reader.Entry
+	err      *remote.HostError
+	reported bool // err is already on stderr
+}
+
+// list is the listing command: this machine's listing, other machines'
+// (--host), or both (--local), each a part; a table, TSV, JSON or a count
+// over them all.
 func list(o *listOptions, env *Env) int {
 	if code := o.hostFlags.misuse(env); code >= 0 {
 		return code
 	}
-	if o.hostFlags.active() {
-		return listHosts(o, env)
-	}
-	loc, now, err := o.resolve(env)
-	if err != nil {
-		return usageError(env, "%v", err)
-	}
+	withHosts := o.hostFlags.active()
 	if o.mode == modeJQ || o.mode == modeJQFiles {
+		if withHosts {
+			return usageError(env, "--%s cannot be combined with --host: pipe 'statusls --host H --json' into jq instead", o.mode)
+		}
+		loc, now, err := o.resolve(env)
+		if err != nil {
+			return usageError(env, "%v", err)
+		}
 		return runJQ(o, loc, now, env)
+	}
+	var hosts []string
+	var cfg *remote.Config
+	if withHosts {
+		var err error
+		if hosts, cfg, err = o.hostFlags.targets(env); err != nil {
+			return usageError(env, "%s", strings.TrimPrefix(err.Error(), "remote: "))
+		}
 	}
 	isTerm, termWidth := env.Terminal()
 	mode := o.mode
@@ -173,15 +196,6 @@ func list(o *listOptions, env *Env) int {
 			mode = "table"
 		}
 	}
-	opts := reader.Options{
-		Clock:    atClock(now),
-		Liveness: mode == "json" || mode == "ndjson",
-	}
-	l, err := reader.List(loc.Dir, opts)
-	if err != nil {
-		return dirError(env, loc, err)
-	}
-	entries := render.Select(l.Entries, &o.filter)
 	order := o.order
 	if order == "" {
 		order = render.ByName
@@ -189,54 +203,160 @@ func list(o *listOptions, env *Env) int {
 			order = render.ByAttention
 		}
 	}
-	render.Sort(entries, order)
+
+	var parts []hostList
+	var loc location.Location
+	var local *reader.Listing
+	if !withHosts || o.hostFlags.local {
+		var now time.Time
+		var err error
+		if loc, now, err = o.resolve(env); err != nil {
+			return usageError(env, "%v", err)
+		}
+		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: mode == "json" || mode == "ndjson"})
+		if err != nil {
+			code := dirError(env, loc, err)
+			if !withHosts {
+				return code
+			}
+			// This machine fails as a host would: the others are listed.
+			msg := strings.TrimPrefix(statusfile.SanitizeText(err.Error()), "perm: ")
+			parts = append(parts, hostList{err: &remote.HostError{Kind: failRefused, Msg: msg, Hint: "run 'statusls doctor'"}, reported: true})
+		} else {
+			local = l
+			parts = append(parts, hostList{entries: l.Entries})
+		}
+	}
+	if withHosts {
+		for _, r := range remote.List(context.Background(), cfg, hosts) {
+			parts = append(parts, hostList{host: r.Host, entries: r.Entries, err: r.Err})
+		}
+	}
+
+	failed := 0
+	for i := range parts {
+		p := &parts[i]
+		if p.err != nil {
+			failed++
+			if !p.reported {
+				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", p.err.Host, p.err.Msg)
+			}
+			continue
+		}
+		p.entries = render.Select(p.entries, &o.filter)
+		render.Sort(p.entries, order)
+	}
 
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	var buf []byte
 	switch mode {
 	case "tsv":
-		for i := range entries {
-			if entries[i].Verdict == reader.Invalid {
-				continue
+		for _, p := range parts {
+			for i := range p.entries {
+				if p.entries[i].Verdict == reader.Invalid {
+					continue
+				}
+				if withHosts {
+					buf = render.AppendHostTSV(buf[:0], p.host, &p.entries[i].Status)
+				} else {
+					buf = render.AppendTSV(buf[:0], &p.entries[i].Status)
+				}
+				out.Write(buf)
 			}
-			buf = render.AppendTSV(buf[:0], &entries[i].Status)
-			out.Write(buf)
 		}
-	case "json":
-		if len(entries) == 0 {
-			out.WriteString("[]\n")
-			break
-		}
-		out.WriteString("[\n")
-		for i := range entries {
-			buf = render.AppendJSONFields(buf[:0], &entries[i], o.fields)
-			if i < len(entries)-1 {
-				buf = append(buf, ',')
+	case "json", "ndjson":
+		lines := jsonLines{w: out, array: mode == "json"}
+		for _, p := range parts {
+			if p.err != nil {
+				lines.add(render.AppendHostErrorJSON(buf[:0], p.err.Host, p.err.Kind, p.err.Msg, p.err.Hint))
 			}
-			buf = append(buf, '\n')
-			out.Write(buf)
+			for i := range p.entries {
+				switch {
+				case withHosts:
+					buf = render.AppendHostJSON(buf[:0], p.host, &p.entries[i], o.fields)
+				case mode == "json":
+					buf = render.AppendJSONFields(buf[:0], &p.entries[i], o.fields)
+				default:
+					buf = render.AppendJSON(buf[:0], &p.entries[i])
+				}
+				lines.add(buf)
+			}
 		}
-		out.WriteString("]\n")
-	case "ndjson":
-		for i := range entries {
-			buf = render.AppendJSON(buf[:0], &entries[i])
-			buf = append(buf, '\n')
-			out.Write(buf)
-		}
+		lines.end()
 	case "summary":
-		if s := render.Summary(entries); s != "" {
-			out.WriteString(s + "\n")
+		// A status bar drops stderr: the line itself says hosts are missing.
+		var words []string
+		if s := render.Summary(allEntries(parts)); s != "" {
+			words = append(words, s)
+		}
+		if failed == 1 {
+			words = append(words, "1 host offline")
+		} else if failed > 1 {
+			words = append(words, strconv.Itoa(failed)+" hosts offline")
+		}
+		if len(words) > 0 {
+			out.WriteString(strings.Join(words, " · ") + "\n")
 		}
 	case "count":
-		out.WriteString(strconv.Itoa(countSessions(entries)) + "\n")
+		out.WriteString(strconv.Itoa(countSessions(allEntries(parts))) + "\n")
 	case "table":
-		writeTable(out, entries, o, l, loc, isTerm, termWidth, env)
+		writeTable(out, parts, withHosts, o, local, loc, isTerm, termWidth, env)
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
 		return base.ExitError
 	}
-	return base.ExitOK
+	switch {
+	case failed == 0:
+		return base.ExitOK
+	case failed == len(parts):
+		return base.ExitError
+	}
+	return base.ExitPartial
+}
+
+func allEntries(parts []hostList) []reader.Entry {
+	if len(parts) == 1 {
+		return parts[0].entries
+	}
+	var all []reader.Entry
+	for _, p := range parts {
+		all = append(all, p.entries...)
+	}
+	return all
+}
+
+// jsonLines writes objects as statusls --json's array (one object a line)
+// or as NDJSON.
+type jsonLines struct {
+	w     *bufio.Writer
+	array bool
+	n     int
+}
+
+func (j *jsonLines) add(obj []byte) {
+	switch {
+	case !j.array:
+	case j.n == 0:
+		j.w.WriteString("[\n")
+	default:
+		j.w.WriteString(",\n")
+	}
+	j.n++
+	j.w.Write(obj)
+	if !j.array {
+		j.w.WriteByte('\n')
+	}
+}
+
+func (j *jsonLines) end() {
+	switch {
+	case !j.array:
+	case j.n == 0:
+		j.w.WriteString("[]\n")
+	default:
+		j.w.WriteString("\n]\n")
+	}
 }
 
 // expandPath expands a leading ~ and makes p absolute.

@@ -11,32 +11,58 @@ import (
 	"github.com/agentstatus/agentstatus/reader"
 )
 
-// writeTable prints entries as the table, or, when there are none, a notice
-// on stderr (a terminal or --table only: scripts get empty output).
-func writeTable(out io.Writer, entries []reader.Entry, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *Env) {
+// writeTable prints the listing as the table, with a HOST column after
+// SESSION when other machines are listed; or, when there are no sessions,
+// a notice on stderr (a terminal or --table only: scripts get empty
+// output).
+func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *Env) {
+	var entries []reader.Entry
+	var hosts []string
+	for _, p := range parts {
+		h := p.host
+		if h == "" {
+			h = localHostName
+		}
+		for _, e := range p.entries {
+			if e.Verdict != reader.Invalid {
+				entries = append(entries, e)
+				hosts = append(hosts, h)
+			}
+		}
+	}
 	if len(entries) == 0 {
 		// A notice, not data: on stderr, so that stdout stays empty.
-		if isTerm || o.mode == "table" {
-			what := "fresh sessions"
-			if o.all {
-				what = "sessions"
-			}
-			if o.filter.Narrowed() {
-				what = "matching " + what
-			}
-			fmt.Fprintf(env.Stderr, "statusls: no %s in %s\n", what, quotePath(render.TildePath(loc.Dir, env.Getenv("HOME"))))
-			if l.Missing {
-				fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
-			}
+		if !isTerm && o.mode != "table" {
+			return
+		}
+		if withHosts {
+			fmt.Fprintln(env.Stderr, "statusls: no sessions on these hosts")
+			return
+		}
+		what := "fresh sessions"
+		if o.all {
+			what = "sessions"
+		}
+		if o.filter.Narrowed() {
+			what = "matching " + what
+		}
+		fmt.Fprintf(env.Stderr, "statusls: no %s in %s\n", what, quotePath(render.TildePath(loc.Dir, env.Getenv("HOME"))))
+		if l.Missing {
+			fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
 		}
 		return
 	}
-	io.WriteString(out, render.Table(entries, render.TableOptions{
+	opts := render.TableOptions{
 		Width: tableWidth(env, termWidth),
 		Color: useColor(o.color, isTerm, env),
-		Home:  env.Getenv("HOME"),
 		Wide:  o.wide,
-	}))
+	}
+	if withHosts {
+		opts.Hosts = hosts
+	} else {
+		opts.Home = env.Getenv("HOME")
+	}
+	io.WriteString(out, render.Table(entries, opts))
 }
 
 // tableWidth is $COLUMNS, else the terminal's width, else 80.
