@@ -1,6 +1,7 @@
 package statusls
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"github.com/agentstatus/agentstatus/watch"
 )
@@ -71,7 +73,7 @@ type watchOptions struct {
 	onStates            []string
 	onSet, execSet      bool
 
-	hostFlags // --host: watchhosts.go
+	hostFlags // --host, --all-hosts, --local: hosts.go
 	untilEOF  bool
 }
 
@@ -219,23 +221,29 @@ func watchSignals(mode string) []os.Signal {
 	return stopSignals
 }
 
-// watchRun is one run of statusls watch.
+// watchRun is one run of statusls watch: this machine's directory, other
+// machines' (--host), or both (--local), each a host of the run ("" is this
+// machine) with its view.
 type watchRun struct {
-	o      *watchOptions
-	env    *Env
-	mode   string
-	stderr *lockedWriter
-	view   *view
-	seq    uint64
-	buf    []byte
-	synced bool
+	o         *watchOptions
+	env       *Env
+	mode      string
+	stderr    *lockedWriter
+	withHosts bool              // other machines are watched: events and lines name the host
+	views     map[string]*view  // by host
+	order     []string          // the hosts, "" (this machine) first
+	offline   map[string]string // host -> why it cannot be reached
+	waiting   int               // hosts whose snapshot is not in yet
+	seq       uint64
+	buf       []byte
+	synced    bool // synced was printed
 
 	runner *execRunner
 	trig   *trigger  // when runner runs its command
 	keys   chan byte // the keyboard's keys (table on a terminal), or nil
 
 	table    *tableScreen
-	dirty    bool             // the table shows something else than the view
+	dirty    bool             // the table shows something else than the views
 	messages chan string      // the runner's reports, for the table
 	tick     statusfile.Timer // the table's redraw for its age column
 	tickC    <-chan time.Time
@@ -248,17 +256,33 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 	if code := o.hostFlags.misuse(env); code >= 0 {
 		return code
 	}
-	if o.hostFlags.active() {
-		return watchHosts(o, env)
+	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]*view{}, offline: map[string]string{}}
+	var hosts []string
+	var cfg *remote.Config
+	if r.withHosts {
+		var err error
+		if hosts, cfg, err = o.hostFlags.targets(env); err != nil {
+			return usageError(env, "%s", err)
+		}
 	}
-	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
-	if err != nil {
-		return usageError(env, "%v", err)
+	var loc location.Location
+	if !r.withHosts || o.local {
+		var err error
+		if loc, err = location.ForReader(o.dir, o.configHome, env.Getenv); err != nil {
+			return usageError(env, "%v", err)
+		}
+		if code := checkDir(env, loc); code >= 0 {
+			return code
+		}
+		r.order = append(r.order, "")
 	}
-	if code := checkDir(env, loc); code >= 0 {
-		return code
+	r.order = append(r.order, hosts...)
+	for _, h := range r.order {
+		r.views[h] = newView(&o.filter)
 	}
-	r := &watchRun{o: o, env: env, stderr: &lockedWriter{w: env.Stderr}, view: newView(&o.filter)}
+	r.waiting = len(r.order)
+
+	r.stderr = &lockedWriter{w: env.Stderr}
 	// Nothing of watch's own is written to stderr once it has returned.
 	// A command still running then (past the grace period) keeps the
 	// stderr it was given, which is the process's own when that is a file.
@@ -266,21 +290,26 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 
 	isTerm, termWidth := env.Terminal()
 	r.mode = o.outputMode(isTerm)
+	// The table's age column needs every updatedAt.
+	heartbeats := o.heartbeats || r.mode == watchTable
 
 	sigs := make(chan os.Signal, 4)
 	defer env.Signals(sigs, watchSignals(r.mode)...)()
 
-	w, err := watch.New(loc.Dir,
-		watch.WithClock(env.Clock),
-		// The table's age column needs every updatedAt.
-		watch.WithHeartbeats(o.heartbeats || r.mode == watchTable),
-		// alive, as statusls --json has it.
-		watch.WithLiveness(r.mode == watchJSON || o.execSet))
-	if err != nil {
-		fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-		return base.ExitError
+	var local <-chan watch.Event
+	if !r.withHosts || o.local {
+		w, err := watch.New(loc.Dir,
+			watch.WithClock(env.Clock),
+			watch.WithHeartbeats(heartbeats),
+			// alive, as statusls --json has it.
+			watch.WithLiveness(r.mode == watchJSON || o.execSet))
+		if err != nil {
+			fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
+			return base.ExitError
+		}
+		defer w.Close()
+		local = w.Events()
 	}
-	defer w.Close()
 
 	if r.mode == watchTable {
 		r.messages = make(chan string, 16)
@@ -312,47 +341,55 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 		defer r.trig.stop()
 	}
 
-	events := w.Events()
+	var others <-chan remote.Event
+	if r.withHosts {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cfg.Heartbeats, cfg.Clock = heartbeats, env.Clock
+		others = remote.Watch(ctx, cfg, hosts)
+	}
+
 	eof := stdinEOF(env, o.untilEOF)
 	for {
+		force := false
 		select {
 		case <-eof:
 			return base.ExitOK
-		case ev, ok := <-events:
+		case ev, ok := <-local:
 			if !ok {
 				return r.writeError(errors.New("the watcher stopped"))
 			}
-			if err := r.handle(&ev); err != nil {
+			if err := r.handle("", &ev, nil); err != nil {
 				return r.writeError(err)
 			}
 			// Take in what is already waiting before redrawing.
 		more:
 			for range 1024 {
 				select {
-				case ev, ok := <-events:
+				case ev, ok := <-local:
 					if !ok {
 						break more
 					}
-					if err := r.handle(&ev); err != nil {
+					if err := r.handle("", &ev, nil); err != nil {
 						return r.writeError(err)
 					}
 				default:
 					break more
 				}
 			}
-			if err := r.redraw(false); err != nil {
+		case ev, ok := <-others:
+			if !ok {
+				return r.writeError(errors.New("the watch stopped"))
+			}
+			if err := r.handle(ev.Host, &ev.Event, ev.HostErr); err != nil {
 				return r.writeError(err)
 			}
 		case msg := <-r.messages:
 			r.table.message(msg, env.Clock.Now())
-			if err := r.redraw(true); err != nil {
-				return r.writeError(err)
-			}
+			force = true
 		case <-r.tickC:
 			r.tick, r.tickC = nil, nil
-			if err := r.redraw(true); err != nil {
-				return r.writeError(err)
-			}
+			force = true
 		case <-r.trig.C():
 			r.trig.fire()
 		case k, ok := <-r.keys:
@@ -364,14 +401,14 @@ func watchCmd(o *watchOptions, args []string, env *Env) int {
 				return base.ExitOK
 			}
 		case sig := <-sigs:
-			if slices.Contains(resizeSignals, sig) {
-				r.table.resize()
-				if err := r.redraw(true); err != nil {
-					return r.writeError(err)
-				}
-				continue
+			if !slices.Contains(resizeSignals, sig) {
+				return base.ExitOK
 			}
-			return base.ExitOK
+			r.table.resize()
+			force = true
+		}
+		if err := r.redraw(force); err != nil {
+			return r.writeError(err)
 		}
 	}
 }
@@ -400,21 +437,39 @@ func readKeys(in io.Reader, keys chan<- byte) {
 	}
 }
 
-// handle takes in one event of the watcher.
-func (r *watchRun) handle(ev *watch.Event) error {
-	c, ok := r.view.apply(ev)
+// handle takes in one event of one host ("" for this machine).
+func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) error {
+	switch ev.Kind {
+	case remote.HostOffline:
+		r.offline[host], r.dirty = herr.Msg, true
+		if r.table == nil {
+			fmt.Fprintf(r.stderr, "statusls: host %s offline: %s; retrying\n", statusfile.SanitizeText(host), herr.Msg)
+		}
+		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg}, nil)
+	case remote.HostOnline:
+		delete(r.offline, host)
+		r.dirty = true
+		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At}, nil)
+	case watch.Synced:
+		// One synced, once every host has sent its snapshot.
+		if r.table != nil {
+			r.table.missing = ev.Missing
+		}
+		r.waiting--
+		if r.waiting > 0 || r.synced {
+			return nil
+		}
+		r.synced, r.dirty = true, true
+		return r.print("", &render.Event{Kind: evSynced, At: ev.At, Missing: ev.Missing && !r.withHosts}, nil)
+	}
+	c, ok := r.views[host].apply(ev)
 	if !ok {
 		return nil
 	}
 	switch c.kind {
-	case evSynced:
-		r.synced = true
-		if r.table != nil {
-			r.table.missing = ev.Missing
-		}
-		r.dirty = true
 	case evError:
-		r.report(statusfile.SanitizeText(ev.Err.Error()))
+		r.report(hostPrefix(host) + statusfile.SanitizeText(ev.Err.Error()))
+		return r.print(host, &render.Event{Kind: evError, At: ev.At, Err: ev.Err.Error()}, nil)
 	case evHeartbeat:
 		// The table shows ages as time passes; a heartbeat only resets
 		// one. Printed only when asked for.
@@ -427,20 +482,38 @@ func (r *watchRun) handle(ev *watch.Event) error {
 			r.table.missing = false
 		}
 	}
+	return r.print(host, &render.Event{Kind: c.kind, At: ev.At, Entry: c.entry, Reason: c.reason}, &c)
+}
+
+func hostPrefix(host string) string {
+	if host == "" {
+		return ""
+	}
+	return "host " + statusfile.SanitizeText(host) + ": "
+}
+
+// print numbers ev, shows it to the --exec trigger (c: the view's change
+// it is, if any), and writes it as the mode says.
+func (r *watchRun) print(host string, ev *render.Event, c *change) error {
 	if r.mode == watchTable && r.runner == nil {
 		return nil
 	}
 	r.seq++
-	rev := render.Event{Kind: c.kind, Seq: r.seq, At: ev.At, Entry: c.entry, Reason: c.reason, Missing: ev.Missing}
-	if c.kind == evError {
-		rev.Err = ev.Err.Error()
-	}
+	ev.Seq = r.seq
 	r.buf = r.buf[:0]
 	if r.mode == watchJSON || r.runner != nil {
-		r.buf = render.AppendEventJSON(r.buf, &rev)
+		if r.withHosts {
+			r.buf = render.AppendHostEventJSON(r.buf, host, ev)
+		} else {
+			r.buf = render.AppendEventJSON(r.buf, ev)
+		}
 	}
-	if r.runner != nil && c.entry != nil {
-		r.trig.see(c.entry.Name, &c, r.buf)
+	if r.runner != nil && c != nil && c.entry != nil {
+		if r.withHosts {
+			r.trig.see(host+"\x00"+c.entry.Name, c, r.buf, "STATUS_HOST="+statusfile.SanitizeText(host))
+		} else {
+			r.trig.see(c.entry.Name, c, r.buf)
+		}
 	}
 	switch r.mode {
 	case watchJSON:
@@ -448,10 +521,14 @@ func (r *watchRun) handle(ev *watch.Event) error {
 		_, err := r.env.Stdout.Write(r.buf)
 		return err
 	case watchTSV:
-		if c.kind == evError {
+		if ev.Kind == evError {
 			return nil // on stderr only
 		}
-		r.buf = render.AppendEventTSV(r.buf[:0], &rev)
+		if r.withHosts {
+			r.buf = render.AppendHostEventTSV(r.buf[:0], host, ev)
+		} else {
+			r.buf = render.AppendEventTSV(r.buf[:0], ev)
+		}
 		_, err := r.env.Stdout.Write(r.buf)
 		return err
 	}
@@ -470,19 +547,26 @@ func (r *watchRun) report(msg string) {
 	fmt.Fprintf(r.stderr, "statusls: %s\n", msg)
 }
 
-// redraw draws the table once the snapshot is in: when the view changed,
-// or (force) when the time, the terminal or the messages did; and keeps a
-// timer for the next second while the table shows ages or messages.
+// redraw draws the table once every snapshot is in: when the views
+// changed, or (force) when the time, the terminal or the messages did; and
+// keeps a timer for the next second while the table shows ages, messages
+// or hosts.
 func (r *watchRun) redraw(force bool) error {
 	if r.table == nil || !r.synced || !r.dirty && !force {
 		return nil
 	}
 	r.dirty = false
 	now := r.env.Clock.Now()
-	if err := r.table.draw(r.view, now); err != nil {
+	var err error
+	if r.withHosts {
+		err = r.table.drawHosts(r.order, r.views, r.offline, now)
+	} else {
+		err = r.table.draw(r.views[""], now)
+	}
+	if err != nil {
 		return err
 	}
-	if r.tick == nil && (len(r.view.shown) > 0 || len(r.table.msgs) > 0) {
+	if r.tick == nil && (r.withHosts || len(r.views[""].shown) > 0 || len(r.table.msgs) > 0) {
 		r.tick = r.env.Clock.NewTimer(time.Second)
 		r.tickC = r.tick.C()
 	}
