@@ -1,6 +1,7 @@
 package statusls
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"github.com/agentstatus/agentstatus/watch"
 )
@@ -44,7 +46,7 @@ type waitOptions struct {
 	stateList       string
 	where           *common
 
-	hostFlags // --host: waithosts.go
+	hostFlags // --host: onHost
 	untilEOF  bool
 }
 
@@ -113,8 +115,9 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 	if code := o.hostFlags.misuse(env); code >= 0 {
 		return code
 	}
+	ws := &waitState{o: o, env: env, name: statusfile.FileName(o.session)}
 	if o.hostFlags.active() {
-		return waitHost(o, env)
+		return ws.onHost()
 	}
 	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
 	if err != nil {
@@ -136,7 +139,6 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 		timeout = t.C()
 	}
 
-	ws := &waitState{o: o, env: env, name: statusfile.FileName(o.session)}
 	eof := stdinEOF(env, o.untilEOF)
 	for {
 		select {
@@ -242,6 +244,8 @@ func (s *waitState) check(ev *watch.Event) int {
 func (s *waitState) done(e *reader.Entry) int {
 	var out []byte
 	switch {
+	case s.o.json && s.o.hostFlags.active():
+		out = append(render.AppendHostJSON(nil, s.o.hosts[0], e, nil), '\n')
 	case s.o.json:
 		out = append(render.AppendJSON(nil, e), '\n')
 	case s.o.any:
@@ -264,4 +268,75 @@ func (s *waitState) what() string {
 		return "session " + quotePath(statusfile.SanitizeText(s.o.session)) + " to be gone"
 	}
 	return "session " + quotePath(statusfile.SanitizeText(s.o.session)) + " in state " + states
+}
+
+// onHost is wait --host H: statusls wait runs on H, through ssh, and its
+// answer ends this wait as this machine's would.
+func (s *waitState) onHost() int {
+	o, env := s.o, s.env
+	if len(o.hosts) != 1 {
+		return usageError(env, "wait --host takes exactly one host")
+	}
+	if o.cwd != "" && !strings.HasPrefix(o.cwd, "/") {
+		return usageError(env, "--cwd with --host needs an absolute path (of the host)")
+	}
+	hosts, cfg, err := o.hostFlags.targets(env)
+	if err != nil {
+		return usageError(env, "%s", err)
+	}
+	host := hosts[0]
+	var args []string
+	if o.any {
+		args = append(args, "--any")
+	} else {
+		args = append(args, "--session", o.session)
+	}
+	if o.gone {
+		args = append(args, "--gone")
+	} else {
+		args = append(args, "--state", strings.Join(o.states, ","))
+	}
+	if o.agents != "" {
+		args = append(args, "--agent", o.agents)
+	}
+	if o.cwd != "" {
+		args = append(args, "--cwd", o.cwd)
+	}
+	if o.json {
+		args = append(args, "--json")
+	}
+	shown := statusfile.SanitizeText(host)
+	res := remote.Wait(context.Background(), cfg, host, args, o.timeout, func(he *remote.HostError) {
+		fmt.Fprintf(env.Stderr, "statusls: host %s offline: %s; retrying\n", shown, he.Msg)
+	})
+	if res.Err != nil {
+		fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", statusfile.SanitizeText(res.Err.Host), statusfile.SanitizeText(res.Err.Msg))
+		if res.Err.Hint != "" {
+			fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", statusfile.SanitizeText(res.Err.Hint))
+		}
+		return base.ExitError
+	}
+	switch res.Code {
+	case base.ExitOK:
+		if len(res.Output) == 0 {
+			return base.ExitOK // it printed nothing: --session without --json
+		}
+		// The session as the host printed it: its object, or its id.
+		e := &reader.Entry{Status: statusfile.Status{Session: string(res.Output)}}
+		if o.json {
+			if e, err = remote.DecodeEntry(res.Output); err != nil {
+				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", shown, strings.TrimPrefix(err.Error(), "remote: "))
+				return base.ExitError
+			}
+		}
+		return s.done(e)
+	case base.ExitTimeout:
+		fmt.Fprintf(env.Stderr, "statusls: timed out after %v waiting for %s on host %s\n", o.timeout, s.what(), shown)
+	case base.ExitGone:
+		fmt.Fprintf(env.Stderr, "statusls: session %s went away on host %s while waiting for %s\n", quotePath(statusfile.SanitizeText(o.session)), shown, s.what())
+	default:
+		fmt.Fprintf(env.Stderr, "statusls: host %s: statusls wait ended with exit status %d\n", shown, res.Code)
+		return base.ExitError
+	}
+	return res.Code
 }
