@@ -188,7 +188,8 @@ func short(s string) string {
 }
 
 // DecodeEntry decodes one statusls --json object sent by a host, strictly,
-// and returns its entry with every string sanitized.
+// such as the Output of a [Wait] run with --json, and returns its entry
+// with every string sanitized.
 func DecodeEntry(line []byte) (*reader.Entry, error) {
 	w, err := decodeObject(line)
 	if err != nil {

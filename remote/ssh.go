@@ -40,14 +40,15 @@ type Config struct {
 	SSHArgs []string
 	// Command is statusls on the hosts; "" means "statusls".
 	Command string
-	// ConnectTimeout is ssh's ConnectTimeout; 0 means defaultConnectTimeout.
+	// ConnectTimeout is ssh's ConnectTimeout; 0 means 5 s.
 	ConnectTimeout time.Duration
-	// Timeout bounds one host's listing, connection included; 0 means
-	// defaultTimeout.
+	// Timeout bounds one host's listing, connection included, and the
+	// wait for a watched host's snapshot; 0 means 10 s.
 	Timeout time.Duration
-	// FanOut bounds the hosts queried at once; 0 means maxFanOut.
+	// FanOut bounds the hosts queried at once; 0 means 32.
 	FanOut int
-	// MaxBytes bounds one host's whole listing; 0 means maxHostBytes.
+	// MaxBytes bounds one host's whole listing; 0 means 32 MiB (about
+	// 60,000 sessions).
 	MaxBytes int64
 	// ControlDir holds the sockets of shared connections, in a private
 	// 0700 directory ([ConfigFromEnv] sets and checks one). Reuse must be
@@ -56,7 +57,7 @@ type Config struct {
 	// Reuse turns connection reuse on (ControlMaster=auto).
 	Reuse bool
 	// ControlPersist is how long a shared connection stays open after its
-	// last use; 0 means defaultControlPersist.
+	// last use; 0 means 60 s.
 	ControlPersist time.Duration
 	// Env is the environment of ssh; nil means this process's.
 	Env []string
