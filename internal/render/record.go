@@ -160,7 +160,7 @@ func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []
 	dst = strconv.AppendBool(dst, e.Verdict == reader.Fresh)
 	dst = append(dst, `,"age":`...)
 	if rec {
-		dst = AppendSeconds(dst, e.Age.Milliseconds())
+		dst = appendSeconds(dst, e.Age.Milliseconds())
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -186,9 +186,9 @@ func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []
 	return dst
 }
 
-// AppendSeconds appends ms milliseconds as a JSON number of seconds with at
+// appendSeconds appends ms milliseconds as a JSON number of seconds with at
 // most three decimals: 1234 → 1.234, 1500 → 1.5, 2000 → 2.
-func AppendSeconds(dst []byte, ms int64) []byte {
+func appendSeconds(dst []byte, ms int64) []byte {
 	if ms < 0 {
 		dst = append(dst, '-')
 		ms = -ms

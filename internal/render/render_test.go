@@ -18,7 +18,7 @@ var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func TestAppendSeconds(t *testing.T) {
 	for ms, want := range map[int64]string{0: "0", 1: "0.001", 10: "0.01", 1234: "1.234", 1500: "1.5", 2000: "2", -3600000: "-3600", -1: "-0.001", 30001: "30.001"} {
-		if got := string(AppendSeconds(nil, ms)); got != want {
+		if got := string(appendSeconds(nil, ms)); got != want {
 			t.Errorf("%d ms: %s, want %s", ms, got, want)
 		}
 	}
@@ -193,7 +193,7 @@ func TestShortIDs(t *testing.T) {
 	for i, id := range ids {
 		entries[i].Status.Session = id
 	}
-	got := ShortIDs(entries)
+	got := shortIDs(entries)
 	want := []string{
 		"0f1e2d3c-aaaa-4bbb-8ccc-000000000001",
 		"0f1e2d3c-aaaa-4bbb-8ccc-000000000002",
@@ -205,7 +205,7 @@ func TestShortIDs(t *testing.T) {
 	}
 	for i := range want {
 		if got[i] != want[i] {
-			t.Errorf("ShortIDs[%d] = %q, want %q", i, got[i], want[i])
+			t.Errorf("shortIDs[%d] = %q, want %q", i, got[i], want[i])
 		}
 	}
 	// Each shortened id is a prefix of its own id and of no other.

@@ -126,9 +126,9 @@ func ParseOrder(s string) (Order, error) {
 	return "", fmt.Errorf("unknown order %q (want attention, updated or name)", s)
 }
 
-// StateRank is a state's place in attention order: blocked 0, working 1,
+// stateRank is a state's place in attention order: blocked 0, working 1,
 // idle 2, anything else 3.
-func StateRank(s statusfile.State) int {
+func stateRank(s statusfile.State) int {
 	switch s {
 	case statusfile.Blocked:
 		return 0
@@ -173,7 +173,7 @@ func attentionRank(e *reader.Entry) int {
 	if !hasRecord(e) || e.Verdict == reader.Invalid {
 		return 4
 	}
-	return StateRank(e.Status.State)
+	return stateRank(e.Status.State)
 }
 
 // Summary returns the one-line summary of the sessions among entries, e.g.

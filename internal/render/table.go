@@ -23,7 +23,7 @@ type TableOptions struct {
 	Home string
 	// Wide shows full session ids; else each is cut to its shortest
 	// prefix of at least 8 characters that no other row shares (see
-	// [ShortIDs]).
+	// [shortIDs]).
 	Wide bool
 	// Hosts, when not nil, adds a HOST column after SESSION: Hosts[i] is
 	// the host of entries[i] (statusls --host).
@@ -66,8 +66,8 @@ const (
 	sgrStale   = "\x1b[2m"    // dim: a stale row (--all)
 )
 
-// StateColor returns the SGR sequence of a state.
-func StateColor(s statusfile.State) string {
+// stateColor returns the SGR sequence of a state.
+func stateColor(s statusfile.State) string {
 	switch s {
 	case statusfile.Blocked:
 		return sgrBlocked
@@ -112,7 +112,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 	rows := make([][nCols]string, len(entries))
 	var ids []string
 	if !opts.Wide {
-		ids = ShortIDs(entries)
+		ids = shortIDs(entries)
 	}
 	var w [nCols]int
 	anyWhy := false
@@ -239,7 +239,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 	for i, r := range rows {
 		color := ""
 		if opts.Color {
-			color = StateColor(entries[i].Status.State)
+			color = stateColor(entries[i].Status.State)
 		}
 		line(r, color, entries[i].Verdict == reader.Stale)
 	}
@@ -249,11 +249,11 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 // shortID is the shortest prefix a session id is cut to in the table.
 const shortID = 8
 
-// ShortIDs returns, for each entry, its session id cut to the shortest
+// shortIDs returns, for each entry, its session id cut to the shortest
 // prefix of at least 8 characters (bytes) that is not a prefix of another
 // entry's id, with "…" when it was cut. An id that is a prefix of another
 // stays whole.
-func ShortIDs(entries []reader.Entry) []string {
+func shortIDs(entries []reader.Entry) []string {
 	ids := make([]string, len(entries))
 	for i := range entries {
 		ids[i] = entries[i].Status.Session
