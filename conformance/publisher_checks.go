@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -35,7 +36,7 @@ var (
 
 func scenarios() []scenario {
 	s := []scenario{
-		{checks: []CheckInfo{
+		{checks: []checkInfo{
 			coreCheck("W1/publishes-at-once", "W1"),
 			coreCheck("P1/every-key", "P1"),
 			check("E1/compact-encoding", "E1"),
@@ -45,49 +46,49 @@ func scenarios() []scenario {
 			coreCheck("P12/cwd-is-absolute", "P12"),
 			check("L4/ignores-status-dir", "L4"),
 		}, run: basicScenario},
-		{checks: []CheckInfo{check("P3/creates-config-home", "P3")}, run: createsConfigHome},
-		{checks: []CheckInfo{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
-		{checks: []CheckInfo{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
-		{checks: []CheckInfo{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
-		{checks: []CheckInfo{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
-		{checks: []CheckInfo{
+		{checks: []checkInfo{check("P3/creates-config-home", "P3")}, run: createsConfigHome},
+		{checks: []checkInfo{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
+		{checks: []checkInfo{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
+		{checks: []checkInfo{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
+		{checks: []checkInfo{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
+		{checks: []checkInfo{
 			coreCheck("W3/malformed-lines-refused", "W3", "S2"),
 			coreCheck("W3/blank-lines-unanswered", "W3"),
 		}, run: malformedLines},
-		{checks: []CheckInfo{
+		{checks: []checkInfo{
 			coreCheck("P12/title-no-controls", "P12"),
 			coreCheck("P12/long-title-bounded", "P12"),
 			check("P12/title-sanitized", "P12"),
 			check("P12/title-empty-is-null", "P12", "F1"),
 			check("P12/long-title-cut", "P12"),
 		}, run: titles},
-		{checks: []CheckInfo{
+		{checks: []checkInfo{
 			coreCheck("N1/non-ascii-session", "N1"),
 			check("E2/json-escaping", "E2"),
 		}, run: escaping},
-		{checks: []CheckInfo{
+		{checks: []checkInfo{
 			coreCheck("P8/never-partial", "P8"),
 			coreCheck("P8/no-temporary-file-left", "P8"),
 			check("P8/temporary-file-dot-named", "P8"),
 			check("P8/temporary-file-in-status-dir", "P8"),
 			check("P10/last-change-wins", "P10"),
 		}, run: atomicity},
-		{checks: []CheckInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat},
-		{checks: []CheckInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeatKeepsState},
-		{checks: []CheckInfo{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
-		{checks: []CheckInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
-		{checks: []CheckInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
-		{checks: []CheckInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
-		{checks: []CheckInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checksEveryWrite},
-		{checks: []CheckInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
-		{checks: []CheckInfo{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: homeCheckedEveryWrite},
-		{checks: []CheckInfo{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
-		{checks: []CheckInfo{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
-		{checks: []CheckInfo{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
-		{checks: []CheckInfo{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
+		{checks: []checkInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat},
+		{checks: []checkInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeatKeepsState},
+		{checks: []checkInfo{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
+		{checks: []checkInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
+		{checks: []checkInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
+		{checks: []checkInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
+		{checks: []checkInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checksEveryWrite},
+		{checks: []checkInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
+		{checks: []checkInfo{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: homeCheckedEveryWrite},
+		{checks: []checkInfo{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
+		{checks: []checkInfo{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
+		{checks: []checkInfo{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
+		{checks: []checkInfo{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
 	}
 	for _, u := range []int{0o000, 0o022, 0o077} {
-		s = append(s, scenario{checks: []CheckInfo{
+		s = append(s, scenario{checks: []checkInfo{
 			coreCheck(fmt.Sprintf("P3/status-dir-0700/umask-%03o", u), "P3"),
 			coreCheck(fmt.Sprintf("P6/file-0600/umask-%03o", u), "P6"),
 		}, run: modes(u)})
@@ -160,10 +161,10 @@ func scenarios() []scenario {
 	} {
 		c := check(r.id, append(r.rules, "W3", "P13")...)
 		if coreRefusals[r.id] {
-			c.Level = Core
+			c.Level = vector.Core
 		}
 		s = append(s, scenario{
-			checks: []CheckInfo{c},
+			checks: []checkInfo{c},
 			root:   r.root,
 			run:    refusal(r.id, r.setup),
 		})
@@ -179,7 +180,7 @@ func scenarios() []scenario {
 		// only a count of bytes refuses it.
 		{"N2/session-too-long-multibyte", strings.Repeat("\U0001F600", 255) + "é€"},
 	} {
-		s = append(s, scenario{checks: []CheckInfo{check(b.id, "N2")}, run: badSession(b.id, b.session)})
+		s = append(s, scenario{checks: []checkInfo{check(b.id, "N2")}, run: badSession(b.id, b.session)})
 	}
 	return s
 }
@@ -306,7 +307,7 @@ func basicScenario(p *pubRun) {
 	slack := p.d(1)
 	p.expect(!rec.UpdatedAt.Before(before.Truncate(time.Millisecond).Add(-slack)) && !rec.UpdatedAt.After(after.Add(slack)), t1,
 		"updatedAt %s is not within %v of the harness's clock (the file appeared between %s and %s)",
-		ts, slack, before.UTC().Format(TimeLayout), after.UTC().Format(TimeLayout))
+		ts, slack, before.UTC().Format(vector.TimeLayout), after.UTC().Format(vector.TimeLayout))
 	p.pass(t1)
 
 	p.expect(rec.PID > 0 && processAlive(rec.PID), "P12/pid-is-live", "pid %d is not a live process", rec.PID)
@@ -765,10 +766,10 @@ func heartbeat(p *pubRun) {
 		if !rec.UpdatedAt.Equal(last) {
 			beats++
 			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
-			p.event("heartbeat: updatedAt %s", rec.UpdatedAt.UTC().Format(TimeLayout))
+			p.event("heartbeat: updatedAt %s", rec.UpdatedAt.UTC().Format(vector.TimeLayout))
 			if d := now.Sub(rec.UpdatedAt); d > p.d(2) || d < -p.d(2) {
 				p.fail(id, "a heartbeat wrote updatedAt %s, %v away from the harness's clock: not a fresh updatedAt",
-					rec.UpdatedAt.UTC().Format(TimeLayout), d.Round(time.Millisecond))
+					rec.UpdatedAt.UTC().Format(vector.TimeLayout), d.Round(time.Millisecond))
 			}
 			last, lastChange = rec.UpdatedAt, now
 		}

@@ -19,10 +19,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
-
-var errNoCommand = errors.New("conformance: no command to run")
 
 // errNoAnswerYet is a missed deadline for an answer.
 var errNoAnswerYet = errors.New("no answer")
@@ -41,7 +40,7 @@ type answer struct {
 // pubRun is one run of the publisher under test and the checks it decides.
 type pubRun struct {
 	ctx     context.Context
-	opts    PublisherOptions
+	opts    Options
 	results []Result
 
 	base    string // the scenario's private directory
@@ -75,7 +74,7 @@ const (
 	defaultAgent   = "statusconform-agent"
 )
 
-func newPubRun(ctx context.Context, opts PublisherOptions, results []Result) *pubRun {
+func newPubRun(ctx context.Context, opts Options, results []Result) *pubRun {
 	return &pubRun{ctx: ctx, opts: opts, results: results, session: defaultSession, agent: defaultAgent,
 		umask: -1, stderr: &limitedBuffer{max: 64 << 10}, started: time.Now()}
 }
@@ -131,8 +130,8 @@ func (p *pubRun) result(id string) *Result {
 func (p *pubRun) fail(id, format string, args ...any) {
 	r := p.result(id)
 	msg := fmt.Sprintf(format, args...)
-	if r.Outcome != Fail {
-		r.Outcome, r.Reason = Fail, msg
+	if r.Outcome != outcomeFail {
+		r.Outcome, r.Reason = outcomeFail, msg
 	} else {
 		r.Details = append(r.Details, msg)
 	}
@@ -150,7 +149,7 @@ func (p *pubRun) expect(ok bool, id, format string, args ...any) bool {
 // pass marks check id passed unless it failed already.
 func (p *pubRun) pass(id string) {
 	if r := p.result(id); r.Outcome == "" {
-		r.Outcome = Pass
+		r.Outcome = outcomePass
 	}
 }
 
@@ -255,9 +254,9 @@ func (p *pubRun) start() {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		var skip *SkipError
+		var skip *skipError
 		if errors.As(err, &skip) {
-			p.stopNow(skip.Reason)
+			p.stopNow(skip.reason)
 		}
 		p.exit.err = err
 		close(p.exited)
@@ -605,7 +604,7 @@ func describe(rec statusfile.Status) string {
 	if rec.Title != "" {
 		title = fmt.Sprintf("%q", truncate(rec.Title, 60))
 	}
-	return fmt.Sprintf("state=%s title=%s updatedAt=%s", rec.State, title, rec.UpdatedAt.UTC().Format(TimeLayout))
+	return fmt.Sprintf("state=%s title=%s updatedAt=%s", rec.State, title, rec.UpdatedAt.UTC().Format(vector.TimeLayout))
 }
 
 // snapshot describes everything under the scenario's directory (but the
