@@ -73,8 +73,8 @@ func scenarios() []scenario {
 			check("P8/temporary-file-in-status-dir", "P8"),
 			check("P10/last-change-wins", "P10"),
 		}, run: atomicity},
-		{checks: []checkInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat},
-		{checks: []checkInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeatKeepsState},
+		{checks: []checkInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat(false)},
+		{checks: []checkInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeat(true)},
 		{checks: []checkInfo{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
 		{checks: []checkInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
 		{checks: []checkInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
@@ -739,114 +739,89 @@ func heartbeatsDone(start, lastBeat time.Time, beats int, limit time.Duration) b
 	return beats >= heartbeatsSeen && lastBeat.Sub(start) >= endAfter || time.Since(start) >= observe
 }
 
-func heartbeat(p *pubRun) {
-	const id = "P9/heartbeat"
-	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
-	p.must(mkdir(p.home, privateDir))
-	rec, _ := p.startAndWait(id)
-	start := time.Now()
-	last, lastChange := rec.UpdatedAt, start
-	var gaps []string
-	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
-	for beats := 0; !heartbeatsDone(start, lastChange, beats, limit); {
-		p.pause(50 * time.Millisecond)
-		if !p.running() {
-			p.fail(id, "the publisher exited while idle: %s", p.exitString())
-			p.stopNow("the publisher exited")
+// heartbeat watches updatedAt move while nothing changes (P9). With
+// lines, it first sets a state and a title, then sends a line every 2 s
+// that changes nothing (a malformed one, then a blank one): the heartbeat
+// must still move updatedAt at least every 10 s (W5), and every record it
+// writes must keep the state and title set (P9 rewrites the record, not
+// some earlier copy of it).
+func heartbeat(lines bool) func(p *pubRun) {
+	return func(p *pubRun) {
+		id, exited, still := "P9/heartbeat", "the publisher exited while idle: %s", "with no input (P9: at least every 10 s)"
+		if lines {
+			id, exited, still = "P9/heartbeat-keeps-state", "the publisher exited: %s",
+				"while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)"
 		}
-		rec, _, err := p.readRecord()
-		now := time.Now()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				p.fail(id, "the status file disappeared while the session lives")
-				p.stopNow("the file disappeared")
+		limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
+		p.must(mkdir(p.home, privateDir))
+		rec, _ := p.startAndWait(id)
+		if lines {
+			p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
+			var err error
+			rec, _, err = p.readRecord()
+			p.must(err)
+		}
+		start := time.Now()
+		last, lastChange, lastLine := rec.UpdatedAt, start, start
+		var gaps []string
+		report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
+		blank := false
+		for beats := 0; !heartbeatsDone(start, lastChange, beats, limit); {
+			p.pause(50 * time.Millisecond)
+			if !p.running() {
+				p.fail(id, exited, p.exitString())
+				p.stopNow("the publisher exited")
 			}
-			continue // the next read decides; P8 is checked elsewhere
-		}
-		if !rec.UpdatedAt.Equal(last) {
-			beats++
-			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
-			p.event("heartbeat: updatedAt %s", rec.UpdatedAt.UTC().Format(vector.TimeLayout))
-			if d := now.Sub(rec.UpdatedAt); d > p.d(2) || d < -p.d(2) {
-				p.fail(id, "a heartbeat wrote updatedAt %s, %v away from the harness's clock: not a fresh updatedAt",
-					rec.UpdatedAt.UTC().Format(vector.TimeLayout), d.Round(time.Millisecond))
+			if lines && time.Since(lastLine) >= 2*time.Second {
+				lastLine = time.Now()
+				if blank {
+					p.write("  ")
+				} else {
+					a := p.send(id, `{"state":"sleeping"}`)
+					p.expect(!a.ok, id, "{\"state\":\"sleeping\"} was answered ok:true")
+				}
+				blank = !blank
 			}
-			last, lastChange = rec.UpdatedAt, now
+			rec, _, err := p.readRecord()
+			now := time.Now()
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					p.fail(id, "the status file disappeared while the session lives")
+					p.stopNow("the file disappeared")
+				}
+				continue // the next read decides; P8 is checked elsewhere
+			}
+			if !rec.UpdatedAt.Equal(last) {
+				beats++
+				gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
+				if lines {
+					p.event("heartbeat: %s", describe(rec))
+					if rec.State != statusfile.Blocked || rec.Title != "Keep me" {
+						p.fail(id, "a heartbeat wrote %s, not the record as last set (state blocked, title \"Keep me\")", describe(rec))
+						p.stopNow("a heartbeat changed the record")
+					}
+				} else {
+					p.event("heartbeat: updatedAt %s", rec.UpdatedAt.UTC().Format(vector.TimeLayout))
+					if d := now.Sub(rec.UpdatedAt); d > p.d(2) || d < -p.d(2) {
+						p.fail(id, "a heartbeat wrote updatedAt %s, %v away from the harness's clock: not a fresh updatedAt",
+							rec.UpdatedAt.UTC().Format(vector.TimeLayout), d.Round(time.Millisecond))
+					}
+				}
+				last, lastChange = rec.UpdatedAt, now
+			}
+			if since := now.Sub(lastChange); since > limit {
+				gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
+				report()
+				p.fail(id, "updatedAt did not move for %v "+still, since.Round(time.Millisecond))
+				p.stopNow("no heartbeat")
+			}
 		}
-		if since := now.Sub(lastChange); since > limit {
-			gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
-			report()
-			p.fail(id, "updatedAt did not move for %v with no input (P9: at least every 10 s)", since.Round(time.Millisecond))
-			p.stopNow("no heartbeat")
+		if !lines {
+			gaps = append(gaps, fmt.Sprintf("(%.2fs since the last, at the end)", time.Since(lastChange).Seconds()))
 		}
+		report()
+		p.pass(id)
 	}
-	gaps = append(gaps, fmt.Sprintf("(%.2fs since the last, at the end)", time.Since(lastChange).Seconds()))
-	report()
-	p.pass(id)
-}
-
-// heartbeatKeepsState sets a state and a title, then sends a line every
-// 2 s that changes nothing (a malformed one, then a blank one): the
-// heartbeat must still move updatedAt at least every 10 s (W5), and every
-// record it writes must keep the state and title set (P9 rewrites the
-// record, not some earlier copy of it).
-func heartbeatKeepsState(p *pubRun) {
-	const id = "P9/heartbeat-keeps-state"
-	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
-	p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
-	rec, _, err := p.readRecord()
-	p.must(err)
-	start := time.Now()
-	last, lastChange, lastLine := rec.UpdatedAt, start, start
-	var gaps []string
-	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
-	blank := false
-	for beats := 0; !heartbeatsDone(start, lastChange, beats, limit); {
-		p.pause(50 * time.Millisecond)
-		if !p.running() {
-			p.fail(id, "the publisher exited: %s", p.exitString())
-			p.stopNow("the publisher exited")
-		}
-		if time.Since(lastLine) >= 2*time.Second {
-			lastLine = time.Now()
-			if blank {
-				p.write("  ")
-			} else {
-				a := p.send(id, `{"state":"sleeping"}`)
-				p.expect(!a.ok, id, "{\"state\":\"sleeping\"} was answered ok:true")
-			}
-			blank = !blank
-		}
-		rec, _, err := p.readRecord()
-		now := time.Now()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				p.fail(id, "the status file disappeared while the session lives")
-				p.stopNow("the file disappeared")
-			}
-			continue
-		}
-		if !rec.UpdatedAt.Equal(last) {
-			beats++
-			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
-			p.event("heartbeat: %s", describe(rec))
-			if rec.State != statusfile.Blocked || rec.Title != "Keep me" {
-				p.fail(id, "a heartbeat wrote %s, not the record as last set (state blocked, title \"Keep me\")", describe(rec))
-				p.stopNow("a heartbeat changed the record")
-			}
-			last, lastChange = rec.UpdatedAt, now
-		}
-		if since := now.Sub(lastChange); since > limit {
-			gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
-			report()
-			p.fail(id, "updatedAt did not move for %v while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)", since.Round(time.Millisecond))
-			p.stopNow("no heartbeat")
-		}
-	}
-	report()
-	p.pass(id)
 }
 
 func removal(how string) func(p *pubRun) {
@@ -880,11 +855,7 @@ func replacedFile(p *pubRun) {
 	p.must(writeFile(tmp, mine, 0o600))
 	p.must(os.Rename(tmp, p.statusPath()))
 	p.event("replaced the status file with another one")
-	p.closeStdin()
-	from := time.Now()
-	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
-		p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
-	}
+	p.exitsAtEOF(id)
 	data, err := os.ReadFile(p.statusPath())
 	p.expect(err == nil && bytes.Equal(data, mine), id, "a status file the publisher did not write was removed or changed on shutdown (%v)", err)
 	p.pass(id)
@@ -918,24 +889,12 @@ func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
 		before := p.snapshot()
 		p.start()
 		for _, line := range []string{`{"state":"working"}`, `{"title":"Write through this"}`} {
-			a := p.send(id, line)
-			p.expect(!a.ok, id, "%s was answered ok:true: the publisher wrote where it must refuse to", line)
-			p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+			p.refused(id, line, "%s was answered ok:true: the publisher wrote where it must refuse to", line)
 		}
 		p.expect(p.running(), id, "the publisher stopped after a refused write: %s", p.exitString())
-		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
-			p.fail(id, "the publisher changed what it must leave alone")
-			p.result(id).Details = append(p.result(id).Details, diff...)
-		}
-		p.closeStdin()
-		from := time.Now()
-		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
-			p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
-		}
-		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
-			p.fail(id, "on exit the publisher changed what it must leave alone")
-			p.result(id).Details = append(p.result(id).Details, diff...)
-		}
+		p.unchanged(id, before, "the publisher changed what it must leave alone")
+		p.exitsAtEOF(id)
+		p.unchanged(id, before, "on exit the publisher changed what it must leave alone")
 		p.pass(id)
 	}
 }
@@ -1026,13 +985,8 @@ func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
 		p.must(os.Rename(swap, p.statusPath()))
 		p.event("replaced the status file with a %s to a file outside", kind)
 		before := p.snapshot()
-		a := p.send(id, `{"state":"working","title":"Write through this"}`)
-		p.expect(!a.ok, id, "a change was answered ok:true although the status file had become a %s after the start", kind)
-		p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
-		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
-			p.fail(id, "the publisher replaced or wrote through a status file that had become a %s after the start", kind)
-			p.result(id).Details = append(p.result(id).Details, diff...)
-		}
+		p.refused(id, `{"state":"working","title":"Write through this"}`, "a change was answered ok:true although the status file had become a %s after the start", kind)
+		p.unchanged(id, before, "the publisher replaced or wrote through a status file that had become a %s after the start", kind)
 		p.must(os.Remove(p.statusPath()))
 		p.event("removed the %s", kind)
 		p.sendOK(id, `{"state":"blocked"}`)
@@ -1074,13 +1028,8 @@ func dirSwappedAfterStart(p *pubRun) {
 	p.must(os.Symlink(moved, p.statusDir()))
 	p.event("moved the status directory aside and put a symbolic link to it in its place")
 	before := p.snapshot()
-	a := p.send(id, `{"state":"working","title":"Write through this"}`)
-	p.expect(!a.ok, id, "a change was answered ok:true although the status directory had become a symbolic link after the start")
-	p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
-	if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
-		p.fail(id, "the publisher wrote through a status directory that had become a symbolic link after the start")
-		p.result(id).Details = append(p.result(id).Details, diff...)
-	}
+	p.refused(id, `{"state":"working","title":"Write through this"}`, "a change was answered ok:true although the status directory had become a symbolic link after the start")
+	p.unchanged(id, before, "the publisher wrote through a status directory that had become a symbolic link after the start")
 	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
 	p.pass(id)
 }

@@ -639,6 +639,33 @@ func (p *pubRun) snapshot() []string {
 	return out
 }
 
+// unchanged fails check id, with every difference, when the scenario's
+// directory is not as the snapshot before says.
+func (p *pubRun) unchanged(id string, before []string, format string, args ...any) {
+	if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
+		p.fail(id, format, args...)
+		p.result(id).Details = append(p.result(id).Details, diff...)
+	}
+}
+
+// refused sends a line that must be refused: answered ok:false with a
+// message. An ok:true answer fails check id as format says.
+func (p *pubRun) refused(id, line, format string, args ...any) {
+	a := p.send(id, line)
+	p.expect(!a.ok, id, format, args...)
+	p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+}
+
+// exitsAtEOF closes the publisher's standard input: it must exit by
+// itself with status 0 (W4).
+func (p *pubRun) exitsAtEOF(id string) {
+	p.closeStdin()
+	from := time.Now()
+	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
+		p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
+	}
+}
+
 // diffSnapshots lists what changed.
 func diffSnapshots(before, after []string) []string {
 	var out []string
