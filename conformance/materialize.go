@@ -312,21 +312,14 @@ func Materialize(dir string) (written int, skipped map[string]string, err error)
 	if err != nil {
 		return 0, nil, err
 	}
-	skipped, err = materializeAll(cases, dir)
-	return len(cases) - len(skipped), skipped, err
-}
-
-// materializeAll writes cases under dir, each in dir/<id>/ with its
-// expected.json, and returns the cases skipped with why.
-func materializeAll(cases []*vector.Case, dir string) (skipped map[string]string, err error) {
 	skipped = map[string]string{}
 	for _, c := range cases {
 		root := filepath.Join(dir, filepath.FromSlash(c.ID))
 		if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		if err := mkdir(root, privateDir); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		m, err := writeCase(c, root)
 		var skip *skipError
@@ -336,7 +329,7 @@ func materializeAll(cases []*vector.Case, dir string) (skipped map[string]string
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		env := map[string]string{}
 		for k, v := range m.env() {
@@ -349,16 +342,16 @@ func materializeAll(cases []*vector.Case, dir string) (skipped map[string]string
 		}
 		data, err := expected(c, env)
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		if err := writeFile(filepath.Join(root, expectedFile), data, 0o644); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 	}
-	return skipped, nil
+	return len(cases) - len(skipped), skipped, nil
 }
 
-// expectedJSON is the expected.json that materializeAll writes next to
+// expectedJSON is the expected.json that Materialize writes next to
 // each case's directory.
 type expectedJSON struct {
 	ID           string            `json:"id"`

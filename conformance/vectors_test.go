@@ -205,7 +205,7 @@ var exempt = map[string]string{
 func TestMaterializeAll(t *testing.T) {
 	cases := loadCases(t)
 	dir := t.TempDir()
-	skipped, err := materializeAll(cases, dir)
+	_, skipped, err := Materialize(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
