@@ -202,14 +202,6 @@ func (c *common) options(args []string) conformance.Options {
 	return conformance.Options{Command: args, Level: c.level, TimeoutScale: c.scale, Run: c.run, Skip: c.skip}
 }
 
-// list prints the ids a --list run selected, with their level and rules.
-func list(rep *conformance.Report, env Env) int {
-	for _, x := range rep.Results {
-		fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
-	}
-	return base.ExitOK
-}
-
 // expectedFailures reads the --expected-failures file, if any.
 func (c *common) expectedFailures() ([]string, error) {
 	if c.expected == "" {
@@ -237,74 +229,54 @@ func cannotRun(env Env, cmd string, err error) (int, bool) {
 }
 
 func reader(ctx context.Context, f *readerFlags, args []string, env Env) int {
-	c := &f.common
-	if code, ok := c.check("reader", env); !ok {
+	if code, ok := f.check("reader", env); !ok {
 		return code
 	}
 	if f.timeout <= 0 {
 		return usageError(env, "reader: --timeout must be positive")
 	}
-	opts := c.options(args)
-	opts.Timeout, opts.List = f.timeout, true
-	listed, err := conformance.RunReader(ctx, opts)
-	if err != nil {
-		return errorf(env, "reader: the built-in cases do not parse: %v", err)
-	}
-	if c.list {
-		return list(listed, env)
-	}
-	if len(args) == 0 {
-		return usageError(env, "reader: no command given (statusconform reader [flags] -- CMD [ARGS...])")
-	}
-	if len(listed.Results) == 0 {
-		return usageError(env, "reader: --run %s selects no case", c.run.String())
-	}
-	expected, err := c.expectedFailures()
-	if err != nil {
-		return usageError(env, "reader: --expected-failures: %v", err)
-	}
-	opts.List, opts.ExpectedFailures = false, expected
-	rep, err := conformance.RunReader(ctx, opts)
-	if code, ok := cannotRun(env, "reader", err); ok {
-		return code
-	}
-	if err != nil {
-		return errorf(env, "reader: %v", err)
-	}
-	return finish(ctx, rep, c, env)
+	opts := f.options(args)
+	opts.Timeout = f.timeout
+	return suite(ctx, "reader", "case", conformance.RunReader, &f.common, opts, env)
 }
 
 func publisher(ctx context.Context, f *publisherFlags, args []string, env Env) int {
-	c := &f.common
-	if code, ok := c.check("publisher", env); !ok {
+	if code, ok := f.check("publisher", env); !ok {
 		return code
 	}
-	opts := c.options(args)
+	return suite(ctx, "publisher", "check", conformance.RunPublisher, &f.common, f.options(args), env)
+}
+
+// suite lists or runs the reader or publisher suite, as the flags say.
+func suite(ctx context.Context, name, unit string, run func(context.Context, conformance.Options) (*conformance.Report, error), c *common, opts conformance.Options, env Env) int {
 	opts.List = true
-	listed, err := conformance.RunPublisher(ctx, opts)
+	listed, err := run(ctx, opts)
 	if err != nil {
-		return errorf(env, "publisher: %v", err)
+		return errorf(env, "%s: the built-in cases do not parse: %v", name, err)
 	}
 	if c.list {
-		return list(listed, env)
+		for _, x := range listed.Results {
+			fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
+		}
+		return base.ExitOK
 	}
-	if len(args) == 0 {
-		return usageError(env, "publisher: no command given (statusconform publisher [flags] -- CMD [ARGS...])")
+	if len(opts.Command) == 0 {
+		return usageError(env, "%s: no command given (statusconform %s [flags] -- CMD [ARGS...])", name, name)
 	}
 	if len(listed.Results) == 0 {
-		return usageError(env, "publisher: --run %s selects no check", c.run.String())
+		return usageError(env, "%s: --run %s selects no %s", name, c.run.String(), unit)
 	}
 	expected, err := c.expectedFailures()
 	if err != nil {
-		return usageError(env, "publisher: --expected-failures: %v", err)
+		return usageError(env, "%s: --expected-failures: %v", name, err)
 	}
 	opts.List, opts.ExpectedFailures = false, expected
-	rep, err := conformance.RunPublisher(ctx, opts)
-	if code, ok := cannotRun(env, "publisher", err); ok {
+	rep, err := run(ctx, opts)
+	if code, ok := cannotRun(env, name, err); ok {
 		return code
 	}
 	if err != nil {
-		return errorf(env, "publisher: %v", err)
+		return errorf(env, "%s: %v", name, err)
 	}
 	return finish(ctx, rep, c, env)
 }
