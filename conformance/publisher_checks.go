@@ -79,9 +79,9 @@ func scenarios() []scenario {
 		{checks: []checkInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
 		{checks: []checkInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
 		{checks: []checkInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
-		{checks: []checkInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checksEveryWrite},
+		{checks: []checkInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checkedEveryWrite(false)},
 		{checks: []checkInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
-		{checks: []checkInfo{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: homeCheckedEveryWrite},
+		{checks: []checkInfo{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: checkedEveryWrite(true)},
 		{checks: []checkInfo{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
 		{checks: []checkInfo{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
 		{checks: []checkInfo{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
@@ -325,8 +325,7 @@ func modes(umask int) func(p *pubRun) {
 		dirID := fmt.Sprintf("P3/status-dir-0700/umask-%03o", umask)
 		fileID := fmt.Sprintf("P6/file-0600/umask-%03o", umask)
 		p.umask = umask
-		p.must(mkdir(p.home, privateDir))
-		p.startAndWait(fileID)
+		p.startInHome(fileID)
 		checkModes := func(when string) {
 			if fi, err := os.Lstat(p.statusDir()); p.expect(err == nil, dirID, "%v", err) {
 				p.expect(fi.IsDir() && fi.Mode().Perm() == 0o700, dirID, "%s: the status directory has mode %v, want drwx------", when, fi.Mode())
@@ -371,8 +370,7 @@ func parentSymlink(p *pubRun) {
 
 func stateChanges(p *pubRun) {
 	const id = "W2/state-changes-land"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	for _, st := range []string{"working", "blocked", "idle", "working"} {
 		p.sendOK(id, fmt.Sprintf(`{"state":%q}`, st))
 		rec, _, err := p.readRecord()
@@ -386,8 +384,7 @@ func stateChanges(p *pubRun) {
 
 func titleChanges(p *pubRun) {
 	const id = "W2/title-changes-land"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	steps := []struct {
 		line, state, title string
 	}{
@@ -411,8 +408,7 @@ func titleChanges(p *pubRun) {
 // after updatedAt, and go when the state leaves it.
 func whyKeys(p *pubRun) {
 	const id = "Y1/why-with-its-state"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	steps := []struct {
 		line, state, why string
 		wait, ended      bool // the keys on disk
@@ -453,8 +449,7 @@ func whyKeys(p *pubRun) {
 
 func malformedLines(p *pubRun) {
 	const id, blank = "W3/malformed-lines-refused", "W3/blank-lines-unanswered"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	p.sendOK(id, `{"state":"working","title":"Keep me"}`)
 	for _, line := range []string{
 		`not json`, `[1,2]`, `"working"`, `{"state":"sleeping"}`, `{"state":5}`,
@@ -490,8 +485,7 @@ func malformedLines(p *pubRun) {
 }
 
 func titles(p *pubRun) {
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait("P12/title-no-controls")
+	p.startInHome("P12/title-no-controls")
 	for _, t := range []struct {
 		id, raw, want string
 		core          string // the core check decided by the same title
@@ -566,8 +560,7 @@ func showTitle(t string) string {
 
 func escaping(p *pubRun) {
 	p.session = escapingSession
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait("N1/non-ascii-session")
+	p.startInHome("N1/non-ascii-session")
 	p.pass("N1/non-ascii-session")
 	const id = "E2/json-escaping"
 	line, _ := json.Marshal(map[string]string{"title": escapingTitle})
@@ -594,8 +587,7 @@ func printableQuote(s string) string {
 func atomicity(p *pubRun) {
 	const partial, temp, last = "P8/never-partial", "P8/no-temporary-file-left", "P10/last-change-wins"
 	const dotted, inDir = "P8/temporary-file-dot-named", "P8/temporary-file-in-status-dir"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(partial)
+	p.startInHome(partial)
 	path := p.statusPath()
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -753,8 +745,7 @@ func heartbeat(lines bool) func(p *pubRun) {
 				"while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)"
 		}
 		limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
-		p.must(mkdir(p.home, privateDir))
-		rec, _ := p.startAndWait(id)
+		rec, _ := p.startInHome(id)
 		if lines {
 			p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
 			var err error
@@ -827,8 +818,7 @@ func heartbeat(lines bool) func(p *pubRun) {
 func removal(how string) func(p *pubRun) {
 	return func(p *pubRun) {
 		id := map[string]string{"eof": "W4/removed-on-eof", "TERM": "W4/removed-on-sigterm", "INT": "W4/removed-on-sigint"}[how]
-		p.must(mkdir(p.home, privateDir))
-		p.startAndWait(id)
+		p.startInHome(id)
 		p.sendOK(id, `{"state":"working","title":"About to stop"}`)
 		if how == "eof" {
 			p.closeStdin()
@@ -848,8 +838,7 @@ func removal(how string) func(p *pubRun) {
 
 func replacedFile(p *pubRun) {
 	const id = "P11/replaced-file-left-alone"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	mine := record(p.session, "someone-else", "blocked", "replaced by someone else", time.Now())
 	tmp := filepath.Join(p.statusDir(), ".replacement")
 	p.must(writeFile(tmp, mine, 0o600))
@@ -861,26 +850,41 @@ func replacedFile(p *pubRun) {
 	p.pass(id)
 }
 
-func checksEveryWrite(p *pubRun) {
-	const id = "P7/checked-before-every-write"
-	p.must(mkdir(p.home, privateDir))
-	_, before := p.startAndWait(id)
-	p.must(os.Chmod(p.statusDir(), 0o755))
-	p.event("made the status directory 0755")
-	a := p.send(id, `{"state":"working"}`)
-	p.expect(!a.ok, id, "a change was written into a status directory made 0755 after the start (answered %s)", a.raw)
-	data, _ := os.ReadFile(p.statusPath())
-	p.expect(bytes.Equal(data, before), id, "the status file was rewritten in a 0755 directory")
-	if fi, err := os.Lstat(p.statusDir()); p.expect(err == nil, id, "the status directory is gone: %v", err) {
-		p.expect(fi.Mode().Perm() == 0o755, id, "the publisher changed the directory's mode back (%v)", fi.Mode())
+// checkedEveryWrite is P7: after the first write, the status directory is
+// made 0755 (or, with home, the config home 0770). The next change must be
+// refused, leaving the file and the mode as they are: checking once, or
+// only until the first write succeeds, is not enough. Once the mode is
+// fixed, changes land again.
+func checkedEveryWrite(home bool) func(p *pubRun) {
+	return func(p *pubRun) {
+		id, mode, name, short, into, in := "P7/checked-before-every-write", fs.FileMode(0o755), "the status directory", "the directory",
+			"into a status directory made 0755", "in a 0755 directory"
+		if home {
+			id, mode, name, short, into, in = "P7/config-home-checked-before-every-write", 0o770, "the config home", "the config home",
+				"under a config home made group-writable", "under a group-writable config home"
+		}
+		_, before := p.startInHome(id)
+		dir := p.statusDir()
+		if home {
+			dir = p.home
+		}
+		p.must(os.Chmod(dir, mode))
+		p.event("made %s %#o", name, uint32(mode))
+		a := p.send(id, `{"state":"working"}`)
+		p.expect(!a.ok, id, "a change was written %s after the start (answered %s)", into, a.raw)
+		data, _ := os.ReadFile(p.statusPath())
+		p.expect(bytes.Equal(data, before), id, "the status file was rewritten %s", in)
+		if fi, err := os.Lstat(dir); p.expect(err == nil, id, "%s is gone: %v", name, err) {
+			p.expect(fi.Mode().Perm() == mode, id, "the publisher changed %s's mode back (%v)", short, fi.Mode())
+		}
+		p.must(os.Chmod(dir, privateDir))
+		p.event("made %s 0700 again", name)
+		p.sendOK(id, `{"state":"blocked"}`)
+		rec, _, err := p.readRecord()
+		p.expect(err == nil && rec.State == statusfile.Blocked, id, "after %s was fixed, the change did not land (state %q, %v)", short, rec.State, err)
+		p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
+		p.pass(id)
 	}
-	p.must(os.Chmod(p.statusDir(), privateDir))
-	p.event("made the status directory 0700 again")
-	p.sendOK(id, `{"state":"blocked"}`)
-	rec, _, err := p.readRecord()
-	p.expect(err == nil && rec.State == statusfile.Blocked, id, "after the directory was fixed, the change did not land (state %q, %v)", rec.State, err)
-	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
-	p.pass(id)
 }
 
 func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
@@ -935,33 +939,8 @@ func badSession(id, session string) func(p *pubRun) {
 func longSessionAccepted(p *pubRun) {
 	const id = "N2/session-1024-bytes-accepted"
 	p.session = strings.Repeat("é", 512) // 1,024 bytes
-	p.must(mkdir(p.home, privateDir))
-	rec, _ := p.startAndWait(id)
+	rec, _ := p.startInHome(id)
 	p.expect(rec.Session == p.session, id, "the session written is not the 1,024-byte id given")
-	p.pass(id)
-}
-
-// homeCheckedEveryWrite is P7 for the config home: checking it once, or
-// only until the first write succeeds, is not enough.
-func homeCheckedEveryWrite(p *pubRun) {
-	const id = "P7/config-home-checked-before-every-write"
-	p.must(mkdir(p.home, privateDir))
-	_, before := p.startAndWait(id)
-	p.must(os.Chmod(p.home, 0o770))
-	p.event("made the config home 0770")
-	a := p.send(id, `{"state":"working"}`)
-	p.expect(!a.ok, id, "a change was written under a config home made group-writable after the start (answered %s)", a.raw)
-	data, _ := os.ReadFile(p.statusPath())
-	p.expect(bytes.Equal(data, before), id, "the status file was rewritten under a group-writable config home")
-	if fi, err := os.Lstat(p.home); p.expect(err == nil, id, "the config home is gone: %v", err) {
-		p.expect(fi.Mode().Perm() == 0o770, id, "the publisher changed the config home's mode back (%v)", fi.Mode())
-	}
-	p.must(os.Chmod(p.home, privateDir))
-	p.event("made the config home 0700 again")
-	p.sendOK(id, `{"state":"blocked"}`)
-	rec, _, err := p.readRecord()
-	p.expect(err == nil && rec.State == statusfile.Blocked, id, "after the config home was fixed, the change did not land (state %q, %v)", rec.State, err)
-	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
 	p.pass(id)
 }
 
@@ -972,8 +951,7 @@ func homeCheckedEveryWrite(p *pubRun) {
 // gone, changes land again.
 func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
 	return func(p *pubRun) {
-		p.must(mkdir(p.home, privateDir))
-		p.startAndWait(id)
+		p.startInHome(id)
 		victim := filepath.Join(p.base, "victim")
 		p.must(writeFile(victim, []byte("victim: must stay as it is\n"), 0o600))
 		swap := filepath.Join(p.statusDir(), ".swap")
@@ -1004,8 +982,7 @@ func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
 // that keeps the existing file's mode keeps 0644).
 func fileModeAfterStart(p *pubRun) {
 	const id = "P7/status-file-mode-after-start"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	p.must(os.Chmod(p.statusPath(), 0o644))
 	p.event("made the status file 0644")
 	p.sendOK(id, `{"state":"working"}`)
@@ -1021,8 +998,7 @@ func fileModeAfterStart(p *pubRun) {
 // through a descriptor kept from the start.
 func dirSwappedAfterStart(p *pubRun) {
 	const id = "P7/status-dir-symlink-after-start"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	moved := filepath.Join(p.base, "moved-status")
 	p.must(os.Rename(p.statusDir(), moved))
 	p.must(os.Symlink(moved, p.statusDir()))

@@ -568,6 +568,13 @@ func (p *pubRun) startAndWait(id string) (statusfile.Status, []byte) {
 	return rec, data
 }
 
+// startInHome makes the config home (0700), then starts the publisher and
+// waits for its first record as startAndWait does.
+func (p *pubRun) startInHome(id string) (statusfile.Status, []byte) {
+	p.must(mkdir(p.home, privateDir))
+	return p.startAndWait(id)
+}
+
 // firstRecord tells the run that the publisher has published.
 func (p *pubRun) firstRecord() {
 	if p.published != nil {
