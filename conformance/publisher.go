@@ -230,12 +230,13 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 	// stderr and timeline; checks left undecided point at it.
 	first := ""
 	stderr := p.stderrText(time.Second)
+	carry := func(r *Result) {
+		first = r.ID
+		r.Stderr, r.Timeline, r.Exit = stderr, p.timelineCopy(), p.exitString()
+	}
 	for i := range results {
 		if r := &results[i]; r.Outcome == outcomeFail && first == "" {
-			first = r.ID
-			r.Stderr = stderr
-			r.Timeline = p.timelineCopy()
-			r.Exit = p.exitString()
+			carry(r)
 		}
 	}
 	for i := range results {
@@ -244,10 +245,7 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 			r.Outcome = outcomeFail
 			r.Reason = "not decided: " + p.stopReason()
 			if first == "" {
-				first = r.ID
-				r.Stderr = stderr
-				r.Timeline = p.timelineCopy()
-				r.Exit = p.exitString()
+				carry(r)
 			} else {
 				r.Reason += " (see " + first + ")"
 			}

@@ -154,18 +154,15 @@ func (r *Report) WriteText(w io.Writer) error {
 		switch x.Verdict() {
 		case "SKIP":
 			fmt.Fprintf(&b, "SKIP %s: %s\n", x.ID, x.Reason)
-			continue
 		case "PASS":
 			fmt.Fprintf(&b, "PASS %s\n", x.ID)
-			continue
 		case "XPASS":
 			fmt.Fprintf(&b, "XPASS %s: listed as an expected failure, but passed: remove it from the list\n", x.ID)
-			continue
 		case "XFAIL":
 			fmt.Fprintf(&b, "XFAIL %s: %s\n", x.ID, clip(printable(x.Reason)))
-			continue
+		default:
+			r.writeResult(&b, x)
 		}
-		r.writeResult(&b, x)
 	}
 	if r.Calibration != "" {
 		b.WriteString(printable(r.Calibration) + "\n")
