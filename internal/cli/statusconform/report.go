@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -102,15 +101,7 @@ func (f *reportFlags) register(fs *base.FlagSet) {
 	fs.Var(&f.publishers, "publisher", "NAME=CMD", "also run CMD (split at white space) as a publisher; repeatable")
 	fs.Bool(&f.noBuiltin, "no-builtin", false, "run only the --reader and --publisher commands")
 	fs.Var(&f.run, "run", "GLOB", "only the ids GLOB matches; repeatable (the table then covers those)")
-	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
-		}
-		f.scale = v
-		return nil
-	})
-	f.scale = 1
+	scaleFlag(fs, &f.scale)
 }
 
 func reportCommand(ctx context.Context, env Env) *base.Command {

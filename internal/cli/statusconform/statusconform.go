@@ -169,21 +169,26 @@ type common struct {
 // register declares the flags both suites take, one per line.
 func (c *common) register(fs *base.FlagSet) {
 	fs.String(&c.level, "level", "hardened", "LEVEL", "core: what the published page requires (for a publisher, with\nthe config home already present); hardened (default): also this\ntoolkit's rules").Complete = func() []string { return []string{"core", "hardened"} }
-	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
-		}
-		c.scale = v
-		return nil
-	})
-	c.scale = 1
+	scaleFlag(fs, &c.scale)
 	fs.Var(&c.run, "run", "GLOB", "only the ids GLOB matches (* matches across /); repeatable")
 	fs.Var(&c.skip, "skip", "GLOB", "do not run the ids GLOB matches (reported as SKIP); repeatable")
 	fs.String(&c.expected, "expected-failures", "", "FILE", "ids (or globs) expected to fail, one a line, # comments: their\nfailures (XFAIL) do not fail the run, but their passes (XPASS) do")
 	fs.Bool(&c.list, "list", false, "list the ids, their level and rules, then exit")
 	fs.String(&c.jsonFile, "json", "", "FILE", "also write the full report as JSON to FILE")
 	fs.String(&c.junitFile, "junit", "", "FILE", "also write the report as JUnit XML to FILE")
+}
+
+// scaleFlag declares --timeout-scale, 1 by default.
+func scaleFlag(fs *base.FlagSet, scale *float64) {
+	*scale = 1
+	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		*scale = v
+		return nil
+	})
 }
 
 // check validates the common flags.
