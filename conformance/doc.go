@@ -3,10 +3,14 @@
 // vectors, the harnesses that run a reader or a publisher in any language
 // against them, and the report.
 //
-// For most uses, run the statusconform command. From Go, call [Cases] and
-// [RunReader] to check a reader (a command, or a [ReaderFunc] in this
-// process), and [RunPublisher] to check a publisher that speaks the line
-// protocol of SPEC.md §11.
+// For most uses, run the statusconform command. From Go, put the command
+// under test in [Options] and call [RunReader] to check a reader,
+// [RunPublisher] a publisher that speaks the line protocol of SPEC.md §11,
+// or [RunHooks] an agent's hook adapter (SPEC.md §13); then check
+// [Report.OK] and write the report with [Report.WriteText],
+// [Report.WriteJSON] or [Report.WriteJUnit]. [Materialize] writes the
+// reader cases as directories, for implementers who would rather run their
+// own tests.
 //
 // # Vectors
 //
@@ -22,7 +26,8 @@
 //
 // A crash, a hang, a timeout or an error of the harness itself is never a
 // pass. A case that cannot run here (it needs root, or a Unix system) is
-// skipped with the reason.
+// skipped with the reason. A command that cannot be run at all is an
+// error, [ErrCannotRun], not a failure of every case.
 //
 // # Platforms
 //

@@ -11,10 +11,11 @@ import (
 // per line (as --run takes them); blank lines and lines starting with #
 // are ignored, and so is anything after " #" on a line. An
 // implementation keeps its known gaps there so that it can run the suite
-// in CI: the run then fails only on a new failure (a regression) or on an
-// expected failure that now passes (the file is out of date).
-func ReadExpectedFailures(r io.Reader) (Selector, error) {
-	var sel Selector
+// in CI, giving them as [Options].ExpectedFailures: the run then fails only
+// on a new failure (a regression) or on an expected failure that now
+// passes (the file is out of date).
+func ReadExpectedFailures(r io.Reader) ([]string, error) {
+	var sel []string
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -33,26 +34,25 @@ func ReadExpectedFailures(r io.Reader) (Selector, error) {
 	return sel, sc.Err()
 }
 
-// ApplyExpectedFailures marks the results that expected says are known
+// applyExpectedFailures marks the results that expected says are known
 // failures: a FAIL among them no longer fails the run, and a PASS among
 // them does (the expectation is out of date). Globs that match no result
-// are returned, so that a stale file can be reported.
-func (r *Report) ApplyExpectedFailures(expected Selector) (unused []string) {
+// go to r.UnusedExpectedFailures, so that a stale file can be reported.
+func (r *Report) applyExpectedFailures(expected []string) {
 	used := map[string]bool{}
 	for i := range r.Results {
 		x := &r.Results[i]
 		for _, g := range expected {
-			if (Selector{g}).Match(x.ID) {
+			if (selector{g}).match(x.ID) {
 				used[g] = true
-				x.ExpectedFailure = x.Outcome != Skip
+				x.ExpectedFailure = x.Outcome != outcomeSkip
 			}
 		}
 	}
 	for _, g := range expected {
 		if !used[g] {
-			unused = append(unused, g)
+			r.UnusedExpectedFailures = append(r.UnusedExpectedFailures, g)
 		}
 	}
 	r.count()
-	return unused
 }

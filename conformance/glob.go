@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// Selector picks cases and checks by id with shell-like globs: "*" matches
+// selector picks cases and checks by id with shell-like globs: "*" matches
 // any run of characters, "/" included, and "?" any one character. An empty
 // selector selects everything.
-type Selector []string
+type selector []string
 
-// Match reports whether id is selected.
-func (s Selector) Match(id string) bool {
+// match reports whether id is selected.
+func (s selector) match(id string) bool {
 	if len(s) == 0 {
 		return true
 	}
@@ -40,15 +40,15 @@ func globRegexp(g string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// matchAny is Match for a list that selects nothing when empty.
-func (s Selector) matchAny(id string) bool {
-	return len(s) > 0 && s.Match(id)
+// matchAny is match for a list that selects nothing when empty.
+func (s selector) matchAny(id string) bool {
+	return len(s) > 0 && s.match(id)
 }
 
 // first returns the first glob of s that matches id.
-func (s Selector) first(id string) string {
+func (s selector) first(id string) string {
 	for _, g := range s {
-		if (Selector{g}).Match(id) {
+		if (selector{g}).match(id) {
 			return g
 		}
 	}

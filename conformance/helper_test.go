@@ -17,6 +17,8 @@ import (
 	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
 // The suite's own tests run readers and publishers as separate processes,
@@ -65,7 +67,7 @@ var errRefused = errors.New("status directory refused")
 
 // testRead is the suite's test reader, built on packages statusfile and
 // perm. Each flaw breaks one rule.
-func testRead(dir string, now time.Time, flaw string) ([]Session, error) {
+func testRead(dir string, now time.Time, flaw string) ([]vector.Session, error) {
 	if flaw == "accept-symlinked-dir" {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real
@@ -98,7 +100,7 @@ func testRead(dir string, now time.Time, flaw string) ([]Session, error) {
 		names = append(names, e.Name)
 	}
 	slices.Sort(names)
-	var out []Session
+	var out []vector.Session
 	for _, name := range names {
 		switch {
 		case flaw == "every-json-file" && strings.HasSuffix(name, ".json"):
@@ -222,7 +224,7 @@ func fresh(updated, now time.Time, flaw string) bool {
 	return (&statusfile.Status{UpdatedAt: updated}).Fresh(now)
 }
 
-func display(rec statusfile.Status, flaw string) Session {
+func display(rec statusfile.Status, flaw string) vector.Session {
 	text := statusfile.SanitizeText
 	title := statusfile.SanitizeTitle(rec.Title)
 	switch flaw {
@@ -239,7 +241,7 @@ func display(rec statusfile.Status, flaw string) Session {
 		}
 		return &s
 	}
-	s := Session{Session: text(rec.Session), Agent: str(text(rec.Agent)), State: text(string(rec.State)),
+	s := vector.Session{Session: text(rec.Session), Agent: str(text(rec.Agent)), State: text(string(rec.State)),
 		Cwd: str(text(rec.Cwd)), Title: str(title)}
 	if rec.PID != 0 {
 		pid := int64(rec.PID)
@@ -304,8 +306,8 @@ func helperReader(flaw string, stdout, stderr io.Writer) int {
 }
 
 // testReaderFunc is the test reader in this process.
-func testReaderFunc(flaw string) ReaderFunc {
-	return func(ctx context.Context, dir string, now time.Time) ([]Session, error) {
+func testReaderFunc(flaw string) readerFunc {
+	return func(ctx context.Context, dir string, now time.Time) ([]vector.Session, error) {
 		return testRead(dir, now, flaw)
 	}
 }

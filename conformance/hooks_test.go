@@ -15,6 +15,8 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/statusfile"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
 // The hook traces' own tests: every trace passes statuspub's adapters, a
@@ -263,13 +265,13 @@ func hookHelper(agent, flaw string, in io.Reader) error {
 	return err
 }
 
-func helperHookOptions(t *testing.T, agent, flaw string) HookOptions {
+func helperHookOptions(t *testing.T, agent, flaw string) Options {
 	t.Helper()
-	return HookOptions{Command: []string{helperExe(t)}, Env: []string{hookHelperEnv + "=" + agent + ":" + flaw}, Timeout: 20 * time.Second}
+	return Options{Command: []string{helperExe(t)}, Env: []string{hookHelperEnv + "=" + agent + ":" + flaw}, Timeout: 20 * time.Second}
 }
 
 func TestHookTracesParse(t *testing.T) {
-	traces, err := HookTraces("")
+	traces, err := hookTraces("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +309,7 @@ func TestHookTracesParse(t *testing.T) {
 		"agent: claude\nsession: s\n-- want --\nabsent\n",
 		"agent: claude\nsession: s\n-- Stop --\n{}\n-- want --\nmaybe\n",
 	} {
-		if _, err := ParseHookTrace("bad", []byte(bad)); err == nil {
+		if _, err := vector.ParseHookTrace("bad", []byte(bad)); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
@@ -316,19 +318,19 @@ func TestHookTracesParse(t *testing.T) {
 // A faithful adapter passes every trace; the flawed one fails its trap.
 func TestHookTracesCatchFlaws(t *testing.T) {
 	t.Parallel()
-	traces, err := HookTraces("")
+	traces, err := hookTraces("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tr := range traces {
 		t.Run(tr.ID, func(t *testing.T) {
 			t.Parallel() // each run has a config home of its own
-			if res := RunHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, "")); res.Outcome != Pass {
+			if res := runHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, "")); res.Outcome != outcomePass {
 				t.Fatalf("faithful adapter: %s %s", res.Outcome, res.Reason)
 			}
 			for _, flaw := range trapFlaw[tr.ID] {
-				res := RunHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, flaw))
-				if res.Outcome != Fail {
+				res := runHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, flaw))
+				if res.Outcome != outcomeFail {
 					t.Fatalf("adapter with flaw %s: %s, want FAIL", flaw, res.Outcome)
 				}
 				t.Logf("flaw %s: %s", flaw, res.Reason)
@@ -342,11 +344,12 @@ func TestHookTracesStatuspub(t *testing.T) {
 	t.Parallel()
 	statuspub := toolkitCommand(t, "statuspub")
 	for _, agent := range agenthook.Agents {
-		traces, err := HookTraces(agent)
+		traces, err := hookTraces(agent)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := RunHookTraces(context.Background(), traces, HookOptions{
+		rep, err := RunHooks(context.Background(), Options{
+			Agent:   agent,
 			Command: []string{statuspub, agent + "-hook", "--config-home", "{home}"},
 			Env:     []string{"STATUSPUB_HEARTBEAT=10s"},
 			Timeout: 20 * time.Second,
@@ -355,12 +358,12 @@ func TestHookTracesStatuspub(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rep.Results {
-			if r.Outcome != Pass {
+			if r.Outcome != outcomePass {
 				t.Errorf("%s: %s %s (stderr %q)", r.ID, r.Outcome, r.Reason, r.Stderr)
 			}
 		}
 		if rep.Passed != len(traces) {
-			t.Errorf("%s: %s", agent, rep.Summary())
+			t.Errorf("%s: %s", agent, rep.summary())
 		}
 	}
 }
@@ -368,24 +371,24 @@ func TestHookTracesStatuspub(t *testing.T) {
 // An adapter that exits 2 (which blocks the agent), hangs, or prints on
 // stdout fails.
 func TestHookTracesJudgeTheProcess(t *testing.T) {
-	traces, err := HookTraces("codex")
+	traces, err := hookTraces("codex")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := traces[0]
-	res := RunHookTrace(context.Background(), tr, HookOptions{Command: []string{"sh", "-c", "cat >/dev/null; exit 2"}})
-	if res.Outcome != Fail || !strings.Contains(res.Reason, "exited 2") {
+	res := runHookTrace(context.Background(), tr, Options{Command: []string{"sh", "-c", "cat >/dev/null; exit 2"}})
+	if res.Outcome != outcomeFail || !strings.Contains(res.Reason, "exited 2") {
 		t.Errorf("exit 2: %s %s", res.Outcome, res.Reason)
 	}
-	res = RunHookTrace(context.Background(), tr, HookOptions{Command: []string{"sleep", "30"}, Timeout: 200 * time.Millisecond})
-	if res.Outcome != Fail || !strings.Contains(res.Reason, "did not exit") {
+	res = runHookTrace(context.Background(), tr, Options{Command: []string{"sleep", "30"}, Timeout: 200 * time.Millisecond})
+	if res.Outcome != outcomeFail || !strings.Contains(res.Reason, "did not exit") {
 		t.Errorf("hang: %s %s", res.Outcome, res.Reason)
 	}
 	// A faithful adapter that also prints on stdout, which agents read.
 	chatty := helperHookOptions(t, tr.Agent, "")
 	chatty.Command = []string{"sh", "-c", `"$0" && echo ok`, chatty.Command[0]}
-	res = RunHookTrace(context.Background(), tr, chatty)
-	if res.Outcome != Fail || !strings.Contains(res.Reason, "stdout") {
+	res = runHookTrace(context.Background(), tr, chatty)
+	if res.Outcome != outcomeFail || !strings.Contains(res.Reason, "stdout") {
 		t.Errorf("output on stdout: %s %s", res.Outcome, res.Reason)
 	}
 }
@@ -402,7 +405,7 @@ func FuzzParseHookTrace(f *testing.F) {
 	})
 	f.Add([]byte("agent: a\nsession: s\n-- x --\n{}\n-- want --\nunchanged\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := ParseHookTrace("fuzz", data)
+		tr, err := vector.ParseHookTrace("fuzz", data)
 		if err != nil {
 			return
 		}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,16 +12,18 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
-// SkipError says why a case or check cannot run here (for example, it
+// skipError says why a case or check cannot run here (for example, it
 // needs root). The harness reports it as SKIP, never as PASS.
-type SkipError struct{ Reason string }
+type skipError struct{ reason string }
 
-func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+func (e *skipError) Error() string { return "skipped: " + e.reason }
 
 func skipf(format string, args ...any) error {
-	return &SkipError{Reason: fmt.Sprintf(format, args...)}
+	return &skipError{reason: fmt.Sprintf(format, args...)}
 }
 
 // Layout of a materialized case, relative to its root directory.
@@ -39,36 +42,36 @@ const (
 	privateDir   = fs.FileMode(0o700) //
 )
 
-// Materialized is a case written to disk.
-type Materialized struct {
-	Root      string // the case's root directory
-	StatusDir string // what STATUS_DIR names
-	DecoyHome string // what GENTLE_PI_CONFIG_HOME names
-	c         *Case
+// materialized is a case written to disk.
+type materialized struct {
+	root      string // the case's root directory
+	statusDir string // what STATUS_DIR names
+	decoyHome string // what GENTLE_PI_CONFIG_HOME names
+	c         *vector.Case
 }
 
-// Env is the environment a reader under test gets, besides the harness's
+// env is the environment a reader under test gets, besides the harness's
 // own: STATUS_DIR, STATUSCONFORM_NOW and a decoy GENTLE_PI_CONFIG_HOME whose
 // only session a reader shows if it ignores STATUS_DIR (SPEC.md L4).
-func (m *Materialized) Env() map[string]string {
+func (m *materialized) env() map[string]string {
 	return map[string]string{
-		"STATUS_DIR":            m.StatusDir,
+		"STATUS_DIR":            m.statusDir,
 		"STATUSCONFORM_NOW":     m.c.NowText,
-		"GENTLE_PI_CONFIG_HOME": m.DecoyHome,
+		"GENTLE_PI_CONFIG_HOME": m.decoyHome,
 	}
 }
 
-// Materialize writes case c under root, which must be an existing empty
-// directory of the current account. It returns a *SkipError when the case
+// writeCase writes case c under root, which must be an existing empty
+// directory of the current account. It returns a *skipError when the case
 // needs what this process cannot do (root, a Unix system).
-func Materialize(c *Case, root string) (*Materialized, error) {
+func writeCase(c *vector.Case, root string) (*materialized, error) {
 	if why := c.NeedsRoot(); why != "" && !isRoot() {
 		return nil, skipf("%s; run as root to include this case", why)
 	}
 	if needsUnix(c) && !unixLike {
 		return nil, skipf("needs a Unix system (modes, FIFOs, sockets)")
 	}
-	m := &Materialized{Root: root, c: c}
+	m := &materialized{root: root, c: c}
 	home := filepath.Join(root, homeDir)
 	homeReal := home
 	if c.Dir.ParentSymlink {
@@ -82,7 +85,7 @@ func Materialize(c *Case, root string) (*Materialized, error) {
 			return nil, err
 		}
 	}
-	m.StatusDir = filepath.Join(home, statusName)
+	m.statusDir = filepath.Join(home, statusName)
 	dir := filepath.Join(homeReal, statusName)
 	if c.Dir.Symlink {
 		dir = filepath.Join(root, realStatus)
@@ -101,11 +104,11 @@ func Materialize(c *Case, root string) (*Materialized, error) {
 		}
 	}
 	switch c.Dir.NotDir {
-	case KindFile:
+	case vector.File:
 		if err := writeFile(dir, record("s-not-a-directory", "pi", "working", "a file, not a directory", c.Now), 0o600); err != nil {
 			return nil, err
 		}
-	case KindFIFO:
+	case vector.FIFO:
 		if err := mkfifo(dir, 0o600); err != nil {
 			return nil, err
 		}
@@ -128,9 +131,9 @@ func Materialize(c *Case, root string) (*Materialized, error) {
 			}
 		}
 	}
-	m.DecoyHome = filepath.Join(root, decoyHomeDir)
-	decoyDir := filepath.Join(m.DecoyHome, statusName)
-	if err := mkdir(m.DecoyHome, privateDir); err != nil {
+	m.decoyHome = filepath.Join(root, decoyHomeDir)
+	decoyDir := filepath.Join(m.decoyHome, statusName)
+	if err := mkdir(m.decoyHome, privateDir); err != nil {
 		return nil, err
 	}
 	if err := mkdir(decoyDir, privateDir); err != nil {
@@ -144,28 +147,28 @@ func Materialize(c *Case, root string) (*Materialized, error) {
 	return m, nil
 }
 
-func (m *Materialized) create(dir string, e Entry) error {
+func (m *materialized) create(dir string, e vector.Entry) error {
 	p := filepath.Join(dir, e.Name)
 	var err error
 	switch e.Kind {
-	case KindFile:
+	case vector.File:
 		err = writeFile(p, e.Data, e.Mode)
-	case KindDir:
+	case vector.Dir:
 		err = mkdir(p, e.Mode)
-	case KindSymlink:
+	case vector.Symlink:
 		target := e.Target
 		if out, ok := strings.CutPrefix(target, "outside/"); ok {
-			target, err = filepath.Rel(dir, filepath.Join(m.Root, outsideDir, out))
+			target, err = filepath.Rel(dir, filepath.Join(m.root, outsideDir, out))
 			if err != nil {
 				return err
 			}
 		}
 		return os.Symlink(target, p)
-	case KindFIFO:
+	case vector.FIFO:
 		err = mkfifo(p, e.Mode)
-	case KindSocket:
+	case vector.Socket:
 		err = mksocket(p, e.Mode)
-	case KindDevice:
+	case vector.Device:
 		err = mkzero(p, e.Mode)
 	default:
 		return fmt.Errorf("unknown kind %q", e.Kind)
@@ -179,15 +182,15 @@ func (m *Materialized) create(dir string, e Entry) error {
 	return nil
 }
 
-func needsUnix(c *Case) bool {
-	if c.Dir.Mode != privateDir || c.Dir.OtherOwner || c.Dir.NotDir == KindFIFO {
+func needsUnix(c *vector.Case) bool {
+	if c.Dir.Mode != privateDir || c.Dir.OtherOwner || c.Dir.NotDir == vector.FIFO {
 		return true
 	}
 	for _, e := range c.Entries {
 		switch {
-		case e.Kind == KindFIFO, e.Kind == KindSocket, e.Kind == KindDevice, e.OtherOwner:
+		case e.Kind == vector.FIFO, e.Kind == vector.Socket, e.Kind == vector.Device, e.OtherOwner:
 			return true
-		case e.Kind == KindFile && e.Mode != 0o600:
+		case e.Kind == vector.File && e.Mode != 0o600:
 			return true
 		}
 	}
@@ -230,22 +233,22 @@ func record(session, agent, state, title string, at time.Time) []byte {
 		task = fmt.Sprintf(`{"title":%q}`, title)
 	}
 	return fmt.Appendf(nil, `{"schema":"gentle-shell.agent-status/v1","agent":%q,"session":%q,"pid":0,"cwd":"/","state":%q,"task":%s,"updatedAt":%q}`+"\n",
-		agent, session, state, task, at.UTC().Format(TimeLayout))
+		agent, session, state, task, at.UTC().Format(vector.TimeLayout))
 }
 
-// Churn starts creating and removing c.Churn status files in the status
+// churn starts creating and removing c.Churn status files in the status
 // directory, over and over, as publishers that start and shut down do. At
 // any time about half of them exist; each one appears atomically (written
 // to a dot-file, then renamed) and holds a stale record, so a reader never
 // shows it, but a reader that lists the directory and then opens what it
 // listed finds some of them gone. It returns once the churn is running,
 // with a function that stops it and waits. Without churn it does nothing.
-func (m *Materialized) Churn() (stop func()) {
+func (m *materialized) churn() (stop func()) {
 	n := m.c.Churn
-	if n < 2 || m.c.Dir.Missing { // ParseCase allows 2 or more
+	if n < 2 || m.c.Dir.Missing { // vector.Parse allows 2 or more
 		return func() {}
 	}
-	dir := m.StatusDir
+	dir := m.statusDir
 	done := make(chan struct{})
 	var wg, ready sync.WaitGroup
 	const workers = 2
@@ -299,30 +302,37 @@ func (m *Materialized) Churn() (stop func()) {
 	}
 }
 
-// MaterializeAll writes every case under dir, each in dir/<id>/ with its
-// expected.json, and returns the cases skipped with why.
-func MaterializeAll(cases []*Case, dir string) (skipped map[string]string, err error) {
+// Materialize writes every reader case under dir, which it creates if it
+// is missing: each in dir/<id>/, with the status directory and an
+// expected.json of what a conforming reader shows, for implementers who
+// would rather run their own tests. It returns how many cases it wrote,
+// and the cases it skipped with why (they need root, or a Unix system).
+func Materialize(dir string) (written int, skipped map[string]string, err error) {
+	cases, err := cases()
+	if err != nil {
+		return 0, nil, err
+	}
 	skipped = map[string]string{}
 	for _, c := range cases {
 		root := filepath.Join(dir, filepath.FromSlash(c.ID))
 		if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		if err := mkdir(root, privateDir); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
-		m, err := Materialize(c, root)
-		var skip *SkipError
+		m, err := writeCase(c, root)
+		var skip *skipError
 		if errors.As(err, &skip) {
-			skipped[c.ID] = skip.Reason
+			skipped[c.ID] = skip.reason
 			os.RemoveAll(root)
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		env := map[string]string{}
-		for k, v := range m.Env() {
+		for k, v := range m.env() {
 			if k == "STATUSCONFORM_NOW" {
 				env[k] = v
 				continue
@@ -330,15 +340,44 @@ func MaterializeAll(cases []*Case, dir string) (skipped map[string]string, err e
 			rel, _ := filepath.Rel(root, v)
 			env[k] = filepath.ToSlash(rel)
 		}
-		data, err := c.expected(env)
+		data, err := expected(c, env)
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		if err := writeFile(filepath.Join(root, expectedFile), data, 0o644); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 	}
-	return skipped, nil
+	return len(cases) - len(skipped), skipped, nil
+}
+
+// expectedJSON is the expected.json that Materialize writes next to
+// each case's directory.
+type expectedJSON struct {
+	ID           string            `json:"id"`
+	Level        string            `json:"level"`
+	Rules        []string          `json:"rules"`
+	Requirements []string          `json:"requirements"`
+	Description  string            `json:"description,omitempty"`
+	Now          string            `json:"now"`
+	Env          map[string]string `json:"env"`
+	Expect       vector.Expect     `json:"expect"`
+	Churn        int               `json:"churn,omitempty"`
+	Runs         int               `json:"runs,omitempty"`
+	Sessions     []vector.Session  `json:"sessions"`
+}
+
+func expected(c *vector.Case, env map[string]string) ([]byte, error) {
+	sessions := c.Sessions
+	if sessions == nil {
+		sessions = []vector.Session{}
+	}
+	b, err := json.MarshalIndent(expectedJSON{
+		ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
+		Description: c.Description, Now: c.NowText, Env: env, Expect: c.Expect,
+		Churn: c.Churn, Runs: c.Runs, Sessions: sessions,
+	}, "", "  ")
+	return append(b, '\n'), err
 }
 
 // removeAll removes a materialized tree, restoring the permissions that

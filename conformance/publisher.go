@@ -2,56 +2,24 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
-// CheckInfo describes one publisher check.
-type CheckInfo struct {
-	ID string `json:"id"`
-	// Level is Core for what the published page requires of every
-	// publisher, Hardened for what SPEC.md adds.
-	Level        Level    `json:"level"`
-	Rules        []string `json:"rules"`
-	Requirements []string `json:"requirements"`
-}
-
-// PublisherOptions configure [RunPublisher].
-type PublisherOptions struct {
-	// Command is the publisher under test, CMD then ARGS, run without a
-	// shell once per scenario. In ARGS, {home} becomes the config home,
-	// {session} the session id and {agent} the agent name; the same are in
-	// STATUSCONFORM_CONFIG_HOME, STATUSCONFORM_SESSION and
-	// STATUSCONFORM_AGENT.
-	Command []string
-	// TimeoutScale multiplies every deadline (answers, appearance and
-	// removal of the file, exit) and the heartbeat's slack; 1 by default.
-	// The heartbeat interval itself is the protocol's and does not scale.
-	TimeoutScale float64
-	// Level selects the checks: Core runs what the published page
-	// requires, with the config home already present; Hardened (the
-	// default) adds this toolkit's rules.
-	Level  Level
-	Select Selector // by check id; all by default
-	// Skip lists checks not to run: they are reported as SKIP, and a
-	// scenario whose checks are all skipped does not run.
-	Skip    Selector
-	TempDir string // where scenarios make their directories
-	// Parallel bounds how many scenarios run at once, so that publishers
-	// do not all start at the same moment on a small machine; by default
-	// the number of processors (GOMAXPROCS). A long scenario (the
-	// heartbeat) holds its place only until its publisher has published,
-	// then mostly waits.
-	Parallel int
-	// NoCalibrate turns off the first timed run that stretches the
-	// deadlines for a publisher slower to start than 2 s allows for.
-	NoCalibrate bool
-
-	userScale float64       // TimeoutScale as given, before calibration
-	answered  time.Duration // how long the calibration's answer took
+// checkInfo describes one publisher check.
+type checkInfo struct {
+	ID string
+	// Level is core for what the published page requires of every
+	// publisher, hardened for what SPEC.md adds.
+	Level        string
+	Rules        []string
+	Requirements []string
 }
 
 // heartbeatSlack is how late past 10 s a heartbeat may come: a timer in a
@@ -59,14 +27,14 @@ type PublisherOptions struct {
 // the process started, so the slack follows the calibrated answer (four
 // times it, from 1 s to 2 s) times --timeout-scale, and a 15 s heartbeat
 // fails unless --timeout-scale says otherwise.
-func (o *PublisherOptions) heartbeatSlack() time.Duration {
+func (o *Options) heartbeatSlack() time.Duration {
 	slack := min(max(time.Second, calibrationMargin*o.answered), 2*time.Second)
 	return time.Duration(float64(slack) * max(1, o.userScale))
 }
 
 // scenario runs the publisher once and decides one or more checks.
 type scenario struct {
-	checks []CheckInfo
+	checks []checkInfo
 	// root is why the scenario needs root, or "".
 	root string
 	// long scenarios mostly wait; they run outside the parallel bound.
@@ -111,8 +79,8 @@ var publisherQuotes = map[string]string{
 }
 
 // check is a hardened check: one of this toolkit's rules.
-func check(id string, rules ...string) CheckInfo {
-	c := CheckInfo{ID: id, Level: Hardened, Rules: rules}
+func check(id string, rules ...string) checkInfo {
+	c := checkInfo{ID: id, Level: vector.Hardened, Rules: rules}
 	for _, r := range rules {
 		c.Requirements = append(c.Requirements, publisherQuotes[r])
 	}
@@ -121,57 +89,46 @@ func check(id string, rules ...string) CheckInfo {
 
 // coreCheck is a check of what the published page requires of every
 // publisher.
-func coreCheck(id string, rules ...string) CheckInfo {
+func coreCheck(id string, rules ...string) checkInfo {
 	c := check(id, rules...)
-	c.Level = Core
+	c.Level = vector.Core
 	return c
 }
 
-// Checks lists every publisher check, in id order.
-func Checks() []CheckInfo {
-	var out []CheckInfo
+// checks lists every publisher check, in id order.
+func checks() []checkInfo {
+	var out []checkInfo
 	for _, s := range scenarios() {
 		out = append(out, s.checks...)
 	}
-	slices.SortFunc(out, func(a, b CheckInfo) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b checkInfo) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
-// SelectChecks returns the checks of level (and below) that sel selects,
-// in id order.
-func SelectChecks(level Level, sel Selector) []CheckInfo {
-	if level == "" {
-		level = Hardened
-	}
-	var out []CheckInfo
-	for _, c := range Checks() {
-		if level.Includes(c.Level) && sel.Match(c.ID) {
-			out = append(out, c)
+// RunPublisher drives the publisher under test ([Options].Command) through
+// every selected check, speaking the line protocol of SPEC.md §11. A
+// scenario starts the publisher once and decides one or more checks;
+// scenarios run in parallel, and the slowest (the heartbeat) takes about
+// 20 s against a publisher that heartbeats every 10 s. The deadlines (2 s)
+// stretch to 4 times what a first, timed start of the publisher took.
+func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
+	opts.defaults()
+	if opts.List {
+		var listed []Result
+		for _, c := range checks() {
+			if opts.selects(c.ID, c.Level) {
+				listed = append(listed, Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements})
+			}
 		}
+		return listing("publisher", opts, listed), nil
 	}
-	return out
-}
-
-// RunPublisher runs every selected check against the publisher under test.
-// Scenarios run in parallel; the slowest (the heartbeat) takes about 20 s
-// against a publisher that heartbeats every 10 s.
-func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
 	if len(opts.Command) == 0 {
-		return nil, errNoCommand
+		return nil, errors.New("conformance: no command to run")
 	}
 	if err := checkRunnable(opts.Command[0]); err != nil {
 		return nil, err
 	}
-	if opts.TimeoutScale < 1 {
-		opts.TimeoutScale = 1
-	}
-	if opts.Level == "" {
-		opts.Level = Hardened
-	}
 	opts.userScale = opts.TimeoutScale
-	if opts.Parallel <= 0 {
-		opts.Parallel = runtime.GOMAXPROCS(0)
-	}
 	rep := &Report{Suite: "publisher", Command: opts.Command, Level: opts.Level, Started: time.Now()}
 	all := scenarios()
 	if !opts.NoCalibrate && unixLike && runtime.GOOS != "windows" {
@@ -196,9 +153,8 @@ func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
 	})
 	for _, s := range all {
 		for _, c := range s.checks {
-			if opts.Level.Includes(c.Level) && opts.Select.Match(c.ID) && opts.Skip.matchAny(c.ID) {
-				rep.Results = append(rep.Results, Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
-					Outcome: Skip, Reason: "skipped by --skip " + opts.Skip.first(c.ID)})
+			if r, ok := opts.skipped(c.ID, c.Level, c.Rules, c.Requirements); ok && opts.selects(c.ID, c.Level) {
+				rep.Results = append(rep.Results, r)
 			}
 		}
 		if !slices.ContainsFunc(s.checks, opts.wants) {
@@ -215,7 +171,7 @@ func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, r := range results {
-				if opts.wants(CheckInfo{ID: r.ID, Level: r.Level}) {
+				if opts.wants(checkInfo{ID: r.ID, Level: r.Level}) {
 					rep.Results = append(rep.Results, r)
 				}
 			}
@@ -223,17 +179,18 @@ func RunPublisher(ctx context.Context, opts PublisherOptions) (*Report, error) {
 	}
 	wg.Wait()
 	rep.finish()
+	rep.applyExpectedFailures(opts.ExpectedFailures)
 	return rep, nil
 }
 
 // wants reports whether the run includes check c.
-func (o *PublisherOptions) wants(c CheckInfo) bool {
-	return o.Level.Includes(c.Level) && o.Select.Match(c.ID) && !o.Skip.matchAny(c.ID)
+func (o *Options) wants(c checkInfo) bool {
+	return o.selects(c.ID, c.Level) && !selector(o.Skip).matchAny(c.ID)
 }
 
 // runScenario runs s and returns a result for each of its checks; a check
 // the scenario did not decide fails.
-func runScenario(ctx context.Context, s scenario, opts PublisherOptions, release func()) []Result {
+func runScenario(ctx context.Context, s scenario, opts Options, release func()) []Result {
 	start := time.Now()
 	results := make([]Result, len(s.checks))
 	for i, c := range s.checks {
@@ -241,7 +198,7 @@ func runScenario(ctx context.Context, s scenario, opts PublisherOptions, release
 	}
 	skip := func(why string) []Result {
 		for i := range results {
-			results[i].Outcome, results[i].Reason = Skip, why
+			results[i].Outcome, results[i].Reason = outcomeSkip, why
 		}
 		return results
 	}
@@ -273,24 +230,22 @@ func runScenario(ctx context.Context, s scenario, opts PublisherOptions, release
 	// stderr and timeline; checks left undecided point at it.
 	first := ""
 	stderr := p.stderrText(time.Second)
+	carry := func(r *Result) {
+		first = r.ID
+		r.Stderr, r.Timeline, r.Exit = stderr, p.timelineCopy(), p.exitString()
+	}
 	for i := range results {
-		if r := &results[i]; r.Outcome == Fail && first == "" {
-			first = r.ID
-			r.Stderr = stderr
-			r.Timeline = p.timelineCopy()
-			r.Exit = p.exitString()
+		if r := &results[i]; r.Outcome == outcomeFail && first == "" {
+			carry(r)
 		}
 	}
 	for i := range results {
 		r := &results[i]
 		if r.Outcome == "" {
-			r.Outcome = Fail
+			r.Outcome = outcomeFail
 			r.Reason = "not decided: " + p.stopReason()
 			if first == "" {
-				first = r.ID
-				r.Stderr = stderr
-				r.Timeline = p.timelineCopy()
-				r.Exit = p.exitString()
+				carry(r)
 			} else {
 				r.Reason += " (see " + first + ")"
 			}

@@ -28,7 +28,7 @@ const calibrationMargin = 4
 // interpreter that starts slowly on a loaded machine is judged on what it
 // does, not on how fast it starts. It never fails a check: a publisher
 // that does not publish here fails the scenarios that need it.
-func calibrate(ctx context.Context, opts PublisherOptions) (cal calibration) {
+func calibrate(ctx context.Context, opts Options) (cal calibration) {
 	cal.factor = 1
 	limit := time.Duration(20 * opts.TimeoutScale * float64(time.Second))
 	p := newPubRun(ctx, opts, nil)

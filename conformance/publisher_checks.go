@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -35,7 +36,7 @@ var (
 
 func scenarios() []scenario {
 	s := []scenario{
-		{checks: []CheckInfo{
+		{checks: []checkInfo{
 			coreCheck("W1/publishes-at-once", "W1"),
 			coreCheck("P1/every-key", "P1"),
 			check("E1/compact-encoding", "E1"),
@@ -45,49 +46,49 @@ func scenarios() []scenario {
 			coreCheck("P12/cwd-is-absolute", "P12"),
 			check("L4/ignores-status-dir", "L4"),
 		}, run: basicScenario},
-		{checks: []CheckInfo{check("P3/creates-config-home", "P3")}, run: createsConfigHome},
-		{checks: []CheckInfo{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
-		{checks: []CheckInfo{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
-		{checks: []CheckInfo{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
-		{checks: []CheckInfo{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
-		{checks: []CheckInfo{
+		{checks: []checkInfo{check("P3/creates-config-home", "P3")}, run: createsConfigHome},
+		{checks: []checkInfo{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
+		{checks: []checkInfo{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
+		{checks: []checkInfo{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
+		{checks: []checkInfo{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
+		{checks: []checkInfo{
 			coreCheck("W3/malformed-lines-refused", "W3", "S2"),
 			coreCheck("W3/blank-lines-unanswered", "W3"),
 		}, run: malformedLines},
-		{checks: []CheckInfo{
+		{checks: []checkInfo{
 			coreCheck("P12/title-no-controls", "P12"),
 			coreCheck("P12/long-title-bounded", "P12"),
 			check("P12/title-sanitized", "P12"),
 			check("P12/title-empty-is-null", "P12", "F1"),
 			check("P12/long-title-cut", "P12"),
 		}, run: titles},
-		{checks: []CheckInfo{
+		{checks: []checkInfo{
 			coreCheck("N1/non-ascii-session", "N1"),
 			check("E2/json-escaping", "E2"),
 		}, run: escaping},
-		{checks: []CheckInfo{
+		{checks: []checkInfo{
 			coreCheck("P8/never-partial", "P8"),
 			coreCheck("P8/no-temporary-file-left", "P8"),
 			check("P8/temporary-file-dot-named", "P8"),
 			check("P8/temporary-file-in-status-dir", "P8"),
 			check("P10/last-change-wins", "P10"),
 		}, run: atomicity},
-		{checks: []CheckInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat},
-		{checks: []CheckInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeatKeepsState},
-		{checks: []CheckInfo{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
-		{checks: []CheckInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
-		{checks: []CheckInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
-		{checks: []CheckInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
-		{checks: []CheckInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checksEveryWrite},
-		{checks: []CheckInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
-		{checks: []CheckInfo{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: homeCheckedEveryWrite},
-		{checks: []CheckInfo{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
-		{checks: []CheckInfo{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
-		{checks: []CheckInfo{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
-		{checks: []CheckInfo{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
+		{checks: []checkInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat(false)},
+		{checks: []checkInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeat(true)},
+		{checks: []checkInfo{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
+		{checks: []checkInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
+		{checks: []checkInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
+		{checks: []checkInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
+		{checks: []checkInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checkedEveryWrite(false)},
+		{checks: []checkInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
+		{checks: []checkInfo{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: checkedEveryWrite(true)},
+		{checks: []checkInfo{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
+		{checks: []checkInfo{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
+		{checks: []checkInfo{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
+		{checks: []checkInfo{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
 	}
 	for _, u := range []int{0o000, 0o022, 0o077} {
-		s = append(s, scenario{checks: []CheckInfo{
+		s = append(s, scenario{checks: []checkInfo{
 			coreCheck(fmt.Sprintf("P3/status-dir-0700/umask-%03o", u), "P3"),
 			coreCheck(fmt.Sprintf("P6/file-0600/umask-%03o", u), "P6"),
 		}, run: modes(u)})
@@ -160,10 +161,10 @@ func scenarios() []scenario {
 	} {
 		c := check(r.id, append(r.rules, "W3", "P13")...)
 		if coreRefusals[r.id] {
-			c.Level = Core
+			c.Level = vector.Core
 		}
 		s = append(s, scenario{
-			checks: []CheckInfo{c},
+			checks: []checkInfo{c},
 			root:   r.root,
 			run:    refusal(r.id, r.setup),
 		})
@@ -179,7 +180,7 @@ func scenarios() []scenario {
 		// only a count of bytes refuses it.
 		{"N2/session-too-long-multibyte", strings.Repeat("\U0001F600", 255) + "é€"},
 	} {
-		s = append(s, scenario{checks: []CheckInfo{check(b.id, "N2")}, run: badSession(b.id, b.session)})
+		s = append(s, scenario{checks: []checkInfo{check(b.id, "N2")}, run: badSession(b.id, b.session)})
 	}
 	return s
 }
@@ -306,7 +307,7 @@ func basicScenario(p *pubRun) {
 	slack := p.d(1)
 	p.expect(!rec.UpdatedAt.Before(before.Truncate(time.Millisecond).Add(-slack)) && !rec.UpdatedAt.After(after.Add(slack)), t1,
 		"updatedAt %s is not within %v of the harness's clock (the file appeared between %s and %s)",
-		ts, slack, before.UTC().Format(TimeLayout), after.UTC().Format(TimeLayout))
+		ts, slack, before.UTC().Format(vector.TimeLayout), after.UTC().Format(vector.TimeLayout))
 	p.pass(t1)
 
 	p.expect(rec.PID > 0 && processAlive(rec.PID), "P12/pid-is-live", "pid %d is not a live process", rec.PID)
@@ -324,8 +325,7 @@ func modes(umask int) func(p *pubRun) {
 		dirID := fmt.Sprintf("P3/status-dir-0700/umask-%03o", umask)
 		fileID := fmt.Sprintf("P6/file-0600/umask-%03o", umask)
 		p.umask = umask
-		p.must(mkdir(p.home, privateDir))
-		p.startAndWait(fileID)
+		p.startInHome(fileID)
 		checkModes := func(when string) {
 			if fi, err := os.Lstat(p.statusDir()); p.expect(err == nil, dirID, "%v", err) {
 				p.expect(fi.IsDir() && fi.Mode().Perm() == 0o700, dirID, "%s: the status directory has mode %v, want drwx------", when, fi.Mode())
@@ -370,8 +370,7 @@ func parentSymlink(p *pubRun) {
 
 func stateChanges(p *pubRun) {
 	const id = "W2/state-changes-land"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	for _, st := range []string{"working", "blocked", "idle", "working"} {
 		p.sendOK(id, fmt.Sprintf(`{"state":%q}`, st))
 		rec, _, err := p.readRecord()
@@ -385,8 +384,7 @@ func stateChanges(p *pubRun) {
 
 func titleChanges(p *pubRun) {
 	const id = "W2/title-changes-land"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	steps := []struct {
 		line, state, title string
 	}{
@@ -410,8 +408,7 @@ func titleChanges(p *pubRun) {
 // after updatedAt, and go when the state leaves it.
 func whyKeys(p *pubRun) {
 	const id = "Y1/why-with-its-state"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	steps := []struct {
 		line, state, why string
 		wait, ended      bool // the keys on disk
@@ -452,8 +449,7 @@ func whyKeys(p *pubRun) {
 
 func malformedLines(p *pubRun) {
 	const id, blank = "W3/malformed-lines-refused", "W3/blank-lines-unanswered"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	p.sendOK(id, `{"state":"working","title":"Keep me"}`)
 	for _, line := range []string{
 		`not json`, `[1,2]`, `"working"`, `{"state":"sleeping"}`, `{"state":5}`,
@@ -489,8 +485,7 @@ func malformedLines(p *pubRun) {
 }
 
 func titles(p *pubRun) {
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait("P12/title-no-controls")
+	p.startInHome("P12/title-no-controls")
 	for _, t := range []struct {
 		id, raw, want string
 		core          string // the core check decided by the same title
@@ -565,8 +560,7 @@ func showTitle(t string) string {
 
 func escaping(p *pubRun) {
 	p.session = escapingSession
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait("N1/non-ascii-session")
+	p.startInHome("N1/non-ascii-session")
 	p.pass("N1/non-ascii-session")
 	const id = "E2/json-escaping"
 	line, _ := json.Marshal(map[string]string{"title": escapingTitle})
@@ -593,8 +587,7 @@ func printableQuote(s string) string {
 func atomicity(p *pubRun) {
 	const partial, temp, last = "P8/never-partial", "P8/no-temporary-file-left", "P10/last-change-wins"
 	const dotted, inDir = "P8/temporary-file-dot-named", "P8/temporary-file-in-status-dir"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(partial)
+	p.startInHome(partial)
 	path := p.statusPath()
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -738,121 +731,94 @@ func heartbeatsDone(start, lastBeat time.Time, beats int, limit time.Duration) b
 	return beats >= heartbeatsSeen && lastBeat.Sub(start) >= endAfter || time.Since(start) >= observe
 }
 
-func heartbeat(p *pubRun) {
-	const id = "P9/heartbeat"
-	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
-	p.must(mkdir(p.home, privateDir))
-	rec, _ := p.startAndWait(id)
-	start := time.Now()
-	last, lastChange := rec.UpdatedAt, start
-	var gaps []string
-	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
-	for beats := 0; !heartbeatsDone(start, lastChange, beats, limit); {
-		p.pause(50 * time.Millisecond)
-		if !p.running() {
-			p.fail(id, "the publisher exited while idle: %s", p.exitString())
-			p.stopNow("the publisher exited")
+// heartbeat watches updatedAt move while nothing changes (P9). With
+// lines, it first sets a state and a title, then sends a line every 2 s
+// that changes nothing (a malformed one, then a blank one): the heartbeat
+// must still move updatedAt at least every 10 s (W5), and every record it
+// writes must keep the state and title set (P9 rewrites the record, not
+// some earlier copy of it).
+func heartbeat(lines bool) func(p *pubRun) {
+	return func(p *pubRun) {
+		id, exited, still := "P9/heartbeat", "the publisher exited while idle: %s", "with no input (P9: at least every 10 s)"
+		if lines {
+			id, exited, still = "P9/heartbeat-keeps-state", "the publisher exited: %s",
+				"while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)"
 		}
-		rec, _, err := p.readRecord()
-		now := time.Now()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				p.fail(id, "the status file disappeared while the session lives")
-				p.stopNow("the file disappeared")
+		limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
+		rec, _ := p.startInHome(id)
+		if lines {
+			p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
+			var err error
+			rec, _, err = p.readRecord()
+			p.must(err)
+		}
+		start := time.Now()
+		last, lastChange, lastLine := rec.UpdatedAt, start, start
+		var gaps []string
+		report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
+		blank := false
+		for beats := 0; !heartbeatsDone(start, lastChange, beats, limit); {
+			p.pause(50 * time.Millisecond)
+			if !p.running() {
+				p.fail(id, exited, p.exitString())
+				p.stopNow("the publisher exited")
 			}
-			continue // the next read decides; P8 is checked elsewhere
-		}
-		if !rec.UpdatedAt.Equal(last) {
-			beats++
-			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
-			p.event("heartbeat: updatedAt %s", rec.UpdatedAt.UTC().Format(TimeLayout))
-			if d := now.Sub(rec.UpdatedAt); d > p.d(2) || d < -p.d(2) {
-				p.fail(id, "a heartbeat wrote updatedAt %s, %v away from the harness's clock: not a fresh updatedAt",
-					rec.UpdatedAt.UTC().Format(TimeLayout), d.Round(time.Millisecond))
+			if lines && time.Since(lastLine) >= 2*time.Second {
+				lastLine = time.Now()
+				if blank {
+					p.write("  ")
+				} else {
+					a := p.send(id, `{"state":"sleeping"}`)
+					p.expect(!a.ok, id, "{\"state\":\"sleeping\"} was answered ok:true")
+				}
+				blank = !blank
 			}
-			last, lastChange = rec.UpdatedAt, now
+			rec, _, err := p.readRecord()
+			now := time.Now()
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					p.fail(id, "the status file disappeared while the session lives")
+					p.stopNow("the file disappeared")
+				}
+				continue // the next read decides; P8 is checked elsewhere
+			}
+			if !rec.UpdatedAt.Equal(last) {
+				beats++
+				gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
+				if lines {
+					p.event("heartbeat: %s", describe(rec))
+					if rec.State != statusfile.Blocked || rec.Title != "Keep me" {
+						p.fail(id, "a heartbeat wrote %s, not the record as last set (state blocked, title \"Keep me\")", describe(rec))
+						p.stopNow("a heartbeat changed the record")
+					}
+				} else {
+					p.event("heartbeat: updatedAt %s", rec.UpdatedAt.UTC().Format(vector.TimeLayout))
+					if d := now.Sub(rec.UpdatedAt); d > p.d(2) || d < -p.d(2) {
+						p.fail(id, "a heartbeat wrote updatedAt %s, %v away from the harness's clock: not a fresh updatedAt",
+							rec.UpdatedAt.UTC().Format(vector.TimeLayout), d.Round(time.Millisecond))
+					}
+				}
+				last, lastChange = rec.UpdatedAt, now
+			}
+			if since := now.Sub(lastChange); since > limit {
+				gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
+				report()
+				p.fail(id, "updatedAt did not move for %v "+still, since.Round(time.Millisecond))
+				p.stopNow("no heartbeat")
+			}
 		}
-		if since := now.Sub(lastChange); since > limit {
-			gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
-			report()
-			p.fail(id, "updatedAt did not move for %v with no input (P9: at least every 10 s)", since.Round(time.Millisecond))
-			p.stopNow("no heartbeat")
+		if !lines {
+			gaps = append(gaps, fmt.Sprintf("(%.2fs since the last, at the end)", time.Since(lastChange).Seconds()))
 		}
+		report()
+		p.pass(id)
 	}
-	gaps = append(gaps, fmt.Sprintf("(%.2fs since the last, at the end)", time.Since(lastChange).Seconds()))
-	report()
-	p.pass(id)
-}
-
-// heartbeatKeepsState sets a state and a title, then sends a line every
-// 2 s that changes nothing (a malformed one, then a blank one): the
-// heartbeat must still move updatedAt at least every 10 s (W5), and every
-// record it writes must keep the state and title set (P9 rewrites the
-// record, not some earlier copy of it).
-func heartbeatKeepsState(p *pubRun) {
-	const id = "P9/heartbeat-keeps-state"
-	limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
-	p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
-	rec, _, err := p.readRecord()
-	p.must(err)
-	start := time.Now()
-	last, lastChange, lastLine := rec.UpdatedAt, start, start
-	var gaps []string
-	report := func() { p.note(id, "updatedAt moved after %s (limit %v with slack)", strings.Join(gaps, ", "), limit) }
-	blank := false
-	for beats := 0; !heartbeatsDone(start, lastChange, beats, limit); {
-		p.pause(50 * time.Millisecond)
-		if !p.running() {
-			p.fail(id, "the publisher exited: %s", p.exitString())
-			p.stopNow("the publisher exited")
-		}
-		if time.Since(lastLine) >= 2*time.Second {
-			lastLine = time.Now()
-			if blank {
-				p.write("  ")
-			} else {
-				a := p.send(id, `{"state":"sleeping"}`)
-				p.expect(!a.ok, id, "{\"state\":\"sleeping\"} was answered ok:true")
-			}
-			blank = !blank
-		}
-		rec, _, err := p.readRecord()
-		now := time.Now()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				p.fail(id, "the status file disappeared while the session lives")
-				p.stopNow("the file disappeared")
-			}
-			continue
-		}
-		if !rec.UpdatedAt.Equal(last) {
-			beats++
-			gaps = append(gaps, fmt.Sprintf("%.2fs", now.Sub(lastChange).Seconds()))
-			p.event("heartbeat: %s", describe(rec))
-			if rec.State != statusfile.Blocked || rec.Title != "Keep me" {
-				p.fail(id, "a heartbeat wrote %s, not the record as last set (state blocked, title \"Keep me\")", describe(rec))
-				p.stopNow("a heartbeat changed the record")
-			}
-			last, lastChange = rec.UpdatedAt, now
-		}
-		if since := now.Sub(lastChange); since > limit {
-			gaps = append(gaps, fmt.Sprintf("no change for %.2fs", since.Seconds()))
-			report()
-			p.fail(id, "updatedAt did not move for %v while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)", since.Round(time.Millisecond))
-			p.stopNow("no heartbeat")
-		}
-	}
-	report()
-	p.pass(id)
 }
 
 func removal(how string) func(p *pubRun) {
 	return func(p *pubRun) {
 		id := map[string]string{"eof": "W4/removed-on-eof", "TERM": "W4/removed-on-sigterm", "INT": "W4/removed-on-sigint"}[how]
-		p.must(mkdir(p.home, privateDir))
-		p.startAndWait(id)
+		p.startInHome(id)
 		p.sendOK(id, `{"state":"working","title":"About to stop"}`)
 		if how == "eof" {
 			p.closeStdin()
@@ -872,43 +838,53 @@ func removal(how string) func(p *pubRun) {
 
 func replacedFile(p *pubRun) {
 	const id = "P11/replaced-file-left-alone"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	mine := record(p.session, "someone-else", "blocked", "replaced by someone else", time.Now())
 	tmp := filepath.Join(p.statusDir(), ".replacement")
 	p.must(writeFile(tmp, mine, 0o600))
 	p.must(os.Rename(tmp, p.statusPath()))
 	p.event("replaced the status file with another one")
-	p.closeStdin()
-	from := time.Now()
-	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
-		p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
-	}
+	p.exitsAtEOF(id)
 	data, err := os.ReadFile(p.statusPath())
 	p.expect(err == nil && bytes.Equal(data, mine), id, "a status file the publisher did not write was removed or changed on shutdown (%v)", err)
 	p.pass(id)
 }
 
-func checksEveryWrite(p *pubRun) {
-	const id = "P7/checked-before-every-write"
-	p.must(mkdir(p.home, privateDir))
-	_, before := p.startAndWait(id)
-	p.must(os.Chmod(p.statusDir(), 0o755))
-	p.event("made the status directory 0755")
-	a := p.send(id, `{"state":"working"}`)
-	p.expect(!a.ok, id, "a change was written into a status directory made 0755 after the start (answered %s)", a.raw)
-	data, _ := os.ReadFile(p.statusPath())
-	p.expect(bytes.Equal(data, before), id, "the status file was rewritten in a 0755 directory")
-	if fi, err := os.Lstat(p.statusDir()); p.expect(err == nil, id, "the status directory is gone: %v", err) {
-		p.expect(fi.Mode().Perm() == 0o755, id, "the publisher changed the directory's mode back (%v)", fi.Mode())
+// checkedEveryWrite is P7: after the first write, the status directory is
+// made 0755 (or, with home, the config home 0770). The next change must be
+// refused, leaving the file and the mode as they are: checking once, or
+// only until the first write succeeds, is not enough. Once the mode is
+// fixed, changes land again.
+func checkedEveryWrite(home bool) func(p *pubRun) {
+	return func(p *pubRun) {
+		id, mode, name, short, into, in := "P7/checked-before-every-write", fs.FileMode(0o755), "the status directory", "the directory",
+			"into a status directory made 0755", "in a 0755 directory"
+		if home {
+			id, mode, name, short, into, in = "P7/config-home-checked-before-every-write", 0o770, "the config home", "the config home",
+				"under a config home made group-writable", "under a group-writable config home"
+		}
+		_, before := p.startInHome(id)
+		dir := p.statusDir()
+		if home {
+			dir = p.home
+		}
+		p.must(os.Chmod(dir, mode))
+		p.event("made %s %#o", name, uint32(mode))
+		a := p.send(id, `{"state":"working"}`)
+		p.expect(!a.ok, id, "a change was written %s after the start (answered %s)", into, a.raw)
+		data, _ := os.ReadFile(p.statusPath())
+		p.expect(bytes.Equal(data, before), id, "the status file was rewritten %s", in)
+		if fi, err := os.Lstat(dir); p.expect(err == nil, id, "%s is gone: %v", name, err) {
+			p.expect(fi.Mode().Perm() == mode, id, "the publisher changed %s's mode back (%v)", short, fi.Mode())
+		}
+		p.must(os.Chmod(dir, privateDir))
+		p.event("made %s 0700 again", name)
+		p.sendOK(id, `{"state":"blocked"}`)
+		rec, _, err := p.readRecord()
+		p.expect(err == nil && rec.State == statusfile.Blocked, id, "after %s was fixed, the change did not land (state %q, %v)", short, rec.State, err)
+		p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
+		p.pass(id)
 	}
-	p.must(os.Chmod(p.statusDir(), privateDir))
-	p.event("made the status directory 0700 again")
-	p.sendOK(id, `{"state":"blocked"}`)
-	rec, _, err := p.readRecord()
-	p.expect(err == nil && rec.State == statusfile.Blocked, id, "after the directory was fixed, the change did not land (state %q, %v)", rec.State, err)
-	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
-	p.pass(id)
 }
 
 func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
@@ -917,24 +893,12 @@ func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
 		before := p.snapshot()
 		p.start()
 		for _, line := range []string{`{"state":"working"}`, `{"title":"Write through this"}`} {
-			a := p.send(id, line)
-			p.expect(!a.ok, id, "%s was answered ok:true: the publisher wrote where it must refuse to", line)
-			p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+			p.refused(id, line, "%s was answered ok:true: the publisher wrote where it must refuse to", line)
 		}
 		p.expect(p.running(), id, "the publisher stopped after a refused write: %s", p.exitString())
-		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
-			p.fail(id, "the publisher changed what it must leave alone")
-			p.result(id).Details = append(p.result(id).Details, diff...)
-		}
-		p.closeStdin()
-		from := time.Now()
-		if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
-			p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
-		}
-		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
-			p.fail(id, "on exit the publisher changed what it must leave alone")
-			p.result(id).Details = append(p.result(id).Details, diff...)
-		}
+		p.unchanged(id, before, "the publisher changed what it must leave alone")
+		p.exitsAtEOF(id)
+		p.unchanged(id, before, "on exit the publisher changed what it must leave alone")
 		p.pass(id)
 	}
 }
@@ -975,33 +939,8 @@ func badSession(id, session string) func(p *pubRun) {
 func longSessionAccepted(p *pubRun) {
 	const id = "N2/session-1024-bytes-accepted"
 	p.session = strings.Repeat("é", 512) // 1,024 bytes
-	p.must(mkdir(p.home, privateDir))
-	rec, _ := p.startAndWait(id)
+	rec, _ := p.startInHome(id)
 	p.expect(rec.Session == p.session, id, "the session written is not the 1,024-byte id given")
-	p.pass(id)
-}
-
-// homeCheckedEveryWrite is P7 for the config home: checking it once, or
-// only until the first write succeeds, is not enough.
-func homeCheckedEveryWrite(p *pubRun) {
-	const id = "P7/config-home-checked-before-every-write"
-	p.must(mkdir(p.home, privateDir))
-	_, before := p.startAndWait(id)
-	p.must(os.Chmod(p.home, 0o770))
-	p.event("made the config home 0770")
-	a := p.send(id, `{"state":"working"}`)
-	p.expect(!a.ok, id, "a change was written under a config home made group-writable after the start (answered %s)", a.raw)
-	data, _ := os.ReadFile(p.statusPath())
-	p.expect(bytes.Equal(data, before), id, "the status file was rewritten under a group-writable config home")
-	if fi, err := os.Lstat(p.home); p.expect(err == nil, id, "the config home is gone: %v", err) {
-		p.expect(fi.Mode().Perm() == 0o770, id, "the publisher changed the config home's mode back (%v)", fi.Mode())
-	}
-	p.must(os.Chmod(p.home, privateDir))
-	p.event("made the config home 0700 again")
-	p.sendOK(id, `{"state":"blocked"}`)
-	rec, _, err := p.readRecord()
-	p.expect(err == nil && rec.State == statusfile.Blocked, id, "after the config home was fixed, the change did not land (state %q, %v)", rec.State, err)
-	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
 	p.pass(id)
 }
 
@@ -1012,8 +951,7 @@ func homeCheckedEveryWrite(p *pubRun) {
 // gone, changes land again.
 func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
 	return func(p *pubRun) {
-		p.must(mkdir(p.home, privateDir))
-		p.startAndWait(id)
+		p.startInHome(id)
 		victim := filepath.Join(p.base, "victim")
 		p.must(writeFile(victim, []byte("victim: must stay as it is\n"), 0o600))
 		swap := filepath.Join(p.statusDir(), ".swap")
@@ -1025,13 +963,8 @@ func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
 		p.must(os.Rename(swap, p.statusPath()))
 		p.event("replaced the status file with a %s to a file outside", kind)
 		before := p.snapshot()
-		a := p.send(id, `{"state":"working","title":"Write through this"}`)
-		p.expect(!a.ok, id, "a change was answered ok:true although the status file had become a %s after the start", kind)
-		p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
-		if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
-			p.fail(id, "the publisher replaced or wrote through a status file that had become a %s after the start", kind)
-			p.result(id).Details = append(p.result(id).Details, diff...)
-		}
+		p.refused(id, `{"state":"working","title":"Write through this"}`, "a change was answered ok:true although the status file had become a %s after the start", kind)
+		p.unchanged(id, before, "the publisher replaced or wrote through a status file that had become a %s after the start", kind)
 		p.must(os.Remove(p.statusPath()))
 		p.event("removed the %s", kind)
 		p.sendOK(id, `{"state":"blocked"}`)
@@ -1049,8 +982,7 @@ func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
 // that keeps the existing file's mode keeps 0644).
 func fileModeAfterStart(p *pubRun) {
 	const id = "P7/status-file-mode-after-start"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	p.must(os.Chmod(p.statusPath(), 0o644))
 	p.event("made the status file 0644")
 	p.sendOK(id, `{"state":"working"}`)
@@ -1066,20 +998,14 @@ func fileModeAfterStart(p *pubRun) {
 // through a descriptor kept from the start.
 func dirSwappedAfterStart(p *pubRun) {
 	const id = "P7/status-dir-symlink-after-start"
-	p.must(mkdir(p.home, privateDir))
-	p.startAndWait(id)
+	p.startInHome(id)
 	moved := filepath.Join(p.base, "moved-status")
 	p.must(os.Rename(p.statusDir(), moved))
 	p.must(os.Symlink(moved, p.statusDir()))
 	p.event("moved the status directory aside and put a symbolic link to it in its place")
 	before := p.snapshot()
-	a := p.send(id, `{"state":"working","title":"Write through this"}`)
-	p.expect(!a.ok, id, "a change was answered ok:true although the status directory had become a symbolic link after the start")
-	p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
-	if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
-		p.fail(id, "the publisher wrote through a status directory that had become a symbolic link after the start")
-		p.result(id).Details = append(p.result(id).Details, diff...)
-	}
+	p.refused(id, `{"state":"working","title":"Write through this"}`, "a change was answered ok:true although the status directory had become a symbolic link after the start")
+	p.unchanged(id, before, "the publisher wrote through a status directory that had become a symbolic link after the start")
 	p.expect(p.running(), id, "the publisher stopped: %s", p.exitString())
 	p.pass(id)
 }

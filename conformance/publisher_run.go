@@ -19,10 +19,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
-
-var errNoCommand = errors.New("conformance: no command to run")
 
 // errNoAnswerYet is a missed deadline for an answer.
 var errNoAnswerYet = errors.New("no answer")
@@ -41,7 +40,7 @@ type answer struct {
 // pubRun is one run of the publisher under test and the checks it decides.
 type pubRun struct {
 	ctx     context.Context
-	opts    PublisherOptions
+	opts    Options
 	results []Result
 
 	base    string // the scenario's private directory
@@ -75,7 +74,7 @@ const (
 	defaultAgent   = "statusconform-agent"
 )
 
-func newPubRun(ctx context.Context, opts PublisherOptions, results []Result) *pubRun {
+func newPubRun(ctx context.Context, opts Options, results []Result) *pubRun {
 	return &pubRun{ctx: ctx, opts: opts, results: results, session: defaultSession, agent: defaultAgent,
 		umask: -1, stderr: &limitedBuffer{max: 64 << 10}, started: time.Now()}
 }
@@ -131,8 +130,8 @@ func (p *pubRun) result(id string) *Result {
 func (p *pubRun) fail(id, format string, args ...any) {
 	r := p.result(id)
 	msg := fmt.Sprintf(format, args...)
-	if r.Outcome != Fail {
-		r.Outcome, r.Reason = Fail, msg
+	if r.Outcome != outcomeFail {
+		r.Outcome, r.Reason = outcomeFail, msg
 	} else {
 		r.Details = append(r.Details, msg)
 	}
@@ -150,7 +149,7 @@ func (p *pubRun) expect(ok bool, id, format string, args ...any) bool {
 // pass marks check id passed unless it failed already.
 func (p *pubRun) pass(id string) {
 	if r := p.result(id); r.Outcome == "" {
-		r.Outcome = Pass
+		r.Outcome = outcomePass
 	}
 }
 
@@ -255,9 +254,9 @@ func (p *pubRun) start() {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		var skip *SkipError
+		var skip *skipError
 		if errors.As(err, &skip) {
-			p.stopNow(skip.Reason)
+			p.stopNow(skip.reason)
 		}
 		p.exit.err = err
 		close(p.exited)
@@ -569,6 +568,13 @@ func (p *pubRun) startAndWait(id string) (statusfile.Status, []byte) {
 	return rec, data
 }
 
+// startInHome makes the config home (0700), then starts the publisher and
+// waits for its first record as startAndWait does.
+func (p *pubRun) startInHome(id string) (statusfile.Status, []byte) {
+	p.must(mkdir(p.home, privateDir))
+	return p.startAndWait(id)
+}
+
 // firstRecord tells the run that the publisher has published.
 func (p *pubRun) firstRecord() {
 	if p.published != nil {
@@ -605,7 +611,7 @@ func describe(rec statusfile.Status) string {
 	if rec.Title != "" {
 		title = fmt.Sprintf("%q", truncate(rec.Title, 60))
 	}
-	return fmt.Sprintf("state=%s title=%s updatedAt=%s", rec.State, title, rec.UpdatedAt.UTC().Format(TimeLayout))
+	return fmt.Sprintf("state=%s title=%s updatedAt=%s", rec.State, title, rec.UpdatedAt.UTC().Format(vector.TimeLayout))
 }
 
 // snapshot describes everything under the scenario's directory (but the
@@ -638,6 +644,33 @@ func (p *pubRun) snapshot() []string {
 		return nil
 	})
 	return out
+}
+
+// unchanged fails check id, with every difference, when the scenario's
+// directory is not as the snapshot before says.
+func (p *pubRun) unchanged(id string, before []string, format string, args ...any) {
+	if diff := diffSnapshots(before, p.snapshot()); len(diff) > 0 {
+		p.fail(id, format, args...)
+		p.result(id).Details = append(p.result(id).Details, diff...)
+	}
+}
+
+// refused sends a line that must be refused: answered ok:false with a
+// message. An ok:true answer fails check id as format says.
+func (p *pubRun) refused(id, line, format string, args ...any) {
+	a := p.send(id, line)
+	p.expect(!a.ok, id, format, args...)
+	p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
+}
+
+// exitsAtEOF closes the publisher's standard input: it must exit by
+// itself with status 0 (W4).
+func (p *pubRun) exitsAtEOF(id string) {
+	p.closeStdin()
+	from := time.Now()
+	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
+		p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
+	}
 }
 
 // diffSnapshots lists what changed.

@@ -10,6 +10,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/agentstatus/agentstatus/statusfile"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
 // brokenPublishers are flawed versions of the test publisher, each with
@@ -87,42 +89,42 @@ func TestPublishers(t *testing.T) {
 	for _, b := range pythonPublisherFlaws {
 		canFail = append(canFail, b.mustFail...)
 	}
-	for _, c := range Checks() {
+	for _, c := range checks() {
 		if !slices.Contains(canFail, c.ID) {
 			t.Errorf("no broken publisher shows that %s can fail", c.ID)
 		}
 	}
 	type run struct {
 		name     string
-		opts     PublisherOptions
+		opts     Options
 		mustFail []string // nil: every selected check must pass
 		tool     string   // a tool the run needs
 		rep      *Report
 		err      error
 	}
 	runs := []*run{
-		{name: "statuspub-serve", opts: PublisherOptions{Command: []string{toolkitCommand(t, "statuspub"), "serve",
+		{name: "statuspub-serve", opts: Options{Command: []string{toolkitCommand(t, "statuspub"), "serve",
 			"--config-home", "{home}", "--session", "{session}", "--agent", "{agent}"}}},
 		// The same publisher without its flaws passes what they fail.
-		{name: "test-publisher", opts: PublisherOptions{Command: helperCommand(t, "publisher", ""), Select: all}},
+		{name: "test-publisher", opts: Options{Command: helperCommand(t, "publisher", ""), Run: all}},
 		{name: "python", tool: "python3"},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		py := python(t, "status_publisher.py")
-		runs[2].opts = PublisherOptions{Command: py}
+		runs[2].opts = Options{Command: py}
 		// A publisher that follows only the published page (no
 		// session-id limits, no config home created) passes the core
 		// level, and fails exactly the hardened checks of what it left
 		// out.
 		published := append([]string{requireTool(t, "env"), "STATUSPROTO_VARIANT=published-only"}, py...)
 		runs = append(runs,
-			&run{name: "python-published-only/core", tool: "python3", opts: PublisherOptions{Command: published, Level: Core}},
+			&run{name: "python-published-only/core", tool: "python3", opts: Options{Command: published, Level: vector.Core}},
 			&run{name: "python-published-only/hardened", tool: "python3", mustFail: publishedOnlyFails,
-				opts: PublisherOptions{Command: published, Select: publishedOnlyFails}})
+				opts: Options{Command: published, Run: publishedOnlyFails}})
 	}
 	for _, b := range brokenPublishers {
 		runs = append(runs, &run{name: "broken/" + b.flaw, mustFail: b.mustFail,
-			opts: PublisherOptions{Command: helperCommand(t, "publisher", b.flaw), Select: b.mustFail, Parallel: 2}})
+			opts: Options{Command: helperCommand(t, "publisher", b.flaw), Run: b.mustFail, Parallel: 2}})
 	}
 	// The runs that watch a heartbeat for 20 s set the test's length:
 	// they start first, in this order.
@@ -163,19 +165,21 @@ func TestPublishers(t *testing.T) {
 			}
 			if r.mustFail == nil {
 				wantAllPass(t, r.rep)
-				if want := len(SelectChecks(r.opts.Level, r.opts.Select)); len(r.rep.Results) != want {
-					t.Errorf("%d results for %d checks", len(r.rep.Results), want)
+				list := r.opts
+				list.List = true
+				if want, _ := RunPublisher(context.Background(), list); len(r.rep.Results) != len(want.Results) {
+					t.Errorf("%d results for %d checks", len(r.rep.Results), len(want.Results))
 				}
 				return
 			}
 			for _, id := range r.mustFail {
-				res, ok := r.rep.Find(id)
+				res, ok := r.rep.find(id)
 				switch {
 				case !ok:
 					t.Errorf("no check %s", id)
-				case res.Outcome == Skip && !isRoot():
+				case res.Outcome == outcomeSkip && !isRoot():
 					t.Logf("%s: %s", id, res.Reason)
-				case res.Outcome != Fail:
+				case res.Outcome != outcomeFail:
 					t.Errorf("%s: %s, want FAIL for a publisher that breaks it", id, res.Outcome)
 				case strings.HasPrefix(res.Reason, "not decided"):
 					// Failing only because another check stopped the
@@ -216,7 +220,7 @@ func TestPublisherRulesCovered(t *testing.T) {
 	rules, _ := specRules(t)
 	ids := map[string]bool{}
 	covered := map[string]bool{}
-	for _, c := range Checks() {
+	for _, c := range checks() {
 		if ids[c.ID] {
 			t.Errorf("check id %s used twice", c.ID)
 		}
@@ -254,9 +258,9 @@ func TestPublisherWithADaemon(t *testing.T) {
 	t.Parallel()
 	sh := requireTool(t, "sh")
 	serve := toolkitCommand(t, "statuspub") + " serve --config-home {home} --session {session} --agent {agent}"
-	rep, err := RunPublisher(context.Background(), PublisherOptions{
+	rep, err := RunPublisher(context.Background(), Options{
 		Command: []string{sh, "-c", "sleep 20 & exec " + serve},
-		Select:  []string{"W4/*"},
+		Run:     []string{"W4/*"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -86,8 +86,8 @@ func TestPythonMutants(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pubReports[i], _ = RunPublisher(context.Background(), PublisherOptions{
-				Command: pythonFlawCommand(t, m.flaw, "status_publisher.py"), Select: m.mustFail})
+			pubReports[i], _ = RunPublisher(context.Background(), Options{
+				Command: pythonFlawCommand(t, m.flaw, "status_publisher.py"), Run: m.mustFail})
 		}()
 	}
 	wantFailed := func(t *testing.T, rep *Report, flaw string, ids []string) {
@@ -96,11 +96,11 @@ func TestPythonMutants(t *testing.T) {
 			t.Fatal("no report")
 		}
 		for _, id := range ids {
-			r, ok := rep.Find(id)
+			r, ok := rep.find(id)
 			switch {
 			case !ok:
 				t.Errorf("no case or check %s", id)
-			case r.Outcome != Fail:
+			case r.Outcome != outcomeFail:
 				t.Errorf("%s: %s, want FAIL for the variant %s", id, r.Outcome, flaw)
 			case strings.HasPrefix(r.Reason, "not decided"):
 				t.Errorf("%s: failed undecided (%s), want the check itself to fail", id, r.Reason)
@@ -114,7 +114,7 @@ func TestPythonMutants(t *testing.T) {
 		for _, m := range pythonReaderFlaws {
 			t.Run(m.flaw, func(t *testing.T) {
 				t.Parallel()
-				rep := runReader(t, ReaderOptions{Command: pythonFlawCommand(t, m.flaw, "status_reader.py"), Select: m.mustFail,
+				rep := runReader(t, Options{Command: pythonFlawCommand(t, m.flaw, "status_reader.py"), Run: m.mustFail,
 					NoCalibrate: true, Timeout: 30 * time.Second})
 				wantFailed(t, rep, m.flaw, m.mustFail)
 			})
@@ -191,7 +191,7 @@ func TestEveryRuleHasMisreading(t *testing.T) {
 	for _, c := range loadCases(t) {
 		of[c.ID] = c.Rules
 	}
-	for _, c := range Checks() {
+	for _, c := range checks() {
 		of[c.ID] = c.Rules
 	}
 	caught := map[string][]string{}

@@ -6,76 +6,35 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
-// ReaderFunc is a reader under test that runs in the harness's own process:
-// it lists statusDir as of now and returns the live sessions. For a
-// directory it must refuse (SPEC.md R2) it returns an error.
-type ReaderFunc func(ctx context.Context, statusDir string, now time.Time) ([]Session, error)
-
-// ReaderOptions configure [RunReader].
-type ReaderOptions struct {
-	Level   Level         // the cases to run; Hardened (the default) includes Core
-	Timeout time.Duration // per case; 5 s by default
-	// TimeoutScale multiplies Timeout (after calibration); 1 by default.
-	TimeoutScale float64
-	Select       Selector // by id; all by default
-	// Skip lists cases not to run: they are reported as SKIP.
-	Skip Selector
-	// Parallel bounds the cases run at once; by default the number of
-	// processors (GOMAXPROCS).
-	Parallel int
-	// NoCalibrate turns off the first timed run that stretches the
-	// timeout for a reader slower to start than the timeout allows for.
-	NoCalibrate bool
-	// Command is the reader under test, CMD then ARGS, run without a
-	// shell. In ARGS, {dir} becomes the status directory and {now} the
-	// time the reader must take as now.
-	Command []string
-	// Func is a reader under test in this process, used when Command is
-	// empty.
-	Func ReaderFunc
-	// TempDir is where cases are materialized; the system's by default.
-	TempDir string
-
-	calibrated time.Duration // how long the calibration run took
-}
-
-// SelectCases returns the cases of level (and below) that sel selects.
-func SelectCases(cases []*Case, level Level, sel Selector) []*Case {
-	if level == "" {
-		level = Hardened
+// RunReader runs the reader under test ([Options].Command) once per
+// selected reader case, in parallel, each in a fresh temporary directory,
+// and reports on every case.
+func RunReader(ctx context.Context, opts Options) (*Report, error) {
+	cases, err := cases()
+	if err != nil {
+		return nil, err
 	}
-	var out []*Case
+	opts.defaults()
+	var selected []*vector.Case
+	var listed []Result
 	for _, c := range cases {
-		if level.Includes(c.Level) && sel.Match(c.ID) {
-			out = append(out, c)
+		if opts.selects(c.ID, c.Level) {
+			selected = append(selected, c)
+			listed = append(listed, Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements})
 		}
 	}
-	return out
-}
-
-// RunReader runs the reader under test once per selected case, in
-// parallel, each in a fresh temporary directory, and reports on every case.
-func RunReader(ctx context.Context, cases []*Case, opts ReaderOptions) (*Report, error) {
-	if len(opts.Command) == 0 && opts.Func == nil {
+	if opts.List {
+		return listing("reader", opts, listed), nil
+	}
+	if len(opts.Command) == 0 && opts.read == nil {
 		return nil, errors.New("conformance: no reader to run")
-	}
-	if opts.Level == "" {
-		opts.Level = Hardened
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Second
-	}
-	if opts.TimeoutScale < 1 {
-		opts.TimeoutScale = 1
-	}
-	if opts.Parallel <= 0 {
-		opts.Parallel = runtime.GOMAXPROCS(0)
 	}
 	rep := &Report{Suite: "reader", Command: opts.Command, Level: opts.Level, Started: time.Now()}
 	if len(opts.Command) > 0 {
@@ -94,7 +53,6 @@ func RunReader(ctx context.Context, cases []*Case, opts ReaderOptions) (*Report,
 	}
 	opts.Timeout = time.Duration(float64(opts.Timeout) * opts.TimeoutScale)
 	rep.TimeoutScale = opts.TimeoutScale
-	selected := SelectCases(cases, opts.Level, opts.Select)
 	results := make([]Result, len(selected))
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
@@ -103,9 +61,8 @@ func RunReader(ctx context.Context, cases []*Case, opts ReaderOptions) (*Report,
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if opts.Skip.matchAny(c.ID) {
-				results[i] = Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
-					Outcome: Skip, Reason: "skipped by --skip " + opts.Skip.first(c.ID)}
+			if r, ok := opts.skipped(c.ID, c.Level, c.Rules, c.Requirements); ok {
+				results[i] = r
 				return
 			}
 			results[i] = runCase(ctx, c, opts)
@@ -117,15 +74,16 @@ func RunReader(ctx context.Context, cases []*Case, opts ReaderOptions) (*Report,
 	if note := silentReaderNote(rep, selected); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
+	rep.applyExpectedFailures(opts.ExpectedFailures)
 	return rep, nil
 }
 
-func runCase(ctx context.Context, c *Case, opts ReaderOptions) (res Result) {
+func runCase(ctx context.Context, c *vector.Case, opts Options) (res Result) {
 	start := time.Now()
 	res = Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements}
 	defer func() { res.Seconds = time.Since(start).Round(time.Millisecond).Seconds() }()
 	res.Expected = ndjson(c.Sessions)
-	if c.Expect == ExpectError {
+	if c.Expect == vector.ExpectError {
 		res.Expected = "(no sessions, and an error: a non-zero exit status or a line on standard error)"
 	}
 	root, err := os.MkdirTemp(opts.TempDir, "statusconform-")
@@ -133,24 +91,24 @@ func runCase(ctx context.Context, c *Case, opts ReaderOptions) (res Result) {
 		return harnessFailure(res, err)
 	}
 	defer removeAll(root)
-	m, err := Materialize(c, root)
-	var skip *SkipError
+	m, err := writeCase(c, root)
+	var skip *skipError
 	if errors.As(err, &skip) {
-		res.Outcome, res.Reason = Skip, skip.Reason
+		res.Outcome, res.Reason = outcomeSkip, skip.reason
 		res.Expected = ""
 		return res
 	}
 	if err != nil {
 		return harnessFailure(res, err)
 	}
-	stopChurn := m.Churn()
+	stopChurn := m.churn()
 	defer stopChurn()
 	for run := 1; run <= c.Runs; run++ {
 		res = judge(ctx, c, m, opts, res)
-		if res.Outcome == Fail && c.Runs > 1 {
+		if res.Outcome == outcomeFail && c.Runs > 1 {
 			res.Reason = fmt.Sprintf("run %d of %d: %s", run, c.Runs, res.Reason)
 		}
-		if res.Outcome == Fail {
+		if res.Outcome == outcomeFail {
 			break
 		}
 	}
@@ -158,23 +116,23 @@ func runCase(ctx context.Context, c *Case, opts ReaderOptions) (res Result) {
 }
 
 // judge runs the reader once on the materialized case and judges the run.
-func judge(ctx context.Context, c *Case, m *Materialized, opts ReaderOptions, res Result) Result {
+func judge(ctx context.Context, c *vector.Case, m *materialized, opts Options, res Result) Result {
 	var (
-		got      []Session
+		got      []vector.Session
 		exit     exitInfo
 		readErr  error
 		parseErr []string
 	)
 	if len(opts.Command) > 0 {
-		argv := substitute(opts.Command, map[string]string{"dir": m.StatusDir, "now": c.NowText})
-		r := runCommand(ctx, argv, environ(m.Env()), opts.Timeout)
+		argv := substitute(opts.Command, map[string]string{"dir": m.statusDir, "now": c.NowText})
+		r := runCommand(ctx, argv, environ(m.env()), opts.Timeout)
 		exit = r.exit
 		res.Exit = exit.String()
 		res.Stderr = r.stderr.String()
 		got, parseErr = parseOutput(r.stdout.Bytes())
 		res.Actual = strings.TrimRight(r.stdout.String(), "\n")
 	} else {
-		got, readErr, exit.timedOut = callReader(ctx, opts.Func, m.StatusDir, c.Now, opts.Timeout)
+		got, readErr, exit.timedOut = callReader(ctx, opts.read, m.statusDir, c.Now, opts.Timeout)
 		if readErr != nil {
 			res.Exit = "error: " + readErr.Error()
 		}
@@ -185,7 +143,7 @@ func judge(ctx context.Context, c *Case, m *Materialized, opts ReaderOptions, re
 	}
 
 	fail := func(reason string, details ...string) Result {
-		res.Outcome, res.Reason, res.Details = Fail, reason, details
+		res.Outcome, res.Reason, res.Details = outcomeFail, reason, details
 		return res
 	}
 	switch {
@@ -201,7 +159,7 @@ func judge(ctx context.Context, c *Case, m *Materialized, opts ReaderOptions, re
 	case exit.signal != "":
 		return fail("the reader was killed by signal " + exit.signal)
 	}
-	if c.Expect == ExpectError {
+	if c.Expect == vector.ExpectError {
 		if len(got) > 0 || len(parseErr) > 0 {
 			return fail("the reader showed sessions from a status directory it must refuse")
 		}
@@ -209,7 +167,7 @@ func judge(ctx context.Context, c *Case, m *Materialized, opts ReaderOptions, re
 			return fail("the reader printed nothing and reported no error (R23: a non-zero exit status or a line on standard error): " +
 				"to a script, that is an empty listing, not a refused directory")
 		}
-		res.Outcome = Pass
+		res.Outcome = outcomePass
 		return res
 	}
 	if readErr != nil {
@@ -224,13 +182,13 @@ func judge(ctx context.Context, c *Case, m *Materialized, opts ReaderOptions, re
 	if diffs := compareSessions(c.Sessions, got); len(diffs) > 0 {
 		return fail("the reader showed other sessions than expected", diffs...)
 	}
-	res.Outcome = Pass
+	res.Outcome = outcomePass
 	return res
 }
 
 // errorObservable reports whether a reader reported an error as SPEC.md
 // R23 defines it: a command by a non-zero exit status or a non-blank line
-// on standard error, a ReaderFunc by returning an error.
+// on standard error, a reader in this process by returning an error.
 func errorObservable(command bool, exit exitInfo, stderr string, readErr error) bool {
 	if !command {
 		return readErr != nil
@@ -239,19 +197,19 @@ func errorObservable(command bool, exit exitInfo, stderr string, readErr error) 
 }
 
 func harnessFailure(res Result, err error) Result {
-	res.Outcome, res.Reason = Fail, "harness error (not the reader's fault, but not a pass): "+err.Error()
+	res.Outcome, res.Reason = outcomeFail, "harness error (not the reader's fault, but not a pass): "+err.Error()
 	return res
 }
 
 // parseOutput reads one session per non-blank line.
-func parseOutput(out []byte) ([]Session, []string) {
-	var got []Session
+func parseOutput(out []byte) ([]vector.Session, []string) {
+	var got []vector.Session
 	var errs []string
 	for i, line := range bytes.Split(out, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		s, err := parseSessionLine(line, false)
+		s, err := vector.ParseLine(line, false)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("output line %d: %v: %s", i+1, err, truncate(string(line), 200)))
 			continue
@@ -270,11 +228,11 @@ func truncate(s string, n int) string {
 
 // callReader runs an in-process reader with a timeout. A reader that hangs
 // is abandoned (its goroutine leaks) and reported as timed out.
-func callReader(ctx context.Context, f ReaderFunc, dir string, now time.Time, timeout time.Duration) ([]Session, error, bool) {
+func callReader(ctx context.Context, f readerFunc, dir string, now time.Time, timeout time.Duration) ([]vector.Session, error, bool) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type out struct {
-		s   []Session
+		s   []vector.Session
 		err error
 	}
 	ch := make(chan out, 1)

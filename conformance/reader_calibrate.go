@@ -8,23 +8,27 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
-// CommandError says that the command under test cannot be run at all:
-// the suite then reports that once instead of failing every case.
-type CommandError struct {
-	Command string
-	Err     error
+// commandError says that the command under test cannot be run at all; it
+// is an [ErrCannotRun], and wraps why.
+type commandError struct {
+	command string
+	err     error
 }
 
-func (e *CommandError) Error() string {
-	return fmt.Sprintf("cannot run %s: %v", e.Command, e.Err)
+func (e *commandError) Error() string {
+	return fmt.Sprintf("cannot run %s: %v", e.command, e.err)
 }
 
-func (e *CommandError) Unwrap() error { return e.Err }
+func (e *commandError) Unwrap() error { return e.err }
+
+func (e *commandError) Is(target error) bool { return target == ErrCannotRun }
 
 // checkRunnable finds the command the way exec does and reports a
-// *CommandError when it cannot be started: missing, a directory, or not
+// *commandError when it cannot be started: missing, a directory, or not
 // executable.
 func checkRunnable(name string) error {
 	path, err := exec.LookPath(name)
@@ -37,14 +41,14 @@ func checkRunnable(name string) error {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return &CommandError{Command: name, Err: err}
+		return &commandError{name, err}
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return &CommandError{Command: name, Err: err}
+		return &commandError{name, err}
 	}
 	if fi.IsDir() {
-		return &CommandError{Command: name, Err: errors.New("is a directory")}
+		return &commandError{name, errors.New("is a directory")}
 	}
 	return nil
 }
@@ -67,8 +71,8 @@ type readerCalibration struct {
 // the per-case timeout then grows to readerCalibrationMargin times that
 // if it is shorter, so that a slow interpreter on a loaded machine is not
 // failed for its start-up. It decides no case.
-func calibrateReader(ctx context.Context, cases []*Case, opts ReaderOptions) (cal readerCalibration) {
-	var c *Case
+func calibrateReader(ctx context.Context, cases []*vector.Case, opts Options) (cal readerCalibration) {
+	var c *vector.Case
 	for _, x := range cases {
 		if x.ID == calibrationCase {
 			c = x
@@ -83,19 +87,19 @@ func calibrateReader(ctx context.Context, cases []*Case, opts ReaderOptions) (ca
 		return cal
 	}
 	defer removeAll(root)
-	m, err := Materialize(c, root)
+	m, err := writeCase(c, root)
 	if err != nil {
 		cal.note = "calibration: " + err.Error()
 		return cal
 	}
-	argv := substitute(opts.Command, map[string]string{"dir": m.StatusDir, "now": c.NowText})
+	argv := substitute(opts.Command, map[string]string{"dir": m.statusDir, "now": c.NowText})
 	limit := time.Duration(60 * opts.TimeoutScale * float64(time.Second))
 	start := time.Now()
-	r := runCommand(ctx, argv, environ(m.Env()), limit)
+	r := runCommand(ctx, argv, environ(m.env()), limit)
 	cal.took = time.Since(start)
 	switch {
 	case errors.Is(r.exit.err, fs.ErrNotExist), errors.Is(r.exit.err, fs.ErrPermission):
-		cal.err = &CommandError{Command: opts.Command[0], Err: r.exit.err}
+		cal.err = &commandError{opts.Command[0], r.exit.err}
 		return cal
 	case r.exit.err != nil:
 		cal.note = "calibration: the reader could not be run: " + r.exit.err.Error()
@@ -111,18 +115,18 @@ func calibrateReader(ctx context.Context, cases []*Case, opts ReaderOptions) (ca
 
 // silentReaderNote explains a run in which the reader printed nothing for
 // any case, though cases expect sessions: what is likely wrong.
-func silentReaderNote(rep *Report, cases []*Case) string {
+func silentReaderNote(rep *Report, cases []*vector.Case) string {
 	want, silent := 0, 0
 	for _, c := range cases {
-		if c.Expect != ExpectSessions || len(c.Sessions) == 0 {
+		if c.Expect != vector.ExpectSessions || len(c.Sessions) == 0 {
 			continue
 		}
-		r, ok := rep.Find(c.ID)
-		if !ok || r.Outcome == Skip {
+		r, ok := rep.find(c.ID)
+		if !ok || r.Outcome == outcomeSkip {
 			continue
 		}
 		want++
-		if r.Outcome == Fail && r.Actual == "(no output)" {
+		if r.Outcome == outcomeFail && r.Actual == "(no output)" {
 			silent++
 		}
 	}

@@ -7,16 +7,18 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/reader"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
 // readerPackage is package reader as a reader under test, in process: the
 // fresh entries of a listing, displayed as SPEC.md §7 says.
-func readerPackage(ctx context.Context, dir string, now time.Time) ([]Session, error) {
+func readerPackage(ctx context.Context, dir string, now time.Time) ([]vector.Session, error) {
 	l, err := reader.List(dir, reader.Options{Clock: clocktest.New(now)})
 	if err != nil {
 		return nil, err
 	}
-	var out []Session
+	var out []vector.Session
 	for _, e := range l.Fresh() {
 		out = append(out, display(e.Status, "")) // as SPEC.md §7 says, no flaw
 	}
@@ -25,11 +27,11 @@ func readerPackage(ctx context.Context, dir string, now time.Time) ([]Session, e
 
 func TestReaderPackage(t *testing.T) {
 	t.Parallel()
-	wantAllPass(t, runReader(t, ReaderOptions{Func: readerPackage}))
+	wantAllPass(t, runReader(t, Options{read: readerPackage}))
 }
 
 func TestStatusls(t *testing.T) {
 	t.Parallel()
 	bin := toolkitCommand(t, "statusls")
-	wantAllPass(t, runReader(t, ReaderOptions{Command: []string{bin, "--ndjson", "--now", "{now}"}, Parallel: readerTestParallel}))
+	wantAllPass(t, runReader(t, Options{Command: []string{bin, "--ndjson", "--now", "{now}"}, Parallel: readerTestParallel}))
 }

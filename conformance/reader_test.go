@@ -13,11 +13,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
-func loadCases(t testing.TB) []*Case {
+func loadCases(t testing.TB) []*vector.Case {
 	t.Helper()
-	cases, err := Cases()
+	cases, err := cases()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,9 +42,9 @@ func requireTool(t testing.TB, name string) string {
 }
 
 // runReader runs the selected cases and fails the test on a harness error.
-func runReader(t *testing.T, opts ReaderOptions) *Report {
+func runReader(t *testing.T, opts Options) *Report {
 	t.Helper()
-	rep, err := RunReader(context.Background(), loadCases(t), opts)
+	rep, err := RunReader(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,22 +60,22 @@ func wantAllPass(t *testing.T, rep *Report) {
 	t.Helper()
 	for _, r := range rep.Results {
 		switch r.Outcome {
-		case Fail:
+		case outcomeFail:
 			var b strings.Builder
 			(&Report{Results: []Result{r}}).WriteText(&b)
 			t.Errorf("%s", b.String())
-		case Skip:
+		case outcomeSkip:
 			if isRoot() {
 				t.Errorf("SKIP %s as root: %s", r.ID, r.Reason)
 			}
 		}
 	}
-	t.Logf("%s in %.1fs", rep.Summary(), rep.Seconds)
+	t.Logf("%s in %.1fs", rep.summary(), rep.Seconds)
 }
 
 func TestReaderInProcess(t *testing.T) {
 	t.Parallel()
-	wantAllPass(t, runReader(t, ReaderOptions{Func: testReaderFunc("")}))
+	wantAllPass(t, runReader(t, Options{read: testReaderFunc("")}))
 }
 
 // brokenReaders are the flaws of the suite's test reader (testRead), each
@@ -132,10 +134,10 @@ func TestBrokenReaders(t *testing.T) {
 	for _, id := range all {
 		canFail[id] = true
 	}
-	for _, f := range []ReaderFunc{showNothing, showEverything} {
-		rep := runReader(t, ReaderOptions{Func: f})
+	for _, f := range []readerFunc{showNothing, showEverything} {
+		rep := runReader(t, Options{read: f})
 		for _, r := range rep.Results {
-			if r.Outcome == Fail {
+			if r.Outcome == outcomeFail {
 				canFail[r.ID] = true
 			}
 		}
@@ -147,14 +149,14 @@ func TestBrokenReaders(t *testing.T) {
 	}
 	t.Run("no-flaw", func(t *testing.T) {
 		t.Parallel()
-		wantAllPass(t, runReader(t, ReaderOptions{Command: helperCommand(t, "reader", ""), Select: all, Parallel: readerTestParallel}))
+		wantAllPass(t, runReader(t, Options{Command: helperCommand(t, "reader", ""), Run: all, Parallel: readerTestParallel}))
 	})
 	for _, tt := range tests {
 		t.Run(tt.flaw, func(t *testing.T) {
 			t.Parallel()
 			// A timeout fails a case, so a broken reader needs no
 			// calibration to be failed.
-			opts := ReaderOptions{Command: helperCommand(t, "reader", tt.flaw), Select: tt.mustFail, Timeout: 3 * time.Second, NoCalibrate: true}
+			opts := Options{Command: helperCommand(t, "reader", tt.flaw), Run: tt.mustFail, Timeout: 3 * time.Second, NoCalibrate: true}
 			if hangs[tt.flaw] {
 				// The flaw's cases fail by the timeout whatever its
 				// length; meanwhile the reader reads a device
@@ -162,11 +164,11 @@ func TestBrokenReaders(t *testing.T) {
 				// if the reader without the flaw passes the same
 				// cases in that time here and now: else a slow
 				// start, not the flaw, could fail them.
-				short := ReaderOptions{Command: helperCommand(t, "reader", ""), Select: tt.mustFail, Timeout: 300 * time.Millisecond, NoCalibrate: true}
+				short := Options{Command: helperCommand(t, "reader", ""), Run: tt.mustFail, Timeout: 300 * time.Millisecond, NoCalibrate: true}
 				if rep := runReader(t, short); rep.Failed == 0 {
 					opts.Timeout = short.Timeout
 				} else {
-					t.Logf("the reader without the flaw: %s in 300 ms; the flawed one gets %v", rep.Summary(), opts.Timeout)
+					t.Logf("the reader without the flaw: %s in 300 ms; the flawed one gets %v", rep.summary(), opts.Timeout)
 				}
 			}
 			rep := runReader(t, opts)
@@ -177,13 +179,13 @@ func TestBrokenReaders(t *testing.T) {
 				rep = runReader(t, opts)
 			}
 			for _, id := range tt.mustFail {
-				r, ok := rep.Find(id)
+				r, ok := rep.find(id)
 				switch {
 				case !ok:
 					t.Errorf("no case %s", id)
-				case r.Outcome == Skip && !isRoot():
+				case r.Outcome == outcomeSkip && !isRoot():
 					t.Logf("%s: %s", id, r.Reason) // the flaw's other cases still count
-				case r.Outcome != Fail:
+				case r.Outcome != outcomeFail:
 					t.Errorf("%s: %s, want FAIL for a reader that breaks it (%s)", id, r.Outcome, tt.flaw)
 				}
 			}
@@ -203,7 +205,7 @@ func timingDependent(id string) bool { return strings.HasPrefix(id, "vanish/") }
 
 func allFailed(rep *Report, ids []string) bool {
 	for _, id := range ids {
-		if r, ok := rep.Find(id); !ok || r.Outcome != Fail {
+		if r, ok := rep.find(id); !ok || r.Outcome != outcomeFail {
 			return false
 		}
 	}
@@ -247,7 +249,7 @@ var python3Exe struct {
 
 func TestPythonReader(t *testing.T) {
 	t.Parallel()
-	wantAllPass(t, runReader(t, ReaderOptions{Command: python(t, "status_reader.py"), Timeout: 30 * time.Second, Parallel: readerTestParallel}))
+	wantAllPass(t, runReader(t, Options{Command: python(t, "status_reader.py"), Timeout: 30 * time.Second, Parallel: readerTestParallel}))
 }
 
 // jqFailures are the cases the published jq one-liner fails with jq 1.6,
@@ -286,11 +288,11 @@ func TestJQReader(t *testing.T) {
 	// cases fail by the timeout whatever its length, so they run with a
 	// short one. With the suite's (at least 2 s, longer on a loaded
 	// machine) jq spent seconds of a core reading the device.
-	hangs := Selector{"files/device", "files/fifo"}
-	rep := runReader(t, ReaderOptions{Command: cmd, Parallel: readerTestParallel, Skip: hangs})
-	hung := runReader(t, ReaderOptions{Command: cmd, Select: hangs, Timeout: 300 * time.Millisecond, NoCalibrate: true})
+	hangs := []string{"files/device", "files/fifo"}
+	rep := runReader(t, Options{Command: cmd, Parallel: readerTestParallel, Skip: hangs})
+	hung := runReader(t, Options{Command: cmd, Run: hangs, Timeout: 300 * time.Millisecond, NoCalibrate: true})
 	for i, r := range rep.Results {
-		if h, ok := hung.Find(r.ID); ok {
+		if h, ok := hung.find(r.ID); ok {
 			rep.Results[i] = h
 		}
 	}
@@ -300,20 +302,20 @@ func TestJQReader(t *testing.T) {
 	}
 	var failed []string
 	for _, r := range rep.Results {
-		if r.Outcome == Fail && !slices.Contains(jqTimingDependent, r.ID) {
+		if r.Outcome == outcomeFail && !slices.Contains(jqTimingDependent, r.ID) {
 			failed = append(failed, r.ID)
-			if r.Level == Core {
+			if r.Level == vector.Core {
 				t.Errorf("the published one-liner fails core case %s: %s", r.ID, r.Reason)
 			}
 		}
-		if r.Outcome == Skip && isRoot() {
+		if r.Outcome == outcomeSkip && isRoot() {
 			t.Errorf("SKIP %s as root: %s", r.ID, r.Reason)
 		}
 	}
 	// Cases that need root are skipped, not failed, without it.
 	want := slices.DeleteFunc(slices.Clone(jqFailures(t)), func(id string) bool {
-		r, ok := rep.Find(id)
-		return ok && r.Outcome == Skip || slices.Contains(jqTimingDependent, id)
+		r, ok := rep.find(id)
+		return ok && r.Outcome == outcomeSkip || slices.Contains(jqTimingDependent, id)
 	})
 	slices.Sort(want)
 	if strings.TrimSpace(string(version)) == "jq-1.6" && !slices.Equal(failed, want) {
@@ -325,16 +327,16 @@ func TestJQReader(t *testing.T) {
 		}
 	}
 	t.Logf("%s: %s in %.1fs, then %s (%s) in %.1fs", strings.TrimSpace(string(version)),
-		rep.Summary(), rep.Seconds, strings.Join(hangs, ", "), hung.Summary(), hung.Seconds)
+		rep.summary(), rep.Seconds, strings.Join(hangs, ", "), hung.summary(), hung.Seconds)
 }
 
-func showNothing(context.Context, string, time.Time) ([]Session, error) { return nil, nil }
+func showNothing(context.Context, string, time.Time) ([]vector.Session, error) { return nil, nil }
 
 // showEverything is the most naive reader: every *.json name, links
 // followed, any JSON object with a session shown as it is.
-func showEverything(_ context.Context, dir string, now time.Time) ([]Session, error) {
+func showEverything(_ context.Context, dir string, now time.Time) ([]vector.Session, error) {
 	entries, _ := os.ReadDir(dir)
-	var out []Session
+	var out []vector.Session
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".json") {
 			continue
@@ -359,7 +361,7 @@ func showEverything(_ context.Context, dir string, now time.Time) ([]Session, er
 			}
 			return nil
 		}
-		s := Session{Agent: str("agent"), Cwd: str("cwd")}
+		s := vector.Session{Agent: str("agent"), Cwd: str("cwd")}
 		s.Session, _ = m["session"].(string)
 		s.State, _ = m["state"].(string)
 		if task, ok := m["task"].(map[string]any); ok {

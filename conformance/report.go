@@ -10,21 +10,20 @@ import (
 	"unicode/utf8"
 )
 
-// Outcome is the verdict on one case or check.
-type Outcome string
-
-// Outcomes. A crash, a hang or a harness failure is never PASS.
+// The outcomes of a case or check. A crash, a hang or a harness failure
+// is never PASS.
 const (
-	Pass Outcome = "PASS"
-	Fail Outcome = "FAIL"
-	Skip Outcome = "SKIP"
+	outcomePass = "PASS"
+	outcomeFail = "FAIL"
+	outcomeSkip = "SKIP"
 )
 
-// Result is the outcome of one reader case or publisher check.
+// Result is the outcome of one reader case, publisher check or hook trace.
 type Result struct {
-	ID           string   `json:"id"`
-	Outcome      Outcome  `json:"outcome"`
-	Level        Level    `json:"level,omitempty"`
+	ID string `json:"id"`
+	// Outcome is PASS, FAIL or SKIP; empty in a listing ([Options].List).
+	Outcome      string   `json:"outcome"`
+	Level        string   `json:"level,omitempty"` // "core" or "hardened"; none for hook traces
 	Rules        []string `json:"rules"`
 	Requirements []string `json:"requirements"`
 	// Reason is, for SKIP, why the check did not run; for FAIL, what went
@@ -50,24 +49,27 @@ type Result struct {
 func (x Result) Verdict() string {
 	if x.ExpectedFailure {
 		switch x.Outcome {
-		case Fail:
+		case outcomeFail:
 			return "XFAIL"
-		case Pass:
+		case outcomePass:
 			return "XPASS"
 		}
 	}
-	return string(x.Outcome)
+	return x.Outcome
 }
 
 // Report is a whole run.
 type Report struct {
-	Suite string `json:"suite"` // "reader" or "publisher"
-	// Protocol and Vectors say what was checked: the protocol, and the
-	// digest of the suite's vectors and checks ([VectorsDigest]).
+	Suite string `json:"suite"` // "reader", "publisher" or "hooks"
+	// Protocol and Vectors say what was checked: the protocol, and a
+	// digest of the suite's vectors and checks (the first 12 hex digits
+	// of a SHA-256), so that two runs can tell whether they ran the same
+	// suite; ids never change meaning, so results stay comparable id by
+	// id across digests.
 	Protocol string    `json:"protocol"`
 	Vectors  string    `json:"vectors"`
 	Command  []string  `json:"command,omitempty"`
-	Level    Level     `json:"level,omitempty"`
+	Level    string    `json:"level,omitempty"`
 	Started  time.Time `json:"started"`
 	// Calibration says how the deadlines were fitted to the
 	// implementation's own speed, and TimeoutScale is the factor every
@@ -86,13 +88,16 @@ type Report struct {
 	ExpectedFailed   int      `json:"expectedFailed,omitempty"`
 	UnexpectedPassed int      `json:"unexpectedPassed,omitempty"`
 	Results          []Result `json:"results"`
+	// UnusedExpectedFailures are the globs of [Options].ExpectedFailures
+	// that match no result: the list is out of date.
+	UnusedExpectedFailures []string `json:"-"`
 }
 
 // finish sorts the results by id and counts them.
 func (r *Report) finish() {
 	slices.SortFunc(r.Results, func(a, b Result) int { return strings.Compare(a.ID, b.ID) })
 	r.count()
-	r.Protocol, r.Vectors = Protocol, VectorsDigest()
+	r.Protocol, r.Vectors = protocol, vectorsDigest()
 	r.Seconds = time.Since(r.Started).Round(time.Millisecond).Seconds()
 }
 
@@ -100,11 +105,11 @@ func (r *Report) count() {
 	r.Passed, r.Failed, r.Skipped, r.ExpectedFailed, r.UnexpectedPassed = 0, 0, 0, 0, 0
 	for _, x := range r.Results {
 		switch x.Outcome {
-		case Pass:
+		case outcomePass:
 			r.Passed++
-		case Fail:
+		case outcomeFail:
 			r.Failed++
-		case Skip:
+		case outcomeSkip:
 			r.Skipped++
 		}
 		switch x.Verdict() {
@@ -120,8 +125,8 @@ func (r *Report) count() {
 // expected failure passed.
 func (r *Report) OK() bool { return r.Failed == r.ExpectedFailed && r.UnexpectedPassed == 0 }
 
-// Find returns the result with the given id.
-func (r *Report) Find(id string) (Result, bool) {
+// find returns the result with the given id.
+func (r *Report) find(id string) (Result, bool) {
 	for _, x := range r.Results {
 		if x.ID == id {
 			return x, true
@@ -130,10 +135,10 @@ func (r *Report) Find(id string) (Result, bool) {
 	return Result{}, false
 }
 
-// Summary is the closing line: "N passed, M failed, K skipped", and with
+// summary is the closing line: "N passed, M failed, K skipped", and with
 // expected failures ", X of the failures expected, Y expected failures
 // passed".
-func (r *Report) Summary() string {
+func (r *Report) summary() string {
 	s := fmt.Sprintf("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped)
 	if r.ExpectedFailed > 0 || r.UnexpectedPassed > 0 {
 		s += fmt.Sprintf(", %d of the failures expected, %d expected failures passed", r.ExpectedFailed, r.UnexpectedPassed)
@@ -149,18 +154,15 @@ func (r *Report) WriteText(w io.Writer) error {
 		switch x.Verdict() {
 		case "SKIP":
 			fmt.Fprintf(&b, "SKIP %s: %s\n", x.ID, x.Reason)
-			continue
 		case "PASS":
 			fmt.Fprintf(&b, "PASS %s\n", x.ID)
-			continue
 		case "XPASS":
 			fmt.Fprintf(&b, "XPASS %s: listed as an expected failure, but passed: remove it from the list\n", x.ID)
-			continue
 		case "XFAIL":
 			fmt.Fprintf(&b, "XFAIL %s: %s\n", x.ID, clip(printable(x.Reason)))
-			continue
+		default:
+			r.writeResult(&b, x)
 		}
-		r.writeResult(&b, x)
 	}
 	if r.Calibration != "" {
 		b.WriteString(printable(r.Calibration) + "\n")
@@ -171,7 +173,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Vectors != "" {
 		fmt.Fprintf(&b, "suite: %s, vectors %s, %.1fs\n", r.Protocol, r.Vectors, r.Seconds)
 	}
-	b.WriteString(r.Summary() + "\n")
+	b.WriteString(r.summary() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

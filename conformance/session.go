@@ -3,125 +3,13 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
-
-// Session is one live session as a reader shows it: the line a reader under
-// test prints, and the expectation of a vector. Unknown values are nil:
-// a reader may print null, an empty string or (for pid) 0 for them, which
-// all mean "unknown" in SPEC.md §4.
-type Session struct {
-	Session string  `json:"session"`
-	Agent   *string `json:"agent"`
-	State   string  `json:"state"`
-	PID     *int64  `json:"pid"`
-	Cwd     *string `json:"cwd"`
-	Title   *string `json:"title"` // the displayed (sanitized) title; nil for none
-	// WaitingFor and Ended are what the reader shows of the record's
-	// reason keys (SPEC.md §4.4), as canonical JSON ("null" for none).
-	// A vector's expected line that has them is checked against them;
-	// other lines say nothing of them, which is how a core reader, which
-	// ignores the keys, passes.
-	WaitingFor json.RawMessage `json:"waitingFor,omitempty"`
-	Ended      json.RawMessage `json:"ended,omitempty"`
-}
-
-// sessionKeys are the keys every line must have.
-var sessionKeys = []string{"session", "agent", "state", "pid", "cwd", "title"}
-
-// parseSessionLine parses one line of a reader's output (or of a vector's
-// expected section). Keys beyond sessionKeys are ignored.
-func parseSessionLine(line []byte, strict bool) (Session, error) {
-	var s Session
-	var m map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil || m == nil {
-		return s, errors.New("not a JSON object")
-	}
-	if dec.More() {
-		return s, errors.New("more than one JSON value on the line")
-	}
-	for _, k := range sessionKeys {
-		if _, ok := m[k]; !ok {
-			return s, fmt.Errorf("no %q key (every line needs %s)", k, strings.Join(sessionKeys, ", "))
-		}
-	}
-	str := func(k string, nullable bool) (*string, error) {
-		raw := m[k]
-		if string(raw) == "null" {
-			if !nullable {
-				return nil, fmt.Errorf("%q is null", k)
-			}
-			return nil, nil
-		}
-		var v string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("%q is not a string: %s", k, raw)
-		}
-		if v == "" && nullable {
-			return nil, nil
-		}
-		return &v, nil
-	}
-	var err error
-	var p *string
-	if p, err = str("session", false); err != nil {
-		return s, err
-	}
-	s.Session = *p
-	if p, err = str("state", false); err != nil {
-		return s, err
-	}
-	s.State = *p
-	if s.Agent, err = str("agent", true); err != nil {
-		return s, err
-	}
-	if s.Cwd, err = str("cwd", true); err != nil {
-		return s, err
-	}
-	if s.Title, err = str("title", true); err != nil {
-		return s, err
-	}
-	if raw := m["pid"]; string(raw) != "null" {
-		f, err := strconv.ParseFloat(string(raw), 64)
-		if err != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
-			return s, fmt.Errorf(`"pid" is not null or an integer from 0 to 2147483647: %s`, raw)
-		}
-		if f != 0 {
-			v := int64(f)
-			s.PID = &v
-		}
-	}
-	if strict && s.Session == "" {
-		return s, errors.New(`"session" is empty`)
-	}
-	for _, k := range []string{"waitingFor", "ended"} {
-		raw, ok := m[k]
-		if !ok {
-			continue
-		}
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return s, fmt.Errorf("%q: %v", k, err)
-		}
-		if _, obj := v.(map[string]any); v != nil && !obj {
-			return s, fmt.Errorf("%q is not an object or null: %s", k, raw)
-		}
-		canon, _ := json.Marshal(v) // keys sorted
-		if k == "waitingFor" {
-			s.WaitingFor = canon
-		} else {
-			s.Ended = canon
-		}
-	}
-	return s, nil
-}
 
 // whyEqual reports whether a reader's reason key (nil when it printed
 // none) is the expected one.
@@ -137,12 +25,6 @@ func showWhy(r json.RawMessage) string {
 		return "absent"
 	}
 	return string(r)
-}
-
-// String is the session as one canonical JSON line.
-func (s Session) String() string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 func showStr(p *string) string {
@@ -180,9 +62,9 @@ func longDiff(got, want string) (string, string) {
 }
 
 // compareSessions lists how got differs from want, in session order.
-func compareSessions(want, got []Session) []string {
+func compareSessions(want, got []vector.Session) []string {
 	var diffs []string
-	byID := map[string]Session{}
+	byID := map[string]vector.Session{}
 	for _, g := range got {
 		if _, dup := byID[g.Session]; dup {
 			diffs = append(diffs, fmt.Sprintf("session %q printed more than once", g.Session))
@@ -234,14 +116,14 @@ func compareSessions(want, got []Session) []string {
 	return slices.Compact(diffs)
 }
 
-func sortedSessions(s []Session) []Session {
+func sortedSessions(s []vector.Session) []vector.Session {
 	s = slices.Clone(s)
-	slices.SortStableFunc(s, func(a, b Session) int { return strings.Compare(a.Session, b.Session) })
+	slices.SortStableFunc(s, func(a, b vector.Session) int { return strings.Compare(a.Session, b.Session) })
 	return s
 }
 
 // ndjson renders sessions as the lines a reader prints, sorted by session.
-func ndjson(s []Session) string {
+func ndjson(s []vector.Session) string {
 	if len(s) == 0 {
 		return "(no sessions)"
 	}

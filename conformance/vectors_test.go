@@ -2,14 +2,14 @@ package conformance
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
 
 // specRules parses SPEC.md: every rule "**X<n>.** text" with its text
@@ -106,7 +106,7 @@ func TestEveryRuleCovered(t *testing.T) {
 			byCase[r] = true
 		}
 	}
-	for _, c := range Checks() {
+	for _, c := range checks() {
 		for _, r := range c.Rules {
 			covered[r] = append(covered[r], c.ID)
 		}
@@ -205,7 +205,7 @@ var exempt = map[string]string{
 func TestMaterializeAll(t *testing.T) {
 	cases := loadCases(t)
 	dir := t.TempDir()
-	skipped, err := MaterializeAll(cases, dir)
+	_, skipped, err := Materialize(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestMaterializeAll(t *testing.T) {
 		fi, err := os.Lstat(statusDir)
 		switch {
 		case c.Dir.NotDir != "":
-			if err != nil || c.Dir.NotDir == KindFile && !fi.Mode().IsRegular() || c.Dir.NotDir == KindFIFO && fi.Mode()&os.ModeNamedPipe == 0 {
+			if err != nil || c.Dir.NotDir == vector.File && !fi.Mode().IsRegular() || c.Dir.NotDir == vector.FIFO && fi.Mode()&os.ModeNamedPipe == 0 {
 				t.Errorf("%s: the status directory's path is %v (%v), want a %s", c.ID, fi, err, c.Dir.NotDir)
 			}
 		case c.Dir.Missing:
@@ -255,83 +255,19 @@ func TestMaterializeAll(t *testing.T) {
 				t.Errorf("%s: %v", c.ID, err)
 				continue
 			}
-			if en.Kind == KindFile && (fi.Size() != int64(len(en.Data)) || unixLike && fi.Mode().Perm() != en.Mode) {
+			if en.Kind == vector.File && (fi.Size() != int64(len(en.Data)) || unixLike && fi.Mode().Perm() != en.Mode) {
 				t.Errorf("%s: %s: %d bytes mode %v, want %d bytes mode %v", c.ID, en.Name, fi.Size(), fi.Mode(), len(en.Data), en.Mode)
 			}
 		}
 	}
 }
 
-func TestParseCaseRejects(t *testing.T) {
-	const head = "id: x/y\nlevel: core\nrules: R1\nrequirement: R1. A missing status directory is an empty listing, not an error.\nnow: 2026-07-17T12:35:00.000Z\nexpect: sessions\n"
-	tests := []struct{ name, text, want string }{
-		{"id differs", strings.Replace(head, "x/y", "x/z", 1) + "-- expected --\n", "is not the file's path"},
-		{"no expected", head, "no '-- expected --'"},
-		{"unknown key", head + "colour: red\n-- expected --\n", "unknown key"},
-		{"bad level", strings.Replace(head, "core", "medium", 1) + "-- expected --\n", "level must be"},
-		{"bad now", strings.Replace(head, ".000Z", "Z", 1) + "-- expected --\n", "now must be"},
-		{"bad mode", head + "-- file a mode=644 --\n-- expected --\n", "mode must be"},
-		{"size too small", head + "-- file a size=3 --\nabcdef\n-- expected --\n", "longer than size"},
-		{"dangling symlink", head + "-- symlink a -> b --\n-- expected --\n", "no entry"},
-		{"error with sessions", strings.Replace(head, "sessions", "error", 1) +
-			`-- expected --` + "\n" + `{"session":"s","agent":null,"state":"idle","pid":null,"cwd":null,"title":null}` + "\n", "lists no sessions"},
-		{"expected key missing", head + "-- expected --\n{\"session\":\"s\",\"state\":\"idle\"}\n", "no \"agent\" key"},
-		{"twice", head + "-- file a --\n-- file a --\n-- expected --\n", "listed twice"},
-		{"not-directory with sessions expected", head + "dir: not-directory=file\n-- expected --\n", "not-directory"},
-		{"not-directory with entries", strings.Replace(head, "sessions", "error", 1) + "dir: not-directory=fifo\n-- file a --\n-- expected --\n", "not-directory"},
-		{"not-directory and missing", strings.Replace(head, "sessions", "error", 1) + "dir: not-directory=file missing\n-- expected --\n", "not-directory"},
-		{"not-directory of a socket", strings.Replace(head, "sessions", "error", 1) + "dir: not-directory=socket\n-- expected --\n", "unknown dir directive"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseCase("x/y", []byte(tt.text))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %v, want one containing %q", err, tt.want)
-			}
-		})
-	}
-}
-
-func TestParseCaseDirectives(t *testing.T) {
-	const text = "id: a/b\nlevel: hardened\nrules: R6\nrequirement: R6. x\nnow: 2026-07-17T12:35:00.000Z\nexpect: sessions\ndir: mode=0750 parent-symlink\nruns: 3\n" +
-		"-- file f size=10 --\n{}\n-- file g bytes=escaped mode=0644 --\na\\xffb\n-- fifo p --\n-- expected --\n"
-	c, err := ParseCase("a/b", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Dir.Mode != 0o750 || !c.Dir.ParentSymlink || c.Runs != 3 {
-		t.Errorf("dir %+v runs %d", c.Dir, c.Runs)
-	}
-	if got := string(c.Entries[0].Data); got != "{}       \n" {
-		t.Errorf("size=10 gives %q", got)
-	}
-	if got := string(c.Entries[1].Data); got != "a\xffb\n" || c.Entries[1].Mode != 0o644 {
-		t.Errorf("escaped gives %q mode %v", got, c.Entries[1].Mode)
-	}
-	if c.Entries[2].Kind != KindFIFO {
-		t.Errorf("fifo: %+v", c.Entries[2])
-	}
-	// LoadCases insists on .txt files and reports every broken one.
-	fsys := fstest.MapFS{"r/a/b.txt": {Data: []byte(text)}, "r/a/c.md": {Data: []byte("x")}}
-	if _, err := LoadCases(fsys, "r"); err == nil || !strings.Contains(err.Error(), "not a vector") {
-		t.Errorf("LoadCases: %v", err)
-	}
-}
-
-func BenchmarkLoadCases(b *testing.B) {
-	for b.Loop() {
-		if _, err := Cases(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkMaterialize(b *testing.B) {
-	cases, err := Cases()
+	cases, err := cases()
 	if err != nil {
 		b.Fatal(err)
 	}
-	var c *Case
+	var c *vector.Case
 	for _, x := range cases {
 		if x.ID == "files/size-1mib" {
 			c = x
@@ -339,42 +275,8 @@ func BenchmarkMaterialize(b *testing.B) {
 	}
 	for b.Loop() {
 		dir := b.TempDir()
-		if _, err := Materialize(c, dir); err != nil {
+		if _, err := writeCase(c, dir); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-// FuzzParseCase: the vector parser never panics, and what it accepts keeps
-// the invariants the harness relies on.
-func FuzzParseCase(f *testing.F) {
-	cases, err := Cases()
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, c := range cases {
-		if strings.HasPrefix(c.ID, "dir/") || strings.HasPrefix(c.ID, "sanitize/title-esc") {
-			data, err := fs.ReadFile(VectorFS(), "reader/"+c.ID+".txt")
-			if err == nil {
-				f.Add(c.ID, data)
-			}
-		}
-	}
-	f.Add("x/y", []byte("id: x/y\nlevel: core\nrules: R2\nrequirement: R2. x\nnow: 2026-07-17T12:35:00.000Z\nexpect: error\ndir: not-directory=fifo\n-- expected --\n"))
-	f.Fuzz(func(t *testing.T, id string, data []byte) {
-		c, err := ParseCase(id, data)
-		if err != nil {
-			return
-		}
-		if c.Expect != ExpectSessions && c.Expect != ExpectError {
-			t.Fatalf("expect %q", c.Expect)
-		}
-		if c.Expect == ExpectError && len(c.Sessions) > 0 {
-			t.Fatal("expect: error with sessions")
-		}
-		if c.Dir.NotDir != "" && (len(c.Entries) > 0 || c.Dir.Missing || c.Dir.Symlink || c.Expect != ExpectError ||
-			c.Dir.NotDir != KindFile && c.Dir.NotDir != KindFIFO) {
-			t.Fatalf("accepted dir %+v with %d entries, expect %s", c.Dir, len(c.Entries), c.Expect)
-		}
-	})
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/conformance"
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -74,15 +75,11 @@ var vscodeOut struct {
 // the hardened level (core alone with -short).
 func TestVSCodeReaderConformance(t *testing.T) {
 	node, out := vscodeBuild(t)
-	cases, err := conformance.Cases()
-	if err != nil {
-		t.Fatal(err)
-	}
-	level := conformance.Hardened
+	level := "hardened"
 	if testing.Short() {
-		level = conformance.Core
+		level = "core"
 	}
-	rep, err := conformance.RunReader(context.Background(), cases, conformance.ReaderOptions{
+	rep, err := conformance.RunReader(context.Background(), conformance.Options{
 		Command:  []string{node, filepath.Join(out, "reader-cli.js")},
 		Level:    level,
 		Timeout:  30 * time.Second,
@@ -94,9 +91,9 @@ func TestVSCodeReaderConformance(t *testing.T) {
 	passed := 0
 	for _, r := range rep.Results {
 		switch r.Outcome {
-		case conformance.Pass:
+		case "PASS":
 			passed++
-		case conformance.Fail:
+		case "FAIL":
 			t.Errorf("%s: %s\n  %s\n  expected: %s\n  actual: %s\n  stderr: %s", r.ID, r.Reason, strings.Join(r.Details, "\n  "), r.Expected, r.Actual, r.Stderr)
 		}
 	}
@@ -323,14 +320,14 @@ func whyRecords(t *testing.T) [][]byte {
 func TestVSCodeDecoderMatchesGo(t *testing.T) {
 	node, out := vscodeBuild(t)
 	d := startDiffer(t, node, out)
-	cases, err := conformance.Cases()
+	cases, err := vector.Load(os.DirFS(filepath.Join("..", "conformance", "testdata")), "reader")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var inputs [][]byte
 	for _, c := range cases {
 		for _, e := range c.Entries {
-			if e.Kind == conformance.KindFile && len(e.Data) <= statusfile.MaxFileSize {
+			if e.Kind == vector.File && len(e.Data) <= statusfile.MaxFileSize {
 				inputs = append(inputs, e.Data)
 			}
 		}

@@ -66,23 +66,23 @@ func hooks(ctx context.Context, f *hooksFlags, args []string, env Env) int {
 	if f.timeout <= 0 {
 		return usageError(env, "hooks: --timeout must be positive")
 	}
-	traces, err := conformance.HookTraces(f.agent)
+	opts := conformance.Options{Command: args, Timeout: f.timeout, Agent: f.agent, List: true}
+	traces, err := conformance.RunHooks(ctx, opts)
 	if err != nil {
 		return errorf(env, "hooks: the built-in traces do not parse: %v", err)
 	}
-	if len(traces) == 0 {
+	if len(traces.Results) == 0 {
 		msg := fmt.Sprintf("no traces for agent %q (claude, codex, gemini, copilot or qwen)", f.agent)
 		if s := base.Suggest(f.agent, agenthook.Agents); s != "" {
 			msg = fmt.Sprintf("no traces for agent %q; did you mean %s?", f.agent, s)
 		}
 		return usageError(env, "hooks: %s", msg)
 	}
-	sel := conformance.Selector(c.run)
 	if c.list {
-		for _, tr := range traces {
-			if sel.Match("hooks/" + tr.ID) {
-				fmt.Fprintf(env.Stdout, "hooks/%s\t%s\n", tr.ID, tr.Trap)
-			}
+		opts.Run = c.run
+		listed, _ := conformance.RunHooks(ctx, opts)
+		for _, tr := range listed.Results {
+			fmt.Fprintf(env.Stdout, "%s\t%s\n", tr.ID, tr.Requirements[0])
 		}
 		return base.ExitOK
 	}
@@ -93,14 +93,13 @@ func hooks(ctx context.Context, f *hooksFlags, args []string, env Env) int {
 	if err != nil {
 		return usageError(env, "hooks: --expected-failures: %v", err)
 	}
-	rep, err := conformance.RunHookTraces(ctx, traces, conformance.HookOptions{
-		Command: args, Timeout: f.timeout, Run: sel,
-	})
+	opts.List, opts.Run, opts.ExpectedFailures = false, c.run, expected
+	rep, err := conformance.RunHooks(ctx, opts)
 	if err != nil {
 		return errorf(env, "hooks: %v", err)
 	}
 	if len(rep.Results) == 0 {
 		return usageError(env, "hooks: --run %s selects no trace", c.run.String())
 	}
-	return finish(ctx, rep, c, expected, env)
+	return finish(ctx, rep, c, env)
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -26,7 +25,7 @@ import (
 // Table is what statusconform report writes as JSON.
 type Table struct {
 	Protocol string `json:"protocol"`
-	Vectors  string `json:"vectors"` // conformance.VectorsDigest()
+	Vectors  string `json:"vectors"` // conformance.Report.Vectors
 	Rows     []Row  `json:"rows"`
 }
 
@@ -52,9 +51,9 @@ type Row struct {
 type implementation struct {
 	name, role string
 	command    []string
-	display    string               // the command as the table shows it; command joined by default
-	expected   conformance.Selector // expected failures
-	skip       conformance.Selector // not run (SKIP)
+	display    string   // the command as the table shows it; command joined by default
+	expected   []string // expected failures
+	skip       []string // not run (SKIP)
 	note       string
 }
 
@@ -102,15 +101,7 @@ func (f *reportFlags) register(fs *base.FlagSet) {
 	fs.Var(&f.publishers, "publisher", "NAME=CMD", "also run CMD (split at white space) as a publisher; repeatable")
 	fs.Bool(&f.noBuiltin, "no-builtin", false, "run only the --reader and --publisher commands")
 	fs.Var(&f.run, "run", "GLOB", "only the ids GLOB matches; repeatable (the table then covers those)")
-	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
-		}
-		f.scale = v
-		return nil
-	})
-	f.scale = 1
+	scaleFlag(fs, &f.scale)
 }
 
 func reportCommand(ctx context.Context, env Env) *base.Command {
@@ -168,23 +159,16 @@ func report(ctx context.Context, f *reportFlags, args []string, env Env) int {
 	if len(impls) == 0 {
 		return usageError(env, "report: nothing to run (--no-builtin without --reader or --publisher)")
 	}
-	cases, err := conformance.Cases()
-	if err != nil {
-		return errorf(env, "report: the built-in cases do not parse: %v", err)
-	}
-	table := &Table{Protocol: conformance.Protocol, Vectors: conformance.VectorsDigest()}
+	table := &Table{}
 	ok := true
 	for _, im := range impls {
 		fmt.Fprintf(env.Stderr, "statusconform: report: %s %s ...\n", im.role, im.name)
-		var rep *conformance.Report
-		switch im.role {
-		case "reader":
-			rep, err = conformance.RunReader(ctx, cases, conformance.ReaderOptions{Command: im.command,
-				TimeoutScale: f.scale, Select: conformance.Selector(f.run), Skip: im.skip})
-		default:
-			rep, err = conformance.RunPublisher(ctx, conformance.PublisherOptions{Command: im.command,
-				TimeoutScale: f.scale, Select: conformance.Selector(f.run), Skip: im.skip})
+		run := conformance.RunPublisher
+		if im.role == "reader" {
+			run = conformance.RunReader
 		}
+		rep, err := run(ctx, conformance.Options{Command: im.command, TimeoutScale: f.scale, Run: f.run,
+			Skip: im.skip, ExpectedFailures: im.expected})
 		if code, cant := cannotRun(env, "report: "+im.name, err); cant {
 			return code
 		}
@@ -194,7 +178,7 @@ func report(ctx context.Context, f *reportFlags, args []string, env Env) int {
 		if ctx.Err() != nil {
 			return errorf(env, "interrupted")
 		}
-		rep.ApplyExpectedFailures(im.expected)
+		table.Protocol, table.Vectors = rep.Protocol, rep.Vectors
 		ok = ok && rep.OK()
 		table.Rows = append(table.Rows, rows(im, rep)...)
 	}
@@ -227,15 +211,15 @@ func writeOut(file string, std io.Writer, data []byte) error {
 // hardened (all of them, as --level hardened runs them).
 func rows(im implementation, rep *conformance.Report) []Row {
 	var out []Row
-	for _, lv := range []conformance.Level{conformance.Core, conformance.Hardened} {
+	for _, lv := range []string{"core", "hardened"} {
 		shown := im.display
 		if shown == "" {
 			shown = strings.Join(im.command, " ")
 		}
-		r := Row{Implementation: im.name, Role: im.role, Level: string(lv), Command: shown,
+		r := Row{Implementation: im.name, Role: im.role, Level: lv, Command: shown,
 			Vectors: rep.Vectors, Note: im.note}
 		for _, x := range rep.Results {
-			if !lv.Includes(x.Level) {
+			if lv == "core" && x.Level != "core" {
 				continue
 			}
 			switch x.Verdict() {
@@ -284,7 +268,7 @@ func (t *Table) WriteMarkdown(w io.Writer) {
 	}
 	var failing []string
 	for _, r := range t.Rows {
-		if r.Level == string(conformance.Hardened) && len(r.Failures) > 0 {
+		if r.Level == "hardened" && len(r.Failures) > 0 {
 			failing = append(failing, fmt.Sprintf("- %s (%s): %s", r.Implementation, r.Role, "`"+strings.Join(r.Failures, "`, `")+"`"))
 		}
 	}
@@ -340,7 +324,7 @@ func builtins(f *reportFlags) ([]implementation, error) {
 	}
 	version, _ := exec.Command("jq", "--version").Output()
 	jqVersion := strings.TrimSpace(string(version))
-	var jqExpected conformance.Selector
+	var jqExpected []string
 	jqNote := "Expected failures: " + filepath.ToSlash(filepath.Join(jqDir, "expected-failures.txt")) + " (jq 1.6); vanish/files-come-and-go is skipped, since whether jq 1.6 fails it depends on when a file vanishes"
 	if jqVersion == "jq-1.6" {
 		file, err := os.Open(filepath.Join(jqDir, "expected-failures.txt"))
@@ -368,7 +352,7 @@ func builtins(f *reportFlags) ([]implementation, error) {
 		{name: "Python", role: "publisher", command: []string{python, "-S", filepath.Join(py, "status_publisher.py")},
 			display: "python3 -S " + filepath.ToSlash(filepath.Join(py, "status_publisher.py"))},
 		{name: "jq one-liner (" + jqVersion + ")", role: "reader", command: []string{"sh", filepath.Join(jqDir, "reader.sh")},
-			expected: jqExpected, skip: conformance.Selector{"vanish/files-come-and-go"}, note: jqNote},
+			expected: jqExpected, skip: []string{"vanish/files-come-and-go"}, note: jqNote},
 	}, nil
 }
 

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -166,16 +168,8 @@ type common struct {
 
 // register declares the flags both suites take, one per line.
 func (c *common) register(fs *base.FlagSet) {
-	fs.String(&c.level, "level", string(conformance.Hardened), "LEVEL", "core: what the published page requires (for a publisher, with\nthe config home already present); hardened (default): also this\ntoolkit's rules").Complete = func() []string { return []string{"core", "hardened"} }
-	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
-		}
-		c.scale = v
-		return nil
-	})
-	c.scale = 1
+	fs.String(&c.level, "level", "hardened", "LEVEL", "core: what the published page requires (for a publisher, with\nthe config home already present); hardened (default): also this\ntoolkit's rules").Complete = func() []string { return []string{"core", "hardened"} }
+	scaleFlag(fs, &c.scale)
 	fs.Var(&c.run, "run", "GLOB", "only the ids GLOB matches (* matches across /); repeatable")
 	fs.Var(&c.skip, "skip", "GLOB", "do not run the ids GLOB matches (reported as SKIP); repeatable")
 	fs.String(&c.expected, "expected-failures", "", "FILE", "ids (or globs) expected to fail, one a line, # comments: their\nfailures (XFAIL) do not fail the run, but their passes (XPASS) do")
@@ -184,20 +178,37 @@ func (c *common) register(fs *base.FlagSet) {
 	fs.String(&c.junitFile, "junit", "", "FILE", "also write the report as JUnit XML to FILE")
 }
 
+// scaleFlag declares --timeout-scale, 1 by default.
+func scaleFlag(fs *base.FlagSet, scale *float64) {
+	*scale = 1
+	fs.Func("timeout-scale", "N", "multiply every deadline by N (default 1)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		*scale = v
+		return nil
+	})
+}
+
 // check validates the common flags.
-func (c *common) check(cmd string, env Env) (conformance.Level, int, bool) {
-	lv := conformance.Level(c.level)
-	if lv != conformance.Core && lv != conformance.Hardened {
-		return "", usageError(env, "%s: --level must be core or hardened, not %q", cmd, c.level), false
+func (c *common) check(cmd string, env Env) (int, bool) {
+	if c.level != "core" && c.level != "hardened" {
+		return usageError(env, "%s: --level must be core or hardened, not %q", cmd, c.level), false
 	}
 	if c.scale < 1 {
-		return "", usageError(env, "%s: --timeout-scale must be at least 1", cmd), false
+		return usageError(env, "%s: --timeout-scale must be at least 1", cmd), false
 	}
-	return lv, 0, true
+	return 0, true
+}
+
+// options are the options the common flags give.
+func (c *common) options(args []string) conformance.Options {
+	return conformance.Options{Command: args, Level: c.level, TimeoutScale: c.scale, Run: c.run, Skip: c.skip}
 }
 
 // expectedFailures reads the --expected-failures file, if any.
-func (c *common) expectedFailures() (conformance.Selector, error) {
+func (c *common) expectedFailures() ([]string, error) {
 	if c.expected == "" {
 		return nil, nil
 	}
@@ -215,97 +226,69 @@ func (c *common) expectedFailures() (conformance.Selector, error) {
 
 // cannotRun reports a command that cannot be run at all in one line.
 func cannotRun(env Env, cmd string, err error) (int, bool) {
-	var ce *conformance.CommandError
-	if errors.As(err, &ce) {
-		fmt.Fprintf(env.Stderr, "statusconform: %s: %v\n", cmd, ce)
+	if errors.Is(err, conformance.ErrCannotRun) {
+		fmt.Fprintf(env.Stderr, "statusconform: %s: %v\n", cmd, err)
 		return base.ExitUsage, true
 	}
 	return 0, false
 }
 
 func reader(ctx context.Context, f *readerFlags, args []string, env Env) int {
-	c, timeout := &f.common, f.timeout
-	lv, code, ok := c.check("reader", env)
-	if !ok {
+	if code, ok := f.check("reader", env); !ok {
 		return code
 	}
-	if timeout <= 0 {
+	if f.timeout <= 0 {
 		return usageError(env, "reader: --timeout must be positive")
 	}
-	cases, err := conformance.Cases()
-	if err != nil {
-		return errorf(env, "reader: the built-in cases do not parse: %v", err)
-	}
-	sel := conformance.Selector(c.run)
-	if c.list {
-		for _, x := range conformance.SelectCases(cases, lv, sel) {
-			fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
-		}
-		return base.ExitOK
-	}
-	if len(args) == 0 {
-		return usageError(env, "reader: no command given (statusconform reader [flags] -- CMD [ARGS...])")
-	}
-	if len(conformance.SelectCases(cases, lv, sel)) == 0 {
-		return usageError(env, "reader: --run %s selects no case", c.run.String())
-	}
-	expected, err := c.expectedFailures()
-	if err != nil {
-		return usageError(env, "reader: --expected-failures: %v", err)
-	}
-	rep, err := conformance.RunReader(ctx, cases, conformance.ReaderOptions{
-		Level: lv, Timeout: timeout, TimeoutScale: c.scale, Select: sel, Skip: conformance.Selector(c.skip), Command: args,
-	})
-	if code, ok := cannotRun(env, "reader", err); ok {
-		return code
-	}
-	if err != nil {
-		return errorf(env, "reader: %v", err)
-	}
-	return finish(ctx, rep, c, expected, env)
+	opts := f.options(args)
+	opts.Timeout = f.timeout
+	return suite(ctx, "reader", "case", conformance.RunReader, &f.common, opts, env)
 }
 
 func publisher(ctx context.Context, f *publisherFlags, args []string, env Env) int {
-	c := &f.common
-	lv, code, ok := c.check("publisher", env)
-	if !ok {
+	if code, ok := f.check("publisher", env); !ok {
 		return code
 	}
-	sel := conformance.Selector(c.run)
-	checks := conformance.SelectChecks(lv, sel)
+	return suite(ctx, "publisher", "check", conformance.RunPublisher, &f.common, f.options(args), env)
+}
+
+// suite lists or runs the reader or publisher suite, as the flags say.
+func suite(ctx context.Context, name, unit string, run func(context.Context, conformance.Options) (*conformance.Report, error), c *common, opts conformance.Options, env Env) int {
+	opts.List = true
+	listed, err := run(ctx, opts)
+	if err != nil {
+		return errorf(env, "%s: the built-in cases do not parse: %v", name, err)
+	}
 	if c.list {
-		for _, x := range checks {
+		for _, x := range listed.Results {
 			fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
 		}
 		return base.ExitOK
 	}
-	if len(args) == 0 {
-		return usageError(env, "publisher: no command given (statusconform publisher [flags] -- CMD [ARGS...])")
+	if len(opts.Command) == 0 {
+		return usageError(env, "%s: no command given (statusconform %s [flags] -- CMD [ARGS...])", name, name)
 	}
-	if len(checks) == 0 {
-		return usageError(env, "publisher: --run %s selects no check", c.run.String())
+	if len(listed.Results) == 0 {
+		return usageError(env, "%s: --run %s selects no %s", name, c.run.String(), unit)
 	}
 	expected, err := c.expectedFailures()
 	if err != nil {
-		return usageError(env, "publisher: --expected-failures: %v", err)
+		return usageError(env, "%s: --expected-failures: %v", name, err)
 	}
-	rep, err := conformance.RunPublisher(ctx, conformance.PublisherOptions{
-		Command: args, Level: lv, TimeoutScale: c.scale, Select: sel, Skip: conformance.Selector(c.skip),
-	})
-	if code, ok := cannotRun(env, "publisher", err); ok {
+	opts.List, opts.ExpectedFailures = false, expected
+	rep, err := run(ctx, opts)
+	if code, ok := cannotRun(env, name, err); ok {
 		return code
 	}
 	if err != nil {
-		return errorf(env, "publisher: %v", err)
+		return errorf(env, "%s: %v", name, err)
 	}
-	return finish(ctx, rep, c, expected, env)
+	return finish(ctx, rep, c, env)
 }
 
-func finish(ctx context.Context, rep *conformance.Report, c *common, expected conformance.Selector, env Env) int {
-	if len(expected) > 0 {
-		for _, g := range rep.ApplyExpectedFailures(expected) {
-			fmt.Fprintf(env.Stderr, "statusconform: %s: %s matches no result of this run\n", c.expected, g)
-		}
+func finish(ctx context.Context, rep *conformance.Report, c *common, env Env) int {
+	for _, g := range rep.UnusedExpectedFailures {
+		fmt.Fprintf(env.Stderr, "statusconform: %s: %s matches no result of this run\n", c.expected, g)
 	}
 	if err := rep.WriteText(env.Stdout); err != nil {
 		return errorf(env, "%v", err)
@@ -349,19 +332,13 @@ func materialize(args []string, env Env) int {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errorf(env, "materialize: %v", err)
 	}
-	cases, err := conformance.Cases()
-	if err != nil {
-		return errorf(env, "materialize: the built-in cases do not parse: %v", err)
-	}
-	skipped, err := conformance.MaterializeAll(cases, dir)
+	written, skipped, err := conformance.Materialize(dir)
 	if err != nil {
 		return errorf(env, "materialize: %v", err)
 	}
-	for _, c := range cases {
-		if why, ok := skipped[c.ID]; ok {
-			fmt.Fprintf(env.Stderr, "statusconform: materialize: skipped %s: %s\n", c.ID, why)
-		}
+	for _, id := range slices.Sorted(maps.Keys(skipped)) {
+		fmt.Fprintf(env.Stderr, "statusconform: materialize: skipped %s: %s\n", id, skipped[id])
 	}
-	fmt.Fprintf(env.Stdout, "wrote %d cases to %s\n", len(cases)-len(skipped), dir)
+	fmt.Fprintf(env.Stdout, "wrote %d cases to %s\n", written, dir)
 	return base.ExitOK
 }

@@ -1,4 +1,4 @@
-package conformance
+package vector
 
 import (
 	"bytes"
@@ -22,9 +22,9 @@ func errAt(line int, format string, args ...any) error {
 	return &lineError{line, fmt.Sprintf(format, args...)}
 }
 
-// ParseCase parses one vector. id is its path without the extension; the
+// Parse parses one vector. id is its path without the extension; the
 // header's id must equal it.
-func ParseCase(id string, data []byte) (*Case, error) {
+func Parse(id string, data []byte) (*Case, error) {
 	c, err := parseCase(id, data)
 	if err != nil {
 		return nil, fmt.Errorf("%s.txt:%w", id, err)
@@ -90,7 +90,7 @@ func (c *Case) setHeader(key, val string) string {
 	case "id":
 		c.ID = val
 	case "level":
-		c.Level = Level(val)
+		c.Level = val
 		if c.Level != Core && c.Level != Hardened {
 			return fmt.Sprintf("level must be core or hardened, not %q", val)
 		}
@@ -152,9 +152,9 @@ func (d *DirSpec) set(directive string) string {
 	case directive == "owner=other":
 		d.OtherOwner = true
 	case directive == "not-directory=file":
-		d.NotDir = KindFile
+		d.NotDir = File
 	case directive == "not-directory=fifo":
-		d.NotDir = KindFIFO
+		d.NotDir = FIFO
 	case strings.HasPrefix(directive, "mode="):
 		m, err := parseMode(directive[len("mode="):])
 		if err != nil {
@@ -219,15 +219,15 @@ func (c *Case) parseSections(sections []section) error {
 // header is KIND NAME [ATTRS...] (fields f).
 func parseEntry(s section, f []string) (Entry, error) {
 	kind := f[0]
-	e := Entry{Kind: Kind(kind), Name: f[1]}
+	e := Entry{Kind: EntryKind(kind), Name: f[1]}
 	attrs := f[2:]
 	switch e.Kind {
-	case KindSymlink:
+	case Symlink:
 		if len(attrs) != 2 || attrs[0] != "->" {
 			return e, errAt(s.line, "want '-- symlink NAME -> TARGET --'")
 		}
 		e.Target, attrs = attrs[1], nil
-	case KindFile, KindFIFO, KindSocket, KindDir, KindDevice:
+	case File, FIFO, Socket, Dir, Device:
 	default:
 		return e, errAt(s.line, "unknown section kind %q", kind)
 	}
@@ -244,22 +244,22 @@ func parseEntry(s section, f []string) (Entry, error) {
 			e.Mode = m
 		case at == "owner=other":
 			e.OtherOwner = true
-		case k == "size" && e.Kind == KindFile:
+		case k == "size" && e.Kind == File:
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 16<<20 {
 				return e, errAt(s.line, "bad size %q", v)
 			}
 			size = n
-		case at == "bytes=escaped" && e.Kind == KindFile:
+		case at == "bytes=escaped" && e.Kind == File:
 			escaped = true
 		default:
 			return e, errAt(s.line, "unknown attribute %q for %s", at, kind)
 		}
 	}
-	if e.Kind != KindFile && len(bytes.TrimSpace(s.data)) != 0 {
+	if e.Kind != File && len(bytes.TrimSpace(s.data)) != 0 {
 		return e, errAt(s.line, "a %s section has no content", kind)
 	}
-	if e.Kind == KindFile {
+	if e.Kind == File {
 		data, err := fileData(s.data, escaped, size)
 		if err != nil {
 			return e, errAt(s.line, "%v", err)
@@ -268,7 +268,7 @@ func parseEntry(s section, f []string) (Entry, error) {
 	}
 	if e.Mode == 0 {
 		e.Mode = 0o600
-		if e.Kind == KindDir {
+		if e.Kind == Dir {
 			e.Mode = 0o700
 		}
 	}
@@ -307,7 +307,7 @@ func (c *Case) validate() error {
 		return errAt(1, "expect: error lists no sessions")
 	}
 	for _, e := range c.Entries {
-		if e.Kind != KindSymlink {
+		if e.Kind != Symlink {
 			continue
 		}
 		if out, ok := strings.CutPrefix(e.Target, "outside/"); ok {

@@ -1,8 +1,11 @@
-package conformance
+// Package vector reads the data of the conformance suite: the reader
+// vectors (conformance/testdata/reader), the hook traces
+// (conformance/hooktraces) and the session lines a reader prints. Package
+// conformance runs them; conformance/README.md describes the formats.
+package vector
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,26 +17,25 @@ import (
 	"time"
 )
 
-// Level says which implementations a reader case applies to.
-type Level string
-
-// Levels. A reader that claims a level must pass every case of that level
-// and of the levels below it.
+// Levels say which implementations a reader case or publisher check
+// applies to. A reader that claims a level must pass every case of that
+// level and of the levels below it.
 const (
 	// Core is what the published page requires: the schema, 30 s
 	// freshness, tolerance of files that vanish, well-formed records
 	// displayed as they are.
-	Core Level = "core"
+	Core = "core"
 	// Hardened adds what SPEC.md settles: no link followed, no FIFO hang,
 	// the 64 KiB bound, names that must be the session's hash, future
 	// timestamps, exact record validation, sanitized display, unknown keys
 	// and states.
-	Hardened Level = "hardened"
+	Hardened = "hardened"
 )
 
-// Includes reports whether a run at level l includes cases of level c.
-func (l Level) Includes(c Level) bool {
-	return l == Hardened || c == Core
+// Includes reports whether a run at level run includes a case or check of
+// level c.
+func Includes(run, c string) bool {
+	return run == Hardened || c == Core
 }
 
 // Expect is what a reader case expects of the reader.
@@ -47,28 +49,28 @@ const (
 	// ExpectError: the directory must be refused (SPEC.md R2) and the
 	// error be observable (SPEC.md R23): the reader passes when it prints
 	// no session at all and reports an error, by a non-zero exit status
-	// or a non-blank line on standard error (a [ReaderFunc]: by returning
-	// an error), exiting by itself within the timeout, not killed by a
+	// or a non-blank line on standard error (a reader in the harness's
+	// process: by returning an error), exiting by itself within the timeout, not killed by a
 	// signal.
 	ExpectError Expect = "error"
 )
 
-// Kind is the kind of a directory entry a case creates.
-type Kind string
+// EntryKind is the kind of a directory entry a case creates.
+type EntryKind string
 
 // Entry kinds; see the README for the section syntax of each.
 const (
-	KindFile    Kind = "file"    // a regular file with the section's content
-	KindSymlink Kind = "symlink" // a symbolic link
-	KindFIFO    Kind = "fifo"    // a named pipe
-	KindSocket  Kind = "socket"  // a Unix domain socket
-	KindDir     Kind = "dir"     // a subdirectory
-	KindDevice  Kind = "device"  // a character device (a copy of /dev/zero); needs root
+	File    EntryKind = "file"    // a regular file with the section's content
+	Symlink EntryKind = "symlink" // a symbolic link
+	FIFO    EntryKind = "fifo"    // a named pipe
+	Socket  EntryKind = "socket"  // a Unix domain socket
+	Dir     EntryKind = "dir"     // a subdirectory
+	Device  EntryKind = "device"  // a character device (a copy of /dev/zero); needs root
 )
 
 // Entry is one entry of a case's status directory.
 type Entry struct {
-	Kind       Kind
+	Kind       EntryKind
 	Name       string
 	Mode       fs.FileMode // permission bits; 0600 for files, 0700 for directories by default
 	OtherOwner bool        // chown to another account (needs root)
@@ -94,16 +96,16 @@ type DirSpec struct {
 	Missing       bool        // the status directory does not exist
 	OtherOwner    bool        // owned by another account (needs root)
 	// NotDir, when set, makes the status directory's path an entry of
-	// another kind (KindFile or KindFIFO): a reader must report an error
+	// another kind (File or FIFO): a reader must report an error
 	// (R2).
-	NotDir Kind
+	NotDir EntryKind
 }
 
 // Case is one reader vector: a status directory and the sessions a
 // conforming reader shows for it.
 type Case struct {
-	ID           string // equal to the file's path under testdata/reader, without ".txt"
-	Level        Level
+	ID           string   // equal to the file's path under testdata/reader, without ".txt"
+	Level        string   // Core or Hardened
 	Rules        []string // SPEC.md rule ids, e.g. "R4"
 	Requirements []string // quoted from SPEC.md, one per line of the header
 	Description  string
@@ -133,7 +135,7 @@ func (c *Case) NeedsRoot() string {
 		switch {
 		case e.OtherOwner:
 			return fmt.Sprintf("%s must be owned by another account (chown needs root)", e.Name)
-		case e.Kind == KindDevice:
+		case e.Kind == Device:
 			return fmt.Sprintf("%s must be a character device (mknod needs root)", e.Name)
 		}
 	}
@@ -164,7 +166,7 @@ func parseExpected(data []byte) ([]Session, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		s, err := parseSessionLine(line, true)
+		s, err := ParseLine(line, true)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", i+1, err)
 		}
@@ -173,9 +175,9 @@ func parseExpected(data []byte) ([]Session, error) {
 	return out, nil
 }
 
-// LoadCases parses every vector under root in fsys ("*.txt" files, at any
+// Load parses every vector under root in fsys ("*.txt" files, at any
 // depth), sorted by id.
-func LoadCases(fsys fs.FS, root string) ([]*Case, error) {
+func Load(fsys fs.FS, root string) ([]*Case, error) {
 	var cases []*Case
 	var errs []error
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
@@ -194,7 +196,7 @@ func LoadCases(fsys fs.FS, root string) ([]*Case, error) {
 			return err
 		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
-		c, err := ParseCase(strings.TrimSuffix(rel, ".txt"), data)
+		c, err := Parse(strings.TrimSuffix(rel, ".txt"), data)
 		if err != nil {
 			errs = append(errs, err)
 			return nil
@@ -210,33 +212,4 @@ func LoadCases(fsys fs.FS, root string) ([]*Case, error) {
 	}
 	slices.SortFunc(cases, func(a, b *Case) int { return strings.Compare(a.ID, b.ID) })
 	return cases, nil
-}
-
-// expectedJSON is the expected.json that materialize writes next to each
-// case's directory.
-type expectedJSON struct {
-	ID           string            `json:"id"`
-	Level        Level             `json:"level"`
-	Rules        []string          `json:"rules"`
-	Requirements []string          `json:"requirements"`
-	Description  string            `json:"description,omitempty"`
-	Now          string            `json:"now"`
-	Env          map[string]string `json:"env"`
-	Expect       Expect            `json:"expect"`
-	Churn        int               `json:"churn,omitempty"`
-	Runs         int               `json:"runs,omitempty"`
-	Sessions     []Session         `json:"sessions"`
-}
-
-func (c *Case) expected(env map[string]string) ([]byte, error) {
-	sessions := c.Sessions
-	if sessions == nil {
-		sessions = []Session{}
-	}
-	b, err := json.MarshalIndent(expectedJSON{
-		ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
-		Description: c.Description, Now: c.NowText, Env: env, Expect: c.Expect,
-		Churn: c.Churn, Runs: c.Runs, Sessions: sessions,
-	}, "", "  ")
-	return append(b, '\n'), err
 }

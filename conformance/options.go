@@ -1,0 +1,128 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/conformance/vector"
+)
+
+// Options configure a run of any of the suites: [RunReader],
+// [RunPublisher] and [RunHooks]. Each field says which suites use it; the
+// zero value of each is the default.
+type Options struct {
+	// Command is the implementation under test, CMD then ARGS, run
+	// without a shell. In ARGS, for a reader {dir} becomes the status
+	// directory and {now} the time the reader must take as now; for a
+	// publisher {home} becomes the config home, {session} the session id
+	// and {agent} the agent name (also in STATUSCONFORM_CONFIG_HOME,
+	// STATUSCONFORM_SESSION and STATUSCONFORM_AGENT); for a hook adapter
+	// {home} becomes the config home (also in $GENTLE_PI_CONFIG_HOME and
+	// $STATUSCONFORM_CONFIG_HOME).
+	Command []string
+	// Level selects the reader cases and publisher checks: "core" runs
+	// what the published page requires (for a publisher, with the config
+	// home already present); "hardened", the default, adds SPEC.md's
+	// rules.
+	Level string
+	// Run selects cases, checks and traces by id with shell-like globs:
+	// "*" matches any run of characters, "/" included, and "?" any one
+	// character. All by default.
+	Run []string
+	// Skip lists ids (or globs) not to run: they are reported as SKIP, and
+	// a publisher scenario whose checks are all skipped does not run.
+	// Reader and publisher.
+	Skip []string
+	// ExpectedFailures lists ids (or globs) of the implementation's known
+	// failures (see [ReadExpectedFailures]): a FAIL among them is XFAIL
+	// and does not fail the run, a PASS is XPASS and does.
+	ExpectedFailures []string
+	// Timeout bounds a reader's run on one case (5 s by default, and at
+	// least 10 times what a first, timed case took it) and a hook
+	// adapter's on one step (5 s by default).
+	Timeout time.Duration
+	// TimeoutScale multiplies every deadline of the reader and publisher
+	// suites, after calibration; 1 by default. A publisher's heartbeat
+	// interval is the protocol's and does not scale, only its slack.
+	TimeoutScale float64
+	// Parallel bounds the reader cases or publisher scenarios run at once;
+	// by default the number of processors (GOMAXPROCS). A long publisher
+	// scenario (the heartbeat) holds its place only until its publisher
+	// has published, then mostly waits.
+	Parallel int
+	// NoCalibrate turns off the first timed run that stretches the
+	// deadlines for a reader or publisher slower to start than they
+	// allow for.
+	NoCalibrate bool
+	// TempDir is where cases, scenarios and traces make their
+	// directories; the system's by default.
+	TempDir string
+	// Agent selects the hook traces of one agent ("claude", "codex",
+	// "gemini", "copilot", "qwen"); all by default.
+	Agent string
+	// Env is added to a hook adapter's environment.
+	Env []string
+	// List runs nothing: the report has one result without an outcome
+	// for every case, check or trace that Level, Run and Agent select,
+	// with its id, level, rules and requirements (a trace's trap).
+	List bool
+
+	// read is a reader under test in this process, used when Command is
+	// empty (the suite's own tests).
+	read readerFunc
+	// What calibration found: how long the reader's first case took; the
+	// TimeoutScale given, and how long a publisher's answer took.
+	calibrated time.Duration
+	userScale  float64
+	answered   time.Duration
+}
+
+// ErrCannotRun is the error, wrapped, of a run whose command cannot be
+// run at all (missing, a directory, not executable): the suite reports
+// that once instead of failing every case.
+var ErrCannotRun = errors.New("conformance: cannot run the command under test")
+
+// readerFunc is a reader under test that runs in the harness's own
+// process: it lists statusDir as of now and returns the live sessions. For
+// a directory it must refuse (SPEC.md R2) it returns an error.
+type readerFunc func(ctx context.Context, statusDir string, now time.Time) ([]vector.Session, error)
+
+// defaults fills in the defaults of the reader and publisher suites.
+func (o *Options) defaults() {
+	if o.Level == "" {
+		o.Level = vector.Hardened
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.TimeoutScale < 1 {
+		o.TimeoutScale = 1
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = runtime.GOMAXPROCS(0)
+	}
+}
+
+// selects reports whether the run includes the case or check id of
+// level, skipped or not.
+func (o *Options) selects(id, level string) bool {
+	return vector.Includes(o.Level, level) && selector(o.Run).match(id)
+}
+
+// listing is the report of a run with List set: what would run.
+func listing(suite string, o Options, results []Result) *Report {
+	rep := &Report{Suite: suite, Command: o.Command, Level: o.Level, Started: time.Now(), Results: results}
+	rep.finish()
+	return rep
+}
+
+// skipped is the result of a case or check that --skip leaves out.
+func (o *Options) skipped(id, level string, rules, requirements []string) (Result, bool) {
+	if !selector(o.Skip).matchAny(id) {
+		return Result{}, false
+	}
+	return Result{ID: id, Level: level, Rules: rules, Requirements: requirements,
+		Outcome: outcomeSkip, Reason: "skipped by --skip " + selector(o.Skip).first(id)}, true
+}
