@@ -1,11 +1,16 @@
-//go:build !unix
-
 package statusls
 
 import (
 	"errors"
 	"io"
 	"os"
+	"syscall"
+)
+
+// stopSignals end watch (exit 0); there is no resize signal on Windows.
+var (
+	stopSignals   = []os.Signal{os.Interrupt, syscall.SIGTERM}
+	resizeSignals []os.Signal
 )
 
 var errNoKeyboard = errors.New("no keyboard")
