@@ -29,7 +29,7 @@ const maxHookInput = 64 << 20
 // stdinHookCmd runs the adapter name, which reads the payload that the
 // agent (named in messages as agentName) writes to stdin, and maps it
 // with m.
-func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env, sourceOf func(Env, int, agenthook.Action) *agenthook.Source) int {
+func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env *runner, sourceOf func(*runner, int, agenthook.Action) *agenthook.Source) int {
 	return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
 		if len(args) > 0 {
 			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
@@ -54,7 +54,7 @@ func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlag
 // started the hook and never closes its stdin (or a hook run by hand on a
 // pipe that stays open) must still be able to stop it (SPEC.md H11). The
 // read goes on in the background; the process is about to exit.
-func readPayload(env Env) ([]byte, error) {
+func readPayload(env *runner) ([]byte, error) {
 	type result struct {
 		data []byte
 		err  error
@@ -70,19 +70,19 @@ func readPayload(env Env) ([]byte, error) {
 	select {
 	case r := <-done:
 		return r.data, r.err
-	case sig := <-env.Signals:
+	case sig := <-env.signals:
 		return nil, fmt.Errorf("interrupted (%v) before the hook input was read from stdin: nothing was applied", sig)
 	}
 }
 
-func claudeHookCmd(f *hookFlags, args []string, env Env) int {
+func claudeHookCmd(f *hookFlags, args []string, env *runner) int {
 	return stdinHookCmd("claude-hook", "claude-code", "Claude Code", agenthook.Claude, f, args, env, claudeSource)
 }
 
 // claudeSource is Claude Code's session file for the agent process pid:
 // sessions/<pid>.json in its configuration directory, $CLAUDE_CONFIG_DIR
 // else ~/.claude. The hook runs with the agent's environment.
-func claudeSource(env Env, pid int, _ agenthook.Action) *agenthook.Source {
+func claudeSource(env *runner, pid int, _ agenthook.Action) *agenthook.Source {
 	dir := env.Getenv("CLAUDE_CONFIG_DIR")
 	if dir == "" {
 		home := env.Getenv("HOME")
@@ -98,18 +98,18 @@ func claudeSource(env Env, pid int, _ agenthook.Action) *agenthook.Source {
 		Path: filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json")}
 }
 
-func codexHookCmd(f *hookFlags, args []string, env Env) int {
+func codexHookCmd(f *hookFlags, args []string, env *runner) int {
 	return stdinHookCmd("codex-hook", "codex", "Codex", agenthook.Codex, f, args, env, codexSource)
 }
 
-func geminiHookCmd(f *hookFlags, args []string, env Env) int {
+func geminiHookCmd(f *hookFlags, args []string, env *runner) int {
 	return stdinHookCmd("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, f, args, env, geminiSource)
 }
 
 // codexSource is Codex's rollout file, the payload's transcript_path, when
 // it lies where Codex keeps them ($CODEX_HOME, else ~/.codex, sessions/)
 // and is named for the session.
-func codexSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
+func codexSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
 	if a.Source == nil {
 		return nil
 	}
@@ -129,7 +129,7 @@ func codexSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
 // geminiSource is Gemini CLI's chat recording, the payload's
 // transcript_path, when it lies where Gemini CLI keeps them
 // (~/.gemini/tmp/) and is named for the session.
-func geminiSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
+func geminiSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
 	if a.Source == nil {
 		return nil
 	}

@@ -12,7 +12,7 @@ import (
 // permissionRequest; Qwen Code, as Claude Code: PreToolUse and others), so
 // these never exit 2 either (SPEC.md H7, H9).
 
-func copilotHookCmd(f *hookFlags, args []string, env Env) int {
+func copilotHookCmd(f *hookFlags, args []string, env *runner) int {
 	return stdinHookCmd("copilot-hook", "copilot", "Copilot CLI", agenthook.Copilot, f, args, env, copilotSource)
 }
 
@@ -20,7 +20,7 @@ func copilotHookCmd(f *hookFlags, args []string, env Env) int {
 // do not (an approval, a denial, Esc Esc): session-state/<id>/events.jsonl
 // in $COPILOT_HOME, else ~/.copilot. The hook runs with the agent's
 // environment.
-func copilotSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
+func copilotSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
 	home := env.Getenv("COPILOT_HOME")
 	if home == "" {
 		if h := env.Getenv("HOME"); h != "" {
@@ -34,6 +34,6 @@ func copilotSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
 	return &agenthook.Source{Kind: agenthook.SourceCopilotEvents, Path: path}
 }
 
-func qwenHookCmd(f *hookFlags, args []string, env Env) int {
+func qwenHookCmd(f *hookFlags, args []string, env *runner) int {
 	return stdinHookCmd("qwen-hook", "qwen", "Qwen Code", agenthook.Qwen, f, args, env, nil)
 }

@@ -51,7 +51,7 @@ func (f *hookFlags) registerWhy(fs *base.FlagSet) {
 
 // withoutDetail reports whether --no-detail or AGENTSTATUS_NO_DETAIL asks
 // to leave details out.
-func (f *hookFlags) withoutDetail(env Env) bool {
+func (f *hookFlags) withoutDetail(env *runner) bool {
 	v := env.Getenv(detailEnv)
 	return f.noDetail || v != "" && v != "0"
 }
@@ -77,7 +77,7 @@ func (f *hookFlags) register(fs *base.FlagSet, withRecord bool) {
 
 // statusDir resolves where to publish (SPEC.md L4, publishers ignore
 // $STATUS_DIR).
-func (f *hookFlags) statusDir(env Env) (string, error) {
+func (f *hookFlags) statusDir(env *runner) (string, error) {
 	loc, err := location.ForPublisher(f.dir, f.configHome, env.Getenv)
 	if err != nil {
 		return "", err
@@ -97,7 +97,7 @@ func (f *hookFlags) agentProcess() int {
 // failed reports a failure of a short-lived command as ONE line on stderr.
 // It exits 0, since a status file must never break the agent that runs
 // the hook, unless --strict.
-func failed(env Env, strict bool, name string, err error) int {
+func failed(env *runner, strict bool, name string, err error) int {
 	fmt.Fprintf(env.Stderr, "statuspub: %s: %s\n", name, base.Message(err))
 	if strict {
 		return base.ExitError
@@ -110,7 +110,7 @@ func failed(env Env, strict bool, name string, err error) int {
 // SIGTERM even while the file system hangs (SPEC.md H11). Whatever keeps
 // the update from being applied is returned, never dropped (H10): the
 // caller reports it on stderr.
-func runUpdate(env Env, update func() error) error {
+func runUpdate(env *runner, update func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- update() }()
 	select {
@@ -119,7 +119,7 @@ func runUpdate(env Env, update func() error) error {
 			return fmt.Errorf("update not applied: %w", err)
 		}
 		return nil
-	case sig := <-env.Signals:
+	case sig := <-env.signals:
 		return fmt.Errorf("interrupted (%v) before the update was known to be on disk: it may not have been applied", sig)
 	}
 }
@@ -141,7 +141,7 @@ func workingDir() string {
 	return wd
 }
 
-func setCmd(f *hookFlags, args []string, env Env) int {
+func setCmd(f *hookFlags, args []string, env *runner) int {
 	if code := f.checkPIDRange(env, "set"); code >= 0 {
 		return code
 	}
@@ -246,7 +246,7 @@ func (f *hookFlags) why(ch *hooksession.Change) error {
 	return nil
 }
 
-func clearCmd(f *hookFlags, args []string, env Env) int {
+func clearCmd(f *hookFlags, args []string, env *runner) int {
 	if code := f.checkPIDRange(env, "clear"); code >= 0 {
 		return code
 	}
@@ -274,7 +274,7 @@ func clearCmd(f *hookFlags, args []string, env Env) int {
 //
 // sourceOf, when not nil, names the file the agent keeps its own state in,
 // from the environment, the agent's pid and the action (SPEC.md §13.3).
-func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf func(env Env, pid int, a agenthook.Action) *agenthook.Source) int {
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf func(env *runner, pid int, a agenthook.Action) *agenthook.Source) int {
 	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
@@ -327,7 +327,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 	return base.ExitOK
 }
 
-func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
+func codexNotifyCmd(f *hookFlags, args []string, env *runner) int {
 	return hookCmd("codex-notify", "codex", f, args, env, func(args []string) ([]byte, error) {
 		if len(args) == 0 {
 			return nil, errors.New("no notification (Codex passes it as the last argument)")
@@ -337,7 +337,7 @@ func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
 }
 
 // checkPIDRange refuses a --pid out of range.
-func (f *hookFlags) checkPIDRange(env Env, name string) int {
+func (f *hookFlags) checkPIDRange(env *runner, name string) int {
 	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return usageError(env, "%s: --pid %d out of range", name, f.pid)
 	}
@@ -345,11 +345,11 @@ func (f *hookFlags) checkPIDRange(env Env, name string) int {
 }
 
 // ownerCmd is the hidden `statuspub owner`, started by set.
-func ownerCmd(dir, session string, args []string, prog *base.Program, env Env) int {
+func ownerCmd(dir, session string, args []string, prog *base.Program, env *runner) int {
 	if dir == "" || session == "" || len(args) > 0 {
 		return usageError(env, "owner: usage: statuspub owner --dir DIR --session ID")
 	}
-	if err := hooksession.RunOwner(dir, session, heartbeatFromEnv(env), env.Signals); err != nil {
+	if err := hooksession.RunOwner(dir, session, heartbeatFromEnv(env), env.signals); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", base.Message(err))
 		return base.ExitError
 	}
@@ -358,7 +358,7 @@ func ownerCmd(dir, session string, args []string, prog *base.Program, env Env) i
 
 // heartbeatFromEnv is $STATUSPUB_HEARTBEAT when valid, else
 // statusfile.DefaultHeartbeat.
-func heartbeatFromEnv(env Env) time.Duration {
+func heartbeatFromEnv(env *runner) time.Duration {
 	if v := env.Getenv(HeartbeatEnv); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d >= 10*time.Millisecond && d <= statusfile.HeartbeatInterval {
 			return d
