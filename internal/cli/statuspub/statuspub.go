@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/reader"
@@ -163,11 +164,7 @@ never 2: Claude Code reads exit status 2 as "block".`,
 # or by hand, in .claude/settings.json, for each hook event:
 #   {"type": "command", "command": "statuspub claude-hook"}
 echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit"}' | statuspub claude-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return claudeHookCmd(f, args, env) }
-			},
+			Setup: hookSetup(env, stdinHook("claude-hook", "claude-code", "Claude Code", agenthook.Claude, claudeSource)),
 		},
 		{
 			Name:    "codex-hook",
@@ -184,11 +181,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Codex reads exit status 2 as "block".`,
 			Examples: `statuspub install codex      # ~/.codex/hooks.json, and the hooks feature in config.toml
 echo '{"session_id":"s1","hook_event_name":"Interrupt","cwd":"/src"}' | statuspub codex-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return codexHookCmd(f, args, env) }
-			},
+			Setup: hookSetup(env, stdinHook("codex-hook", "codex", "Codex", agenthook.Codex, codexSource)),
 		},
 		{
 			Name:    "gemini-hook",
@@ -206,11 +199,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Gemini CLI reads exit status 2 as "block".`,
 			Examples: `statuspub install gemini     # wires every event into ~/.gemini/settings.json
 echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | statuspub gemini-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return geminiHookCmd(f, args, env) }
-			},
+			Setup: hookSetup(env, stdinHook("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, geminiSource)),
 		},
 		{
 			Name:    "copilot-hook",
@@ -227,11 +216,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Copilot CLI reads exit status 2 as "deny".`,
 			Examples: `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
 echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub copilot-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return copilotHookCmd(f, args, env) }
-			},
+			Setup: hookSetup(env, stdinHook("copilot-hook", "copilot", "Copilot CLI", agenthook.Copilot, copilotSource)),
 		},
 		{
 			Name:    "qwen-hook",
@@ -248,11 +233,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Qwen Code reads exit status 2 as "block".`,
 			Examples: `statuspub install qwen       # wires every event into ~/.qwen/settings.json
 echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return qwenHookCmd(f, args, env) }
-			},
+			Setup: hookSetup(env, stdinHook("qwen-hook", "qwen", "Qwen Code", agenthook.Qwen, nil)),
 		},
 		{
 			Name:    "codex-notify",
@@ -266,11 +247,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2.`,
 			Examples: `# in ~/.codex/config.toml:
 #   notify = ["statuspub", "codex-notify"]`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return codexNotifyCmd(f, args, env) }
-			},
+			Setup: hookSetup(env, codexNotifyCmd),
 		},
 		{
 			Name:    "install",
@@ -325,6 +302,15 @@ statuspub install gemini --uninstall`,
 		},
 	}
 	return p
+}
+
+// hookSetup declares the flags of a hook adapter, which run runs.
+func hookSetup(env *runner, run func(*hookFlags, []string, *runner) int) func(*base.FlagSet) base.Runner {
+	return func(fs *base.FlagSet) base.Runner {
+		f := &hookFlags{}
+		f.register(fs, false)
+		return func(args []string) int { f.given = changed(fs); return run(f, args, env) }
+	}
 }
 
 // sessionIDs lists the ids of the sessions (fresh or stale) in the status
