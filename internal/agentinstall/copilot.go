@@ -64,17 +64,9 @@ func planCopilot(o Options) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	path := filepath.Join(dir, copilotFile)
-	data, mode, exists, err := ReadFile(path)
-	if err != nil {
-		return Change{}, err
-	}
-	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
-	c.New, err = editCopilot(path, data, o)
-	if err != nil {
-		return Change{}, err
-	}
-	return c, nil
+	return planFile(filepath.Join(dir, copilotFile), func(path string, data []byte) ([]byte, error) {
+		return editCopilot(path, data, o)
+	})
 }
 
 // editCopilot returns the hooks file with statuspub's hooks installed (or
