@@ -190,23 +190,3 @@ func removeCopilotOurs(hooks *jnode, ev, sub string) bool {
 	}
 	return true
 }
-
-// copilotMissing lists the events of the hooks file data that lack
-// statuspub's hook.
-func copilotMissing(path string, data []byte) ([]string, error) {
-	var hooks *jnode
-	if len(bytes.TrimSpace(data)) > 0 {
-		doc, err := parseSettings(path, data, false)
-		if err != nil {
-			return nil, err
-		}
-		hooks = doc.root.get("hooks")
-	}
-	var missing []string
-	for _, ev := range copilotEvents() {
-		if l := hooks.get(ev); l == nil || l.kind != jArray || !copilotHasOurs(l, "copilot-hook") {
-			missing = append(missing, ev)
-		}
-	}
-	return missing, nil
-}
