@@ -30,8 +30,11 @@ type hookFlags struct {
 	configHome, dir                   string
 	pid                               int
 	noTitle, noDetail, strict         bool
-	given                             map[string]bool
+	fs                                *base.FlagSet // for what the command line set
 }
+
+// given reports whether the command line set the flag name.
+func (f *hookFlags) given(name string) bool { return f.fs.Changed(name) }
 
 // detailEnv turns the detail of waitingFor and ended off for every
 // publisher that runs with it set (any value but "" and "0"): hooks run
@@ -59,6 +62,7 @@ func (f *hookFlags) withoutDetail(env *runner) bool {
 // register declares the flags of command name; record-changing flags
 // (state, title, cwd, session) only when withRecord.
 func (f *hookFlags) register(fs *base.FlagSet, withRecord bool) {
+	f.fs = fs
 	if withRecord {
 		fs.String(&f.session, "session", "", "ID", "the session id (required)")
 		fs.String(&f.state, "state", "", "STATE", "working, blocked or idle (default: what is on disk, else idle)").Complete = func() []string { return base.States }
@@ -88,7 +92,7 @@ func (f *hookFlags) statusDir(env *runner) (string, error) {
 // agentProcess is --pid, else the agent found from the parent process
 // (see agentPID).
 func (f *hookFlags) agentProcess() int {
-	if f.given["pid"] {
+	if f.given("pid") {
 		return f.pid
 	}
 	return hooksession.AgentPID()
@@ -127,7 +131,7 @@ func runUpdate(env *runner, update func() error) error {
 // checkPID refuses an explicit --pid that no process has: the record
 // would be removed at once by its heartbeat owner.
 func (f *hookFlags) checkPID() error {
-	if f.given["pid"] && f.pid > 0 && !hooksession.ProcessExists(f.pid) {
+	if f.given("pid") && f.pid > 0 && !hooksession.ProcessExists(f.pid) {
 		return fmt.Errorf("--pid %d: no such process", f.pid)
 	}
 	return nil
@@ -150,14 +154,14 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 		return usageError(env, "set: unexpected argument %q", args[0])
 	case f.session == "":
 		return usageError(env, "set: --session is required")
-	case f.given["title"] && f.noTitle:
+	case f.given("title") && f.noTitle:
 		return usageError(env, "set: --title and --no-title exclude each other")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
 		return usageError(env, "set: --session: %s", base.Message(err))
 	}
 	ch := hooksession.Change{Agent: f.agent, PID: f.agentProcess(), NoDetail: f.withoutDetail(env)}
-	if f.given["state"] {
+	if f.given("state") {
 		st, err := base.ParseState(f.state)
 		if err != nil {
 			return usageError(env, "set: --state: %v", err)
@@ -170,7 +174,7 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 	switch {
 	case f.noTitle:
 		ch.Title = new(string)
-	case f.given["title"]:
+	case f.given("title"):
 		ch.Title = &f.title
 	}
 	if f.cwd != "" {
@@ -216,13 +220,13 @@ func (f *hookFlags) why(ch *hooksession.Change) error {
 		}
 		return fmt.Errorf("%s (%s)", msg, strings.Join(known, ", "))
 	}
-	wait, end := f.given["waiting-for"], f.given["ended"]
+	wait, end := f.given("waiting-for"), f.given("ended")
 	switch {
 	case wait && end:
 		return errors.New("--waiting-for and --ended exclude each other")
-	case f.given["tool"] && !wait:
+	case f.given("tool") && !wait:
 		return errors.New("--tool needs --waiting-for")
-	case f.given["detail"] && !wait && !end:
+	case f.given("detail") && !wait && !end:
 		return errors.New("--detail needs --waiting-for or --ended")
 	case wait:
 		if err := word("waiting-for", f.waitingFor, waitKinds); err != nil {
@@ -275,7 +279,7 @@ func clearCmd(f *hookFlags, args []string, env *runner) int {
 // sourceOf, when not nil, names the file the agent keeps its own state in,
 // from the environment, the agent's pid and the action (SPEC.md §13.3).
 func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf func(env *runner, pid int, a agenthook.Action) *agenthook.Source) int {
-	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
+	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
 	data, err := payload(args)
@@ -338,7 +342,7 @@ func codexNotifyCmd(f *hookFlags, args []string, env *runner) int {
 
 // checkPIDRange refuses a --pid out of range.
 func (f *hookFlags) checkPIDRange(env *runner, name string) int {
-	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
+	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return usageError(env, "%s: --pid %d out of range", name, f.pid)
 	}
 	return -1

@@ -130,7 +130,7 @@ statuspub set --session "$ID" --state idle --no-title`,
 				f.register(fs, true)
 				f.registerWhy(fs)
 				fs.Lookup("session").Complete = f.sessionIDs(env)
-				return func(args []string) int { f.given = changed(fs); return setCmd(f, args, env) }
+				return func(args []string) int { return setCmd(f, args, env) }
 			},
 		},
 		{
@@ -142,7 +142,7 @@ statuspub set --session "$ID" --state idle --no-title`,
 				f := &hookFlags{}
 				f.register(fs, true)
 				fs.Lookup("session").Complete = f.sessionIDs(env)
-				return func(args []string) int { f.given = changed(fs); return clearCmd(f, args, env) }
+				return func(args []string) int { return clearCmd(f, args, env) }
 			},
 		},
 		{
@@ -309,7 +309,7 @@ func hookSetup(env *runner, run func(*hookFlags, []string, *runner) int) func(*b
 	return func(fs *base.FlagSet) base.Runner {
 		f := &hookFlags{}
 		f.register(fs, false)
-		return func(args []string) int { f.given = changed(fs); return run(f, args, env) }
+		return func(args []string) int { return run(f, args, env) }
 	}
 }
 
@@ -333,17 +333,6 @@ func (f *hookFlags) sessionIDs(env *runner) func() []string {
 		}
 		return ids
 	}
-}
-
-// changed lists the flags the command line set.
-func changed(fs *base.FlagSet) map[string]bool {
-	m := map[string]bool{}
-	for _, f := range fs.Flags() {
-		if f.Changed() {
-			m[f.Name] = true
-		}
-	}
-	return m
 }
 
 type options struct {
