@@ -13,6 +13,7 @@ require (
 require (
 	github.com/BurntSushi/toml v1.5.0
 	github.com/google/renameio/v2 v2.0.2
+	golang.org/x/term v0.45.0
 )
 
 require golang.org/x/tools v0.26.0 // indirect

@@ -65,22 +65,13 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 	return "", "", false
 }
 
-// ClaudeSessionState reads Claude Code's session file (observed in
-// 2.1.197 to 2.1.332; undocumented): {"pid":N,"sessionId":ID,...,
-// "status":"idle"|"busy"|"waiting"|..., "waitingFor":"permission prompt"}.
-// busy is working, waiting is blocked (a permission dialog, a question),
-// idle is idle. Another status ("shell", seen for an instant while an
-// interrupted tool is killed) says nothing. A file of another session or
-// process says nothing either: after /clear the same process writes the
-// next session's id. since is "statusUpdatedAt", which changes with every
-
 // SourceEnded is how the turn ended when the source's data, for which
 // SourceState said idle, is the first word of it: Codex's rollout line
-// says ([CodexRolloutEnded]); Claude Code's session file and Gemini CLI's
-// cancellation line and Copilot CLI's abort only go idle without a hook when the user interrupted
-// the turn (Esc, or a denied prompt), which is cancelled. A turn that ends
-// otherwise sends its hook (Stop, StopFailure, AfterAgent), which says
-// more and replaces this.
+// says ([CodexRolloutEnded]); Claude Code's session file, Gemini CLI's
+// cancellation line and Copilot CLI's abort only go idle without a hook
+// when the user interrupted the turn (Esc, or a denied prompt), which is
+// cancelled. A turn that ends otherwise sends its hook (Stop,
+// StopFailure, AfterAgent), which says more and replaces this.
 func SourceEnded(kind string, data []byte) statusfile.Ended {
 	switch kind {
 	case SourceCodexRollout:
@@ -91,6 +82,14 @@ func SourceEnded(kind string, data []byte) statusfile.Ended {
 	return statusfile.Ended{}
 }
 
+// ClaudeSessionState reads Claude Code's session file (observed in
+// 2.1.197 to 2.1.332; undocumented): {"pid":N,"sessionId":ID,...,
+// "status":"idle"|"busy"|"waiting"|..., "waitingFor":"permission prompt"}.
+// busy is working, waiting is blocked (a permission dialog, a question),
+// idle is idle. Another status ("shell", seen for an instant while an
+// interrupted tool is killed) says nothing. A file of another session or
+// process says nothing either: after /clear the same process writes the
+// next session's id. since is "statusUpdatedAt", which changes with every
 // change of "status" (the file is also rewritten for other reasons).
 func ClaudeSessionState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
 	var f struct {

@@ -32,70 +32,74 @@ func Check(getenv func(string) string) []Status {
 	o := Options{Getenv: getenv}
 	var out []Status
 	for _, agent := range Agents {
-		st := Status{Agent: agent}
-		dir, err := o.agentDir(agent)
-		if err != nil {
-			st.Err = err
-			out = append(out, st)
-			continue
-		}
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			st.Found = dir
-		} else if p, err := exec.LookPath(agent); err == nil { // the agent's program has its name
-			st.Found = p
-		}
-		if agent == "opencode" {
-			st.Path = filepath.Join(dir, "plugins", opencode.FileName)
-			data, _, exists, err := ReadFile(st.Path)
-			st.Err = err
-			st.Installed = exists && bytes.Contains(data, []byte(opencode.Marker))
-			if !st.Installed {
-				st.Missing = []string{"the plugin"}
-			}
-			out = append(out, st)
-			continue
-		}
-		if agent == "copilot" {
-			st.Path = filepath.Join(dir, "hooks", copilotFile)
-			data, _, _, err := ReadFile(st.Path)
-			if err == nil {
-				st.Missing, err = copilotMissing(st.Path, data)
-			}
-			st.Err = err
-			st.Installed = err == nil && len(st.Missing) == 0
-			out = append(out, st)
-			continue
-		}
-		spec, _ := specFor(agent)
-		st.Path = filepath.Join(dir, spec.file)
-		data, _, _, err := ReadFile(st.Path)
-		if err != nil {
-			st.Err = err
-			out = append(out, st)
-			continue
-		}
-		var hooks *jnode
-		if len(bytes.TrimSpace(data)) > 0 {
-			doc, err := parseSettings(st.Path, data, spec.jsonc)
-			if err != nil {
-				st.Err = err
-				out = append(out, st)
-				continue
-			}
-			hooks = doc.root.get("hooks")
-		}
-		for _, ev := range spec.events {
-			if g := hooks.get(ev); g == nil || g.kind != jArray || !hasOurs(g, spec.hookCmd) {
-				st.Missing = append(st.Missing, ev)
-			}
-		}
-		st.Installed = len(st.Missing) == 0
-		if agent == "codex" && len(st.Missing) < len(spec.events) {
-			st.Untrusted = codexUntrusted(st.Path, data, spec)
-		}
-		out = append(out, st)
+		out = append(out, o.check(agent))
 	}
 	return out
+}
+
+// check is Check of one agent.
+func (o *Options) check(agent string) Status {
+	st := Status{Agent: agent}
+	dir, err := o.agentDir(agent)
+	if err != nil {
+		st.Err = err
+		return st
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		st.Found = dir
+	} else if p, err := exec.LookPath(agent); err == nil { // the agent's program has its name
+		st.Found = p
+	}
+	if agent == "opencode" {
+		st.Path = filepath.Join(dir, "plugins", opencode.FileName)
+		data, _, exists, err := ReadFile(st.Path)
+		st.Err = err
+		st.Installed = exists && bytes.Contains(data, []byte(opencode.Marker))
+		if !st.Installed {
+			st.Missing = []string{"the plugin"}
+		}
+		return st
+	}
+	spec, _ := specFor(agent)
+	st.Path = filepath.Join(dir, spec.file)
+	events, has := spec.events, func(g *jnode) bool { return hasOurs(g, spec.hookCmd) }
+	if agent == "copilot" {
+		st.Path = filepath.Join(dir, "hooks", copilotFile)
+		events, has = copilotEvents(), func(l *jnode) bool { return copilotHasOurs(l, "copilot-hook") }
+	}
+	data, _, _, err := ReadFile(st.Path)
+	if err == nil {
+		st.Missing, err = missingHooks(st.Path, data, spec.jsonc, events, has)
+	}
+	if err != nil {
+		st.Err = err
+		return st
+	}
+	st.Installed = len(st.Missing) == 0
+	if agent == "codex" && len(st.Missing) < len(spec.events) {
+		st.Untrusted = codexUntrusted(st.Path, data, spec)
+	}
+	return st
+}
+
+// missingHooks lists the events of the settings data (read from path) in
+// whose list has finds no statuspub hook.
+func missingHooks(path string, data []byte, jsonc bool, events []string, has func(*jnode) bool) ([]string, error) {
+	var hooks *jnode
+	if len(bytes.TrimSpace(data)) > 0 {
+		doc, err := parseSettings(path, data, jsonc)
+		if err != nil {
+			return nil, err
+		}
+		hooks = doc.root.get("hooks")
+	}
+	var missing []string
+	for _, ev := range events {
+		if l := hooks.get(ev); l == nil || l.kind != jArray || !has(l) {
+			missing = append(missing, ev)
+		}
+	}
+	return missing, nil
 }
 
 // codexUntrusted lists the events of spec whose statuspub hook in the

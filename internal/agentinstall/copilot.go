@@ -64,17 +64,9 @@ func planCopilot(o Options) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	path := filepath.Join(dir, copilotFile)
-	data, mode, exists, err := ReadFile(path)
-	if err != nil {
-		return Change{}, err
-	}
-	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
-	c.New, err = editCopilot(path, data, o)
-	if err != nil {
-		return Change{}, err
-	}
-	return c, nil
+	return planFile(filepath.Join(dir, copilotFile), func(path string, data []byte) ([]byte, error) {
+		return editCopilot(path, data, o)
+	})
 }
 
 // editCopilot returns the hooks file with statuspub's hooks installed (or
@@ -197,24 +189,4 @@ func removeCopilotOurs(hooks *jnode, ev, sub string) bool {
 		list.elems, list.dirty = keep, true
 	}
 	return true
-}
-
-// copilotMissing lists the events of the hooks file data that lack
-// statuspub's hook.
-func copilotMissing(path string, data []byte) ([]string, error) {
-	var hooks *jnode
-	if len(bytes.TrimSpace(data)) > 0 {
-		doc, err := parseSettings(path, data, false)
-		if err != nil {
-			return nil, err
-		}
-		hooks = doc.root.get("hooks")
-	}
-	var missing []string
-	for _, ev := range copilotEvents() {
-		if l := hooks.get(ev); l == nil || l.kind != jArray || !copilotHasOurs(l, "copilot-hook") {
-			missing = append(missing, ev)
-		}
-	}
-	return missing, nil
 }

@@ -191,36 +191,27 @@ func (o *Options) agentDir(agent string) (string, error) {
 	if home == "" {
 		return "", errors.New("agentinstall: HOME is not set")
 	}
-	switch agent {
-	case "claude":
-		if d := o.getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			return d, nil
-		}
-		return filepath.Join(home, ".claude"), nil
-	case "codex":
-		if d := o.getenv("CODEX_HOME"); d != "" {
-			return d, nil
-		}
-		return filepath.Join(home, ".codex"), nil
-	case "gemini":
-		return filepath.Join(home, ".gemini"), nil
-	case "qwen":
-		if d := o.getenv("QWEN_HOME"); d != "" {
-			return d, nil
-		}
-		return filepath.Join(home, ".qwen"), nil
-	case "copilot":
-		if d := o.getenv("COPILOT_HOME"); d != "" {
-			return d, nil
-		}
-		return filepath.Join(home, ".copilot"), nil
-	case "opencode":
-		if d := o.getenv("XDG_CONFIG_HOME"); d != "" {
-			return filepath.Join(d, "opencode"), nil
-		}
-		return filepath.Join(home, ".config", "opencode"), nil
+	// The variable that moves the agent's directory, and where it is
+	// without it.
+	where, ok := map[string][2]string{
+		"claude":   {"CLAUDE_CONFIG_DIR", ".claude"},
+		"codex":    {"CODEX_HOME", ".codex"},
+		"gemini":   {"", ".gemini"},
+		"qwen":     {"QWEN_HOME", ".qwen"},
+		"copilot":  {"COPILOT_HOME", ".copilot"},
+		"opencode": {"XDG_CONFIG_HOME", ".config"},
+	}[agent]
+	if !ok {
+		return "", ErrAgent
 	}
-	return "", ErrAgent
+	dir := filepath.Join(home, where[1])
+	if d := o.getenv(where[0]); where[0] != "" && d != "" {
+		dir = d
+	}
+	if agent == "opencode" {
+		dir = filepath.Join(dir, "opencode")
+	}
+	return dir, nil
 }
 
 // Plan computes the changes that install (or uninstall) the hooks.
@@ -250,7 +241,9 @@ func Plan(o Options) ([]Change, error) {
 	if !ok {
 		return nil, ErrAgent
 	}
-	c, err := planHooks(filepath.Join(dir, spec.file), spec, o)
+	c, err := planFile(filepath.Join(dir, spec.file), func(path string, data []byte) ([]byte, error) {
+		return editHooks(path, data, spec, o)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -403,13 +396,14 @@ func firstWord(s string) (word, rest string, ok bool) {
 	return b.String(), "", true
 }
 
-func planHooks(path string, spec hookSpec, o Options) (Change, error) {
+// planFile plans the change that edit makes to the file at path.
+func planFile(path string, edit func(path string, data []byte) ([]byte, error)) (Change, error) {
 	data, mode, exists, err := ReadFile(path)
 	if err != nil {
 		return Change{}, err
 	}
 	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
-	c.New, err = editHooks(path, data, spec, o)
+	c.New, err = edit(path, data)
 	if err != nil {
 		return Change{}, err
 	}

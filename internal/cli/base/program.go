@@ -262,14 +262,11 @@ func (p *Program) findCommand(args []string) (string, []string, error) {
 			return "", args, nil
 		default:
 			msg := fmt.Sprintf("unknown command %q", a)
-			if s := Suggest(a, p.names()); s != "" {
+			switch s := Suggest(a, p.names()); {
+			case s != "":
 				msg += "; did you mean " + s + "?"
-			}
-			if p.Default != nil {
+			case p.Default != nil:
 				msg = fmt.Sprintf("unexpected argument %q", a)
-				if s := Suggest(a, p.names()); s != "" {
-					msg = fmt.Sprintf("unknown command %q; did you mean %s?", a, s)
-				}
 			}
 			return "", args, Usagef("%s", msg)
 		}
@@ -315,12 +312,22 @@ func (p *Program) UsageErrorf(c *Command, format string, args ...any) int {
 // before a command runs, the hint is the program's.
 func (p *Program) ReportUsage(format string, args ...any) int {
 	fmt.Fprintf(p.Env.Stderr, "%s: %s\n", p.Name, fmt.Sprintf(format, args...))
-	c := p.running
+	return p.usageEnd(p.orHook(p.running))
+}
+
+// orHook is c, unless c is not a hook and args name one (see hookIn).
+func (p *Program) orHook(c *Command) *Command {
 	if c == nil || !c.Hook {
 		if h := p.hookIn(p.args); h != nil {
-			c = h // see hookIn
+			return h
 		}
 	}
+	return c
+}
+
+// usageEnd ends a usage error of c, whose message is out: a hook's status,
+// else the hint at c's help and [ExitUsage].
+func (p *Program) usageEnd(c *Command) int {
 	if c != nil && c.Hook {
 		return hookStatus(p.args)
 	}
@@ -350,17 +357,9 @@ func (p *Program) usageError(c *Command, args []string, err error) int {
 	if !errors.As(err, &ue) {
 		msg = "usage: " + msg
 	}
-	if c == nil || !c.Hook {
-		if h := p.hookIn(p.args); h != nil {
-			c = h // see hookIn
-		}
-	}
+	c = p.orHook(c)
 	fmt.Fprintf(p.Env.Stderr, "%s%s\n", p.prefix(c), msg)
-	if c != nil && c.Hook {
-		return hookStatus(p.args)
-	}
-	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s' for usage\n", p.Name, p.helpCommand(c))
-	return ExitUsage
+	return p.usageEnd(c)
 }
 
 // hookStatus is a hook's exit status after a failure: 1 with --strict,

@@ -12,11 +12,13 @@ import (
 )
 
 // The hook adapters of agents that run a command per event and read the
-// payload from its stdin: claude-hook, codex-hook and gemini-hook. Claude
-// Code, Codex and Gemini CLI all take exit status 2 from a hook as "block
-// this action" (a tool call, a prompt, a stop), so their commands are
-// base.Command with Hook set: every problem, a usage error included, is one
-// line on stderr and exit 0, or 1 with --strict (SPEC.md H7, H9).
+// payload from its stdin: claude-hook, codex-hook, gemini-hook,
+// copilot-hook and qwen-hook. Claude Code, Codex, Gemini CLI and Qwen Code
+// take exit status 2 from a hook as "block this action" (a tool call, a
+// prompt, a stop), Copilot CLI from preToolUse and permissionRequest as
+// "deny", so their commands are base.Command with Hook set: every problem,
+// a usage error included, is one line on stderr and exit 0, or 1 with
+// --strict (SPEC.md H7, H9).
 
 // ErrBadHookInput is returned for hook input that is not what the agent
 // documents: not a JSON object, or without a session id.
@@ -26,35 +28,36 @@ var ErrBadHookInput = agenthook.ErrBadInput
 // carry the tool's whole response, which can be large.
 const maxHookInput = 64 << 20
 
-// stdinHookCmd runs the adapter name, which reads the payload that the
-// agent (named in messages as agentName) writes to stdin, and maps it
-// with m.
-func stdinHookCmd(name, agent, agentName string, m agenthook.Mapper, f *hookFlags, args []string, env Env, sourceOf func(Env, int, agenthook.Action) *agenthook.Source) int {
-	return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
-		if len(args) > 0 {
-			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
-		}
-		if env.Stdin == nil {
-			return nil, errors.New("stdin is empty")
-		}
-		data, err := readPayload(env)
-		switch {
-		case err != nil:
-			return nil, err
-		case len(bytes.TrimSpace(data)) == 0:
-			return nil, fmt.Errorf("stdin is empty (%s sends the hook input there)", agentName)
-		case len(data) > maxHookInput:
-			return nil, fmt.Errorf("%w: longer than %d bytes", ErrBadHookInput, maxHookInput)
-		}
-		return data, nil
-	}, m, sourceOf)
+// stdinHook is the adapter name, which reads the payload that the agent
+// (named in messages as agentName) writes to stdin, and maps it with m.
+func stdinHook(name, agent, agentName string, m agenthook.Mapper, sourceOf func(*runner, int, agenthook.Action) *agenthook.Source) func(*hookFlags, []string, *runner) int {
+	return func(f *hookFlags, args []string, env *runner) int {
+		return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
+			if len(args) > 0 {
+				return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
+			}
+			if env.Stdin == nil {
+				return nil, errors.New("stdin is empty")
+			}
+			data, err := readPayload(env)
+			switch {
+			case err != nil:
+				return nil, err
+			case len(bytes.TrimSpace(data)) == 0:
+				return nil, fmt.Errorf("stdin is empty (%s sends the hook input there)", agentName)
+			case len(data) > maxHookInput:
+				return nil, fmt.Errorf("%w: longer than %d bytes", ErrBadHookInput, maxHookInput)
+			}
+			return data, nil
+		}, m, sourceOf)
+	}
 }
 
 // readPayload reads stdin, unless a signal comes first: an agent that
 // started the hook and never closes its stdin (or a hook run by hand on a
 // pipe that stays open) must still be able to stop it (SPEC.md H11). The
 // read goes on in the background; the process is about to exit.
-func readPayload(env Env) ([]byte, error) {
+func readPayload(env *runner) ([]byte, error) {
 	type result struct {
 		data []byte
 		err  error
@@ -70,19 +73,15 @@ func readPayload(env Env) ([]byte, error) {
 	select {
 	case r := <-done:
 		return r.data, r.err
-	case sig := <-env.Signals:
+	case sig := <-env.signals:
 		return nil, fmt.Errorf("interrupted (%v) before the hook input was read from stdin: nothing was applied", sig)
 	}
-}
-
-func claudeHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("claude-hook", "claude-code", "Claude Code", agenthook.Claude, f, args, env, claudeSource)
 }
 
 // claudeSource is Claude Code's session file for the agent process pid:
 // sessions/<pid>.json in its configuration directory, $CLAUDE_CONFIG_DIR
 // else ~/.claude. The hook runs with the agent's environment.
-func claudeSource(env Env, pid int, _ agenthook.Action) *agenthook.Source {
+func claudeSource(env *runner, pid int, _ agenthook.Action) *agenthook.Source {
 	dir := env.Getenv("CLAUDE_CONFIG_DIR")
 	if dir == "" {
 		home := env.Getenv("HOME")
@@ -98,28 +97,14 @@ func claudeSource(env Env, pid int, _ agenthook.Action) *agenthook.Source {
 		Path: filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json")}
 }
 
-func codexHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("codex-hook", "codex", "Codex", agenthook.Codex, f, args, env, codexSource)
-}
-
-func geminiHookCmd(f *hookFlags, args []string, env Env) int {
-	return stdinHookCmd("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, f, args, env, geminiSource)
-}
-
 // codexSource is Codex's rollout file, the payload's transcript_path, when
 // it lies where Codex keeps them ($CODEX_HOME, else ~/.codex, sessions/)
 // and is named for the session.
-func codexSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
+func codexSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
 	if a.Source == nil {
 		return nil
 	}
-	home := env.Getenv("CODEX_HOME")
-	if home == "" {
-		if h := env.Getenv("HOME"); h != "" {
-			home = filepath.Join(h, ".codex")
-		}
-	}
-	path, ok := agenthook.CodexRolloutPath(home, a.Source.Path, a.Session)
+	path, ok := agenthook.CodexRolloutPath(agentHome(env, "CODEX_HOME", ".codex"), a.Source.Path, a.Session)
 	if !ok {
 		return nil
 	}
@@ -129,7 +114,7 @@ func codexSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
 // geminiSource is Gemini CLI's chat recording, the payload's
 // transcript_path, when it lies where Gemini CLI keeps them
 // (~/.gemini/tmp/) and is named for the session.
-func geminiSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
+func geminiSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
 	if a.Source == nil {
 		return nil
 	}
@@ -138,4 +123,28 @@ func geminiSource(env Env, _ int, a agenthook.Action) *agenthook.Source {
 		return nil
 	}
 	return &agenthook.Source{Kind: agenthook.SourceGeminiChat, Path: path}
+}
+
+// copilotSource is Copilot CLI's session log, which says what its hooks
+// do not (an approval, a denial, Esc Esc): session-state/<id>/events.jsonl
+// in $COPILOT_HOME, else ~/.copilot. The hook runs with the agent's
+// environment.
+func copilotSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
+	path, ok := agenthook.CopilotEventsPath(agentHome(env, "COPILOT_HOME", ".copilot"), a.Session)
+	if !ok {
+		return nil
+	}
+	return &agenthook.Source{Kind: agenthook.SourceCopilotEvents, Path: path}
+}
+
+// agentHome is an agent's own directory: $variable, else dir in $HOME, else
+// "".
+func agentHome(env *runner, variable, dir string) string {
+	if d := env.Getenv(variable); d != "" {
+		return d
+	}
+	if h := env.Getenv("HOME"); h != "" {
+		return filepath.Join(h, dir)
+	}
+	return ""
 }

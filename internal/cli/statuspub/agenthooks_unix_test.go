@@ -37,7 +37,7 @@ func TestAgentHooksNeverExit2(t *testing.T) {
 			}
 		}
 		var out, errOut bytes.Buffer
-		if code := statuspub.Run([]string{cmd, "--help"}, statuspub.Env{Stdout: &out, Stderr: &errOut}); code != base.ExitOK || !strings.Contains(out.String(), cmd) {
+		if code := statuspub.Run([]string{cmd, "--help"}, base.Env{Stdout: &out, Stderr: &errOut}); code != base.ExitOK || !strings.Contains(out.String(), cmd) {
 			t.Errorf("%s --help: exit %d", cmd, code)
 		}
 	}

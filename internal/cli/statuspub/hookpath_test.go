@@ -62,7 +62,7 @@ func TestInstallCodexNeedsHelper(t *testing.T) {
 		{[]string{"install", "claude", "--trust"}, base.ExitUsage, "statuspub: install: --trust and --no-daemon are for codex"},
 	} {
 		var out, errOut bytes.Buffer
-		code := Run(tc.args, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+		code := Run(tc.args, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 		if code != tc.code || !strings.HasPrefix(errOut.String(), tc.stderr) || out.Len() != 0 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", tc.args, code, out.String(), errOut.String())
 		}

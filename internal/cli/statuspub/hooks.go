@@ -30,8 +30,11 @@ type hookFlags struct {
 	configHome, dir                   string
 	pid                               int
 	noTitle, noDetail, strict         bool
-	given                             map[string]bool
+	fs                                *base.FlagSet // for what the command line set
 }
+
+// given reports whether the command line set the flag name.
+func (f *hookFlags) given(name string) bool { return f.fs.Changed(name) }
 
 // detailEnv turns the detail of waitingFor and ended off for every
 // publisher that runs with it set (any value but "" and "0"): hooks run
@@ -51,7 +54,7 @@ func (f *hookFlags) registerWhy(fs *base.FlagSet) {
 
 // withoutDetail reports whether --no-detail or AGENTSTATUS_NO_DETAIL asks
 // to leave details out.
-func (f *hookFlags) withoutDetail(env Env) bool {
+func (f *hookFlags) withoutDetail(env *runner) bool {
 	v := env.Getenv(detailEnv)
 	return f.noDetail || v != "" && v != "0"
 }
@@ -59,6 +62,7 @@ func (f *hookFlags) withoutDetail(env Env) bool {
 // register declares the flags of command name; record-changing flags
 // (state, title, cwd, session) only when withRecord.
 func (f *hookFlags) register(fs *base.FlagSet, withRecord bool) {
+	f.fs = fs
 	if withRecord {
 		fs.String(&f.session, "session", "", "ID", "the session id (required)")
 		fs.String(&f.state, "state", "", "STATE", "working, blocked or idle (default: what is on disk, else idle)").Complete = func() []string { return base.States }
@@ -77,7 +81,7 @@ func (f *hookFlags) register(fs *base.FlagSet, withRecord bool) {
 
 // statusDir resolves where to publish (SPEC.md L4, publishers ignore
 // $STATUS_DIR).
-func (f *hookFlags) statusDir(env Env) (string, error) {
+func (f *hookFlags) statusDir(env *runner) (string, error) {
 	loc, err := location.ForPublisher(f.dir, f.configHome, env.Getenv)
 	if err != nil {
 		return "", err
@@ -88,7 +92,7 @@ func (f *hookFlags) statusDir(env Env) (string, error) {
 // agentProcess is --pid, else the agent found from the parent process
 // (see agentPID).
 func (f *hookFlags) agentProcess() int {
-	if f.given["pid"] {
+	if f.given("pid") {
 		return f.pid
 	}
 	return hooksession.AgentPID()
@@ -97,7 +101,7 @@ func (f *hookFlags) agentProcess() int {
 // failed reports a failure of a short-lived command as ONE line on stderr.
 // It exits 0, since a status file must never break the agent that runs
 // the hook, unless --strict.
-func failed(env Env, strict bool, name string, err error) int {
+func failed(env *runner, strict bool, name string, err error) int {
 	fmt.Fprintf(env.Stderr, "statuspub: %s: %s\n", name, base.Message(err))
 	if strict {
 		return base.ExitError
@@ -110,7 +114,7 @@ func failed(env Env, strict bool, name string, err error) int {
 // SIGTERM even while the file system hangs (SPEC.md H11). Whatever keeps
 // the update from being applied is returned, never dropped (H10): the
 // caller reports it on stderr.
-func runUpdate(env Env, update func() error) error {
+func runUpdate(env *runner, update func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- update() }()
 	select {
@@ -119,7 +123,7 @@ func runUpdate(env Env, update func() error) error {
 			return fmt.Errorf("update not applied: %w", err)
 		}
 		return nil
-	case sig := <-env.Signals:
+	case sig := <-env.signals:
 		return fmt.Errorf("interrupted (%v) before the update was known to be on disk: it may not have been applied", sig)
 	}
 }
@@ -127,7 +131,7 @@ func runUpdate(env Env, update func() error) error {
 // checkPID refuses an explicit --pid that no process has: the record
 // would be removed at once by its heartbeat owner.
 func (f *hookFlags) checkPID() error {
-	if f.given["pid"] && f.pid > 0 && !hooksession.ProcessExists(f.pid) {
+	if f.given("pid") && f.pid > 0 && !hooksession.ProcessExists(f.pid) {
 		return fmt.Errorf("--pid %d: no such process", f.pid)
 	}
 	return nil
@@ -141,7 +145,7 @@ func workingDir() string {
 	return wd
 }
 
-func setCmd(f *hookFlags, args []string, env Env) int {
+func setCmd(f *hookFlags, args []string, env *runner) int {
 	if code := f.checkPIDRange(env, "set"); code >= 0 {
 		return code
 	}
@@ -150,14 +154,14 @@ func setCmd(f *hookFlags, args []string, env Env) int {
 		return usageError(env, "set: unexpected argument %q", args[0])
 	case f.session == "":
 		return usageError(env, "set: --session is required")
-	case f.given["title"] && f.noTitle:
+	case f.given("title") && f.noTitle:
 		return usageError(env, "set: --title and --no-title exclude each other")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
 		return usageError(env, "set: --session: %s", base.Message(err))
 	}
 	ch := hooksession.Change{Agent: f.agent, PID: f.agentProcess(), NoDetail: f.withoutDetail(env)}
-	if f.given["state"] {
+	if f.given("state") {
 		st, err := base.ParseState(f.state)
 		if err != nil {
 			return usageError(env, "set: --state: %v", err)
@@ -170,7 +174,7 @@ func setCmd(f *hookFlags, args []string, env Env) int {
 	switch {
 	case f.noTitle:
 		ch.Title = new(string)
-	case f.given["title"]:
+	case f.given("title"):
 		ch.Title = &f.title
 	}
 	if f.cwd != "" {
@@ -216,13 +220,13 @@ func (f *hookFlags) why(ch *hooksession.Change) error {
 		}
 		return fmt.Errorf("%s (%s)", msg, strings.Join(known, ", "))
 	}
-	wait, end := f.given["waiting-for"], f.given["ended"]
+	wait, end := f.given("waiting-for"), f.given("ended")
 	switch {
 	case wait && end:
 		return errors.New("--waiting-for and --ended exclude each other")
-	case f.given["tool"] && !wait:
+	case f.given("tool") && !wait:
 		return errors.New("--tool needs --waiting-for")
-	case f.given["detail"] && !wait && !end:
+	case f.given("detail") && !wait && !end:
 		return errors.New("--detail needs --waiting-for or --ended")
 	case wait:
 		if err := word("waiting-for", f.waitingFor, waitKinds); err != nil {
@@ -246,7 +250,7 @@ func (f *hookFlags) why(ch *hooksession.Change) error {
 	return nil
 }
 
-func clearCmd(f *hookFlags, args []string, env Env) int {
+func clearCmd(f *hookFlags, args []string, env *runner) int {
 	if code := f.checkPIDRange(env, "clear"); code >= 0 {
 		return code
 	}
@@ -274,8 +278,8 @@ func clearCmd(f *hookFlags, args []string, env Env) int {
 //
 // sourceOf, when not nil, names the file the agent keeps its own state in,
 // from the environment, the agent's pid and the action (SPEC.md §13.3).
-func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf func(env Env, pid int, a agenthook.Action) *agenthook.Source) int {
-	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf func(env *runner, pid int, a agenthook.Action) *agenthook.Source) int {
+	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
 	data, err := payload(args)
@@ -327,7 +331,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env Env, pa
 	return base.ExitOK
 }
 
-func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
+func codexNotifyCmd(f *hookFlags, args []string, env *runner) int {
 	return hookCmd("codex-notify", "codex", f, args, env, func(args []string) ([]byte, error) {
 		if len(args) == 0 {
 			return nil, errors.New("no notification (Codex passes it as the last argument)")
@@ -337,19 +341,19 @@ func codexNotifyCmd(f *hookFlags, args []string, env Env) int {
 }
 
 // checkPIDRange refuses a --pid out of range.
-func (f *hookFlags) checkPIDRange(env Env, name string) int {
-	if f.given["pid"] && (f.pid < 0 || f.pid > math.MaxInt32) {
+func (f *hookFlags) checkPIDRange(env *runner, name string) int {
+	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return usageError(env, "%s: --pid %d out of range", name, f.pid)
 	}
 	return -1
 }
 
 // ownerCmd is the hidden `statuspub owner`, started by set.
-func ownerCmd(dir, session string, args []string, prog *base.Program, env Env) int {
+func ownerCmd(dir, session string, args []string, prog *base.Program, env *runner) int {
 	if dir == "" || session == "" || len(args) > 0 {
 		return usageError(env, "owner: usage: statuspub owner --dir DIR --session ID")
 	}
-	if err := hooksession.RunOwner(dir, session, heartbeatFromEnv(env), env.Signals); err != nil {
+	if err := hooksession.RunOwner(dir, session, heartbeatFromEnv(env), env.signals); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", base.Message(err))
 		return base.ExitError
 	}
@@ -358,7 +362,7 @@ func ownerCmd(dir, session string, args []string, prog *base.Program, env Env) i
 
 // heartbeatFromEnv is $STATUSPUB_HEARTBEAT when valid, else
 // statusfile.DefaultHeartbeat.
-func heartbeatFromEnv(env Env) time.Duration {
+func heartbeatFromEnv(env *runner) time.Duration {
 	if v := env.Getenv(HeartbeatEnv); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d >= 10*time.Millisecond && d <= statusfile.HeartbeatInterval {
 			return d

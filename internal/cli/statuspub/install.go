@@ -22,7 +22,7 @@ type installOptions struct {
 
 // installCmd is `statuspub install AGENT [--dry-run] [--uninstall]
 // [--project]`: thin glue over package agentinstall.
-func installCmd(o *installOptions, args []string, prog *base.Program, env Env) int {
+func installCmd(o *installOptions, args []string, prog *base.Program, env *runner) int {
 	c := prog.Lookup("install")
 	switch {
 	case len(args) == 0:
@@ -63,14 +63,14 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env Env) i
 	select {
 	case code := <-done:
 		return code
-	case sig := <-env.Signals:
+	case sig := <-env.signals:
 		return prog.Errorf(c, "interrupted (%v): each settings file is either unchanged or replaced; run install again to finish", sig)
 	}
 }
 
 // installPlan plans the changes of opts and applies them, unless
 // --dry-run.
-func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Program, c *base.Command, env Env) int {
+func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Program, c *base.Command, env *runner) int {
 	changes, err := agentinstall.Plan(opts)
 	if err != nil {
 		return prog.Errorf(c, "%s", base.Message(err))
@@ -145,7 +145,7 @@ func InstallMain(plan func(path string, req agentinstall.CodexConfigRequest) (ag
 
 // execInstallHelper runs this install command (env.args) in
 // statuspub-install and returns its exit status.
-func execInstallHelper(prog *base.Program, c *base.Command, env Env) int {
+func execInstallHelper(prog *base.Program, c *base.Command, env *runner) int {
 	if env.Getenv(installHelperEnv) != "" {
 		return prog.Errorf(c, "this %s cannot edit Codex's config.toml", installHelper)
 	}
@@ -156,7 +156,7 @@ func execInstallHelper(prog *base.Program, c *base.Command, env Env) int {
 		return base.ExitError
 	}
 	environ := append(os.Environ(), installHelperEnv+"="+env.Executable)
-	code, err := base.ExecHelper(base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr}, path, env.args, environ)
+	code, err := base.ExecHelper(env.Env, path, env.args, environ)
 	if err != nil {
 		return prog.Errorf(c, "%s: %v", installHelper, err)
 	}
@@ -164,7 +164,7 @@ func execInstallHelper(prog *base.Program, c *base.Command, env Env) int {
 }
 
 // codexConfigPath is the user's Codex config.toml.
-func codexConfigPath(env Env) string {
+func codexConfigPath(env *runner) string {
 	if d := env.Getenv("CODEX_HOME"); d != "" {
 		return filepath.Join(d, "config.toml")
 	}
@@ -192,7 +192,7 @@ func codexUntrusted(opts agentinstall.Options) bool {
 // /etc/profile and its own directories, with or without its app-server
 // daemon, in 0.171.0), not the user's shell's, so "statuspub" in ~/bin or
 // ~/go/bin fails there with status 127.
-func hookCommand(env Env, agent string) string {
+func hookCommand(env *runner, agent string) string {
 	if env.Executable == "" {
 		return "statuspub"
 	}

@@ -19,7 +19,7 @@ func runInstall(t *testing.T, home string, args ...string) (int, string, string)
 		}
 		return ""
 	}
-	code := Run(append([]string{"install"}, args...), Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+	code := Run(append([]string{"install"}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 	return code, out.String(), errOut.String()
 }
 
@@ -87,7 +87,7 @@ func TestInstallCodex(t *testing.T) {
 			}
 			return ""
 		}
-		code := Run(append([]string{"install"}, args...), Env{Stdout: &out, Stderr: &errOut, Getenv: getenv, Executable: exe})
+		code := Run(append([]string{"install"}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv, Executable: exe})
 		return code, out.String(), errOut.String()
 	}
 	const trustLine = "statuspub: Codex runs these hooks only once you trust them: start codex, type /hooks and press t (or run 'statuspub install codex --trust')\n"

@@ -20,44 +20,38 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-// Env is what the command gets from its process: streams, environment and
-// signals. Tests build their own.
-type Env struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	Getenv         func(string) string
-	// Signals delivers SIGINT, SIGTERM and SIGHUP.
-	Signals <-chan os.Signal
-	// Executable is the statuspub program, which set and the hook adapters
-	// start again as the heartbeat owner of a session. Empty starts no
-	// owner (a test running Run in its own process).
-	Executable string
-
-	prog *base.Program // the program running, for usage errors
-	args []string      // Run's arguments, for re-executing statuspub-install
+// runner is one run of the command: its environment, the program
+// running (for usage errors), Run's arguments (for re-executing
+// statuspub-install) and the signals it catches.
+type runner struct {
+	base.Env
+	prog    *base.Program
+	args    []string
+	signals <-chan os.Signal // SIGINT, SIGTERM and SIGHUP
 }
 
-// Main runs the command with the process's own environment, relaying
-// SIGINT, SIGTERM and SIGHUP to it.
+// Main runs the command with the process's own environment, catching
+// SIGINT, SIGTERM and SIGHUP for it. env.Executable is statuspub, which set
+// and the hook adapters start again as the heartbeat owner of a session.
 func Main() int {
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	// A write to a closed stdout (serve answering a program that has
 	// exited) must be an error, not a SIGPIPE that ends serve before it
 	// removes its record. Caught, not ignored: CMD of run and the owner
 	// get the default action back when they are started.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	exe, _ := os.Executable()
+	env := base.OSEnv()
+	env.Executable, _ = os.Executable()
 	if p := os.Getenv(installHelperEnv); p != "" && codexTOML != nil {
-		exe = p // statuspub-install, started by statuspub
+		env.Executable = p // statuspub-install, started by statuspub
 	}
-	return Run(os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: signals, Executable: exe})
+	return Run(os.Args[1:], env)
 }
 
 const summary = `statuspub publishes agent status files (gentle-shell.agent-status/v1).`
@@ -74,12 +68,12 @@ when CMD cannot run, 127 when it is not found.`
 
 // Commands, one entry each. A flag is one line in its Setup; see package
 // base for how to add either.
-func program(env *Env) *base.Program {
+func program(env *runner) *base.Program {
 	p := &base.Program{
 		Name:    "statuspub",
 		Summary: summary,
 		Footer:  footer,
-		Env:     &base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv},
+		Env:     &env.Env,
 	}
 	env.prog = p
 	p.Commands = []*base.Command{
@@ -101,7 +95,7 @@ echo '{"state":"blocked","title":"Waiting for review"}' >&"${COPROC[1]}"`,
 				o := &options{}
 				o.register(fs, "idle", "statuspub's parent")
 				fs.Bool(&o.noDetail, "no-detail", false, noDetailUsage)
-				return func(args []string) int { return serve(o, args, p, *env) }
+				return func(args []string) int { return serve(o, args, p, env) }
 			},
 		},
 		{
@@ -116,7 +110,7 @@ CMD's name, so CMD's own flags are CMD's.`,
 				o := &options{}
 				o.register(fs, "working", "CMD")
 				fs.StopAtArg = true
-				return func(args []string) int { return run(o, args, p, *env) }
+				return func(args []string) int { return run(o, args, p, env) }
 			},
 		},
 		{
@@ -136,7 +130,7 @@ statuspub set --session "$ID" --state idle --no-title`,
 				f.register(fs, true)
 				f.registerWhy(fs)
 				fs.Lookup("session").Complete = f.sessionIDs(env)
-				return func(args []string) int { f.given = changed(fs); return setCmd(f, args, *env) }
+				return func(args []string) int { return setCmd(f, args, env) }
 			},
 		},
 		{
@@ -148,7 +142,7 @@ statuspub set --session "$ID" --state idle --no-title`,
 				f := &hookFlags{}
 				f.register(fs, true)
 				fs.Lookup("session").Complete = f.sessionIDs(env)
-				return func(args []string) int { f.given = changed(fs); return clearCmd(f, args, *env) }
+				return func(args []string) int { return clearCmd(f, args, env) }
 			},
 		},
 		{
@@ -170,11 +164,7 @@ never 2: Claude Code reads exit status 2 as "block".`,
 # or by hand, in .claude/settings.json, for each hook event:
 #   {"type": "command", "command": "statuspub claude-hook"}
 echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit"}' | statuspub claude-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return claudeHookCmd(f, args, *env) }
-			},
+			Setup: hookSetup(env, stdinHook("claude-hook", "claude-code", "Claude Code", agenthook.Claude, claudeSource)),
 		},
 		{
 			Name:    "codex-hook",
@@ -191,11 +181,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Codex reads exit status 2 as "block".`,
 			Examples: `statuspub install codex      # ~/.codex/hooks.json, and the hooks feature in config.toml
 echo '{"session_id":"s1","hook_event_name":"Interrupt","cwd":"/src"}' | statuspub codex-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return codexHookCmd(f, args, *env) }
-			},
+			Setup: hookSetup(env, stdinHook("codex-hook", "codex", "Codex", agenthook.Codex, codexSource)),
 		},
 		{
 			Name:    "gemini-hook",
@@ -213,11 +199,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Gemini CLI reads exit status 2 as "block".`,
 			Examples: `statuspub install gemini     # wires every event into ~/.gemini/settings.json
 echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | statuspub gemini-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return geminiHookCmd(f, args, *env) }
-			},
+			Setup: hookSetup(env, stdinHook("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, geminiSource)),
 		},
 		{
 			Name:    "copilot-hook",
@@ -234,11 +216,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Copilot CLI reads exit status 2 as "deny".`,
 			Examples: `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
 echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub copilot-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return copilotHookCmd(f, args, *env) }
-			},
+			Setup: hookSetup(env, stdinHook("copilot-hook", "copilot", "Copilot CLI", agenthook.Copilot, copilotSource)),
 		},
 		{
 			Name:    "qwen-hook",
@@ -255,11 +233,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2: Qwen Code reads exit status 2 as "block".`,
 			Examples: `statuspub install qwen       # wires every event into ~/.qwen/settings.json
 echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return qwenHookCmd(f, args, *env) }
-			},
+			Setup: hookSetup(env, stdinHook("qwen-hook", "qwen", "Qwen Code", agenthook.Qwen, nil)),
 		},
 		{
 			Name:    "codex-notify",
@@ -273,11 +247,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2.`,
 			Examples: `# in ~/.codex/config.toml:
 #   notify = ["statuspub", "codex-notify"]`,
-			Setup: func(fs *base.FlagSet) base.Runner {
-				f := &hookFlags{}
-				f.register(fs, false)
-				return func(args []string) int { f.given = changed(fs); return codexNotifyCmd(f, args, *env) }
-			},
+			Setup: hookSetup(env, codexNotifyCmd),
 		},
 		{
 			Name:    "install",
@@ -316,7 +286,7 @@ statuspub install gemini --uninstall`,
 				fs.Bool(&o.project, "project", false, "the project in the working directory, not your own configuration")
 				fs.Bool(&o.trust, "trust", false, "codex: record statuspub's hooks as trusted, as Codex's /hooks review does")
 				fs.Bool(&o.noDaemon, "no-daemon", false, "codex: turn Codex's app-server daemon off, so that a session goes when you quit")
-				return func(args []string) int { return installCmd(o, args, p, *env) }
+				return func(args []string) int { return installCmd(o, args, p, env) }
 			},
 		},
 		{
@@ -327,16 +297,25 @@ statuspub install gemini --uninstall`,
 				var dir, session string
 				fs.String(&dir, "dir", "", "DIR", "status directory")
 				fs.String(&session, "session", "", "ID", "session id")
-				return func(args []string) int { return ownerCmd(dir, session, args, p, *env) }
+				return func(args []string) int { return ownerCmd(dir, session, args, p, env) }
 			},
 		},
 	}
 	return p
 }
 
+// hookSetup declares the flags of a hook adapter, which run runs.
+func hookSetup(env *runner, run func(*hookFlags, []string, *runner) int) func(*base.FlagSet) base.Runner {
+	return func(fs *base.FlagSet) base.Runner {
+		f := &hookFlags{}
+		f.register(fs, false)
+		return func(args []string) int { return run(f, args, env) }
+	}
+}
+
 // sessionIDs lists the ids of the sessions (fresh or stale) in the status
 // directory that the flags name, for completion.
-func (f *hookFlags) sessionIDs(env *Env) func() []string {
+func (f *hookFlags) sessionIDs(env *runner) func() []string {
 	return func() []string {
 		loc, err := location.ForPublisher(f.dir, f.configHome, env.Getenv)
 		if err != nil {
@@ -354,17 +333,6 @@ func (f *hookFlags) sessionIDs(env *Env) func() []string {
 		}
 		return ids
 	}
-}
-
-// changed lists the flags the command line set.
-func changed(fs *base.FlagSet) map[string]bool {
-	m := map[string]bool{}
-	for _, f := range fs.Flags() {
-		if f.Changed() {
-			m[f.Name] = true
-		}
-	}
-	return m
 }
 
 type options struct {
@@ -385,26 +353,27 @@ func (o *options) register(fs *base.FlagSet, defState, defPID string) {
 	fs.String(&o.dir, "dir", "", "DIR", "publish into DIR itself (its parent is the config home)")
 }
 
-// Run runs statuspub with args (without the program name).
-func Run(args []string, env Env) int {
+// Run runs statuspub with args (without the program name). Every command
+// catches SIGINT, SIGTERM and SIGHUP (env.Signals) while it runs. A nil
+// env.Getenv is os.Getenv.
+func Run(args []string, env base.Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	env.args = args
-	return program(&env).Run(args)
+	env.Fill()
+	signals := make(chan os.Signal, 4)
+	defer env.Signals(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)()
+	return program(&runner{Env: env, args: args, signals: signals}).Run(args)
 }
 
 // usageError reports a usage error of the running command, with a hint at
 // its help.
-func usageError(env Env, format string, args ...any) int {
-	if env.prog == nil {
-		env.prog = program(&env)
-	}
+func usageError(env *runner, format string, args ...any) int {
 	return env.prog.ReportUsage(format, args...)
 }
 
 // publisherOptions turns flags into statusfile options.
-func (o *options) publisherOptions(env Env, state statusfile.State, pid int) ([]statusfile.Option, error) {
+func (o *options) publisherOptions(env *runner, state statusfile.State, pid int) ([]statusfile.Option, error) {
 	loc, err := location.ForPublisher(o.dir, o.configHome, env.Getenv)
 	if err != nil {
 		return nil, err
@@ -433,7 +402,7 @@ func (o *options) parseState(def statusfile.State) (statusfile.State, error) {
 	return base.ParseState(o.state)
 }
 
-func serve(o *options, args []string, prog *base.Program, env Env) int {
+func serve(o *options, args []string, prog *base.Program, env *runner) int {
 	c := prog.Lookup("serve")
 	if len(args) > 0 {
 		return prog.UsageErrorf(c, "unexpected argument %q", args[0])
@@ -489,7 +458,7 @@ func serve(o *options, args []string, prog *base.Program, env Env) int {
 				continue
 			}
 			answer(flushBounded(ctx, p))
-		case <-env.Signals:
+		case <-env.signals:
 			return closeAndExit(p, env)
 		}
 	}
@@ -534,7 +503,7 @@ func closeBounded(p *statusfile.Publisher) error {
 	}
 }
 
-func closeAndExit(p *statusfile.Publisher, env Env) int {
+func closeAndExit(p *statusfile.Publisher, env *runner) int {
 	if err := closeBounded(p); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 	}
@@ -675,7 +644,7 @@ func whyOfLine(m map[string]json.RawMessage) (*statusfile.Waiting, *statusfile.E
 	return nil, nil, nil
 }
 
-func run(o *options, argv []string, prog *base.Program, env Env) int {
+func run(o *options, argv []string, prog *base.Program, env *runner) int {
 	c := prog.Lookup("run")
 	if len(argv) == 0 {
 		return prog.UsageErrorf(c, "no command given (statuspub run [flags] -- CMD [ARGS...])")
@@ -714,7 +683,7 @@ func run(o *options, argv []string, prog *base.Program, env Env) int {
 	go func() {
 		for {
 			select {
-			case sig := <-env.Signals:
+			case sig := <-env.signals:
 				cmd.Process.Signal(sig)
 			case <-done:
 				return
@@ -732,7 +701,7 @@ func run(o *options, argv []string, prog *base.Program, env Env) int {
 }
 
 // exitStatus is CMD's exit status, or 128+signal when a signal ended it.
-func exitStatus(cmd *exec.Cmd, err error, env Env) int {
+func exitStatus(cmd *exec.Cmd, err error, env *runner) int {
 	if cmd.ProcessState == nil {
 		fmt.Fprintf(env.Stderr, "statuspub: run: %v\n", err)
 		return base.ExitError

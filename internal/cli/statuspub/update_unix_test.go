@@ -26,8 +26,31 @@ import (
 // runCmd runs the command in this process, as a hook would run it.
 func runCmd(signals <-chan os.Signal, stdin io.Reader, args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := Run(args, Env{Stdin: stdin, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Signals: signals})
+	code := Run(args, base.Env{Stdin: stdin, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Signals: fakeSignals(signals)})
 	return code, stdout.String(), stderr.String()
+}
+
+// fakeSignals delivers what the test sends on ch as the process's
+// signals; a nil ch delivers none.
+func fakeSignals(ch <-chan os.Signal) func(chan<- os.Signal, ...os.Signal) func() {
+	return func(c chan<- os.Signal, _ ...os.Signal) func() {
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case sig := <-ch:
+					select {
+					case c <- sig:
+					case <-done:
+						return
+					}
+				case <-done:
+					return
+				}
+			}
+		}()
+		return func() { close(done) }
+	}
 }
 
 func setWait(t *testing.T, p *time.Duration, d time.Duration) {
@@ -172,7 +195,7 @@ func TestServeAnswersWhileWritesHang(t *testing.T) {
 	var stderr bytes.Buffer
 	go func() {
 		done <- Run([]string{"serve", "--config-home", home, "--session", "z", "--pid", "1"},
-			Env{Stdin: inR, Stdout: outW, Stderr: &stderr, Getenv: func(string) string { return "" }, Signals: signals})
+			base.Env{Stdin: inR, Stdout: outW, Stderr: &stderr, Getenv: func(string) string { return "" }, Signals: fakeSignals(signals)})
 		outW.Close()
 	}()
 	lines := make(chan string, 10)
@@ -384,7 +407,7 @@ func TestInstallSignalWhileWriteHangs(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run([]string{"install", "claude"}, Env{Stdout: &stdout, Stderr: &stderr, Getenv: getenv, Signals: signals})
+		done <- Run([]string{"install", "claude"}, base.Env{Stdout: &stdout, Stderr: &stderr, Getenv: getenv, Signals: fakeSignals(signals)})
 	}()
 	select {
 	case <-blocked:

@@ -1,13 +1,21 @@
-//go:build !windows
+//go:build unix
 
 package agentinstall
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/google/renameio/v2"
 )
+
+// openNoFollow opens path for reading, failing on a symbolic link and
+// never blocking on a FIFO.
+func openNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+}
 
 // replaceFile replaces path with data atomically, so that the agent reads
 // either the old settings or the new ones, never a part: renameio writes a

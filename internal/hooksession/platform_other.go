@@ -4,5 +4,5 @@ package hooksession
 
 import "golang.org/x/sys/unix"
 
-// clockMonotonic is the clock issueStamp reads.
-const clockMonotonic = unix.CLOCK_MONOTONIC
+// issueClock is the clock issueStamp reads.
+const issueClock = unix.CLOCK_MONOTONIC

@@ -13,3 +13,13 @@ func flockFD(fd int, wait bool) error {
 	}
 	return unix.Flock(fd, how)
 }
+
+// issueStamp is the time an update starts, in nanoseconds of issueClock:
+// shared by every process and never set.
+func issueStamp() int64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(issueClock, &ts) != nil {
+		return 0
+	}
+	return ts.Nano()
+}

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 )
 
+// openNoFollow opens path for reading; ReadFile checks that what was
+// opened is the regular file it looked at.
+func openNoFollow(path string) (*os.File, error) { return os.Open(path) }
+
 // replaceFile replaces path with data atomically, so that the agent reads
 // either the old settings or the new ones, never a part: a temporary file
 // in the same directory, written, given mode, synced and renamed over path

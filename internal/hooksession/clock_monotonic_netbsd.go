@@ -1,5 +1,0 @@
-package hooksession
-
-// clockMonotonic is NetBSD's CLOCK_MONOTONIC (<sys/time.h>), which
-// golang.org/x/sys/unix does not define for NetBSD.
-const clockMonotonic = 3
