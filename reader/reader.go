@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -59,7 +60,7 @@ type Entry struct {
 	Age time.Duration
 	// File describes the opened file (zero for entries that were not
 	// opened); [Dir.Remove] uses it to remove only the file that was read.
-	File perm.FileStat
+	File safefs.FileStat
 	// Alive is the pid's liveness, when [Options].Liveness is set.
 	Alive Liveness
 
@@ -113,7 +114,7 @@ func (l *Listing) Fresh() []Entry {
 
 // Dir is a status directory opened for reading.
 type Dir struct {
-	pd   *perm.Dir
+	pd   *safefs.Dir
 	opts Options
 	pool sync.Pool // *[]byte read buffers
 
@@ -125,7 +126,7 @@ type Dir struct {
 // directory that is a symbolic link, owned by another account or writable by
 // group or others is refused with a *perm.Error.
 func Open(path string, opts Options) (*Dir, error) {
-	pd, err := perm.OpenDir(path)
+	pd, err := safefs.OpenDir(path)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +186,7 @@ func (d *Dir) List() (*Listing, error) {
 // by name: these small (name, type) pairs, not the entries built from
 // them. Names that are not status file names are kept, marked notStatus,
 // only when ignored entries are asked for.
-func (d *Dir) names(des []perm.DirEntry) []perm.DirEntry {
+func (d *Dir) names(des []safefs.DirEntry) []safefs.DirEntry {
 	kept := des[:0]
 	for _, de := range des {
 		if statusfile.IsStatusName(de.Name) {
@@ -195,7 +196,7 @@ func (d *Dir) names(des []perm.DirEntry) []perm.DirEntry {
 			kept = append(kept, de)
 		}
 	}
-	slices.SortFunc(kept, func(a, b perm.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(kept, func(a, b safefs.DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	return kept
 }
 
@@ -204,7 +205,7 @@ func (d *Dir) names(des []perm.DirEntry) []perm.DirEntry {
 // files. The type from the directory saves opening what cannot be a
 // record; reading checks again on the opened file. The other entries have
 // no verdict yet.
-func (d *Dir) entries(des []perm.DirEntry) []Entry {
+func (d *Dir) entries(des []safefs.DirEntry) []Entry {
 	entries := make([]Entry, len(des))
 	for i, de := range des {
 		e := &entries[i]
@@ -217,10 +218,10 @@ func (d *Dir) entries(des []perm.DirEntry) []Entry {
 			}
 		case t&fs.ModeSymlink != 0:
 			e.Verdict, e.Reason = Invalid, ReasonSymlink
-			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrSymlink}
+			e.Err = &perm.Error{What: safefs.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrSymlink}
 		case t&fs.ModeType != 0:
 			e.Verdict, e.Reason = Invalid, ReasonNotRegular
-			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
+			e.Err = &perm.Error{What: safefs.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrNotRegular, Detail: safefs.TypeName(t)}
 		}
 	}
 	return entries

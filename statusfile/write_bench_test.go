@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +39,7 @@ func BenchmarkWriteFile(b *testing.B) {
 }
 
 func writeNoSync(home, dir, name string, data []byte) error {
-	d, err := perm.OpenPublishDir(dir, true)
+	d, err := safefs.OpenPublishDir(dir, true)
 	if err != nil {
 		return err
 	}
