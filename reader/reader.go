@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -69,9 +70,9 @@ type Entry struct {
 
 // Options change how a directory is read.
 type Options struct {
-	// Clock judges freshness; nil means [statusfile.SystemClock]. Only
+	// Clock judges freshness; nil means [clock.System]. Only
 	// its Now method is used.
-	Clock statusfile.Clock
+	Clock clock.Clock
 	// Liveness checks each record's pid (see [CheckPID]). It never changes
 	// a verdict.
 	Liveness bool
@@ -86,7 +87,7 @@ func (o *Options) now() time.Time {
 	if o.Clock != nil {
 		return o.Clock.Now()
 	}
-	return statusfile.SystemClock.Now()
+	return clock.System.Now()
 }
 
 // Listing is the result of reading a directory once.

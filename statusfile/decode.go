@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"math"
 	"strconv"
 	"time"
@@ -140,7 +141,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	if sp := f[fUpdatedAt]; sp.end != 0 && d.data[sp.start] == '"' && !hasEscapeOrHigh(d.data[sp.start+1:sp.end-1]) {
 		// The common case: parse the bytes in place.
 		ts := d.data[sp.start+1 : sp.end-1]
-		if t, ok = parseTime(ts); !ok {
+		if t, ok = timefmt.Parse(ts); !ok {
 			return Status{}, badTime(string(ts))
 		}
 	} else {
@@ -148,7 +149,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		if err != nil {
 			return Status{}, err
 		}
-		if t, ok = ParseTime(ts); !ok {
+		if t, ok = timefmt.Parse(ts); !ok {
 			return Status{}, badTime(ts)
 		}
 	}
@@ -234,7 +235,7 @@ func (d *decoder) text(sp span) string {
 
 // time returns the RFC 3339 time at sp, or the zero time for anything else.
 func (d *decoder) time(sp span) time.Time {
-	t, _ := ParseTime(d.text(sp))
+	t, _ := timefmt.Parse(d.text(sp))
 	return t
 }
 

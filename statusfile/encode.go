@@ -3,6 +3,7 @@ package statusfile
 import (
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -16,7 +17,7 @@ var ErrInvalidRecord = errors.New("statusfile: invalid record")
 // Encode returns the file content of s: compact JSON with the keys in the
 // published order, no HTML escaping, and a trailing newline. The schema is
 // always [Schema]; the title goes through [SanitizeTitle]; updatedAt is
-// written in UTC with milliseconds ([TimeLayout]).
+// written in UTC with milliseconds (SPEC.md T1).
 //
 // Encode refuses a record with an invalid session id, an empty state, a
 // pid outside 0 … [MaxPID], a relative cwd, or a time outside the years 0000–9999.
@@ -59,7 +60,7 @@ func AppendEncode(dst []byte, s Status) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"updatedAt":"`...)
-	dst = AppendTime(dst, t)
+	dst = timefmt.Append(dst, t)
 	dst = append(dst, '"')
 	sanitizeWhy(&s)
 	if w := s.WaitingFor; w.Kind != "" {
@@ -101,37 +102,10 @@ func appendNullTime(dst []byte, t time.Time) []byte {
 		return append(dst, "null"...)
 	}
 	dst = append(dst, '"')
-	dst = AppendTime(dst, t)
+	dst = timefmt.Append(dst, t)
 	return append(dst, '"')
 }
 
 // isSlashAbs accepts "/..." paths on every platform: a record written on
 // one system may be encoded on another.
 func isSlashAbs(p string) bool { return len(p) > 0 && p[0] == '/' }
-
-// AppendTime appends t in UTC as [TimeLayout] does, truncated (not rounded)
-// to milliseconds, as JavaScript's toISOString writes it.
-func AppendTime(dst []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
-	h, mi, s := t.Clock()
-	ms := t.Nanosecond() / 1e6
-	dst = append4(dst, y)
-	dst = append(dst, '-')
-	dst = append2(dst, int(mo))
-	dst = append(dst, '-')
-	dst = append2(dst, d)
-	dst = append(dst, 'T')
-	dst = append2(dst, h)
-	dst = append(dst, ':')
-	dst = append2(dst, mi)
-	dst = append(dst, ':')
-	dst = append2(dst, s)
-	dst = append(dst, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
-	return dst
-}
-
-func append2(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
-func append4(b []byte, v int) []byte {
-	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ type config struct {
 	state      State
 	title      string
 	noDetail   bool
-	clock      Clock
+	clock      clock.Clock
 	heartbeat  time.Duration
 	coalesce   time.Duration
 	onError    func(error)
@@ -86,7 +87,7 @@ func WithTitle(title string) Option { return optionFunc(func(c *config) { c.titl
 func WithDetail(on bool) Option { return optionFunc(func(c *config) { c.noDetail = !on }) }
 
 // WithClock sets the clock used for timestamps, heartbeats and coalescing.
-func WithClock(clock Clock) Option { return optionFunc(func(c *config) { c.clock = clock }) }
+func WithClock(clk clock.Clock) Option { return optionFunc(func(c *config) { c.clock = clk }) }
 
 // WithHeartbeat sets how often an unchanged record is rewritten; it must be
 // positive and at most [HeartbeatInterval]. The default is [DefaultHeartbeat].
@@ -117,7 +118,7 @@ func WithErrorHandler(f func(error)) Option { return optionFunc(func(c *config) 
 // Close removes the file, if it is still the one last written.
 type Publisher struct {
 	home, dir, name string
-	clock           Clock
+	clock           clock.Clock
 	heartbeat       time.Duration
 	coalesce        time.Duration
 	noDetail        bool
@@ -158,7 +159,7 @@ func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
-	c := config{state: Idle, clock: SystemClock, heartbeat: DefaultHeartbeat, coalesce: DefaultCoalesce}
+	c := config{state: Idle, clock: clock.System, heartbeat: DefaultHeartbeat, coalesce: DefaultCoalesce}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -384,7 +385,7 @@ func (p *Publisher) run() {
 	defer close(p.done)
 	p.write()
 	hb := p.clock.NewTimer(p.heartbeat)
-	var co Timer
+	var co clock.Timer
 	var coC <-chan time.Time
 	stopCoalesce := func() {
 		if co != nil {

@@ -38,10 +38,6 @@ const (
 
 	// MaxSessionBytes is the longest session id, in UTF-8 bytes.
 	MaxSessionBytes = 1024
-
-	// TimeLayout is how updatedAt is written: UTC with milliseconds, as
-	// JavaScript's Date.prototype.toISOString.
-	TimeLayout = "2006-01-02T15:04:05.000Z"
 )
 
 // State is what a session is doing. The v1 vocabulary is [Working],

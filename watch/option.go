@@ -3,7 +3,7 @@ package watch
 import (
 	"time"
 
-	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/internal/clock"
 )
 
 // DefaultRescanInterval is how often a [Watcher] lists the whole directory
@@ -20,7 +20,7 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
-	clock      statusfile.Clock
+	clock      clock.Clock
 	heartbeats bool
 	invalid    bool
 	liveness   bool
@@ -29,8 +29,8 @@ type config struct {
 }
 
 // WithClock sets the clock that judges freshness and drives the staleness
-// and rescan timers. The default is [statusfile.SystemClock].
-func WithClock(c statusfile.Clock) Option {
+// and rescan timers. The default is [clock.System].
+func WithClock(c clock.Clock) Option {
 	return optionFunc(func(cfg *config) { cfg.clock = c })
 }
 

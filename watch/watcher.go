@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -58,10 +59,10 @@ type Watcher struct {
 	srcEvents <-chan fsnotify.Event
 	srcErrors <-chan error
 
-	staleTimer  statusfile.Timer
+	staleTimer  clock.Timer
 	staleAt     time.Time
 	staleC      <-chan time.Time
-	rescanTimer statusfile.Timer
+	rescanTimer clock.Timer
 	rescanC     <-chan time.Time
 }
 
@@ -71,7 +72,7 @@ type Watcher struct {
 // system refuses another inotify instance; everything that happens in the
 // directory later is reported as events.
 func New(dir string, opts ...Option) (*Watcher, error) {
-	cfg := config{clock: statusfile.SystemClock, rescan: DefaultRescanInterval, newSource: newFSSource}
+	cfg := config{clock: clock.System, rescan: DefaultRescanInterval, newSource: newFSSource}
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
@@ -79,7 +80,7 @@ func New(dir string, opts ...Option) (*Watcher, error) {
 		return nil, fmt.Errorf("watch: negative rescan interval %v", cfg.rescan)
 	}
 	if cfg.clock == nil {
-		cfg.clock = statusfile.SystemClock
+		cfg.clock = clock.System
 	}
 	path, err := filepath.Abs(dir)
 	if err != nil {
@@ -343,7 +344,7 @@ func (w *Watcher) armRescan() {
 	}
 }
 
-func (w *Watcher) stopTimer(t *statusfile.Timer, c *<-chan time.Time) {
+func (w *Watcher) stopTimer(t *clock.Timer, c *<-chan time.Time) {
 	if *t != nil {
 		(*t).Stop()
 		*t, *c = nil, nil
@@ -380,4 +381,4 @@ type batchClock struct{ w *Watcher }
 
 func (c batchClock) Now() time.Time { return c.w.now }
 
-func (c batchClock) NewTimer(d time.Duration) statusfile.Timer { return c.w.cfg.clock.NewTimer(d) }
+func (c batchClock) NewTimer(d time.Duration) clock.Timer { return c.w.cfg.clock.NewTimer(d) }
