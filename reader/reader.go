@@ -190,7 +190,7 @@ func (d *Dir) List() (*Listing, error) {
 func (d *Dir) names(des []safefs.DirEntry) []safefs.DirEntry {
 	kept := des[:0]
 	for _, de := range des {
-		if statusfile.IsStatusName(de.Name) {
+		if safefs.IsStatusName(de.Name) {
 			kept = append(kept, de)
 		} else if d.opts.Ignored {
 			de.Type |= notStatus
@@ -308,7 +308,7 @@ func (d *Dir) getBuf() *[]byte {
 // It reports false when the file does not exist (anymore) or name is not
 // a status file name.
 func (d *Dir) Read(name string) (Entry, bool) {
-	if !statusfile.IsStatusName(name) {
+	if !safefs.IsStatusName(name) {
 		return Entry{}, false
 	}
 	e := Entry{Name: name}
@@ -365,7 +365,7 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 // that a publisher replaced meanwhile is left alone. It reports whether it
 // removed the file. Entries that were not opened are never removed.
 func (d *Dir) Remove(e *Entry) (bool, error) {
-	if !e.read || !statusfile.IsStatusName(e.Name) || !e.File.Mode.IsRegular() {
+	if !e.read || !safefs.IsStatusName(e.Name) || !e.File.Mode.IsRegular() {
 		return false, nil
 	}
 	return d.pd.Remove(e.Name, e.File)

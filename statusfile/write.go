@@ -7,4 +7,4 @@ package statusfile
 // removed relative to the status directory's descriptor (safefs.PubDir). On
 // Windows (write_windows.go) the directory is opened as an os.Root.
 //
-// Temporary files are named by TempName: ".<hash>.<pid>.<random>.tmp".
+// Temporary files are named by safefs.TempName: ".<hash>.<pid>.<random>.tmp".

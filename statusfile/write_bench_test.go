@@ -47,7 +47,7 @@ func writeNoSync(home, dir, name string, data []byte) error {
 	if err := d.CheckFile(name); err != nil {
 		return err
 	}
-	tmp := TempName(name, os.Getpid())
+	tmp := safefs.TempName(name, os.Getpid())
 	fd, err := unix.Openat(d.Fd(), tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return err

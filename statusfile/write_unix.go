@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/agentstatus/agentstatus/internal/safefs"
-	"golang.org/x/sys/unix"
 )
 
 // writeFile checks the trust rules and atomically replaces dir/name with
@@ -28,7 +27,7 @@ func writeIn(d *safefs.PubDir, name string, data []byte) (fs.FileInfo, error) {
 	if err := d.CheckFile(name); err != nil {
 		return nil, err
 	}
-	return d.WriteFile(name, TempName(name, os.Getpid()), data)
+	return d.WriteFile(name, safefs.TempName(name, os.Getpid()), data)
 }
 
 // removeFile removes dir/name if it is still the file written, with the
@@ -67,39 +66,7 @@ func cleanTemps(dir, name string) error {
 		return err
 	}
 	defer d.Close()
-	return RemoveStaleTemps(d, name)
-}
-
-// RemoveStaleTemps removes, from an opened status directory, the temporary
-// files left by writers of the status file name (see [TempName]) that are
-// gone: no process has the writer's pid. Those of a writer that lives are
-// left alone, and so is every other name. An empty name removes those of
-// every session.
-func RemoveStaleTemps(d *safefs.PubDir, name string) error {
-	names, err := d.Names()
-	if err != nil {
-		return err
-	}
-	var first error
-	for _, n := range names {
-		of, pid, ok := ParseTempName(n)
-		if !ok || (name != "" && of != name) || !WriterGone(pid) {
-			continue
-		}
-		if err := d.RemoveTemp(n); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// WriterGone reports whether no process has pid on this host (kill(pid, 0)
-// fails with ESRCH). The current process is never gone.
-func WriterGone(pid int) bool {
-	if pid <= 0 || pid == os.Getpid() {
-		return false
-	}
-	return unix.Kill(pid, 0) == unix.ESRCH
+	return safefs.RemoveStaleTemps(d, name)
 }
 
 // WriteFileIn is [WriteFile] into a status directory opened by

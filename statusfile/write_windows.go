@@ -27,7 +27,7 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 	var f *os.File
 	var tmp string
 	for i := 0; ; i++ {
-		tmp = TempName(name, os.Getpid())
+		tmp = safefs.TempName(name, os.Getpid())
 		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, safefs.FileMode)
 		if err == nil || !errors.Is(err, fs.ErrExist) || i > 100 {
 			break
@@ -126,6 +126,3 @@ func removeSessionFile(dir, name string) error {
 // cleanTemps does nothing on Windows: a writer's liveness is not checked
 // there.
 func cleanTemps(dir, name string) error { return nil }
-
-// WriterGone cannot tell on Windows: no writer is ever taken for gone.
-func WriterGone(int) bool { return false }

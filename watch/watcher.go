@@ -13,8 +13,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Watcher watches one status directory and delivers its changes as
@@ -258,7 +258,7 @@ func (w *Watcher) note(ev fsnotify.Event, ok bool) {
 	}
 	name := ev.Name
 	if n := len(w.path); len(name) > n+1 && os.IsPathSeparator(name[n]) && strings.HasPrefix(name, w.path) {
-		if base := name[n+1:]; statusfile.IsStatusName(base) {
+		if base := name[n+1:]; safefs.IsStatusName(base) {
 			if _, seen := w.dirtySet[base]; !seen {
 				w.dirtySet[base] = struct{}{}
 				w.dirty = append(w.dirty, base)
