@@ -306,7 +306,7 @@ func BenchmarkEncode(b *testing.B) {
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf, _ = AppendEncode(buf[:0], s)
+		buf, _ = appendEncode(buf[:0], s)
 	}
 }
 

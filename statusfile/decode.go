@@ -41,7 +41,7 @@ var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "age
 // returned sanitized.
 //
 // The title is returned as written, but cut after its first character
-// past [MaxTitleUnits] UTF-16 code units: all that [SanitizeTitle] looks at,
+// past 4096 UTF-16 code units: all that [SanitizeTitle] looks at,
 // and the one character that tells it the title was cut. No other part of
 // data is held by the result. Display the title through [SanitizeTitle].
 func Decode(data []byte) (Status, error) {
@@ -188,7 +188,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 				return Status{}, wrongType("task.title", "string or null", c)
 			}
 			// Only what SanitizeTitle looks at outlives the file.
-			s.Title = d.strUnits(title, MaxTitleUnits)
+			s.Title = d.strUnits(title, maxTitleUnits)
 		}
 	}
 	switch s.State {

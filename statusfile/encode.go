@@ -11,8 +11,8 @@ import (
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
 )
 
-// ErrInvalidRecord is returned by [Encode] for a record it will not write.
-var ErrInvalidRecord = errors.New("statusfile: invalid record")
+// errInvalidRecord is returned by [Encode] for a record it will not write.
+var errInvalidRecord = errors.New("statusfile: invalid record")
 
 // Encode returns the file content of s: compact JSON with the keys in the
 // published order, no HTML escaping, and a trailing newline. The schema is
@@ -22,25 +22,25 @@ var ErrInvalidRecord = errors.New("statusfile: invalid record")
 // Encode refuses a record with an invalid session id, an empty state, a
 // pid outside 0 … [MaxPID], a relative cwd, or a time outside the years 0000–9999.
 func Encode(s Status) ([]byte, error) {
-	return AppendEncode(make([]byte, 0, 256+len(s.Agent)+len(s.Session)+len(s.Cwd)+len(s.Title)), s)
+	return appendEncode(make([]byte, 0, 256+len(s.Agent)+len(s.Session)+len(s.Cwd)+len(s.Title)), s)
 }
 
-// AppendEncode is like [Encode] but appends to dst.
-func AppendEncode(dst []byte, s Status) ([]byte, error) {
+// appendEncode is like [Encode] but appends to dst.
+func appendEncode(dst []byte, s Status) ([]byte, error) {
 	if err := ValidateSession(s.Session); err != nil {
 		return dst, err
 	}
 	switch {
 	case s.State == "":
-		return dst, fmt.Errorf("%w: empty state", ErrInvalidRecord)
+		return dst, fmt.Errorf("%w: empty state", errInvalidRecord)
 	case s.PID < 0 || s.PID > MaxPID:
-		return dst, fmt.Errorf("%w: pid %d not in 0 … %d", ErrInvalidRecord, s.PID, MaxPID)
+		return dst, fmt.Errorf("%w: pid %d not in 0 … %d", errInvalidRecord, s.PID, MaxPID)
 	case s.Cwd != "" && !filepath.IsAbs(s.Cwd) && !isSlashAbs(s.Cwd):
-		return dst, fmt.Errorf("%w: cwd %q is not absolute", ErrInvalidRecord, s.Cwd)
+		return dst, fmt.Errorf("%w: cwd %q is not absolute", errInvalidRecord, s.Cwd)
 	}
 	t := s.UpdatedAt.UTC()
 	if y := t.Year(); y < 0 || y > 9999 {
-		return dst, fmt.Errorf("%w: updatedAt year %d out of range", ErrInvalidRecord, y)
+		return dst, fmt.Errorf("%w: updatedAt year %d out of range", errInvalidRecord, y)
 	}
 	dst = append(dst, `{"schema":"`+Schema+`","agent":`...)
 	dst = jsonstr.Append(dst, s.Agent)

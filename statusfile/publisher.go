@@ -17,9 +17,9 @@ import (
 // gap the protocol promises.
 const DefaultHeartbeat = HeartbeatInterval - time.Second
 
-// DefaultCoalesce is the default coalescing window of a [Publisher]: at most
+// defaultCoalesce is the default coalescing window of a [Publisher]: at most
 // one write per window, however often the state changes.
-const DefaultCoalesce = 100 * time.Millisecond
+const defaultCoalesce = 100 * time.Millisecond
 
 // ErrClosed is returned by [Publisher.Flush] after [Publisher.Close].
 var ErrClosed = errors.New("statusfile: publisher closed")
@@ -96,7 +96,7 @@ func WithHeartbeat(d time.Duration) Option { return optionFunc(func(c *config) {
 // WithCoalesce sets the coalescing window: changes that arrive within it of
 // the previous write are written together at its end. Zero writes every
 // change as soon as the previous write is done. The default is
-// [DefaultCoalesce].
+// 100 ms.
 func WithCoalesce(d time.Duration) Option { return optionFunc(func(c *config) { c.coalesce = d }) }
 
 // WithErrorHandler sets a function called with every distinct write
@@ -159,12 +159,12 @@ func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
-	c := config{state: Idle, clock: clock.System, heartbeat: DefaultHeartbeat, coalesce: DefaultCoalesce}
+	c := config{state: Idle, clock: clock.System, heartbeat: DefaultHeartbeat, coalesce: defaultCoalesce}
 	for _, o := range opts {
 		o.apply(&c)
 	}
 	if !c.state.Known() {
-		return nil, fmt.Errorf("%w %q", ErrUnknownState, c.state)
+		return nil, fmt.Errorf("%w %q", errUnknownState, c.state)
 	}
 	if c.heartbeat <= 0 || c.heartbeat > HeartbeatInterval {
 		return nil, fmt.Errorf("statusfile: heartbeat %v not in (0, %v]", c.heartbeat, HeartbeatInterval)
@@ -335,7 +335,7 @@ func (p *Publisher) update(f func(*Status) bool, state State) {
 	}
 	p.mu.Unlock()
 	if !ok {
-		p.report(fmt.Errorf("%w %q: change ignored", ErrUnknownState, state))
+		p.report(fmt.Errorf("%w %q: change ignored", errUnknownState, state))
 		return
 	}
 	if changed {
