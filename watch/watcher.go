@@ -72,7 +72,7 @@ type Watcher struct {
 // system refuses another inotify instance; everything that happens in the
 // directory later is reported as events.
 func New(dir string, opts ...Option) (*Watcher, error) {
-	cfg := config{clock: clock.System, rescan: DefaultRescanInterval, newSource: newFSSource}
+	cfg := config{clock: clock.System, rescan: defaultRescanInterval, newSource: newFSSource}
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
@@ -212,7 +212,7 @@ func (w *Watcher) work() {
 			if e, ok := w.dir.Read(name); ok {
 				w.update(name, &e, "", w.now)
 			} else {
-				w.update(name, nil, ReasonDeleted, w.now)
+				w.update(name, nil, reasonDeleted, w.now)
 			}
 		}
 		w.clearDirty()
