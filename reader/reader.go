@@ -38,11 +38,14 @@ const (
 	ReasonNotRegular   statusfile.Reason = "not-regular"
 	ReasonNotOwned     statusfile.Reason = "not-owned"
 	ReasonTooLarge     statusfile.Reason = "too-large"
-	ReasonUnreadable   statusfile.Reason = "unreadable"
 	ReasonNameMismatch statusfile.Reason = "name-mismatch"
 
-	ReasonDotFile    statusfile.Reason = "dot-file"        // ignored: hidden, e.g. a publisher's temporary file
-	ReasonNotAStatus statusfile.Reason = "not-status-name" // ignored: not <64 lowercase hex>.json
+	// An entry the file system would not let be read is "unreadable";
+	// an Ignored one is "dot-file" (hidden, e.g. a publisher's temporary
+	// file) or "not-status-name" (not <64 lowercase hex>.json).
+	reasonUnreadable statusfile.Reason = "unreadable"
+	reasonDotFile    statusfile.Reason = "dot-file"
+	reasonNotAStatus statusfile.Reason = "not-status-name"
 )
 
 // Entry is one entry of a listing.
@@ -213,9 +216,9 @@ func (d *Dir) entries(des []safefs.DirEntry) []Entry {
 		e.Name = de.Name
 		switch t := de.Type; {
 		case t&notStatus != 0:
-			e.Verdict, e.Reason = Ignored, ReasonNotAStatus
+			e.Verdict, e.Reason = Ignored, reasonNotAStatus
 			if strings.HasPrefix(e.Name, ".") {
-				e.Reason = ReasonDotFile
+				e.Reason = reasonDotFile
 			}
 		case t&fs.ModeSymlink != 0:
 			e.Verdict, e.Reason = Invalid, ReasonSymlink
@@ -344,14 +347,14 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 		case errors.Is(err, perm.ErrTooLarge):
 			e.Reason = ReasonTooLarge
 		default:
-			e.Reason = ReasonUnreadable
+			e.Reason = reasonUnreadable
 		}
 		return true
 	}
 	e.read = true
-	// data is the reader's buffer: nothing of it outlives Judge, which
+	// data is the reader's buffer: nothing of it outlives judge, which
 	// copies what it keeps.
-	Judge(e, data, now)
+	judge(e, data, now)
 	// Every entry with a record: fresh, stale, and one whose only fault
 	// is its name.
 	if d.opts.Liveness && (e.Verdict == Fresh || e.Verdict == Stale || e.Reason == ReasonNameMismatch) {
@@ -371,10 +374,10 @@ func (d *Dir) Remove(e *Entry) (bool, error) {
 	return d.pd.Remove(e.Name, e.File)
 }
 
-// Judge decodes data as the content of the file e.Name and sets e's verdict,
+// judge decodes data as the content of the file e.Name and sets e's verdict,
 // reason, record and age as of now. It exists apart from reading so that
 // other readers (and fuzz tests) share the rules.
-func Judge(e *Entry, data []byte, now time.Time) {
+func judge(e *Entry, data []byte, now time.Time) {
 	rec, err := statusfile.Decode(data)
 	if err != nil {
 		e.Verdict, e.Err = Invalid, err
@@ -382,7 +385,7 @@ func Judge(e *Entry, data []byte, now time.Time) {
 		if errors.As(err, &de) {
 			e.Reason = de.Reason
 		} else {
-			e.Reason = ReasonUnreadable
+			e.Reason = reasonUnreadable
 		}
 		return
 	}

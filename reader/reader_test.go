@@ -145,20 +145,20 @@ func TestListVerdicts(t *testing.T) {
 			name := strings.ToUpper(statusfile.FileName("a")[:64]) + ".json"
 			write(t, dir, name, record("a", now))
 			return name
-		}, want{Ignored, ReasonNotAStatus}},
+		}, want{Ignored, reasonNotAStatus}},
 		{"dot-file", func(t *testing.T, dir string) string {
 			write(t, dir, "."+statusfile.FileName("a"), record("a", now))
 			return "." + statusfile.FileName("a")
-		}, want{Ignored, ReasonDotFile}},
+		}, want{Ignored, reasonDotFile}},
 		{"renameio temp file", func(t *testing.T, dir string) string {
 			name := "." + statusfile.FileName("a") + "8734629873462"
 			write(t, dir, name, record("a", now)[:10])
 			return name
-		}, want{Ignored, ReasonDotFile}},
+		}, want{Ignored, reasonDotFile}},
 		{"directory named x.json", func(t *testing.T, dir string) string {
 			os.Mkdir(filepath.Join(dir, "x.json"), 0o700)
 			return "x.json"
-		}, want{Ignored, ReasonNotAStatus}},
+		}, want{Ignored, reasonNotAStatus}},
 		{"directory named like a status file", func(t *testing.T, dir string) string {
 			os.Mkdir(filepath.Join(dir, statusfile.FileName("a")), 0o700)
 			return statusfile.FileName("a")
@@ -431,7 +431,7 @@ func FuzzJudge(f *testing.F) {
 	f.Add([]byte(record("a", now, "state", "\x1b[31mx")), "b")
 	f.Fuzz(func(t *testing.T, data []byte, session string) {
 		e := Entry{Name: statusfile.FileName(session)}
-		Judge(&e, data, now)
+		judge(&e, data, now)
 		switch e.Verdict {
 		case Fresh, Stale:
 			if e.Status.Session != session || !e.Status.Fresh(now) != (e.Verdict == Stale) {
@@ -466,7 +466,7 @@ func FuzzList(f *testing.F) {
 		if len(data) > statusfile.MaxFileSize {
 			want.Verdict = Invalid
 		} else {
-			Judge(&want, data, now)
+			judge(&want, data, now)
 		}
 		if got := l.Entries[0]; got.Verdict != want.Verdict || got.Status != want.Status {
 			t.Fatalf("List %s %+v, Judge %s %+v", got.Verdict, got.Status, want.Verdict, want.Status)
@@ -540,7 +540,7 @@ func TestListAndReadAgreeOnLiveness(t *testing.T) {
 		if !ok {
 			t.Fatalf("Read(%s) failed", e.Name)
 		}
-		if e.Alive == Unchecked || got.Alive != e.Alive {
+		if e.Alive == unchecked || got.Alive != e.Alive {
 			t.Errorf("%s (%s %s): List says %q, Read says %q", e.Name, e.Verdict, e.Reason, e.Alive, got.Alive)
 		}
 	}
