@@ -2,6 +2,7 @@ package statusfile
 
 import (
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"time"
@@ -28,3 +29,9 @@ func ParseTempName(tmp string) (string, int, bool)  { return safefs.ParseTempNam
 func ParseLegacyTempName(tmp string) (string, bool) { return safefs.ParseLegacyTempName(tmp) }
 func IsStatusName(name string) bool                 { return safefs.IsStatusName(name) }
 func WriterGone(pid int) bool                       { return safefs.WriterGone(pid) }
+
+const (
+	ConfigHomeEnv = location.ConfigHomeEnv
+	StatusDirEnv  = location.StatusDirEnv
+	DirName       = location.DirName
+)

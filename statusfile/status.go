@@ -5,17 +5,12 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
-
-	"github.com/agentstatus/agentstatus/internal/location"
 )
 
 // Protocol constants.
 const (
 	// Schema is the value of the "schema" key of every v1 record.
 	Schema = "gentle-shell.agent-status/v1"
-
-	// DirName is the name of the status directory inside the config home.
-	DirName = location.DirName
 
 	// HeartbeatInterval is the longest a publisher may go without
 	// rewriting its file.
