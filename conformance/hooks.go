@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -314,7 +315,7 @@ func runAdapter(ctx context.Context, opts HookOptions, home string, payload []by
 		args[i] = strings.ReplaceAll(a, "{home}", home)
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), statusfile.ConfigHomeEnv+"="+home, "STATUSCONFORM_CONFIG_HOME="+home)
+	cmd.Env = append(os.Environ(), location.ConfigHomeEnv+"="+home, "STATUSCONFORM_CONFIG_HOME="+home)
 	cmd.Env = append(cmd.Env, opts.Env...)
 	cmd.Stdin = bytes.NewReader(payload)
 	var out, errb bytes.Buffer

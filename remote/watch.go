@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"github.com/agentstatus/agentstatus/watch"
@@ -49,7 +50,7 @@ type WatchOptions struct {
 	// doubles at each failure in a row. 0 means 1 s and 30 s.
 	MinBackoff, MaxBackoff time.Duration
 	// Clock gives events their At; nil means the system clock.
-	Clock statusfile.Clock
+	Clock clock.Clock
 }
 
 // Remote options of a watch: ssh notices a dead connection within 15 s.
@@ -71,7 +72,7 @@ func Watch(ctx context.Context, cfg *Config, hosts []string, opts WatchOptions) 
 		opts.MaxBackoff = 30 * time.Second
 	}
 	if opts.Clock == nil {
-		opts.Clock = statusfile.SystemClock
+		opts.Clock = clock.System
 	}
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup

@@ -21,7 +21,7 @@ const (
 // Env is what a command gets from its process: its streams and its
 // environment. Tests build their own; [Env.Fill] gives the fields left nil
 // harmless defaults. A command with a clock keeps it in its own Env, as a
-// statusfile.Clock.
+// clock.Clock.
 type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
@@ -38,7 +39,7 @@ type hostsWatch struct {
 	order   []string          // the hosts, "" (this machine) first
 	offline map[string]string // host -> why it cannot be reached
 	dirty   bool
-	tick    statusfile.Timer
+	tick    clock.Timer
 	tickC   <-chan time.Time
 }
 
