@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -302,7 +303,7 @@ func (p *testPublisher) encode() []byte {
 	if title != "" {
 		task = map[string]string{"title": title}
 	}
-	ts := now.UTC().Format(statusfile.TimeLayout)
+	ts := now.UTC().Format(timefmt.Layout)
 	if p.flaw == "no-milliseconds" {
 		ts = now.UTC().Format("2006-01-02T15:04:05Z")
 	}

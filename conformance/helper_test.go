@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/testmain"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 
@@ -73,7 +75,7 @@ func testRead(dir string, now time.Time, flaw string) ([]vector.Session, error) 
 			dir = real
 		}
 	}
-	d, err := perm.OpenDir(dir)
+	d, err := safefs.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if flaw == "missing-dir-error" {
 			return nil, err
@@ -104,8 +106,8 @@ func testRead(dir string, now time.Time, flaw string) ([]vector.Session, error) 
 	for _, name := range names {
 		switch {
 		case flaw == "every-json-file" && strings.HasSuffix(name, ".json"):
-		case flaw == "hash-prefix-only" && len(name) >= 64 && statusfile.IsStatusName(name[:64]+".json"):
-		case !statusfile.IsStatusName(name):
+		case flaw == "hash-prefix-only" && len(name) >= 64 && safefs.IsStatusName(name[:64]+".json"):
+		case !safefs.IsStatusName(name):
 			continue
 		}
 		data, err := readOne(d, dir, name, flaw)
@@ -154,7 +156,7 @@ func testRead(dir string, now time.Time, flaw string) ([]vector.Session, error) 
 	return out, nil
 }
 
-func readOne(d *perm.Dir, dir, name, flaw string) ([]byte, error) {
+func readOne(d *safefs.Dir, dir, name, flaw string) ([]byte, error) {
 	switch flaw {
 	case "no-file-checks":
 		// Never blocks on a FIFO, but reads whatever it opened, to the end.
@@ -259,7 +261,7 @@ func whyJSON(rec statusfile.Status) (wait, ended json.RawMessage) {
 		if t.IsZero() {
 			return nil
 		}
-		return string(statusfile.AppendTime(nil, t))
+		return string(timefmt.Append(nil, t))
 	}
 	str := func(s string) any {
 		if s == "" {
@@ -283,7 +285,7 @@ func helperReader(flaw string, stdout, stderr io.Writer) int {
 	if flaw == "ignore-status-dir" {
 		dir = filepath.Join(os.Getenv("GENTLE_PI_CONFIG_HOME"), "agent-status")
 	}
-	now, ok := statusfile.ParseTime(os.Getenv("STATUSCONFORM_NOW"))
+	now, ok := timefmt.Parse(os.Getenv("STATUSCONFORM_NOW"))
 	if !ok || flaw == "real-clock" {
 		now = time.Now()
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -160,7 +161,7 @@ func runAdapter(ctx context.Context, opts Options, home string, payload []byte) 
 		args[i] = strings.ReplaceAll(a, "{home}", home)
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), statusfile.ConfigHomeEnv+"="+home, "STATUSCONFORM_CONFIG_HOME="+home)
+	cmd.Env = append(os.Environ(), location.ConfigHomeEnv+"="+home, "STATUSCONFORM_CONFIG_HOME="+home)
 	cmd.Env = append(cmd.Env, opts.Env...)
 	cmd.Stdin = bytes.NewReader(payload)
 	var out, errb bytes.Buffer

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
@@ -222,7 +223,7 @@ func hookHelper(agent, flaw string, in io.Reader) error {
 		}
 		a = f(ev, a)
 	}
-	dir := filepath.Join(os.Getenv(statusfile.ConfigHomeEnv), statusName)
+	dir := filepath.Join(os.Getenv(location.ConfigHomeEnv), statusName)
 	switch a.Kind {
 	case agenthook.Ignore:
 		return nil

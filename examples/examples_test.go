@@ -27,6 +27,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/statusls"
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	_ "github.com/agentstatus/agentstatus/internal/jqrun/gojqrun"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -151,7 +152,7 @@ func TestClaudeCodeSettings(t *testing.T) {
 		}
 	}
 	home := filepath.Join(t.TempDir(), "home")
-	env := withPath([]string{binDir}, statusfile.ConfigHomeEnv+"="+home)
+	env := withPath([]string{binDir}, location.ConfigHomeEnv+"="+home)
 	order := []string{"SessionStart", "UserPromptSubmit", "TaskCreated", "TaskCompleted", "PreToolUse", "PermissionRequest", "PermissionDenied", "Notification",
 		"PostToolUse", "PostToolUseFailure", "StopFailure", "Stop", "SessionEnd"}
 	if len(order) != len(want) {
@@ -216,7 +217,7 @@ func TestCodexConfig(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	payload := `{"type":"agent-turn-complete","thread-id":"ex-codex","turn-id":"1","cwd":"/home/user/project","input-messages":["hi"],"last-assistant-message":"done"}`
 	cmd := exec.Command(filepath.Join(binDir, argv[0]), append(argv[1:], payload)...)
-	cmd.Env = withPath(nil, statusfile.ConfigHomeEnv+"="+home)
+	cmd.Env = withPath(nil, location.ConfigHomeEnv+"="+home)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
 		t.Fatalf("%v %q", err, out)
 	}
@@ -408,7 +409,7 @@ func TestTmuxStatusRightStatusls(t *testing.T) {
 		Session: "ex-3", State: statusfile.Blocked, UpdatedAt: time.Now(), WaitingFor: statusfile.Waiting{Kind: "question", Detail: "Which database?"}}); err != nil {
 		t.Fatal(err)
 	}
-	tmuxStatusRight(t, withPath([]string{filepath.Dir(real)}, statusfile.ConfigHomeEnv+"="+home), "2 blocked (question) · 1 working")
+	tmuxStatusRight(t, withPath([]string{filepath.Dir(real)}, location.ConfigHomeEnv+"="+home), "2 blocked (question) · 1 working")
 }
 
 // promptOf sources the prompt segment in shell (bash or zsh) with prompt
@@ -484,7 +485,7 @@ echo "1 blocked · 1 idle"; exit 5`})
 func TestPromptSegmentStatusls(t *testing.T) {
 	real := realStatusls(t)
 	home := publishBlocked(t)
-	got := promptOf(t, "bash", withPath([]string{filepath.Dir(real)}, statusfile.ConfigHomeEnv+"="+home))
+	got := promptOf(t, "bash", withPath([]string{filepath.Dir(real)}, location.ConfigHomeEnv+"="+home))
 	if !strings.HasPrefix(got, "[1 blocked · 1 working] ") {
 		t.Errorf("prompt %q", got)
 	}
@@ -605,7 +606,7 @@ cat "$EVENTS"; exec sleep 60`})
 func TestNeovimModuleStatusls(t *testing.T) {
 	real := realStatusls(t)
 	home := publishBlocked(t)
-	nvimSummary(t, withPath(nil, statusfile.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
+	nvimSummary(t, withPath(nil, location.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
 }
 
 // The module's words are statusls's: over the real statusls watch --json,
@@ -752,7 +753,7 @@ func TestNotifyBlockedStatusls(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	script, _ := filepath.Abs(filepath.Join("notify", "notify-blocked.sh"))
 	watch := exec.Command(script)
-	watch.Env = withPath([]string{stub, filepath.Dir(real)}, "OUT="+dir, statusfile.ConfigHomeEnv+"="+home)
+	watch.Env = withPath([]string{stub, filepath.Dir(real)}, "OUT="+dir, location.ConfigHomeEnv+"="+home)
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}

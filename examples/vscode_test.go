@@ -22,6 +22,8 @@ import (
 
 	"github.com/agentstatus/agentstatus/conformance"
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
+	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -243,7 +245,7 @@ func goDecode(data []byte) decoded {
 		if t.IsZero() {
 			return ""
 		}
-		return t.UTC().Format(statusfile.TimeLayout)
+		return t.UTC().Format(timefmt.Layout)
 	}
 	// The title as shown: statusfile keeps only what the sanitizer looks
 	// at (4,096 UTF-16 units and one more), the extension all of it.
@@ -392,7 +394,7 @@ func TestVSCodeReaderStatuspub(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(node, filepath.Join(out, "reader-cli.js"))
-	cmd.Env = append(os.Environ(), statusfile.ConfigHomeEnv+"="+home, "STATUS_DIR=")
+	cmd.Env = append(os.Environ(), location.ConfigHomeEnv+"="+home, "STATUS_DIR=")
 	got, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)

@@ -4,16 +4,11 @@
 // how a reader opens status files without following a symbolic link, hanging
 // on a FIFO or device, or reading more than a bound.
 //
-// For publishers on Unix, call [OpenPublishDir] before every write: it
-// opens and checks the config home and the status directory through
-// descriptors; then [PubDir.CheckFile] and [PubDir.WriteFile] for the file
-// about to be replaced, and [PubDir.RemoveOwn] to remove it on shutdown.
-// (On Windows: [EnsureConfigHome], [EnsureStatusDir], [OpenStatusRoot] and
-// [CheckStatusFileIn].) For readers, call [OpenDir], [Dir.Check] (SPEC.md
-// R2) and [Dir.ReadFile]; [Dir.Remove] removes a file only if it is still
-// the one read (SPEC.md D4).
+// For most uses, call [CheckConfigHome] and [CheckStatusDir]: a
+// statusfile.Publisher and package reader apply every rule themselves,
+// through descriptors, before each write and each read.
 //
-// Every refusal is a [*Error] that wraps one of the sentinel errors
+// Every refusal is an [*Error] that wraps one of the sentinel errors
 // ([ErrSymlink], [ErrNotOwned], ...), so callers can branch with errors.Is,
 // and says which rule was broken for which path. Errors from the file system
 // itself are returned as they are (*fs.PathError), so

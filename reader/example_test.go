@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
@@ -14,7 +13,7 @@ import (
 func ExampleList() {
 	home, _ := os.MkdirTemp("", "example-")
 	defer os.RemoveAll(home)
-	dir := filepath.Join(home, statusfile.DirName)
+	dir := statusfile.StatusDir(home)
 	now := time.Now()
 	for i, st := range []statusfile.State{statusfile.Working, statusfile.Blocked} {
 		statusfile.WriteFile(dir, statusfile.Status{

@@ -10,8 +10,8 @@ type Liveness string
 
 // Liveness values.
 const (
-	// Unchecked: liveness was not asked for.
-	Unchecked Liveness = ""
+	// The zero value, "", says that liveness was not asked for.
+	unchecked Liveness = ""
 	// Unknown: no pid, or no way to tell on this system.
 	Unknown Liveness = "unknown"
 	// Alive: a process with that pid exists and (where the system tells)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -25,8 +26,8 @@ func TestDefaultDir(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("HOME", h)
-			t.Setenv(statusfile.StatusDirEnv, tt.statusDir)
-			t.Setenv(statusfile.ConfigHomeEnv, tt.cfgHome)
+			t.Setenv(location.StatusDirEnv, tt.statusDir)
+			t.Setenv(location.ConfigHomeEnv, tt.cfgHome)
 			dir, err := reader.DefaultDir()
 			if err != nil || dir != tt.wantDir {
 				t.Errorf("DefaultDir() = %q, %v; want %q", dir, err, tt.wantDir)
@@ -44,8 +45,8 @@ func TestDefaultDir(t *testing.T) {
 // file of a publisher told nothing, relative paths included.
 func TestDefaultDirFindsDefaultPublisher(t *testing.T) {
 	t.Chdir(t.TempDir())
-	t.Setenv(statusfile.StatusDirEnv, "")
-	t.Setenv(statusfile.ConfigHomeEnv, "home")
+	t.Setenv(location.StatusDirEnv, "")
+	t.Setenv(location.ConfigHomeEnv, "home")
 	p, err := statusfile.NewPublisher("s-1", statusfile.WithCwd("/w"))
 	if err != nil {
 		t.Fatal(err)

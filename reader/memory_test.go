@@ -38,7 +38,7 @@ func TestListHoldsNoFileData(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		l, err := List(dir, Options{Clock: clock, Workers: workers})
+		l, err := List(dir, Options{Clock: testClock, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}

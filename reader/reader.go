@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -36,11 +38,14 @@ const (
 	ReasonNotRegular   statusfile.Reason = "not-regular"
 	ReasonNotOwned     statusfile.Reason = "not-owned"
 	ReasonTooLarge     statusfile.Reason = "too-large"
-	ReasonUnreadable   statusfile.Reason = "unreadable"
 	ReasonNameMismatch statusfile.Reason = "name-mismatch"
 
-	ReasonDotFile    statusfile.Reason = "dot-file"        // ignored: hidden, e.g. a publisher's temporary file
-	ReasonNotAStatus statusfile.Reason = "not-status-name" // ignored: not <64 lowercase hex>.json
+	// An entry the file system would not let be read is "unreadable";
+	// an Ignored one is "dot-file" (hidden, e.g. a publisher's temporary
+	// file) or "not-status-name" (not <64 lowercase hex>.json).
+	reasonUnreadable statusfile.Reason = "unreadable"
+	reasonDotFile    statusfile.Reason = "dot-file"
+	reasonNotAStatus statusfile.Reason = "not-status-name"
 )
 
 // Entry is one entry of a listing.
@@ -59,7 +64,7 @@ type Entry struct {
 	Age time.Duration
 	// File describes the opened file (zero for entries that were not
 	// opened); [Dir.Remove] uses it to remove only the file that was read.
-	File perm.FileStat
+	File safefs.FileStat
 	// Alive is the pid's liveness, when [Options].Liveness is set.
 	Alive Liveness
 
@@ -68,9 +73,9 @@ type Entry struct {
 
 // Options change how a directory is read.
 type Options struct {
-	// Clock judges freshness; nil means [statusfile.SystemClock]. Only
+	// Clock judges freshness; nil means [clock.System]. Only
 	// its Now method is used.
-	Clock statusfile.Clock
+	Clock clock.Clock
 	// Liveness checks each record's pid (see [CheckPID]). It never changes
 	// a verdict.
 	Liveness bool
@@ -85,7 +90,7 @@ func (o *Options) now() time.Time {
 	if o.Clock != nil {
 		return o.Clock.Now()
 	}
-	return statusfile.SystemClock.Now()
+	return clock.System.Now()
 }
 
 // Listing is the result of reading a directory once.
@@ -113,7 +118,7 @@ func (l *Listing) Fresh() []Entry {
 
 // Dir is a status directory opened for reading.
 type Dir struct {
-	pd   *perm.Dir
+	pd   *safefs.Dir
 	opts Options
 	pool sync.Pool // *[]byte read buffers
 
@@ -125,7 +130,7 @@ type Dir struct {
 // directory that is a symbolic link, owned by another account or writable by
 // group or others is refused with a *perm.Error.
 func Open(path string, opts Options) (*Dir, error) {
-	pd, err := perm.OpenDir(path)
+	pd, err := safefs.OpenDir(path)
 	if err != nil {
 		return nil, err
 	}
@@ -185,17 +190,17 @@ func (d *Dir) List() (*Listing, error) {
 // by name: these small (name, type) pairs, not the entries built from
 // them. Names that are not status file names are kept, marked notStatus,
 // only when ignored entries are asked for.
-func (d *Dir) names(des []perm.DirEntry) []perm.DirEntry {
+func (d *Dir) names(des []safefs.DirEntry) []safefs.DirEntry {
 	kept := des[:0]
 	for _, de := range des {
-		if statusfile.IsStatusName(de.Name) {
+		if safefs.IsStatusName(de.Name) {
 			kept = append(kept, de)
 		} else if d.opts.Ignored {
 			de.Type |= notStatus
 			kept = append(kept, de)
 		}
 	}
-	slices.SortFunc(kept, func(a, b perm.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(kept, func(a, b safefs.DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	return kept
 }
 
@@ -204,23 +209,23 @@ func (d *Dir) names(des []perm.DirEntry) []perm.DirEntry {
 // files. The type from the directory saves opening what cannot be a
 // record; reading checks again on the opened file. The other entries have
 // no verdict yet.
-func (d *Dir) entries(des []perm.DirEntry) []Entry {
+func (d *Dir) entries(des []safefs.DirEntry) []Entry {
 	entries := make([]Entry, len(des))
 	for i, de := range des {
 		e := &entries[i]
 		e.Name = de.Name
 		switch t := de.Type; {
 		case t&notStatus != 0:
-			e.Verdict, e.Reason = Ignored, ReasonNotAStatus
+			e.Verdict, e.Reason = Ignored, reasonNotAStatus
 			if strings.HasPrefix(e.Name, ".") {
-				e.Reason = ReasonDotFile
+				e.Reason = reasonDotFile
 			}
 		case t&fs.ModeSymlink != 0:
 			e.Verdict, e.Reason = Invalid, ReasonSymlink
-			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrSymlink}
+			e.Err = &perm.Error{What: safefs.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrSymlink}
 		case t&fs.ModeType != 0:
 			e.Verdict, e.Reason = Invalid, ReasonNotRegular
-			e.Err = &perm.Error{What: perm.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrNotRegular, Detail: perm.TypeName(t)}
+			e.Err = &perm.Error{What: safefs.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrNotRegular, Detail: safefs.TypeName(t)}
 		}
 	}
 	return entries
@@ -306,7 +311,7 @@ func (d *Dir) getBuf() *[]byte {
 // It reports false when the file does not exist (anymore) or name is not
 // a status file name.
 func (d *Dir) Read(name string) (Entry, bool) {
-	if !statusfile.IsStatusName(name) {
+	if !safefs.IsStatusName(name) {
 		return Entry{}, false
 	}
 	e := Entry{Name: name}
@@ -342,14 +347,14 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 		case errors.Is(err, perm.ErrTooLarge):
 			e.Reason = ReasonTooLarge
 		default:
-			e.Reason = ReasonUnreadable
+			e.Reason = reasonUnreadable
 		}
 		return true
 	}
 	e.read = true
-	// data is the reader's buffer: nothing of it outlives Judge, which
+	// data is the reader's buffer: nothing of it outlives judge, which
 	// copies what it keeps.
-	Judge(e, data, now)
+	judge(e, data, now)
 	// Every entry with a record: fresh, stale, and one whose only fault
 	// is its name.
 	if d.opts.Liveness && (e.Verdict == Fresh || e.Verdict == Stale || e.Reason == ReasonNameMismatch) {
@@ -363,16 +368,16 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 // that a publisher replaced meanwhile is left alone. It reports whether it
 // removed the file. Entries that were not opened are never removed.
 func (d *Dir) Remove(e *Entry) (bool, error) {
-	if !e.read || !statusfile.IsStatusName(e.Name) || !e.File.Mode.IsRegular() {
+	if !e.read || !safefs.IsStatusName(e.Name) || !e.File.Mode.IsRegular() {
 		return false, nil
 	}
 	return d.pd.Remove(e.Name, e.File)
 }
 
-// Judge decodes data as the content of the file e.Name and sets e's verdict,
+// judge decodes data as the content of the file e.Name and sets e's verdict,
 // reason, record and age as of now. It exists apart from reading so that
 // other readers (and fuzz tests) share the rules.
-func Judge(e *Entry, data []byte, now time.Time) {
+func judge(e *Entry, data []byte, now time.Time) {
 	rec, err := statusfile.Decode(data)
 	if err != nil {
 		e.Verdict, e.Err = Invalid, err
@@ -380,7 +385,7 @@ func Judge(e *Entry, data []byte, now time.Time) {
 		if errors.As(err, &de) {
 			e.Reason = de.Reason
 		} else {
-			e.Reason = ReasonUnreadable
+			e.Reason = reasonUnreadable
 		}
 		return
 	}

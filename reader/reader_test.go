@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clocktest"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 
@@ -24,8 +25,8 @@ import (
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-// clock is the readers' clock in these tests: it reads now.
-var clock = clocktest.New(now)
+// testClock is the readers' clock in these tests: it reads now.
+var testClock = clocktest.New(now)
 
 // record returns the JSON of a valid record for session, updated at t,
 // with fields overridden by kv (a nil value deletes the key).
@@ -33,7 +34,7 @@ func record(session string, t time.Time, kv ...any) []byte {
 	m := map[string]any{
 		"schema": statusfile.Schema, "agent": "pi", "session": session, "pid": 4242,
 		"cwd": "/work/p", "state": "working", "task": map[string]any{"title": "Do it"},
-		"updatedAt": t.UTC().Format(statusfile.TimeLayout),
+		"updatedAt": t.UTC().Format(timefmt.Layout),
 	}
 	for i := 0; i < len(kv); i += 2 {
 		if kv[i+1] == nil {
@@ -144,20 +145,20 @@ func TestListVerdicts(t *testing.T) {
 			name := strings.ToUpper(statusfile.FileName("a")[:64]) + ".json"
 			write(t, dir, name, record("a", now))
 			return name
-		}, want{Ignored, ReasonNotAStatus}},
+		}, want{Ignored, reasonNotAStatus}},
 		{"dot-file", func(t *testing.T, dir string) string {
 			write(t, dir, "."+statusfile.FileName("a"), record("a", now))
 			return "." + statusfile.FileName("a")
-		}, want{Ignored, ReasonDotFile}},
+		}, want{Ignored, reasonDotFile}},
 		{"renameio temp file", func(t *testing.T, dir string) string {
 			name := "." + statusfile.FileName("a") + "8734629873462"
 			write(t, dir, name, record("a", now)[:10])
 			return name
-		}, want{Ignored, ReasonDotFile}},
+		}, want{Ignored, reasonDotFile}},
 		{"directory named x.json", func(t *testing.T, dir string) string {
 			os.Mkdir(filepath.Join(dir, "x.json"), 0o700)
 			return "x.json"
-		}, want{Ignored, ReasonNotAStatus}},
+		}, want{Ignored, reasonNotAStatus}},
 		{"directory named like a status file", func(t *testing.T, dir string) string {
 			os.Mkdir(filepath.Join(dir, statusfile.FileName("a")), 0o700)
 			return statusfile.FileName("a")
@@ -241,7 +242,7 @@ func TestListVerdicts(t *testing.T) {
 			var l *Listing
 			var err error
 			go func() {
-				l, err = List(dir, Options{Clock: clock, Ignored: true})
+				l, err = List(dir, Options{Clock: testClock, Ignored: true})
 				close(done)
 			}()
 			select {
@@ -280,7 +281,7 @@ func TestListOrderAndMissing(t *testing.T) {
 	}
 	slices.Sort(names)
 	for _, workers := range []int{1, 3} {
-		l, err = List(dir, Options{Clock: clock, Workers: workers})
+		l, err = List(dir, Options{Clock: testClock, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +335,7 @@ func TestListNotOwnedFile(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("a"), record("a", now))
 	os.Chown(filepath.Join(dir, statusfile.FileName("a")), 65534, 65534)
-	l, err := List(dir, Options{Clock: clock})
+	l, err := List(dir, Options{Clock: testClock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +348,7 @@ func TestListVanishingFile(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("stays"), record("stays", now))
 	write(t, dir, statusfile.FileName("goes"), record("goes", now))
-	d, err := Open(dir, Options{Clock: clock})
+	d, err := Open(dir, Options{Clock: testClock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +406,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := List(dir, Options{Clock: clock})
+				l, err := List(dir, Options{Clock: testClock})
 				if err != nil || len(l.Entries) != n {
 					b.Fatal(err, len(l.Entries))
 				}
@@ -415,7 +416,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprint(n, "-liveness"), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := List(dir, Options{Clock: clock, Liveness: true})
+				l, err := List(dir, Options{Clock: testClock, Liveness: true})
 				if err != nil || len(l.Entries) != n {
 					b.Fatal(err, len(l.Entries))
 				}
@@ -430,7 +431,7 @@ func FuzzJudge(f *testing.F) {
 	f.Add([]byte(record("a", now, "state", "\x1b[31mx")), "b")
 	f.Fuzz(func(t *testing.T, data []byte, session string) {
 		e := Entry{Name: statusfile.FileName(session)}
-		Judge(&e, data, now)
+		judge(&e, data, now)
 		switch e.Verdict {
 		case Fresh, Stale:
 			if e.Status.Session != session || !e.Status.Fresh(now) != (e.Verdict == Stale) {
@@ -454,7 +455,7 @@ func FuzzList(f *testing.F) {
 		dir := privateDir(t)
 		write(t, dir, statusfile.FileName("fuzz"), data)
 		write(t, dir, "."+statusfile.FileName("fuzz")+"1", data)
-		l, err := List(dir, Options{Clock: clock, Liveness: true})
+		l, err := List(dir, Options{Clock: testClock, Liveness: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,7 +466,7 @@ func FuzzList(f *testing.F) {
 		if len(data) > statusfile.MaxFileSize {
 			want.Verdict = Invalid
 		} else {
-			Judge(&want, data, now)
+			judge(&want, data, now)
 		}
 		if got := l.Entries[0]; got.Verdict != want.Verdict || got.Status != want.Status {
 			t.Fatalf("List %s %+v, Judge %s %+v", got.Verdict, got.Status, want.Verdict, want.Status)
@@ -478,7 +479,7 @@ func TestRemoveOnlyTheFileRead(t *testing.T) {
 	write(t, dir, statusfile.FileName("old"), record("old", now.Add(-time.Hour)))
 	write(t, dir, statusfile.FileName("replaced"), record("replaced", now.Add(-time.Hour)))
 	os.Symlink("/etc/passwd", filepath.Join(dir, statusfile.FileName("link")))
-	d, err := Open(dir, Options{Clock: clock})
+	d, err := Open(dir, Options{Clock: testClock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +526,7 @@ func TestListAndReadAgreeOnLiveness(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("a"), record("a", now, "pid", os.Getpid()))
 	write(t, dir, statusfile.FileName("other"), record("a", now, "pid", os.Getpid())) // name-mismatch
-	d, err := Open(dir, Options{Clock: clock, Liveness: true})
+	d, err := Open(dir, Options{Clock: testClock, Liveness: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,7 +540,7 @@ func TestListAndReadAgreeOnLiveness(t *testing.T) {
 		if !ok {
 			t.Fatalf("Read(%s) failed", e.Name)
 		}
-		if e.Alive == Unchecked || got.Alive != e.Alive {
+		if e.Alive == unchecked || got.Alive != e.Alive {
 			t.Errorf("%s (%s %s): List says %q, Read says %q", e.Name, e.Verdict, e.Reason, e.Alive, got.Alive)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/sshtest"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -66,7 +67,7 @@ func newBenchFleet(b *testing.B) *benchFleet {
 
 func benchDir(b *testing.B, name string) string {
 	home := filepath.Join(b.TempDir(), name)
-	dir := filepath.Join(home, statusfile.DirName)
+	dir := filepath.Join(home, location.DirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		b.Fatal(err)
 	}

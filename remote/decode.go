@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
+	"github.com/agentstatus/agentstatus/internal/safefs"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -74,7 +76,7 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 	if w.Verdict == nil {
 		return nil, fmt.Errorf("%w: its --json objects have no verdict", errOld)
 	}
-	if !statusfile.IsStatusName(*w.File) {
+	if !safefs.IsStatusName(*w.File) {
 		return nil, fmt.Errorf("%w: file %q is not a status file name", errProtocol, statusfile.SanitizeText(short(*w.File)))
 	}
 	e := &reader.Entry{Name: *w.File, Verdict: reader.Verdict(*w.Verdict)}
@@ -100,7 +102,7 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 	if w.Schema == nil || w.Session == nil || w.State == nil || w.UpdatedAt == nil {
 		return nil, fmt.Errorf("%w: a session without schema, session, state or updatedAt", errProtocol)
 	}
-	t, ok := statusfile.ParseTime(*w.UpdatedAt)
+	t, ok := timefmt.Parse(*w.UpdatedAt)
 	if !ok {
 		return nil, fmt.Errorf("%w: updatedAt %q is not an RFC 3339 time", errProtocol, statusfile.SanitizeText(short(*w.UpdatedAt)))
 	}

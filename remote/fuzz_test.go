@@ -9,7 +9,9 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -44,7 +46,7 @@ func FuzzDecodeEntry(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !statusfile.IsStatusName(e.Name) {
+		if !safefs.IsStatusName(e.Name) {
 			t.Fatalf("file %q accepted", e.Name)
 		}
 		out := render.AppendHostJSON(nil, "h", e, nil)
@@ -80,7 +82,7 @@ func FuzzDecodeListing(f *testing.F) {
 			t.Fatal("entries with an error")
 		}
 		for i := range entries {
-			if !statusfile.IsStatusName(entries[i].Name) {
+			if !safefs.IsStatusName(entries[i].Name) {
 				t.Fatalf("file %q accepted", entries[i].Name)
 			}
 		}
@@ -104,13 +106,13 @@ func FuzzWatchStream(f *testing.F) {
 					if e == nil {
 						continue
 					}
-					if !statusfile.IsStatusName(e.Name) || !noControl(e.Status.Title) || !noControl(e.Status.Agent) {
+					if !safefs.IsStatusName(e.Name) || !noControl(e.Status.Title) || !noControl(e.Status.Agent) {
 						t.Errorf("unsafe entry %+v", e)
 					}
 				}
 			}
 		}()
-		h := &hostWatch{cfg: &Config{}, host: "h", opts: &watchOptions{Clock: statusfile.SystemClock}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		h := &hostWatch{cfg: &Config{}, host: "h", opts: &watchOptions{Clock: clock.System}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
 		h.read(context.Background(), bytes.NewReader(stream))
 		close(out)
 		<-done

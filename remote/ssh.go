@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/shquote"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Defaults of a [Config].
@@ -69,7 +69,7 @@ type Config struct {
 	// 30 s.
 	MinBackoff, MaxBackoff time.Duration
 	// Clock gives [Watch]'s events their At; nil means the system clock.
-	Clock statusfile.Clock
+	Clock clock.Clock
 }
 
 // ConfigFromEnv returns the configuration statusls uses: the ssh program

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -63,7 +64,7 @@ func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
 		opts.MaxBackoff = 30 * time.Second
 	}
 	if opts.Clock == nil {
-		opts.Clock = statusfile.SystemClock
+		opts.Clock = clock.System
 	}
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup
@@ -81,7 +82,7 @@ func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
 type watchOptions struct {
 	Heartbeats             bool
 	MinBackoff, MaxBackoff time.Duration
-	Clock                  statusfile.Clock
+	Clock                  clock.Clock
 }
 
 // hostWatch follows one host.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"strings"
 	"testing"
 	"time"
@@ -305,7 +306,7 @@ func BenchmarkEncode(b *testing.B) {
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf, _ = AppendEncode(buf[:0], s)
+		buf, _ = appendEncode(buf[:0], s)
 	}
 }
 
@@ -347,12 +348,12 @@ func TestFileName(t *testing.T) {
 	if got, want := FileName("session-123"), "b9c84322f82434cb46e239d20daf1f3714eeb5077f87fb0f0cd4bd336bc01b54.json"; got != want {
 		t.Errorf("FileName = %s, want %s", got, want)
 	}
-	if !IsStatusName(FileName("x")) || FileName("x") == FileName("y") {
+	if !safefs.IsStatusName(FileName("x")) || FileName("x") == FileName("y") {
 		t.Error("name checks disagree with FileName")
 	}
 	for _, bad := range []string{strings.ToUpper(FileName("x")[:64]) + ".json", "." + FileName("x"), FileName("x") + "1", "x.json", FileName("x")[:68]} {
-		if IsStatusName(bad) {
-			t.Errorf("IsStatusName(%q) = true", bad)
+		if safefs.IsStatusName(bad) {
+			t.Errorf("safefs.IsStatusName(%q) = true", bad)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"math"
 	"strconv"
 	"time"
@@ -40,7 +41,7 @@ var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "age
 // returned sanitized.
 //
 // The title is returned as written, but cut after its first character
-// past [MaxTitleUnits] UTF-16 code units: all that [SanitizeTitle] looks at,
+// past 4096 UTF-16 code units: all that [SanitizeTitle] looks at,
 // and the one character that tells it the title was cut. No other part of
 // data is held by the result. Display the title through [SanitizeTitle].
 func Decode(data []byte) (Status, error) {
@@ -140,7 +141,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	if sp := f[fUpdatedAt]; sp.end != 0 && d.data[sp.start] == '"' && !hasEscapeOrHigh(d.data[sp.start+1:sp.end-1]) {
 		// The common case: parse the bytes in place.
 		ts := d.data[sp.start+1 : sp.end-1]
-		if t, ok = parseTime(ts); !ok {
+		if t, ok = timefmt.Parse(ts); !ok {
 			return Status{}, badTime(string(ts))
 		}
 	} else {
@@ -148,7 +149,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		if err != nil {
 			return Status{}, err
 		}
-		if t, ok = ParseTime(ts); !ok {
+		if t, ok = timefmt.Parse(ts); !ok {
 			return Status{}, badTime(ts)
 		}
 	}
@@ -187,7 +188,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 				return Status{}, wrongType("task.title", "string or null", c)
 			}
 			// Only what SanitizeTitle looks at outlives the file.
-			s.Title = d.strUnits(title, MaxTitleUnits)
+			s.Title = d.strUnits(title, maxTitleUnits)
 		}
 	}
 	switch s.State {
@@ -234,7 +235,7 @@ func (d *decoder) text(sp span) string {
 
 // time returns the RFC 3339 time at sp, or the zero time for anything else.
 func (d *decoder) time(sp span) time.Time {
-	t, _ := ParseTime(d.text(sp))
+	t, _ := timefmt.Parse(d.text(sp))
 	return t
 }
 

@@ -21,7 +21,7 @@ func withTitle(inside string) []byte {
 // mark, an escape sequence, invalid UTF-8, a lone surrogate.
 func TestDecodeCutsTitle(t *testing.T) {
 	a := func(n int) string { return strings.Repeat("a", n) }
-	const max = MaxTitleUnits
+	const max = maxTitleUnits
 	tests := []struct {
 		name   string
 		inside string // the title's JSON text

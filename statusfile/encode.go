@@ -3,6 +3,7 @@ package statusfile
 import (
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -10,36 +11,36 @@ import (
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
 )
 
-// ErrInvalidRecord is returned by [Encode] for a record it will not write.
-var ErrInvalidRecord = errors.New("statusfile: invalid record")
+// errInvalidRecord is returned by [Encode] for a record it will not write.
+var errInvalidRecord = errors.New("statusfile: invalid record")
 
 // Encode returns the file content of s: compact JSON with the keys in the
 // published order, no HTML escaping, and a trailing newline. The schema is
 // always [Schema]; the title goes through [SanitizeTitle]; updatedAt is
-// written in UTC with milliseconds ([TimeLayout]).
+// written in UTC with milliseconds (SPEC.md T1).
 //
 // Encode refuses a record with an invalid session id, an empty state, a
 // pid outside 0 … [MaxPID], a relative cwd, or a time outside the years 0000–9999.
 func Encode(s Status) ([]byte, error) {
-	return AppendEncode(make([]byte, 0, 256+len(s.Agent)+len(s.Session)+len(s.Cwd)+len(s.Title)), s)
+	return appendEncode(make([]byte, 0, 256+len(s.Agent)+len(s.Session)+len(s.Cwd)+len(s.Title)), s)
 }
 
-// AppendEncode is like [Encode] but appends to dst.
-func AppendEncode(dst []byte, s Status) ([]byte, error) {
+// appendEncode is like [Encode] but appends to dst.
+func appendEncode(dst []byte, s Status) ([]byte, error) {
 	if err := ValidateSession(s.Session); err != nil {
 		return dst, err
 	}
 	switch {
 	case s.State == "":
-		return dst, fmt.Errorf("%w: empty state", ErrInvalidRecord)
+		return dst, fmt.Errorf("%w: empty state", errInvalidRecord)
 	case s.PID < 0 || s.PID > MaxPID:
-		return dst, fmt.Errorf("%w: pid %d not in 0 … %d", ErrInvalidRecord, s.PID, MaxPID)
+		return dst, fmt.Errorf("%w: pid %d not in 0 … %d", errInvalidRecord, s.PID, MaxPID)
 	case s.Cwd != "" && !filepath.IsAbs(s.Cwd) && !isSlashAbs(s.Cwd):
-		return dst, fmt.Errorf("%w: cwd %q is not absolute", ErrInvalidRecord, s.Cwd)
+		return dst, fmt.Errorf("%w: cwd %q is not absolute", errInvalidRecord, s.Cwd)
 	}
 	t := s.UpdatedAt.UTC()
 	if y := t.Year(); y < 0 || y > 9999 {
-		return dst, fmt.Errorf("%w: updatedAt year %d out of range", ErrInvalidRecord, y)
+		return dst, fmt.Errorf("%w: updatedAt year %d out of range", errInvalidRecord, y)
 	}
 	dst = append(dst, `{"schema":"`+Schema+`","agent":`...)
 	dst = jsonstr.Append(dst, s.Agent)
@@ -59,7 +60,7 @@ func AppendEncode(dst []byte, s Status) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"updatedAt":"`...)
-	dst = AppendTime(dst, t)
+	dst = timefmt.Append(dst, t)
 	dst = append(dst, '"')
 	sanitizeWhy(&s)
 	if w := s.WaitingFor; w.Kind != "" {
@@ -101,37 +102,10 @@ func appendNullTime(dst []byte, t time.Time) []byte {
 		return append(dst, "null"...)
 	}
 	dst = append(dst, '"')
-	dst = AppendTime(dst, t)
+	dst = timefmt.Append(dst, t)
 	return append(dst, '"')
 }
 
 // isSlashAbs accepts "/..." paths on every platform: a record written on
 // one system may be encoded on another.
 func isSlashAbs(p string) bool { return len(p) > 0 && p[0] == '/' }
-
-// AppendTime appends t in UTC as [TimeLayout] does, truncated (not rounded)
-// to milliseconds, as JavaScript's toISOString writes it.
-func AppendTime(dst []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
-	h, mi, s := t.Clock()
-	ms := t.Nanosecond() / 1e6
-	dst = append4(dst, y)
-	dst = append(dst, '-')
-	dst = append2(dst, int(mo))
-	dst = append(dst, '-')
-	dst = append2(dst, d)
-	dst = append(dst, 'T')
-	dst = append2(dst, h)
-	dst = append(dst, ':')
-	dst = append2(dst, mi)
-	dst = append(dst, ':')
-	dst = append2(dst, s)
-	dst = append(dst, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
-	return dst
-}
-
-func append2(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
-func append4(b []byte, v int) []byte {
-	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
-}

@@ -7,15 +7,6 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 )
 
-// ConfigHomeEnv names the environment variable that overrides the config
-// home (SPEC.md L1).
-const ConfigHomeEnv = location.ConfigHomeEnv
-
-// StatusDirEnv names the environment variable readers honour for the status
-// directory itself (SPEC.md L3). Publishers ignore it (L4); see
-// reader.DefaultDir for the directory a reader lists.
-const StatusDirEnv = location.StatusDirEnv
-
 // DefaultConfigHome returns the config home a publisher uses when told
 // nothing else (SPEC.md L1): $GENTLE_PI_CONFIG_HOME when it is set and
 // non-empty, else ~/.pi/gentle-ai, where ~ is $HOME when it is set (as
@@ -24,7 +15,7 @@ const StatusDirEnv = location.StatusDirEnv
 func DefaultConfigHome() (string, error) {
 	loc, err := location.ForPublisher("", "", nil)
 	if errors.Is(err, location.ErrNoHome) {
-		return "", errors.New("statusfile: cannot find the config home: " + ConfigHomeEnv + " is not set and the home directory is unknown")
+		return "", errors.New("statusfile: cannot find the config home: " + location.ConfigHomeEnv + " is not set and the home directory is unknown")
 	}
 	if err != nil {
 		return "", fmt.Errorf("statusfile: config home: %w", err)
@@ -32,5 +23,6 @@ func DefaultConfigHome() (string, error) {
 	return loc.ConfigHome, nil
 }
 
-// StatusDir returns the status directory of a config home (SPEC.md L2).
+// StatusDir returns the status directory of a config home (SPEC.md L2):
+// configHome/agent-status.
 func StatusDir(configHome string) string { return location.StatusDir(configHome) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,9 +17,9 @@ import (
 // gap the protocol promises.
 const DefaultHeartbeat = HeartbeatInterval - time.Second
 
-// DefaultCoalesce is the default coalescing window of a [Publisher]: at most
+// defaultCoalesce is the default coalescing window of a [Publisher]: at most
 // one write per window, however often the state changes.
-const DefaultCoalesce = 100 * time.Millisecond
+const defaultCoalesce = 100 * time.Millisecond
 
 // ErrClosed is returned by [Publisher.Flush] after [Publisher.Close].
 var ErrClosed = errors.New("statusfile: publisher closed")
@@ -42,7 +43,7 @@ type config struct {
 	state      State
 	title      string
 	noDetail   bool
-	clock      Clock
+	clock      clock.Clock
 	heartbeat  time.Duration
 	coalesce   time.Duration
 	onError    func(error)
@@ -86,7 +87,7 @@ func WithTitle(title string) Option { return optionFunc(func(c *config) { c.titl
 func WithDetail(on bool) Option { return optionFunc(func(c *config) { c.noDetail = !on }) }
 
 // WithClock sets the clock used for timestamps, heartbeats and coalescing.
-func WithClock(clock Clock) Option { return optionFunc(func(c *config) { c.clock = clock }) }
+func WithClock(clk clock.Clock) Option { return optionFunc(func(c *config) { c.clock = clk }) }
 
 // WithHeartbeat sets how often an unchanged record is rewritten; it must be
 // positive and at most [HeartbeatInterval]. The default is [DefaultHeartbeat].
@@ -95,7 +96,7 @@ func WithHeartbeat(d time.Duration) Option { return optionFunc(func(c *config) {
 // WithCoalesce sets the coalescing window: changes that arrive within it of
 // the previous write are written together at its end. Zero writes every
 // change as soon as the previous write is done. The default is
-// [DefaultCoalesce].
+// 100 ms.
 func WithCoalesce(d time.Duration) Option { return optionFunc(func(c *config) { c.coalesce = d }) }
 
 // WithErrorHandler sets a function called with every distinct write
@@ -117,7 +118,7 @@ func WithErrorHandler(f func(error)) Option { return optionFunc(func(c *config) 
 // Close removes the file, if it is still the one last written.
 type Publisher struct {
 	home, dir, name string
-	clock           Clock
+	clock           clock.Clock
 	heartbeat       time.Duration
 	coalesce        time.Duration
 	noDetail        bool
@@ -158,12 +159,12 @@ func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
-	c := config{state: Idle, clock: SystemClock, heartbeat: DefaultHeartbeat, coalesce: DefaultCoalesce}
+	c := config{state: Idle, clock: clock.System, heartbeat: DefaultHeartbeat, coalesce: defaultCoalesce}
 	for _, o := range opts {
 		o.apply(&c)
 	}
 	if !c.state.Known() {
-		return nil, fmt.Errorf("%w %q", ErrUnknownState, c.state)
+		return nil, fmt.Errorf("%w %q", errUnknownState, c.state)
 	}
 	if c.heartbeat <= 0 || c.heartbeat > HeartbeatInterval {
 		return nil, fmt.Errorf("statusfile: heartbeat %v not in (0, %v]", c.heartbeat, HeartbeatInterval)
@@ -334,7 +335,7 @@ func (p *Publisher) update(f func(*Status) bool, state State) {
 	}
 	p.mu.Unlock()
 	if !ok {
-		p.report(fmt.Errorf("%w %q: change ignored", ErrUnknownState, state))
+		p.report(fmt.Errorf("%w %q: change ignored", errUnknownState, state))
 		return
 	}
 	if changed {
@@ -384,7 +385,7 @@ func (p *Publisher) run() {
 	defer close(p.done)
 	p.write()
 	hb := p.clock.NewTimer(p.heartbeat)
-	var co Timer
+	var co clock.Timer
 	var coC <-chan time.Time
 	stopCoalesce := func() {
 		if co != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // SanitizeTitle returns the title as SPEC.md says a publisher writes it and a
-// reader displays it. It looks at the first [MaxTitleUnits] UTF-16 code units
+// reader displays it. It looks at the first 4096 UTF-16 code units
 // of raw; removes whole terminal escape sequences (CSI, OSC, DCS, SOS, PM,
 // APC and other ESC sequences, in their 7-bit and 8-bit forms; an
 // unterminated sequence removes the rest of the text); turns C0 and C1
@@ -21,11 +21,11 @@ import (
 // The result is valid UTF-8 (invalid bytes in raw become U+FFFD), and
 // SanitizeTitle(SanitizeTitle(s)) == SanitizeTitle(s).
 func SanitizeTitle(raw string) string {
-	return sanitizeCap(raw, MaxTitleUnits)
+	return sanitizeCap(raw, maxTitleUnits)
 }
 
 // sanitizeCap is SanitizeTitle with max UTF-16 code units in place of
-// MaxTitleUnits.
+// maxTitleUnits.
 func sanitizeCap(raw string, max int) string {
 	if len(raw) <= max && isPlainTitle(raw) {
 		return raw
@@ -56,9 +56,9 @@ func SanitizeText(s string) string {
 }
 
 // isPlainTitle reports whether s is printable ASCII with single inner spaces
-// and at most MaxTitleUnits long: such a title is its own sanitized form.
+// and at most maxTitleUnits long: such a title is its own sanitized form.
 func isPlainTitle(s string) bool {
-	if len(s) > MaxTitleUnits || s == "" {
+	if len(s) > maxTitleUnits || s == "" {
 		return s == ""
 	}
 	if s[0] == ' ' || s[len(s)-1] == ' ' {

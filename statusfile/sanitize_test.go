@@ -114,7 +114,7 @@ func checkSanitized(t *testing.T, raw, got string) {
 	if !utf8.ValidString(got) {
 		t.Fatalf("SanitizeTitle(%q) = %q: not valid UTF-8", raw, got)
 	}
-	if n := len(utf16.Encode([]rune(got))); n > MaxTitleUnits {
+	if n := len(utf16.Encode([]rune(got))); n > maxTitleUnits {
 		t.Fatalf("SanitizeTitle(%q): %d UTF-16 units", raw, n)
 	}
 	for _, r := range got {

@@ -5,17 +5,12 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
-
-	"github.com/agentstatus/agentstatus/internal/location"
 )
 
 // Protocol constants.
 const (
 	// Schema is the value of the "schema" key of every v1 record.
 	Schema = "gentle-shell.agent-status/v1"
-
-	// DirName is the name of the status directory inside the config home.
-	DirName = location.DirName
 
 	// HeartbeatInterval is the longest a publisher may go without
 	// rewriting its file.
@@ -29,19 +24,15 @@ const (
 	// are invalid.
 	MaxFileSize = 64 << 10
 
-	// MaxTitleUnits is the number of UTF-16 code units of a raw title that
+	// maxTitleUnits is the number of UTF-16 code units of a raw title that
 	// the sanitizer looks at.
-	MaxTitleUnits = 4096
+	maxTitleUnits = 4096
 
 	// MaxPID is the largest pid a record may carry (SPEC.md C4).
 	MaxPID = 1<<31 - 1
 
-	// MaxSessionBytes is the longest session id, in UTF-8 bytes.
-	MaxSessionBytes = 1024
-
-	// TimeLayout is how updatedAt is written: UTC with milliseconds, as
-	// JavaScript's Date.prototype.toISOString.
-	TimeLayout = "2006-01-02T15:04:05.000Z"
+	// maxSessionBytes is the longest session id, in UTF-8 bytes.
+	maxSessionBytes = 1024
 )
 
 // State is what a session is doing. The v1 vocabulary is [Working],
@@ -60,15 +51,15 @@ func (s State) Known() bool {
 	return s == Working || s == Blocked || s == Idle
 }
 
-// ErrUnknownState is returned by [ParseState] for a value outside the v1
+// errUnknownState is returned by [ParseState] for a value outside the v1
 // vocabulary.
-var ErrUnknownState = errors.New("statusfile: unknown state")
+var errUnknownState = errors.New("statusfile: unknown state")
 
 // ParseState returns the v1 state named s.
 func ParseState(s string) (State, error) {
 	st := State(s)
 	if !st.Known() {
-		return "", fmt.Errorf("%w %q (want working, blocked or idle)", ErrUnknownState, s)
+		return "", fmt.Errorf("%w %q (want working, blocked or idle)", errUnknownState, s)
 	}
 	return st, nil
 }
@@ -95,14 +86,14 @@ type Status struct {
 var ErrInvalidSession = errors.New("statusfile: invalid session id")
 
 // ValidateSession reports whether id may be used as a session id: non-empty
-// valid UTF-8 of at most [MaxSessionBytes] bytes, without C0 or C1 control
+// valid UTF-8 of at most 1024 bytes, without C0 or C1 control
 // characters.
 func ValidateSession(id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("%w: empty", ErrInvalidSession)
-	case len(id) > MaxSessionBytes:
-		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidSession, len(id), MaxSessionBytes)
+	case len(id) > maxSessionBytes:
+		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidSession, len(id), maxSessionBytes)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidSession)
 	}

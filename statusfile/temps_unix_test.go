@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	sf "github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -25,9 +26,9 @@ func TestPublisherRemovesTempsOfGoneWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := sf.FileName("s")
-	gone := sf.TempName(name, dead.Process.Pid)
-	live := sf.TempName(name, os.Getppid())
-	other := sf.TempName(sf.FileName("other"), dead.Process.Pid)
+	gone := safefs.TempName(name, dead.Process.Pid)
+	live := safefs.TempName(name, os.Getppid())
+	other := safefs.TempName(sf.FileName("other"), dead.Process.Pid)
 	for _, n := range []string{gone, live, other, ".unrelated"} {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("{"), 0o600); err != nil {
 			t.Fatal(err)

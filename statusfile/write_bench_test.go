@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +39,7 @@ func BenchmarkWriteFile(b *testing.B) {
 }
 
 func writeNoSync(home, dir, name string, data []byte) error {
-	d, err := perm.OpenPublishDir(dir, true)
+	d, err := safefs.OpenPublishDir(dir, true)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func writeNoSync(home, dir, name string, data []byte) error {
 	if err := d.CheckFile(name); err != nil {
 		return err
 	}
-	tmp := TempName(name, os.Getpid())
+	tmp := safefs.TempName(name, os.Getpid())
 	fd, err := unix.Openat(d.Fd(), tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return err

@@ -7,8 +7,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/agentstatus/agentstatus/perm"
-	"golang.org/x/sys/unix"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 )
 
 // writeFile checks the trust rules and atomically replaces dir/name with
@@ -16,7 +15,7 @@ import (
 // umask. It returns the identity of the file written. home is dir's
 // parent, and checked as the config home.
 func writeFile(_, dir, name string, data []byte) (fs.FileInfo, error) {
-	d, err := perm.OpenPublishDir(dir, true)
+	d, err := safefs.OpenPublishDir(dir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -24,17 +23,17 @@ func writeFile(_, dir, name string, data []byte) (fs.FileInfo, error) {
 	return writeIn(d, name, data)
 }
 
-func writeIn(d *perm.PubDir, name string, data []byte) (fs.FileInfo, error) {
+func writeIn(d *safefs.PubDir, name string, data []byte) (fs.FileInfo, error) {
 	if err := d.CheckFile(name); err != nil {
 		return nil, err
 	}
-	return d.WriteFile(name, TempName(name, os.Getpid()), data)
+	return d.WriteFile(name, safefs.TempName(name, os.Getpid()), data)
 }
 
 // removeFile removes dir/name if it is still the file written, with the
 // content data (SPEC.md P11).
 func removeFile(dir, name string, written fs.FileInfo, data []byte) error {
-	d, err := perm.OpenPublishDir(dir, false)
+	d, err := safefs.OpenPublishDir(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -42,13 +41,13 @@ func removeFile(dir, name string, written fs.FileInfo, data []byte) error {
 		return err
 	}
 	defer d.Close()
-	_, err = d.RemoveOwn(name, perm.WrittenStat(written, data))
+	_, err = d.RemoveOwn(name, safefs.WrittenStat(written, data))
 	return err
 }
 
 // removeSessionFile removes dir/name after the trust checks.
 func removeSessionFile(dir, name string) error {
-	d, err := perm.OpenPublishDir(dir, false)
+	d, err := safefs.OpenPublishDir(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -62,50 +61,18 @@ func removeSessionFile(dir, name string) error {
 // cleanTemps removes the temporary files of the status file name whose
 // writer is gone (SPEC.md P8).
 func cleanTemps(dir, name string) error {
-	d, err := perm.OpenPublishDir(dir, false)
+	d, err := safefs.OpenPublishDir(dir, false)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	return RemoveStaleTemps(d, name)
-}
-
-// RemoveStaleTemps removes, from an opened status directory, the temporary
-// files left by writers of the status file name (see [TempName]) that are
-// gone: no process has the writer's pid. Those of a writer that lives are
-// left alone, and so is every other name. An empty name removes those of
-// every session.
-func RemoveStaleTemps(d *perm.PubDir, name string) error {
-	names, err := d.Names()
-	if err != nil {
-		return err
-	}
-	var first error
-	for _, n := range names {
-		of, pid, ok := ParseTempName(n)
-		if !ok || (name != "" && of != name) || !WriterGone(pid) {
-			continue
-		}
-		if err := d.RemoveTemp(n); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// WriterGone reports whether no process has pid on this host (kill(pid, 0)
-// fails with ESRCH). The current process is never gone.
-func WriterGone(pid int) bool {
-	if pid <= 0 || pid == os.Getpid() {
-		return false
-	}
-	return unix.Kill(pid, 0) == unix.ESRCH
+	return safefs.RemoveStaleTemps(d, name)
 }
 
 // WriteFileIn is [WriteFile] into a status directory opened by
-// [perm.OpenPublishDir]: for publishers that hold the directory open, such
+// [safefs.OpenPublishDir]: for publishers that hold the directory open, such
 // as the hook commands under their session lock.
-func WriteFileIn(d *perm.PubDir, rec Status) (fs.FileInfo, error) {
+func WriteFileIn(d *safefs.PubDir, rec Status) (fs.FileInfo, error) {
 	data, err := encodeForWrite(&rec)
 	if err != nil {
 		return nil, err
@@ -119,8 +86,8 @@ func WriteFileIn(d *perm.PubDir, rec Status) (fs.FileInfo, error) {
 }
 
 // RemoveFileIn is [RemoveFile] in a status directory opened by
-// [perm.OpenPublishDir].
-func RemoveFileIn(d *perm.PubDir, session string) error {
+// [safefs.OpenPublishDir].
+func RemoveFileIn(d *safefs.PubDir, session string) error {
 	if err := d.Remove(FileName(session)); err != nil {
 		return removeError(d.Path(), FileName(session), err)
 	}

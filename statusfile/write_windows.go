@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 )
 
 // writeFile is the Windows write path: the descriptor-relative calls of the Unix path do not exist
@@ -27,8 +27,8 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 	var f *os.File
 	var tmp string
 	for i := 0; ; i++ {
-		tmp = TempName(name, os.Getpid())
-		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.FileMode)
+		tmp = safefs.TempName(name, os.Getpid())
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, safefs.FileMode)
 		if err == nil || !errors.Is(err, fs.ErrExist) || i > 100 {
 			break
 		}
@@ -72,21 +72,21 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 // config home and status directory) and returns the status directory as a
 // root the platform's writeFile writes name into.
 func openForWrite(home, dir, name string) (*os.Root, error) {
-	if err := perm.EnsureConfigHome(home); err != nil {
+	if err := safefs.EnsureConfigHome(home); err != nil {
 		return nil, err
 	}
 	// OpenStatusRoot checks the status directory; only a missing one is
 	// created (and checked) first.
-	root, err := perm.OpenStatusRoot(dir)
+	root, err := safefs.OpenStatusRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err = perm.EnsureStatusDir(dir); err == nil {
-			root, err = perm.OpenStatusRoot(dir)
+		if err = safefs.EnsureStatusDir(dir); err == nil {
+			root, err = safefs.OpenStatusRoot(dir)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := perm.CheckStatusFileIn(root, name); err != nil {
+	if err := safefs.CheckStatusFileIn(root, name); err != nil {
 		root.Close()
 		return nil, err
 	}
@@ -95,18 +95,18 @@ func openForWrite(home, dir, name string) (*os.Root, error) {
 
 // removeFile removes dir/name if it is still the file written.
 func removeFile(dir, name string, written fs.FileInfo, _ []byte) error {
-	root, err := perm.OpenStatusRoot(dir)
+	root, err := safefs.OpenStatusRoot(dir)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	_, err = perm.RemoveOwnFile(root, name, written)
+	_, err = safefs.RemoveOwnFile(root, name, written)
 	return err
 }
 
 // removeSessionFile removes dir/name after the trust checks.
 func removeSessionFile(dir, name string) error {
-	root, err := perm.OpenStatusRoot(dir)
+	root, err := safefs.OpenStatusRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -114,7 +114,7 @@ func removeSessionFile(dir, name string) error {
 		return err
 	}
 	defer root.Close()
-	if err := perm.CheckStatusFileIn(root, name); err != nil {
+	if err := safefs.CheckStatusFileIn(root, name); err != nil {
 		return err
 	}
 	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -126,6 +126,3 @@ func removeSessionFile(dir, name string) error {
 // cleanTemps does nothing on Windows: a writer's liveness is not checked
 // there.
 func cleanTemps(dir, name string) error { return nil }
-
-// WriterGone cannot tell on Windows: no writer is ever taken for gone.
-func WriterGone(int) bool { return false }

@@ -20,7 +20,7 @@ import (
 func (w *Watcher) reconcile() {
 	w.now = w.cfg.clock.Now()
 	if !w.watchAncestor() {
-		w.closeDir(ReasonDirGone)
+		w.closeDir(reasonDirGone)
 		w.missing = true
 		w.armRescan()
 		return
@@ -28,14 +28,14 @@ func (w *Watcher) reconcile() {
 	d, err := reader.Open(w.path, w.ropts)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		w.closeDir(ReasonDirGone)
+		w.closeDir(reasonDirGone)
 		w.missing, w.dirErr = true, ""
 		w.armRescan()
 		return
 	case err != nil:
 		// A symbolic link, another owner, writable by others, not a
 		// directory (SPEC.md R2): nothing in it may be shown.
-		w.closeDir(ReasonDirRefused)
+		w.closeDir(reasonDirRefused)
 		w.missing = false
 		w.reportOnce(&w.dirErr, fmt.Errorf("watch: %w", err))
 		w.armRescan()
@@ -43,7 +43,7 @@ func (w *Watcher) reconcile() {
 	}
 	w.missing, w.dirErr = false, ""
 	if w.dir != nil && !os.SameFile(d.Info(), w.dirInfo) {
-		w.closeDir(ReasonDirReplaced)
+		w.closeDir(reasonDirReplaced)
 	}
 	if w.dir != nil {
 		d.Close()

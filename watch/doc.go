@@ -26,9 +26,9 @@
 //     else changed; usually found by a timer, as no file changes then.
 //   - [Fresh]: a stale record became fresh again: rewritten, or a record
 //     more than 30 s in the future (SPEC.md FR2) came within 30 s.
-//   - [Removed]: the entry left the view; Reason says why: [ReasonDeleted],
+//   - [Removed]: the entry left the view; Reason says why: "deleted",
 //     a SPEC.md §10 reason when a record became invalid, or one of
-//     [ReasonDirGone], [ReasonDirReplaced], [ReasonDirRefused].
+//     "dir-gone", "dir-replaced", "dir-refused".
 //   - [Invalid]: only with [WithInvalid]: a file that is not a record to
 //     show, with its reason.
 //
@@ -89,16 +89,16 @@
 //     /tmp) costs one wake-up and a name comparison per change in it.
 //   - Directory removed, renamed away or replaced (seen through the watch
 //     on the parent, and by comparing the directory's identity): every
-//     entry is Removed (ReasonDirGone, ReasonDirReplaced), and the
+//     entry is Removed ("dir-gone", "dir-replaced"), and the
 //     directory is listed again when it comes back, its records Added.
 //   - Directory refused (it became a symbolic link, writable by others,
-//     SPEC.md R2): every entry is Removed (ReasonDirRefused) and an Error
+//     SPEC.md R2): every entry is Removed ("dir-refused") and an Error
 //     says why; the watcher looks again when the directory changes.
 //   - fsnotify.ErrEventOverflow (the kernel dropped notifications): an
 //     Error, then a full listing compared with what the consumer has, so
 //     that only real changes follow.
 //   - A notification missed for any other reason: every
-//     [DefaultRescanInterval] (see [WithRescanInterval]) the directory is
+//     30 s (see [WithRescanInterval]) the directory is
 //     listed again and compared in the same way. This also corrects the
 //     staleness timer after the wall clock jumps.
 //

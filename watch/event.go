@@ -49,17 +49,17 @@ const (
 // Reasons of Removed events that are not a file's own (those are the
 // reasons of SPEC.md §10, for a record that became invalid).
 const (
-	// ReasonDeleted: the file was removed or renamed away.
-	ReasonDeleted statusfile.Reason = "deleted"
-	// ReasonDirGone: the status directory was removed or renamed away.
-	ReasonDirGone statusfile.Reason = "dir-gone"
-	// ReasonDirReplaced: another directory now has the status directory's
+	// reasonDeleted, "deleted": the file was removed or renamed away.
+	reasonDeleted statusfile.Reason = "deleted"
+	// reasonDirGone, "dir-gone": the status directory was removed or renamed away.
+	reasonDirGone statusfile.Reason = "dir-gone"
+	// reasonDirReplaced, "dir-replaced": another directory now has the status directory's
 	// path; its sessions follow as Added.
-	ReasonDirReplaced statusfile.Reason = "dir-replaced"
-	// ReasonDirRefused: the status directory may no longer be read
+	reasonDirReplaced statusfile.Reason = "dir-replaced"
+	// reasonDirRefused, "dir-refused": the status directory may no longer be read
 	// (SPEC.md R2: a symbolic link, another owner, writable by others); an
 	// Error event says which rule.
-	ReasonDirRefused statusfile.Reason = "dir-refused"
+	reasonDirRefused statusfile.Reason = "dir-refused"
 )
 
 // Event is one change seen by a [Watcher].
@@ -82,9 +82,9 @@ type Event struct {
 	Session string
 	// Before and After are the entry before and after the change.
 	Before, After *reader.Entry
-	// Reason says why an entry was Removed: ReasonDeleted, one of the
-	// ReasonDir constants, or the SPEC.md §10 reason of a file that became
-	// invalid.
+	// Reason says why an entry was Removed: "deleted", "dir-gone",
+	// "dir-replaced", "dir-refused", or the SPEC.md §10 reason of a file
+	// that became invalid.
 	Reason statusfile.Reason
 	// Missing is set on Synced when the status directory does not exist
 	// (yet): the watcher waits for it.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 )
 
 // tapSource wraps the real fsnotify source. It can drop notifications
@@ -52,7 +52,7 @@ func newTapSource() (*tapSource, error) {
 			}
 			select {
 			case s.events <- ev:
-				if statusfile.IsStatusName(filepath.Base(ev.Name)) {
+				if safefs.IsStatusName(filepath.Base(ev.Name)) {
 					s.statusEvents.Add(1)
 				}
 			case <-s.stop:

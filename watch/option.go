@@ -3,12 +3,12 @@ package watch
 import (
 	"time"
 
-	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/internal/clock"
 )
 
-// DefaultRescanInterval is how often a [Watcher] lists the whole directory
+// defaultRescanInterval is how often a [Watcher] lists the whole directory
 // as a safety net against a missed notification.
-const DefaultRescanInterval = 30 * time.Second
+const defaultRescanInterval = 30 * time.Second
 
 // An Option configures a [Watcher].
 type Option interface {
@@ -20,7 +20,7 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
-	clock      statusfile.Clock
+	clock      clock.Clock
 	heartbeats bool
 	invalid    bool
 	liveness   bool
@@ -29,8 +29,8 @@ type config struct {
 }
 
 // WithClock sets the clock that judges freshness and drives the staleness
-// and rescan timers. The default is [statusfile.SystemClock].
-func WithClock(c statusfile.Clock) Option {
+// and rescan timers. The default is [clock.System].
+func WithClock(c clock.Clock) Option {
 	return optionFunc(func(cfg *config) { cfg.clock = c })
 }
 
@@ -60,7 +60,7 @@ func WithLiveness(on bool) Option {
 // compared with what the watcher knows, in case a notification was missed;
 // 0 turns the safety net off. While the directory cannot be watched (it is
 // missing and an ancestor cannot be watched either), the same interval
-// paces the retries. The default is [DefaultRescanInterval].
+// paces the retries. The default is 30 s.
 func WithRescanInterval(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.rescan = d })
 }

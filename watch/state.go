@@ -226,7 +226,7 @@ func (w *Watcher) diff(l *reader.Listing) {
 			w.update(l.Entries[i].Name, &l.Entries[i], "", l.Now)
 			i++
 		} else {
-			w.update(gone[j], nil, ReasonDeleted, l.Now)
+			w.update(gone[j], nil, reasonDeleted, l.Now)
 			j++
 		}
 	}

@@ -12,8 +12,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Watcher watches one status directory and delivers its changes as
@@ -58,10 +59,10 @@ type Watcher struct {
 	srcEvents <-chan fsnotify.Event
 	srcErrors <-chan error
 
-	staleTimer  statusfile.Timer
+	staleTimer  clock.Timer
 	staleAt     time.Time
 	staleC      <-chan time.Time
-	rescanTimer statusfile.Timer
+	rescanTimer clock.Timer
 	rescanC     <-chan time.Time
 }
 
@@ -71,7 +72,7 @@ type Watcher struct {
 // system refuses another inotify instance; everything that happens in the
 // directory later is reported as events.
 func New(dir string, opts ...Option) (*Watcher, error) {
-	cfg := config{clock: statusfile.SystemClock, rescan: DefaultRescanInterval, newSource: newFSSource}
+	cfg := config{clock: clock.System, rescan: defaultRescanInterval, newSource: newFSSource}
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
@@ -79,7 +80,7 @@ func New(dir string, opts ...Option) (*Watcher, error) {
 		return nil, fmt.Errorf("watch: negative rescan interval %v", cfg.rescan)
 	}
 	if cfg.clock == nil {
-		cfg.clock = statusfile.SystemClock
+		cfg.clock = clock.System
 	}
 	path, err := filepath.Abs(dir)
 	if err != nil {
@@ -211,7 +212,7 @@ func (w *Watcher) work() {
 			if e, ok := w.dir.Read(name); ok {
 				w.update(name, &e, "", w.now)
 			} else {
-				w.update(name, nil, ReasonDeleted, w.now)
+				w.update(name, nil, reasonDeleted, w.now)
 			}
 		}
 		w.clearDirty()
@@ -257,7 +258,7 @@ func (w *Watcher) note(ev fsnotify.Event, ok bool) {
 	}
 	name := ev.Name
 	if n := len(w.path); len(name) > n+1 && os.IsPathSeparator(name[n]) && strings.HasPrefix(name, w.path) {
-		if base := name[n+1:]; statusfile.IsStatusName(base) {
+		if base := name[n+1:]; safefs.IsStatusName(base) {
 			if _, seen := w.dirtySet[base]; !seen {
 				w.dirtySet[base] = struct{}{}
 				w.dirty = append(w.dirty, base)
@@ -343,7 +344,7 @@ func (w *Watcher) armRescan() {
 	}
 }
 
-func (w *Watcher) stopTimer(t *statusfile.Timer, c *<-chan time.Time) {
+func (w *Watcher) stopTimer(t *clock.Timer, c *<-chan time.Time) {
 	if *t != nil {
 		(*t).Stop()
 		*t, *c = nil, nil
@@ -380,4 +381,4 @@ type batchClock struct{ w *Watcher }
 
 func (c batchClock) Now() time.Time { return c.w.now }
 
-func (c batchClock) NewTimer(d time.Duration) statusfile.Timer { return c.w.cfg.clock.NewTimer(d) }
+func (c batchClock) NewTimer(d time.Duration) clock.Timer { return c.w.cfg.clock.NewTimer(d) }

@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 
@@ -49,7 +50,7 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(work)
-	dir := filepath.Join(work, "home", statusfile.DirName)
+	dir := filepath.Join(work, "home", location.DirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		fail(err)
 	}

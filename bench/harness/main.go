@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -63,7 +64,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		dir := filepath.Join(base, "n"+strconv.Itoa(n), statusfile.DirName)
+		dir := filepath.Join(base, "n"+strconv.Itoa(n), location.DirName)
 		generated := generate(dir, n)
 
 		env := append(os.Environ(), "STATUS_DIR="+dir)

@@ -35,6 +35,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -80,7 +81,7 @@ func main() {
 	fmt.Printf("wall time includes fork/exec; output to a drained pipe; RSS is wait4's ru_maxrss\n")
 	ok := true
 
-	large := filepath.Join(base, "large", statusfile.DirName)
+	large := filepath.Join(base, "large", location.DirName)
 	spawnGenerate(large, *files, *size, *title)
 	fmt.Printf("\n%d records of %d bytes (long %s titles), %d runs of each, interleaved\n", *files, *size, *title, *reps)
 	rs := measure(*reps, []command{
@@ -94,7 +95,7 @@ func main() {
 	}
 	os.RemoveAll(filepath.Dir(large))
 
-	small := filepath.Join(base, "small", statusfile.DirName)
+	small := filepath.Join(base, "small", location.DirName)
 	spawnGenerate(small, *sessions, 0, "ascii")
 	fmt.Printf("\n%d ordinary records, %d runs of each, interleaved\n", *sessions, *smallReps)
 	rs = measure(*smallReps, []command{

@@ -1,4 +1,4 @@
-// Package clocktest provides a fake [statusfile.Clock] whose time moves only
+// Package clocktest provides a fake [clock.Clock] whose time moves only
 // when a test says so.
 package clocktest
 
@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/internal/clock"
 )
 
 // Fake is a manual clock. Its zero value is not usable; call [New].
@@ -31,7 +31,7 @@ func (f *Fake) Now() time.Time {
 }
 
 // NewTimer returns a timer that fires when the fake time reaches now+d.
-func (f *Fake) NewTimer(d time.Duration) statusfile.Timer {
+func (f *Fake) NewTimer(d time.Duration) clock.Timer {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	t := &timer{f: f, when: f.now.Add(d), c: make(chan time.Time, 1)}

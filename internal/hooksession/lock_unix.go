@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
@@ -19,8 +20,8 @@ import (
 
 // sessionDir is one session's place in an opened status directory.
 type sessionDir struct {
-	path      string       // the status directory, absolute
-	pd        *perm.PubDir // opened through descriptors, checked
+	path      string         // the status directory, absolute
+	pd        *safefs.PubDir // opened through descriptors, checked
 	fd        int
 	session   string
 	name      string // the status file
@@ -30,7 +31,7 @@ type sessionDir struct {
 }
 
 // openSession checks the status directory dir as a publisher does and opens
-// it through descriptors (perm.OpenPublishDir: no path is looked up
+// it through descriptors (safefs.OpenPublishDir: no path is looked up
 // twice). With create, a missing config home and status directory are
 // created first (SPEC.md P3); without, a missing directory is
 // fs.ErrNotExist.
@@ -42,7 +43,7 @@ func openSession(dir, session string, create bool) (*sessionDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	pd, err := perm.OpenPublishDir(dir, create)
+	pd, err := safefs.OpenPublishDir(dir, create)
 	if err != nil {
 		return nil, err
 	}
@@ -63,12 +64,12 @@ func (s *sessionDir) openLockFile(name string, create bool) (int, error) {
 	for {
 		fd, err := unix.Openat(s.fd, name, flags, 0)
 		if err == unix.ENOENT && create {
-			fd, err = unix.Openat(s.fd, name, flags|unix.O_CREAT|unix.O_EXCL, uint32(perm.FileMode))
+			fd, err = unix.Openat(s.fd, name, flags|unix.O_CREAT|unix.O_EXCL, uint32(safefs.FileMode))
 			if err == unix.EEXIST {
 				continue // created meanwhile: open that one
 			}
 			if err == nil {
-				if err := unix.Fchmod(fd, uint32(perm.FileMode)); err != nil {
+				if err := unix.Fchmod(fd, uint32(safefs.FileMode)); err != nil {
 					unix.Close(fd)
 					return -1, &fs.PathError{Op: "chmod", Path: s.pathOf(name), Err: err}
 				}
@@ -117,7 +118,7 @@ func (s *sessionDir) stillThere() bool {
 // replaced is the error of a command whose directory is no longer at its
 // path.
 func (s *sessionDir) replaced() error {
-	return &perm.Error{What: perm.StatusDir, Path: s.path, Err: perm.ErrChanged}
+	return &perm.Error{What: safefs.StatusDir, Path: s.path, Err: perm.ErrChanged}
 }
 
 // stillNamed reports whether name in the directory is still the file open
@@ -300,18 +301,18 @@ func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
 	}
 	switch {
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return rec, true, &perm.Error{What: perm.StatusFile, Path: path, Err: perm.ErrNotRegular}
+		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrNotRegular}
 	case int(st.Uid) != os.Geteuid():
-		return rec, true, &perm.Error{What: perm.StatusFile, Path: path, Err: perm.ErrNotOwned}
+		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrNotOwned}
 	case st.Size > statusfile.MaxFileSize:
-		return rec, true, &perm.Error{What: perm.StatusFile, Path: path, Err: perm.ErrTooLarge}
+		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrTooLarge}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
 	if err != nil {
 		return rec, true, err
 	}
 	if len(data) > statusfile.MaxFileSize {
-		return rec, true, &perm.Error{What: perm.StatusFile, Path: path, Err: perm.ErrTooLarge}
+		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrTooLarge}
 	}
 	rec, err = statusfile.Decode(data)
 	if err != nil {

@@ -3,7 +3,7 @@ package hooksession
 import (
 	"strings"
 
-	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 )
 
 // A session's files in the status directory. Readers ignore every name that
@@ -41,7 +41,7 @@ func Names(record string) (lock, owner, tasks string) {
 // through); "" for any other name.
 func FileKind(name string) string {
 	base, ext, ok := strings.Cut(strings.TrimPrefix(name, "."), ".")
-	if !ok || !strings.HasPrefix(name, ".") || !statusfile.IsStatusName(base+".json") {
+	if !ok || !strings.HasPrefix(name, ".") || !safefs.IsStatusName(base+".json") {
 		return ""
 	}
 	switch "." + ext {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
@@ -261,7 +262,7 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 	}
 	// The new owner is the session's next publisher: what a killed
 	// writer of the session left is removed (SPEC.md P8).
-	statusfile.RemoveStaleTemps(s.pd, s.name)
+	safefs.RemoveStaleTemps(s.pd, s.name)
 	check := time.NewTicker(checkInterval(heartbeat))
 	defer check.Stop()
 	beat := time.NewTimer(heartbeat)

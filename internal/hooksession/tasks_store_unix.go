@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,14 +47,14 @@ func (s *sessionDir) writeTasks(l taskList) error {
 	}
 	tmp := s.tasksName + tmpExt
 	unix.Unlinkat(s.fd, tmp, 0) // left by a crash
-	fd, err := unix.Openat(s.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.FileMode))
+	fd, err := unix.Openat(s.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(safefs.FileMode))
 	if err != nil {
 		return &fs.PathError{Op: "open", Path: s.pathOf(tmp), Err: err}
 	}
 	f := os.NewFile(uintptr(fd), s.pathOf(tmp))
 	_, err = f.Write(data)
 	if err == nil {
-		err = unix.Fchmod(fd, uint32(perm.FileMode))
+		err = unix.Fchmod(fd, uint32(safefs.FileMode))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

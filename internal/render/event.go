@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -41,7 +42,7 @@ func AppendEventJSON(dst []byte, ev *Event) []byte {
 	dst = append(dst, `,"seq":`...)
 	dst = strconv.AppendUint(dst, ev.Seq, 10)
 	dst = append(dst, `,"at":"`...)
-	dst = statusfile.AppendTime(dst, ev.At)
+	dst = timefmt.Append(dst, ev.At)
 	dst = append(dst, `",`...)
 	if e := ev.Entry; e != nil {
 		if ev.Reason != "" {

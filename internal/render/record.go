@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/errtext"
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -125,7 +126,7 @@ func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []
 	dst = append(dst, `,"updatedAt":`...)
 	if rec {
 		dst = append(dst, '"')
-		dst = statusfile.AppendTime(dst, s.UpdatedAt)
+		dst = timefmt.Append(dst, s.UpdatedAt)
 		dst = append(dst, '"')
 	} else {
 		dst = append(dst, "null"...)
@@ -220,7 +221,7 @@ func appendOptTime(dst []byte, t time.Time) []byte {
 		return append(dst, "null"...)
 	}
 	dst = append(dst, '"')
-	dst = statusfile.AppendTime(dst, t)
+	dst = timefmt.Append(dst, t)
 	return append(dst, '"')
 }
 

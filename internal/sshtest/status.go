@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -13,13 +14,13 @@ import (
 func StatusDir(t *testing.T, name string) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), name)
-	if err := os.MkdirAll(filepath.Join(home, statusfile.DirName), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(home, location.DirName), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(home, statusfile.DirName)
+	return filepath.Join(home, location.DirName)
 }
 
 // Publish writes a record of session into dir that is fresh on the real

@@ -6,7 +6,7 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/internal/clock"
 )
 
 // The exit codes of every command, declared once.
@@ -37,7 +37,7 @@ type Env struct {
 	// signal.Notify and signal.Stop do; nil means them.
 	Signals func(c chan<- os.Signal, sig ...os.Signal) (stop func())
 	// Clock is the command's time; nil means the system clock.
-	Clock statusfile.Clock
+	Clock clock.Clock
 	// Terminal reports whether stdout is a terminal and its width in
 	// columns (0 when unknown); nil means not a terminal.
 	Terminal func() (bool, int)
@@ -85,7 +85,7 @@ func (e *Env) Fill() {
 		}
 	}
 	if e.Clock == nil {
-		e.Clock = statusfile.SystemClock
+		e.Clock = clock.System
 	}
 	if e.Terminal == nil {
 		e.Terminal = func() (bool, int) { return false, 0 }

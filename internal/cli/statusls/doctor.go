@@ -15,6 +15,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/hooksession"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/reader"
@@ -124,7 +125,7 @@ func doctor(o *doctorOptions, env *Env) int {
 		fmt.Sprintf("  chosen by %s%s", loc.Source, sourceDetail(loc, env)),
 		fmt.Sprintf("config home: %s", show(loc.ConfigHome)),
 	}
-	if sd := env.Getenv(statusfile.StatusDirEnv); sd != "" && loc.Source == location.FromStatusDir {
+	if sd := env.Getenv(location.StatusDirEnv); sd != "" && loc.Source == location.FromStatusDir {
 		if pub, err := location.ForPublisher("", "", env.Getenv); err == nil && filepath.Clean(pub.Dir) != filepath.Clean(loc.Dir) {
 			header = append(header, fmt.Sprintf("  note: publishers ignore $STATUS_DIR (SPEC.md L4): they write to %s", show(pub.Dir)))
 			r.hint("L4", "readers list $STATUS_DIR but publishers write to "+show(pub.Dir)+
@@ -236,9 +237,9 @@ func doctor(o *doctorOptions, env *Env) int {
 func sourceDetail(loc location.Location, env *Env) string {
 	switch loc.Source {
 	case location.FromStatusDir:
-		return " = " + quotePath(env.Getenv(statusfile.StatusDirEnv))
+		return " = " + quotePath(env.Getenv(location.StatusDirEnv))
 	case location.FromConfigHome:
-		return " = " + quotePath(env.Getenv(statusfile.ConfigHomeEnv))
+		return " = " + quotePath(env.Getenv(location.ConfigHomeEnv))
 	case location.FromDefault:
 		return ": neither --dir, --config-home, $STATUS_DIR nor $GENTLE_PI_CONFIG_HOME is set"
 	}
@@ -330,10 +331,10 @@ func ignoredKind(name string) (kind, what string) {
 	case "tasks":
 		return "tasks", "statuspub's task list of a session, for the hook adapters' titles (R3)"
 	}
-	if _, _, ok := statusfile.ParseTempName(name); ok {
+	if _, _, ok := safefs.ParseTempName(name); ok {
 		return "temporary", "a publisher's temporary file, renamed into place when complete (R3)"
 	}
-	if _, ok := statusfile.ParseLegacyTempName(name); ok {
+	if _, ok := safefs.ParseLegacyTempName(name); ok {
 		return "temporary", "an earlier version's temporary file: prune removes it once it is old (R3, D5)"
 	}
 	if strings.HasPrefix(name, ".") {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/cli/statusls"
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -62,7 +63,7 @@ func runBin(t *testing.T, env []string, args ...string) (code int, stdout, stder
 
 func statusDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "home", statusfile.DirName)
+	dir := filepath.Join(t.TempDir(), "home", location.DirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}

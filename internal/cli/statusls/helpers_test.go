@@ -12,6 +12,7 @@ import (
 
 	"github.com/rivo/uniseg"
 
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -83,7 +84,7 @@ func golden(t *testing.T, name, got string) {
 func privateDir(t testing.TB) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "home")
-	dir := filepath.Join(home, statusfile.DirName)
+	dir := filepath.Join(home, location.DirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}

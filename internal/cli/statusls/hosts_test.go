@@ -15,6 +15,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/internal/sshtest"
 	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -144,7 +145,7 @@ func TestHostsList(t *testing.T) {
 		t.Errorf("table with a reason:\n%s%s", r.stdout, r.stderr)
 	}
 	r = run(t, runOpts{env: f.env}, "--json", "host,waitingFor,ended", "--host", "beta")
-	if want := "[\n{\"host\":\"beta\",\"waitingFor\":{\"kind\":\"permission\",\"tool\":\"Bash\",\"detail\":\"rm -rf build\",\"since\":\"" + string(statusfile.AppendTime(nil, since)) + "\"},\"ended\":null}\n]\n"; r.stdout != want {
+	if want := "[\n{\"host\":\"beta\",\"waitingFor\":{\"kind\":\"permission\",\"tool\":\"Bash\",\"detail\":\"rm -rf build\",\"since\":\"" + string(timefmt.Append(nil, since)) + "\"},\"ended\":null}\n]\n"; r.stdout != want {
 		t.Errorf("--json with a reason:\n%s\nwant\n%s%s", r.stdout, want, r.stderr)
 	}
 	// Every host down: an error.

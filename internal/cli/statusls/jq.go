@@ -14,7 +14,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
-	"github.com/agentstatus/agentstatus/perm"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -237,7 +237,7 @@ func streamingGC(env *Env) (restore func()) {
 // --jq-files: memory stays flat in the number of files (one 64 KiB buffer,
 // one decoded file, and the list of names).
 type statusFiles struct {
-	d     *perm.Dir
+	d     *safefs.Dir
 	names []string
 }
 
@@ -245,7 +245,7 @@ type statusFiles struct {
 // R2) and lists its status file names (R3), in order. A missing directory
 // has no files.
 func openFiles(dir string) (*statusFiles, error) {
-	d, err := perm.OpenDir(dir)
+	d, err := safefs.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &statusFiles{}, nil
 	}
@@ -266,7 +266,7 @@ func openFiles(dir string) (*statusFiles, error) {
 		// The type from the directory saves opening what cannot be a
 		// record (symbolic links, FIFOs, ...); ReadFile checks again
 		// on the opened file.
-		if statusfile.IsStatusName(de.Name) && de.Type&fs.ModeType == 0 {
+		if safefs.IsStatusName(de.Name) && de.Type&fs.ModeType == 0 {
 			f.names = append(f.names, de.Name)
 		}
 	}

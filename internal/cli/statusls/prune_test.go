@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/testhook"
-	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -210,9 +210,9 @@ func TestPruneLeftovers(t *testing.T) {
 	dir := privateDir(t)
 	dead := exitedPID(t)
 	name := statusfile.FileName("s")
-	gone := statusfile.TempName(name, dead)
-	live := statusfile.TempName(name, os.Getppid())
-	aside := "." + strings.TrimSuffix(name, ".json") + "." + strconv.Itoa(dead) + ".abc" + perm.AsideSuffix
+	gone := safefs.TempName(name, dead)
+	live := safefs.TempName(name, os.Getppid())
+	aside := "." + strings.TrimSuffix(name, ".json") + "." + strconv.Itoa(dead) + ".abc" + safefs.AsideSuffix
 	rec, _ := statusfile.Encode(statusfile.Status{Agent: "pi", Session: "s", PID: os.Getpid(), State: "idle", UpdatedAt: time.Now()})
 	// Temporary files of the writer earlier versions used (renameio)
 	// hold no pid: removed once old, kept while they could be in use.

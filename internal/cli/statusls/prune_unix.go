@@ -9,23 +9,23 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/hooksession"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // pruneGuard holds the status directory open a second time, to take the
 // locks of hook sessions (SPEC.md H2, H3) and to clean leftovers.
-type pruneGuard struct{ pd *perm.Dir }
+type pruneGuard struct{ pd *safefs.Dir }
 
 func openPruneGuard(path string, d *reader.Dir) (*pruneGuard, error) {
-	pd, err := perm.OpenDir(path)
+	pd, err := safefs.OpenDir(path)
 	if err != nil {
 		return nil, err
 	}
 	if !os.SameFile(pd.Info(), d.Info()) {
 		pd.Close()
-		return nil, &perm.Error{What: perm.StatusDir, Path: path, Err: perm.ErrChanged}
+		return nil, &perm.Error{What: safefs.StatusDir, Path: path, Err: perm.ErrChanged}
 	}
 	return &pruneGuard{pd: pd}, nil
 }
@@ -81,7 +81,7 @@ const legacyTempAge = 10 * time.Minute
 // writer once it is old; a record moved aside by a prune that was
 // interrupted is put back (D5). Anything else is left alone.
 func (g *pruneGuard) leftover(out leftoverWriter, name string, now time.Time, dryRun bool, fail func(error)) {
-	if _, ok := statusfile.ParseLegacyTempName(name); ok {
+	if _, ok := safefs.ParseLegacyTempName(name); ok {
 		st, err := g.pd.Lstat(name)
 		if err != nil || !st.Mode.IsRegular() || st.UID != os.Geteuid() {
 			return // gone meanwhile, or not ours: RemoveTemp would keep it too
@@ -102,8 +102,8 @@ func (g *pruneGuard) leftover(out leftoverWriter, name string, now time.Time, dr
 		fmt.Fprintf(out, "removed %s\n", what)
 		return
 	}
-	if _, pid, ok := statusfile.ParseTempName(name); ok {
-		if !statusfile.WriterGone(pid) {
+	if _, pid, ok := safefs.ParseTempName(name); ok {
+		if !safefs.WriterGone(pid) {
 			return
 		}
 		if dryRun {
@@ -117,8 +117,8 @@ func (g *pruneGuard) leftover(out leftoverWriter, name string, now time.Time, dr
 		fmt.Fprintf(out, "removed temporary file %s: its writer (pid %d) is gone\n", name, pid)
 		return
 	}
-	if rec, pid, ok := perm.ParseAside(name, ".json"); ok && statusfile.IsStatusName(rec) {
-		if !statusfile.WriterGone(pid) {
+	if rec, pid, ok := safefs.ParseAside(name, ".json"); ok && safefs.IsStatusName(rec) {
+		if !safefs.WriterGone(pid) {
 			return
 		}
 		if dryRun {

@@ -3,7 +3,7 @@ package statusls
 import (
 	"time"
 
-	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/internal/clock"
 )
 
 // atClock is the clock of a one-shot listing: it reads the moment statusls
@@ -13,4 +13,4 @@ type atClock time.Time
 
 func (c atClock) Now() time.Time { return time.Time(c) }
 
-func (atClock) NewTimer(d time.Duration) statusfile.Timer { return statusfile.SystemClock.NewTimer(d) }
+func (atClock) NewTimer(d time.Duration) clock.Timer { return clock.System.NewTimer(d) }

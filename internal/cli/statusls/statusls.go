@@ -21,8 +21,9 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/location"
-	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 )
 
 // Env is what the command gets from its process. Tests build their own.
@@ -40,7 +41,7 @@ type Env struct {
 	Rows func() int
 	// Clock is the command's time: what "now" is for a listing, and the
 	// timers of watch and wait. nil means the system clock.
-	Clock statusfile.Clock
+	Clock clock.Clock
 	// Signals relays sig to c until the returned function is called, as
 	// signal.Notify and signal.Stop do (nil means them). watch stops on
 	// SIGINT and SIGTERM, and redraws its table on SIGWINCH.
@@ -115,7 +116,7 @@ func (env *Env) fill() {
 		env.Rows = func() int { return 0 }
 	}
 	if env.Clock == nil {
-		env.Clock = statusfile.SystemClock
+		env.Clock = clock.System
 	}
 	if env.Signals == nil {
 		env.Signals = func(c chan<- os.Signal, sig ...os.Signal) func() {
@@ -155,7 +156,7 @@ func (c *common) resolve(env *Env) (location.Location, time.Time, error) {
 	}
 	now := env.Clock.Now()
 	if c.now != "" {
-		t, ok := statusfile.ParseTime(c.now)
+		t, ok := timefmt.Parse(c.now)
 		if !ok {
 			return loc, now, fmt.Errorf("--now: %q is not an RFC 3339 time (e.g. 2026-07-17T12:34:56.000Z)", c.now)
 		}

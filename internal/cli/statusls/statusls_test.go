@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -344,7 +345,7 @@ func TestJSON(t *testing.T) {
 	// Liveness compares the process's start with updatedAt: use the real
 	// clock, so that this (live) process started before the record.
 	base := time.Now().UTC().Truncate(time.Millisecond)
-	baseText := string(statusfile.AppendTime(nil, base))
+	baseText := string(timefmt.Append(nil, base))
 	updated := base.Add(-1500 * time.Millisecond)
 	publish(t, dir, statusfile.Status{Agent: "pi", Session: "me", PID: os.Getpid(), Cwd: "/w", State: "idle", UpdatedAt: updated})
 	publish(t, dir, statusfile.Status{Agent: "pi", Session: "me2", Cwd: "/w", State: "idle", UpdatedAt: updated})
@@ -366,7 +367,7 @@ func TestJSON(t *testing.T) {
 	}
 	want := map[string]any{
 		"file": statusfile.FileName("me"), "schema": statusfile.Schema, "session": "me", "agent": "pi",
-		"pid": float64(os.Getpid()), "cwd": "/w", "state": "idle", "title": nil, "updatedAt": string(statusfile.AppendTime(nil, updated)),
+		"pid": float64(os.Getpid()), "cwd": "/w", "state": "idle", "title": nil, "updatedAt": string(timefmt.Append(nil, updated)),
 		"waitingFor": nil, "ended": nil,
 		"fresh": true, "age": 1.5, "alive": true, "verdict": "fresh", "reason": nil, "error": nil,
 	}

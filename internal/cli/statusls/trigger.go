@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -26,12 +27,12 @@ import (
 type trigger struct {
 	on                            []string
 	after, afterWorking, cooldown time.Duration
-	clock                         statusfile.Clock
+	clock                         clock.Clock
 	run                           func(e *reader.Entry, line []byte, extra []string)
 
 	sessions map[string]*triggered // by key: the file name, with its host
 	lastRun  map[string]time.Time  // by key, kept for --cooldown
-	timer    statusfile.Timer      // for the earliest pending run
+	timer    clock.Timer           // for the earliest pending run
 	timerAt  time.Time
 	timerC   <-chan time.Time
 }
@@ -49,7 +50,7 @@ type triggered struct {
 	extra []string
 }
 
-func newTrigger(o *watchOptions, clock statusfile.Clock, run func(e *reader.Entry, line []byte, extra []string)) *trigger {
+func newTrigger(o *watchOptions, clock clock.Clock, run func(e *reader.Entry, line []byte, extra []string)) *trigger {
 	return &trigger{
 		on: o.onStates, after: o.after, afterWorking: o.afterWorking, cooldown: o.cooldown,
 		clock: clock, run: run,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/clocktest"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -109,7 +110,7 @@ func TestWaitForChange(t *testing.T) {
 	})
 	t.Run("directory created later", func(t *testing.T) {
 		home := filepath.Join(t.TempDir(), "home")
-		dir := filepath.Join(home, statusfile.DirName)
+		dir := filepath.Join(home, location.DirName)
 		clock := clocktest.New(now)
 		r := start(t, clock, cmdOpts{}, "wait", "--dir", dir, "--any", "--state", "blocked")
 		if !clock.WaitArmed(1, patience) { // the rescan timer: the watcher waits

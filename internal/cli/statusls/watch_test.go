@@ -17,6 +17,8 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/clocktest"
+	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -25,7 +27,7 @@ import (
 func rawRecord(session, state, title string, pid int, at time.Time) []byte {
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	return []byte(fmt.Sprintf(`{"schema":"gentle-shell.agent-status/v1","agent":"claude-code","session":%s,"pid":%d,"cwd":%s,"state":%s,"task":{"title":%s},"updatedAt":"%s"}`,
-		q(session), pid, q("/work/"+session), q(state), q(title), statusfile.AppendTime(nil, at)))
+		q(session), pid, q("/work/"+session), q(state), q(title), timefmt.Append(nil, at)))
 }
 
 // TestWatchJSON follows a directory through every kind of change and
@@ -206,7 +208,7 @@ func TestWatchTSV(t *testing.T) {
 // TestWatchMissingDir: the directory need not exist; watch waits for it.
 func TestWatchMissingDir(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
-	dir := filepath.Join(home, statusfile.DirName)
+	dir := filepath.Join(home, location.DirName)
 	clock := clocktest.New(now)
 	r := start(t, clock, cmdOpts{}, "watch", "--json", "--dir", dir)
 	r.waitLine(`"event":"synced"`, `"missing":true`)

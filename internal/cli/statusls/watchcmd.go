@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
@@ -243,9 +244,9 @@ type watchRun struct {
 	keys   chan byte // the keyboard's keys (table on a terminal), or nil
 
 	table    *tableScreen
-	dirty    bool             // the table shows something else than the views
-	messages chan string      // the runner's reports, for the table
-	tick     statusfile.Timer // the table's redraw for its age column
+	dirty    bool        // the table shows something else than the views
+	messages chan string // the runner's reports, for the table
+	tick     clock.Timer // the table's redraw for its age column
 	tickC    <-chan time.Time
 }
 

@@ -1,15 +1,19 @@
-package statusfile
+// Package timefmt writes and reads the timestamps of status records
+// (SPEC.md T1): RFC 3339 in UTC with milliseconds, as JavaScript's
+// Date.prototype.toISOString writes them.
+package timefmt
 
 import "time"
 
-// ParseTime parses an RFC 3339 date-time: YYYY-MM-DDTHH:MM:SS, optional
-// fraction of any length (read to the nanosecond), then Z or ±HH:MM. "T" and
-// "Z" may be lowercase, as RFC 3339 allows.
-func ParseTime(s string) (time.Time, bool) { return parseTime(s) }
+// Layout is how updatedAt is written: UTC with milliseconds, as
+// JavaScript's Date.prototype.toISOString.
+const Layout = "2006-01-02T15:04:05.000Z"
 
-// parseTime is ParseTime for strings and bytes (the decoder parses
-// updatedAt in place, without making a string of it).
-func parseTime[T string | []byte](s T) (time.Time, bool) {
+// Parse parses an RFC 3339 date-time: YYYY-MM-DDTHH:MM:SS, optional
+// fraction of any length (read to the nanosecond), then Z or ±HH:MM. "T" and
+// "Z" may be lowercase, as RFC 3339 allows. It takes strings and bytes (the
+// decoder parses updatedAt in place, without making a string of it).
+func Parse[T string | []byte](s T) (time.Time, bool) {
 	if len(s) < 20 {
 		return time.Time{}, false
 	}
@@ -88,4 +92,31 @@ func parseTime[T string | []byte](s T) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return t.Add(-time.Duration(offset) * time.Second), true
+}
+
+// Append appends t in UTC as [Layout] does, truncated (not rounded)
+// to milliseconds, as JavaScript's toISOString writes it.
+func Append(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / 1e6
+	dst = append4(dst, y)
+	dst = append(dst, '-')
+	dst = append2(dst, int(mo))
+	dst = append(dst, '-')
+	dst = append2(dst, d)
+	dst = append(dst, 'T')
+	dst = append2(dst, h)
+	dst = append(dst, ':')
+	dst = append2(dst, mi)
+	dst = append(dst, ':')
+	dst = append2(dst, s)
+	dst = append(dst, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+	return dst
+}
+
+func append2(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+func append4(b []byte, v int) []byte {
+	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
 }

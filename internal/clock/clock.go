@@ -1,9 +1,11 @@
-package statusfile
+// Package clock is the source of time of the publisher, the watcher and the
+// commands: the system clock, or a fake one in tests so that they never
+// sleep (see internal/clocktest).
+package clock
 
 import "time"
 
-// Clock is the source of time of a [Publisher] (and of package watch): the
-// system clock by default, a fake one in tests so that they never sleep.
+// Clock is a source of time: [System] by default, a fake one in tests.
 type Clock interface {
 	Now() time.Time
 	NewTimer(d time.Duration) Timer
@@ -17,8 +19,8 @@ type Timer interface {
 	Stop() bool
 }
 
-// SystemClock is the [Clock] of package time.
-var SystemClock Clock = systemClock{}
+// System is the [Clock] of package time.
+var System Clock = systemClock{}
 
 type systemClock struct{}
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package perm
+package safefs
 
 // List lists the directory: every name but "." and "..", with its type, in
 // no particular order.

@@ -1,6 +1,6 @@
 //go:build aix
 
-package perm
+package safefs
 
 import (
 	"io"

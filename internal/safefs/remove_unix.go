@@ -1,6 +1,6 @@
 //go:build unix
 
-package perm
+package safefs
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package perm
+package safefs
 
 import (
 	"encoding/binary"

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package perm
+package safefs
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build windows
 
-package perm
+package safefs
 
 import (
 	"errors"

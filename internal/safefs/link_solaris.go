@@ -1,6 +1,6 @@
 //go:build solaris || illumos
 
-package perm
+package safefs
 
 import "golang.org/x/sys/unix"
 
