@@ -35,6 +35,10 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	// Node reads and parses every certificate of NODE_EXTRA_CA_CERTS
+	// when it starts, which doubles the start-up of the node programs the
+	// tests run (hundreds of them), none of which speaks TLS.
+	os.Unsetenv("NODE_EXTRA_CA_CERTS")
 	// statusls-jq: statusls with the jq engine, which this binary links.
 	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statusls-jq": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { binDir = dir })
 }
