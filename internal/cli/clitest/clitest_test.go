@@ -19,12 +19,14 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/statusconform"
 	"github.com/agentstatus/agentstatus/internal/cli/statusls"
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	_ "github.com/agentstatus/agentstatus/internal/jqrun/gojqrun" // statusls-jq's engine
 	"github.com/agentstatus/agentstatus/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
 	testbin.Main(m, map[string]func() int{
 		"statusls":      statusls.Main,
+		"statusls-jq":   statusls.Main,
 		"statuspub":     statuspub.Main,
 		"statusconform": statusconform.Main,
 	}, nil)
@@ -42,9 +44,21 @@ func TestScript(t *testing.T) {
 			if os.Geteuid() == 0 {
 				e.Setenv("ROOT", "1")
 			}
+			bgSetup(e)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"start":  cmdStart,
+			"await":  cmdAwait,
+			"finish": cmdFinish,
+			// mkfifo PATH: a named pipe, which no reader may open and
+			// wait on for a writer.
+			"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: mkfifo PATH")
+				}
+				ts.Check(mkfifo(ts.MkAbs(args[0])))
+			},
 			// status N CMD [ARGS...]: run CMD, which must exit with N.
 			"status": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {
