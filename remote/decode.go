@@ -17,10 +17,10 @@ import (
 )
 
 // errProtocol is returned for output that is not what statusls prints.
-var errProtocol = errors.New("remote: not statusls output")
+var errProtocol = errors.New("not statusls output")
 
 // errOld marks output of a statusls older than this package.
-var errOld = errors.New("remote: output of an older statusls")
+var errOld = errors.New("output of an older statusls")
 
 // wireObject is a statusls --json object or a statusls watch --json event,
 // as a host sends it. Pointers tell absent and null apart from zero values;

@@ -11,8 +11,10 @@ import (
 // maxHostLen bounds a host name (ssh itself refuses longer ones).
 const maxHostLen = 255
 
-// errBadHost is returned for a host name this package refuses.
-var errBadHost = errors.New("remote: bad host name")
+// errBadHost is returned for a host name this package refuses. Its text,
+// like that of the package's other errors, is worded for the message
+// statusls prints, after the flag or file it came from: no package prefix.
+var errBadHost = errors.New("bad host name")
 
 // CheckHost refuses host names that ssh could misread: empty ones, those
 // starting with "-" (an option to ssh), and those holding white space,

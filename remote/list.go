@@ -238,7 +238,7 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 		he.Kind, he.Msg = kindVersion, "its statusls is older than this one (its --json has no verdict)"
 		he.Hint = "upgrade statusls on " + sanitizeHost(host) + " to this version"
 	case derr != nil:
-		he.Kind, he.Msg = kindOutput, "bad output: "+statusfile.SanitizeText(strings.TrimPrefix(derr.Error(), "remote: "))
+		he.Kind, he.Msg = kindOutput, "bad output: "+statusfile.SanitizeText(derr.Error())
 		he.Hint = "run " + shquote.Hint("ssh "+word+" statusls --json --all") + " to see what it prints"
 	default:
 		return nil

@@ -202,7 +202,7 @@ func defaultControlDir(getenv func(string) string) string {
 }
 
 // errControlDir is returned when the sockets' directory is not private.
-var errControlDir = errors.New("remote: the directory for shared ssh connections is not private")
+var errControlDir = errors.New("the directory for shared ssh connections is not private")
 
 // maxControlDir keeps ControlPath (the directory, "/", 20 hex digits, and
 // the 17-byte temporary suffix ssh adds while it binds) within the 104
@@ -218,7 +218,7 @@ func prepareControlDir(dir string) error {
 		return fmt.Errorf("%w: %s is longer than %d bytes, too long for socket paths", errControlDir, dir, maxControlDir)
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("remote: %w", err)
+		return err
 	}
 	return checkPrivateDir(dir)
 }

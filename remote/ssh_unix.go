@@ -11,7 +11,7 @@ import (
 func checkPrivateDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return fmt.Errorf("remote: %w", err)
+		return err
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	switch {

@@ -53,7 +53,7 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 	fs.Func("host", arg, usage, func(s string) error {
 		hosts, err := splitHosts(s)
 		if err != nil {
-			return errors.New(strings.TrimPrefix(err.Error(), "remote: "))
+			return err
 		}
 		if len(hosts) == 0 {
 			return errors.New("no host given")
@@ -117,7 +117,7 @@ func (h *hostFlags) targets(env *Env) ([]string, *remote.Config, error) {
 	}
 	cfg, err := remote.ConfigFromEnv(env.Getenv)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %s: connections are not shared\n", strings.TrimPrefix(statusfile.SanitizeText(err.Error()), "remote: "))
+		fmt.Fprintf(env.Stderr, "statusls: %s: connections are not shared\n", statusfile.SanitizeText(err.Error()))
 	}
 	cfg.Timeout = h.hostTimeout // 0: remote's default
 	return hosts, &cfg, nil
@@ -165,7 +165,7 @@ func hostsFile(getenv func(string) string) (string, error) {
 	}
 	home := getenv("HOME")
 	if home == "" {
-		return "", errors.New("remote: cannot find the hosts file: neither XDG_CONFIG_HOME nor HOME is set")
+		return "", errors.New("cannot find the hosts file: neither XDG_CONFIG_HOME nor HOME is set")
 	}
 	return filepath.Join(home, ".config", "agentstatus", "hosts"), nil
 }

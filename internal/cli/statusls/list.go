@@ -185,7 +185,7 @@ func list(o *listOptions, env *Env) int {
 	if withHosts {
 		var err error
 		if hosts, cfg, err = o.hostFlags.targets(env); err != nil {
-			return usageError(env, "%s", strings.TrimPrefix(err.Error(), "remote: "))
+			return usageError(env, "%s", err)
 		}
 	}
 	isTerm, termWidth := env.Terminal()

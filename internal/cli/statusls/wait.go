@@ -325,7 +325,7 @@ func (s *waitState) onHost() int {
 		e := &reader.Entry{Status: statusfile.Status{Session: string(res.Output)}}
 		if o.json {
 			if e, err = remote.DecodeEntry(res.Output); err != nil {
-				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", shown, strings.TrimPrefix(err.Error(), "remote: "))
+				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", shown, err)
 				return base.ExitError
 			}
 		}
