@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -200,22 +201,8 @@ func doctor(o *doctorOptions, env *Env) int {
 	}
 	agents := doctorAgents(r, env)
 
-	if o.json {
-		out, _ := json.MarshalIndent(r, "", "  ")
-		env.Stdout.Write(append(out, '\n'))
-	} else {
-		out := bufio.NewWriter(env.Stdout)
-		for _, l := range header {
-			fmt.Fprintln(out, l)
-		}
-		fmt.Fprintln(out, "\npermissions:")
-		for _, l := range r.out {
-			fmt.Fprintln(out, l)
-		}
-		for _, l := range files {
-			fmt.Fprintln(out, l)
-		}
-		for _, l := range agents {
+	return writeReport(env, o.json, r, r.OK, func(out *bufio.Writer) {
+		for _, l := range slices.Concat(header, []string{"\npermissions:"}, r.out, files, agents) {
 			fmt.Fprintln(out, l)
 		}
 		if len(r.Hints) > 0 {
@@ -224,9 +211,22 @@ func doctor(o *doctorOptions, env *Env) int {
 				fmt.Fprintf(out, "  - %s\n", h)
 			}
 		}
+	})
+}
+
+// writeReport prints what doctor (or doctor --host) found: rep as indented
+// JSON with --json, else the text that text writes; the exit status is 1
+// unless ok.
+func writeReport(env *Env, asJSON bool, rep any, ok bool, text func(*bufio.Writer)) int {
+	if asJSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		env.Stdout.Write(append(b, '\n'))
+	} else {
+		out := bufio.NewWriter(env.Stdout)
+		text(out)
 		out.Flush()
 	}
-	if !r.OK {
+	if !ok {
 		return base.ExitError
 	}
 	return base.ExitOK

@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/remote"
@@ -65,11 +63,7 @@ func doctorHosts(hf *hostFlags, asJSON bool, env *Env) int {
 		}
 		rep.Hosts = append(rep.Hosts, h)
 	}
-	if asJSON {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		env.Stdout.Write(append(b, '\n'))
-	} else {
-		out := bufio.NewWriter(env.Stdout)
+	return writeReport(env, asJSON, rep, rep.OK, func(out *bufio.Writer) {
 		if cfg.Reuse {
 			fmt.Fprintf(out, "connection reuse: on (ControlMaster sockets in %s, kept %v after use)\n", quotePath(cfg.ControlDir), cfg.ControlPersist)
 		} else {
@@ -85,12 +79,7 @@ func doctorHosts(hf *hostFlags, asJSON bool, env *Env) int {
 			}
 			fmt.Fprintf(out, "  ok: ssh, statusls and its status directory answer (%d files, %d fresh sessions) in %v\n", h.Files, h.Fresh, (time.Duration(h.Millis) * time.Millisecond))
 		}
-		out.Flush()
-	}
-	if !rep.OK {
-		return base.ExitError
-	}
-	return base.ExitOK
+	})
 }
 
 // doctorFix says what to do about a failing host.
