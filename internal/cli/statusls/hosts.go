@@ -44,13 +44,11 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 		fs.Group("Other machines (over ssh, each running statusls; see docs/statusls.md)")
 	}
 	h.given, h.many = fs, of.many
-	many := of.many
-	usage := of.usage
 	arg := "H"
-	if many {
+	if of.many {
 		arg = "H[,H]"
 	}
-	fs.Func("host", arg, usage, func(s string) error {
+	fs.Func("host", arg, of.usage, func(s string) error {
 		hosts, err := splitHosts(s)
 		if err != nil {
 			return err
@@ -64,7 +62,7 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 		hosts, _, _ := configuredHosts(env.Getenv)
 		return hosts
 	}
-	if many {
+	if of.many {
 		fs.Bool(&h.allHosts, "all-hosts", false, "the hosts of $STATUSLS_HOSTS, else of ~/.config/agentstatus/hosts")
 	}
 	if of.local {

@@ -35,7 +35,6 @@ Exit status: 0 the condition holds, 1 error, 2 usage error, 3 timeout,
 
 // waitOptions are the flags of statusls wait.
 type waitOptions struct {
-	dir, configHome string
 	session         string
 	sessionSet      bool
 	any, gone, json bool
@@ -44,14 +43,14 @@ type waitOptions struct {
 	timeout         time.Duration
 	filter          render.Filter
 	stateList       string
-	where           *common
+	where           common // --dir and --config-home
 
 	hostFlags // --host: onHost
 	untilEOF  bool
 }
 
 func (o *waitOptions) register(fs *base.FlagSet, env *Env) {
-	c := &common{}
+	c := &o.where
 	fs.Func("session", "ID", "the session to wait for (its full id: statusls --wide)", func(s string) error { o.session, o.sessionSet = s, true; return nil }).Complete = sessionIDs(c, env)
 	fs.Bool(&o.any, "any", false, "with --state: any session")
 	stateFlag(fs, &o.stateList, "state", "until the session is fresh in one of these states\n(other:NAME for a state newer publishers may add)")
@@ -63,7 +62,6 @@ func (o *waitOptions) register(fs *base.FlagSet, env *Env) {
 	fs.String(&c.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&c.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
 	fs.Bool(&o.untilEOF, "until-eof", false, "give up (exit 1) when standard input ends: for a wait run\nby another program, as wait --host runs it over ssh")
-	o.where = c
 	o.hostFlags.register(fs, env, hostFlagsOf{usage: "wait on host H instead, through ssh (see above)"})
 }
 
@@ -72,7 +70,6 @@ func (o *waitOptions) validate(args []string, env *Env) int {
 	if len(args) > 0 {
 		return usageError(env, "wait: unexpected argument %q", args[0])
 	}
-	o.dir, o.configHome = o.where.dir, o.where.configHome
 	states := o.stateList
 	parsed, err := parseStateList("state", states)
 	if err != nil {
@@ -119,7 +116,7 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 	if o.hostFlags.active() {
 		return ws.onHost()
 	}
-	loc, err := location.ForReader(o.dir, o.configHome, env.Getenv)
+	loc, err := location.ForReader(o.where.dir, o.where.configHome, env.Getenv)
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
