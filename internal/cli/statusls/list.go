@@ -124,12 +124,8 @@ func (o *listOptions) validate(args []string, env *Env) int {
 	}
 	o.filter.States = states
 	o.filter.Agents = splitList(o.agents)
-	if o.cwd != "" {
-		p, err := expandPath(o.cwd, env)
-		if err != nil {
-			return usageError(env, "--cwd: %v", err)
-		}
-		o.filter.Cwd = p
+	if o.filter.Cwd, err = expandPath(o.cwd, env); err != nil {
+		return usageError(env, "--cwd: %v", err)
 	}
 	if o.sort != "" {
 		ord, err := render.ParseOrder(o.sort)
@@ -359,8 +355,12 @@ func (j *jsonLines) end() {
 	}
 }
 
-// expandPath expands a leading ~ and makes p absolute.
+// expandPath expands a leading ~ and makes p absolute; "" (no --cwd)
+// stays "".
 func expandPath(p string, env *Env) (string, error) {
+	if p == "" {
+		return "", nil
+	}
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		home := env.Getenv("HOME")
 		if home == "" {

@@ -70,18 +70,16 @@ func (o *waitOptions) validate(args []string, env *Env) int {
 	if len(args) > 0 {
 		return usageError(env, "wait: unexpected argument %q", args[0])
 	}
-	states := o.stateList
-	parsed, err := parseStateList("state", states)
-	if err != nil {
+	var err error
+	if o.states, err = parseStateList("state", o.stateList); err != nil {
 		return usageError(env, "%v", err)
 	}
-	o.states = parsed
 	switch {
 	case o.sessionSet == o.any:
 		return usageError(env, "wait needs either --session ID or --any")
 	case o.sessionSet && o.session == "":
 		return usageError(env, "--session: empty session id")
-	case o.gone && states != "":
+	case o.gone && o.stateList != "":
 		return usageError(env, "--state and --gone cannot be combined")
 	case !o.gone && len(o.states) == 0:
 		return usageError(env, "wait needs --state S[,S] or --gone")
@@ -95,12 +93,8 @@ func (o *waitOptions) validate(args []string, env *Env) int {
 		return usageError(env, "--timeout must not be negative")
 	}
 	o.filter = render.Filter{States: o.states, Agents: splitList(o.agents)}
-	if o.cwd != "" {
-		p, err := expandPath(o.cwd, env)
-		if err != nil {
-			return usageError(env, "--cwd: %v", err)
-		}
-		o.filter.Cwd = p
+	if o.filter.Cwd, err = expandPath(o.cwd, env); err != nil {
+		return usageError(env, "--cwd: %v", err)
 	}
 	return -1
 }

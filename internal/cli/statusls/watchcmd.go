@@ -165,12 +165,8 @@ func (o *watchOptions) validate(args []string, env *Env) int {
 		return usageError(env, "%v", err)
 	}
 	o.filter = render.Filter{All: o.all, States: states, Agents: splitList(o.agents)}
-	if o.cwd != "" {
-		p, err := expandPath(o.cwd, env)
-		if err != nil {
-			return usageError(env, "--cwd: %v", err)
-		}
-		o.filter.Cwd = p
+	if o.filter.Cwd, err = expandPath(o.cwd, env); err != nil {
+		return usageError(env, "--cwd: %v", err)
 	}
 	return -1
 }
