@@ -5,10 +5,13 @@
 //
 //	go test ./internal/cli/clitest                   all scripts
 //	go test ./internal/cli/clitest -run Script/doctor one script
+//	go test ./internal/cli/clitest -run Script/usage -update
+//	                                                 rewrite its cmp files
 package clitest
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"strconv"
@@ -32,9 +35,12 @@ func TestMain(m *testing.M) {
 	}, nil)
 }
 
+var update = flag.Bool("update", false, "rewrite the scripts' cmp files (the usage texts among them) with what the commands print")
+
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata",
+		Dir:           "testdata",
+		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			// The commands must not see the caller's status setup.
 			for _, v := range []string{"STATUS_DIR", "GENTLE_PI_CONFIG_HOME", "NO_COLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "COLUMNS"} {
