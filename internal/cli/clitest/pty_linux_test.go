@@ -33,6 +33,3 @@ func openPTY(cols int) (ptmx, tty *os.File, err error) {
 	}
 	return ptmx, tty, nil
 }
-
-// mkfifo makes a named pipe.
-func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }
