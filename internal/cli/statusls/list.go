@@ -267,13 +267,10 @@ func list(o *listOptions, env *Env) int {
 				lines.add(render.AppendHostErrorJSON(buf[:0], p.err.Host, p.err.Kind, p.err.Msg, p.err.Hint))
 			}
 			for i := range p.entries {
-				switch {
-				case withHosts:
+				if withHosts {
 					buf = render.AppendHostJSON(buf[:0], p.host, &p.entries[i], o.fields)
-				case mode == "json":
-					buf = render.AppendJSONFields(buf[:0], &p.entries[i], o.fields)
-				default:
-					buf = render.AppendJSON(buf[:0], &p.entries[i])
+				} else {
+					buf = render.AppendJSONFields(buf[:0], &p.entries[i], o.fields) // no fields: all (--ndjson)
 				}
 				lines.add(buf)
 			}
