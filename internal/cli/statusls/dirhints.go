@@ -17,7 +17,7 @@ import (
 func dirError(env *Env, loc location.Location, err error) int {
 	var pe *perm.Error
 	if errors.As(err, &pe) {
-		info, _ := inspectDir(pe.Path)
+		info := inspectDir(pe.Path)
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(pe)))
 		fmt.Fprintf(env.Stderr, "statusls: hint: %s\n", statusfile.SanitizeText(safeHint(pe, info)))
 		return base.ExitError

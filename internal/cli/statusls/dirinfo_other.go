@@ -5,11 +5,11 @@ package statusls
 import "os"
 
 // inspectDir says what doctor needs to know about a directory: on this
-// platform, only its mode as Go shows it.
-func inspectDir(path string) (dirInfo, bool) {
+// platform, only its mode as Go shows it; nothing when it cannot be found.
+func inspectDir(path string) dirInfo {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return dirInfo{}, false
+		return dirInfo{}
 	}
-	return dirInfo{mode: fi.Mode().String(), mine: true}, true
+	return dirInfo{mode: fi.Mode().String(), mine: true}
 }

@@ -12,11 +12,12 @@ import (
 
 // inspectDir says what doctor needs to know about a directory beyond
 // perm's rules: its mode as ls -ld shows it, whether it is shared with
-// other accounts, and whether the current user can use it.
-func inspectDir(path string) (dirInfo, bool) {
+// other accounts, and whether the current user can use it; nothing when
+// it cannot be found.
+func inspectDir(path string) dirInfo {
 	var st unix.Stat_t
 	if err := unix.Lstat(path, &st); err != nil {
-		return dirInfo{}, false
+		return dirInfo{}
 	}
 	m := uint32(st.Mode)
 	info := dirInfo{
@@ -32,7 +33,7 @@ func inspectDir(path string) (dirInfo, bool) {
 			info.noAccess = true
 		}
 	}
-	return info, true
+	return info
 }
 
 // lsMode renders a mode as ls -l does: type, then rwx for owner, group

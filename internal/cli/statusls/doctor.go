@@ -135,7 +135,7 @@ func doctor(o *doctorOptions, env *Env) int {
 	}
 
 	// P2: the config home.
-	chInfo, _ := inspectDir(loc.ConfigHome)
+	chInfo := inspectDir(loc.ConfigHome)
 	switch err := perm.CheckConfigHome(loc.ConfigHome); {
 	case errors.Is(err, fs.ErrNotExist):
 		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, "", "missing", "P3", "publishers create it with mode 0700"},
@@ -154,7 +154,7 @@ func doctor(o *doctorOptions, env *Env) int {
 			fmt.Sprintf("  config home: ok for publishers (P2: a directory of yours, not writable by group or others; mode %s)", chInfo.mode))
 	}
 	// P4 and R2: the status directory.
-	sdInfo, _ := inspectDir(loc.Dir)
+	sdInfo := inspectDir(loc.Dir)
 	switch err := perm.CheckStatusDir(loc.Dir); {
 	case errors.Is(err, fs.ErrNotExist):
 		r.check(doctorCheck{"status directory", "publishers", loc.Dir, "", "missing", "P3", "readers see no sessions (R1); publishers create it with mode 0700"},
