@@ -7,14 +7,13 @@ import (
 	"strings"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
-	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // dirError reports a status directory that cannot be listed.
-func dirError(env *Env, loc location.Location, err error) int {
+func dirError(env *Env, err error) int {
 	var pe *perm.Error
 	if errors.As(err, &pe) {
 		info := inspectDir(pe.Path)

@@ -144,7 +144,7 @@ func doctor(o *doctorOptions, env *Env) int {
 		text := refusalText(err, chInfo)
 		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, chInfo.mode, "problem", "P2", text},
 			fmt.Sprintf("  config home: PROBLEM: %s: publishers refuse to write (P2)", text))
-		r.hint(loc.ConfigHome, fixHint(err, chInfo, loc, show))
+		r.hint(loc.ConfigHome, fixHint(err, chInfo, show))
 	case chInfo.noAccess:
 		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, chInfo.mode, "problem", "P2", "you cannot use it"},
 			fmt.Sprintf("  config home: PROBLEM: mode %s: you cannot list, enter or write it", chInfo.mode))
@@ -163,7 +163,7 @@ func doctor(o *doctorOptions, env *Env) int {
 		text := refusalText(err, sdInfo)
 		r.check(doctorCheck{"status directory", "publishers", loc.Dir, sdInfo.mode, "problem", "P4", text},
 			fmt.Sprintf("  status directory: PROBLEM for publishers: %s: they refuse to write (P4)", text))
-		r.hint(loc.Dir, fixHint(err, sdInfo, loc, show))
+		r.hint(loc.Dir, fixHint(err, sdInfo, show))
 	case sdInfo.noAccess:
 		r.check(doctorCheck{"status directory", "publishers", loc.Dir, sdInfo.mode, "problem", "P4", "you cannot use it"},
 			fmt.Sprintf("  status directory: PROBLEM: mode %s: you cannot list, enter or write it", sdInfo.mode))
@@ -182,7 +182,7 @@ func doctor(o *doctorOptions, env *Env) int {
 		text := refusalText(err, sdInfo)
 		r.check(doctorCheck{"status directory", "readers", loc.Dir, sdInfo.mode, "problem", "R2", text},
 			fmt.Sprintf("  status directory: PROBLEM for readers: %s: statusls refuses to list it (R2)", text))
-		r.hint(loc.Dir, fixHint(err, sdInfo, loc, show))
+		r.hint(loc.Dir, fixHint(err, sdInfo, show))
 	default:
 		l, lerr := d.List()
 		d.Close()
@@ -385,7 +385,7 @@ func refusalText(err error, info dirInfo) string {
 
 // fixHint says how to fix a refusal, safely: it never advises changing a
 // directory shared with other accounts.
-func fixHint(err error, info dirInfo, loc location.Location, show func(string) string) string {
+func fixHint(err error, info dirInfo, show func(string) string) string {
 	var pe *perm.Error
 	if !errors.As(err, &pe) {
 		return base.Message(err)

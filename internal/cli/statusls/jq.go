@@ -158,7 +158,7 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *Env) int {
 	if o.mode == modeJQFiles {
 		files, err := openFiles(loc.Dir)
 		if err != nil {
-			return dirError(env, loc, err)
+			return dirError(env, err)
 		}
 		defer files.close()
 		r.Inputs = files.all
@@ -185,7 +185,7 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *Env) int {
 func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *Env) ([]any, int) {
 	l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true})
 	if err != nil {
-		return nil, dirError(env, loc, err)
+		return nil, dirError(env, err)
 	}
 	entries := render.Select(l.Entries, &o.filter)
 	order := o.order

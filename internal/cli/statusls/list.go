@@ -211,7 +211,7 @@ func list(o *listOptions, env *Env) int {
 		}
 		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: mode == "json" || mode == "ndjson"})
 		if err != nil {
-			code := dirError(env, loc, err)
+			code := dirError(env, err)
 			if !withHosts {
 				return code
 			}

@@ -56,16 +56,16 @@ func prune(o *pruneOptions, env *Env) int {
 		return base.ExitOK
 	}
 	if err != nil {
-		return dirError(env, loc, err)
+		return dirError(env, err)
 	}
 	defer d.Close()
 	l, err := d.List()
 	if err != nil {
-		return dirError(env, loc, err)
+		return dirError(env, err)
 	}
 	g, err := openPruneGuard(loc.Dir, d)
 	if err != nil {
-		return dirError(env, loc, err)
+		return dirError(env, err)
 	}
 	defer g.close()
 	out := bufio.NewWriter(env.Stdout)

@@ -179,7 +179,7 @@ func checkDir(env *Env, loc location.Location) int {
 		return -1
 	}
 	if err != nil {
-		return dirError(env, loc, err)
+		return dirError(env, err)
 	}
 	d.Close()
 	return -1
