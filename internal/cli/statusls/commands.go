@@ -144,7 +144,7 @@ statusls wait --any --state blocked --cwd .`,
 statusls doctor --dir /tmp/mystatus --json`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &doctorOptions{}
-				o.common.register(fs, env)
+				o.common.register(fs)
 				fs.Bool(&o.json, "json", false, "print the findings as one JSON object")
 				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true, group: true})
 				return func(args []string) int {
@@ -204,7 +204,7 @@ type common struct {
 	now             string
 }
 
-func (c *common) register(fs *base.FlagSet, env *Env) {
+func (c *common) register(fs *base.FlagSet) {
 	fs.Group("Where")
 	fs.String(&c.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&c.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)\nWithout these: $STATUS_DIR, else $GENTLE_PI_CONFIG_HOME/agent-status,\nelse ~/.pi/gentle-ai/agent-status.")

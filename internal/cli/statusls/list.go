@@ -76,7 +76,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *Env) {
 	fs.Func("argjson", "NAME JSON", "$NAME is the JSON value", func(string) error { return errors.New("needs a name and a value") })
 	fs.Duration(&o.jqTimeout, "jq-timeout", 5*time.Second, "DUR", "stop a filter that runs longer than DUR on one input (default 5s;\ntime spent writing output or reading files does not count)")
 
-	o.common.register(fs, env)
+	o.common.register(fs)
 	o.hostFlags.register(fs, env, hostFlagsOf{usage: "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", many: true, local: true, group: true})
 
 	fs.Group("Terminal")

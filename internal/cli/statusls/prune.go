@@ -37,7 +37,7 @@ type pruneOptions struct {
 func (o *pruneOptions) register(fs *base.FlagSet, env *Env) {
 	fs.Bool(&o.dryRun, "dry-run", false, "say what would be removed, remove nothing")
 	fs.Duration(&o.olderThan, "older-than", 0, "D", "also remove stale records older than D (90m, 24h) whose pid is\nunknown or seems reused; choose D longer than any step of the\nclock you expect")
-	o.common.register(fs, env)
+	o.common.register(fs)
 }
 
 // prune removes the files of stale sessions whose publisher is gone.
