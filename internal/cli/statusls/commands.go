@@ -170,7 +170,7 @@ statusls doctor --dir /tmp/mystatus --json`,
 statusls prune`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &pruneOptions{}
-				o.register(fs, env)
+				o.register(fs)
 				return func(args []string) int {
 					if len(args) > 0 {
 						return usageError(env, "prune: unexpected argument %q", args[0])

@@ -34,7 +34,7 @@ type pruneOptions struct {
 	olderThan time.Duration
 }
 
-func (o *pruneOptions) register(fs *base.FlagSet, env *Env) {
+func (o *pruneOptions) register(fs *base.FlagSet) {
 	fs.Bool(&o.dryRun, "dry-run", false, "say what would be removed, remove nothing")
 	fs.Duration(&o.olderThan, "older-than", 0, "D", "also remove stale records older than D (90m, 24h) whose pid is\nunknown or seems reused; choose D longer than any step of the\nclock you expect")
 	o.common.register(fs)
