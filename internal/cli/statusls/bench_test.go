@@ -7,6 +7,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkTSV(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if code := Run([]string{"--dir", dir}, Env{Stdout: io.Discard, Stderr: io.Discard, Clock: atClock(now)}); code != 0 {
+				if code := Run([]string{"--dir", dir}, base.Env{Stdout: io.Discard, Stderr: io.Discard, Clock: atClock(now)}); code != 0 {
 					b.Fatal(code)
 				}
 			}

@@ -50,7 +50,7 @@ the others listed.`
 // program is the statusls command line: the listing is the default
 // command, the others are subcommands. A flag is one line in its Setup;
 // see package base for how to add either.
-func program(env *Env, jqArgs []jqArg, fullArgs []string) *base.Program {
+func program(env *cmdEnv, jqArgs []jqArg, fullArgs []string) *base.Program {
 	p := &base.Program{
 		Name:    "statusls",
 		Summary: summary,
@@ -230,7 +230,7 @@ func parseStateList(flag, s string) ([]string, error) {
 
 // sessionIDs lists the ids of the sessions (fresh or stale) in the status
 // directory that flags (or the environment) name, for completion.
-func sessionIDs(c *common, env *Env) func() []string {
+func sessionIDs(c *common, env *cmdEnv) func() []string {
 	return func() []string {
 		loc, err := location.ForReader(c.dir, c.configHome, env.Getenv)
 		if err != nil {
@@ -255,7 +255,7 @@ func colorFlag(fs *base.FlagSet, p *string, usage string) {
 	fs.String(p, "color", "auto", "WHEN", usage).Complete = func() []string { return []string{"auto", "always", "never"} }
 }
 
-func checkColor(env *Env, when string) int {
+func checkColor(env *cmdEnv, when string) int {
 	switch when {
 	case "auto", "always", "never":
 		return -1

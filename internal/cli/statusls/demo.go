@@ -33,7 +33,7 @@ var demoSessions = []struct {
 }
 
 // demo publishes a few sessions into a temporary config home and lists them.
-func demo(env *Env) int {
+func demo(env *cmdEnv) int {
 	tmp, err := os.MkdirTemp(env.TempDir, "statusls-demo-")
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: demo: %s\n", base.Message(err))
@@ -85,7 +85,7 @@ func demo(env *Env) int {
 		fmt.Fprintf(env.Stdout, "Published %d sessions into a temporary config home; statusls shows them as:\n\n", len(demoSessions))
 	}
 	// The listing proper, exactly as 'statusls --dir DIR' prints it.
-	code := Run([]string{"--dir", dir}, *env)
+	code := Run([]string{"--dir", dir}, env.Env)
 	if isTerm && code == base.ExitOK {
 		fmt.Fprint(env.Stdout, `
 Try next (with your own agents' sessions):

@@ -13,7 +13,7 @@ import (
 )
 
 // dirError reports a status directory that cannot be listed.
-func dirError(env *Env, err error) int {
+func dirError(env *cmdEnv, err error) int {
 	var pe *perm.Error
 	if errors.As(err, &pe) {
 		info := inspectDir(pe.Path)

@@ -112,7 +112,7 @@ func (r *doctorReport) check(c doctorCheck, line string) {
 }
 
 // doctor explains the setup.
-func doctor(o *doctorOptions, env *Env) int {
+func doctor(o *doctorOptions, env *cmdEnv) int {
 	loc, now, err := o.resolve(env)
 	if err != nil {
 		return usageError(env, "%v", err)
@@ -217,7 +217,7 @@ func doctor(o *doctorOptions, env *Env) int {
 // writeReport prints what doctor (or doctor --host) found: rep as indented
 // JSON with --json, else the text that text writes; the exit status is 1
 // unless ok.
-func writeReport(env *Env, asJSON bool, rep any, ok bool, text func(*bufio.Writer)) int {
+func writeReport(env *cmdEnv, asJSON bool, rep any, ok bool, text func(*bufio.Writer)) int {
 	if asJSON {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		env.Stdout.Write(append(b, '\n'))
@@ -234,7 +234,7 @@ func writeReport(env *Env, asJSON bool, rep any, ok bool, text func(*bufio.Write
 
 // sourceDetail adds the value of the variable or flag that chose the
 // directory.
-func sourceDetail(loc location.Location, env *Env) string {
+func sourceDetail(loc location.Location, env *cmdEnv) string {
 	switch loc.Source {
 	case location.FromStatusDir:
 		return " = " + quotePath(env.Getenv(location.StatusDirEnv))

@@ -41,7 +41,7 @@ const codexTrustHow = "in Codex type /hooks and press t, or run 'statuspub insta
 // statuspub's hooks are installed, with a hint for each that is not, and
 // returns the text lines: none when no agent is found. An agent's
 // settings never make doctor fail: they are not the status directory's.
-func doctorAgents(r *doctorReport, env *Env) []string {
+func doctorAgents(r *doctorReport, env *cmdEnv) []string {
 	home := env.Getenv("HOME")
 	var lines []string
 	for _, st := range agentinstall.Check(env.Getenv) {

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 // doctor lists the agents found (by their configuration directory) and
@@ -28,7 +30,7 @@ func TestDoctorAgents(t *testing.T) {
 		return ""
 	}
 	var out, errOut bytes.Buffer
-	Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+	Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 	got := out.String()
 	for _, want := range []string{
 		"\nagents:\n",
@@ -45,7 +47,7 @@ func TestDoctorAgents(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(home, ".config", "opencode", "plugins", "agentstatus.js"), []byte("// agentstatus: an OpenCode plugin that publishes OpenCode's state\n"), 0o644)
 	out.Reset()
-	Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+	Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 	if !strings.Contains(out.String(), "  opencode: hooks installed (~/.config/opencode/plugins/agentstatus.js)") {
 		t.Errorf("after install:\n%s", out.String())
 	}
@@ -54,7 +56,7 @@ func TestDoctorAgents(t *testing.T) {
 	// a problem of that agent's, not the status directory's.
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{\n  \"model\": \"opus\",\n}\n"), 0o600)
 	out.Reset()
-	Run([]string{"doctor", "--json", "--config-home", filepath.Join(home, "cfg")}, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+	Run([]string{"doctor", "--json", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 	var rep struct {
 		Agents []struct {
 			Agent, Path, Status, Detail string
@@ -111,7 +113,7 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "hooks.json"), []byte(hooks), 0o600)
 	doctor := func(args ...string) string {
 		var out, errOut bytes.Buffer
-		Run(append([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, args...), Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+		Run(append([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 		return out.String()
 	}
 	got := doctor()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 // doctor reports Copilot CLI (its hooks file of statuspub's own) and Qwen
@@ -25,7 +27,7 @@ func TestDoctorCopilotQwen(t *testing.T) {
 	}
 	doctor := func() string {
 		var out, errOut bytes.Buffer
-		Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+		Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 		return out.String()
 	}
 	got := doctor()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 // Gemini CLI reads its settings.json with comments: doctor never calls such
@@ -35,7 +37,7 @@ func TestDoctorGeminiSettingsWithComments(t *testing.T) {
 				return ""
 			}
 			var out, errOut bytes.Buffer
-			Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+			Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
 			if !strings.Contains(out.String(), tt.want) {
 				t.Errorf("doctor output lacks %q:\n%s", tt.want, out.String())
 			}

@@ -38,7 +38,7 @@ type doctorHost struct {
 
 // doctorHosts is statusls doctor --host: what fails for each host, and
 // the fix.
-func doctorHosts(hf *hostFlags, asJSON bool, env *Env) int {
+func doctorHosts(hf *hostFlags, asJSON bool, env *cmdEnv) int {
 	hosts, cfg, err := hf.targets(env)
 	if err != nil {
 		return usageError(env, "%s", err)

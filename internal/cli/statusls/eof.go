@@ -6,7 +6,7 @@ import "io"
 // --until-eof), or nil, which never is. A watch or wait run over ssh by
 // statusls --host learns so that its reader went away: sshd closes its
 // input then, while its output may stay quiet for hours.
-func stdinEOF(env *Env, on bool) <-chan struct{} {
+func stdinEOF(env *cmdEnv, on bool) <-chan struct{} {
 	if !on {
 		return nil
 	}

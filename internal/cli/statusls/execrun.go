@@ -24,11 +24,11 @@ const (
 )
 
 // execGrace is how long watch, stopping, waits for running commands,
-// unless Env.execGrace says otherwise.
+// unless cmdEnv.execGrace says otherwise.
 const execGrace = time.Second
 
 // grace is how long watch, stopping, waits for running commands.
-func (env *Env) grace() time.Duration {
+func (env *cmdEnv) grace() time.Duration {
 	if env.execGrace > 0 {
 		return env.execGrace
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rivo/uniseg"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -44,7 +45,7 @@ func run(t *testing.T, o runOpts, args ...string) result {
 	if clock.IsZero() {
 		clock = now
 	}
-	env := Env{
+	env := base.Env{
 		Stdout: &stdout,
 		Stderr: &stderr,
 		Getenv: func(k string) string { return o.env[k] },

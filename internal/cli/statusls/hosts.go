@@ -39,7 +39,7 @@ type hostFlagsOf struct {
 
 // register declares --host and --host-timeout, and what of declares
 // besides.
-func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
+func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, of hostFlagsOf) {
 	if of.group {
 		fs.Group("Other machines (over ssh, each running statusls; see docs/statusls.md)")
 	}
@@ -74,7 +74,7 @@ func (h *hostFlags) register(fs *base.FlagSet, env *Env, of hostFlagsOf) {
 // misuse is a usage error for a flag that only means something with
 // --host (or --all-hosts) given without it, rather than ignoring it. It
 // returns -1 to go on.
-func (h *hostFlags) misuse(env *Env) int {
+func (h *hostFlags) misuse(env *cmdEnv) int {
 	if h.active() || h.given == nil {
 		return -1
 	}
@@ -94,7 +94,7 @@ func (h *hostFlags) misuse(env *Env) int {
 func (h *hostFlags) active() bool { return len(h.hosts) > 0 || h.allHosts }
 
 // targets returns the hosts to ask, and the ssh configuration.
-func (h *hostFlags) targets(env *Env) ([]string, *remote.Config, error) {
+func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, error) {
 	if h.given.Changed("host-timeout") && h.hostTimeout <= 0 {
 		return nil, nil, errors.New("--host-timeout must be positive")
 	}

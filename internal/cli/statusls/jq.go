@@ -94,7 +94,7 @@ func validVarName(s string) bool {
 }
 
 // checkJQFlags checks the jq flags against the mode parsed; -1 means go on.
-func checkJQFlags(o *listOptions, env *Env) int {
+func checkJQFlags(o *listOptions, env *cmdEnv) int {
 	switch o.mode {
 	case modeJQFiles:
 		for _, f := range []struct {
@@ -130,7 +130,7 @@ const helperEnv = "STATUSLS_JQ_HELPER"
 // runJQ runs --jq or --jq-files. In a binary without the jq engine
 // (statusls itself) it re-executes the statusls-jq helper with the same
 // arguments.
-func runJQ(o *listOptions, loc location.Location, now time.Time, env *Env) int {
+func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) int {
 	if !jqrun.Linked() {
 		if env.Getenv(helperEnv) != "" {
 			fmt.Fprintf(env.Stderr, "statusls: --%s: this statusls-jq has no jq engine\n", o.mode)
@@ -182,7 +182,7 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *Env) int {
 // jsonSessions returns, decoded, the array --json prints: the same
 // entries, objects and order. It holds the listing, then the decoded
 // objects in its place, never the printed array.
-func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *Env) ([]any, int) {
+func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) ([]any, int) {
 	l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true})
 	if err != nil {
 		return nil, dirError(env, err)
@@ -215,7 +215,7 @@ func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *Env
 // filter's state): the listing modes' GOGC of 400 and 24 MiB limit (see
 // Main) would let the heap grow with the number of files read. With 100 %
 // and a soft limit of 16 MiB, peak memory stays flat (bench/jq.sh memory).
-func streamingGC(env *Env) (restore func()) {
+func streamingGC(env *cmdEnv) (restore func()) {
 	gc, limit := -2, int64(-1)
 	if env.Getenv("GOGC") == "" {
 		gc = debug.SetGCPercent(100)

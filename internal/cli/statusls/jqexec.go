@@ -12,7 +12,7 @@ const jqHelper = "statusls-jq"
 
 // execJQHelper runs the helper with args and returns its exit status (see
 // base.ExecHelper).
-func execJQHelper(args []string, env *Env) int {
+func execJQHelper(args []string, env *cmdEnv) int {
 	path, err := base.FindHelper(jqHelper)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: --jq and --jq-files need %s, which is not installed next to statusls or in $PATH\n", jqHelper)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -70,7 +71,7 @@ func TestJQFilesReadOneAtATime(t *testing.T) {
 func TestStreamingGCRestores(t *testing.T) {
 	before := debug.SetGCPercent(123)
 	defer debug.SetGCPercent(before)
-	restore := streamingGC(&Env{Getenv: func(string) string { return "" }})
+	restore := streamingGC(&cmdEnv{Env: base.Env{Getenv: func(string) string { return "" }}})
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC while streaming: %d, want 100", got)
 	}
@@ -82,7 +83,7 @@ func TestStreamingGCRestores(t *testing.T) {
 		t.Errorf("GOGC after: %d, want 123", got)
 	}
 	debug.SetGCPercent(123)
-	restore = streamingGC(&Env{Getenv: func(k string) string { return map[string]string{"GOGC": "50"}[k] }})
+	restore = streamingGC(&cmdEnv{Env: base.Env{Getenv: func(k string) string { return map[string]string{"GOGC": "50"}[k] }}})
 	if got := debug.SetGCPercent(-1); got != 123 {
 		t.Errorf("GOGC set in the environment was overridden: %d", got)
 	}

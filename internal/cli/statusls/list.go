@@ -48,7 +48,7 @@ type listOptions struct {
 	hostFlags // --host, --all-hosts, --local: hosts.go
 }
 
-func (o *listOptions) register(fs *base.FlagSet, env *Env) {
+func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.Group("Output (one of; default: a table on a terminal, else TSV)")
 	fs.Bool(&o.table, "table", false, "an aligned table, most urgent first (blocked, working, idle)")
 	fs.Bool(&o.tsv, "tsv", false, "agent<TAB>session<TAB>state<TAB>title, as the published jq one-liner")
@@ -84,7 +84,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *Env) {
 }
 
 // validate checks the flags together, once parsed. It returns -1 to go on.
-func (o *listOptions) validate(args []string, env *Env) int {
+func (o *listOptions) validate(args []string, env *cmdEnv) int {
 	if len(args) > 0 {
 		return usageError(env, "unexpected argument %q", args[0])
 	}
@@ -161,7 +161,7 @@ type hostList struct {
 // list is the listing command: this machine's listing, other machines'
 // (--host), or both (--local), each a part; a table, TSV, JSON or a count
 // over them all.
-func list(o *listOptions, env *Env) int {
+func list(o *listOptions, env *cmdEnv) int {
 	if code := o.hostFlags.misuse(env); code >= 0 {
 		return code
 	}
@@ -354,7 +354,7 @@ func (j *jsonLines) end() {
 
 // expandPath expands a leading ~ and makes p absolute; "" (no --cwd)
 // stays "".
-func expandPath(p string, env *Env) (string, error) {
+func expandPath(p string, env *cmdEnv) (string, error) {
 	if p == "" {
 		return "", nil
 	}

@@ -41,7 +41,7 @@ func (o *pruneOptions) register(fs *base.FlagSet) {
 }
 
 // prune removes the files of stale sessions whose publisher is gone.
-func prune(o *pruneOptions, env *Env) int {
+func prune(o *pruneOptions, env *cmdEnv) int {
 	c, dryRun, olderThan := &o.common, o.dryRun, o.olderThan
 	if olderThan < 0 {
 		return usageError(env, "prune: --older-than %v is negative", olderThan)

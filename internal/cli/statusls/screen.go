@@ -32,7 +32,7 @@ const messageTTL = 10 * time.Second
 // comes back as it was when watch ends.
 type tableScreen struct {
 	out         io.Writer
-	env         *Env
+	env         *cmdEnv
 	o           *watchOptions
 	loc         location.Location
 	width, rows int
@@ -49,7 +49,7 @@ type screenMessage struct {
 	until time.Time
 }
 
-func newTableScreen(env *Env, o *watchOptions, loc location.Location, termWidth int) *tableScreen {
+func newTableScreen(env *cmdEnv, o *watchOptions, loc location.Location, termWidth int) *tableScreen {
 	t := &tableScreen{out: env.Stdout, env: env, o: o, loc: loc, color: useColor(o.color, true, env)}
 	t.size(termWidth)
 	return t

@@ -13,49 +13,23 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
-	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
 )
 
-// Env is what the command gets from its process. Tests build their own.
-type Env struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	Getenv         func(string) string
-	// Environ lists the environment, for $ENV and env in --jq filters.
-	Environ func() []string
-	// Terminal reports whether stdout is a terminal and its width in
-	// columns (0 when unknown); nil means not a terminal.
-	Terminal func() (bool, int)
-	// Rows is the terminal's height in lines (0 when unknown); nil means
-	// unknown. The watch table uses it.
-	Rows func() int
-	// Clock is the command's time: what "now" is for a listing, and the
-	// timers of watch and wait. nil means the system clock.
-	Clock clock.Clock
-	// Signals relays sig to c until the returned function is called, as
-	// signal.Notify and signal.Stop do (nil means them). watch stops on
-	// SIGINT and SIGTERM, and redraws its table on SIGWINCH.
-	Signals func(c chan<- os.Signal, sig ...os.Signal) (stop func())
-	// TempDir is where demo makes its temporary config home; "" means
-	// os.TempDir().
-	TempDir string
-	// Keyboard gives watch's table the keys typed on the terminal, unechoed
-	// and one at a time, and the function that restores the terminal; nil
-	// (or an error) means no keyboard. q quits.
-	Keyboard func() (io.Reader, func(), error)
-
-	prog      *base.Program // the program running, for usage errors
-	execGrace time.Duration // watch --exec's grace at exit; 0 means execGrace
+// cmdEnv is one run of statusls: the process's [base.Env], the program
+// parsing its command line (for usage errors), and watch --exec's grace at
+// exit (0 means execGrace; tests shorten it).
+type cmdEnv struct {
+	base.Env
+	prog      *base.Program
+	execGrace time.Duration
 }
 
 // Main runs the command with the process's own environment.
@@ -87,7 +61,7 @@ func Main() int {
 	if os.Getenv("GOMEMLIMIT") == "" && !longRunning {
 		debug.SetMemoryLimit(24 << 20)
 	}
-	return Run(os.Args[1:], Env{
+	return Run(os.Args[1:], base.Env{
 		Stdin:    os.Stdin,
 		Stdout:   os.Stdout,
 		Stderr:   os.Stderr,
@@ -99,35 +73,8 @@ func Main() int {
 	})
 }
 
-func (env *Env) fill() {
-	if env.Getenv == nil {
-		env.Getenv = func(string) string { return "" }
-	}
-	if env.Environ == nil {
-		env.Environ = func() []string { return nil }
-	}
-	if env.Terminal == nil {
-		env.Terminal = func() (bool, int) { return false, 0 }
-	}
-	if env.Stdin == nil {
-		env.Stdin = strings.NewReader("")
-	}
-	if env.Rows == nil {
-		env.Rows = func() int { return 0 }
-	}
-	if env.Clock == nil {
-		env.Clock = clock.System
-	}
-	if env.Signals == nil {
-		env.Signals = func(c chan<- os.Signal, sig ...os.Signal) func() {
-			signal.Notify(c, sig...)
-			return func() { signal.Stop(c) }
-		}
-	}
-}
-
 // usageError reports a usage error.
-func usageError(env *Env, format string, args ...any) int {
+func usageError(env *cmdEnv, format string, args ...any) int {
 	prog := env.prog
 	if prog == nil { // before the command line is parsed
 		prog = program(env, nil, nil)
@@ -136,20 +83,25 @@ func usageError(env *Env, format string, args ...any) int {
 }
 
 // Run runs statusls with args (without the program name).
-func Run(args []string, env Env) int {
-	env.fill()
+func Run(args []string, e base.Env) int {
+	return runEnv(args, &cmdEnv{Env: e})
+}
+
+// runEnv is Run with the whole cmdEnv, which tests set up themselves.
+func runEnv(args []string, env *cmdEnv) int {
+	env.Fill()
 	// --arg and --argjson take two values, which no flag parser
 	// expresses: take them out first.
 	var jqArgs []jqArg
 	rest, err := extractJQArgs(args, &jqArgs)
 	if err != nil {
-		return usageError(&env, "%v", err)
+		return usageError(env, "%v", err)
 	}
-	return program(&env, jqArgs, args).Run(rest)
+	return program(env, jqArgs, args).Run(rest)
 }
 
 // resolve finds the directory and the time.
-func (c *common) resolve(env *Env) (location.Location, time.Time, error) {
+func (c *common) resolve(env *cmdEnv) (location.Location, time.Time, error) {
 	loc, err := location.ForReader(c.dir, c.configHome, env.Getenv)
 	if err != nil {
 		return loc, time.Time{}, err

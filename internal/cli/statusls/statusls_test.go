@@ -524,7 +524,7 @@ func TestDemo(t *testing.T) {
 func TestDemoCleansUp(t *testing.T) {
 	tmp := t.TempDir()
 	var stdout, stderr strings.Builder
-	code := Run([]string{"demo"}, Env{Stdout: &stdout, Stderr: &stderr, TempDir: tmp, Getenv: func(string) string { return "" }})
+	code := Run([]string{"demo"}, base.Env{Stdout: &stdout, Stderr: &stderr, TempDir: tmp, Getenv: func(string) string { return "" }})
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

@@ -15,7 +15,7 @@ import (
 // SESSION when other machines are listed; or, when there are no sessions,
 // a notice on stderr (a terminal or --table only: scripts get empty
 // output).
-func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *Env) {
+func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *cmdEnv) {
 	var entries []reader.Entry
 	var hosts []string
 	for _, p := range parts {
@@ -66,7 +66,7 @@ func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions,
 }
 
 // tableWidth is $COLUMNS, else the terminal's width, else 80.
-func tableWidth(env *Env, termWidth int) int {
+func tableWidth(env *cmdEnv, termWidth int) int {
 	if n, err := strconv.Atoi(strings.TrimSpace(env.Getenv("COLUMNS"))); err == nil && n > 0 {
 		return n
 	}
@@ -81,7 +81,7 @@ func tableWidth(env *Env, termWidth int) int {
 // FORCE_COLOR, set to anything but "" and "0", colour off a terminal too
 // (bixense.com/clicolors, force-color.org). NO_COLOR wins over them, and
 // --color always or never over all.
-func useColor(when string, isTerm bool, env *Env) bool {
+func useColor(when string, isTerm bool, env *cmdEnv) bool {
 	switch when {
 	case "always":
 		return true

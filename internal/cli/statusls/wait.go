@@ -49,7 +49,7 @@ type waitOptions struct {
 	untilEOF  bool
 }
 
-func (o *waitOptions) register(fs *base.FlagSet, env *Env) {
+func (o *waitOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	c := &o.where
 	fs.Func("session", "ID", "the session to wait for (its full id: statusls --wide)", func(s string) error { o.session, o.sessionSet = s, true; return nil }).Complete = sessionIDs(c, env)
 	fs.Bool(&o.any, "any", false, "with --state: any session")
@@ -66,7 +66,7 @@ func (o *waitOptions) register(fs *base.FlagSet, env *Env) {
 }
 
 // validate checks the flags together. It returns -1 to go on.
-func (o *waitOptions) validate(args []string, env *Env) int {
+func (o *waitOptions) validate(args []string, env *cmdEnv) int {
 	if len(args) > 0 {
 		return usageError(env, "wait: unexpected argument %q", args[0])
 	}
@@ -99,7 +99,7 @@ func (o *waitOptions) validate(args []string, env *Env) int {
 	return -1
 }
 
-func waitCmd(o *waitOptions, args []string, env *Env) int {
+func waitCmd(o *waitOptions, args []string, env *cmdEnv) int {
 	if code := o.validate(args, env); code >= 0 {
 		return code
 	}
@@ -154,7 +154,7 @@ func waitCmd(o *waitOptions, args []string, env *Env) int {
 // waitState follows one wait.
 type waitState struct {
 	o      *waitOptions
-	env    *Env
+	env    *cmdEnv
 	name   string        // --session: its file name
 	synced bool          // the snapshot is in
 	cur    *reader.Entry // --session: its entry, nil when none

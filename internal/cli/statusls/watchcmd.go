@@ -78,7 +78,7 @@ type watchOptions struct {
 	untilEOF  bool
 }
 
-func (o *watchOptions) register(fs *base.FlagSet, env *Env) {
+func (o *watchOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.Group("Output")
 	fs.Bool(&o.json, "json", false, "one JSON object per event and line (see \"Events\" above)")
 	fs.Bool(&o.tsv, "tsv", false, "one line per event: event<TAB>agent<TAB>session<TAB>state<TAB>title")
@@ -128,7 +128,7 @@ least DUR, from when watch saw the session start working:
 }
 
 // validate checks the flags together. It returns -1 to go on.
-func (o *watchOptions) validate(args []string, env *Env) int {
+func (o *watchOptions) validate(args []string, env *cmdEnv) int {
 	if len(args) > 0 {
 		return usageError(env, "watch: unexpected argument %q", args[0])
 	}
@@ -173,7 +173,7 @@ func (o *watchOptions) validate(args []string, env *Env) int {
 
 // checkDir refuses at start a status directory that statusls refuses
 // (exit 1). A missing one is fine: the watcher waits for it.
-func checkDir(env *Env, loc location.Location) int {
+func checkDir(env *cmdEnv, loc location.Location) int {
 	d, err := reader.Open(loc.Dir, reader.Options{})
 	if errors.Is(err, fs.ErrNotExist) {
 		return -1
@@ -223,7 +223,7 @@ func watchSignals(mode string) []os.Signal {
 // machine) with its view.
 type watchRun struct {
 	o         *watchOptions
-	env       *Env
+	env       *cmdEnv
 	mode      string
 	stderr    *lockedWriter
 	withHosts bool              // other machines are watched: events and lines name the host
@@ -246,7 +246,7 @@ type watchRun struct {
 	tickC    <-chan time.Time
 }
 
-func watchCmd(o *watchOptions, args []string, env *Env) int {
+func watchCmd(o *watchOptions, args []string, env *cmdEnv) int {
 	if code := o.validate(args, env); code >= 0 {
 		return code
 	}

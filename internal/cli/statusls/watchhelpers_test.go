@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -71,21 +72,20 @@ func start(t *testing.T, clock *clocktest.Fake, o cmdOpts, args ...string) *cmdR
 	r := &cmdRun{t: t, clock: clock, subscribed: make(chan chan<- os.Signal, 1), code: make(chan int, 1)}
 	r.width.Store(int64(o.width))
 	environ := append(append(os.Environ(), "STATUS_TITLE=inherited, must not reach the command"), o.environ...)
-	env := Env{
-		Stdout:    &r.stdout,
-		Stderr:    &r.stderr,
-		Getenv:    func(k string) string { return o.env[k] },
-		Environ:   func() []string { return environ },
-		Clock:     clock,
-		Terminal:  func() (bool, int) { return o.terminal, int(r.width.Load()) },
-		Rows:      func() int { return o.rows },
-		execGrace: o.execGrace,
+	env := &cmdEnv{execGrace: o.execGrace, Env: base.Env{
+		Stdout:   &r.stdout,
+		Stderr:   &r.stderr,
+		Getenv:   func(k string) string { return o.env[k] },
+		Environ:  func() []string { return environ },
+		Clock:    clock,
+		Terminal: func() (bool, int) { return o.terminal, int(r.width.Load()) },
+		Rows:     func() int { return o.rows },
 		Signals: func(c chan<- os.Signal, sig ...os.Signal) func() {
 			r.subscribed <- c
 			return func() {}
 		},
-	}
-	go func() { r.code <- Run(args, env) }()
+	}}
+	go func() { r.code <- runEnv(args, env) }()
 	t.Cleanup(func() {
 		if !r.running() {
 			return
