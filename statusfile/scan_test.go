@@ -63,3 +63,21 @@ func BenchmarkDecodeLongTitle(b *testing.B) {
 		}
 	}
 }
+
+// TestSkipValidString checks that skipping a string already validated ends
+// where the validating scan ends, whatever the backslashes before a quote.
+func TestSkipValidString(t *testing.T) {
+	for _, in := range []string{`""`, `"a"`, `"\\"`, `"\""`, `"\\\""`, `"\\\\"`, `"a\"b\\"`, `"\u0022\\\\\"x"`, `"é\"\\"`} {
+		for _, tail := range []string{"", `,"k":"v"}`, `"`} {
+			data := []byte(in + tail)
+			a := decoder{data: data}
+			if err := a.skipString(); err != nil {
+				t.Fatalf("%q: %v", in, err)
+			}
+			b := decoder{data: data, valid: true}
+			if err := b.skipString(); err != nil || b.pos != a.pos {
+				t.Errorf("%q: skipped to %d (%v), the validating scan to %d", data, b.pos, err, a.pos)
+			}
+		}
+	}
+}
