@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -30,6 +31,18 @@ func sanitizeCap(raw string, max int) string {
 	if len(raw) <= max && isPlainTitle(raw) {
 		return raw
 	}
+	if max > 0 && len(raw) > max && raw[0] != ' ' && isPlainRun(raw[:max]) {
+		// Cut in plain ASCII, one code unit a byte: the cut text less its
+		// trailing space, its last character (a cluster of its own
+		// between ASCII characters), and the space that may precede it.
+		t := strings.TrimSuffix(raw[:max], " ")
+		return strings.TrimSuffix(t[:len(t)-1], " ")
+	}
+	return sanitizeCut(raw, max)
+}
+
+// sanitizeCut is sanitizeCap without its shortcuts for plain ASCII.
+func sanitizeCut(raw string, max int) string {
 	text, cut, halfDropped := cutUTF16(raw, max)
 	out := make([]byte, 0, len(text))
 	out = sanitize(out, text, true)
@@ -61,9 +74,12 @@ func isPlainTitle(s string) bool {
 	if len(s) > maxTitleUnits || s == "" {
 		return s == ""
 	}
-	if s[0] == ' ' || s[len(s)-1] == ' ' {
-		return false
-	}
+	return s[0] != ' ' && s[len(s)-1] != ' ' && isPlainRun(s)
+}
+
+// isPlainRun reports whether s is printable ASCII without two spaces in a
+// row.
+func isPlainRun(s string) bool {
 	prevSpace := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
