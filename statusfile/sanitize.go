@@ -116,6 +116,14 @@ func cutUTF16(s string, max int) (prefix string, cut, halfDropped bool) {
 	}
 	units := 0
 	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf { // one unit
+			if units == max {
+				return s[:i], true, false
+			}
+			units++
+			i++
+			continue
+		}
 		r, size := decodeRune(s[i:])
 		n := 1
 		if r >= 0x10000 {
@@ -163,6 +171,23 @@ func sanitize(out []byte, s string, collapse bool) []byte {
 		out = utf8.AppendRune(out, r)
 	}
 	for i := 0; i < len(s); {
+		if state == stText {
+			// A run of printable ASCII other than the space is text as
+			// it is.
+			j := i
+			for j < len(s) && 0x20 < s[j] && s[j] < 0x7f {
+				j++
+			}
+			if j > i {
+				if pendingSpace {
+					out = append(out, ' ')
+					pendingSpace = false
+				}
+				out = append(out, s[i:j]...)
+				i = j
+				continue
+			}
+		}
 		r, size := decodeRune(s[i:])
 		switch state {
 		case stText:
