@@ -54,13 +54,21 @@ func TestSkipStringStops(t *testing.T) {
 }
 
 func BenchmarkDecodeLongTitle(b *testing.B) {
-	data := withTitle(strings.Repeat("refactor the parser ", 3000))
-	b.ReportAllocs()
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := Decode(data); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct{ name, title string }{
+		{"ascii", strings.Repeat("refactor the parser ", 3000)},
+		{"utf8", strings.Repeat("réécrire le lecteur 日本語の 🚀 ", 1500)},
+		{"escapes", strings.Repeat(`a\n\"b\\`, 7500)},
+	} {
+		data := withTitle(c.title)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
