@@ -336,7 +336,13 @@ func (d *decoder) strUnits(sp span, max int) string {
 	if n := min(len(raw), max+1); !hasEscapeOrHigh(raw[:n]) {
 		return string(raw[:n]) // one byte, one code unit
 	}
-	return string(appendUnquotedUnits(d.buf[:0], raw, max))
+	// Room for the cut text: a code unit takes at most three bytes of
+	// UTF-8, and the last character at most four.
+	if room := min(3*len(raw), 3*max+4); cap(d.buf) < room {
+		d.buf = make([]byte, 0, room)
+	}
+	d.buf = appendUnquotedUnits(d.buf[:0], raw, max)
+	return string(d.buf)
 }
 
 // str returns the decoded value of a validated string span.
