@@ -176,7 +176,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 			return Status{}, wrongType("task", "object or null", c)
 		}
 		var title span
-		sub := decoder{data: d.data, pos: sp.start}
+		sub := decoder{data: d.data, pos: sp.start, valid: true}
 		// The span was validated already: object cannot fail.
 		_ = sub.object(func(key []byte, v span) {
 			if string(key) == "title" {
@@ -213,7 +213,7 @@ func (d *decoder) members(sp span, names []string, v []span) bool {
 	if sp.end == 0 || d.data[sp.start] != '{' {
 		return false
 	}
-	sub := decoder{data: d.data, pos: sp.start}
+	sub := decoder{data: d.data, pos: sp.start, valid: true}
 	// The span was validated already: object cannot fail.
 	_ = sub.object(func(key []byte, val span) {
 		for i, n := range names {

@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -30,6 +31,18 @@ func sanitizeCap(raw string, max int) string {
 	if len(raw) <= max && isPlainTitle(raw) {
 		return raw
 	}
+	if max > 0 && len(raw) > max && raw[0] != ' ' && isPlainRun(raw[:max]) {
+		// Cut in plain ASCII, one code unit a byte: the cut text less its
+		// trailing space, its last character (a cluster of its own
+		// between ASCII characters), and the space that may precede it.
+		t := strings.TrimSuffix(raw[:max], " ")
+		return strings.TrimSuffix(t[:len(t)-1], " ")
+	}
+	return sanitizeCut(raw, max)
+}
+
+// sanitizeCut is sanitizeCap without its shortcuts for plain ASCII.
+func sanitizeCut(raw string, max int) string {
 	text, cut, halfDropped := cutUTF16(raw, max)
 	out := make([]byte, 0, len(text))
 	out = sanitize(out, text, true)
@@ -61,9 +74,12 @@ func isPlainTitle(s string) bool {
 	if len(s) > maxTitleUnits || s == "" {
 		return s == ""
 	}
-	if s[0] == ' ' || s[len(s)-1] == ' ' {
-		return false
-	}
+	return s[0] != ' ' && s[len(s)-1] != ' ' && isPlainRun(s)
+}
+
+// isPlainRun reports whether s is printable ASCII without two spaces in a
+// row.
+func isPlainRun(s string) bool {
 	prevSpace := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -100,6 +116,14 @@ func cutUTF16(s string, max int) (prefix string, cut, halfDropped bool) {
 	}
 	units := 0
 	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf { // one unit
+			if units == max {
+				return s[:i], true, false
+			}
+			units++
+			i++
+			continue
+		}
 		r, size := decodeRune(s[i:])
 		n := 1
 		if r >= 0x10000 {
@@ -147,6 +171,23 @@ func sanitize(out []byte, s string, collapse bool) []byte {
 		out = utf8.AppendRune(out, r)
 	}
 	for i := 0; i < len(s); {
+		if state == stText {
+			// A run of printable ASCII other than the space is text as
+			// it is.
+			j := i
+			for j < len(s) && 0x20 < s[j] && s[j] < 0x7f {
+				j++
+			}
+			if j > i {
+				if pendingSpace {
+					out = append(out, ' ')
+					pendingSpace = false
+				}
+				out = append(out, s[i:j]...)
+				i = j
+				continue
+			}
+		}
 		r, size := decodeRune(s[i:])
 		switch state {
 		case stText:

@@ -141,6 +141,11 @@ func FuzzSanitizeTitle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		got := SanitizeTitle(raw)
 		checkSanitized(t, raw, got)
+		for _, max := range []int{1, 7, len(raw) / 2} {
+			if a, b := sanitizeCap(raw, max), sanitizeCut(raw, max); a != b {
+				t.Fatalf("sanitizeCap(%q, %d) = %q, the general path %q", raw, max, a, b)
+			}
+		}
 		text := SanitizeText(raw)
 		for _, r := range text {
 			if isControl(r) || toSpace(r) && r != ' ' {
@@ -156,6 +161,7 @@ func BenchmarkSanitizeTitle(b *testing.B) {
 		"unicode": "Réparer les tests 修复测试 👩\u200d💻",
 		"hostile": "\x1b[31munsafe\x1b[0m\n\u202e title \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\",
 		"long":    strings.Repeat("déjà vu ", 700),
+		"cut":     strings.Repeat("refactor the parser ", 300),
 	}
 	for name, s := range cases {
 		b.Run(name, func(b *testing.B) {
@@ -164,5 +170,18 @@ func BenchmarkSanitizeTitle(b *testing.B) {
 				SanitizeTitle(s)
 			}
 		})
+	}
+}
+
+// TestSanitizeCapPlain checks sanitizeCap's shortcuts for plain ASCII
+// against the general path, at every cut of titles with spaces, controls
+// and non-ASCII text around the cut.
+func TestSanitizeCapPlain(t *testing.T) {
+	for _, s := range []string{"a", "ab", "a b", "ab cd ef", " ab", "ab  cd", "a b c d e f g", "abc\tdef", "ab é cd", "x y\x1b[1m z", "ab 👩‍💻 cd ef"} {
+		for max := 0; max <= len(s)+1; max++ {
+			if got, want := sanitizeCap(s, max), sanitizeCut(s, max); got != want {
+				t.Errorf("sanitizeCap(%q, %d) = %q, want %q", s, max, got, want)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"unicode/utf16"
@@ -22,6 +23,9 @@ type decoder struct {
 	data []byte
 	pos  int
 	buf  []byte // scratch for keys with escapes
+	// valid says that data from pos on was scanned already and found
+	// valid: strings are then skipped by looking for their closing quote.
+	valid bool
 }
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -226,23 +230,38 @@ const (
 )
 
 // plain8 reports whether none of the eight bytes of w (as loaded by
-// binary.LittleEndian) is a stringStop byte. Each test has the high bit of
-// a byte set for some byte that is below 0x20 (or zero) if and only if
-// there is one; bytes from 0x80 up never match, as their high bit is set.
-func plain8(w uint64) bool {
+// binary.LittleEndian) is a stringStop byte; see stops8.
+func plain8(w uint64) bool { return stops8(w) == 0 }
+
+// stops8 has the high bit of some byte set if and only if one of the eight
+// bytes of w is a stringStop byte. Each subtraction sets the high bit of a
+// byte that is below 0x20, or equal to the quote or the backslash (the
+// lowest such byte is always marked; a borrow from it may mark bytes above
+// it too, which only ever adds to a non-zero answer). Bytes from 0x80 up
+// never match: their high bit, the same in w, q and b, is cleared by &^ w.
+func stops8(w uint64) uint64 {
 	q := w ^ (ones * '"')
 	b := w ^ (ones * '\\')
-	return ((w-ones*0x20)&^w|(q-ones)&^q|(b-ones)&^b)&highs == 0
+	return ((w - ones*0x20) | (q - ones) | (b - ones)) &^ w & highs
 }
 
 // skipString scans a string at d.pos, checking its escapes.
 func (d *decoder) skipString() error {
+	if d.valid {
+		d.skipValidString()
+		return nil
+	}
 	d.pos++ // opening quote
 	for d.pos < len(d.data) {
 		// Plain bytes: eight at a time, then one at a time.
 		data, i := d.data, d.pos
-		for i+16 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) && plain8(binary.LittleEndian.Uint64(data[i+8:])) {
-			i += 16
+		for i+32 <= len(data) {
+			c := data[i : i+32]
+			if stops8(binary.LittleEndian.Uint64(c))|stops8(binary.LittleEndian.Uint64(c[8:]))|
+				stops8(binary.LittleEndian.Uint64(c[16:]))|stops8(binary.LittleEndian.Uint64(c[24:])) != 0 {
+				break
+			}
+			i += 32
 		}
 		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
 			i += 8
@@ -283,6 +302,24 @@ func (d *decoder) skipString() error {
 	return d.syntax("unterminated string")
 }
 
+// skipValidString skips the validated string at d.pos: its end is the
+// first quote after an even number of backslashes.
+func (d *decoder) skipValidString() {
+	i := d.pos + 1
+	for {
+		i += bytes.IndexByte(d.data[i:], '"')
+		k := i - 1
+		for d.data[k] == '\\' { // the opening quote stops this
+			k--
+		}
+		i++
+		if (i-2-k)%2 == 0 {
+			d.pos = i
+			return
+		}
+	}
+}
+
 func hasEscapeOrHigh(raw []byte) bool {
 	for _, c := range raw {
 		if c == '\\' || c >= utf8.RuneSelf {
@@ -299,7 +336,13 @@ func (d *decoder) strUnits(sp span, max int) string {
 	if n := min(len(raw), max+1); !hasEscapeOrHigh(raw[:n]) {
 		return string(raw[:n]) // one byte, one code unit
 	}
-	return string(appendUnquotedUnits(d.buf[:0], raw, max))
+	// Room for the cut text: a code unit takes at most three bytes of
+	// UTF-8, and the last character at most four.
+	if room := min(3*len(raw), 3*max+4); cap(d.buf) < room {
+		d.buf = make([]byte, 0, room)
+	}
+	d.buf = appendUnquotedUnits(d.buf[:0], raw, max)
+	return string(d.buf)
 }
 
 // str returns the decoded value of a validated string span.

@@ -54,12 +54,38 @@ func TestSkipStringStops(t *testing.T) {
 }
 
 func BenchmarkDecodeLongTitle(b *testing.B) {
-	data := withTitle(strings.Repeat("refactor the parser ", 3000))
-	b.ReportAllocs()
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := Decode(data); err != nil {
-			b.Fatal(err)
+	for _, c := range []struct{ name, title string }{
+		{"ascii", strings.Repeat("refactor the parser ", 3000)},
+		{"utf8", strings.Repeat("réécrire le lecteur 日本語の 🚀 ", 1500)},
+		{"escapes", strings.Repeat(`a\n\"b\\`, 7500)},
+	} {
+		data := withTitle(c.title)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestSkipValidString checks that skipping a string already validated ends
+// where the validating scan ends, whatever the backslashes before a quote.
+func TestSkipValidString(t *testing.T) {
+	for _, in := range []string{`""`, `"a"`, `"\\"`, `"\""`, `"\\\""`, `"\\\\"`, `"a\"b\\"`, `"\u0022\\\\\"x"`, `"é\"\\"`} {
+		for _, tail := range []string{"", `,"k":"v"}`, `"`} {
+			data := []byte(in + tail)
+			a := decoder{data: data}
+			if err := a.skipString(); err != nil {
+				t.Fatalf("%q: %v", in, err)
+			}
+			b := decoder{data: data, valid: true}
+			if err := b.skipString(); err != nil || b.pos != a.pos {
+				t.Errorf("%q: skipped to %d (%v), the validating scan to %d", data, b.pos, err, a.pos)
+			}
 		}
 	}
 }
