@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -340,21 +341,39 @@ func TestHookTracesCatchFlaws(t *testing.T) {
 	}
 }
 
-// statuspub's adapters pass every trace.
+// statuspub's adapters pass every trace. The agents' traces run side by
+// side: a step mostly waits for its process, and -parallel would
+// serialize subtests.
 func TestHookTracesStatuspub(t *testing.T) {
 	t.Parallel()
 	statuspub := toolkitCommand(t, "statuspub")
-	for _, agent := range agenthook.Agents {
+	type run struct {
+		traces []*vector.HookTrace
+		rep    *Report
+		err    error
+	}
+	runs := make([]run, len(agenthook.Agents))
+	var wg sync.WaitGroup
+	for i, agent := range agenthook.Agents {
 		traces, err := hookTraces(agent)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := RunHooks(context.Background(), Options{
-			Agent:   agent,
-			Command: []string{statuspub, agent + "-hook", "--config-home", "{home}"},
-			Env:     []string{"STATUSPUB_HEARTBEAT=10s"},
-			Timeout: 20 * time.Second,
-		})
+		runs[i].traces = traces
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i].rep, runs[i].err = RunHooks(context.Background(), Options{
+				Agent:   agent,
+				Command: []string{statuspub, agent + "-hook", "--config-home", "{home}"},
+				Env:     []string{"STATUSPUB_HEARTBEAT=10s"},
+				Timeout: 20 * time.Second,
+			})
+		}()
+	}
+	wg.Wait()
+	for i, agent := range agenthook.Agents {
+		rep, err := runs[i].rep, runs[i].err
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +382,7 @@ func TestHookTracesStatuspub(t *testing.T) {
 				t.Errorf("%s: %s %s (stderr %q)", r.ID, r.Outcome, r.Reason, r.Stderr)
 			}
 		}
-		if rep.Passed != len(traces) {
+		if rep.Passed != len(runs[i].traces) {
 			t.Errorf("%s: %s", agent, rep.summary())
 		}
 	}

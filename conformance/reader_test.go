@@ -289,7 +289,8 @@ func TestJQReader(t *testing.T) {
 	// short one. With the suite's (at least 2 s, longer on a loaded
 	// machine) jq spent seconds of a core reading the device.
 	hangs := []string{"files/device", "files/fifo"}
-	rep := runReader(t, Options{Command: cmd, Parallel: readerTestParallel, Skip: hangs})
+	// The others finish, so a generous timeout, as for the Python reader.
+	rep := runReader(t, Options{Command: cmd, Timeout: 30 * time.Second, Parallel: readerTestParallel, Skip: hangs})
 	hung := runReader(t, Options{Command: cmd, Run: hangs, Timeout: 300 * time.Millisecond, NoCalibrate: true})
 	for i, r := range rep.Results {
 		if h, ok := hung.find(r.ID); ok {

@@ -11,7 +11,7 @@ import (
 )
 
 // hooksCommand is `statusconform hooks`.
-func hooksCommand(ctx context.Context, env Env) *base.Command {
+func hooksCommand(ctx context.Context, env *runner) *base.Command {
 	return &base.Command{
 		Name:    "hooks",
 		Summary: "feed one agent's hook traces to a hook adapter command",
@@ -58,7 +58,7 @@ func (f *hooksFlags) register(fs *base.FlagSet) {
 	fs.String(&c.junitFile, "junit", "", "FILE", "also write the report as JUnit XML to FILE")
 }
 
-func hooks(ctx context.Context, f *hooksFlags, args []string, env Env) int {
+func hooks(ctx context.Context, f *hooksFlags, args []string, env *runner) int {
 	c := &f.common
 	if f.agent == "" {
 		return usageError(env, "hooks: --agent is required (claude, codex, gemini, copilot or qwen)")

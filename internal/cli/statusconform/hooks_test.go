@@ -12,7 +12,7 @@ import (
 func TestHooksCommand(t *testing.T) {
 	run := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := Run(context.Background(), args, Env{Stdout: &out, Stderr: &errOut})
+		code := Run(context.Background(), args, base.Env{Stdout: &out, Stderr: &errOut})
 		return code, out.String(), errOut.String()
 	}
 	for _, args := range [][]string{

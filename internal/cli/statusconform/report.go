@@ -104,7 +104,7 @@ func (f *reportFlags) register(fs *base.FlagSet) {
 	scaleFlag(fs, &f.scale)
 }
 
-func reportCommand(ctx context.Context, env Env) *base.Command {
+func reportCommand(ctx context.Context, env *runner) *base.Command {
 	return &base.Command{
 		Name:    "report",
 		Summary: "run every implementation and write the results table",
@@ -128,7 +128,7 @@ statusconform report --no-builtin --reader 'mine=./my-reader --json'`,
 	}
 }
 
-func report(ctx context.Context, f *reportFlags, args []string, env Env) int {
+func report(ctx context.Context, f *reportFlags, args []string, env *runner) int {
 	if len(args) > 0 {
 		return usageError(env, "report: unexpected argument %q", args[0])
 	}

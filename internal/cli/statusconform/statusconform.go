@@ -21,11 +21,11 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
-// Env is what the command gets from its process.
-type Env struct {
-	Stdout, Stderr io.Writer
-
-	prog *base.Program // the program running, for usage errors
+// runner is one run of the command: its environment and the program
+// running (for usage errors).
+type runner struct {
+	base.Env
+	prog *base.Program
 }
 
 // Main runs the command with the process's own streams. The first SIGINT
@@ -35,7 +35,7 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	context.AfterFunc(ctx, stop)
 	defer stop()
-	return Run(ctx, os.Args[1:], Env{Stdout: os.Stdout, Stderr: os.Stderr})
+	return Run(ctx, os.Args[1:], base.OSEnv())
 }
 
 const summary = `statusconform checks readers and publishers of gentle-shell.agent-status/v1
@@ -46,14 +46,12 @@ failed, 2 for usage or a command that cannot be run.`
 
 // program is the statusconform command line. A flag is one line in its
 // register method; see package base for how to add a flag or a command.
-func program(ctx context.Context, env Env) *base.Program {
-	p := &base.Program{}
-	env.prog = p // before the commands take their copies of env
-	*p = base.Program{
+func program(ctx context.Context, env *runner) *base.Program {
+	p := &base.Program{
 		Name:    "statusconform",
 		Summary: summary,
 		Footer:  footer,
-		Env:     &base.Env{Stdout: env.Stdout, Stderr: env.Stderr},
+		Env:     &env.Env,
 		Commands: []*base.Command{
 			{
 				Name:    "reader",
@@ -107,6 +105,7 @@ expected.json), for implementers who would rather run their own tests.`,
 			},
 		},
 	}
+	env.prog = p
 	return p
 }
 
@@ -130,21 +129,20 @@ func (f *publisherFlags) register(fs *base.FlagSet) {
 	f.common.register(fs)
 }
 
-// Run runs statusconform with args (without the program name).
-func Run(ctx context.Context, args []string, env Env) int {
-	return program(ctx, env).Run(args)
+// Run runs statusconform with args (without the program name). Of env it
+// uses the standard output and error; [base.Env.Fill] gives the rest.
+func Run(ctx context.Context, args []string, env base.Env) int {
+	env.Fill()
+	return program(ctx, &runner{Env: env}).Run(args)
 }
 
 // usageError reports a usage error of the running command, with a hint at
 // its help.
-func usageError(env Env, format string, args ...any) int {
-	if env.prog == nil {
-		env.prog = program(context.Background(), env)
-	}
+func usageError(env *runner, format string, args ...any) int {
 	return env.prog.ReportUsage(format, args...)
 }
 
-func errorf(env Env, format string, args ...any) int {
+func errorf(env *runner, format string, args ...any) int {
 	fmt.Fprintf(env.Stderr, "statusconform: "+format+"\n", args...)
 	return base.ExitError
 }
@@ -192,7 +190,7 @@ func scaleFlag(fs *base.FlagSet, scale *float64) {
 }
 
 // check validates the common flags.
-func (c *common) check(cmd string, env Env) (int, bool) {
+func (c *common) check(cmd string, env *runner) (int, bool) {
 	if c.level != "core" && c.level != "hardened" {
 		return usageError(env, "%s: --level must be core or hardened, not %q", cmd, c.level), false
 	}
@@ -225,7 +223,7 @@ func (c *common) expectedFailures() ([]string, error) {
 }
 
 // cannotRun reports a command that cannot be run at all in one line.
-func cannotRun(env Env, cmd string, err error) (int, bool) {
+func cannotRun(env *runner, cmd string, err error) (int, bool) {
 	if errors.Is(err, conformance.ErrCannotRun) {
 		fmt.Fprintf(env.Stderr, "statusconform: %s: %v\n", cmd, err)
 		return base.ExitUsage, true
@@ -233,7 +231,7 @@ func cannotRun(env Env, cmd string, err error) (int, bool) {
 	return 0, false
 }
 
-func reader(ctx context.Context, f *readerFlags, args []string, env Env) int {
+func reader(ctx context.Context, f *readerFlags, args []string, env *runner) int {
 	if code, ok := f.check("reader", env); !ok {
 		return code
 	}
@@ -245,7 +243,7 @@ func reader(ctx context.Context, f *readerFlags, args []string, env Env) int {
 	return suite(ctx, "reader", "case", conformance.RunReader, &f.common, opts, env)
 }
 
-func publisher(ctx context.Context, f *publisherFlags, args []string, env Env) int {
+func publisher(ctx context.Context, f *publisherFlags, args []string, env *runner) int {
 	if code, ok := f.check("publisher", env); !ok {
 		return code
 	}
@@ -253,7 +251,7 @@ func publisher(ctx context.Context, f *publisherFlags, args []string, env Env) i
 }
 
 // suite lists or runs the reader or publisher suite, as the flags say.
-func suite(ctx context.Context, name, unit string, run func(context.Context, conformance.Options) (*conformance.Report, error), c *common, opts conformance.Options, env Env) int {
+func suite(ctx context.Context, name, unit string, run func(context.Context, conformance.Options) (*conformance.Report, error), c *common, opts conformance.Options, env *runner) int {
 	opts.List = true
 	listed, err := run(ctx, opts)
 	if err != nil {
@@ -286,7 +284,7 @@ func suite(ctx context.Context, name, unit string, run func(context.Context, con
 	return finish(ctx, rep, c, env)
 }
 
-func finish(ctx context.Context, rep *conformance.Report, c *common, env Env) int {
+func finish(ctx context.Context, rep *conformance.Report, c *common, env *runner) int {
 	for _, g := range rep.UnusedExpectedFailures {
 		fmt.Fprintf(env.Stderr, "statusconform: %s: %s matches no result of this run\n", c.expected, g)
 	}
@@ -321,7 +319,7 @@ func finish(ctx context.Context, rep *conformance.Report, c *common, env Env) in
 	return base.ExitOK
 }
 
-func materialize(args []string, env Env) int {
+func materialize(args []string, env *runner) int {
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		return usageError(env, "materialize: want exactly one argument, the directory to write")
 	}

@@ -31,7 +31,7 @@ var binDir string
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), args, Env{Stdout: &out, Stderr: &errb})
+	code := Run(context.Background(), args, base.Env{Stdout: &out, Stderr: &errb})
 	return code, out.String(), errb.String()
 }
 

@@ -49,6 +49,7 @@ var (
 // --json shows the expected state, with the agent's pid (not a shell's).
 // Then the agent dies and its record goes.
 func TestAgentSessionsEndToEnd(t *testing.T) {
+	t.Parallel()
 	sessions := []agentSession{
 		{cmd: "codex-hook", agent: "codex", dir: "codex", session: "019a7c1e-3f2b-7d10-9c4e-5b6a7d8e9f01",
 			shell: []string{"bash", "-lc"},

@@ -150,6 +150,7 @@ func TestClearStopsTheOwner(t *testing.T) {
 // A set right after a clear must not be left without an owner, whichever
 // way the owner's exit and the set interleave.
 func TestClearThenSet(t *testing.T) {
+	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	agent := sleeper(t)
@@ -305,6 +306,7 @@ func TestSetWaitsForHeartbeat(t *testing.T) {
 // wrote: the owner re-reads the record under the lock instead of writing a
 // copy it kept.
 func TestHeartbeatKeepsEverySet(t *testing.T) {
+	t.Parallel()
 	const hb = 15 * time.Millisecond
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	agent := sleeper(t)
@@ -434,6 +436,7 @@ type claudeStep struct {
 // agent that runs each hook as `sh -c`: the record after every step, the
 // heartbeat, then the agent killed and the record gone within one heartbeat.
 func TestClaudeSessionEndToEnd(t *testing.T) {
+	t.Parallel()
 	const hb = 500 * time.Millisecond
 	dir := filepath.Join(t.TempDir(), "home", "agent-status")
 	a := startAgent(t, hbEnv(hb)...)
@@ -510,6 +513,7 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 // The same with the task tools of newer Claude Code versions: the task list
 // lives in a private dot-file between hooks, and goes with the record.
 func TestClaudeTaskToolsEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	a := startAgent(t)
 	steps := []claudeStep{

@@ -463,6 +463,7 @@ func TestSetRefused(t *testing.T) {
 // Bad hook input is reported in one line, exits 0 (1 with --strict), and
 // changes nothing.
 func TestHookBadInput(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "b", "--pid", "0", "--state", "working", "--title", "Keep me")
 	for _, tc := range []struct {

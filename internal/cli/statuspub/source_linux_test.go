@@ -32,6 +32,7 @@ func claudeSessionFile(t *testing.T, path string, pid int, session, status strin
 // one, or presses Esc: the record follows the agent's own session file
 // there (SPEC.md §13.3), and a later hook still wins over it.
 func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
+	t.Parallel()
 	const hb = 500 * time.Millisecond
 	dir := filepath.Join(t.TempDir(), "home", "agent-status")
 	config := filepath.Join(t.TempDir(), "claude")
@@ -108,6 +109,7 @@ func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
 // the rollout file, the hooks' transcript_path, says it, and the owner
 // follows it line by line (SPEC.md §13.3).
 func TestOwnerFollowsCodexRollout(t *testing.T) {
+	t.Parallel()
 	const hb = 500 * time.Millisecond
 	c := newCodexRollout(t, hb)
 	dir, session, hook, appendLine, waitState := c.dir, c.session, c.hook, c.appendLine, c.waitState
@@ -183,6 +185,7 @@ func TestCodexClearEndsTheOldSession(t *testing.T) {
 // HOME: Claude Code makes sessions/ as it starts) is followed once it
 // appears (SPEC.md H18).
 func TestOwnerFollowsASourceMadeLater(t *testing.T) {
+	t.Parallel()
 	// A long heartbeat: the owner also looks at every heartbeat, and the
 	// test is about the liveness checks, once a second.
 	const hb = 9 * time.Second
@@ -217,6 +220,7 @@ func TestOwnerFollowsASourceMadeLater(t *testing.T) {
 // A log replaced by another file is followed from the new file's end:
 // what the new file already holds is not news (SPEC.md H18).
 func TestOwnerFollowsAReplacedLogFromItsEnd(t *testing.T) {
+	t.Parallel()
 	const hb = 500 * time.Millisecond
 	c := newCodexRollout(t, hb)
 	dir, session, rollout, hook := c.dir, c.session, c.path, c.hook
