@@ -47,7 +47,7 @@ func TestDefaultDirFindsDefaultPublisher(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv(location.StatusDirEnv, "")
 	t.Setenv(location.ConfigHomeEnv, "home")
-	p, err := statusfile.NewPublisher("s-1", statusfile.WithCwd("/w"))
+	p, err := statusfile.NewPublisher("s-1", statusfile.Options{Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}

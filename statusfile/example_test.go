@@ -14,11 +14,11 @@ func ExampleNewPublisher() {
 	home, _ := os.MkdirTemp("", "example-")
 	defer os.RemoveAll(home)
 
-	p, err := statusfile.NewPublisher("session-123",
-		statusfile.WithConfigHome(home),
-		statusfile.WithAgent("my-agent"),
-		statusfile.WithErrorHandler(func(err error) { log.Print(err) }),
-	)
+	p, err := statusfile.NewPublisher("session-123", statusfile.Options{
+		ConfigHome:   home,
+		Agent:        "my-agent",
+		ErrorHandler: func(err error) { log.Print(err) },
+	})
 	if err != nil {
 		log.Fatal(err) // only for arguments it cannot use
 	}

@@ -2,13 +2,16 @@ package statusfile
 
 import "io/fs"
 
-// WithWriteHook calls f after every write attempt, on the publisher's
-// goroutine, with the record it tried to write and the result.
-func WithWriteHook(f func(Status, error)) Option {
-	return optionFunc(func(c *config) { c.onWrite = f })
+// Hooks replace parts of a [Publisher] in tests.
+type Hooks struct {
+	// OnWrite is called after every write attempt, on the publisher's
+	// goroutine, with the record it tried to write and the result.
+	OnWrite func(Status, error)
+	// Write replaces the function that writes the file.
+	Write func(home, dir, name string, data []byte) (fs.FileInfo, error)
 }
 
-// WithWriteFunc replaces the function that writes the file.
-func WithWriteFunc(f func(home, dir, name string, data []byte) (fs.FileInfo, error)) Option {
-	return optionFunc(func(c *config) { c.write = f })
+// NewHookedPublisher is [NewPublisher] with hooks.
+func NewHookedPublisher(session string, o Options, h Hooks) (*Publisher, error) {
+	return newPublisher(session, o, hooks{onWrite: h.OnWrite, write: h.Write})
 }

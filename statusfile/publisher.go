@@ -24,88 +24,63 @@ const defaultCoalesce = 100 * time.Millisecond
 // ErrClosed is returned by [Publisher.Flush] after [Publisher.Close].
 var ErrClosed = errors.New("statusfile: publisher closed")
 
-// An Option configures a [Publisher].
-type Option interface {
-	apply(*config)
+// Options configure a [Publisher]. The zero value of each field is the
+// default its comment names; the zero Options publishes into the default
+// config home for the current process, in its working directory.
+type Options struct {
+	// ConfigHome is the config home: the publisher writes into
+	// ConfigHome/agent-status. "" means [DefaultConfigHome].
+	ConfigHome string
+	// Dir is the status directory itself; when set, ConfigHome is not
+	// used, and Dir's parent is the config home, checked as one.
+	Dir string
+	// Agent is the "agent" field; "" means the program's name.
+	Agent string
+	// PID is the "pid" field: the process the session lives in; 0 means
+	// the current process. It must be in 0 … 2³¹−1.
+	PID int
+	// Cwd is the "cwd" field, made absolute; "" means the working
+	// directory.
+	Cwd string
+	// State is the state of the first write; "" means [Idle].
+	State State
+	// Title is the title of the first write; "" means none.
+	Title string
+	// NoDetail leaves the detail of [Waiting] and [Ended] out of the
+	// file: the command, file or question a session waits on, the error a
+	// turn ended with. Their kind, reason and tool are still written.
+	// False, the default, writes the detail. It is a privacy control, for
+	// users who do not want command lines in status files.
+	NoDetail bool
+	// Clock is used for timestamps, heartbeats and coalescing; nil means
+	// the system clock.
+	Clock clock.Clock
+	// Heartbeat is how often an unchanged record is rewritten, at most
+	// [HeartbeatInterval]; 0 means [DefaultHeartbeat]. A negative
+	// heartbeat is an error.
+	Heartbeat time.Duration
+	// Coalesce is the coalescing window: changes that arrive within it of
+	// the previous write are written together at its end. It must be
+	// shorter than the heartbeat. 0 means 100 ms; a negative window writes
+	// every change as soon as the previous write is done.
+	Coalesce time.Duration
+	// ErrorHandler, if not nil, is called with every distinct write
+	// failure or refusal, on the publisher's goroutine: once per kind of
+	// failure, not at every retry, and again for a failure that comes back
+	// after a successful write. An unknown state passed to Set or SetState
+	// is reported too, on the caller's goroutine, before Set returns.
+	// Calls never overlap.
+	ErrorHandler func(error)
 }
 
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
-
-type config struct {
-	configHome string
-	dir        string
-	agent      string
-	pid        int
-	pidSet     bool
-	cwd        string
-	state      State
-	title      string
-	noDetail   bool
-	clock      clock.Clock
-	heartbeat  time.Duration
-	coalesce   time.Duration
-	onError    func(error)
-	onWrite    func(Status, error) // tests
-	write      writeFunc           // tests; nil: writeFile
+// hooks are what tests replace in a [Publisher].
+type hooks struct {
+	onWrite func(Status, error) // called after every write attempt
+	write   writeFunc           // nil: writeFile
 }
 
 // writeFunc writes data as dir/name; writeFile in production.
 type writeFunc func(home, dir, name string, data []byte) (fs.FileInfo, error)
-
-// WithConfigHome publishes into dir/agent-status. The default is
-// [DefaultConfigHome].
-func WithConfigHome(dir string) Option { return optionFunc(func(c *config) { c.configHome = dir }) }
-
-// WithDir publishes into the status directory dir itself; its parent is then
-// the config home, and is checked as one.
-func WithDir(dir string) Option { return optionFunc(func(c *config) { c.dir = dir }) }
-
-// WithAgent sets the "agent" field. The default is the program's name.
-func WithAgent(name string) Option { return optionFunc(func(c *config) { c.agent = name }) }
-
-// WithPID sets the "pid" field: the process the session lives in. The
-// default is the current process.
-func WithPID(pid int) Option { return optionFunc(func(c *config) { c.pid, c.pidSet = pid, true }) }
-
-// WithCwd sets the "cwd" field, made absolute. The default is the working
-// directory.
-func WithCwd(dir string) Option { return optionFunc(func(c *config) { c.cwd = dir }) }
-
-// WithState sets the state of the first write. The default is [Idle].
-func WithState(s State) Option { return optionFunc(func(c *config) { c.state = s }) }
-
-// WithTitle sets the title of the first write. The default is none.
-func WithTitle(title string) Option { return optionFunc(func(c *config) { c.title = title }) }
-
-// WithDetail(false) leaves the detail of [Waiting] and [Ended] out of the
-// file: the command, file or question a session waits on, the error a turn
-// ended with. Their kind, reason and tool are still written. The default is
-// true. It is a privacy control, for users who do not want command lines
-// in status files.
-func WithDetail(on bool) Option { return optionFunc(func(c *config) { c.noDetail = !on }) }
-
-// WithClock sets the clock used for timestamps, heartbeats and coalescing.
-func WithClock(clk clock.Clock) Option { return optionFunc(func(c *config) { c.clock = clk }) }
-
-// WithHeartbeat sets how often an unchanged record is rewritten; it must be
-// positive and at most [HeartbeatInterval]. The default is [DefaultHeartbeat].
-func WithHeartbeat(d time.Duration) Option { return optionFunc(func(c *config) { c.heartbeat = d }) }
-
-// WithCoalesce sets the coalescing window: changes that arrive within it of
-// the previous write are written together at its end. Zero writes every
-// change as soon as the previous write is done. The default is
-// 100 ms.
-func WithCoalesce(d time.Duration) Option { return optionFunc(func(c *config) { c.coalesce = d }) }
-
-// WithErrorHandler sets a function called with every distinct write
-// failure or refusal, on the publisher's goroutine: once per kind of
-// failure, not at every retry, and again for a failure that comes back
-// after a successful write. An unknown state passed to Set or SetState is
-// reported too, on the caller's goroutine, before Set returns. Calls never
-// overlap.
-func WithErrorHandler(f func(error)) Option { return optionFunc(func(c *config) { c.onError = f }) }
 
 // Publisher keeps one session's status file fresh. It writes on its own
 // goroutine: the record at once, again whenever it changes (coalesced), and
@@ -156,24 +131,43 @@ type Publisher struct {
 // relative directories are made absolute. Problems on disk
 // are reported to the error handler and retried, never returned.
 func NewPublisher(session string, opts ...Option) (*Publisher, error) {
+	var o Options
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	return newPublisher(session, o, hooks{})
+}
+
+func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
-	c := config{state: Idle, clock: clock.System, heartbeat: DefaultHeartbeat, coalesce: defaultCoalesce}
-	for _, o := range opts {
-		o.apply(&c)
+	if o.State == "" {
+		o.State = Idle
 	}
-	if !c.state.Known() {
-		return nil, fmt.Errorf("%w %q", errUnknownState, c.state)
+	if o.Clock == nil {
+		o.Clock = clock.System
 	}
-	if c.heartbeat <= 0 || c.heartbeat > HeartbeatInterval {
-		return nil, fmt.Errorf("statusfile: heartbeat %v not in (0, %v]", c.heartbeat, HeartbeatInterval)
+	if o.Heartbeat == 0 {
+		o.Heartbeat = DefaultHeartbeat
 	}
-	if c.coalesce < 0 || c.coalesce >= c.heartbeat {
-		return nil, fmt.Errorf("statusfile: coalescing window %v not in [0, heartbeat)", c.coalesce)
+	switch {
+	case o.Coalesce == 0:
+		o.Coalesce = defaultCoalesce
+	case o.Coalesce < 0:
+		o.Coalesce = 0
+	}
+	if !o.State.Known() {
+		return nil, fmt.Errorf("%w %q", errUnknownState, o.State)
+	}
+	if o.Heartbeat <= 0 || o.Heartbeat > HeartbeatInterval {
+		return nil, fmt.Errorf("statusfile: heartbeat %v not in (0, %v]", o.Heartbeat, HeartbeatInterval)
+	}
+	if o.Coalesce >= o.Heartbeat {
+		return nil, fmt.Errorf("statusfile: coalescing window %v not in [0, heartbeat)", o.Coalesce)
 	}
 	var err error
-	home, dir := c.configHome, c.dir
+	home, dir := o.ConfigHome, o.Dir
 	switch {
 	case dir != "":
 		if dir, err = filepath.Abs(dir); err != nil {
@@ -191,42 +185,42 @@ func NewPublisher(session string, opts ...Option) (*Publisher, error) {
 		}
 		dir = StatusDir(home)
 	}
-	if !c.pidSet {
-		c.pid = os.Getpid()
+	if o.PID == 0 {
+		o.PID = os.Getpid()
 	}
-	if c.pid < 0 || c.pid > MaxPID {
-		return nil, fmt.Errorf("statusfile: pid %d not in 0 … %d", c.pid, MaxPID)
+	if o.PID < 0 || o.PID > MaxPID {
+		return nil, fmt.Errorf("statusfile: pid %d not in 0 … %d", o.PID, MaxPID)
 	}
-	if c.cwd == "" {
-		if c.cwd, err = os.Getwd(); err != nil {
+	if o.Cwd == "" {
+		if o.Cwd, err = os.Getwd(); err != nil {
 			return nil, fmt.Errorf("statusfile: cwd: %w", err)
 		}
 	}
-	if c.cwd, err = filepath.Abs(c.cwd); err != nil {
+	if o.Cwd, err = filepath.Abs(o.Cwd); err != nil {
 		return nil, fmt.Errorf("statusfile: cwd: %w", err)
 	}
-	if c.agent == "" {
-		c.agent = filepath.Base(os.Args[0])
+	if o.Agent == "" {
+		o.Agent = filepath.Base(os.Args[0])
 	}
 	p := &Publisher{
 		home:      home,
 		dir:       dir,
 		name:      FileName(session),
-		clock:     c.clock,
-		heartbeat: c.heartbeat,
-		coalesce:  c.coalesce,
-		noDetail:  c.noDetail,
-		onError:   c.onError,
-		onWrite:   c.onWrite,
-		writeFile: c.write,
+		clock:     o.Clock,
+		heartbeat: o.Heartbeat,
+		coalesce:  o.Coalesce,
+		noDetail:  o.NoDetail,
+		onError:   o.ErrorHandler,
+		onWrite:   h.onWrite,
+		writeFile: h.write,
 		rec: Status{
 			Schema:  Schema,
-			Agent:   c.agent,
+			Agent:   o.Agent,
 			Session: session,
-			PID:     c.pid,
-			Cwd:     c.cwd,
-			State:   c.state,
-			Title:   SanitizeTitle(c.title),
+			PID:     o.PID,
+			Cwd:     o.Cwd,
+			State:   o.State,
+			Title:   SanitizeTitle(o.Title),
 		},
 		version: 1,
 		kick:    make(chan struct{}, 1),

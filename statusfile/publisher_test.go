@@ -84,16 +84,21 @@ func readRecord(t *testing.T, path string) sf.Status {
 	return s
 }
 
-func newPub(t *testing.T, opts ...sf.Option) (*sf.Publisher, *writes, *clocktest.Fake) {
+// newPub starts a publisher of "session-1" with a fake clock, in a new
+// config home unless o says where, writing through write if not nil.
+func newPub(t *testing.T, o sf.Options, write ...func(home, dir, name string, data []byte) (fs.FileInfo, error)) (*sf.Publisher, *writes, *clocktest.Fake) {
 	t.Helper()
 	w := newWrites()
 	clock := clocktest.New(start)
-	opts = append([]sf.Option{
-		sf.WithConfigHome(filepath.Join(t.TempDir(), "home")),
-		sf.WithAgent("test"), sf.WithPID(42), sf.WithCwd("/work"),
-		sf.WithClock(clock), sf.WithWriteHook(w.hook),
-	}, opts...)
-	p, err := sf.NewPublisher("session-1", opts...)
+	if o.ConfigHome == "" && o.Dir == "" {
+		o.ConfigHome = filepath.Join(t.TempDir(), "home")
+	}
+	o.Agent, o.PID, o.Cwd, o.Clock = "test", 42, "/work", clock
+	h := sf.Hooks{OnWrite: w.hook}
+	if len(write) > 0 {
+		h.Write = write[0]
+	}
+	p, err := sf.NewHookedPublisher("session-1", o, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +110,7 @@ func TestPublisherWritesPrivateFiles(t *testing.T) {
 	for _, mask := range []int{0o000, 0o022, 0o077} {
 		t.Run(fs.FileMode(mask).String(), func(t *testing.T) {
 			defer setUmask(mask)()
-			p, w, _ := newPub(t, sf.WithState(sf.Working), sf.WithTitle("Fix it"))
+			p, w, _ := newPub(t, sf.Options{State: sf.Working, Title: "Fix it"})
 			if r := w.next(t); r.err != nil {
 				t.Fatal(r.err)
 			}
@@ -136,7 +141,7 @@ func TestPublisherWritesPrivateFiles(t *testing.T) {
 
 func TestPublisherRefuses(t *testing.T) {
 	type fixture struct {
-		opt    sf.Option
+		opt    sf.Options
 		victim string // must be unchanged afterwards
 		dir    string // must not gain files
 		mode   fs.FileMode
@@ -149,29 +154,29 @@ func TestPublisherRefuses(t *testing.T) {
 		{"symlinked config home", func(t *testing.T, base string) fixture {
 			os.Mkdir(filepath.Join(base, "real"), 0o700)
 			os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "home"))
-			return fixture{opt: sf.WithConfigHome(filepath.Join(base, "home")), dir: filepath.Join(base, "real")}
+			return fixture{opt: sf.Options{ConfigHome: filepath.Join(base, "home")}, dir: filepath.Join(base, "real")}
 		}, perm.ErrSymlink},
 		{"config home 0775", func(t *testing.T, base string) fixture {
 			os.Mkdir(filepath.Join(base, "home"), 0o775)
 			os.Chmod(filepath.Join(base, "home"), 0o775)
-			return fixture{opt: sf.WithConfigHome(filepath.Join(base, "home")), dir: filepath.Join(base, "home")}
+			return fixture{opt: sf.Options{ConfigHome: filepath.Join(base, "home")}, dir: filepath.Join(base, "home")}
 		}, perm.ErrWritable},
 		{"config home 0777", func(t *testing.T, base string) fixture {
 			os.Mkdir(filepath.Join(base, "home"), 0o777)
 			os.Chmod(filepath.Join(base, "home"), 0o777)
-			return fixture{opt: sf.WithConfigHome(filepath.Join(base, "home")), dir: filepath.Join(base, "home")}
+			return fixture{opt: sf.Options{ConfigHome: filepath.Join(base, "home")}, dir: filepath.Join(base, "home")}
 		}, perm.ErrWritable},
 		{"symlinked status dir", func(t *testing.T, base string) fixture {
 			os.Mkdir(filepath.Join(base, "home"), 0o700)
 			os.Mkdir(filepath.Join(base, "elsewhere"), 0o700)
 			os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(base, "home", "agent-status"))
-			return fixture{opt: sf.WithConfigHome(filepath.Join(base, "home")), dir: filepath.Join(base, "elsewhere")}
+			return fixture{opt: sf.Options{ConfigHome: filepath.Join(base, "home")}, dir: filepath.Join(base, "elsewhere")}
 		}, perm.ErrSymlink},
 		{"status dir 0755", func(t *testing.T, base string) fixture {
 			d := filepath.Join(base, "home", "agent-status")
 			os.MkdirAll(d, 0o700)
 			os.Chmod(d, 0o755)
-			return fixture{opt: sf.WithDir(d), dir: d, mode: 0o755}
+			return fixture{opt: sf.Options{Dir: d}, dir: d, mode: 0o755}
 		}, perm.ErrAccessible},
 		{"symlinked status file", func(t *testing.T, base string) fixture {
 			d := filepath.Join(base, "home", "agent-status")
@@ -179,7 +184,7 @@ func TestPublisherRefuses(t *testing.T) {
 			victim := filepath.Join(base, "victim")
 			os.WriteFile(victim, []byte("precious\n"), 0o600)
 			os.Symlink(victim, filepath.Join(d, sf.FileName("session-1")))
-			return fixture{opt: sf.WithDir(d), victim: victim}
+			return fixture{opt: sf.Options{Dir: d}, victim: victim}
 		}, perm.ErrSymlink},
 		{"hard-linked status file", func(t *testing.T, base string) fixture {
 			d := filepath.Join(base, "home", "agent-status")
@@ -187,12 +192,12 @@ func TestPublisherRefuses(t *testing.T) {
 			victim := filepath.Join(base, "victim")
 			os.WriteFile(victim, []byte("precious\n"), 0o600)
 			os.Link(victim, filepath.Join(d, sf.FileName("session-1")))
-			return fixture{opt: sf.WithDir(d), victim: victim}
+			return fixture{opt: sf.Options{Dir: d}, victim: victim}
 		}, perm.ErrLinks},
 		{"status file is a directory", func(t *testing.T, base string) fixture {
 			d := filepath.Join(base, "home", "agent-status")
 			os.MkdirAll(filepath.Join(d, sf.FileName("session-1")), 0o700)
-			return fixture{opt: sf.WithDir(d)}
+			return fixture{opt: sf.Options{Dir: d}}
 		}, perm.ErrNotRegular},
 		{"config home owned by another account", func(t *testing.T, base string) fixture {
 			if os.Geteuid() != 0 {
@@ -203,7 +208,7 @@ func TestPublisherRefuses(t *testing.T) {
 			if err := os.Chown(h, 65534, 65534); err != nil {
 				t.Fatal(err)
 			}
-			return fixture{opt: sf.WithConfigHome(h), dir: h}
+			return fixture{opt: sf.Options{ConfigHome: h}, dir: h}
 		}, perm.ErrNotOwned},
 	}
 	for _, tt := range tests {
@@ -222,8 +227,10 @@ func TestPublisherRefuses(t *testing.T) {
 			var mu sync.Mutex
 			w := newWrites()
 			clock := clocktest.New(start)
-			p, err := sf.NewPublisher("session-1", fx.opt, sf.WithClock(clock), sf.WithWriteHook(w.hook),
-				sf.WithErrorHandler(func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() }))
+			o := fx.opt
+			o.Clock = clock
+			o.ErrorHandler = func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() }
+			p, err := sf.NewHookedPublisher("session-1", o, sf.Hooks{OnWrite: w.hook})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,7 +280,7 @@ func TestPublisherRecoversAtNextHeartbeat(t *testing.T) {
 	d := filepath.Join(base, "agent-status")
 	os.Mkdir(d, 0o755)
 	os.Chmod(d, 0o755)
-	p, w, clock := newPub(t, sf.WithDir(d))
+	p, w, clock := newPub(t, sf.Options{Dir: d})
 	if r := w.nextArmed(t, clock); !errors.Is(r.err, perm.ErrAccessible) {
 		t.Fatalf("first write: %v", r.err)
 	}
@@ -286,7 +293,7 @@ func TestPublisherRecoversAtNextHeartbeat(t *testing.T) {
 }
 
 func TestPublisherCloseRemoves(t *testing.T) {
-	p, w, _ := newPub(t)
+	p, w, _ := newPub(t, sf.Options{})
 	w.next(t)
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
@@ -307,7 +314,7 @@ func TestPublisherCloseRemoves(t *testing.T) {
 }
 
 func TestPublisherCloseKeepsReplacedFile(t *testing.T) {
-	p, w, _ := newPub(t)
+	p, w, _ := newPub(t, sf.Options{})
 	w.next(t)
 	// Someone else (another publisher of the same session) replaces it.
 	tmp := filepath.Join(p.Dir(), ".other")
@@ -321,7 +328,7 @@ func TestPublisherCloseKeepsReplacedFile(t *testing.T) {
 }
 
 func TestPublisherHeartbeat(t *testing.T) {
-	p, w, clock := newPub(t, sf.WithCoalesce(0))
+	p, w, clock := newPub(t, sf.Options{Coalesce: -1})
 	// next waits for a write and for the heartbeat it arms.
 	next := func() time.Time {
 		t.Helper()
@@ -371,7 +378,7 @@ func TestPublisherHeartbeat(t *testing.T) {
 
 func TestPublisherCoalescesBursts(t *testing.T) {
 	const window = 100 * time.Millisecond
-	p, w, clock := newPub(t, sf.WithCoalesce(window))
+	p, w, clock := newPub(t, sf.Options{Coalesce: window})
 	w.next(t) // the first write, at start
 	clock.Advance(time.Second)
 	states := []sf.State{sf.Working, sf.Blocked, sf.Idle}
@@ -411,7 +418,7 @@ func TestPublisherCoalescesBursts(t *testing.T) {
 
 func TestPublisherFlushAndInvalidState(t *testing.T) {
 	var reported atomic.Int32
-	p, w, _ := newPub(t, sf.WithErrorHandler(func(error) { reported.Add(1) }))
+	p, w, _ := newPub(t, sf.Options{ErrorHandler: func(error) { reported.Add(1) }})
 	w.next(t)
 	p.Set("dancing", "x")
 	if reported.Load() != 1 {
@@ -436,20 +443,21 @@ func TestPublisherFlushAndInvalidState(t *testing.T) {
 }
 
 func TestNewPublisherRejects(t *testing.T) {
-	for name, args := range map[string][]sf.Option{
-		"bad state":     {sf.WithState("nope")},
-		"heartbeat 11s": {sf.WithHeartbeat(11 * time.Second)},
-		"heartbeat 0":   {sf.WithHeartbeat(0)},
-		"coalesce ≥ hb": {sf.WithHeartbeat(time.Second), sf.WithCoalesce(time.Second)},
-		"negative pid":  {sf.WithPID(-1)},
-		"pid over 2^31": {sf.WithPID(overMaxPID())},
+	for name, o := range map[string]sf.Options{
+		"bad state":          {State: "nope"},
+		"heartbeat 11s":      {Heartbeat: 11 * time.Second},
+		"negative heartbeat": {Heartbeat: -time.Second},
+		"coalesce ≥ hb":      {Heartbeat: time.Second, Coalesce: time.Second},
+		"negative pid":       {PID: -1},
+		"pid over 2^31":      {PID: overMaxPID()},
 	} {
-		if _, err := sf.NewPublisher("s", append(args, sf.WithConfigHome(t.TempDir()))...); err == nil {
+		o.ConfigHome = t.TempDir()
+		if _, err := sf.NewPublisher("s", o); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
 	for _, bad := range []string{"", "a\nb", string(make([]byte, 1025))} {
-		if _, err := sf.NewPublisher(bad, sf.WithConfigHome(t.TempDir())); !errors.Is(err, sf.ErrInvalidSession) {
+		if _, err := sf.NewPublisher(bad, sf.Options{ConfigHome: t.TempDir()}); !errors.Is(err, sf.ErrInvalidSession) {
 			t.Errorf("session %q: %v", bad, err)
 		}
 	}
@@ -516,8 +524,8 @@ const atomicChanges = 1000
 func TestPublisherAtomicUnderConcurrentReads(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	var nwrites atomic.Int64
-	p, err := sf.NewPublisher("race", sf.WithConfigHome(home), sf.WithCoalesce(0), sf.WithAgent("race"),
-		sf.WithWriteHook(func(sf.Status, error) { nwrites.Add(1) }))
+	p, err := sf.NewHookedPublisher("race", sf.Options{ConfigHome: home, Coalesce: -1, Agent: "race"},
+		sf.Hooks{OnWrite: func(sf.Status, error) { nwrites.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,8 +555,8 @@ func TestConcurrentReadsCatchInPlaceWrites(t *testing.T) {
 		}
 		return os.Lstat(path)
 	}
-	p, err := sf.NewPublisher("race", sf.WithConfigHome(filepath.Join(t.TempDir(), "home")), sf.WithCoalesce(0),
-		sf.WithAgent("race"), sf.WithWriteFunc(inPlace))
+	p, err := sf.NewHookedPublisher("race", sf.Options{ConfigHome: filepath.Join(t.TempDir(), "home"), Coalesce: -1, Agent: "race"},
+		sf.Hooks{Write: inPlace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,7 +570,7 @@ func TestConcurrentReadsCatchInPlaceWrites(t *testing.T) {
 
 func BenchmarkPublishWrite(b *testing.B) {
 	home := filepath.Join(b.TempDir(), "home")
-	p, err := sf.NewPublisher("bench", sf.WithConfigHome(home), sf.WithCoalesce(0))
+	p, err := sf.NewPublisher("bench", sf.Options{ConfigHome: home, Coalesce: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -590,8 +598,9 @@ func TestPublisherReportsIOFailureOnce(t *testing.T) {
 		tmp := filepath.Join(dir, fmt.Sprintf(".%s%d", name, attempt))
 		return nil, &fs.PathError{Op: "openat", Path: tmp, Err: syscall.EACCES}
 	}
-	_, w, clock := newPub(t, sf.WithWriteFunc(failing),
-		sf.WithErrorHandler(func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() }))
+	_, w, clock := newPub(t, sf.Options{
+		ErrorHandler: func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() },
+	}, failing)
 	for i := 0; i < 4; i++ {
 		if r := w.nextArmed(t, clock); r.err == nil {
 			t.Fatal("write succeeded")
@@ -621,7 +630,7 @@ func TestPublisherErrorHandlerCallsDoNotOverlap(t *testing.T) {
 		time.Sleep(2 * time.Millisecond) // widen the window an overlap needs
 		inside.Add(-1)
 	}
-	p, w, _ := newPub(t, sf.WithErrorHandler(handler))
+	p, w, _ := newPub(t, sf.Options{ErrorHandler: handler})
 	w.next(t)
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
@@ -640,7 +649,7 @@ func TestPublisherErrorHandlerCallsDoNotOverlap(t *testing.T) {
 func TestPublisherReasonKeys(t *testing.T) {
 	for _, detail := range []bool{true, false} {
 		t.Run(fmt.Sprintf("detail=%v", detail), func(t *testing.T) {
-			p, w, clock := newPub(t, sf.WithDetail(detail), sf.WithCoalesce(0))
+			p, w, clock := newPub(t, sf.Options{NoDetail: !detail, Coalesce: -1})
 			w.next(t)
 			flushed := func() sf.Status {
 				t.Helper()

@@ -34,7 +34,7 @@ func TestPublisherRemovesTempsOfGoneWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, err := sf.NewPublisher("s", sf.WithDir(dir))
+	p, err := sf.NewPublisher("s", sf.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestPublisherRemovesTempsOfGoneWriters(t *testing.T) {
 // place, even one that kept the file's inode.
 func TestCloseLeavesARecordThatReusedTheInode(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "home", "agent-status")
-	p, err := sf.NewPublisher("s", sf.WithDir(dir))
+	p, err := sf.NewPublisher("s", sf.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

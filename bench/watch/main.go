@@ -360,11 +360,16 @@ func runOnce(c config) (res result, err error) {
 	gap := c.heartbeat / time.Duration(c.sessions)
 	fmt.Fprintf(os.Stderr, "starting %d publishers over %s\n", c.sessions, c.heartbeat)
 	for i := range pubs {
-		p, err := statusfile.NewPublisher(fmt.Sprintf("bench-%05d", i),
-			statusfile.WithDir(dir), statusfile.WithHeartbeat(c.heartbeat), statusfile.WithAgent("watchbench"),
-			statusfile.WithCwd("/work/project"), statusfile.WithPID(os.Getpid()), statusfile.WithState(statusfile.Idle),
-			statusfile.WithTitle("Heartbeating"),
-			statusfile.WithErrorHandler(func(error) { pubErrors.Add(1) }))
+		p, err := statusfile.NewPublisher(fmt.Sprintf("bench-%05d", i), statusfile.Options{
+			Dir:          dir,
+			Heartbeat:    c.heartbeat,
+			Agent:        "watchbench",
+			Cwd:          "/work/project",
+			PID:          os.Getpid(),
+			State:        statusfile.Idle,
+			Title:        "Heartbeating",
+			ErrorHandler: func(error) { pubErrors.Add(1) },
+		})
 		if err != nil {
 			return res, err
 		}

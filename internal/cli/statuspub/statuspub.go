@@ -373,26 +373,23 @@ func usageError(env *runner, format string, args ...any) int {
 }
 
 // publisherOptions turns flags into statusfile options.
-func (o *options) publisherOptions(env *runner, state statusfile.State, pid int) ([]statusfile.Option, error) {
+func (o *options) publisherOptions(env *runner, state statusfile.State, pid int) (statusfile.Options, error) {
 	loc, err := location.ForPublisher(o.dir, o.configHome, env.Getenv)
 	if err != nil {
-		return nil, err
+		return statusfile.Options{}, err
 	}
-	opts := []statusfile.Option{
-		statusfile.WithDir(loc.Dir),
-		statusfile.WithAgent(o.agent),
-		statusfile.WithState(state),
-		statusfile.WithTitle(o.title),
-		statusfile.WithPID(pid),
-		statusfile.WithDetail(!(o.noDetail || env.Getenv(detailEnv) != "" && env.Getenv(detailEnv) != "0")),
-		statusfile.WithErrorHandler(func(err error) {
+	return statusfile.Options{
+		Dir:      loc.Dir,
+		Agent:    o.agent,
+		State:    state,
+		Title:    o.title,
+		PID:      pid,
+		Cwd:      o.cwd,
+		NoDetail: o.noDetail || env.Getenv(detailEnv) != "" && env.Getenv(detailEnv) != "0",
+		ErrorHandler: func(err error) {
 			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
-		}),
-	}
-	if o.cwd != "" {
-		opts = append(opts, statusfile.WithCwd(o.cwd))
-	}
-	return opts, nil
+		},
+	}, nil
 }
 
 func (o *options) parseState(def statusfile.State) (statusfile.State, error) {
@@ -422,7 +419,7 @@ func serve(o *options, args []string, prog *base.Program, env *runner) int {
 	if err != nil {
 		return prog.Errorf(c, "%s", base.Message(err))
 	}
-	p, err := statusfile.NewPublisher(o.session, opts...)
+	p, err := statusfile.NewPublisher(o.session, opts)
 	if err != nil {
 		return prog.UsageErrorf(c, "--session: %s", base.Message(err))
 	}
@@ -673,7 +670,7 @@ func run(o *options, argv []string, prog *base.Program, env *runner) int {
 	var p *statusfile.Publisher
 	opts, err := o.publisherOptions(env, state, pid)
 	if err == nil {
-		p, err = statusfile.NewPublisher(session, opts...)
+		p, err = statusfile.NewPublisher(session, opts)
 	}
 	if err != nil {
 		// The command runs anyway: status is never a reason to stop work.
