@@ -41,7 +41,7 @@ func TestClose(t *testing.T) {
 		for i := range 200 {
 			publish(t, dir, statusfile.Status{Session: fmt.Sprintf("s%d", i)})
 		}
-		w, err := New(dir)
+		w, err := New(dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestClose(t *testing.T) {
 	})
 	t.Run("waiting for the directory", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-		w, err := New(filepath.Join(t.TempDir(), "no", "such", "agent-status"))
+		w, err := New(filepath.Join(t.TempDir(), "no", "such", "agent-status"), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestClose(t *testing.T) {
 		clock := clocktest.New(scriptT0)
 		dir := statusDir(t)
 		publish(t, dir, statusfile.Status{Session: "s", UpdatedAt: scriptT0})
-		w, err := New(dir, WithClock(clock))
+		w, err := New(dir, Options{Clock: clock})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestClose(t *testing.T) {
 	t.Run("while reading", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		dir := statusDir(t)
-		w, err := New(dir)
+		w, err := New(dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

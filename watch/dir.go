@@ -18,7 +18,7 @@ import (
 // directory or an ancestor changes, after a lost notification, and at
 // every safety rescan.
 func (w *Watcher) reconcile() {
-	w.now = w.cfg.clock.Now()
+	w.now = w.cfg.Clock.Now()
 	if !w.watchAncestor() {
 		w.closeDir(reasonDirGone)
 		w.missing = true

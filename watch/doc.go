@@ -21,7 +21,7 @@
 //
 //   - [Added]: a record appeared.
 //   - [Updated]: state, title or another field changed (not only updatedAt).
-//   - [Heartbeat]: only updatedAt moved; sent only with [WithHeartbeats].
+//   - [Heartbeat]: only updatedAt moved; sent only with [Options.Heartbeats].
 //   - [Stale]: the record crossed the 30 s line (SPEC.md FR1) with nothing
 //     else changed; usually found by a timer, as no file changes then.
 //   - [Fresh]: a stale record became fresh again: rewritten, or a record
@@ -29,7 +29,7 @@
 //   - [Removed]: the entry left the view; Reason says why: "deleted",
 //     a SPEC.md §10 reason when a record became invalid, or one of
 //     "dir-gone", "dir-replaced", "dir-refused".
-//   - [Invalid]: only with [WithInvalid]: a file that is not a record to
+//   - [Invalid]: only with [Options.Invalid]: a file that is not a record to
 //     show, with its reason.
 //
 // Every event carries the session's file name (the key), its session id,
@@ -41,7 +41,7 @@
 //
 //   - The view: keep a map from Name to After, deleting on nil. It then
 //     holds what [reader.List] shows (with or without invalid files, as
-//     [WithInvalid] says), lagging only by the time it takes the watcher
+//     [Options.Invalid] says), lagging only by the time it takes the watcher
 //     to be notified and to read (or, for a lost notification, until the
 //     next rescan). Before is the After of the previous event of that
 //     name, except that with heartbeats off its updatedAt may be later.
@@ -77,7 +77,7 @@
 // the future); a heap keeps the deadlines. When a heartbeat moves the
 // earliest deadline later, the timer is left alone and, when it fires
 // early, armed again: one wake-up every 20 s or so rather than a new
-// timer per heartbeat. The clock is injectable ([WithClock]); nothing
+// timer per heartbeat. The clock is injectable ([Options.Clock]); nothing
 // polls for staleness.
 //
 // The watcher recovers by itself:
@@ -98,7 +98,7 @@
 //     Error, then a full listing compared with what the consumer has, so
 //     that only real changes follow.
 //   - A notification missed for any other reason: every
-//     30 s (see [WithRescanInterval]) the directory is
+//     30 s (see [Options.RescanInterval]) the directory is
 //     listed again and compared in the same way. This also corrects the
 //     staleness timer after the wall clock jumps.
 //

@@ -27,7 +27,7 @@ const (
 	// pid, cwd, waitingFor, ended. The verdict may have changed too; see After.Verdict.
 	Updated Kind = "updated"
 	// Heartbeat: only updatedAt moved, and the verdict did not change.
-	// Sent only with [WithHeartbeats].
+	// Sent only with [Options.Heartbeats].
 	Heartbeat Kind = "heartbeat"
 	// Stale: the record crossed the 30 s line (SPEC.md FR1, FR2), found by
 	// a timer or by a rewrite with an old timestamp; nothing else changed.
@@ -38,7 +38,7 @@ const (
 	// Removed: the entry left the view. Reason says why.
 	Removed Kind = "removed"
 	// Invalid: a file became invalid, or its reason changed. Sent only
-	// with [WithInvalid]; without it, a record that becomes invalid is
+	// with [Options.Invalid]; without it, a record that becomes invalid is
 	// Removed with the reason.
 	Invalid Kind = "invalid"
 	// Error: something the consumer may want to show; the watcher keeps

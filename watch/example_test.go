@@ -17,7 +17,7 @@ func ExampleNew() {
 	defer os.RemoveAll(home)
 	dir := filepath.Join(home, "agent-status") // need not exist yet
 
-	w, err := watch.New(dir)
+	w, err := watch.New(dir, watch.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -13,10 +13,5 @@ func (w *Watcher) Settle() int {
 	}
 }
 
-// withSource replaces fsnotify with a source made by f.
-func withSource(f func() (source, error)) Option {
-	return optionFunc(func(c *config) { c.newSource = f })
-}
-
 // NewFSSource is the real source, for tests that wrap it.
 var NewFSSource = newFSSource

@@ -97,7 +97,8 @@ type script struct {
 	dir      string // the status directory
 	clock    *clocktest.Fake
 	w        *Watcher
-	opts     []Option
+	opts     Options
+	source   func() (source, error) // nil: fsnotify
 	beats    bool
 	invalid  bool
 	view     map[string]*reader.Entry
@@ -252,27 +253,32 @@ func (s *script) run(st step) {
 			switch k, v, _ := strings.Cut(a, "="); k {
 			case "heartbeats":
 				s.beats = true
-				s.opts = append(s.opts, WithHeartbeats(true))
+				s.opts.Heartbeats = true
 			case "invalid":
 				s.invalid = true
-				s.opts = append(s.opts, WithInvalid(true))
+				s.opts.Invalid = true
 			case "rescan":
 				d, err := time.ParseDuration(v)
 				must(err)
-				s.opts = append(s.opts, WithRescanInterval(d))
+				s.opts.RescanInterval = d
 			case "tap":
-				s.opts = append(s.opts, withSource(func() (source, error) {
+				s.source = func() (source, error) {
 					tap, err := newTapSource()
 					s.tap = tap
 					return tap, err
-				}))
+				}
 			default:
 				s.fatalf(st, "unknown option %q", a)
 			}
 		}
 		return
 	case "start":
-		w, err := New(s.dir, append([]Option{WithClock(s.clock)}, s.opts...)...)
+		o, src := s.opts, s.source
+		o.Clock = s.clock
+		if src == nil {
+			src = newFSSource
+		}
+		w, err := newWatcher(s.dir, o, src)
 		must(err)
 		s.w = w
 		s.expectStream(st)

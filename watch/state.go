@@ -65,7 +65,7 @@ func record(e *reader.Entry) bool { return e.Verdict == reader.Fresh || e.Verdic
 
 // visible reports whether e is in the consumer's view.
 func (w *Watcher) visible(e *reader.Entry) bool {
-	return e != nil && (record(e) || w.cfg.invalid && e.Verdict == reader.Invalid)
+	return e != nil && (record(e) || w.cfg.Invalid && e.Verdict == reader.Invalid)
 }
 
 // sameFields reports whether two records agree on everything but
@@ -122,7 +122,7 @@ func (w *Watcher) classify(old, new *reader.Entry, gone statusfile.Reason) (Kind
 			return Fresh, "", true
 		}
 		return Stale, "", true
-	case !a.Status.UpdatedAt.Equal(b.Status.UpdatedAt) && w.cfg.heartbeats:
+	case !a.Status.UpdatedAt.Equal(b.Status.UpdatedAt) && w.cfg.Heartbeats:
 		return Heartbeat, "", true
 	}
 	return "", "", false

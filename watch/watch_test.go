@@ -52,9 +52,14 @@ func writeRecord(dir string, rec statusfile.Status) error {
 	return atomicWrite(dir, statusfile.FileName(rec.Session), data)
 }
 
-func start(t *testing.T, dir string, opts ...Option) *Watcher {
+// start starts watching dir, with notifications from newSource if given.
+func start(t *testing.T, dir string, o Options, newSource ...func() (source, error)) *Watcher {
 	t.Helper()
-	w, err := New(dir, opts...)
+	src := newFSSource
+	if len(newSource) > 0 {
+		src = newSource[0]
+	}
+	w, err := newWatcher(dir, o, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +112,7 @@ func TestBurst(t *testing.T) {
 	t.Parallel()
 	const sessions, writes = 100, 20
 	dir := statusDir(t)
-	w := start(t, dir)
+	w := start(t, dir, Options{})
 	untilSynced(t, w)
 
 	var wg sync.WaitGroup
@@ -183,11 +188,11 @@ func TestDrainsWithoutConsumer(t *testing.T) {
 	const n = 500
 	dir := statusDir(t)
 	var tap *tapSource
-	w := start(t, dir, withSource(func() (source, error) {
+	w := start(t, dir, Options{}, func() (source, error) {
 		var err error
 		tap, err = newTapSource()
 		return tap, err
-	}))
+	})
 	// Not reading: not even the Synced event. Write once the directory is
 	// watched, so that every record makes a notification.
 	deadline := time.Now().Add(waitEvent)
@@ -229,7 +234,7 @@ func TestOneTimer(t *testing.T) {
 	for i := range 50 {
 		publish(t, dir, statusfile.Status{Session: fmt.Sprintf("s%02d", i), UpdatedAt: scriptT0.Add(-time.Duration(i) * 100 * time.Millisecond)})
 	}
-	w := start(t, dir, WithClock(clock), WithRescanInterval(0))
+	w := start(t, dir, Options{Clock: clock, RescanInterval: -1})
 	untilSynced(t, w)
 	armedAt := func(want time.Time) {
 		t.Helper()
@@ -288,11 +293,11 @@ func TestOrder(t *testing.T) {
 		publish(t, dir, statusfile.Status{Session: fmt.Sprintf("s%02d", i)})
 	}
 	var tap *tapSource
-	w := start(t, dir, withSource(func() (source, error) {
+	w := start(t, dir, Options{}, func() (source, error) {
 		var err error
 		tap, err = newTapSource()
 		return tap, err
-	}))
+	})
 	snap := untilSynced(t, w)
 	names := func(evs []Event) []string {
 		var out []string
@@ -346,7 +351,7 @@ func TestOrder(t *testing.T) {
 // is what a listing shows.
 func TestView(t *testing.T) {
 	dir := statusDir(t)
-	w := start(t, dir, WithInvalid(true))
+	w := start(t, dir, Options{Invalid: true})
 	untilSynced(t, w)
 	view := map[string]*reader.Entry{}
 	states := []statusfile.State{statusfile.Working, statusfile.Blocked, statusfile.Idle}

@@ -21,7 +21,7 @@ import (
 // [Event] values on [Watcher.Events]. See the package documentation for the
 // event model.
 type Watcher struct {
-	cfg    config
+	cfg    Options         // defaults filled in; RescanInterval 0: no rescans
 	path   string          // the status directory, absolute and clean
 	parent string          // its parent, the config home
 	chain  map[string]bool // path and every ancestor of it
@@ -72,26 +72,34 @@ type Watcher struct {
 // system refuses another inotify instance; everything that happens in the
 // directory later is reported as events.
 func New(dir string, opts ...Option) (*Watcher, error) {
-	cfg := config{clock: clock.System, rescan: defaultRescanInterval, newSource: newFSSource}
-	for _, o := range opts {
-		o.apply(&cfg)
+	var o Options
+	for _, opt := range opts {
+		opt.apply(&o)
 	}
-	if cfg.rescan < 0 {
-		return nil, fmt.Errorf("watch: negative rescan interval %v", cfg.rescan)
+	return newWatcher(dir, o, newFSSource)
+}
+
+// newWatcher is [New] with the source of notifications tests choose.
+func newWatcher(dir string, o Options, newSource func() (source, error)) (*Watcher, error) {
+	switch {
+	case o.RescanInterval == 0:
+		o.RescanInterval = defaultRescanInterval
+	case o.RescanInterval < 0:
+		o.RescanInterval = 0 // off
 	}
-	if cfg.clock == nil {
-		cfg.clock = clock.System
+	if o.Clock == nil {
+		o.Clock = clock.System
 	}
 	path, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	src, err := cfg.newSource()
+	src, err := newSource()
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
 	w := &Watcher{
-		cfg:       cfg,
+		cfg:       o,
 		path:      path,
 		parent:    filepath.Dir(path),
 		chain:     map[string]bool{},
@@ -105,7 +113,7 @@ func New(dir string, opts ...Option) (*Watcher, error) {
 		srcEvents: src.Events(),
 		srcErrors: src.Errors(),
 	}
-	w.ropts = reader.Options{Clock: batchClock{w}, Liveness: cfg.liveness}
+	w.ropts = reader.Options{Clock: batchClock{w}, Liveness: o.Liveness}
 	for p := path; ; p = filepath.Dir(p) {
 		w.chain[p] = true
 		if filepath.Dir(p) == p {
@@ -208,7 +216,7 @@ func (w *Watcher) work() {
 			if w.dir == nil {
 				break // no directory: nothing to read, reconcile decides
 			}
-			w.now = w.cfg.clock.Now()
+			w.now = w.cfg.Clock.Now()
 			if e, ok := w.dir.Read(name); ok {
 				w.update(name, &e, "", w.now)
 			} else {
@@ -222,7 +230,7 @@ func (w *Watcher) work() {
 		w.reconcile()
 	}
 	w.expireDue = false
-	w.now = w.cfg.clock.Now()
+	w.now = w.cfg.Clock.Now()
 	w.expire(w.now)
 	w.arm()
 }
@@ -253,7 +261,7 @@ func (w *Watcher) drain() {
 func (w *Watcher) note(ev fsnotify.Event, ok bool) {
 	if !ok {
 		w.srcEvents = nil
-		w.emit(Event{Kind: Error, At: w.cfg.clock.Now(), Err: errors.New("watch: file system notifications stopped; only rescans remain")})
+		w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: errors.New("watch: file system notifications stopped; only rescans remain")})
 		return
 	}
 	name := ev.Name
@@ -282,10 +290,10 @@ func (w *Watcher) noteErr(err error, ok bool) {
 		// Notifications were lost: list everything again and report
 		// only what really changed.
 		w.dirDirty = true
-		w.emit(Event{Kind: Error, At: w.cfg.clock.Now(), Err: fmt.Errorf("watch: %w: listing %s again", err, w.path)})
+		w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: fmt.Errorf("watch: %w: listing %s again", err, w.path)})
 		return
 	}
-	w.emit(Event{Kind: Error, At: w.cfg.clock.Now(), Err: fmt.Errorf("watch: %w", err)})
+	w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: fmt.Errorf("watch: %w", err)})
 }
 
 func (w *Watcher) emit(ev Event) {
@@ -311,7 +319,7 @@ func (w *Watcher) delivered() {
 func (w *Watcher) reportOnce(last *string, err error) {
 	if msg := err.Error(); msg != *last {
 		*last = msg
-		w.emit(Event{Kind: Error, At: w.cfg.clock.Now(), Err: err})
+		w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: err})
 	}
 }
 
@@ -331,15 +339,15 @@ func (w *Watcher) arm() {
 		return
 	}
 	w.stopTimer(&w.staleTimer, &w.staleC)
-	w.staleTimer = w.cfg.clock.NewTimer(next.Sub(w.cfg.clock.Now()))
+	w.staleTimer = w.cfg.Clock.NewTimer(next.Sub(w.cfg.Clock.Now()))
 	w.staleAt, w.staleC = next, w.staleTimer.C()
 }
 
 // armRescan arms the safety rescan one interval from now.
 func (w *Watcher) armRescan() {
 	w.stopTimer(&w.rescanTimer, &w.rescanC)
-	if w.cfg.rescan > 0 {
-		w.rescanTimer = w.cfg.clock.NewTimer(w.cfg.rescan)
+	if w.cfg.RescanInterval > 0 {
+		w.rescanTimer = w.cfg.Clock.NewTimer(w.cfg.RescanInterval)
 		w.rescanC = w.rescanTimer.C()
 	}
 }
@@ -381,4 +389,4 @@ type batchClock struct{ w *Watcher }
 
 func (c batchClock) Now() time.Time { return c.w.now }
 
-func (c batchClock) NewTimer(d time.Duration) clock.Timer { return c.w.cfg.clock.NewTimer(d) }
+func (c batchClock) NewTimer(d time.Duration) clock.Timer { return c.w.cfg.Clock.NewTimer(d) }

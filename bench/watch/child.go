@@ -37,7 +37,7 @@ func runChild(dir string, floor bool) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	w, err := watch.New(dir)
+	w, err := watch.New(dir, watch.Options{})
 	if err != nil {
 		return err
 	}
