@@ -68,28 +68,3 @@ func cleanTemps(dir, name string) error {
 	defer d.Close()
 	return safefs.RemoveStaleTemps(d, name)
 }
-
-// WriteFileIn is [WriteFile] into a status directory opened by
-// [safefs.OpenPublishDir]: for publishers that hold the directory open, such
-// as the hook commands under their session lock.
-func WriteFileIn(d *safefs.PubDir, rec Status) (fs.FileInfo, error) {
-	data, err := encodeForWrite(&rec)
-	if err != nil {
-		return nil, err
-	}
-	name := FileName(rec.Session)
-	fi, err := writeIn(d, name, data)
-	if err != nil {
-		return nil, publishError(d.Path(), name, err)
-	}
-	return fi, nil
-}
-
-// RemoveFileIn is [RemoveFile] in a status directory opened by
-// [safefs.OpenPublishDir].
-func RemoveFileIn(d *safefs.PubDir, session string) error {
-	if err := d.Remove(FileName(session)); err != nil {
-		return removeError(d.Path(), FileName(session), err)
-	}
-	return nil
-}

@@ -79,7 +79,7 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	rec := ch.apply(cur, found, wd, time.Now())
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
-	if _, err := statusfile.WriteFileIn(s.pd, rec); err != nil {
+	if _, err := writeRecord(s.pd, rec); err != nil {
 		l.release()
 		return rec, err
 	}
@@ -129,7 +129,7 @@ func Clear(dir, session string) error {
 		l.release()
 		return s.replaced()
 	}
-	if err := statusfile.RemoveFileIn(s.pd, session); err != nil {
+	if err := removeRecord(s.pd, session); err != nil {
 		l.release()
 		return err
 	}
@@ -351,7 +351,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 	if refresh {
 		rec.UpdatedAt = time.Time{} // now
 		// A failure is retried at the next heartbeat.
-		statusfile.WriteFileIn(o.s.pd, rec)
+		writeRecord(o.s.pd, rec)
 	}
 	l.release()
 	return false, nil
@@ -391,7 +391,7 @@ func (o *owner) exit(remove bool) error {
 func (o *owner) exitLocked(l *heldLock, remove bool) error {
 	var err error
 	if remove {
-		err = statusfile.RemoveFileIn(o.s.pd, o.s.session)
+		err = removeRecord(o.s.pd, o.s.session)
 	}
 	o.s.removeTasks()
 	o.lock.releaseAndRemove()

@@ -282,7 +282,7 @@ func (o *owner) applyObserved(ob observed) {
 			rec.Ended.At = time.Now()
 		}
 		rec.UpdatedAt = time.Time{} // now
-		if _, err := statusfile.WriteFileIn(o.s.pd, rec); err != nil {
+		if _, err := writeRecord(o.s.pd, rec); err != nil {
 			return
 		}
 	}

@@ -1,0 +1,50 @@
+//go:build unix
+
+package hooksession
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/safefs"
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// writeRecord is [statusfile.WriteFile] into the status directory the
+// session holds open under its lock. A zero rec.UpdatedAt is now.
+func writeRecord(d *safefs.PubDir, rec statusfile.Status) (fs.FileInfo, error) {
+	if rec.UpdatedAt.IsZero() {
+		rec.UpdatedAt = time.Now()
+	}
+	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
+	data, err := statusfile.Encode(rec)
+	if err != nil {
+		return nil, err
+	}
+	name := statusfile.FileName(rec.Session)
+	fi, err := writeName(d, name, data)
+	if err != nil {
+		return nil, fmt.Errorf("statusfile: publish %s: %w", filepath.Join(d.Path(), name), err)
+	}
+	return fi, nil
+}
+
+func writeName(d *safefs.PubDir, name string, data []byte) (fs.FileInfo, error) {
+	if err := d.CheckFile(name); err != nil {
+		return nil, err
+	}
+	return d.WriteFile(name, safefs.TempName(name, os.Getpid()), data)
+}
+
+// removeRecord is [statusfile.RemoveFile] in the status directory the
+// session holds open.
+func removeRecord(d *safefs.PubDir, session string) error {
+	name := statusfile.FileName(session)
+	if err := d.Remove(name); err != nil {
+		return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(d.Path(), name), err)
+	}
+	return nil
+}
