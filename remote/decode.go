@@ -129,7 +129,7 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 	reasonKeys(s, w.WaitingFor, w.Ended)
 	if isSet(w.PID) {
 		pid, err := strconv.ParseInt(string(w.PID), 10, 64)
-		if err != nil || pid < 0 || pid > statusfile.MaxPID {
+		if err != nil || pid < 0 || pid > math.MaxInt32 {
 			return nil, fmt.Errorf("%w: pid %s", errProtocol, statusfile.SanitizeText(short(string(w.PID))))
 		}
 		s.PID = int(pid)
