@@ -413,9 +413,9 @@ func TestMaximalSubparts(t *testing.T) {
 	}
 }
 
-// overMaxPID is MaxPID+1 where int can hold it; on 32-bit systems it wraps
+// overMaxPID is maxPID+1 where int can hold it; on 32-bit systems it wraps
 // to a negative pid, refused as well.
 func overMaxPID() int {
-	pid := int64(MaxPID)
+	pid := int64(maxPID)
 	return int(pid + 1)
 }

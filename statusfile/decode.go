@@ -312,11 +312,11 @@ func parsePID(num []byte) (int, bool) {
 			v = v*10 + int(c-'0')
 		}
 		if plain {
-			return v, v <= MaxPID
+			return v, v <= maxPID
 		}
 	}
 	f, err := strconv.ParseFloat(string(num), 64)
-	if err != nil || f < 0 || f > MaxPID || f != math.Trunc(f) {
+	if err != nil || f < 0 || f > maxPID || f != math.Trunc(f) {
 		return 0, false
 	}
 	return int(f), true

@@ -20,7 +20,7 @@ var errInvalidRecord = errors.New("statusfile: invalid record")
 // written in UTC with milliseconds (SPEC.md T1).
 //
 // Encode refuses a record with an invalid session id, an empty state, a
-// pid outside 0 … [MaxPID], a relative cwd, or a time outside the years 0000–9999.
+// pid outside 0 … 2³¹−1, a relative cwd, or a time outside the years 0000–9999.
 func Encode(s Status) ([]byte, error) {
 	return appendEncode(make([]byte, 0, 256+len(s.Agent)+len(s.Session)+len(s.Cwd)+len(s.Title)), s)
 }
@@ -33,8 +33,8 @@ func appendEncode(dst []byte, s Status) ([]byte, error) {
 	switch {
 	case s.State == "":
 		return dst, fmt.Errorf("%w: empty state", errInvalidRecord)
-	case s.PID < 0 || s.PID > MaxPID:
-		return dst, fmt.Errorf("%w: pid %d not in 0 … %d", errInvalidRecord, s.PID, MaxPID)
+	case s.PID < 0 || s.PID > maxPID:
+		return dst, fmt.Errorf("%w: pid %d not in 0 … %d", errInvalidRecord, s.PID, maxPID)
 	case s.Cwd != "" && !filepath.IsAbs(s.Cwd) && !isSlashAbs(s.Cwd):
 		return dst, fmt.Errorf("%w: cwd %q is not absolute", errInvalidRecord, s.Cwd)
 	}

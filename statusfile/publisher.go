@@ -188,8 +188,8 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if o.PID == 0 {
 		o.PID = os.Getpid()
 	}
-	if o.PID < 0 || o.PID > MaxPID {
-		return nil, fmt.Errorf("statusfile: pid %d not in 0 … %d", o.PID, MaxPID)
+	if o.PID < 0 || o.PID > maxPID {
+		return nil, fmt.Errorf("statusfile: pid %d not in 0 … %d", o.PID, maxPID)
 	}
 	if o.Cwd == "" {
 		if o.Cwd, err = os.Getwd(); err != nil {
@@ -237,9 +237,6 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 
 // Path returns the path of the status file.
 func (p *Publisher) Path() string { return filepath.Join(p.dir, p.name) }
-
-// Dir returns the status directory.
-func (p *Publisher) Dir() string { return p.dir }
 
 // Status returns the record as it should be on disk (UpdatedAt is the time
 // of the last successful write).

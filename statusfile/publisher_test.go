@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -114,7 +115,7 @@ func TestPublisherWritesPrivateFiles(t *testing.T) {
 			if r := w.next(t); r.err != nil {
 				t.Fatal(r.err)
 			}
-			for path, want := range map[string]fs.FileMode{filepath.Dir(p.Dir()): 0o700, p.Dir(): 0o700, p.Path(): 0o600} {
+			for path, want := range map[string]fs.FileMode{filepath.Dir(filepath.Dir(p.Path())): 0o700, filepath.Dir(p.Path()): 0o700, p.Path(): 0o600} {
 				fi, err := os.Lstat(path)
 				if err != nil {
 					t.Fatal(err)
@@ -131,7 +132,7 @@ func TestPublisherWritesPrivateFiles(t *testing.T) {
 			if filepath.Base(p.Path()) != sf.FileName("session-1") {
 				t.Errorf("file name %s", p.Path())
 			}
-			entries, _ := os.ReadDir(p.Dir())
+			entries, _ := os.ReadDir(filepath.Dir(p.Path()))
 			if len(entries) != 1 {
 				t.Errorf("status dir holds %d entries, want 1 (no temporary file left)", len(entries))
 			}
@@ -317,7 +318,7 @@ func TestPublisherCloseKeepsReplacedFile(t *testing.T) {
 	p, w, _ := newPub(t, sf.Options{})
 	w.next(t)
 	// Someone else (another publisher of the same session) replaces it.
-	tmp := filepath.Join(p.Dir(), ".other")
+	tmp := filepath.Join(filepath.Dir(p.Path()), ".other")
 	os.WriteFile(tmp, []byte("theirs\n"), 0o600)
 	os.Rename(tmp, p.Path())
 	p.Close()
@@ -615,7 +616,7 @@ func TestPublisherReportsIOFailureOnce(t *testing.T) {
 }
 
 func overMaxPID() int {
-	pid := int64(sf.MaxPID)
+	pid := int64(math.MaxInt32)
 	return int(pid + 1)
 }
 

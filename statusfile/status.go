@@ -28,8 +28,8 @@ const (
 	// the sanitizer looks at.
 	maxTitleUnits = 4096
 
-	// MaxPID is the largest pid a record may carry (SPEC.md C4).
-	MaxPID = 1<<31 - 1
+	// maxPID is the largest pid a record may carry (SPEC.md C4).
+	maxPID = 1<<31 - 1
 
 	// maxSessionBytes is the longest session id, in UTF-8 bytes.
 	maxSessionBytes = 1024
