@@ -17,7 +17,9 @@ const (
 	// Alive: a process with that pid exists and (where the system tells)
 	// started before the record was last written.
 	Alive Liveness = "alive"
-	// Dead: no process has that pid.
+	// Dead: no process has that pid. It is the only value that proves
+	// the publisher gone: a Reused pid is not proof (a clock step can fake
+	// it), and Alive and Unknown are not either.
 	Dead Liveness = "dead"
 	// Reused: a process holds that pid, and by the wall clock it started
 	// after the record was last written, so it is probably not the
@@ -30,11 +32,6 @@ const (
 	// publisher is gone (SPEC.md FR5).
 	Reused Liveness = "reused"
 )
-
-// Gone reports whether the publisher is provably gone: no process has its
-// pid (Dead). A Reused pid is not proof (a clock step can fake it), and
-// Alive and Unknown are not either.
-func (l Liveness) Gone() bool { return l == Dead }
 
 // startSlack absorbs the rounding of process start times (the boot time is
 // known to the second).
