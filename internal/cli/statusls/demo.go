@@ -49,16 +49,16 @@ func demo(env *cmdEnv) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, s := range demoSessions {
-		p, err := statusfile.NewPublisher(s.session,
-			statusfile.WithConfigHome(configHome),
-			statusfile.WithAgent(s.agent),
-			statusfile.WithState(s.state),
-			statusfile.WithTitle(s.title),
-			statusfile.WithCwd(filepath.Join(home, filepath.FromSlash(s.cwd))),
-			statusfile.WithPID(os.Getpid()),
-			statusfile.WithClock(env.Clock),
-			statusfile.WithErrorHandler(func(err error) { writeErr = err }),
-		)
+		p, err := statusfile.NewPublisher(s.session, statusfile.Options{
+			ConfigHome:   configHome,
+			Agent:        s.agent,
+			State:        s.state,
+			Title:        s.title,
+			Cwd:          filepath.Join(home, filepath.FromSlash(s.cwd)),
+			PID:          os.Getpid(),
+			Clock:        env.Clock,
+			ErrorHandler: func(err error) { writeErr = err },
+		})
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "statusls: demo: %s\n", base.Message(err))
 			return base.ExitError

@@ -117,7 +117,7 @@ func waitCmd(o *waitOptions, args []string, env *cmdEnv) int {
 	if code := checkDir(env, loc); code >= 0 {
 		return code
 	}
-	w, err := watch.New(loc.Dir, watch.WithClock(env.Clock), watch.WithLiveness(o.json))
+	w, err := watch.New(loc.Dir, watch.Options{Clock: env.Clock, Liveness: o.json})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 		return base.ExitError

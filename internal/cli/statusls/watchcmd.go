@@ -295,11 +295,12 @@ func watchCmd(o *watchOptions, args []string, env *cmdEnv) int {
 
 	var local <-chan watch.Event
 	if !r.withHosts || o.local {
-		w, err := watch.New(loc.Dir,
-			watch.WithClock(env.Clock),
-			watch.WithHeartbeats(heartbeats),
+		w, err := watch.New(loc.Dir, watch.Options{
+			Clock:      env.Clock,
+			Heartbeats: heartbeats,
 			// alive, as statusls --json has it.
-			watch.WithLiveness(r.mode == watchJSON || o.execSet))
+			Liveness: r.mode == watchJSON || o.execSet,
+		})
 		if err != nil {
 			fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 			return base.ExitError
