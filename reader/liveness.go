@@ -37,11 +37,11 @@ const (
 // known to the second).
 const startSlack = time.Second
 
-// CheckPID tells whether pid is alive on this host and, where the system
+// liveness tells whether pid is alive on this host and, where the system
 // says when a process started (Linux, through /proc), whether it is still
 // the process that wrote a record at updatedAt. Elsewhere on Unix it asks
 // kill(pid, 0); on other systems the answer is Unknown.
-func CheckPID(pid int, updatedAt time.Time) Liveness {
+func liveness(pid int, updatedAt time.Time) Liveness {
 	if pid <= 0 {
 		return Unknown
 	}

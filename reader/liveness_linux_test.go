@@ -19,7 +19,7 @@ func TestClockStepIsNotProof(t *testing.T) {
 	}
 	wrote := time.Now() // this process wrote its record just now
 	bootTime = func() (time.Time, error) { return boot.Add(600 * time.Second), nil }
-	got := CheckPID(os.Getpid(), wrote)
+	got := liveness(os.Getpid(), wrote)
 	if got == Dead {
 		t.Fatalf("after a +600 s clock step, a live process is %q, which counts as gone", got)
 	}

@@ -76,8 +76,12 @@ type Options struct {
 	// Clock judges freshness; nil means [clock.System]. Only
 	// its Now method is used.
 	Clock clock.Clock
-	// Liveness checks each record's pid (see [CheckPID]). It never changes
-	// a verdict.
+	// Liveness checks each record's pid into [Entry.Alive]: whether a
+	// process has it on this host and, where the system says when a
+	// process started (Linux, through /proc), whether it is still the
+	// process that wrote the record. Elsewhere on Unix it asks
+	// kill(pid, 0); on other systems the answer is [Unknown]. It never
+	// changes a verdict.
 	Liveness bool
 	// Ignored lists entries whose names are not status file names.
 	Ignored bool
@@ -358,7 +362,7 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 	// Every entry with a record: fresh, stale, and one whose only fault
 	// is its name.
 	if d.opts.Liveness && (e.Verdict == Fresh || e.Verdict == Stale || e.Reason == ReasonNameMismatch) {
-		e.Alive = CheckPID(e.Status.PID, e.Status.UpdatedAt)
+		e.Alive = liveness(e.Status.PID, e.Status.UpdatedAt)
 	}
 	return true
 }

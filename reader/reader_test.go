@@ -367,21 +367,21 @@ func TestListVanishingFile(t *testing.T) {
 }
 
 func TestLiveness(t *testing.T) {
-	if CheckPID(0, now) != Unknown {
+	if liveness(0, now) != Unknown {
 		t.Error("pid 0 is not unknown")
 	}
-	if got := CheckPID(os.Getpid(), time.Now()); got != Alive {
+	if got := liveness(os.Getpid(), time.Now()); got != Alive {
 		t.Errorf("own pid: %s", got)
 	}
 	want := Reused // a process that started after the record was written
 	if runtime.GOOS != "linux" {
 		want = Alive // no start time outside Linux
 	}
-	if got := CheckPID(os.Getpid(), time.Unix(0, 0)); got != want {
+	if got := liveness(os.Getpid(), time.Unix(0, 0)); got != want {
 		t.Errorf("own pid, record from 1970: %s, want %s", got, want)
 	}
 	cmd := exec(t)
-	if got := CheckPID(cmd, time.Now()); got != Dead {
+	if got := liveness(cmd, time.Now()); got != Dead {
 		t.Errorf("exited child: %s", got)
 	}
 }

@@ -130,11 +130,7 @@ type Publisher struct {
 // id, a config home that cannot be found, a bad pid, state or interval);
 // relative directories are made absolute. Problems on disk
 // are reported to the error handler and retried, never returned.
-func NewPublisher(session string, opts ...Option) (*Publisher, error) {
-	var o Options
-	for _, opt := range opts {
-		opt.apply(&o)
-	}
+func NewPublisher(session string, o Options) (*Publisher, error) {
 	return newPublisher(session, o, hooks{})
 }
 

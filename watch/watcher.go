@@ -71,11 +71,7 @@ type Watcher struct {
 // New returns an error only when it cannot start at all, e.g. when the
 // system refuses another inotify instance; everything that happens in the
 // directory later is reported as events.
-func New(dir string, opts ...Option) (*Watcher, error) {
-	var o Options
-	for _, opt := range opts {
-		opt.apply(&o)
-	}
+func New(dir string, o Options) (*Watcher, error) {
 	return newWatcher(dir, o, newFSSource)
 }
 

@@ -37,31 +37,3 @@ type Options struct {
 	// retries.
 	RescanInterval time.Duration
 }
-
-// An Option configures a [Watcher]; [Options] is one.
-//
-// Deprecated: pass an [Options] to [New].
-type Option interface {
-	apply(*Options)
-}
-
-func (o Options) apply(dst *Options) { *dst = o }
-
-type optionFunc func(*Options)
-
-func (f optionFunc) apply(o *Options) { f(o) }
-
-// WithClock sets [Options.Clock].
-//
-// Deprecated: use [Options].
-func WithClock(c clock.Clock) Option { return optionFunc(func(o *Options) { o.Clock = c }) }
-
-// WithHeartbeats sets [Options.Heartbeats].
-//
-// Deprecated: use [Options].
-func WithHeartbeats(on bool) Option { return optionFunc(func(o *Options) { o.Heartbeats = on }) }
-
-// WithLiveness sets [Options.Liveness].
-//
-// Deprecated: use [Options].
-func WithLiveness(on bool) Option { return optionFunc(func(o *Options) { o.Liveness = on }) }
