@@ -5,7 +5,6 @@ package statusfile
 import (
 	"errors"
 	"io/fs"
-	"os"
 
 	"github.com/agentstatus/agentstatus/internal/safefs"
 )
@@ -20,14 +19,7 @@ func writeFile(_, dir, name string, data []byte) (fs.FileInfo, error) {
 		return nil, err
 	}
 	defer d.Close()
-	return writeIn(d, name, data)
-}
-
-func writeIn(d *safefs.PubDir, name string, data []byte) (fs.FileInfo, error) {
-	if err := d.CheckFile(name); err != nil {
-		return nil, err
-	}
-	return d.WriteFile(name, safefs.TempName(name, os.Getpid()), data)
+	return d.Publish(name, data)
 }
 
 // removeFile removes dir/name if it is still the file written, with the

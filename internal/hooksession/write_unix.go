@@ -5,7 +5,6 @@ package hooksession
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -25,18 +24,11 @@ func writeRecord(d *safefs.PubDir, rec statusfile.Status) (fs.FileInfo, error) {
 		return nil, err
 	}
 	name := statusfile.FileName(rec.Session)
-	fi, err := writeName(d, name, data)
+	fi, err := d.Publish(name, data)
 	if err != nil {
 		return nil, fmt.Errorf("statusfile: publish %s: %w", filepath.Join(d.Path(), name), err)
 	}
 	return fi, nil
-}
-
-func writeName(d *safefs.PubDir, name string, data []byte) (fs.FileInfo, error) {
-	if err := d.CheckFile(name); err != nil {
-		return nil, err
-	}
-	return d.WriteFile(name, safefs.TempName(name, os.Getpid()), data)
 }
 
 // removeRecord is [statusfile.RemoveFile] in the status directory the

@@ -153,6 +153,16 @@ func (d *PubDir) CheckFile(name string) error {
 	return nil
 }
 
+// Publish writes a status file the way every publisher of this module
+// does: [PubDir.CheckFile] of name, then [PubDir.WriteFile] through a
+// temporary file named by [TempName] for this process.
+func (d *PubDir) Publish(name string, data []byte) (fs.FileInfo, error) {
+	if err := d.CheckFile(name); err != nil {
+		return nil, err
+	}
+	return d.WriteFile(name, TempName(name, os.Getpid()), data)
+}
+
 // WriteFile replaces name atomically with data (SPEC.md P6, P8): it
 // creates the temporary file tmp exclusively in the directory, mode 0600
 // whatever the umask, writes and syncs it, and renames it over name, all
