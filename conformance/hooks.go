@@ -43,7 +43,7 @@ func RunHooks(ctx context.Context, opts Options) (*Report, error) {
 		return rep, nil
 	}
 	if len(opts.Command) == 0 {
-		return nil, errors.New("conformance: no adapter command")
+		return nil, errors.New("no adapter command")
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second

@@ -82,7 +82,7 @@ type Options struct {
 // ErrCannotRun is the error, wrapped, of a run whose command cannot be
 // run at all (missing, a directory, not executable): the suite reports
 // that once instead of failing every case.
-var ErrCannotRun = errors.New("conformance: cannot run the command under test")
+var ErrCannotRun = errors.New("cannot run the command under test")
 
 // readerFunc is a reader under test that runs in the harness's own
 // process: it lists statusDir as of now and returns the live sessions. For

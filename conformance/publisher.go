@@ -123,7 +123,7 @@ func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 		return listing("publisher", opts, listed), nil
 	}
 	if len(opts.Command) == 0 {
-		return nil, errors.New("conformance: no command to run")
+		return nil, errors.New("no command to run")
 	}
 	if err := checkRunnable(opts.Command[0]); err != nil {
 		return nil, err

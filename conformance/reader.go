@@ -34,7 +34,7 @@ func RunReader(ctx context.Context, opts Options) (*Report, error) {
 		return listing("reader", opts, listed), nil
 	}
 	if len(opts.Command) == 0 && opts.read == nil {
-		return nil, errors.New("conformance: no reader to run")
+		return nil, errors.New("no reader to run")
 	}
 	rep := &Report{Suite: "reader", Command: opts.Command, Level: opts.Level, Started: time.Now()}
 	if len(opts.Command) > 0 {

@@ -12,7 +12,7 @@ import (
 )
 
 // errInvalidRecord is returned by [Encode] for a record it will not write.
-var errInvalidRecord = errors.New("statusfile: invalid record")
+var errInvalidRecord = errors.New("invalid record")
 
 // Encode returns the file content of s: compact JSON with the keys in the
 // published order, no HTML escaping, and a trailing newline. The schema is

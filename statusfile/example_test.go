@@ -46,7 +46,7 @@ func ExampleDecode() {
 	// Output:
 	// working Fix tests
 	// true 24s
-	// statusfile: missing-field "session"
+	// missing-field "session"
 }
 
 func ExampleSanitizeTitle() {

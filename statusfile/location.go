@@ -15,10 +15,10 @@ import (
 func DefaultConfigHome() (string, error) {
 	loc, err := location.ForPublisher("", "", nil)
 	if errors.Is(err, location.ErrNoHome) {
-		return "", errors.New("statusfile: cannot find the config home: " + location.ConfigHomeEnv + " is not set and the home directory is unknown")
+		return "", errors.New("cannot find the config home: " + location.ConfigHomeEnv + " is not set and the home directory is unknown")
 	}
 	if err != nil {
-		return "", fmt.Errorf("statusfile: config home: %w", err)
+		return "", fmt.Errorf("config home: %w", err)
 	}
 	return loc.ConfigHome, nil
 }

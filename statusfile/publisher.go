@@ -22,7 +22,7 @@ const DefaultHeartbeat = HeartbeatInterval - time.Second
 const defaultCoalesce = 100 * time.Millisecond
 
 // ErrClosed is returned by [Publisher.Flush] after [Publisher.Close].
-var ErrClosed = errors.New("statusfile: publisher closed")
+var ErrClosed = errors.New("publisher closed")
 
 // Options configure a [Publisher]. The zero value of each field is the
 // default its comment names; the zero Options publishes into the default
@@ -157,17 +157,17 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 		return nil, fmt.Errorf("%w %q", errUnknownState, o.State)
 	}
 	if o.Heartbeat <= 0 || o.Heartbeat > HeartbeatInterval {
-		return nil, fmt.Errorf("statusfile: heartbeat %v not in (0, %v]", o.Heartbeat, HeartbeatInterval)
+		return nil, fmt.Errorf("heartbeat %v not in (0, %v]", o.Heartbeat, HeartbeatInterval)
 	}
 	if o.Coalesce >= o.Heartbeat {
-		return nil, fmt.Errorf("statusfile: coalescing window %v not in [0, heartbeat)", o.Coalesce)
+		return nil, fmt.Errorf("coalescing window %v not in [0, heartbeat)", o.Coalesce)
 	}
 	var err error
 	home, dir := o.ConfigHome, o.Dir
 	switch {
 	case dir != "":
 		if dir, err = filepath.Abs(dir); err != nil {
-			return nil, fmt.Errorf("statusfile: status directory: %w", err)
+			return nil, fmt.Errorf("status directory: %w", err)
 		}
 		home = filepath.Dir(dir)
 	default:
@@ -177,7 +177,7 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 			}
 		}
 		if home, err = filepath.Abs(home); err != nil {
-			return nil, fmt.Errorf("statusfile: config home: %w", err)
+			return nil, fmt.Errorf("config home: %w", err)
 		}
 		dir = StatusDir(home)
 	}
@@ -185,15 +185,15 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 		o.PID = os.Getpid()
 	}
 	if o.PID < 0 || o.PID > maxPID {
-		return nil, fmt.Errorf("statusfile: pid %d not in 0 … %d", o.PID, maxPID)
+		return nil, fmt.Errorf("pid %d not in 0 … %d", o.PID, maxPID)
 	}
 	if o.Cwd == "" {
 		if o.Cwd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("statusfile: cwd: %w", err)
+			return nil, fmt.Errorf("cwd: %w", err)
 		}
 	}
 	if o.Cwd, err = filepath.Abs(o.Cwd); err != nil {
-		return nil, fmt.Errorf("statusfile: cwd: %w", err)
+		return nil, fmt.Errorf("cwd: %w", err)
 	}
 	if o.Agent == "" {
 		o.Agent = filepath.Base(os.Args[0])
@@ -459,7 +459,7 @@ func (p *Publisher) write() {
 func (p *Publisher) writeRecord(rec Status) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("statusfile: publish %s: panic: %v", p.Path(), r)
+			err = fmt.Errorf("publish %s: panic: %v", p.Path(), r)
 		}
 	}()
 	data, err := Encode(rec)
@@ -468,7 +468,7 @@ func (p *Publisher) writeRecord(rec Status) (err error) {
 	}
 	fi, err := p.writeFile(p.home, p.dir, p.name, data)
 	if err != nil {
-		return fmt.Errorf("statusfile: publish %s: %w", p.Path(), err)
+		return fmt.Errorf("publish %s: %w", p.Path(), err)
 	}
 	p.fileInfo, p.fileData = fi, data
 	if !p.tempsClean {
@@ -512,7 +512,7 @@ func (p *Publisher) remove() error {
 		return nil
 	}
 	if err := removeFile(p.dir, p.name, p.fileInfo, p.fileData); err != nil {
-		return fmt.Errorf("statusfile: remove %s: %w", p.Path(), err)
+		return fmt.Errorf("remove %s: %w", p.Path(), err)
 	}
 	return nil
 }

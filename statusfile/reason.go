@@ -25,7 +25,7 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	msg := "statusfile: " + string(e.Reason)
+	msg := string(e.Reason)
 	if e.Field != "" {
 		msg += " " + strconv.Quote(e.Field)
 	}

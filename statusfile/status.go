@@ -53,7 +53,7 @@ func (s State) Known() bool {
 
 // errUnknownState is returned by [ParseState] for a value outside the v1
 // vocabulary.
-var errUnknownState = errors.New("statusfile: unknown state")
+var errUnknownState = errors.New("unknown state")
 
 // ParseState returns the v1 state named s.
 func ParseState(s string) (State, error) {
@@ -83,7 +83,7 @@ type Status struct {
 }
 
 // ErrInvalidSession is returned for a session id that SPEC.md does not allow.
-var ErrInvalidSession = errors.New("statusfile: invalid session id")
+var ErrInvalidSession = errors.New("invalid session id")
 
 // ValidateSession reports whether id may be used as a session id: non-empty
 // valid UTF-8 of at most 1024 bytes, without C0 or C1 control

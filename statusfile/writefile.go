@@ -43,11 +43,11 @@ func encodeForWrite(rec *Status) ([]byte, error) {
 }
 
 func publishError(dir, name string, err error) error {
-	return fmt.Errorf("statusfile: publish %s: %w", filepath.Join(dir, name), err)
+	return fmt.Errorf("publish %s: %w", filepath.Join(dir, name), err)
 }
 
 func removeError(dir, name string, err error) error {
-	return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(dir, name), err)
+	return fmt.Errorf("remove %s: %w", filepath.Join(dir, name), err)
 }
 
 // RemoveFile removes the status file of session from dir, after the trust

@@ -13,7 +13,7 @@ import (
 
 // ErrBadInput is returned for a payload that is not what the agent
 // documents: not a JSON object, or without a session id.
-var ErrBadInput = errors.New("agenthook: bad hook input")
+var ErrBadInput = errors.New("bad hook input")
 
 // Kind is what an event does to the record.
 type Kind int

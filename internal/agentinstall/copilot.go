@@ -86,7 +86,7 @@ func editCopilot(path string, data []byte, o Options) ([]byte, error) {
 	}
 	hooks := root.get("hooks")
 	if hooks != nil && hooks.kind != jObject {
-		return nil, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
+		return nil, fmt.Errorf("%s: \"hooks\" is not an object; not touching it", path)
 	}
 	const sub = "copilot-hook"
 	command := shquote.Quote(o.Command) + " " + sub
@@ -122,7 +122,7 @@ func editCopilot(path string, data []byte, o Options) ([]byte, error) {
 	for _, ev := range copilotEvents() {
 		list := hooks.get(ev)
 		if list != nil && list.kind != jArray {
-			return nil, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
+			return nil, fmt.Errorf("%s: hooks.%s is not an array; not touching it", path, ev)
 		}
 		if list == nil {
 			list = &jnode{kind: jArray}

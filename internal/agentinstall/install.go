@@ -97,10 +97,10 @@ func (c Change) Diff() string {
 
 // Errors Plan returns.
 var (
-	ErrSymlink  = errors.New("agentinstall: the settings file is a symbolic link; edit its target, or replace the link with a file")
-	ErrReadOnly = errors.New("agentinstall: the settings file is read-only")
-	ErrNotOurs  = errors.New("agentinstall: a file of that name exists and is not agentstatus's")
-	ErrAgent    = errors.New("agentinstall: unknown agent (claude, codex, gemini, opencode, copilot or qwen)")
+	ErrSymlink  = errors.New("the settings file is a symbolic link; edit its target, or replace the link with a file")
+	ErrReadOnly = errors.New("the settings file is read-only")
+	ErrNotOurs  = errors.New("a file of that name exists and is not agentstatus's")
+	ErrAgent    = errors.New("unknown agent (claude, codex, gemini, opencode, copilot or qwen)")
 )
 
 // hookSpec describes an agent whose hooks are JSON settings.
@@ -189,7 +189,7 @@ func (o *Options) agentDir(agent string) (string, error) {
 	}
 	home := o.getenv("HOME")
 	if home == "" {
-		return "", errors.New("agentinstall: HOME is not set")
+		return "", errors.New("HOME is not set")
 	}
 	// The variable that moves the agent's directory, and where it is
 	// without it.
@@ -266,7 +266,7 @@ func Plan(o Options) ([]Change, error) {
 			req.Trust = trustNotIn(old, left)
 		case o.Trust:
 			if o.Project != "" {
-				return nil, errors.New("agentinstall: --trust records trust for your own Codex configuration only; for a project's hooks, use /hooks in Codex")
+				return nil, errors.New("--trust records trust for your own Codex configuration only; for a project's hooks, use /hooks in Codex")
 			}
 			req.Trust, err = CodexTrustEntries(hooksPath, c.New, spec.hookCmd)
 			if err != nil {
@@ -319,7 +319,7 @@ func ReadFile(path string) (data []byte, mode fs.FileMode, exists bool, err erro
 		return nil, 0, false, fmt.Errorf("%w: %s", ErrSymlink, path)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, false, fmt.Errorf("agentinstall: %s is not a regular file", path)
+		return nil, 0, false, fmt.Errorf("%s is not a regular file", path)
 	}
 	// Opened without following a link and without waiting on a FIFO, and
 	// checked to be the file looked at: a file swapped in between (doctor
@@ -335,11 +335,11 @@ func ReadFile(path string) (data []byte, mode fs.FileMode, exists bool, err erro
 		return nil, 0, false, err
 	}
 	if !os.SameFile(fi, ofi) || !ofi.Mode().IsRegular() {
-		return nil, 0, false, fmt.Errorf("agentinstall: %s changed while it was opened", path)
+		return nil, 0, false, fmt.Errorf("%s changed while it was opened", path)
 	}
 	data, err = io.ReadAll(io.LimitReader(f, maxSettings+1))
 	if err == nil && len(data) > maxSettings {
-		err = fmt.Errorf("agentinstall: %s is larger than %d MiB", path, maxSettings>>20)
+		err = fmt.Errorf("%s is larger than %d MiB", path, maxSettings>>20)
 	}
 	return data, ofi.Mode().Perm(), true, err
 }
@@ -427,7 +427,7 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 	root := doc.root
 	hooks := root.get("hooks")
 	if hooks != nil && hooks.kind != jObject {
-		return nil, fmt.Errorf("agentinstall: %s: \"hooks\" is not an object; not touching it", path)
+		return nil, fmt.Errorf("%s: \"hooks\" is not an object; not touching it", path)
 	}
 	command := shquote.Quote(o.Command) + " " + spec.hookCmd
 	changed := false
@@ -456,7 +456,7 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 		for _, ev := range spec.events {
 			groups := hooks.get(ev)
 			if groups != nil && groups.kind != jArray {
-				return nil, fmt.Errorf("agentinstall: %s: hooks.%s is not an array; not touching it", path, ev)
+				return nil, fmt.Errorf("%s: hooks.%s is not an array; not touching it", path, ev)
 			}
 			if groups == nil {
 				groups = &jnode{kind: jArray}
@@ -629,7 +629,7 @@ func Apply(c Change, now time.Time) (string, error) {
 		return "", err
 	}
 	if exists != c.Exists || !bytes.Equal(data, c.Old) {
-		return "", fmt.Errorf("agentinstall: %s changed while it was being edited; run again", c.Path)
+		return "", fmt.Errorf("%s changed while it was being edited; run again", c.Path)
 	}
 	if exists && mode&0o200 == 0 {
 		return "", fmt.Errorf("%w: %s (mode %v)", ErrReadOnly, c.Path, mode)
@@ -647,7 +647,7 @@ func Apply(c Change, now time.Time) (string, error) {
 			f, err = os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		}
 		if err != nil {
-			return "", fmt.Errorf("agentinstall: backup: %w", err)
+			return "", fmt.Errorf("backup: %w", err)
 		}
 		_, err = f.Write(c.Old)
 		if cerr := f.Close(); err == nil {
@@ -655,7 +655,7 @@ func Apply(c Change, now time.Time) (string, error) {
 		}
 		if err != nil {
 			os.Remove(backup)
-			return "", fmt.Errorf("agentinstall: backup: %w", err)
+			return "", fmt.Errorf("backup: %w", err)
 		}
 	}
 	if c.New == nil {

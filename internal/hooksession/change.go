@@ -11,11 +11,11 @@ import (
 
 // ErrNotSupported is what set, clear and the hook adapters report on
 // platforms without the file locks they rely on (Windows).
-var ErrNotSupported = errors.New("hooksession: set, clear and the hook adapters are not supported on this platform")
+var ErrNotSupported = errors.New("set, clear and the hook adapters are not supported on this platform")
 
 // ErrLockTimeout is returned when a session's lock file stays locked for
 // longer than a short-lived command may wait.
-var ErrLockTimeout = errors.New("hooksession: timed out waiting for the session's lock")
+var ErrLockTimeout = errors.New("timed out waiting for the session's lock")
 
 // defaultSetAgent is the "agent" of a record made by 'statuspub set' without
 // --agent and without a record on disk to keep.

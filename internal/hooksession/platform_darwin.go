@@ -19,7 +19,7 @@ func lookupProc(pid int) (procInfo, error) {
 		return procInfo{}, err
 	}
 	if int(kp.Proc.P_pid) != pid {
-		return procInfo{}, fmt.Errorf("statuspub: process %d: %w", pid, fs.ErrNotExist)
+		return procInfo{}, fmt.Errorf("process %d: %w", pid, fs.ErrNotExist)
 	}
 	comm := kp.Proc.P_comm[:]
 	if i := bytes.IndexByte(comm, 0); i >= 0 {

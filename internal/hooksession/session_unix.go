@@ -103,7 +103,7 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	}
 	if owner == 0 {
 		if err := spawnOwner(exe, s.path, session); err != nil {
-			return rec, fmt.Errorf("statuspub: starting the heartbeat owner: %w", err)
+			return rec, fmt.Errorf("starting the heartbeat owner: %w", err)
 		}
 	}
 	return rec, nil

@@ -64,7 +64,7 @@ func (s *sessionDir) writeTasks(l taskList) error {
 	}
 	if err != nil {
 		unix.Unlinkat(s.fd, tmp, 0)
-		return fmt.Errorf("statuspub: task list %s: %w", s.pathOf(s.tasksName), err)
+		return fmt.Errorf("task list %s: %w", s.pathOf(s.tasksName), err)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func writeRecord(d *safefs.PubDir, rec statusfile.Status) (fs.FileInfo, error) {
 	name := statusfile.FileName(rec.Session)
 	fi, err := d.Publish(name, data)
 	if err != nil {
-		return nil, fmt.Errorf("statusfile: publish %s: %w", filepath.Join(d.Path(), name), err)
+		return nil, fmt.Errorf("publish %s: %w", filepath.Join(d.Path(), name), err)
 	}
 	return fi, nil
 }
@@ -36,7 +36,7 @@ func writeRecord(d *safefs.PubDir, rec statusfile.Status) (fs.FileInfo, error) {
 func removeRecord(d *safefs.PubDir, session string) error {
 	name := statusfile.FileName(session)
 	if err := d.Remove(name); err != nil {
-		return fmt.Errorf("statusfile: remove %s: %w", filepath.Join(d.Path(), name), err)
+		return fmt.Errorf("remove %s: %w", filepath.Join(d.Path(), name), err)
 	}
 	return nil
 }

@@ -4,20 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 )
 
 // Sentinel errors: the rule that was broken.
 var (
-	ErrSymlink    = errors.New("perm: symbolic link refused")
-	ErrNotDir     = errors.New("perm: not a directory")
-	ErrNotRegular = errors.New("perm: not a regular file")
-	ErrNotOwned   = errors.New("perm: owned by another account")
-	ErrWritable   = errors.New("perm: writable by group or others")
-	ErrAccessible = errors.New("perm: accessible by group or others")
-	ErrLinks      = errors.New("perm: more than one hard link")
-	ErrTooLarge   = errors.New("perm: larger than the size limit")
-	ErrChanged    = errors.New("perm: replaced while being checked")
+	ErrSymlink    = errors.New("symbolic link refused")
+	ErrNotDir     = errors.New("not a directory")
+	ErrNotRegular = errors.New("not a regular file")
+	ErrNotOwned   = errors.New("owned by another account")
+	ErrWritable   = errors.New("writable by group or others")
+	ErrAccessible = errors.New("accessible by group or others")
+	ErrLinks      = errors.New("more than one hard link")
+	ErrTooLarge   = errors.New("larger than the size limit")
+	ErrChanged    = errors.New("replaced while being checked")
 )
 
 // What a checked path is, as named in error messages.
@@ -36,7 +35,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	msg := "perm: " + e.What + " " + e.Path + ": " + strings.TrimPrefix(e.Err.Error(), "perm: ")
+	msg := e.What + " " + e.Path + ": " + e.Err.Error()
 	if e.Detail != "" {
 		msg += " (" + e.Detail + ")"
 	}

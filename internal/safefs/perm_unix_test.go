@@ -123,7 +123,7 @@ func TestRefusals(t *testing.T) {
 			if !errors.Is(err, tt.want) || !errors.As(err, &pe) || pe.What != tt.what {
 				t.Fatalf("got %v, want %v for the %s", err, tt.want, tt.what)
 			}
-			if !strings.Contains(err.Error(), tt.what) || !strings.HasPrefix(err.Error(), "perm: ") {
+			if !strings.HasPrefix(err.Error(), tt.what+" ") || !strings.Contains(err.Error(), tt.want.Error()) {
 				t.Errorf("message %q does not say what was refused", err)
 			}
 		})

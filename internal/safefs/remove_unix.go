@@ -77,7 +77,7 @@ func removeIfSame(dirfd int, dir, name string, want FileStat) (bool, error) {
 		return true, nil
 	}
 	if _, err := restoreAside(dirfd, aside, name); err != nil {
-		return false, fmt.Errorf("perm: %s moved aside to %s and not put back: %w", pathOf(name), aside, err)
+		return false, fmt.Errorf("%s moved aside to %s and not put back: %w", pathOf(name), aside, err)
 	}
 	if verr != nil {
 		return false, &fs.PathError{Op: "verify", Path: pathOf(name), Err: verr}

@@ -120,21 +120,21 @@ func Plan(path string, req agentinstall.CodexConfigRequest) (agentinstall.Change
 	// The edit must parse, and say what it should.
 	check, _, err := parse(path, out)
 	if err != nil {
-		return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edited file would not parse (%v); not touching it", path, err)
+		return agentinstall.Change{}, fmt.Errorf("%s: the edited file would not parse (%v); not touching it", path, err)
 	}
 	cs := table(check, "hooks", "state")
 	for _, e := range req.Trust {
 		st, _ := cs[e.Key].(map[string]any)
 		got, _ := st["trusted_hash"].(string)
 		if req.Uninstall && got == e.Hash {
-			return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edit did not forget the trust of %s; not touching it", path, e.Key)
+			return agentinstall.Change{}, fmt.Errorf("%s: the edit did not forget the trust of %s; not touching it", path, e.Key)
 		}
 		if !req.Uninstall && got != e.Hash {
-			return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edit did not record the trust of %s; not touching it", path, e.Key)
+			return agentinstall.Change{}, fmt.Errorf("%s: the edit did not record the trust of %s; not touching it", path, e.Key)
 		}
 	}
 	if req.NoDaemon && features["daemon_auto_start"] == nil && table(check, "features")["daemon_auto_start"] != false {
-		return agentinstall.Change{}, fmt.Errorf("agentinstall: %s: the edit did not turn daemon_auto_start off; not touching it", path)
+		return agentinstall.Change{}, fmt.Errorf("%s: the edit did not turn daemon_auto_start off; not touching it", path)
 	}
 	c.New = out
 	return c, nil
@@ -179,7 +179,7 @@ func addFeature(path string, data []byte, line string) ([]byte, error) {
 	if md.IsDefined("features") {
 		loc := featuresHeader().FindIndex(data)
 		if loc == nil {
-			return nil, fmt.Errorf("agentinstall: %s defines features other than as a [features] table; add %q to it yourself", path, line)
+			return nil, fmt.Errorf("%s defines features other than as a [features] table; add %q to it yourself", path, line)
 		}
 		end := loc[1]
 		if end < len(data) && data[end] == '\n' {

@@ -216,7 +216,7 @@ func list(o *listOptions, env *cmdEnv) int {
 				return code
 			}
 			// This machine fails as a host would: the others are listed.
-			msg := strings.TrimPrefix(statusfile.SanitizeText(err.Error()), "perm: ")
+			msg := statusfile.SanitizeText(err.Error())
 			parts = append(parts, hostList{err: &remote.HostError{Kind: failRefused, Msg: msg, Hint: "run 'statusls doctor'"}, reported: true})
 		} else {
 			local = l
