@@ -126,9 +126,6 @@ func newWatcher(dir string, o Options, newSource func() (source, error)) (*Watch
 // reads them when the consumer is ready.
 func (w *Watcher) Events() <-chan Event { return w.out }
 
-// Dir returns the status directory watched, as an absolute path.
-func (w *Watcher) Dir() string { return w.path }
-
 // Close stops the watcher and waits until its goroutines (and fsnotify's)
 // have ended; the Events channel is then closed. Events not yet delivered
 // are dropped. Close may be called more than once, from any goroutine.
