@@ -397,7 +397,7 @@ func judge(e *Entry, data []byte, now time.Time) {
 	e.Age = now.Sub(rec.UpdatedAt)
 	if e.Name != statusfile.FileName(rec.Session) {
 		e.Verdict, e.Reason = Invalid, ReasonNameMismatch
-		e.Err = errors.New("reader: " + e.Name + " is not the file name of session " + quoteShort(rec.Session))
+		e.Err = errors.New(e.Name + " is not the file name of session " + quoteShort(rec.Session))
 		return
 	}
 	if rec.Fresh(now) {
