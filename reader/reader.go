@@ -148,9 +148,6 @@ func Open(path string, opts Options) (*Dir, error) {
 // Close closes the directory.
 func (d *Dir) Close() error { return d.pd.Close() }
 
-// Path returns the directory's path.
-func (d *Dir) Path() string { return d.pd.Path() }
-
 // Info describes the directory as opened, so that a long-lived reader can
 // tell (with os.SameFile) whether the path still names it.
 func (d *Dir) Info() fs.FileInfo { return d.pd.Info() }
