@@ -32,7 +32,7 @@ var bootTime = func() (time.Time, error) {
 			return time.Unix(sec, 0), nil
 		}
 	}
-	return time.Time{}, errors.New("reader: no btime in /proc/stat")
+	return time.Time{}, errors.New("no btime in /proc/stat")
 }
 
 func checkPID(pid int, updatedAt time.Time) Liveness {

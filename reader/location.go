@@ -16,10 +16,10 @@ import (
 func DefaultDir() (string, error) {
 	loc, err := location.ForReader("", "", nil)
 	if errors.Is(err, location.ErrNoHome) {
-		return "", errors.New("reader: cannot find the status directory: " + location.StatusDirEnv + " and " + location.ConfigHomeEnv + " are not set and the home directory is unknown")
+		return "", errors.New("cannot find the status directory: " + location.StatusDirEnv + " and " + location.ConfigHomeEnv + " are not set and the home directory is unknown")
 	}
 	if err != nil {
-		return "", fmt.Errorf("reader: status directory: %w", err)
+		return "", fmt.Errorf("status directory: %w", err)
 	}
 	return loc.Dir, nil
 }

@@ -148,9 +148,6 @@ func Open(path string, opts Options) (*Dir, error) {
 // Close closes the directory.
 func (d *Dir) Close() error { return d.pd.Close() }
 
-// Path returns the directory's path.
-func (d *Dir) Path() string { return d.pd.Path() }
-
 // Info describes the directory as opened, so that a long-lived reader can
 // tell (with os.SameFile) whether the path still names it.
 func (d *Dir) Info() fs.FileInfo { return d.pd.Info() }
@@ -397,7 +394,7 @@ func judge(e *Entry, data []byte, now time.Time) {
 	e.Age = now.Sub(rec.UpdatedAt)
 	if e.Name != statusfile.FileName(rec.Session) {
 		e.Verdict, e.Reason = Invalid, ReasonNameMismatch
-		e.Err = errors.New("reader: " + e.Name + " is not the file name of session " + quoteShort(rec.Session))
+		e.Err = errors.New(e.Name + " is not the file name of session " + quoteShort(rec.Session))
 		return
 	}
 	if rec.Fresh(now) {

@@ -51,18 +51,8 @@ func (s State) Known() bool {
 	return s == Working || s == Blocked || s == Idle
 }
 
-// errUnknownState is returned by [ParseState] for a value outside the v1
-// vocabulary.
+// errUnknownState is the error of a state outside the v1 vocabulary.
 var errUnknownState = errors.New("unknown state")
-
-// ParseState returns the v1 state named s.
-func ParseState(s string) (State, error) {
-	st := State(s)
-	if !st.Known() {
-		return "", fmt.Errorf("%w %q (want working, blocked or idle)", errUnknownState, s)
-	}
-	return st, nil
-}
 
 // Status is one session's record.
 type Status struct {

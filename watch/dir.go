@@ -37,7 +37,7 @@ func (w *Watcher) reconcile() {
 		// directory (SPEC.md R2): nothing in it may be shown.
 		w.closeDir(reasonDirRefused)
 		w.missing = false
-		w.reportOnce(&w.dirErr, fmt.Errorf("watch: %w", err))
+		w.reportOnce(&w.dirErr, err)
 		w.armRescan()
 		return
 	}
@@ -54,7 +54,7 @@ func (w *Watcher) reconcile() {
 	// idempotent, and it brings back a watch fsnotify dropped (the
 	// directory was renamed away and back).
 	if err := w.src.Add(w.path); err != nil {
-		w.reportOnce(&w.addErr, fmt.Errorf("watch: cannot watch %s; changes will be seen at rescans only: %w", w.path, err))
+		w.reportOnce(&w.addErr, fmt.Errorf("cannot watch %s; changes will be seen at rescans only: %w", w.path, err))
 	} else {
 		w.addErr = ""
 	}
@@ -66,7 +66,7 @@ func (w *Watcher) reconcile() {
 	w.dir, w.dirInfo = d, d.Info()
 	l, err := d.List()
 	if err != nil {
-		w.reportOnce(&w.dirErr, fmt.Errorf("watch: %w", err))
+		w.reportOnce(&w.dirErr, err)
 		w.armRescan()
 		return
 	}
@@ -103,7 +103,7 @@ func (w *Watcher) watchAncestor() bool {
 			return a == w.parent
 		}
 		if err := w.src.Add(a); err != nil {
-			w.reportOnce(&w.ancErr, fmt.Errorf("watch: cannot watch %s for changes to %s: %w", a, w.path, err))
+			w.reportOnce(&w.ancErr, fmt.Errorf("cannot watch %s for changes to %s: %w", a, w.path, err))
 			if w.anc != "" && w.anc != a {
 				_ = w.src.Remove(w.anc)
 			}

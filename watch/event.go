@@ -96,6 +96,3 @@ type Event struct {
 // Live reports whether the session is fresh after the event: what most
 // consumers show.
 func (e *Event) Live() bool { return e.After != nil && e.After.Verdict == reader.Fresh }
-
-// WasLive reports whether the session was fresh before the event.
-func (e *Event) WasLive() bool { return e.Before != nil && e.Before.Verdict == reader.Fresh }

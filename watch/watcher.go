@@ -88,11 +88,11 @@ func newWatcher(dir string, o Options, newSource func() (source, error)) (*Watch
 	}
 	path, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
+		return nil, err
 	}
 	src, err := newSource()
 	if err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
+		return nil, err
 	}
 	w := &Watcher{
 		cfg:       o,
@@ -126,9 +126,6 @@ func newWatcher(dir string, o Options, newSource func() (source, error)) (*Watch
 // reads them when the consumer is ready.
 func (w *Watcher) Events() <-chan Event { return w.out }
 
-// Dir returns the status directory watched, as an absolute path.
-func (w *Watcher) Dir() string { return w.path }
-
 // Close stops the watcher and waits until its goroutines (and fsnotify's)
 // have ended; the Events channel is then closed. Events not yet delivered
 // are dropped. Close may be called more than once, from any goroutine.
@@ -148,7 +145,7 @@ func (w *Watcher) run() {
 			w.dir.Close()
 		}
 		if err := w.src.Close(); err != nil {
-			w.closeErr = fmt.Errorf("watch: %w", err)
+			w.closeErr = err
 		}
 		close(w.out)
 		close(w.done)
@@ -257,7 +254,7 @@ func (w *Watcher) drain() {
 func (w *Watcher) note(ev fsnotify.Event, ok bool) {
 	if !ok {
 		w.srcEvents = nil
-		w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: errors.New("watch: file system notifications stopped; only rescans remain")})
+		w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: errors.New("file system notifications stopped; only rescans remain")})
 		return
 	}
 	name := ev.Name
@@ -286,10 +283,10 @@ func (w *Watcher) noteErr(err error, ok bool) {
 		// Notifications were lost: list everything again and report
 		// only what really changed.
 		w.dirDirty = true
-		w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: fmt.Errorf("watch: %w: listing %s again", err, w.path)})
+		w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: fmt.Errorf("%w: listing %s again", err, w.path)})
 		return
 	}
-	w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: fmt.Errorf("watch: %w", err)})
+	w.emit(Event{Kind: Error, At: w.cfg.Clock.Now(), Err: err})
 }
 
 func (w *Watcher) emit(ev Event) {

@@ -124,9 +124,9 @@ func (st *HookStep) parseWant(data []byte) error {
 		case line == "unchanged":
 			st.Unchanged = true
 		case strings.HasPrefix(line, "state:"):
-			s, err := statusfile.ParseState(strings.TrimSpace(strings.TrimPrefix(line, "state:")))
-			if err != nil {
-				return err
+			s := statusfile.State(strings.TrimSpace(strings.TrimPrefix(line, "state:")))
+			if !s.Known() {
+				return fmt.Errorf("unknown state %q (want working, blocked or idle)", string(s))
 			}
 			st.State, state = s, true
 		case strings.HasPrefix(line, "title:"):
