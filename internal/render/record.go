@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentstatus/agentstatus/internal/errtext"
+	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/reader"
@@ -180,7 +180,7 @@ func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []
 	dst = appendOptString(dst, hasReason, reason)
 	dst = append(dst, `,"error":`...)
 	if e.Verdict == reader.Invalid && e.Err != nil {
-		dst = appendJSONString(dst, statusfile.SanitizeText(errtext.Message(e.Err)))
+		dst = appendJSONString(dst, statusfile.SanitizeText(base.Message(e.Err)))
 	} else {
 		dst = append(dst, "null"...)
 	}

@@ -71,8 +71,8 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestMessage(t *testing.T) {
-	err := fmt.Errorf("statusfile: publish /x: %w", errors.New("perm: status directory is group- or world-accessible\nreally"))
-	if got, want := Message(err), "publish /x: status directory is group- or world-accessible really"; got != want {
+	err := fmt.Errorf("publish /x: %w", errors.New("status directory is group- or world-accessible\nreally\r\nso"))
+	if got, want := Message(err), "publish /x: status directory is group- or world-accessible really so"; got != want {
 		t.Errorf("Message = %q, want %q", got, want)
 	}
 }

@@ -167,7 +167,7 @@ type waitState struct {
 func (s *waitState) handle(ev *watch.Event) int {
 	switch ev.Kind {
 	case watch.Error:
-		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(ev.Err.Error()))
+		fmt.Fprintf(s.env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(ev.Err)))
 		return -1
 	case watch.Synced:
 		s.synced = true

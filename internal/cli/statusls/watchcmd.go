@@ -466,7 +466,7 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 	}
 	switch c.kind {
 	case evError:
-		r.report(hostPrefix(host) + statusfile.SanitizeText(ev.Err.Error()))
+		r.report(hostPrefix(host) + statusfile.SanitizeText(base.Message(ev.Err)))
 		return r.print(host, &render.Event{Kind: evError, At: ev.At, Err: ev.Err.Error()}, nil)
 	case evHeartbeat:
 		// The table shows ages as time passes; a heartbeat only resets
