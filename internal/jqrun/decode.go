@@ -19,7 +19,25 @@ import (
 // gojq's own decoder does. With sanitize set, every string, object keys
 // included, is sanitized as for display (SPEC.md §7 steps 2–3), so that a
 // filter printing raw strings cannot print escape sequences from the data.
+//
+// Decode accepts what encoding/json accepts and decodes it alike, strings
+// included (invalid UTF-8 and lone surrogates become U+FFFD), but without
+// its reflection and copies: statusls --jq decodes every session it lists.
+// On invalid JSON, encoding/json words the error.
 func Decode(data []byte, sanitize bool) (any, error) {
+	p := parser{data: data}
+	v, ok := p.value()
+	if p.space(); !ok || p.i != len(data) {
+		return decodeStd(data, sanitize)
+	}
+	if sanitize {
+		v = convert(v, true)
+	}
+	return v, nil
+}
+
+// decodeStd is [Decode] through encoding/json.
+func decodeStd(data []byte, sanitize bool) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -58,7 +76,7 @@ func convert(v any, sanitize bool) any {
 		}
 		return v
 	case json.Number:
-		return number(v)
+		return number(string(v))
 	case []any:
 		for i := range v {
 			v[i] = convert(v[i], sanitize)
@@ -102,8 +120,7 @@ func hasKey(m map[string]any, k string) bool {
 }
 
 // number converts a JSON number as gojq's own decoder does.
-func number(n json.Number) any {
-	s := string(n)
+func number(s string) any {
 	if !strings.ContainsAny(s, ".eE") {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil && i == int64(int(i)) {
 			return int(i)

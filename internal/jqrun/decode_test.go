@@ -3,6 +3,7 @@ package jqrun
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/big"
 	"reflect"
@@ -88,4 +89,58 @@ func FuzzDecodeObject(f *testing.F) {
 		}
 		walk(v)
 	})
+}
+
+// FuzzDecodeAlike: Decode's own parser accepts exactly what encoding/json
+// accepts, and decodes it to the same value, sanitized or not.
+func FuzzDecodeAlike(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,-0,2.5e-3,1E+2,123456789012345678901234567890,true,false,null],"b":{}}`,
+		`"\"\\\/\b\f\n\r\t\u0041\u00e9\ud83d\ude00\ud800\udc00\ud800\u0041\udc00\ud800"`,
+		`"\uD83D\uDE00\ud83d\ud83d\ude00\ud800\\u0041"`,
+		"\"a\xffb\xe2\x82c\xed\xa0\x80\xf0\x9f\x98\"",
+		" [ ] ", `{ }`, "\t{\"k\"\n:\r1 }\n",
+		`01`, `1.`, `.5`, `-`, `1e`, `+1`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{1:2}`,
+		`"\u12"`, `"\x"`, "\"a\x01\"", `tru`, `nul`, `truex`, `[1 2]`, `"abc`,
+		`{"a":1,"a":2}`, `{"\u001b[0mstate":"x","state":"y"}`, "{\"a\x9b\":1}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := parser{data: data}
+		got, ok := p.value()
+		p.space()
+		ok = ok && p.i == len(data)
+		want, err := decodeStd(data, false)
+		if ok != (err == nil) {
+			t.Fatalf("parser ok=%v, encoding/json error %v, for %q", ok, err, data)
+		}
+		if !ok {
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("parser: %#v, encoding/json: %#v, for %q", got, want, data)
+		}
+		got, _ = Decode(data, true)
+		want, _ = decodeStd(data, true)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("sanitized: Decode %#v, encoding/json %#v, for %q", got, want, data)
+		}
+	})
+}
+
+// TestDecodeDepth: encoding/json's limit on nesting, and its error.
+func TestDecodeDepth(t *testing.T) {
+	for _, n := range []int{maxDepth, maxDepth + 1} {
+		data := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+		p := parser{data: data}
+		_, ok := p.value()
+		_, err := decodeStd(data, false)
+		if ok != (err == nil) || ok != (n <= maxDepth) {
+			t.Errorf("depth %d: parser ok=%v, encoding/json error %v", n, ok, err)
+		}
+		if _, err2 := Decode(data, false); fmt.Sprint(err2) != fmt.Sprint(err) {
+			t.Errorf("depth %d: Decode error %v, want %v", n, err2, err)
+		}
+	}
 }
