@@ -121,6 +121,9 @@ type execution struct {
 	mu      sync.Mutex
 	out     *bufio.Writer
 	stopped bool
+	// buf and ind hold the JSON of one result, compact and indented.
+	buf []byte
+	ind bytes.Buffer
 }
 
 func (x *execution) since() int64 { return int64(time.Since(x.start)) }
@@ -200,7 +203,7 @@ func (x *execution) eval(name string, input any) (int, error) {
 			x.mu.Unlock()
 			return status, err
 		}
-		err = writeValue(x.out, v, x.r.Raw, x.r.Compact)
+		err = x.write(v)
 		if err != nil {
 			x.out.Flush()
 			fmt.Fprintf(x.r.Stderr, "%s: %s: %s%v\n", x.r.Prog, x.r.Flag, prefix(name), err)
@@ -289,25 +292,24 @@ func (x *execution) timedOut(cancel context.CancelFunc) int {
 	return jqrun.ExitError
 }
 
-// writeValue writes one result as the jq command line does: with raw set,
-// a string as it is; anything else as JSON, indented by two spaces (or
+// write writes one result as the jq command line does: with raw set, a
+// string as it is; anything else as JSON, indented by two spaces (or
 // compact), keys sorted (gojq does not keep the order of keys); a newline
 // after each.
-func writeValue(w *bufio.Writer, v any, raw, compact bool) error {
-	if s, ok := v.(string); ok && raw {
+func (x *execution) write(v any) error {
+	w := x.out
+	if s, ok := v.(string); ok && x.r.Raw {
 		w.WriteString(s)
 		return w.WriteByte('\n')
 	}
-	b, err := gojq.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if !compact {
-		var ind bytes.Buffer
-		if err := json.Indent(&ind, b, "", "  "); err != nil {
+	x.buf = appendJSON(x.buf[:0], v)
+	b := x.buf
+	if !x.r.Compact {
+		x.ind.Reset()
+		if err := json.Indent(&x.ind, b, "", "  "); err != nil {
 			return err
 		}
-		b = ind.Bytes()
+		b = x.ind.Bytes()
 	}
 	w.Write(b)
 	return w.WriteByte('\n')
@@ -320,8 +322,7 @@ func writeHaltValue(w io.Writer, v any) {
 		io.WriteString(w, s)
 		return
 	}
-	b, _ := gojq.Marshal(v)
-	w.Write(append(b, '\n'))
+	w.Write(append(appendJSON(nil, v), '\n'))
 }
 
 // reportParseError reports a syntax error in the filter with its
