@@ -44,7 +44,9 @@ func appendJSON(b []byte, v any) []byte {
 		return append(b, ']')
 	case map[string]any:
 		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(v)) {
+		keys := slices.AppendSeq(make([]string, 0, len(v)), maps.Keys(v))
+		slices.Sort(keys)
+		for i, k := range keys {
 			if i > 0 {
 				b = append(b, ',')
 			}
