@@ -1,6 +1,8 @@
 package jqrun
 
 import (
+	"bytes"
+	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -41,7 +43,7 @@ func (p *parser) accept(c byte) bool {
 
 // literal skips s if it comes next.
 func (p *parser) literal(s string) bool {
-	if len(p.data)-p.i >= len(s) && string(p.data[p.i:p.i+len(s)]) == s {
+	if bytes.HasPrefix(p.data[p.i:], []byte(s)) {
 		p.i += len(s)
 		return true
 	}
@@ -74,63 +76,57 @@ func (p *parser) value() (any, bool) {
 	return nil, false
 }
 
-func (p *parser) object() (any, bool) {
-	p.i++ // {
+// container parses what is between the brackets of an object or array,
+// from the opening one to end, the closing one: each parses one member or
+// element.
+func (p *parser) container(end byte, each func() bool) bool {
+	p.i++ // { or [
 	if p.depth++; p.depth > maxDepth {
-		return nil, false
+		return false
 	}
-	m := make(map[string]any)
-	if p.space(); p.accept('}') {
+	if p.space(); p.accept(end) {
 		p.depth--
-		return m, true
+		return true
 	}
 	for {
-		if p.space(); p.i == len(p.data) || p.data[p.i] != '"' {
-			return nil, false
+		if !each() {
+			return false
 		}
-		k, ok := p.str()
-		if p.space(); !ok || !p.accept(':') {
-			return nil, false
-		}
-		v, ok := p.value()
-		if !ok {
-			return nil, false
-		}
-		m[k] = v
-		if p.space(); p.accept('}') {
+		if p.space(); p.accept(end) {
 			p.depth--
-			return m, true
+			return true
 		}
 		if !p.accept(',') {
-			return nil, false
+			return false
 		}
 	}
 }
 
-func (p *parser) array() (any, bool) {
-	p.i++ // [
-	if p.depth++; p.depth > maxDepth {
-		return nil, false
-	}
-	a := []any{}
-	if p.space(); p.accept(']') {
-		p.depth--
-		return a, true
-	}
-	for {
+func (p *parser) object() (any, bool) {
+	m := make(map[string]any)
+	ok := p.container('}', func() bool {
+		if p.space(); p.i == len(p.data) || p.data[p.i] != '"' {
+			return false
+		}
+		k, ok := p.str()
+		if p.space(); !ok || !p.accept(':') {
+			return false
+		}
 		v, ok := p.value()
-		if !ok {
-			return nil, false
-		}
+		m[k] = v // the last of equal keys wins
+		return ok
+	})
+	return m, ok
+}
+
+func (p *parser) array() (any, bool) {
+	a := []any{}
+	ok := p.container(']', func() bool {
+		v, ok := p.value()
 		a = append(a, v)
-		if p.space(); p.accept(']') {
-			p.depth--
-			return a, true
-		}
-		if !p.accept(',') {
-			return nil, false
-		}
-	}
+		return ok
+	})
+	return a, ok
 }
 
 // number parses a number and converts it as gojq does.
@@ -248,19 +244,9 @@ func (p *parser) u4(i int) rune {
 	if len(p.data)-i < 6 || p.data[i] != '\\' || p.data[i+1] != 'u' {
 		return -1
 	}
-	var r rune
-	for _, c := range p.data[i+2 : i+6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
+	n, err := strconv.ParseUint(string(p.data[i+2:i+6]), 16, 16)
+	if err != nil {
+		return -1
 	}
-	return r
+	return rune(n)
 }
