@@ -62,14 +62,9 @@ func (o *Options) check(agent string) Status {
 	}
 	spec, _ := specFor(agent)
 	st.Path = filepath.Join(dir, spec.file)
-	events, has := spec.events, func(g *jnode) bool { return hasOurs(g, spec.hookCmd) }
-	if agent == "copilot" {
-		st.Path = filepath.Join(dir, "hooks", copilotFile)
-		events, has = copilotEvents(), func(l *jnode) bool { return copilotHasOurs(l, "copilot-hook") }
-	}
 	data, _, _, err := ReadFile(st.Path)
 	if err == nil {
-		st.Missing, err = missingHooks(st.Path, data, spec.jsonc, events, has)
+		st.Missing, err = missingHooks(st.Path, data, spec)
 	}
 	if err != nil {
 		st.Err = err
@@ -82,20 +77,20 @@ func (o *Options) check(agent string) Status {
 	return st
 }
 
-// missingHooks lists the events of the settings data (read from path) in
-// whose list has finds no statuspub hook.
-func missingHooks(path string, data []byte, jsonc bool, events []string, has func(*jnode) bool) ([]string, error) {
+// missingHooks lists the events of spec in whose list the settings data
+// (read from path) have no statuspub hook.
+func missingHooks(path string, data []byte, spec hookSpec) ([]string, error) {
 	var hooks *jnode
 	if len(bytes.TrimSpace(data)) > 0 {
-		doc, err := parseSettings(path, data, jsonc)
+		doc, err := parseSettings(path, data, spec.jsonc)
 		if err != nil {
 			return nil, err
 		}
 		hooks = doc.root.get("hooks")
 	}
 	var missing []string
-	for _, ev := range events {
-		if l := hooks.get(ev); l == nil || l.kind != jArray || !has(l) {
+	for _, ev := range spec.events {
+		if l := hooks.get(ev); l == nil || l.kind != jArray || len(spec.ours(l)) == 0 {
 			missing = append(missing, ev)
 		}
 	}

@@ -119,6 +119,11 @@ type hookSpec struct {
 	// and timeout it would write.
 	refresh bool
 	jsonc   bool // the agent reads its settings as JSON with comments (jsonc.go)
+	// flat: Copilot CLI's layout. The handlers are the entries of the
+	// event's list, with no matcher groups: {"type", "bash", "powershell",
+	// "matcher", "timeoutSec"}. The file has a "version", and uninstall
+	// removes it when nothing else is left.
+	flat bool
 }
 
 // timeoutFor is the timeout of statuspub's hook on ev.
@@ -155,6 +160,19 @@ func specFor(agent string) (hookSpec, bool) {
 		// hooks named; no model hooks (AfterModel fires per streamed chunk).
 		"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
 			events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
+		// https://docs.github.com/en/copilot/reference/hooks-reference:
+		// Copilot CLI reads every *.json file of its hooks folders
+		// (~/.copilot/hooks/, $COPILOT_HOME/hooks/; .github/hooks/ in a
+		// repository); statuspub's go into a file of their own, merged into
+		// as any settings file and read as plain JSON, as Copilot CLI reads
+		// it. The PascalCase event names make it send hook_event_name and
+		// snake_case fields (the VS Code compatible shape); "notification"
+		// has no PascalCase name, and its payload names itself. Its matcher
+		// keeps only the notifications that mean the session waits.
+		"copilot": {hookCmd: "copilot-hook", file: "hooks/agentstatus.json", timeout: 5, flat: true,
+			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+				"notification", "Stop", "ErrorOccurred", "SessionEnd"},
+			matcher: map[string]string{"notification": "permission_prompt|elicitation_dialog"}},
 		// QwenLM/qwen-code docs/users/features/hooks.md: Claude Code's
 		// shape and event names; timeout in seconds (0.24.4 reads 1000
 		// and more as milliseconds); no matcher runs a hook for every
@@ -183,6 +201,8 @@ func (o *Options) agentDir(agent string) (string, error) {
 		switch agent {
 		case "opencode":
 			return filepath.Join(p, ".opencode"), nil
+		case "copilot":
+			return filepath.Join(p, ".github"), nil
 		default:
 			return filepath.Join(p, "."+agent), nil
 		}
@@ -225,13 +245,6 @@ func Plan(o Options) ([]Change, error) {
 	}
 	if o.Agent == "opencode" {
 		c, err := planPlugin(filepath.Join(dir, "plugins", opencode.FileName), o.Uninstall, o.Command)
-		if err != nil {
-			return nil, err
-		}
-		return []Change{c}, checkWritable(c)
-	}
-	if o.Agent == "copilot" {
-		c, err := planCopilot(o)
 		if err != nil {
 			return nil, err
 		}
@@ -411,7 +424,8 @@ func planFile(path string, edit func(path string, data []byte) ([]byte, error)) 
 }
 
 // editHooks returns the settings data with statuspub's hooks installed
-// (or uninstalled): data itself when nothing changes.
+// (or uninstalled): data itself when nothing changes, nil when uninstall
+// leaves a flat hooks file nothing but its version (the file goes).
 func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, error) {
 	var err error
 	doc := jsonDoc{root: &jnode{kind: jObject}}
@@ -421,7 +435,11 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 			return nil, err
 		}
 		if doc.root.kind != jObject {
-			return nil, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
+			msg := "the settings are not a JSON object"
+			if spec.flat {
+				msg = "the hooks file is not a JSON object"
+			}
+			return nil, &ParseError{Path: path, Line: 1, Col: 1, Msg: msg}
 		}
 	}
 	root := doc.root
@@ -435,52 +453,47 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 		if hooks == nil {
 			return data, nil
 		}
-		for _, ev := range append([]string(nil), memberKeys(hooks)...) {
-			if removeOurs(hooks, ev, spec.hookCmd) {
+		for _, ev := range memberKeys(hooks) {
+			if spec.removeOurs(hooks, ev) {
 				changed = true
 			}
 		}
 		if len(hooks.members) == 0 && changed {
 			root.del("hooks")
+			if spec.flat && (len(root.members) == 0 || len(root.members) == 1 && root.members[0].key == "version") {
+				return nil, nil
+			}
 		}
 	} else {
+		if spec.flat && root.get("version") == nil {
+			root.set("version", num(1))
+			changed = true
+		}
 		if hooks == nil {
 			hooks = &jnode{kind: jObject}
 			root.set("hooks", hooks)
 		}
 		for _, ev := range spec.stale {
-			if removeOurs(hooks, ev, spec.hookCmd) {
+			if spec.removeOurs(hooks, ev) {
 				changed = true
 			}
 		}
 		for _, ev := range spec.events {
-			groups := hooks.get(ev)
-			if groups != nil && groups.kind != jArray {
+			list := hooks.get(ev)
+			if list != nil && list.kind != jArray {
 				return nil, fmt.Errorf("%s: hooks.%s is not an array; not touching it", path, ev)
 			}
-			if groups == nil {
-				groups = &jnode{kind: jArray}
-				hooks.set(ev, groups)
+			if list == nil {
+				list = &jnode{kind: jArray}
+				hooks.set(ev, list)
 			}
-			if hasOurs(groups, spec.hookCmd) {
-				if spec.refresh && refreshOurs(groups, spec.hookCmd, command, spec.timeoutFor(ev)) {
+			if ours := spec.ours(list); len(ours) > 0 {
+				if spec.refresh && refresh(ours, command, spec.timeoutFor(ev)) {
 					changed = true
 				}
 				continue
 			}
-			h := &jnode{kind: jObject}
-			if spec.named {
-				h.set("name", str("agentstatus"))
-			}
-			h.set("type", str("command"))
-			h.set("command", str(command))
-			h.set("timeout", num(spec.timeoutFor(ev)))
-			g := &jnode{kind: jObject}
-			if m, ok := spec.matcher[ev]; ok {
-				g.set("matcher", str(m))
-			}
-			g.set("hooks", &jnode{kind: jArray, elems: []*jnode{h}})
-			groups.elems, groups.dirty = append(groups.elems, g), true
+			list.elems, list.dirty = append(list.elems, spec.entry(ev, command)), true
 			changed = true
 		}
 	}
@@ -488,6 +501,34 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 		return data, nil
 	}
 	return doc.encode(), nil
+}
+
+// entry is the new entry of event ev's list that runs command: a matcher
+// group holding the handler, or the handler itself in a flat list.
+func (s hookSpec) entry(ev, command string) *jnode {
+	h := &jnode{kind: jObject}
+	if s.named {
+		h.set("name", str("agentstatus"))
+	}
+	h.set("type", str("command"))
+	m, hasMatcher := s.matcher[ev]
+	if s.flat {
+		h.set("bash", str(command))
+		h.set("powershell", str(command))
+		if hasMatcher {
+			h.set("matcher", str(m))
+		}
+		h.set("timeoutSec", num(s.timeoutFor(ev)))
+		return h
+	}
+	h.set("command", str(command))
+	h.set("timeout", num(s.timeoutFor(ev)))
+	g := &jnode{kind: jObject}
+	if hasMatcher {
+		g.set("matcher", str(m))
+	}
+	g.set("hooks", &jnode{kind: jArray, elems: []*jnode{h}})
+	return g
 }
 
 func memberKeys(n *jnode) []string {
@@ -498,85 +539,82 @@ func memberKeys(n *jnode) []string {
 	return ks
 }
 
-// removeOurs removes statuspub's hooks (sub) from event ev, and the groups
-// and event they leave empty. It reports whether it removed any.
-func removeOurs(hooks *jnode, ev, sub string) bool {
-	groups := hooks.get(ev)
-	if groups == nil || groups.kind != jArray {
+// isOursIn reports whether the handler h runs statuspub's adapter: its
+// command, or in a flat list its bash, else its cross-platform command.
+func (s hookSpec) isOursIn(h *jnode) bool {
+	cmd, ok := "", false
+	if s.flat {
+		cmd, ok = h.get("bash").stringValue()
+	}
+	if !ok {
+		cmd, _ = h.get("command").stringValue()
+	}
+	return isOurs(cmd, s.hookCmd)
+}
+
+// ours lists statuspub's handlers in an event's list.
+func (s hookSpec) ours(list *jnode) []*jnode {
+	hs := list.elems
+	if !s.flat {
+		hs = nil
+		for _, g := range list.elems {
+			if h := g.get("hooks"); h != nil && h.kind == jArray {
+				hs = append(hs, h.elems...)
+			}
+		}
+	}
+	var out []*jnode
+	for _, h := range hs {
+		if s.isOursIn(h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// removeOurs removes statuspub's handlers from event ev, and the groups
+// they leave empty, and the event when its list is left empty (a flat
+// list: by them). It reports whether it removed any.
+func (s hookSpec) removeOurs(hooks *jnode, ev string) bool {
+	list := hooks.get(ev)
+	if list == nil || list.kind != jArray {
 		return false
 	}
+	notOurs := func(h *jnode) bool { return !s.isOursIn(h) }
 	removed := false
-	var keep []*jnode
-	for _, g := range groups.elems {
-		hs := g.get("hooks")
-		if hs == nil || hs.kind != jArray {
-			keep = append(keep, g)
-			continue
-		}
-		var left []*jnode
-		for _, h := range hs.elems {
-			if cmd, _ := h.get("command").stringValue(); isOurs(cmd, sub) {
-				removed = true
-				continue
+	if s.flat {
+		removed = list.filter(notOurs)
+	} else {
+		list.filter(func(g *jnode) bool {
+			hs := g.get("hooks")
+			if hs == nil || hs.kind != jArray || !hs.filter(notOurs) {
+				return true
 			}
-			left = append(left, h)
-		}
-		switch {
-		case len(left) == len(hs.elems):
-			keep = append(keep, g)
-		case len(left) > 0:
-			hs.elems, hs.dirty = left, true
-			keep = append(keep, g)
-		}
+			removed = true
+			return len(hs.elems) > 0
+		})
 	}
-	if len(keep) == 0 {
+	if len(list.elems) == 0 && (removed || !s.flat) {
 		hooks.del(ev)
-	} else if len(keep) != len(groups.elems) {
-		groups.elems, groups.dirty = keep, true
 	}
 	return removed
 }
 
-// refreshOurs sets the command and timeout of statuspub's hooks (sub) in
-// groups, and reports whether any changed.
-func refreshOurs(groups *jnode, sub, command string, timeout int) bool {
+// refresh sets the command and timeout of statuspub's handlers, and
+// reports whether any changed.
+func refresh(ours []*jnode, command string, timeout int) bool {
 	changed := false
-	for _, g := range groups.elems {
-		hs := g.get("hooks")
-		if hs == nil || hs.kind != jArray {
-			continue
+	for _, h := range ours {
+		if cmd, _ := h.get("command").stringValue(); cmd != command {
+			h.set("command", str(command))
+			changed = true
 		}
-		for _, h := range hs.elems {
-			cmd, _ := h.get("command").stringValue()
-			if !isOurs(cmd, sub) {
-				continue
-			}
-			if cmd != command {
-				h.set("command", str(command))
-				changed = true
-			}
-			if t := h.get("timeout"); t == nil || string(t.raw) != fmt.Sprint(timeout) {
-				h.set("timeout", num(timeout))
-				changed = true
-			}
+		if t := h.get("timeout"); t == nil || string(t.raw) != fmt.Sprint(timeout) {
+			h.set("timeout", num(timeout))
+			changed = true
 		}
 	}
 	return changed
-}
-
-func hasOurs(groups *jnode, sub string) bool {
-	for _, g := range groups.elems {
-		hs := g.get("hooks")
-		if hs == nil || hs.kind != jArray {
-			continue
-		}
-		for _, h := range hs.elems {
-			if cmd, _ := h.get("command").stringValue(); isOurs(cmd, sub) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // pluginDefault is the line of the plugin that names statuspub when

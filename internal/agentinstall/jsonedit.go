@@ -252,6 +252,22 @@ func (n *jnode) del(key string) {
 	n.members = out
 }
 
+// filter keeps the elements of an array that keep accepts, and reports
+// whether any went.
+func (n *jnode) filter(keep func(*jnode) bool) bool {
+	var kept []*jnode
+	for _, e := range n.elems {
+		if keep(e) {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == len(n.elems) {
+		return false
+	}
+	n.elems, n.dirty = kept, true
+	return true
+}
+
 // stringValue returns a scalar string's value.
 func (n *jnode) stringValue() (string, bool) {
 	if n == nil || n.kind != jScalar || len(n.raw) == 0 || n.raw[0] != '"' {
