@@ -6,10 +6,10 @@ import (
 )
 
 // unifiedDiff returns the unified diff (3 lines of context) that turns old
-// into new, with headers naming path; "" when they are equal.
+// into new, with headers naming from and to; "" when they are equal.
 // Settings files are small, so a quadratic longest-common-subsequence is
 // fine.
-func unifiedDiff(path string, old, new []byte) string {
+func unifiedDiff(from, to string, old, new []byte) string {
 	if string(old) == string(new) {
 		return ""
 	}
@@ -52,7 +52,7 @@ func unifiedDiff(path string, old, new []byte) string {
 	}
 	const ctx = 3
 	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", path, path)
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, to)
 	for k := 0; k < len(ops); {
 		if ops[k].kind == ' ' {
 			k++

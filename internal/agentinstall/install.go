@@ -79,20 +79,14 @@ func (c Change) Diff() string {
 	if !c.Changed() {
 		return ""
 	}
-	d := unifiedDiff(c.Path, c.Old, c.New)
+	from, to := c.Path, c.Path
+	if !c.Exists {
+		from = "/dev/null"
+	}
 	if c.New == nil { // removal
-		d = unifiedDiff(c.Path, c.Old, nil)
-		if d == "" {
-			return ""
-		}
+		to = "/dev/null"
 	}
-	switch {
-	case !c.Exists:
-		d = strings.Replace(d, "--- "+c.Path+"\n", "--- /dev/null\n", 1)
-	case c.New == nil:
-		d = strings.Replace(d, "+++ "+c.Path+"\n", "+++ /dev/null\n", 1)
-	}
-	return d
+	return unifiedDiff(from, to, c.Old, c.New)
 }
 
 // Errors Plan returns.
