@@ -50,9 +50,10 @@ func (o *Options) check(agent string) Status {
 	} else if p, err := exec.LookPath(agent); err == nil { // the agent's program has its name
 		st.Found = p
 	}
-	if agent == "opencode" {
-		st.Path = filepath.Join(dir, "plugins", opencode.FileName)
-		data, _, exists, err := ReadFile(st.Path)
+	spec, _ := specFor(agent)
+	st.Path = filepath.Join(dir, spec.file)
+	data, _, exists, err := ReadFile(st.Path)
+	if spec.plugin {
 		st.Err = err
 		st.Installed = exists && bytes.Contains(data, []byte(opencode.Marker))
 		if !st.Installed {
@@ -60,9 +61,6 @@ func (o *Options) check(agent string) Status {
 		}
 		return st
 	}
-	spec, _ := specFor(agent)
-	st.Path = filepath.Join(dir, spec.file)
-	data, _, _, err := ReadFile(st.Path)
 	if err == nil {
 		st.Missing, err = missingHooks(st.Path, data, spec)
 	}

@@ -5,16 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentstatus/agentstatus/internal/testhook"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/examples/opencode"
 	"github.com/agentstatus/agentstatus/internal/shquote"
+	"github.com/agentstatus/agentstatus/internal/testhook"
 )
 
 // Agents lists the agents Plan knows.
@@ -113,6 +114,8 @@ type hookSpec struct {
 	// and timeout it would write.
 	refresh bool
 	jsonc   bool // the agent reads its settings as JSON with comments (jsonc.go)
+	// plugin: OpenCode's hooks are a plugin (examples/opencode), file.
+	plugin bool
 	// flat: Copilot CLI's layout. The handlers are the entries of the
 	// event's list, with no matcher groups: {"type", "bash", "powershell",
 	// "matcher", "timeoutSec"}. The file has a "version", and uninstall
@@ -128,8 +131,7 @@ func (s hookSpec) timeoutFor(ev string) int {
 	return s.timeout
 }
 
-// specFor is the hookSpec of agent; false for OpenCode, whose hooks are a
-// plugin. The map is built on each call, not at package initialisation:
+// specFor is the hookSpec of agent. The map is built on each call, not at package initialisation:
 // statuspub's hook commands link this package and never install.
 func specFor(agent string) (hookSpec, bool) {
 	spec, ok := map[string]hookSpec{
@@ -167,6 +169,7 @@ func specFor(agent string) (hookSpec, bool) {
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 				"notification", "Stop", "ErrorOccurred", "SessionEnd"},
 			matcher: map[string]string{"notification": "permission_prompt|elicitation_dialog"}},
+		"opencode": {file: "plugins/" + opencode.FileName, plugin: true},
 		// QwenLM/qwen-code docs/users/features/hooks.md: Claude Code's
 		// shape and event names; timeout in seconds (0.24.4 reads 1000
 		// and more as milliseconds); no matcher runs a hook for every
@@ -192,14 +195,10 @@ func (o *Options) agentDir(agent string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		switch agent {
-		case "opencode":
-			return filepath.Join(p, ".opencode"), nil
-		case "copilot":
+		if agent == "copilot" {
 			return filepath.Join(p, ".github"), nil
-		default:
-			return filepath.Join(p, "."+agent), nil
 		}
+		return filepath.Join(p, "."+agent), nil
 	}
 	home := o.getenv("HOME")
 	if home == "" {
@@ -237,20 +236,19 @@ func Plan(o Options) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Agent == "opencode" {
-		c, err := planPlugin(filepath.Join(dir, "plugins", opencode.FileName), o.Uninstall, o.Command)
-		if err != nil {
-			return nil, err
-		}
-		return []Change{c}, checkWritable(c)
-	}
 	spec, ok := specFor(o.Agent)
 	if !ok {
 		return nil, ErrAgent
 	}
-	c, err := planFile(filepath.Join(dir, spec.file), func(path string, data []byte) ([]byte, error) {
-		return editHooks(path, data, spec, o)
-	})
+	c := Change{Path: filepath.Join(dir, spec.file)}
+	if c.Old, c.Mode, c.Exists, err = ReadFile(c.Path); err != nil {
+		return nil, err
+	}
+	if spec.plugin {
+		err = planPlugin(&c, o)
+	} else {
+		c.New, err = editHooks(c.Path, c.Old, spec, o)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -302,11 +300,7 @@ func Plan(o Options) ([]Change, error) {
 func trustNotIn(a, b []CodexTrust) []CodexTrust {
 	var out []CodexTrust
 	for _, e := range a {
-		found := false
-		for _, f := range b {
-			found = found || f.Key == e.Key
-		}
-		if !found {
+		if !slices.ContainsFunc(b, func(f CodexTrust) bool { return f.Key == e.Key }) {
 			out = append(out, e)
 		}
 	}
@@ -401,20 +395,6 @@ func firstWord(s string) (word, rest string, ok bool) {
 		}
 	}
 	return b.String(), "", true
-}
-
-// planFile plans the change that edit makes to the file at path.
-func planFile(path string, edit func(path string, data []byte) ([]byte, error)) (Change, error) {
-	data, mode, exists, err := ReadFile(path)
-	if err != nil {
-		return Change{}, err
-	}
-	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
-	c.New, err = edit(path, data)
-	if err != nil {
-		return Change{}, err
-	}
-	return c, nil
 }
 
 // editHooks returns the settings data with statuspub's hooks installed
@@ -625,26 +605,22 @@ func pluginSource(command string) []byte {
 	return bytes.Replace(opencode.Plugin, []byte(pluginDefault), []byte(`process.env.AGENTSTATUS_STATUSPUB || `+string(q)+`;`), 1)
 }
 
-func planPlugin(path string, uninstall bool, command string) (Change, error) {
-	data, mode, exists, err := ReadFile(path)
-	if err != nil {
-		return Change{}, err
-	}
+// planPlugin plans the plugin's change c, whose old file is read.
+func planPlugin(c *Change, o Options) error {
 	// The backup goes into the folder that holds plugins/: OpenCode
 	// scans only {plugin,plugins}/*.{ts,js} there for plugins.
-	c := Change{Path: path, Old: data, Mode: mode, Exists: exists, BackupDir: filepath.Dir(filepath.Dir(path))}
-	if exists && !bytes.Contains(data, []byte(opencode.Marker)) {
-		return Change{}, fmt.Errorf("%w: %s", ErrNotOurs, path)
+	c.BackupDir = filepath.Dir(filepath.Dir(c.Path))
+	if c.Exists && !bytes.Contains(c.Old, []byte(opencode.Marker)) {
+		return fmt.Errorf("%w: %s", ErrNotOurs, c.Path)
 	}
-	if uninstall {
-		c.New = nil
-		return c, nil
+	if o.Uninstall {
+		return nil
 	}
-	if !exists {
+	if !c.Exists {
 		c.Mode = 0o644
 	}
-	c.New = pluginSource(command)
-	return c, nil
+	c.New = pluginSource(o.Command)
+	return nil
 }
 
 // Apply makes one change: it writes a backup of the old file (in
