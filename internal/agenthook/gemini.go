@@ -88,7 +88,7 @@ func geminiWait(d geminiDetails) statusfile.Waiting {
 //	anything else                        ignored
 //
 // Gemini CLI runs no hook when the user denies a confirmation; its chat
-// recording says so ([GeminiTranscript]).
+// recording says so ([GeminiChatState]).
 func Gemini(data []byte) (Action, error) {
 	var in geminiInput
 	if err := decodeObject(data, &in); err != nil {
