@@ -2,7 +2,6 @@ package agenthook
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -52,13 +51,10 @@ type claudeInput struct {
 //	anything else                        ignored
 func Claude(data []byte) (Action, error) {
 	var in claudeInput
-	if err := decodeObject(data, &in); err != nil {
+	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID)
+	if err != nil {
 		return Action{}, err
 	}
-	if in.SessionID == "" {
-		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
-	}
-	a := base(in.SessionID, in.Cwd)
 	switch in.Event {
 	case "SessionStart":
 		if in.Source != "compact" { // compaction can happen in the middle of a turn

@@ -2,7 +2,6 @@ package agenthook
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -91,13 +90,10 @@ func geminiWait(d geminiDetails) statusfile.Waiting {
 // recording says so ([GeminiChatState]).
 func Gemini(data []byte) (Action, error) {
 	var in geminiInput
-	if err := decodeObject(data, &in); err != nil {
+	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID)
+	if err != nil {
 		return Action{}, err
 	}
-	if in.SessionID == "" {
-		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
-	}
-	a := base(in.SessionID, in.Cwd)
 	if filepath.IsAbs(in.Transcript) {
 		a.Source = &Source{Kind: SourceGeminiChat, Path: in.Transcript}
 	}
@@ -213,14 +209,8 @@ func geminiCancelled(raw json.RawMessage) bool {
 // <home>/.gemini/tmp/, a file named session-<time>-<the session id's
 // first 8 characters>.jsonl, as 0.61.0 names them.
 func GeminiChatPath(home, transcriptPath, session string) (string, bool) {
-	if len(session) < 8 || !filepath.IsAbs(home) || !filepath.IsAbs(transcriptPath) ||
-		filepath.Clean(transcriptPath) != transcriptPath {
-		return "", false
-	}
-	root := filepath.Join(filepath.Clean(home), ".gemini", "tmp") + string(filepath.Separator)
-	base := filepath.Base(transcriptPath)
-	if !strings.HasPrefix(transcriptPath, root) || !strings.HasPrefix(base, "session-") ||
-		!strings.HasSuffix(base, "-"+session[:8]+".jsonl") || strings.ContainsAny(session[:8], "/\\") {
+	if len(session) < 8 || strings.ContainsAny(session[:8], "/\\") || !filepath.IsAbs(home) ||
+		!namedIn(filepath.Join(filepath.Clean(home), ".gemini", "tmp"), transcriptPath, "session-", "-"+session[:8]+".jsonl") {
 		return "", false
 	}
 	return transcriptPath, true
