@@ -184,35 +184,25 @@ func (n *jnode) splice(w *textWriter) {
 		text func(w *textWriter, indent string)
 	}
 	var kept, added []item
-	if n.kind == jObject {
-		for _, m := range n.members {
-			m := m
-			it := item{idx: -1, text: func(w *textWriter, indent string) {
-				if m.parsed {
-					w.orig(m.keyStart, m.valStart)
-				} else {
-					w.str(string(marshalString(m.key)) + ": ")
-				}
-				w.value(m.val, indent)
-			}}
+	add := func(parsed bool, idx int, text func(w *textWriter, indent string)) {
+		if parsed {
+			kept = append(kept, item{idx, text})
+		} else {
+			added = append(added, item{-1, text})
+		}
+	}
+	for _, m := range n.members { // an object's
+		add(m.parsed, m.idx, func(w *textWriter, indent string) {
 			if m.parsed {
-				it.idx = m.idx
-				kept = append(kept, it)
+				w.orig(m.keyStart, m.valStart)
 			} else {
-				added = append(added, it)
+				w.str(string(marshalString(m.key)) + ": ")
 			}
-		}
-	} else {
-		for _, e := range n.elems {
-			e := e
-			it := item{idx: -1, text: func(w *textWriter, indent string) { w.value(e, indent) }}
-			if e.src != nil {
-				it.idx = e.idx
-				kept = append(kept, it)
-			} else {
-				added = append(added, it)
-			}
-		}
+			w.value(m.val, indent)
+		})
+	}
+	for _, e := range n.elems { // an array's
+		add(e.src != nil, e.idx, func(w *textWriter, indent string) { w.value(e, indent) })
 	}
 	open, closing, sp := n.start, n.close, n.spans
 	w.orig(open, open+1)
@@ -265,9 +255,8 @@ func (n *jnode) splice(w *textWriter) {
 			if it.idx == last+1 {
 				w.orig(sp[last][1], sp[it.idx][0])
 			} else { // the items between went
-				a, c, _ := sep(last)
+				a, c, b := sep(last)
 				w.orig(a, c+1)
-				_, _, b := sep(last)
 				w.orig(c+1, w.lineEnd(c+1, b))
 				_, c2, b2 := sep(it.idx - 1)
 				if nl := w.lineEnd(c2+1, b2); nl < b2 {

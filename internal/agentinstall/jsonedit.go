@@ -284,39 +284,31 @@ func (n *jnode) write(b *strings.Builder, depth int) {
 	switch n.kind {
 	case jScalar:
 		b.Write(n.raw)
-	case jObject:
-		if len(n.members) == 0 {
-			b.WriteString("{}")
+	default:
+		open, end, count := "{", "}", len(n.members)
+		if n.kind == jArray {
+			open, end, count = "[", "]", len(n.elems)
+		}
+		if count == 0 {
+			b.WriteString(open + end)
 			return
 		}
-		b.WriteString("{\n")
-		for i, m := range n.members {
+		b.WriteString(open + "\n")
+		for i := range count {
 			ind(depth + 1)
-			b.Write(marshalString(m.key))
-			b.WriteString(": ")
-			m.val.write(b, depth+1)
-			if i < len(n.members)-1 {
+			if n.kind == jArray {
+				n.elems[i].write(b, depth+1)
+			} else {
+				b.Write(marshalString(n.members[i].key))
+				b.WriteString(": ")
+				n.members[i].val.write(b, depth+1)
+			}
+			if i < count-1 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
 		}
 		ind(depth)
-		b.WriteByte('}')
-	case jArray:
-		if len(n.elems) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[\n")
-		for i, e := range n.elems {
-			ind(depth + 1)
-			e.write(b, depth+1)
-			if i < len(n.elems)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		ind(depth)
-		b.WriteByte(']')
+		b.WriteString(end)
 	}
 }
