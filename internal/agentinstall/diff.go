@@ -53,28 +53,20 @@ func unifiedDiff(from, to string, old, new []byte) string {
 	const ctx = 3
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, to)
-	for k := 0; k < len(ops); {
+	for k := 0; k < len(ops); k++ {
 		if ops[k].kind == ' ' {
-			k++
 			continue
 		}
-		start := max(k-ctx, 0)
-		end := k
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
+		// A hunk runs from ctx lines before its first change to ctx lines
+		// after its last, taking in the next change while no more than
+		// 2*ctx lines come between.
+		start, end := max(k-ctx, 0), k
+		for j := k; j < len(ops) && j-end <= 2*ctx; j++ {
+			if ops[j].kind != ' ' {
+				end = j + 1
 			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run == len(ops) || run-end > 2*ctx {
-				end = min(end+ctx, len(ops))
-				break
-			}
-			end = run
 		}
+		end = min(end+ctx, len(ops))
 		var na, nb int
 		for _, o := range ops[start:end] {
 			if o.kind != '+' {
@@ -97,7 +89,7 @@ func unifiedDiff(from, to string, old, new []byte) string {
 			out.WriteString(o.text)
 			out.WriteByte('\n')
 		}
-		k = end
+		k = end - 1
 	}
 	return out.String()
 }
