@@ -29,16 +29,12 @@ func stripComments(data []byte) (out []byte, kind []byte) {
 	kind = make([]byte, len(data))
 	blank := func(from, to int, k byte) {
 		for i := from; i < to; {
+			// An invalid byte is U+FFFD to JavaScript: not a space.
 			r, size := utf8.DecodeRune(data[i:to])
-			if r == utf8.RuneError && size <= 1 {
-				size = 1 // JavaScript reads an invalid byte as U+FFFD: not a space
-			}
-			if !jsSpace(r) || (r == utf8.RuneError && size == 1) {
-				for j := i; j < i+size; j++ {
+			for j := i; j < i+size; j++ {
+				if !jsSpace(r) {
 					out[j] = ' '
 				}
-			}
-			for j := i; j < i+size; j++ {
 				kind[j] = k
 			}
 			i += size
