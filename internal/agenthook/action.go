@@ -2,6 +2,7 @@ package agenthook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,9 +108,7 @@ func decode(data []byte, in any, key string, cwd *string, ids ...*string) (Actio
 	}
 	a := Action{Kind: Set}
 	for _, id := range ids {
-		if a.Session == "" {
-			a.Session = *id
-		}
+		a.Session = cmp.Or(a.Session, *id)
 	}
 	if a.Session == "" {
 		return Action{}, fmt.Errorf("%w: no %s", ErrBadInput, key)

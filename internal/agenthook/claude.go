@@ -1,6 +1,7 @@
 package agenthook
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -142,10 +143,7 @@ func todoTitle(raw json.RawMessage) *string {
 		if t.Status != "in_progress" {
 			continue
 		}
-		if t.Content != "" {
-			return ptr(t.Content)
-		}
-		return ptr(t.ActiveForm)
+		return ptr(cmp.Or(t.Content, t.ActiveForm))
 	}
 	return ptr("")
 }
@@ -224,19 +222,9 @@ func TaskToolOp(tool string, input, response json.RawMessage) *TaskOp {
 		if id == "" {
 			return nil
 		}
-		subject := in.Subject
-		if subject == "" {
-			subject = out.Task.Subject
-		}
-		return &TaskOp{ID: id, Create: true, Subject: subject, ActiveForm: in.ActiveForm}
+		return &TaskOp{ID: id, Create: true, Subject: cmp.Or(in.Subject, out.Task.Subject), ActiveForm: in.ActiveForm}
 	case "TaskUpdate":
-		id := taskID(in.TaskID)
-		if id == "" {
-			id = taskID(in.ID)
-		}
-		if id == "" {
-			id = taskID(in.TaskID2)
-		}
+		id := cmp.Or(taskID(in.TaskID), taskID(in.ID), taskID(in.TaskID2))
 		if id == "" {
 			return nil
 		}

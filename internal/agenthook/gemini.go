@@ -1,6 +1,7 @@
 package agenthook
 
 import (
+	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -50,10 +51,7 @@ func geminiWait(d geminiDetails) statusfile.Waiting {
 	case "exec":
 		w.Tool, w.Detail = "Shell", d.Command
 	case "edit":
-		w.Tool, w.Detail = "Edit", d.FilePath
-		if w.Detail == "" {
-			w.Detail = d.FileName
-		}
+		w.Tool, w.Detail = "Edit", cmp.Or(d.FilePath, d.FileName)
 	case "mcp":
 		w.Tool = d.ToolName
 	case "info":

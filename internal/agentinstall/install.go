@@ -2,6 +2,7 @@ package agentinstall
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -229,9 +230,7 @@ func (o *Options) agentDir(agent string) (string, error) {
 
 // Plan computes the changes that install (or uninstall) the hooks.
 func Plan(o Options) ([]Change, error) {
-	if o.Command == "" {
-		o.Command = "statuspub"
-	}
+	o.Command = cmp.Or(o.Command, "statuspub")
 	dir, err := o.agentDir(o.Agent)
 	if err != nil {
 		return nil, err
