@@ -108,6 +108,9 @@ type hookSpec struct {
 	timeouts map[string]int // per event, where the agent allows less
 	named    bool           // Gemini CLI names its hooks
 	file     string         // settings file name under the agent's directory
+	// env is the variable that moves the agent's directory ("": none),
+	// home where the directory is in $HOME without it.
+	env, home string
 	// stale are events an earlier install registered that the agent does
 	// not have: install removes statuspub's hooks from them.
 	stale []string
@@ -132,13 +135,14 @@ func (s hookSpec) timeoutFor(ev string) int {
 	return s.timeout
 }
 
-// specFor is the hookSpec of agent. The map is built on each call, not at package initialisation:
-// statuspub's hook commands link this package and never install.
+// specFor is the hookSpec of agent. The map is built on each call, not at
+// package initialisation: statuspub's hook commands link this package and
+// never install.
 func specFor(agent string) (hookSpec, bool) {
 	spec, ok := map[string]hookSpec{
 		// https://docs.claude.com/en/docs/claude-code/hooks: timeout in seconds,
 		// matcher for tool events.
-		"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5,
+		"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5, env: "CLAUDE_CONFIG_DIR", home: ".claude",
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 				"PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
 			matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*", "PermissionDenied": "*"}},
@@ -147,7 +151,7 @@ func specFor(agent string) (hookSpec, bool) {
 		// those Codex 0.171.0 knows (it has no StopFailure, and ignores it
 		// silently); it clamps Interrupt's and SessionEnd's timeout to 3 s,
 		// with a warning on every start.
-		"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,
+		"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5, env: "CODEX_HOME", home: ".codex",
 			timeouts: map[string]int{"Interrupt": 3, "SessionEnd": 3},
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 				"Stop", "Interrupt", "SessionEnd"},
@@ -155,7 +159,7 @@ func specFor(agent string) (hookSpec, bool) {
 			stale:   []string{"StopFailure"}, refresh: true},
 		// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
 		// hooks named; no model hooks (AfterModel fires per streamed chunk).
-		"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
+		"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true, home: ".gemini",
 			events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
 		// https://docs.github.com/en/copilot/reference/hooks-reference:
 		// Copilot CLI reads every *.json file of its hooks folders
@@ -166,16 +170,17 @@ func specFor(agent string) (hookSpec, bool) {
 		// snake_case fields (the VS Code compatible shape); "notification"
 		// has no PascalCase name, and its payload names itself. Its matcher
 		// keeps only the notifications that mean the session waits.
-		"copilot": {hookCmd: "copilot-hook", file: "hooks/agentstatus.json", timeout: 5, flat: true,
+		"copilot": {hookCmd: "copilot-hook", file: "hooks/agentstatus.json", timeout: 5, flat: true, env: "COPILOT_HOME", home: ".copilot",
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 				"notification", "Stop", "ErrorOccurred", "SessionEnd"},
 			matcher: map[string]string{"notification": "permission_prompt|elicitation_dialog"}},
-		"opencode": {file: "plugins/" + opencode.FileName, plugin: true},
+		// $XDG_CONFIG_HOME/opencode, else ~/.config/opencode.
+		"opencode": {file: "plugins/" + opencode.FileName, plugin: true, env: "XDG_CONFIG_HOME", home: ".config"},
 		// QwenLM/qwen-code docs/users/features/hooks.md: Claude Code's
 		// shape and event names; timeout in seconds (0.24.4 reads 1000
 		// and more as milliseconds); no matcher runs a hook for every
 		// tool. Settings read with comments, as Gemini CLI's.
-		"qwen": {hookCmd: "qwen-hook", file: "settings.json", timeout: 5, jsonc: true,
+		"qwen": {hookCmd: "qwen-hook", file: "settings.json", timeout: 5, jsonc: true, env: "QWEN_HOME", home: ".qwen",
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 				"PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"}},
 	}[agent]
@@ -205,21 +210,12 @@ func (o *Options) agentDir(agent string) (string, error) {
 	if home == "" {
 		return "", errors.New("HOME is not set")
 	}
-	// The variable that moves the agent's directory, and where it is
-	// without it.
-	where, ok := map[string][2]string{
-		"claude":   {"CLAUDE_CONFIG_DIR", ".claude"},
-		"codex":    {"CODEX_HOME", ".codex"},
-		"gemini":   {"", ".gemini"},
-		"qwen":     {"QWEN_HOME", ".qwen"},
-		"copilot":  {"COPILOT_HOME", ".copilot"},
-		"opencode": {"XDG_CONFIG_HOME", ".config"},
-	}[agent]
+	spec, ok := specFor(agent)
 	if !ok {
 		return "", ErrAgent
 	}
-	dir := filepath.Join(home, where[1])
-	if d := o.getenv(where[0]); where[0] != "" && d != "" {
+	dir := filepath.Join(home, spec.home)
+	if d := o.getenv(spec.env); spec.env != "" && d != "" {
 		dir = d
 	}
 	if agent == "opencode" {
@@ -671,10 +667,7 @@ func Apply(c Change, now time.Time) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(c.Path), 0o700); err != nil {
 		return backup, err
 	}
-	if err := replaceFile(c.Path, c.New, c.Mode); err != nil {
-		return backup, err
-	}
-	return backup, nil
+	return backup, replaceFile(c.Path, c.New, c.Mode)
 }
 
 // checkWritable refuses to change a read-only file: its owner made it so.
