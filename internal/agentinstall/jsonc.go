@@ -282,53 +282,45 @@ func (n *jnode) splice(w *textWriter) {
 			tail = []int{nl, closing}
 		}
 	}
-	if len(added) > 0 {
-		// The new items go before the tail's last line break (outside a
-		// comment): after the rest of the kept item's line.
-		cut := -1
-		for i := len(tail) - 2; i >= 0 && cut < 0; i -= 2 {
-			for j := tail[i+1] - 1; j >= tail[i]; j-- {
-				if w.src[j] == '\n' && w.kind[j] == 0 {
-					cut = j
-					if j > tail[i] && w.src[j-1] == '\r' {
-						cut = j - 1
-					}
-					break
+	// The new items go before the tail's last line break (outside a
+	// comment), after the rest of the kept item's line, each on a line of
+	// its own; when there is no such break, all on the line at its end.
+	cut := -1
+	for i := len(tail) - 2; i >= 0 && cut < 0 && len(added) > 0; i -= 2 {
+		for j := tail[i+1] - 1; j >= tail[i]; j-- {
+			if w.src[j] == '\n' && w.kind[j] == 0 {
+				cut = j
+				if j > tail[i] && w.src[j-1] == '\r' {
+					cut = j - 1
 				}
+				break
 			}
 		}
-		if cut >= 0 && last >= 0 {
-			w.str(",")
+	}
+	if cut >= 0 && last >= 0 {
+		w.str(",")
+	}
+	at := cut
+	if cut < 0 {
+		at = closing
+	}
+	for i := 0; i < len(tail); i += 2 {
+		w.orig(tail[i], min(tail[i+1], max(at, tail[i])))
+	}
+	for i, it := range added {
+		switch {
+		case cut >= 0:
+			if i > 0 {
+				w.str(",")
+			}
+			w.str("\n" + indent)
+		case i > 0 || last >= 0:
+			w.str(", ")
 		}
-		if cut < 0 { // all on one line: the tail stays with the kept item
-			for i := 0; i < len(tail); i += 2 {
-				w.orig(tail[i], tail[i+1])
-			}
-			for i, it := range added {
-				if i > 0 || last >= 0 {
-					w.str(", ")
-				}
-				it.text(w, indent)
-			}
-		} else {
-			for i := 0; i < len(tail); i += 2 {
-				w.orig(tail[i], min(tail[i+1], max(cut, tail[i])))
-			}
-			for i, it := range added {
-				if i > 0 {
-					w.str(",")
-				}
-				w.str("\n" + indent)
-				it.text(w, indent)
-			}
-			for i := 0; i < len(tail); i += 2 {
-				w.orig(max(tail[i], min(cut, tail[i+1])), tail[i+1])
-			}
-		}
-	} else {
-		for i := 0; i < len(tail); i += 2 {
-			w.orig(tail[i], tail[i+1])
-		}
+		it.text(w, indent)
+	}
+	for i := 0; i < len(tail); i += 2 {
+		w.orig(max(tail[i], min(at, tail[i+1])), tail[i+1])
 	}
 	w.orig(closing, closing+1)
 }
