@@ -187,13 +187,6 @@ func specFor(agent string) (hookSpec, bool) {
 	return spec, ok
 }
 
-func (o *Options) getenv(k string) string {
-	if o.Getenv == nil {
-		return os.Getenv(k)
-	}
-	return o.Getenv(k)
-}
-
 // agentDir is the directory of an agent's configuration.
 func (o *Options) agentDir(agent string) (string, error) {
 	if o.Project != "" {
@@ -206,7 +199,11 @@ func (o *Options) agentDir(agent string) (string, error) {
 		}
 		return filepath.Join(p, "."+agent), nil
 	}
-	home := o.getenv("HOME")
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home := getenv("HOME")
 	if home == "" {
 		return "", errors.New("HOME is not set")
 	}
@@ -215,7 +212,7 @@ func (o *Options) agentDir(agent string) (string, error) {
 		return "", ErrAgent
 	}
 	dir := filepath.Join(home, spec.home)
-	if d := o.getenv(spec.env); spec.env != "" && d != "" {
+	if d := getenv(spec.env); spec.env != "" && d != "" {
 		dir = d
 	}
 	if agent == "opencode" {
