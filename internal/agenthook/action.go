@@ -78,21 +78,9 @@ var Agents = []string{"claude", "codex", "gemini", "copilot", "qwen"}
 // "gemini", "copilot", "qwen"; "codex-notify" for Codex's legacy notify
 // program).
 func ForAgent(name string) (Mapper, bool) {
-	switch name {
-	case "claude", "claude-code":
-		return Claude, true
-	case "codex":
-		return Codex, true
-	case "codex-notify":
-		return CodexNotify, true
-	case "gemini":
-		return Gemini, true
-	case "copilot":
-		return Copilot, true
-	case "qwen":
-		return Qwen, true
-	}
-	return nil, false
+	m, ok := map[string]Mapper{"claude": Claude, "claude-code": Claude, "codex": Codex, "codex-notify": CodexNotify,
+		"gemini": Gemini, "copilot": Copilot, "qwen": Qwen}[name]
+	return m, ok
 }
 
 // decode decodes a payload, one JSON object, into in, and starts its
