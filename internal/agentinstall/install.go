@@ -99,7 +99,7 @@ var (
 	ErrAgent    = errors.New("unknown agent (claude, codex, gemini, opencode, copilot or qwen)")
 )
 
-// hookSpec describes an agent whose hooks are JSON settings.
+// hookSpec describes an agent's hooks: JSON settings, or OpenCode's plugin.
 type hookSpec struct {
 	hookCmd  string   // the statuspub subcommand
 	events   []string // the events to run it on
