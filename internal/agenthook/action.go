@@ -2,6 +2,7 @@ package agenthook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,43 +78,33 @@ var Agents = []string{"claude", "codex", "gemini", "copilot", "qwen"}
 // "gemini", "copilot", "qwen"; "codex-notify" for Codex's legacy notify
 // program).
 func ForAgent(name string) (Mapper, bool) {
-	switch name {
-	case "claude", "claude-code":
-		return Claude, true
-	case "codex":
-		return Codex, true
-	case "codex-notify":
-		return CodexNotify, true
-	case "gemini":
-		return Gemini, true
-	case "copilot":
-		return Copilot, true
-	case "qwen":
-		return Qwen, true
-	}
-	return nil, false
+	m, ok := map[string]Mapper{"claude": Claude, "claude-code": Claude, "codex": Codex, "codex-notify": CodexNotify,
+		"gemini": Gemini, "copilot": Copilot, "qwen": Qwen}[name]
+	return m, ok
 }
 
-// decodeObject decodes one JSON object into v.
-func decodeObject(data []byte, v any) error {
+// decode decodes a payload, one JSON object, into in, and starts its
+// Action: the session, the first of ids not empty (none: an error naming
+// key), and, when absolute, the cwd.
+func decode(data []byte, in any, key string, cwd *string, ids ...*string) (Action, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
-		return fmt.Errorf("%w: not a JSON object", ErrBadInput)
+		return Action{}, fmt.Errorf("%w: not a JSON object", ErrBadInput)
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadInput, err)
+	if err := json.Unmarshal(data, in); err != nil {
+		return Action{}, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
-	return nil
-}
-
-// base starts the Action of a payload: the session and, when absolute, the
-// cwd.
-func base(session, cwd string) Action {
-	a := Action{Kind: Set, Session: session}
-	if filepath.IsAbs(cwd) || strings.HasPrefix(cwd, "/") {
-		a.Cwd = cwd
+	a := Action{Kind: Set}
+	for _, id := range ids {
+		a.Session = cmp.Or(a.Session, *id)
 	}
-	return a
+	if a.Session == "" {
+		return Action{}, fmt.Errorf("%w: no %s", ErrBadInput, key)
+	}
+	if filepath.IsAbs(*cwd) || strings.HasPrefix(*cwd, "/") {
+		a.Cwd = *cwd
+	}
+	return a, nil
 }
 
 func ignore(session string) Action { return Action{Kind: Ignore, Session: session} }

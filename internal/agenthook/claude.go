@@ -1,8 +1,8 @@
 package agenthook
 
 import (
+	"cmp"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -52,13 +52,10 @@ type claudeInput struct {
 //	anything else                        ignored
 func Claude(data []byte) (Action, error) {
 	var in claudeInput
-	if err := decodeObject(data, &in); err != nil {
+	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID)
+	if err != nil {
 		return Action{}, err
 	}
-	if in.SessionID == "" {
-		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
-	}
-	a := base(in.SessionID, in.Cwd)
 	switch in.Event {
 	case "SessionStart":
 		if in.Source != "compact" { // compaction can happen in the middle of a turn
@@ -146,10 +143,7 @@ func todoTitle(raw json.RawMessage) *string {
 		if t.Status != "in_progress" {
 			continue
 		}
-		if t.Content != "" {
-			return ptr(t.Content)
-		}
-		return ptr(t.ActiveForm)
+		return ptr(cmp.Or(t.Content, t.ActiveForm))
 	}
 	return ptr("")
 }
@@ -228,19 +222,9 @@ func TaskToolOp(tool string, input, response json.RawMessage) *TaskOp {
 		if id == "" {
 			return nil
 		}
-		subject := in.Subject
-		if subject == "" {
-			subject = out.Task.Subject
-		}
-		return &TaskOp{ID: id, Create: true, Subject: subject, ActiveForm: in.ActiveForm}
+		return &TaskOp{ID: id, Create: true, Subject: cmp.Or(in.Subject, out.Task.Subject), ActiveForm: in.ActiveForm}
 	case "TaskUpdate":
-		id := taskID(in.TaskID)
-		if id == "" {
-			id = taskID(in.ID)
-		}
-		if id == "" {
-			id = taskID(in.TaskID2)
-		}
+		id := cmp.Or(taskID(in.TaskID), taskID(in.ID), taskID(in.TaskID2))
 		if id == "" {
 			return nil
 		}

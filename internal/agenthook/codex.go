@@ -3,7 +3,6 @@ package agenthook
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -55,13 +54,10 @@ const codexAskTool = "request_user_input"
 // rollout file says it ([CodexRolloutEvent]).
 func Codex(data []byte) (Action, error) {
 	var in codexInput
-	if err := decodeObject(data, &in); err != nil {
+	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID)
+	if err != nil {
 		return Action{}, err
 	}
-	if in.SessionID == "" {
-		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
-	}
-	a := base(in.SessionID, in.Cwd)
 	if filepath.IsAbs(in.Transcript) {
 		a.Source = &Source{Kind: SourceCodexRollout, Path: in.Transcript}
 	}
@@ -126,17 +122,19 @@ func CodexRolloutState(line []byte, session string, pid int) (st statusfile.Stat
 // ~/.codex) whose name is rollout-<time>-<session>.jsonl, as Codex 0.171.0
 // names it (~/.codex/sessions/YYYY/MM/DD/rollout-2026-12-01T13-01-04-<id>.jsonl).
 func CodexRolloutPath(codexHome, transcriptPath, session string) (string, bool) {
-	if session == "" || !filepath.IsAbs(codexHome) || !filepath.IsAbs(transcriptPath) ||
-		filepath.Clean(transcriptPath) != transcriptPath {
-		return "", false
-	}
-	root := filepath.Join(filepath.Clean(codexHome), "sessions") + string(filepath.Separator)
-	base := filepath.Base(transcriptPath)
-	if !strings.HasPrefix(transcriptPath, root) || !strings.HasPrefix(base, "rollout-") ||
-		!strings.HasSuffix(base, "-"+session+".jsonl") || strings.ContainsAny(session, "/\\") {
+	if session == "" || strings.ContainsAny(session, "/\\") || !filepath.IsAbs(codexHome) ||
+		!namedIn(filepath.Join(filepath.Clean(codexHome), "sessions"), transcriptPath, "rollout-", "-"+session+".jsonl") {
 		return "", false
 	}
 	return transcriptPath, true
+}
+
+// namedIn reports whether path is absolute, clean, under dir and has a
+// name with prefix and suffix.
+func namedIn(dir, path, prefix, suffix string) bool {
+	name := filepath.Base(path)
+	return filepath.IsAbs(path) && filepath.Clean(path) == path && strings.HasPrefix(path, dir+string(filepath.Separator)) &&
+		strings.HasPrefix(name, prefix) && strings.HasSuffix(name, suffix)
 }
 
 // codexRolloutLine is the part of one line of Codex's rollout file (the
@@ -239,13 +237,10 @@ type codexNotifyInput struct {
 // types are ignored.
 func CodexNotify(data []byte) (Action, error) {
 	var in codexNotifyInput
-	if err := decodeObject(data, &in); err != nil {
+	a, err := decode(data, &in, "thread-id", &in.Cwd, &in.ThreadID)
+	if err != nil {
 		return Action{}, err
 	}
-	if in.ThreadID == "" {
-		return Action{}, fmt.Errorf("%w: no thread-id", ErrBadInput)
-	}
-	a := base(in.ThreadID, in.Cwd)
 	switch in.Type {
 	case "agent-turn-complete":
 		a.State = statusfile.Idle

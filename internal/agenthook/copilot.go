@@ -2,7 +2,6 @@ package agenthook
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -68,17 +67,10 @@ type copilotInput struct {
 //	  payloads (no hook_event_name)      ignored
 func Copilot(data []byte) (Action, error) {
 	var in copilotInput
-	if err := decodeObject(data, &in); err != nil {
+	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID, &in.SessionIDCamel)
+	if err != nil {
 		return Action{}, err
 	}
-	session := in.SessionID
-	if session == "" {
-		session = in.SessionIDCamel
-	}
-	if session == "" {
-		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
-	}
-	a := base(session, in.Cwd)
 	switch in.Event {
 	case "SessionStart":
 		a.State = statusfile.Idle
@@ -93,13 +85,13 @@ func Copilot(data []byte) (Action, error) {
 			a.State = statusfile.Blocked
 			a.Waiting = statusfile.Waiting{Kind: statusfile.WaitQuestion}
 		default:
-			return ignore(session), nil
+			return ignore(a.Session), nil
 		}
 	case "Stop":
 		a.State, a.Ended = statusfile.Idle, done
 	case "ErrorOccurred":
 		if in.ErrorContext != "model_call" {
-			return ignore(session), nil
+			return ignore(a.Session), nil
 		}
 		var e struct {
 			Message string `json:"message"`
@@ -108,9 +100,9 @@ func Copilot(data []byte) (Action, error) {
 		a.State = statusfile.Idle
 		a.Ended = statusfile.Ended{Reason: statusfile.EndFailed, Detail: e.Message}
 	case "SessionEnd":
-		return Action{Kind: Remove, Session: session}, nil
+		return Action{Kind: Remove, Session: a.Session}, nil
 	default:
-		return ignore(session), nil
+		return ignore(a.Session), nil
 	}
 	return a, nil
 }

@@ -1,8 +1,8 @@
 package agenthook
 
 import (
+	"cmp"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -51,10 +51,7 @@ func geminiWait(d geminiDetails) statusfile.Waiting {
 	case "exec":
 		w.Tool, w.Detail = "Shell", d.Command
 	case "edit":
-		w.Tool, w.Detail = "Edit", d.FilePath
-		if w.Detail == "" {
-			w.Detail = d.FileName
-		}
+		w.Tool, w.Detail = "Edit", cmp.Or(d.FilePath, d.FileName)
 	case "mcp":
 		w.Tool = d.ToolName
 	case "info":
@@ -88,16 +85,13 @@ func geminiWait(d geminiDetails) statusfile.Waiting {
 //	anything else                        ignored
 //
 // Gemini CLI runs no hook when the user denies a confirmation; its chat
-// recording says so ([GeminiTranscript]).
+// recording says so ([GeminiChatState]).
 func Gemini(data []byte) (Action, error) {
 	var in geminiInput
-	if err := decodeObject(data, &in); err != nil {
+	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID)
+	if err != nil {
 		return Action{}, err
 	}
-	if in.SessionID == "" {
-		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
-	}
-	a := base(in.SessionID, in.Cwd)
 	if filepath.IsAbs(in.Transcript) {
 		a.Source = &Source{Kind: SourceGeminiChat, Path: in.Transcript}
 	}
@@ -213,14 +207,8 @@ func geminiCancelled(raw json.RawMessage) bool {
 // <home>/.gemini/tmp/, a file named session-<time>-<the session id's
 // first 8 characters>.jsonl, as 0.61.0 names them.
 func GeminiChatPath(home, transcriptPath, session string) (string, bool) {
-	if len(session) < 8 || !filepath.IsAbs(home) || !filepath.IsAbs(transcriptPath) ||
-		filepath.Clean(transcriptPath) != transcriptPath {
-		return "", false
-	}
-	root := filepath.Join(filepath.Clean(home), ".gemini", "tmp") + string(filepath.Separator)
-	base := filepath.Base(transcriptPath)
-	if !strings.HasPrefix(transcriptPath, root) || !strings.HasPrefix(base, "session-") ||
-		!strings.HasSuffix(base, "-"+session[:8]+".jsonl") || strings.ContainsAny(session[:8], "/\\") {
+	if len(session) < 8 || strings.ContainsAny(session[:8], "/\\") || !filepath.IsAbs(home) ||
+		!namedIn(filepath.Join(filepath.Clean(home), ".gemini", "tmp"), transcriptPath, "session-", "-"+session[:8]+".jsonl") {
 		return "", false
 	}
 	return transcriptPath, true

@@ -73,7 +73,7 @@ func TestGeminiAfterTool(t *testing.T) {
 }
 
 // The cancellation lines of real recordings, by line number (1-based).
-func TestGeminiTranscriptReal(t *testing.T) {
+func TestGeminiChatStateReal(t *testing.T) {
 	tests := []struct {
 		file   string
 		cancel []int
@@ -97,18 +97,10 @@ func TestGeminiTranscriptReal(t *testing.T) {
 			}
 			var got []int
 			for i, line := range bytes.SplitAfter(data, []byte("\n")) {
-				if len(line) == 0 {
-					continue
-				}
-				state, n := GeminiTranscript(line)
-				if want := bytes.HasSuffix(line, []byte("\n")); (n == len(line)) != want || (!want && n != 0) {
-					t.Errorf("line %d: read %d of %d bytes", i+1, n, len(line))
-				}
-				switch state {
-				case statusfile.Idle:
+				switch state, _, ok := GeminiChatState(line, "s", 1); {
+				case ok && state == statusfile.Idle:
 					got = append(got, i+1)
-				case "":
-				default:
+				case ok || state != "":
 					t.Errorf("line %d: state %q", i+1, state)
 				}
 			}
@@ -116,42 +108,37 @@ func TestGeminiTranscriptReal(t *testing.T) {
 				t.Errorf("cancellation lines %v, want %v", got, tt.cancel)
 			}
 			// Read whole, the file says idle exactly when it has such a line.
-			if state, _ := GeminiTranscript(data); (state == statusfile.Idle) != (len(tt.cancel) > 0) {
-				t.Errorf("whole file: %q", state)
+			if _, _, ok := GeminiChatState(data, "s", 1); ok != (len(tt.cancel) > 0) {
+				t.Errorf("whole file: %v", ok)
 			}
 		})
 	}
 }
 
-func TestGeminiTranscript(t *testing.T) {
+// Which lines are the cancellation line.
+func TestGeminiChatStateLines(t *testing.T) {
 	const cancel = `{"id":"1","timestamp":"2026-12-01T13:01:17.474Z","type":"info","content":"Request cancelled."}`
 	tests := []struct {
 		name, data string
-		state      statusfile.State
-		n          int
+		since      string // "" for no signal
 	}{
-		{"empty", "", "", 0},
-		{"a line being written", cancel, "", 0},
-		{"a whole line", cancel + "\n", statusfile.Idle, len(cancel) + 1},
-		{"then a part of the next", cancel + "\n{\"ty", statusfile.Idle, len(cancel) + 1},
-		{"CRLF", cancel + "\r\n", statusfile.Idle, len(cancel) + 2},
-		{"another info", `{"type":"info","content":"This request failed."}` + "\n", "", -1},
-		{"an error", `{"type":"error","content":"[API Error: 400]"}` + "\n", "", -1},
-		{"content not a string", `{"type":"info","content":["Request cancelled."]}` + "\n", "", -1},
-		{"a user message saying it", `{"type":"user","content":[{"text":"Request cancelled."}]}` + "\n", "", -1},
-		{"a history rewrite quoting it", `{"$set":{"messages":[` + cancel + `]}}` + "\n", "", -1},
-		{"not JSON", "Request cancelled.\n", "", -1},
-		{"blank lines", "\n\n", "", -1},
-		{"escaped letters", `{"type":"\u0069nfo","content":"Request cancelled\u002e"}` + "\n", statusfile.Idle, -1},
+		{"empty", "", ""},
+		{"a whole line", cancel + "\n", "1"},
+		{"CRLF", cancel + "\r\n", "1"},
+		{"another info", `{"type":"info","content":"This request failed."}` + "\n", ""},
+		{"an error", `{"type":"error","content":"[API Error: 400]"}` + "\n", ""},
+		{"content not a string", `{"type":"info","content":["Request cancelled."]}` + "\n", ""},
+		{"a user message saying it", `{"type":"user","content":[{"text":"Request cancelled."}]}` + "\n", ""},
+		{"a history rewrite quoting it", `{"$set":{"messages":[` + cancel + `]}}` + "\n", ""},
+		{"not JSON", "Request cancelled.\n", ""},
+		{"blank lines", "\n\n", ""},
+		{"escaped letters", `{"id":"\u0032","type":"\u0069nfo","content":"Request cancelled\u002e"}` + "\n", "2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			state, n := GeminiTranscript([]byte(tt.data))
-			if tt.n < 0 {
-				tt.n = len(tt.data) // all of it
-			}
-			if state != tt.state || n != tt.n {
-				t.Errorf("GeminiTranscript = %q, %d; want %q, %d", state, n, tt.state, tt.n)
+			state, since, ok := GeminiChatState([]byte(tt.data), "s", 1)
+			if ok != (tt.since != "") || since != tt.since || (ok && state != statusfile.Idle) {
+				t.Errorf("GeminiChatState = %q, %q, %v; want since %q", state, since, ok, tt.since)
 			}
 		})
 	}
@@ -182,29 +169,36 @@ func TestGeminiChatState(t *testing.T) {
 	}
 }
 
-func TestGeminiTranscriptPath(t *testing.T) {
+// The chat recording a payload names is the action's source when its path
+// is absolute.
+func TestGeminiSource(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "gemini", "real-notification-tool-permission-exec.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for in, want := range map[string]string{
-		string(data):                          "/home/user/.gemini/tmp/my-project/chats/session-2026-12-01T13-00-c70e0ba5.jsonl",
-		`{"transcript_path":"chats/x.jsonl"}`: "",
-		`{"transcript_path":7}`:               "",
-		`[]`:                                  "",
-		`{}`:                                  "",
+		string(data): "/home/user/.gemini/tmp/my-project/chats/session-2026-12-01T13-00-c70e0ba5.jsonl",
+		`{"session_id":"s","transcript_path":"chats/x.jsonl"}`: "",
+		`{"session_id":"s"}`: "",
 	} {
-		if got := GeminiTranscriptPath([]byte(in)); got != want {
-			t.Errorf("GeminiTranscriptPath(%.40q) = %q, want %q", in, got, want)
+		a, err := Gemini([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if a.Source != nil && a.Source.Kind == SourceGeminiChat {
+			got = a.Source.Path
+		}
+		if got != want || a.Source != nil && got == "" {
+			t.Errorf("Gemini(%.40q).Source = %+v, want %q", in, a.Source, want)
 		}
 	}
 }
 
-// FuzzGeminiTranscript: it reads whole lines only, finds a signal exactly
-// where a line on its own has one, and reading in two parts (the unread
-// rest carried over, as a watcher does) finds the same signal as reading at
-// once.
-func FuzzGeminiTranscript(f *testing.F) {
+// FuzzGeminiChatState: a signal exactly where a line on its own has one,
+// since the last such line's, and reading in two parts at a line boundary
+// (as a follower does) finds the last signal of the two.
+func FuzzGeminiChatState(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "gemini", "transcript-*.jsonl"))
 	for _, file := range files {
 		data, err := os.ReadFile(file)
@@ -215,36 +209,31 @@ func FuzzGeminiTranscript(f *testing.F) {
 	}
 	f.Add([]byte("{\"type\":\"info\",\"content\":\"Request cancelled.\"}\n{"), 10)
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
-		state, n := GeminiTranscript(data)
-		if n < 0 || n > len(data) || (n > 0 && data[n-1] != '\n') || (n == 0 && bytes.IndexByte(data, '\n') >= 0) {
-			t.Fatalf("read %d of %q", n, data)
+		state, since, ok := GeminiChatState(data, "s", 1)
+		if ok != (state == statusfile.Idle) || !ok && (state != "" || since != "") {
+			t.Fatalf("%q %q %v", state, since, ok)
 		}
-		if n < len(data) && bytes.IndexByte(data[n:], '\n') >= 0 {
-			t.Fatalf("left a whole line unread: %d of %q", n, data)
-		}
-		if state != "" && state != statusfile.Idle {
-			t.Fatalf("state %q", state)
-		}
-		any := false
-		for _, line := range bytes.SplitAfter(data[:n], []byte("\n")) {
-			if s, _ := GeminiTranscript(line); s == statusfile.Idle {
-				any = true
+		any, last := false, ""
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if _, s, ok := GeminiChatState(line, "s", 1); ok {
+				any, last = true, s
 			}
 		}
-		if any != (state == statusfile.Idle) {
-			t.Fatalf("state %q, but line by line %v", state, any)
-		}
-		if st, _, ok := GeminiChatState(data[:n], "s", 1); ok != any || ok && st != statusfile.Idle {
-			t.Fatalf("GeminiChatState %q %v; GeminiTranscript %q", st, ok, state)
+		if any != ok || last != since {
+			t.Fatalf("at once %q %v; line by line %q %v", since, ok, last, any)
 		}
 		if cut < 0 || cut > len(data) {
 			return
 		}
-		s1, n1 := GeminiTranscript(data[:cut])
-		rest := data[n1:]
-		s2, n2 := GeminiTranscript(rest)
-		if n1+n2 != n || (s1 == statusfile.Idle || s2 == statusfile.Idle) != (state == statusfile.Idle) {
-			t.Fatalf("in two parts at %d: %q+%q, %d+%d; at once %q, %d", cut, s1, s2, n1, n2, state, n)
+		cut = bytes.LastIndexByte(data[:cut], '\n') + 1
+		_, s1, ok1 := GeminiChatState(data[:cut], "s", 1)
+		_, s2, ok2 := GeminiChatState(data[cut:], "s", 1)
+		want, wantOK := s2, ok2
+		if !ok2 {
+			want, wantOK = s1, ok1
+		}
+		if wantOK != ok || want != since {
+			t.Fatalf("in two parts at %d: %q %v + %q %v; at once %q %v", cut, s1, ok1, s2, ok2, since, ok)
 		}
 	})
 }

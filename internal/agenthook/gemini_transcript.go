@@ -27,78 +27,34 @@ import (
 // than the screen showed the cancellation
 // (testdata/gemini/transcript-*.jsonl).
 
-// geminiCancelledLine is the content of the line that says the user
-// cancelled the turn.
-const geminiCancelledLine = "Request cancelled."
-
-// GeminiTranscript reads lines appended to a Gemini CLI chat recording
-// (the hook payloads' transcript_path). It returns the state the last
-// signal among the complete lines of data means ("" when none has one)
-// and how many bytes it read: through the last newline, so that a line
-// still being written is read again, whole, with the next append.
-//
-// Only a top-level {"type":"info","content":"Request cancelled."} line is a
-// signal (idle): the turn ended, and nothing else says so when the user
-// denied a confirmation. Every other line is none: messages, tool calls and
-// the "$set" lines that rewrite the history (which may quote earlier info
-// lines; they are not new ones). A line that is not JSON is skipped.
-func GeminiTranscript(data []byte) (state statusfile.State, n int) {
-	end := bytes.LastIndexByte(data, '\n')
-	if end < 0 {
-		return "", 0
-	}
-	for _, line := range bytes.Split(data[:end], []byte("\n")) {
-		if geminiCancelLine(line) {
-			state = statusfile.Idle
-		}
-	}
-	return state, end + 1
-}
-
-// geminiCancelLine reports whether one line of the recording is the
-// cancellation line.
-func geminiCancelLine(line []byte) bool {
-	var m struct {
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
-	}
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &m) != nil || m.Type != "info" {
-		return false
-	}
-	var content string
-	return json.Unmarshal(m.Content, &content) == nil && content == geminiCancelledLine
-}
-
-// GeminiTranscriptPath returns the transcript_path of a Gemini CLI hook
-// payload: the chat recording [GeminiTranscript] reads. "" when the payload
-// has none or it is not absolute.
-func GeminiTranscriptPath(payload []byte) string {
-	var in struct {
-		TranscriptPath string `json:"transcript_path"`
-	}
-	if decodeObject(payload, &in) != nil || len(in.TranscriptPath) == 0 || in.TranscriptPath[0] != '/' {
-		return ""
-	}
-	return in.TranscriptPath
-}
-
-// GeminiChatState is GeminiTranscript in the shape of [SourceState], for
-// a heartbeat owner that reads a Gemini CLI chat recording as an appended
-// log: data is the whole lines appended since its last read. It says idle
-// when one of them is the cancellation line, with since that line's "id"
-// (a new one for every cancellation); ok is false when none is. session
-// and pid are not needed: the recording is the session's own file (its
+// GeminiChatState reads lines appended to a Gemini CLI chat recording
+// (the hook payloads' transcript_path), in the shape of [SourceState], for
+// a heartbeat owner that follows it as an appended log: data is the whole
+// lines appended since its last read. Only a top-level
+// {"type":"info","content":"Request cancelled."} line is a signal: the
+// turn ended, and nothing else says so when the user denied a
+// confirmation. It says idle when one of the lines is that line, with
+// since that line's "id" (a new one for every cancellation); ok is false
+// when none is. Every other line says nothing: messages, tool calls, the
+// "$set" lines that rewrite the history (which may quote earlier info
+// lines; they are not new ones), and a line that is not JSON. session and
+// pid are not needed: the recording is the session's own file (its
 // transcript_path), named after the session.
 func GeminiChatState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
 	for _, line := range bytes.Split(data, []byte("\n")) {
-		if geminiCancelLine(line) {
-			var m struct {
-				ID string `json:"id"`
-			}
-			json.Unmarshal(bytes.TrimSpace(line), &m)
-			st, since, ok = statusfile.Idle, m.ID, true
+		var m struct {
+			ID      json.RawMessage `json:"id"`
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
 		}
+		var id, content string
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &m) != nil || m.Type != "info" ||
+			json.Unmarshal(m.Content, &content) != nil || content != "Request cancelled." {
+			continue
+		}
+		json.Unmarshal(m.ID, &id)
+		st, since, ok = statusfile.Idle, id, true
 	}
 	return st, since, ok
 }

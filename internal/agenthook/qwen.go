@@ -2,7 +2,6 @@ package agenthook
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -63,13 +62,10 @@ type qwenInput struct {
 //	anything else                        ignored
 func Qwen(data []byte) (Action, error) {
 	var in qwenInput
-	if err := decodeObject(data, &in); err != nil {
+	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID)
+	if err != nil {
 		return Action{}, err
 	}
-	if in.SessionID == "" {
-		return Action{}, fmt.Errorf("%w: no session_id", ErrBadInput)
-	}
-	a := base(in.SessionID, in.Cwd)
 	switch in.Event {
 	case "SessionStart":
 		if in.Source != "compact" { // compaction can happen in the middle of a turn

@@ -50,9 +50,10 @@ func (o *Options) check(agent string) Status {
 	} else if p, err := exec.LookPath(agent); err == nil { // the agent's program has its name
 		st.Found = p
 	}
-	if agent == "opencode" {
-		st.Path = filepath.Join(dir, "plugins", opencode.FileName)
-		data, _, exists, err := ReadFile(st.Path)
+	spec, _ := specFor(agent)
+	st.Path = filepath.Join(dir, spec.file)
+	data, _, exists, err := ReadFile(st.Path)
+	if spec.plugin {
 		st.Err = err
 		st.Installed = exists && bytes.Contains(data, []byte(opencode.Marker))
 		if !st.Installed {
@@ -60,16 +61,8 @@ func (o *Options) check(agent string) Status {
 		}
 		return st
 	}
-	spec, _ := specFor(agent)
-	st.Path = filepath.Join(dir, spec.file)
-	events, has := spec.events, func(g *jnode) bool { return hasOurs(g, spec.hookCmd) }
-	if agent == "copilot" {
-		st.Path = filepath.Join(dir, "hooks", copilotFile)
-		events, has = copilotEvents(), func(l *jnode) bool { return copilotHasOurs(l, "copilot-hook") }
-	}
-	data, _, _, err := ReadFile(st.Path)
 	if err == nil {
-		st.Missing, err = missingHooks(st.Path, data, spec.jsonc, events, has)
+		st.Missing, err = missingHooks(st.Path, data, spec)
 	}
 	if err != nil {
 		st.Err = err
@@ -82,20 +75,20 @@ func (o *Options) check(agent string) Status {
 	return st
 }
 
-// missingHooks lists the events of the settings data (read from path) in
-// whose list has finds no statuspub hook.
-func missingHooks(path string, data []byte, jsonc bool, events []string, has func(*jnode) bool) ([]string, error) {
+// missingHooks lists the events of spec in whose list the settings data
+// (read from path) have no statuspub hook.
+func missingHooks(path string, data []byte, spec hookSpec) ([]string, error) {
 	var hooks *jnode
 	if len(bytes.TrimSpace(data)) > 0 {
-		doc, err := parseSettings(path, data, jsonc)
+		doc, err := parseSettings(path, data, spec.jsonc)
 		if err != nil {
 			return nil, err
 		}
 		hooks = doc.root.get("hooks")
 	}
 	var missing []string
-	for _, ev := range events {
-		if l := hooks.get(ev); l == nil || l.kind != jArray || !has(l) {
+	for _, ev := range spec.events {
+		if l := hooks.get(ev); l == nil || l.kind != jArray || len(spec.ours(l)) == 0 {
 			missing = append(missing, ev)
 		}
 	}

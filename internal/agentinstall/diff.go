@@ -6,10 +6,10 @@ import (
 )
 
 // unifiedDiff returns the unified diff (3 lines of context) that turns old
-// into new, with headers naming path; "" when they are equal.
+// into new, with headers naming from and to; "" when they are equal.
 // Settings files are small, so a quadratic longest-common-subsequence is
 // fine.
-func unifiedDiff(path string, old, new []byte) string {
+func unifiedDiff(from, to string, old, new []byte) string {
 	if string(old) == string(new) {
 		return ""
 	}
@@ -52,29 +52,21 @@ func unifiedDiff(path string, old, new []byte) string {
 	}
 	const ctx = 3
 	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", path, path)
-	for k := 0; k < len(ops); {
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, to)
+	for k := 0; k < len(ops); k++ {
 		if ops[k].kind == ' ' {
-			k++
 			continue
 		}
-		start := max(k-ctx, 0)
-		end := k
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
+		// A hunk runs from ctx lines before its first change to ctx lines
+		// after its last, taking in the next change while no more than
+		// 2*ctx lines come between.
+		start, end := max(k-ctx, 0), k
+		for j := k; j < len(ops) && j-end <= 2*ctx; j++ {
+			if ops[j].kind != ' ' {
+				end = j + 1
 			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run == len(ops) || run-end > 2*ctx {
-				end = min(end+ctx, len(ops))
-				break
-			}
-			end = run
 		}
+		end = min(end+ctx, len(ops))
 		var na, nb int
 		for _, o := range ops[start:end] {
 			if o.kind != '+' {
@@ -97,7 +89,7 @@ func unifiedDiff(path string, old, new []byte) string {
 			out.WriteString(o.text)
 			out.WriteByte('\n')
 		}
-		k = end
+		k = end - 1
 	}
 	return out.String()
 }

@@ -2,19 +2,21 @@ package agentinstall
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentstatus/agentstatus/internal/testhook"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/examples/opencode"
 	"github.com/agentstatus/agentstatus/internal/shquote"
+	"github.com/agentstatus/agentstatus/internal/testhook"
 )
 
 // Agents lists the agents Plan knows.
@@ -79,20 +81,14 @@ func (c Change) Diff() string {
 	if !c.Changed() {
 		return ""
 	}
-	d := unifiedDiff(c.Path, c.Old, c.New)
+	from, to := c.Path, c.Path
+	if !c.Exists {
+		from = "/dev/null"
+	}
 	if c.New == nil { // removal
-		d = unifiedDiff(c.Path, c.Old, nil)
-		if d == "" {
-			return ""
-		}
+		to = "/dev/null"
 	}
-	switch {
-	case !c.Exists:
-		d = strings.Replace(d, "--- "+c.Path+"\n", "--- /dev/null\n", 1)
-	case c.New == nil:
-		d = strings.Replace(d, "+++ "+c.Path+"\n", "+++ /dev/null\n", 1)
-	}
-	return d
+	return unifiedDiff(from, to, c.Old, c.New)
 }
 
 // Errors Plan returns.
@@ -103,7 +99,7 @@ var (
 	ErrAgent    = errors.New("unknown agent (claude, codex, gemini, opencode, copilot or qwen)")
 )
 
-// hookSpec describes an agent whose hooks are JSON settings.
+// hookSpec describes an agent's hooks: JSON settings, or OpenCode's plugin.
 type hookSpec struct {
 	hookCmd  string   // the statuspub subcommand
 	events   []string // the events to run it on
@@ -112,6 +108,9 @@ type hookSpec struct {
 	timeouts map[string]int // per event, where the agent allows less
 	named    bool           // Gemini CLI names its hooks
 	file     string         // settings file name under the agent's directory
+	// env is the variable that moves the agent's directory ("": none),
+	// home where the directory is in $HOME without it.
+	env, home string
 	// stale are events an earlier install registered that the agent does
 	// not have: install removes statuspub's hooks from them.
 	stale []string
@@ -119,6 +118,13 @@ type hookSpec struct {
 	// and timeout it would write.
 	refresh bool
 	jsonc   bool // the agent reads its settings as JSON with comments (jsonc.go)
+	// plugin: OpenCode's hooks are a plugin (examples/opencode), file.
+	plugin bool
+	// flat: Copilot CLI's layout. The handlers are the entries of the
+	// event's list, with no matcher groups: {"type", "bash", "powershell",
+	// "matcher", "timeoutSec"}. The file has a "version", and uninstall
+	// removes it when nothing else is left.
+	flat bool
 }
 
 // timeoutFor is the timeout of statuspub's hook on ev.
@@ -129,14 +135,14 @@ func (s hookSpec) timeoutFor(ev string) int {
 	return s.timeout
 }
 
-// specFor is the hookSpec of agent; false for OpenCode, whose hooks are a
-// plugin. The map is built on each call, not at package initialisation:
-// statuspub's hook commands link this package and never install.
+// specFor is the hookSpec of agent. The map is built on each call, not at
+// package initialisation: statuspub's hook commands link this package and
+// never install.
 func specFor(agent string) (hookSpec, bool) {
 	spec, ok := map[string]hookSpec{
 		// https://docs.claude.com/en/docs/claude-code/hooks: timeout in seconds,
 		// matcher for tool events.
-		"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5,
+		"claude": {hookCmd: "claude-hook", file: "settings.json", timeout: 5, env: "CLAUDE_CONFIG_DIR", home: ".claude",
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 				"PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure", "SessionEnd", "TaskCreated", "TaskCompleted"},
 			matcher: map[string]string{"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*", "PermissionRequest": "*", "PermissionDenied": "*"}},
@@ -145,7 +151,7 @@ func specFor(agent string) (hookSpec, bool) {
 		// those Codex 0.171.0 knows (it has no StopFailure, and ignores it
 		// silently); it clamps Interrupt's and SessionEnd's timeout to 3 s,
 		// with a warning on every start.
-		"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5,
+		"codex": {hookCmd: "codex-hook", file: "hooks.json", timeout: 5, env: "CODEX_HOME", home: ".codex",
 			timeouts: map[string]int{"Interrupt": 3, "SessionEnd": 3},
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 				"Stop", "Interrupt", "SessionEnd"},
@@ -153,24 +159,32 @@ func specFor(agent string) (hookSpec, bool) {
 			stale:   []string{"StopFailure"}, refresh: true},
 		// https://geminicli.com/docs/hooks/reference: timeout in milliseconds,
 		// hooks named; no model hooks (AfterModel fires per streamed chunk).
-		"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true,
+		"gemini": {hookCmd: "gemini-hook", file: "settings.json", timeout: 5000, named: true, jsonc: true, home: ".gemini",
 			events: []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}},
+		// https://docs.github.com/en/copilot/reference/hooks-reference:
+		// Copilot CLI reads every *.json file of its hooks folders
+		// (~/.copilot/hooks/, $COPILOT_HOME/hooks/; .github/hooks/ in a
+		// repository); statuspub's go into a file of their own, merged into
+		// as any settings file and read as plain JSON, as Copilot CLI reads
+		// it. The PascalCase event names make it send hook_event_name and
+		// snake_case fields (the VS Code compatible shape); "notification"
+		// has no PascalCase name, and its payload names itself. Its matcher
+		// keeps only the notifications that mean the session waits.
+		"copilot": {hookCmd: "copilot-hook", file: "hooks/agentstatus.json", timeout: 5, flat: true, env: "COPILOT_HOME", home: ".copilot",
+			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+				"notification", "Stop", "ErrorOccurred", "SessionEnd"},
+			matcher: map[string]string{"notification": "permission_prompt|elicitation_dialog"}},
+		// $XDG_CONFIG_HOME/opencode, else ~/.config/opencode.
+		"opencode": {file: "plugins/" + opencode.FileName, plugin: true, env: "XDG_CONFIG_HOME", home: ".config"},
 		// QwenLM/qwen-code docs/users/features/hooks.md: Claude Code's
 		// shape and event names; timeout in seconds (0.24.4 reads 1000
 		// and more as milliseconds); no matcher runs a hook for every
 		// tool. Settings read with comments, as Gemini CLI's.
-		"qwen": {hookCmd: "qwen-hook", file: "settings.json", timeout: 5, jsonc: true,
+		"qwen": {hookCmd: "qwen-hook", file: "settings.json", timeout: 5, jsonc: true, env: "QWEN_HOME", home: ".qwen",
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 				"PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"}},
 	}[agent]
 	return spec, ok
-}
-
-func (o *Options) getenv(k string) string {
-	if o.Getenv == nil {
-		return os.Getenv(k)
-	}
-	return o.Getenv(k)
 }
 
 // agentDir is the directory of an agent's configuration.
@@ -180,32 +194,25 @@ func (o *Options) agentDir(agent string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		switch agent {
-		case "opencode":
-			return filepath.Join(p, ".opencode"), nil
-		default:
-			return filepath.Join(p, "."+agent), nil
+		if agent == "copilot" {
+			return filepath.Join(p, ".github"), nil
 		}
+		return filepath.Join(p, "."+agent), nil
 	}
-	home := o.getenv("HOME")
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home := getenv("HOME")
 	if home == "" {
 		return "", errors.New("HOME is not set")
 	}
-	// The variable that moves the agent's directory, and where it is
-	// without it.
-	where, ok := map[string][2]string{
-		"claude":   {"CLAUDE_CONFIG_DIR", ".claude"},
-		"codex":    {"CODEX_HOME", ".codex"},
-		"gemini":   {"", ".gemini"},
-		"qwen":     {"QWEN_HOME", ".qwen"},
-		"copilot":  {"COPILOT_HOME", ".copilot"},
-		"opencode": {"XDG_CONFIG_HOME", ".config"},
-	}[agent]
+	spec, ok := specFor(agent)
 	if !ok {
 		return "", ErrAgent
 	}
-	dir := filepath.Join(home, where[1])
-	if d := o.getenv(where[0]); where[0] != "" && d != "" {
+	dir := filepath.Join(home, spec.home)
+	if d := getenv(spec.env); spec.env != "" && d != "" {
 		dir = d
 	}
 	if agent == "opencode" {
@@ -216,34 +223,24 @@ func (o *Options) agentDir(agent string) (string, error) {
 
 // Plan computes the changes that install (or uninstall) the hooks.
 func Plan(o Options) ([]Change, error) {
-	if o.Command == "" {
-		o.Command = "statuspub"
-	}
+	o.Command = cmp.Or(o.Command, "statuspub")
 	dir, err := o.agentDir(o.Agent)
 	if err != nil {
 		return nil, err
-	}
-	if o.Agent == "opencode" {
-		c, err := planPlugin(filepath.Join(dir, "plugins", opencode.FileName), o.Uninstall, o.Command)
-		if err != nil {
-			return nil, err
-		}
-		return []Change{c}, checkWritable(c)
-	}
-	if o.Agent == "copilot" {
-		c, err := planCopilot(o)
-		if err != nil {
-			return nil, err
-		}
-		return []Change{c}, checkWritable(c)
 	}
 	spec, ok := specFor(o.Agent)
 	if !ok {
 		return nil, ErrAgent
 	}
-	c, err := planFile(filepath.Join(dir, spec.file), func(path string, data []byte) ([]byte, error) {
-		return editHooks(path, data, spec, o)
-	})
+	c := Change{Path: filepath.Join(dir, spec.file)}
+	if c.Old, c.Mode, c.Exists, err = ReadFile(c.Path); err != nil {
+		return nil, err
+	}
+	if spec.plugin {
+		err = planPlugin(&c, o)
+	} else {
+		c.New, err = editHooks(c.Path, c.Old, spec, o)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -295,11 +292,7 @@ func Plan(o Options) ([]Change, error) {
 func trustNotIn(a, b []CodexTrust) []CodexTrust {
 	var out []CodexTrust
 	for _, e := range a {
-		found := false
-		for _, f := range b {
-			found = found || f.Key == e.Key
-		}
-		if !found {
+		if !slices.ContainsFunc(b, func(f CodexTrust) bool { return f.Key == e.Key }) {
 			out = append(out, e)
 		}
 	}
@@ -396,22 +389,9 @@ func firstWord(s string) (word, rest string, ok bool) {
 	return b.String(), "", true
 }
 
-// planFile plans the change that edit makes to the file at path.
-func planFile(path string, edit func(path string, data []byte) ([]byte, error)) (Change, error) {
-	data, mode, exists, err := ReadFile(path)
-	if err != nil {
-		return Change{}, err
-	}
-	c := Change{Path: path, Old: data, Mode: mode, Exists: exists}
-	c.New, err = edit(path, data)
-	if err != nil {
-		return Change{}, err
-	}
-	return c, nil
-}
-
 // editHooks returns the settings data with statuspub's hooks installed
-// (or uninstalled): data itself when nothing changes.
+// (or uninstalled): data itself when nothing changes, nil when uninstall
+// leaves a flat hooks file nothing but its version (the file goes).
 func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, error) {
 	var err error
 	doc := jsonDoc{root: &jnode{kind: jObject}}
@@ -421,7 +401,11 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 			return nil, err
 		}
 		if doc.root.kind != jObject {
-			return nil, &ParseError{Path: path, Line: 1, Col: 1, Msg: "the settings are not a JSON object"}
+			msg := "the settings are not a JSON object"
+			if spec.flat {
+				msg = "the hooks file is not a JSON object"
+			}
+			return nil, &ParseError{Path: path, Line: 1, Col: 1, Msg: msg}
 		}
 	}
 	root := doc.root
@@ -435,52 +419,47 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 		if hooks == nil {
 			return data, nil
 		}
-		for _, ev := range append([]string(nil), memberKeys(hooks)...) {
-			if removeOurs(hooks, ev, spec.hookCmd) {
+		for _, ev := range memberKeys(hooks) {
+			if spec.removeOurs(hooks, ev) {
 				changed = true
 			}
 		}
 		if len(hooks.members) == 0 && changed {
 			root.del("hooks")
+			if spec.flat && (len(root.members) == 0 || len(root.members) == 1 && root.members[0].key == "version") {
+				return nil, nil
+			}
 		}
 	} else {
+		if spec.flat && root.get("version") == nil {
+			root.set("version", num(1))
+			changed = true
+		}
 		if hooks == nil {
 			hooks = &jnode{kind: jObject}
 			root.set("hooks", hooks)
 		}
 		for _, ev := range spec.stale {
-			if removeOurs(hooks, ev, spec.hookCmd) {
+			if spec.removeOurs(hooks, ev) {
 				changed = true
 			}
 		}
 		for _, ev := range spec.events {
-			groups := hooks.get(ev)
-			if groups != nil && groups.kind != jArray {
+			list := hooks.get(ev)
+			if list != nil && list.kind != jArray {
 				return nil, fmt.Errorf("%s: hooks.%s is not an array; not touching it", path, ev)
 			}
-			if groups == nil {
-				groups = &jnode{kind: jArray}
-				hooks.set(ev, groups)
+			if list == nil {
+				list = &jnode{kind: jArray}
+				hooks.set(ev, list)
 			}
-			if hasOurs(groups, spec.hookCmd) {
-				if spec.refresh && refreshOurs(groups, spec.hookCmd, command, spec.timeoutFor(ev)) {
+			if ours := spec.ours(list); len(ours) > 0 {
+				if spec.refresh && refresh(ours, command, spec.timeoutFor(ev)) {
 					changed = true
 				}
 				continue
 			}
-			h := &jnode{kind: jObject}
-			if spec.named {
-				h.set("name", str("agentstatus"))
-			}
-			h.set("type", str("command"))
-			h.set("command", str(command))
-			h.set("timeout", num(spec.timeoutFor(ev)))
-			g := &jnode{kind: jObject}
-			if m, ok := spec.matcher[ev]; ok {
-				g.set("matcher", str(m))
-			}
-			g.set("hooks", &jnode{kind: jArray, elems: []*jnode{h}})
-			groups.elems, groups.dirty = append(groups.elems, g), true
+			list.elems, list.dirty = append(list.elems, spec.entry(ev, command)), true
 			changed = true
 		}
 	}
@@ -488,6 +467,34 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 		return data, nil
 	}
 	return doc.encode(), nil
+}
+
+// entry is the new entry of event ev's list that runs command: a matcher
+// group holding the handler, or the handler itself in a flat list.
+func (s hookSpec) entry(ev, command string) *jnode {
+	h := &jnode{kind: jObject}
+	if s.named {
+		h.set("name", str("agentstatus"))
+	}
+	h.set("type", str("command"))
+	m, hasMatcher := s.matcher[ev]
+	if s.flat {
+		h.set("bash", str(command))
+		h.set("powershell", str(command))
+		if hasMatcher {
+			h.set("matcher", str(m))
+		}
+		h.set("timeoutSec", num(s.timeoutFor(ev)))
+		return h
+	}
+	h.set("command", str(command))
+	h.set("timeout", num(s.timeoutFor(ev)))
+	g := &jnode{kind: jObject}
+	if hasMatcher {
+		g.set("matcher", str(m))
+	}
+	g.set("hooks", &jnode{kind: jArray, elems: []*jnode{h}})
+	return g
 }
 
 func memberKeys(n *jnode) []string {
@@ -498,85 +505,82 @@ func memberKeys(n *jnode) []string {
 	return ks
 }
 
-// removeOurs removes statuspub's hooks (sub) from event ev, and the groups
-// and event they leave empty. It reports whether it removed any.
-func removeOurs(hooks *jnode, ev, sub string) bool {
-	groups := hooks.get(ev)
-	if groups == nil || groups.kind != jArray {
+// isOursIn reports whether the handler h runs statuspub's adapter: its
+// command, or in a flat list its bash, else its cross-platform command.
+func (s hookSpec) isOursIn(h *jnode) bool {
+	cmd, ok := "", false
+	if s.flat {
+		cmd, ok = h.get("bash").stringValue()
+	}
+	if !ok {
+		cmd, _ = h.get("command").stringValue()
+	}
+	return isOurs(cmd, s.hookCmd)
+}
+
+// ours lists statuspub's handlers in an event's list.
+func (s hookSpec) ours(list *jnode) []*jnode {
+	hs := list.elems
+	if !s.flat {
+		hs = nil
+		for _, g := range list.elems {
+			if h := g.get("hooks"); h != nil && h.kind == jArray {
+				hs = append(hs, h.elems...)
+			}
+		}
+	}
+	var out []*jnode
+	for _, h := range hs {
+		if s.isOursIn(h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// removeOurs removes statuspub's handlers from event ev, and the groups
+// they leave empty, and the event when its list is left empty (a flat
+// list: by them). It reports whether it removed any.
+func (s hookSpec) removeOurs(hooks *jnode, ev string) bool {
+	list := hooks.get(ev)
+	if list == nil || list.kind != jArray {
 		return false
 	}
+	notOurs := func(h *jnode) bool { return !s.isOursIn(h) }
 	removed := false
-	var keep []*jnode
-	for _, g := range groups.elems {
-		hs := g.get("hooks")
-		if hs == nil || hs.kind != jArray {
-			keep = append(keep, g)
-			continue
-		}
-		var left []*jnode
-		for _, h := range hs.elems {
-			if cmd, _ := h.get("command").stringValue(); isOurs(cmd, sub) {
-				removed = true
-				continue
+	if s.flat {
+		removed = list.filter(notOurs)
+	} else {
+		list.filter(func(g *jnode) bool {
+			hs := g.get("hooks")
+			if hs == nil || hs.kind != jArray || !hs.filter(notOurs) {
+				return true
 			}
-			left = append(left, h)
-		}
-		switch {
-		case len(left) == len(hs.elems):
-			keep = append(keep, g)
-		case len(left) > 0:
-			hs.elems, hs.dirty = left, true
-			keep = append(keep, g)
-		}
+			removed = true
+			return len(hs.elems) > 0
+		})
 	}
-	if len(keep) == 0 {
+	if len(list.elems) == 0 && (removed || !s.flat) {
 		hooks.del(ev)
-	} else if len(keep) != len(groups.elems) {
-		groups.elems, groups.dirty = keep, true
 	}
 	return removed
 }
 
-// refreshOurs sets the command and timeout of statuspub's hooks (sub) in
-// groups, and reports whether any changed.
-func refreshOurs(groups *jnode, sub, command string, timeout int) bool {
+// refresh sets the command and timeout of statuspub's handlers, and
+// reports whether any changed.
+func refresh(ours []*jnode, command string, timeout int) bool {
 	changed := false
-	for _, g := range groups.elems {
-		hs := g.get("hooks")
-		if hs == nil || hs.kind != jArray {
-			continue
+	for _, h := range ours {
+		if cmd, _ := h.get("command").stringValue(); cmd != command {
+			h.set("command", str(command))
+			changed = true
 		}
-		for _, h := range hs.elems {
-			cmd, _ := h.get("command").stringValue()
-			if !isOurs(cmd, sub) {
-				continue
-			}
-			if cmd != command {
-				h.set("command", str(command))
-				changed = true
-			}
-			if t := h.get("timeout"); t == nil || string(t.raw) != fmt.Sprint(timeout) {
-				h.set("timeout", num(timeout))
-				changed = true
-			}
+		if t := h.get("timeout"); t == nil || string(t.raw) != fmt.Sprint(timeout) {
+			h.set("timeout", num(timeout))
+			changed = true
 		}
 	}
 	return changed
-}
-
-func hasOurs(groups *jnode, sub string) bool {
-	for _, g := range groups.elems {
-		hs := g.get("hooks")
-		if hs == nil || hs.kind != jArray {
-			continue
-		}
-		for _, h := range hs.elems {
-			if cmd, _ := h.get("command").stringValue(); isOurs(cmd, sub) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // pluginDefault is the line of the plugin that names statuspub when
@@ -593,26 +597,22 @@ func pluginSource(command string) []byte {
 	return bytes.Replace(opencode.Plugin, []byte(pluginDefault), []byte(`process.env.AGENTSTATUS_STATUSPUB || `+string(q)+`;`), 1)
 }
 
-func planPlugin(path string, uninstall bool, command string) (Change, error) {
-	data, mode, exists, err := ReadFile(path)
-	if err != nil {
-		return Change{}, err
-	}
+// planPlugin plans the plugin's change c, whose old file is read.
+func planPlugin(c *Change, o Options) error {
 	// The backup goes into the folder that holds plugins/: OpenCode
 	// scans only {plugin,plugins}/*.{ts,js} there for plugins.
-	c := Change{Path: path, Old: data, Mode: mode, Exists: exists, BackupDir: filepath.Dir(filepath.Dir(path))}
-	if exists && !bytes.Contains(data, []byte(opencode.Marker)) {
-		return Change{}, fmt.Errorf("%w: %s", ErrNotOurs, path)
+	c.BackupDir = filepath.Dir(filepath.Dir(c.Path))
+	if c.Exists && !bytes.Contains(c.Old, []byte(opencode.Marker)) {
+		return fmt.Errorf("%w: %s", ErrNotOurs, c.Path)
 	}
-	if uninstall {
-		c.New = nil
-		return c, nil
+	if o.Uninstall {
+		return nil
 	}
-	if !exists {
+	if !c.Exists {
 		c.Mode = 0o644
 	}
-	c.New = pluginSource(command)
-	return c, nil
+	c.New = pluginSource(o.Command)
+	return nil
 }
 
 // Apply makes one change: it writes a backup of the old file (in
@@ -664,10 +664,7 @@ func Apply(c Change, now time.Time) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(c.Path), 0o700); err != nil {
 		return backup, err
 	}
-	if err := replaceFile(c.Path, c.New, c.Mode); err != nil {
-		return backup, err
-	}
-	return backup, nil
+	return backup, replaceFile(c.Path, c.New, c.Mode)
 }
 
 // checkWritable refuses to change a read-only file: its owner made it so.

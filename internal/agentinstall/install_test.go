@@ -311,10 +311,10 @@ func TestDiff(t *testing.T) {
 	d := cs[0].Diff()
 	d = d[strings.Index(d, "\n@@"):] // the header names a temporary path
 	golden(t, "gemini-other-hooks.diff", []byte(d))
-	if got := unifiedDiff("x", []byte("a\nb\n"), []byte("a\nb\n")); got != "" {
+	if got := unifiedDiff("x", "x", []byte("a\nb\n"), []byte("a\nb\n")); got != "" {
 		t.Errorf("no change: %q", got)
 	}
-	if got := unifiedDiff("x", nil, []byte("a\n")); got != "--- x\n+++ x\n@@ -0,0 +1,1 @@\n+a\n" {
+	if got := unifiedDiff("x", "x", nil, []byte("a\n")); got != "--- x\n+++ x\n@@ -0,0 +1,1 @@\n+a\n" {
 		t.Errorf("new file: %q", got)
 	}
 }

@@ -29,16 +29,12 @@ func stripComments(data []byte) (out []byte, kind []byte) {
 	kind = make([]byte, len(data))
 	blank := func(from, to int, k byte) {
 		for i := from; i < to; {
+			// An invalid byte is U+FFFD to JavaScript: not a space.
 			r, size := utf8.DecodeRune(data[i:to])
-			if r == utf8.RuneError && size <= 1 {
-				size = 1 // JavaScript reads an invalid byte as U+FFFD: not a space
-			}
-			if !jsSpace(r) || (r == utf8.RuneError && size == 1) {
-				for j := i; j < i+size; j++ {
+			for j := i; j < i+size; j++ {
+				if !jsSpace(r) {
 					out[j] = ' '
 				}
-			}
-			for j := i; j < i+size; j++ {
 				kind[j] = k
 			}
 			i += size
@@ -184,35 +180,25 @@ func (n *jnode) splice(w *textWriter) {
 		text func(w *textWriter, indent string)
 	}
 	var kept, added []item
-	if n.kind == jObject {
-		for _, m := range n.members {
-			m := m
-			it := item{idx: -1, text: func(w *textWriter, indent string) {
-				if m.parsed {
-					w.orig(m.keyStart, m.valStart)
-				} else {
-					w.str(string(marshalString(m.key)) + ": ")
-				}
-				w.value(m.val, indent)
-			}}
+	add := func(parsed bool, idx int, text func(w *textWriter, indent string)) {
+		if parsed {
+			kept = append(kept, item{idx, text})
+		} else {
+			added = append(added, item{-1, text})
+		}
+	}
+	for _, m := range n.members { // an object's
+		add(m.parsed, m.idx, func(w *textWriter, indent string) {
 			if m.parsed {
-				it.idx = m.idx
-				kept = append(kept, it)
+				w.orig(m.keyStart, m.valStart)
 			} else {
-				added = append(added, it)
+				w.str(string(marshalString(m.key)) + ": ")
 			}
-		}
-	} else {
-		for _, e := range n.elems {
-			e := e
-			it := item{idx: -1, text: func(w *textWriter, indent string) { w.value(e, indent) }}
-			if e.src != nil {
-				it.idx = e.idx
-				kept = append(kept, it)
-			} else {
-				added = append(added, it)
-			}
-		}
+			w.value(m.val, indent)
+		})
+	}
+	for _, e := range n.elems { // an array's
+		add(e.src != nil, e.idx, func(w *textWriter, indent string) { w.value(e, indent) })
 	}
 	open, closing, sp := n.start, n.close, n.spans
 	w.orig(open, open+1)
@@ -265,9 +251,8 @@ func (n *jnode) splice(w *textWriter) {
 			if it.idx == last+1 {
 				w.orig(sp[last][1], sp[it.idx][0])
 			} else { // the items between went
-				a, c, _ := sep(last)
+				a, c, b := sep(last)
 				w.orig(a, c+1)
-				_, _, b := sep(last)
 				w.orig(c+1, w.lineEnd(c+1, b))
 				_, c2, b2 := sep(it.idx - 1)
 				if nl := w.lineEnd(c2+1, b2); nl < b2 {
@@ -297,53 +282,45 @@ func (n *jnode) splice(w *textWriter) {
 			tail = []int{nl, closing}
 		}
 	}
-	if len(added) > 0 {
-		// The new items go before the tail's last line break (outside a
-		// comment): after the rest of the kept item's line.
-		cut := -1
-		for i := len(tail) - 2; i >= 0 && cut < 0; i -= 2 {
-			for j := tail[i+1] - 1; j >= tail[i]; j-- {
-				if w.src[j] == '\n' && w.kind[j] == 0 {
-					cut = j
-					if j > tail[i] && w.src[j-1] == '\r' {
-						cut = j - 1
-					}
-					break
+	// The new items go before the tail's last line break (outside a
+	// comment), after the rest of the kept item's line, each on a line of
+	// its own; when there is no such break, all on the line at its end.
+	cut := -1
+	for i := len(tail) - 2; i >= 0 && cut < 0 && len(added) > 0; i -= 2 {
+		for j := tail[i+1] - 1; j >= tail[i]; j-- {
+			if w.src[j] == '\n' && w.kind[j] == 0 {
+				cut = j
+				if j > tail[i] && w.src[j-1] == '\r' {
+					cut = j - 1
 				}
+				break
 			}
 		}
-		if cut >= 0 && last >= 0 {
-			w.str(",")
+	}
+	if cut >= 0 && last >= 0 {
+		w.str(",")
+	}
+	at := cut
+	if cut < 0 {
+		at = closing
+	}
+	for i := 0; i < len(tail); i += 2 {
+		w.orig(tail[i], min(tail[i+1], max(at, tail[i])))
+	}
+	for i, it := range added {
+		switch {
+		case cut >= 0:
+			if i > 0 {
+				w.str(",")
+			}
+			w.str("\n" + indent)
+		case i > 0 || last >= 0:
+			w.str(", ")
 		}
-		if cut < 0 { // all on one line: the tail stays with the kept item
-			for i := 0; i < len(tail); i += 2 {
-				w.orig(tail[i], tail[i+1])
-			}
-			for i, it := range added {
-				if i > 0 || last >= 0 {
-					w.str(", ")
-				}
-				it.text(w, indent)
-			}
-		} else {
-			for i := 0; i < len(tail); i += 2 {
-				w.orig(tail[i], min(tail[i+1], max(cut, tail[i])))
-			}
-			for i, it := range added {
-				if i > 0 {
-					w.str(",")
-				}
-				w.str("\n" + indent)
-				it.text(w, indent)
-			}
-			for i := 0; i < len(tail); i += 2 {
-				w.orig(max(tail[i], min(cut, tail[i+1])), tail[i+1])
-			}
-		}
-	} else {
-		for i := 0; i < len(tail); i += 2 {
-			w.orig(tail[i], tail[i+1])
-		}
+		it.text(w, indent)
+	}
+	for i := 0; i < len(tail); i += 2 {
+		w.orig(max(tail[i], min(at, tail[i+1])), tail[i+1])
 	}
 	w.orig(closing, closing+1)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -36,7 +35,7 @@ type jnode struct {
 	kind    jsonKind
 	members []member // jObject, in file order
 	elems   []*jnode // jArray
-	raw     []byte   // jScalar
+	raw     []byte   // jScalar: its text
 	src     []byte   // the value's text in the file; nil for new values
 	dirty   bool     // changed since parsed
 	// Where the value was in the file (when src is not nil): its text is
@@ -133,6 +132,9 @@ func decodeNode(dec *json.Decoder, data []byte) (*jnode, error) {
 	if end := int(dec.InputOffset()); end >= start && end <= len(data) {
 		n.src = data[start:end]
 		n.start, n.end = start, end
+		if n.kind == jScalar {
+			n.raw = n.src
+		}
 	}
 	return n, nil
 }
@@ -151,57 +153,42 @@ func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			n := &jnode{kind: jObject}
-			for dec.More() {
-				keyStart := skipSeparators(data, int(dec.InputOffset()))
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := decodeNode(dec, data)
-				if err != nil {
-					return nil, err
-				}
-				n.members = append(n.members, member{key: k, val: v, parsed: true, idx: len(n.spans), keyStart: keyStart, valStart: v.start})
-				n.spans = append(n.spans, [2]int{keyStart, v.end})
-			}
-			_, err := dec.Token()
-			n.close = int(dec.InputOffset()) - 1
-			return n, err
-		case '[':
-			n := &jnode{kind: jArray, elems: []*jnode{}}
-			for dec.More() {
-				v, err := decodeNode(dec, data)
-				if err != nil {
-					return nil, err
-				}
-				v.idx = len(n.spans)
-				n.elems = append(n.elems, v)
-				n.spans = append(n.spans, [2]int{v.start, v.end})
-			}
-			_, err := dec.Token()
-			n.close = int(dec.InputOffset()) - 1
-			return n, err
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	case string:
-		return &jnode{kind: jScalar, raw: marshalString(t)}, nil
-	case json.Number:
-		return &jnode{kind: jScalar, raw: []byte(t.String())}, nil
-	case bool:
-		if t {
-			return &jnode{kind: jScalar, raw: []byte("true")}, nil
-		}
-		return &jnode{kind: jScalar, raw: []byte("false")}, nil
-	case nil:
-		return &jnode{kind: jScalar, raw: []byte("null")}, nil
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return &jnode{kind: jScalar}, nil // its raw text is set by decodeNode
 	}
-	return nil, io.ErrUnexpectedEOF
+	if d != '{' && d != '[' {
+		return nil, fmt.Errorf("unexpected %v", d)
+	}
+	n := &jnode{kind: jArray, elems: []*jnode{}}
+	if d == '{' {
+		n = &jnode{kind: jObject}
+	}
+	for dec.More() {
+		start := skipSeparators(data, int(dec.InputOffset()))
+		var key string
+		if d == '{' {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			key, _ = kt.(string)
+		}
+		v, err := decodeNode(dec, data)
+		if err != nil {
+			return nil, err
+		}
+		if d == '{' {
+			n.members = append(n.members, member{key: key, val: v, parsed: true, idx: len(n.spans), keyStart: start, valStart: v.start})
+		} else {
+			v.idx = len(n.spans)
+			n.elems = append(n.elems, v)
+		}
+		n.spans = append(n.spans, [2]int{start, v.end})
+	}
+	_, err = dec.Token()
+	n.close = int(dec.InputOffset()) - 1
+	return n, err
 }
 
 func marshalString(s string) []byte {
@@ -252,6 +239,22 @@ func (n *jnode) del(key string) {
 	n.members = out
 }
 
+// filter keeps the elements of an array that keep accepts, and reports
+// whether any went.
+func (n *jnode) filter(keep func(*jnode) bool) bool {
+	var kept []*jnode
+	for _, e := range n.elems {
+		if keep(e) {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == len(n.elems) {
+		return false
+	}
+	n.elems, n.dirty = kept, true
+	return true
+}
+
 // stringValue returns a scalar string's value.
 func (n *jnode) stringValue() (string, bool) {
 	if n == nil || n.kind != jScalar || len(n.raw) == 0 || n.raw[0] != '"' {
@@ -281,39 +284,31 @@ func (n *jnode) write(b *strings.Builder, depth int) {
 	switch n.kind {
 	case jScalar:
 		b.Write(n.raw)
-	case jObject:
-		if len(n.members) == 0 {
-			b.WriteString("{}")
+	default:
+		open, end, count := "{", "}", len(n.members)
+		if n.kind == jArray {
+			open, end, count = "[", "]", len(n.elems)
+		}
+		if count == 0 {
+			b.WriteString(open + end)
 			return
 		}
-		b.WriteString("{\n")
-		for i, m := range n.members {
+		b.WriteString(open + "\n")
+		for i := range count {
 			ind(depth + 1)
-			b.Write(marshalString(m.key))
-			b.WriteString(": ")
-			m.val.write(b, depth+1)
-			if i < len(n.members)-1 {
+			if n.kind == jArray {
+				n.elems[i].write(b, depth+1)
+			} else {
+				b.Write(marshalString(n.members[i].key))
+				b.WriteString(": ")
+				n.members[i].val.write(b, depth+1)
+			}
+			if i < count-1 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
 		}
 		ind(depth)
-		b.WriteByte('}')
-	case jArray:
-		if len(n.elems) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[\n")
-		for i, e := range n.elems {
-			ind(depth + 1)
-			e.write(b, depth+1)
-			if i < len(n.elems)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		ind(depth)
-		b.WriteByte(']')
+		b.WriteString(end)
 	}
 }
