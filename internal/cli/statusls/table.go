@@ -39,14 +39,7 @@ func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions,
 			fmt.Fprintln(env.Stderr, "statusls: no sessions on these hosts")
 			return
 		}
-		what := "fresh sessions"
-		if o.all {
-			what = "sessions"
-		}
-		if o.filter.Narrowed() {
-			what = "matching " + what
-		}
-		fmt.Fprintf(env.Stderr, "statusls: no %s in %s\n", what, quotePath(render.TildePath(loc.Dir, env.Getenv("HOME"))))
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", noSessions(o.all, &o.filter, loc, env))
 		if l.Missing {
 			fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
 		}
@@ -63,6 +56,19 @@ func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions,
 		opts.Home = env.Getenv("HOME")
 	}
 	io.WriteString(out, render.Table(entries, opts))
+}
+
+// noSessions says that the table has no rows: "no fresh sessions in DIR",
+// "no matching sessions in DIR" (--all and a selection).
+func noSessions(all bool, f *render.Filter, loc location.Location, env *cmdEnv) string {
+	what := "fresh sessions"
+	if all {
+		what = "sessions"
+	}
+	if f.Narrowed() {
+		what = "matching " + what
+	}
+	return "no " + what + " in " + quotePath(render.TildePath(loc.Dir, env.Getenv("HOME")))
 }
 
 // tableWidth is $COLUMNS, else the terminal's width, else 80.

@@ -555,13 +555,7 @@ func (r *watchRun) redraw(force bool) error {
 	}
 	r.dirty = false
 	now := r.env.Clock.Now()
-	var err error
-	if r.withHosts {
-		err = r.table.drawHosts(r.order, r.views, r.offline, now)
-	} else {
-		err = r.table.draw(r.views[""], now)
-	}
-	if err != nil {
+	if err := r.table.draw(r, now); err != nil {
 		return err
 	}
 	if r.tick == nil && (r.withHosts || len(r.views[""].shown) > 0 || len(r.table.msgs) > 0) {
