@@ -84,10 +84,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 }
 
 // validate checks the flags together, once parsed. It returns -1 to go on.
-func (o *listOptions) validate(args []string, env *cmdEnv) int {
-	if len(args) > 0 {
-		return usageError(env, "unexpected argument %q", args[0])
-	}
+func (o *listOptions) validate(env *cmdEnv) int {
 	o.json = o.given.Changed("json")
 	if o.json && o.jsonFields != "*" {
 		fields, err := parseJSONFields(o.jsonFields, o.hostFlags.active())
@@ -282,10 +279,8 @@ func list(o *listOptions, env *cmdEnv) int {
 		if s := render.Summary(allEntries(parts)); s != "" {
 			words = append(words, s)
 		}
-		if failed == 1 {
-			words = append(words, "1 host offline")
-		} else if failed > 1 {
-			words = append(words, strconv.Itoa(failed)+" hosts offline")
+		if failed > 0 {
+			words = append(words, strconv.Itoa(failed)+" host"+plural(failed)+" offline")
 		}
 		if len(words) > 0 {
 			out.WriteString(strings.Join(words, " · ") + "\n")

@@ -66,10 +66,7 @@ func (o *waitOptions) register(fs *base.FlagSet, env *cmdEnv) {
 }
 
 // validate checks the flags together. It returns -1 to go on.
-func (o *waitOptions) validate(args []string, env *cmdEnv) int {
-	if len(args) > 0 {
-		return usageError(env, "wait: unexpected argument %q", args[0])
-	}
+func (o *waitOptions) validate(env *cmdEnv) int {
 	var err error
 	if o.states, err = parseStateList("state", o.stateList); err != nil {
 		return usageError(env, "%v", err)
@@ -99,8 +96,8 @@ func (o *waitOptions) validate(args []string, env *cmdEnv) int {
 	return -1
 }
 
-func waitCmd(o *waitOptions, args []string, env *cmdEnv) int {
-	if code := o.validate(args, env); code >= 0 {
+func waitCmd(o *waitOptions, env *cmdEnv) int {
+	if code := o.validate(env); code >= 0 {
 		return code
 	}
 	if code := o.hostFlags.misuse(env); code >= 0 {

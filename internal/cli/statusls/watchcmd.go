@@ -1,6 +1,7 @@
 package statusls
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,10 +129,7 @@ least DUR, from when watch saw the session start working:
 }
 
 // validate checks the flags together. It returns -1 to go on.
-func (o *watchOptions) validate(args []string, env *cmdEnv) int {
-	if len(args) > 0 {
-		return usageError(env, "watch: unexpected argument %q", args[0])
-	}
+func (o *watchOptions) validate(env *cmdEnv) int {
 	if o.onSet {
 		states, err := base.ParseStates(o.on)
 		if err != nil {
@@ -246,8 +244,8 @@ type watchRun struct {
 	tickC    <-chan time.Time
 }
 
-func watchCmd(o *watchOptions, args []string, env *cmdEnv) int {
-	if code := o.validate(args, env); code >= 0 {
+func watchCmd(o *watchOptions, env *cmdEnv) int {
+	if code := o.validate(env); code >= 0 {
 		return code
 	}
 	if code := o.hostFlags.misuse(env); code >= 0 {
@@ -335,7 +333,7 @@ func watchCmd(o *watchOptions, args []string, env *cmdEnv) int {
 		}
 		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, r.report)
 		r.trig = newTrigger(o, env.Clock, func(e *reader.Entry, line []byte, extra []string) { r.runner.start(e, line, extra...) })
-		defer r.runner.close(env.grace())
+		defer r.runner.close(cmp.Or(env.execGrace, execGrace))
 		defer r.trig.stop()
 	}
 
