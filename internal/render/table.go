@@ -352,29 +352,21 @@ func Truncate(s string, width int) string {
 // TruncateLeft shortens s to at most width display columns by cutting its
 // start, which it replaces with …: the end of a path says most.
 func TruncateLeft(s string, width int) string {
-	if uniseg.StringWidth(s) <= width {
+	total := uniseg.StringWidth(s)
+	if total <= width {
 		return s
 	}
 	if width <= 0 {
 		return ""
 	}
-	var clusters []string
-	var widths []int
+	// Drop clusters from the start until the rest fits beside the "…".
 	state := -1
-	for rest := s; len(rest) > 0; {
-		var cluster string
+	for len(s) > 0 && total > width-1 {
 		var cw int
-		cluster, rest, cw, state = uniseg.FirstGraphemeClusterInString(rest, state)
-		clusters = append(clusters, cluster)
-		widths = append(widths, cw)
+		_, s, cw, state = uniseg.FirstGraphemeClusterInString(s, state)
+		total -= cw
 	}
-	used := 0
-	i := len(clusters)
-	for i > 0 && used+widths[i-1] <= width-1 {
-		i--
-		used += widths[i]
-	}
-	return "…" + strings.Join(clusters[i:], "")
+	return "…" + s
 }
 
 // TildePath shows home (and paths below it) as ~.

@@ -207,15 +207,6 @@ func (o *watchOptions) outputMode(isTerm bool) string {
 	return watchTSV
 }
 
-// watchSignals are the signals watch handles in mode: those that stop
-// it, and for the table, those that redraw it.
-func watchSignals(mode string) []os.Signal {
-	if mode == watchTable {
-		return append(slices.Clip(stopSignals), resizeSignals...)
-	}
-	return stopSignals
-}
-
 // watchRun is one run of statusls watch: this machine's directory, other
 // machines' (--host), or both (--local), each a host of the run ("" is this
 // machine) with its view.
@@ -288,8 +279,12 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	// The table's age column needs every updatedAt.
 	heartbeats := o.heartbeats || r.mode == watchTable
 
-	sigs := make(chan os.Signal, 4)
-	defer env.Signals(sigs, watchSignals(r.mode)...)()
+	// The signals that stop watch, and for the table, those that redraw it.
+	sigs, handled := make(chan os.Signal, 4), stopSignals
+	if r.mode == watchTable {
+		handled = append(slices.Clip(stopSignals), resizeSignals...)
+	}
+	defer env.Signals(sigs, handled...)()
 
 	var local <-chan watch.Event
 	if !r.withHosts || o.local {
@@ -355,22 +350,16 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 			if !ok {
 				return r.writeError(errors.New("the watcher stopped"))
 			}
-			if err := r.handle("", &ev, nil); err != nil {
-				return r.writeError(err)
-			}
-			// Take in what is already waiting before redrawing.
-		more:
-			for range 1024 {
+			// Take in what is already waiting (1,024 events at most) before
+			// redrawing.
+			for n := 0; ok && n <= 1024; n++ {
+				if err := r.handle("", &ev, nil); err != nil {
+					return r.writeError(err)
+				}
 				select {
-				case ev, ok := <-local:
-					if !ok {
-						break more
-					}
-					if err := r.handle("", &ev, nil); err != nil {
-						return r.writeError(err)
-					}
+				case ev, ok = <-local:
 				default:
-					break more
+					ok = false
 				}
 			}
 		case ev, ok := <-others:
