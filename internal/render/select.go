@@ -88,17 +88,8 @@ func cleanSlash(p string) string {
 // place: the result shares entries' array, whose other elements it
 // overwrites.
 func Select(entries []reader.Entry, f *Filter) []reader.Entry {
-	out := entries[:0]
-	for i := range entries {
-		if f.Match(&entries[i]) {
-			if len(out) != i {
-				entries[len(out)] = entries[i]
-			}
-			out = out[:len(out)+1]
-		}
-	}
-	clear(entries[len(out):]) // let go of what was left out
-	return out
+	// DeleteFunc clears what it leaves out: the entries are let go of.
+	return slices.DeleteFunc(entries, func(e reader.Entry) bool { return !f.Match(&e) })
 }
 
 // Order is how entries are sorted.

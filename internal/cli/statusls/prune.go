@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strconv"
 	"time"
@@ -141,9 +140,6 @@ func judge(e *reader.Entry, olderThan time.Duration) (string, bool) {
 	}
 	return why, false
 }
-
-// leftoverWriter is where the guard reports what it did with leftovers.
-type leftoverWriter = io.Writer
 
 func plural(n int) string {
 	if n == 1 {

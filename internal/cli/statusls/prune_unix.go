@@ -4,6 +4,7 @@ package statusls
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ func (g *pruneGuard) remove(d *reader.Dir, e *reader.Entry) (ok bool, busy strin
 }
 
 // leftovers handles the directory's dot-files (see leftover).
-func (g *pruneGuard) leftovers(out leftoverWriter, now time.Time, dryRun bool, fail func(error)) {
+func (g *pruneGuard) leftovers(out io.Writer, now time.Time, dryRun bool, fail func(error)) {
 	l, err := g.pd.List()
 	if err != nil {
 		fail(err)
@@ -80,7 +81,7 @@ const legacyTempAge = 10 * time.Minute
 // gone is removed (SPEC.md P8), and so is one of the earlier versions'
 // writer once it is old; a record moved aside by a prune that was
 // interrupted is put back (D5). Anything else is left alone.
-func (g *pruneGuard) leftover(out leftoverWriter, name string, now time.Time, dryRun bool, fail func(error)) {
+func (g *pruneGuard) leftover(out io.Writer, name string, now time.Time, dryRun bool, fail func(error)) {
 	var temp string // what the temporary file is, when it is to go
 	if _, ok := safefs.ParseLegacyTempName(name); ok {
 		st, err := g.pd.Lstat(name)
