@@ -194,36 +194,23 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 	var b strings.Builder
 	line := func(cells [nCols]string, color string, stale bool) {
 		var l strings.Builder
-		last := -1
-		for c := range cells {
-			if show[c] {
-				last = c
-			}
-		}
-		first := true
-		for c := range cells {
+		for c, cell := range cells {
 			if !show[c] {
 				continue
 			}
-			if !first {
+			if c != colState { // the first column, never dropped
 				l.WriteString(strings.Repeat(" ", gap))
 			}
-			first = false
-			cell := cells[c]
 			if c == colCwd {
 				cell = TruncateLeft(cell, w[c])
 			} else {
 				cell = Truncate(cell, w[c])
 			}
-			pad := w[c] - uniseg.StringWidth(cell)
+			pad := strings.Repeat(" ", w[c]-uniseg.StringWidth(cell))
 			if c == colState && color != "" {
-				l.WriteString(color + cell + sgrReset)
-			} else {
-				l.WriteString(cell)
+				cell = color + cell + sgrReset
 			}
-			if c != last {
-				l.WriteString(strings.Repeat(" ", pad))
-			}
+			l.WriteString(cell + pad) // the last column's padding is trimmed below
 		}
 		text := strings.TrimRight(l.String(), " ")
 		if total() > width {
