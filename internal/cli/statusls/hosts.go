@@ -93,8 +93,12 @@ func (h *hostFlags) misuse(env *cmdEnv) int {
 // active reports whether other machines are asked for.
 func (h *hostFlags) active() bool { return len(h.hosts) > 0 || h.allHosts }
 
-// targets returns the hosts to ask, and the ssh configuration.
+// targets returns the hosts to ask, and the ssh configuration; nothing
+// when no host is asked for.
 func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, error) {
+	if !h.active() {
+		return nil, nil, nil
+	}
 	if h.given.Changed("host-timeout") && h.hostTimeout <= 0 {
 		return nil, nil, errors.New("--host-timeout must be positive")
 	}

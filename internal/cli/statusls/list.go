@@ -173,13 +173,9 @@ func list(o *listOptions, env *cmdEnv) int {
 		}
 		return runJQ(o, loc, now, env)
 	}
-	var hosts []string
-	var cfg *remote.Config
-	if withHosts {
-		var err error
-		if hosts, cfg, err = o.hostFlags.targets(env); err != nil {
-			return usageError(env, "%s", err)
-		}
+	hosts, cfg, err := o.hostFlags.targets(env)
+	if err != nil {
+		return usageError(env, "%s", err)
 	}
 	isTerm, termWidth := env.Terminal()
 	mode := o.mode
@@ -202,7 +198,6 @@ func list(o *listOptions, env *cmdEnv) int {
 	var local *reader.Listing
 	if !withHosts || o.hostFlags.local {
 		var now time.Time
-		var err error
 		if loc, now, err = o.resolve(env); err != nil {
 			return usageError(env, "%v", err)
 		}

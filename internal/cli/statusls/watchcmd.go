@@ -243,17 +243,12 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 		return code
 	}
 	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]*view{}, offline: map[string]string{}}
-	var hosts []string
-	var cfg *remote.Config
-	if r.withHosts {
-		var err error
-		if hosts, cfg, err = o.hostFlags.targets(env); err != nil {
-			return usageError(env, "%s", err)
-		}
+	hosts, cfg, err := o.hostFlags.targets(env)
+	if err != nil {
+		return usageError(env, "%s", err)
 	}
 	var loc location.Location
 	if !r.withHosts || o.local {
-		var err error
 		if loc, err = location.ForReader(o.dir, o.configHome, env.Getenv); err != nil {
 			return usageError(env, "%v", err)
 		}
