@@ -117,20 +117,6 @@ func ParseOrder(s string) (Order, error) {
 	return "", fmt.Errorf("unknown order %q (want attention, updated or name)", s)
 }
 
-// stateRank is a state's place in attention order: blocked 0, working 1,
-// idle 2, anything else 3.
-func stateRank(s statusfile.State) int {
-	switch s {
-	case statusfile.Blocked:
-		return 0
-	case statusfile.Working:
-		return 1
-	case statusfile.Idle:
-		return 2
-	}
-	return 3
-}
-
 // Sort sorts entries, which must be in file-name order, by o. The sort is
 // stable, so ties stay in file-name order.
 func Sort(entries []reader.Entry, o Order) {
@@ -160,11 +146,21 @@ func Sort(entries []reader.Entry, o Order) {
 	}
 }
 
+// attentionRank is an entry's place in attention order: blocked 0,
+// working 1, idle 2, any other state 3, an invalid file 4.
 func attentionRank(e *reader.Entry) int {
 	if !hasRecord(e) || e.Verdict == reader.Invalid {
 		return 4
 	}
-	return stateRank(e.Status.State)
+	switch e.Status.State {
+	case statusfile.Blocked:
+		return 0
+	case statusfile.Working:
+		return 1
+	case statusfile.Idle:
+		return 2
+	}
+	return 3
 }
 
 // Summary returns the one-line summary of the sessions among entries, e.g.

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,18 +67,9 @@ const (
 	sgrStale   = "\x1b[2m"    // dim: a stale row (--all)
 )
 
-// stateColor returns the SGR sequence of a state.
-func stateColor(s statusfile.State) string {
-	switch s {
-	case statusfile.Blocked:
-		return sgrBlocked
-	case statusfile.Working:
-		return sgrWorking
-	case statusfile.Idle:
-		return sgrIdle
-	}
-	return sgrOther
-}
+// stateColors are the SGR sequences of the known states; the others have
+// sgrOther.
+var stateColors = map[statusfile.State]string{statusfile.Blocked: sgrBlocked, statusfile.Working: sgrWorking, statusfile.Idle: sgrIdle}
 
 // Table renders entries (sessions: fresh or stale) as an aligned table with
 // a header, fitted to opts.Width. A stale session's age says "stale" (and,
@@ -226,7 +218,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 	for i, r := range rows {
 		color := ""
 		if opts.Color {
-			color = stateColor(entries[i].Status.State)
+			color = cmp.Or(stateColors[entries[i].Status.State], sgrOther)
 		}
 		line(r, color, entries[i].Verdict == reader.Stale)
 	}

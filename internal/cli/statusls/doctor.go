@@ -345,11 +345,10 @@ func errText(err error, reason string) string {
 		return ""
 	}
 	msg := base.Message(err)
-	if m, ok := strings.CutPrefix(msg, reason+": "); ok {
-		return m
-	}
-	if m, ok := strings.CutPrefix(msg, reason+" "); ok {
-		return m
+	for _, prefix := range []string{reason + ": ", reason + " "} {
+		if m, ok := strings.CutPrefix(msg, prefix); ok {
+			return m
+		}
 	}
 	return msg
 }

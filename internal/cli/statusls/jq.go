@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -312,5 +311,3 @@ func (f *statusFiles) all(yield func(string, any) bool) {
 		}
 	}
 }
-
-var _ iter.Seq2[string, any] = (*statusFiles)(nil).all

@@ -151,7 +151,7 @@ func plural(n int) string {
 // staleFor says how stale a record is.
 func staleFor(age time.Duration) string {
 	if age < 0 {
-		return "updated " + render.FormatAge(age) + " (in the future)"
+		return "updated " + agoText(age)
 	}
 	return "stale for " + render.FormatAge(age)
 }
