@@ -149,31 +149,22 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		}
 		return t + gap*max(n-1, 0)
 	}
-	shrink := func(c, floor int) {
-		if excess := total() - width; excess > 0 && w[c] > floor {
-			w[c] = max(floor, w[c]-excess, uniseg.StringWidth(headers[c]))
-		}
-	}
-	steps := []func(){
-		func() { shrink(colWhy, whyKeep) },
-		func() { show[colWhy] = false },
-		func() { shrink(colTitle, titleKeep) },
-		func() { shrink(colCwd, cwdKeep) },
-		func() { show[colAgent] = false },
-		func() { show[colAge] = false },
-		func() { show[colCwd] = false },
-		func() { shrink(colTitle, titleMin) },
-		func() { show[colTitle] = false },
-		func() { shrink(colHost, hostMin) },
-		func() { show[colSession] = false },
-		func() { show[colHost] = false },
-	}
 	natural := w
-	for _, step := range steps {
-		if total() <= width {
-			break
+	// The steps above, in order: shorten the column down to floor, or
+	// drop it (floor 0).
+	for _, st := range [...]struct{ col, floor int }{
+		{colWhy, whyKeep}, {colWhy, 0}, {colTitle, titleKeep}, {colCwd, cwdKeep},
+		{colAgent, 0}, {colAge, 0}, {colCwd, 0}, {colTitle, titleMin},
+		{colTitle, 0}, {colHost, hostMin}, {colSession, 0}, {colHost, 0},
+	} {
+		excess := total() - width
+		switch {
+		case excess <= 0:
+		case st.floor == 0:
+			show[st.col] = false
+		case w[st.col] > st.floor:
+			w[st.col] = max(st.floor, w[st.col]-excess, uniseg.StringWidth(headers[st.col]))
 		}
-		step()
 	}
 	// Give room that dropping a column freed back to the shortened title,
 	// then to the cwd.
