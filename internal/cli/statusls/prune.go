@@ -113,10 +113,9 @@ func prune(o *pruneOptions, env *cmdEnv) int {
 	if dryRun {
 		verb = "would remove"
 	}
-	switch {
-	case stale == 0:
+	if stale == 0 {
 		fmt.Fprintln(out, "no stale sessions: nothing to prune")
-	default:
+	} else {
 		fmt.Fprintf(out, "%s %d of %d stale session%s\n", verb, removed, stale, plural(stale))
 	}
 	g.leftovers(out, now, dryRun, fail)

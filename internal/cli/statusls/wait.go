@@ -177,14 +177,12 @@ func (s *waitState) handle(ev *watch.Event) int {
 		return s.check(ev)
 	}
 	if s.o.any {
-		if ev.After != nil && s.o.filter.Match(ev.After) {
-			if !s.synced {
-				if s.first == nil {
-					s.first = ev.After
-				}
-				return -1
-			}
+		switch {
+		case ev.After == nil || !s.o.filter.Match(ev.After):
+		case s.synced:
 			return s.done(ev.After)
+		case s.first == nil: // the first match of the snapshot
+			s.first = ev.After
 		}
 		return -1
 	}
