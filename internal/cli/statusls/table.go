@@ -1,6 +1,7 @@
 package statusls
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,24 +10,21 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/remote"
 )
 
 // writeTable prints the listing as the table, with a HOST column after
 // SESSION when other machines are listed; or, when there are no sessions,
 // a notice on stderr (a terminal or --table only: scripts get empty
 // output).
-func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *cmdEnv) {
+func writeTable(out io.Writer, parts []remote.Result, withHosts bool, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *cmdEnv) {
 	var entries []reader.Entry
 	var hosts []string
 	for _, p := range parts {
-		h := p.host
-		if h == "" {
-			h = localHostName
-		}
-		for _, e := range p.entries {
+		for _, e := range p.Entries {
 			if e.Verdict != reader.Invalid {
 				entries = append(entries, e)
-				hosts = append(hosts, h)
+				hosts = append(hosts, cmp.Or(p.Host, localHostName))
 			}
 		}
 	}
