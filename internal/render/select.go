@@ -42,10 +42,7 @@ func (f *Filter) Match(e *reader.Entry) bool {
 			return false
 		}
 	case reader.Invalid:
-		if !f.All || !f.Invalid || f.Narrowed() {
-			return false
-		}
-		return true
+		return f.All && f.Invalid && !f.Narrowed()
 	default:
 		return false
 	}
