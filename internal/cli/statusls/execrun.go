@@ -157,10 +157,8 @@ func (r *execRunner) close(grace time.Duration) {
 	r.mu.Unlock()
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
-	t := time.NewTimer(grace)
-	defer t.Stop()
 	select {
 	case <-done:
-	case <-t.C:
+	case <-time.After(grace):
 	}
 }
