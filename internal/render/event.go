@@ -44,13 +44,12 @@ func AppendEventJSON(dst []byte, ev *Event) []byte {
 	dst = append(dst, `,"at":"`...)
 	dst = timefmt.Append(dst, ev.At)
 	dst = append(dst, `",`...)
-	if e := ev.Entry; e != nil {
+	if ev.Entry != nil {
+		o := newObject(ev.Entry)
 		if ev.Reason != "" {
-			dst = appendFields(dst, e, true, ev.Reason)
-		} else {
-			dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", string(e.Reason))
+			o.hasReason, o.reason = true, ev.Reason
 		}
-		return append(dst, '}')
+		return append(appendMembers(dst, o, nil), '}')
 	}
 	dst = append(dst, `"session":null`...)
 	if ev.Kind == "synced" {

@@ -1,8 +1,7 @@
 package render
 
 import (
-	"bytes"
-	"encoding/json"
+	"slices"
 
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -28,23 +27,11 @@ func AppendHostJSON(dst []byte, host string, e *reader.Entry, fields []string) [
 	if len(fields) == 0 {
 		return withHost(dst, host, AppendJSON(nil, e))
 	}
-	rest := make([]string, 0, len(fields))
-	withHostKey := false
-	for _, f := range fields {
-		if f == FieldHost {
-			withHostKey = true
-		} else {
-			rest = append(rest, f)
-		}
+	obj := appendObject(nil, newObject(e), fields) // host is not a member: left out
+	if !slices.Contains(fields, FieldHost) {
+		return append(dst, obj...)
 	}
-	obj := []byte("{}")
-	if len(rest) > 0 {
-		obj = AppendJSONFields(nil, e, rest)
-	}
-	if withHostKey {
-		return withHost(dst, host, obj)
-	}
-	return append(dst, obj...)
+	return withHost(dst, host, obj)
 }
 
 // AppendHostEventJSON appends statusls watch --json's object of ev with
@@ -74,43 +61,22 @@ func AppendHostTSV(dst []byte, host string, s *statusfile.Status) []byte {
 // session keys null so that filters on sessions skip it.
 func AppendHostErrorJSON(dst []byte, host, reason, msg, hint string) []byte {
 	dst = append(dst, `{"host":`...)
-	dst = appendHost(dst, host)
+	dst = appendOptString(dst, host != "", host) // null: this machine
 	dst = append(dst, `,"file":null,"session":null,"state":null,"fresh":false,"verdict":"`+VerdictHostError+`","reason":`...)
-	dst = appendSanitized(dst, reason)
+	dst = appendOptString(dst, true, reason)
 	dst = append(dst, `,"error":`...)
-	dst = appendSanitized(dst, msg)
+	dst = appendOptString(dst, true, msg)
 	dst = append(dst, `,"hint":`...)
-	if hint == "" {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendSanitized(dst, hint)
-	}
+	dst = appendOptString(dst, hint != "", hint)
 	return append(dst, '}')
 }
 
 // withHost appends obj (a JSON object) with "host" as its first key.
 func withHost(dst []byte, host string, obj []byte) []byte {
 	dst = append(dst, `{"host":`...)
-	dst = appendHost(dst, host)
+	dst = appendOptString(dst, host != "", host) // null: this machine
 	if len(obj) > 2 {
 		dst = append(dst, ',')
 	}
 	return append(dst, obj[1:]...)
-}
-
-func appendHost(dst []byte, host string) []byte {
-	if host == "" {
-		return append(dst, "null"...)
-	}
-	return appendSanitized(dst, host)
-}
-
-// appendSanitized appends s, sanitized, as a JSON string, as
-// encoding/json writes it without HTML escaping.
-func appendSanitized(dst []byte, s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(statusfile.SanitizeText(s))
-	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte{'\n'})...)
 }

@@ -48,13 +48,17 @@ func hasRecord(e *reader.Entry) bool {
 //
 // Strings are sanitized as for display.
 func AppendJSON(dst []byte, e *reader.Entry) []byte {
-	dst = append(dst, '{')
-	dst = appendFields(dst, e, e.Verdict == reader.Invalid && e.Reason != "", string(e.Reason))
-	return append(dst, '}')
+	return appendObject(dst, newObject(e), nil)
 }
 
 // JSONFields are the keys of [AppendJSON]'s object, in its order.
-var JSONFields = []string{"file", "schema", "session", "agent", "pid", "cwd", "state", "title", "updatedAt", "waitingFor", "ended", "fresh", "age", "alive", "verdict", "reason", "error"}
+var JSONFields = func() []string {
+	keys := make([]string, len(members))
+	for i, m := range members {
+		keys[i] = m.key
+	}
+	return keys
+}()
 
 // AppendJSONFields appends the JSON object of e with only the keys in
 // fields (names from [JSONFields], in [JSONFields] order); all of them
@@ -63,128 +67,136 @@ func AppendJSONFields(dst []byte, e *reader.Entry, fields []string) []byte {
 	if len(fields) == 0 {
 		return AppendJSON(dst, e)
 	}
-	start := len(dst)
-	dst = AppendJSON(dst, e)
-	full := string(dst[start+1 : len(dst)-1])
-	dst = append(dst[:start], '{')
+	return appendObject(dst, newObject(e), fields)
+}
+
+// object is what the members of a session's JSON object are written from.
+type object struct {
+	e         *reader.Entry
+	rec       bool   // e carries a decoded record
+	hasReason bool   // the reason key holds reason, else null
+	reason    string // an invalid file's reason, or why a removed session left
+}
+
+func newObject(e *reader.Entry) *object {
+	return &object{e: e, rec: hasRecord(e), hasReason: e.Verdict == reader.Invalid && e.Reason != "", reason: string(e.Reason)}
+}
+
+// appendObject appends the object of o with the keys in fields, in
+// [JSONFields] order; all of them for nil fields.
+func appendObject(dst []byte, o *object, fields []string) []byte {
+	dst = append(dst, '{')
+	dst = appendMembers(dst, o, fields)
+	return append(dst, '}')
+}
+
+// appendMembers appends the members of o's object in fields (all for nil),
+// without braces.
+func appendMembers(dst []byte, o *object, fields []string) []byte {
 	first := true
-	at := 0
-	for i, k := range JSONFields {
-		// A member runs from its key to the next key. A JSON string
-		// escapes every quote inside it, so the next key's `,"key":`
-		// cannot occur within a string; and the members come in
-		// JSONFields order, so a search that starts at this key finds
-		// the next one after the objects in between (ended holds a
-		// "reason" of its own).
-		at += strings.Index(full[at:], `"`+k+`":`)
-		end := len(full)
-		if i+1 < len(JSONFields) {
-			end = at + strings.Index(full[at:], `,"`+JSONFields[i+1]+`":`)
-		}
-		if !slices.Contains(fields, k) {
+	for _, m := range members {
+		if fields != nil && !slices.Contains(fields, m.key) {
 			continue
 		}
 		if !first {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = append(dst, full[at:end]...)
-		at = end
-	}
-	return append(dst, '}')
-}
-
-// appendFields appends the members of e's JSON object, without braces.
-// reason, when hasReason, is the value of the reason key.
-func appendFields(dst []byte, e *reader.Entry, hasReason bool, reason string) []byte {
-	rec := hasRecord(e)
-	s := &e.Status
-	dst = append(dst, `"file":`...)
-	dst = appendJSONString(dst, statusfile.SanitizeText(e.Name))
-	dst = append(dst, `,"schema":`...)
-	dst = appendOptString(dst, rec, s.Schema)
-	dst = append(dst, `,"session":`...)
-	dst = appendOptString(dst, rec, s.Session)
-	dst = append(dst, `,"agent":`...)
-	dst = appendOptString(dst, rec && s.Agent != "", s.Agent)
-	dst = append(dst, `,"pid":`...)
-	if rec && s.PID > 0 {
-		dst = strconv.AppendInt(dst, int64(s.PID), 10)
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"cwd":`...)
-	dst = appendOptString(dst, rec && s.Cwd != "", s.Cwd)
-	dst = append(dst, `,"state":`...)
-	dst = appendOptString(dst, rec, string(s.State))
-	dst = append(dst, `,"title":`...)
-	if title := statusfile.SanitizeTitle(s.Title); rec && title != "" {
-		dst = appendJSONString(dst, title)
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"updatedAt":`...)
-	if rec {
-		dst = append(dst, '"')
-		dst = timefmt.Append(dst, s.UpdatedAt)
-		dst = append(dst, '"')
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"waitingFor":`...)
-	if w := s.WaitingFor; rec && s.State == statusfile.Blocked && w.Kind != "" {
-		dst = append(dst, `{"kind":`...)
-		dst = appendWhyString(dst, w.Kind)
-		dst = append(dst, `,"tool":`...)
-		dst = appendWhyString(dst, w.Tool)
-		dst = append(dst, `,"detail":`...)
-		dst = appendWhyString(dst, w.Detail)
-		dst = append(dst, `,"since":`...)
-		dst = appendOptTime(dst, w.Since)
-		dst = append(dst, '}')
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"ended":`...)
-	if x := s.Ended; rec && s.State == statusfile.Idle && x.Reason != "" {
-		dst = append(dst, `{"reason":`...)
-		dst = appendWhyString(dst, x.Reason)
-		dst = append(dst, `,"detail":`...)
-		dst = appendWhyString(dst, x.Detail)
-		dst = append(dst, `,"at":`...)
-		dst = appendOptTime(dst, x.At)
-		dst = append(dst, '}')
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"fresh":`...)
-	dst = strconv.AppendBool(dst, e.Verdict == reader.Fresh)
-	dst = append(dst, `,"age":`...)
-	if rec {
-		dst = appendSeconds(dst, e.Age.Milliseconds())
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"alive":`...)
-	switch e.Alive {
-	case reader.Alive:
-		dst = append(dst, "true"...)
-	case reader.Dead, reader.Reused:
-		dst = append(dst, "false"...)
-	default:
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"verdict":`...)
-	dst = appendJSONString(dst, string(e.Verdict))
-	dst = append(dst, `,"reason":`...)
-	dst = appendOptString(dst, hasReason, reason)
-	dst = append(dst, `,"error":`...)
-	if e.Verdict == reader.Invalid && e.Err != nil {
-		dst = appendJSONString(dst, statusfile.SanitizeText(base.Message(e.Err)))
-	} else {
-		dst = append(dst, "null"...)
+		dst = appendJSONString(dst, m.key)
+		dst = append(dst, ':')
+		dst = m.value(dst, o)
 	}
 	return dst
+}
+
+// members are the keys of a session's object, in their order, with how
+// each value is written.
+var members = []struct {
+	key   string
+	value func(dst []byte, o *object) []byte
+}{
+	{"file", func(dst []byte, o *object) []byte { return appendOptString(dst, true, o.e.Name) }},
+	{"schema", func(dst []byte, o *object) []byte { return appendOptString(dst, o.rec, o.e.Status.Schema) }},
+	{"session", func(dst []byte, o *object) []byte { return appendOptString(dst, o.rec, o.e.Status.Session) }},
+	{"agent", func(dst []byte, o *object) []byte {
+		return appendOptString(dst, o.rec && o.e.Status.Agent != "", o.e.Status.Agent)
+	}},
+	{"pid", func(dst []byte, o *object) []byte {
+		if !o.rec || o.e.Status.PID <= 0 {
+			return append(dst, "null"...)
+		}
+		return strconv.AppendInt(dst, int64(o.e.Status.PID), 10)
+	}},
+	{"cwd", func(dst []byte, o *object) []byte {
+		return appendOptString(dst, o.rec && o.e.Status.Cwd != "", o.e.Status.Cwd)
+	}},
+	{"state", func(dst []byte, o *object) []byte { return appendOptString(dst, o.rec, string(o.e.Status.State)) }},
+	{"title", func(dst []byte, o *object) []byte {
+		if !o.rec {
+			return append(dst, "null"...)
+		}
+		return appendWhyString(dst, o.e.Status.Title)
+	}},
+	{"updatedAt", func(dst []byte, o *object) []byte {
+		if !o.rec {
+			return append(dst, "null"...)
+		}
+		dst = append(dst, '"')
+		dst = timefmt.Append(dst, o.e.Status.UpdatedAt)
+		return append(dst, '"')
+	}},
+	{"waitingFor", func(dst []byte, o *object) []byte {
+		s := &o.e.Status
+		if w := s.WaitingFor; o.rec && s.State == statusfile.Blocked && w.Kind != "" {
+			dst = append(dst, `{"kind":`...)
+			dst = appendWhyString(dst, w.Kind)
+			dst = append(dst, `,"tool":`...)
+			dst = appendWhyString(dst, w.Tool)
+			dst = append(dst, `,"detail":`...)
+			dst = appendWhyString(dst, w.Detail)
+			dst = append(dst, `,"since":`...)
+			dst = appendOptTime(dst, w.Since)
+			return append(dst, '}')
+		}
+		return append(dst, "null"...)
+	}},
+	{"ended", func(dst []byte, o *object) []byte {
+		s := &o.e.Status
+		if x := s.Ended; o.rec && s.State == statusfile.Idle && x.Reason != "" {
+			dst = append(dst, `{"reason":`...)
+			dst = appendWhyString(dst, x.Reason)
+			dst = append(dst, `,"detail":`...)
+			dst = appendWhyString(dst, x.Detail)
+			dst = append(dst, `,"at":`...)
+			dst = appendOptTime(dst, x.At)
+			return append(dst, '}')
+		}
+		return append(dst, "null"...)
+	}},
+	{"fresh", func(dst []byte, o *object) []byte { return strconv.AppendBool(dst, o.e.Verdict == reader.Fresh) }},
+	{"age", func(dst []byte, o *object) []byte {
+		if !o.rec {
+			return append(dst, "null"...)
+		}
+		return appendSeconds(dst, o.e.Age.Milliseconds())
+	}},
+	{"alive", func(dst []byte, o *object) []byte {
+		switch o.e.Alive {
+		case reader.Alive:
+			return append(dst, "true"...)
+		case reader.Dead, reader.Reused:
+			return append(dst, "false"...)
+		}
+		return append(dst, "null"...)
+	}},
+	{"verdict", func(dst []byte, o *object) []byte { return appendJSONString(dst, string(o.e.Verdict)) }},
+	{"reason", func(dst []byte, o *object) []byte { return appendOptString(dst, o.hasReason, o.reason) }},
+	{"error", func(dst []byte, o *object) []byte {
+		if o.e.Verdict != reader.Invalid || o.e.Err == nil {
+			return append(dst, "null"...)
+		}
+		return appendOptString(dst, true, base.Message(o.e.Err))
+	}},
 }
 
 // appendSeconds appends ms milliseconds as a JSON number of seconds with at
@@ -242,40 +254,20 @@ func appendJSONString(dst []byte, s string) []byte { return jsonstr.Append(dst, 
 // record as publishers write it, the row is byte-identical to the one the
 // published jq one-liner prints.
 func AppendTSV(dst []byte, s *statusfile.Status) []byte {
-	dst = appendTSVField(dst, statusfile.SanitizeText(s.Agent))
-	dst = append(dst, '\t')
-	dst = appendTSVField(dst, statusfile.SanitizeText(s.Session))
-	dst = append(dst, '\t')
-	dst = appendTSVField(dst, statusfile.SanitizeText(string(s.State)))
-	dst = append(dst, '\t')
-	dst = appendTSVField(dst, statusfile.SanitizeTitle(s.Title))
+	fields := [...]string{statusfile.SanitizeText(s.Agent), statusfile.SanitizeText(s.Session),
+		statusfile.SanitizeText(string(s.State)), statusfile.SanitizeTitle(s.Title)}
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, '\t')
+		}
+		dst = appendTSVField(dst, f)
+	}
 	return append(dst, '\n')
 }
 
-// appendTSVField escapes as jq's @tsv: backslash, tab, newline, carriage
+// tsvEscaper escapes as jq's @tsv: backslash, tab, newline, carriage
 // return and NUL become \\, \t, \n, \r and \0. (Sanitized fields hold no
 // control characters; the escaping keeps the row format whatever they hold.)
-func appendTSVField(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); i++ {
-		var esc string
-		switch s[i] {
-		case '\\':
-			esc = `\\`
-		case '\t':
-			esc = `\t`
-		case '\n':
-			esc = `\n`
-		case '\r':
-			esc = `\r`
-		case 0:
-			esc = `\0`
-		default:
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		dst = append(dst, esc...)
-		start = i + 1
-	}
-	return append(dst, s[start:]...)
-}
+var tsvEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`, "\x00", `\0`)
+
+func appendTSVField(dst []byte, s string) []byte { return append(dst, tsvEscaper.Replace(s)...) }

@@ -42,10 +42,7 @@ func (f *Filter) Match(e *reader.Entry) bool {
 			return false
 		}
 	case reader.Invalid:
-		if !f.All || !f.Invalid || f.Narrowed() {
-			return false
-		}
-		return true
+		return f.All && f.Invalid && !f.Narrowed()
 	default:
 		return false
 	}
@@ -88,17 +85,8 @@ func cleanSlash(p string) string {
 // place: the result shares entries' array, whose other elements it
 // overwrites.
 func Select(entries []reader.Entry, f *Filter) []reader.Entry {
-	out := entries[:0]
-	for i := range entries {
-		if f.Match(&entries[i]) {
-			if len(out) != i {
-				entries[len(out)] = entries[i]
-			}
-			out = out[:len(out)+1]
-		}
-	}
-	clear(entries[len(out):]) // let go of what was left out
-	return out
+	// DeleteFunc clears what it leaves out: the entries are let go of.
+	return slices.DeleteFunc(entries, func(e reader.Entry) bool { return !f.Match(&e) })
 }
 
 // Order is how entries are sorted.
@@ -124,20 +112,6 @@ func ParseOrder(s string) (Order, error) {
 		return o, nil
 	}
 	return "", fmt.Errorf("unknown order %q (want attention, updated or name)", s)
-}
-
-// stateRank is a state's place in attention order: blocked 0, working 1,
-// idle 2, anything else 3.
-func stateRank(s statusfile.State) int {
-	switch s {
-	case statusfile.Blocked:
-		return 0
-	case statusfile.Working:
-		return 1
-	case statusfile.Idle:
-		return 2
-	}
-	return 3
 }
 
 // Sort sorts entries, which must be in file-name order, by o. The sort is
@@ -169,11 +143,21 @@ func Sort(entries []reader.Entry, o Order) {
 	}
 }
 
+// attentionRank is an entry's place in attention order: blocked 0,
+// working 1, idle 2, any other state 3, an invalid file 4.
 func attentionRank(e *reader.Entry) int {
 	if !hasRecord(e) || e.Verdict == reader.Invalid {
 		return 4
 	}
-	return stateRank(e.Status.State)
+	switch e.Status.State {
+	case statusfile.Blocked:
+		return 0
+	case statusfile.Working:
+		return 1
+	case statusfile.Idle:
+		return 2
+	}
+	return 3
 }
 
 // Summary returns the one-line summary of the sessions among entries, e.g.

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,18 +67,9 @@ const (
 	sgrStale   = "\x1b[2m"    // dim: a stale row (--all)
 )
 
-// stateColor returns the SGR sequence of a state.
-func stateColor(s statusfile.State) string {
-	switch s {
-	case statusfile.Blocked:
-		return sgrBlocked
-	case statusfile.Working:
-		return sgrWorking
-	case statusfile.Idle:
-		return sgrIdle
-	}
-	return sgrOther
-}
+// stateColors are the SGR sequences of the known states; the others have
+// sgrOther.
+var stateColors = map[statusfile.State]string{statusfile.Blocked: sgrBlocked, statusfile.Working: sgrWorking, statusfile.Idle: sgrIdle}
 
 // Table renders entries (sessions: fresh or stale) as an aligned table with
 // a header, fitted to opts.Width. A stale session's age says "stale" (and,
@@ -157,31 +149,22 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		}
 		return t + gap*max(n-1, 0)
 	}
-	shrink := func(c, floor int) {
-		if excess := total() - width; excess > 0 && w[c] > floor {
-			w[c] = max(floor, w[c]-excess, uniseg.StringWidth(headers[c]))
-		}
-	}
-	steps := []func(){
-		func() { shrink(colWhy, whyKeep) },
-		func() { show[colWhy] = false },
-		func() { shrink(colTitle, titleKeep) },
-		func() { shrink(colCwd, cwdKeep) },
-		func() { show[colAgent] = false },
-		func() { show[colAge] = false },
-		func() { show[colCwd] = false },
-		func() { shrink(colTitle, titleMin) },
-		func() { show[colTitle] = false },
-		func() { shrink(colHost, hostMin) },
-		func() { show[colSession] = false },
-		func() { show[colHost] = false },
-	}
 	natural := w
-	for _, step := range steps {
-		if total() <= width {
-			break
+	// The steps above, in order: shorten the column down to floor, or
+	// drop it (floor 0).
+	for _, st := range [...]struct{ col, floor int }{
+		{colWhy, whyKeep}, {colWhy, 0}, {colTitle, titleKeep}, {colCwd, cwdKeep},
+		{colAgent, 0}, {colAge, 0}, {colCwd, 0}, {colTitle, titleMin},
+		{colTitle, 0}, {colHost, hostMin}, {colSession, 0}, {colHost, 0},
+	} {
+		excess := total() - width
+		switch {
+		case excess <= 0:
+		case st.floor == 0:
+			show[st.col] = false
+		case w[st.col] > st.floor:
+			w[st.col] = max(st.floor, w[st.col]-excess, uniseg.StringWidth(headers[st.col]))
 		}
-		step()
 	}
 	// Give room that dropping a column freed back to the shortened title,
 	// then to the cwd.
@@ -194,36 +177,23 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 	var b strings.Builder
 	line := func(cells [nCols]string, color string, stale bool) {
 		var l strings.Builder
-		last := -1
-		for c := range cells {
-			if show[c] {
-				last = c
-			}
-		}
-		first := true
-		for c := range cells {
+		for c, cell := range cells {
 			if !show[c] {
 				continue
 			}
-			if !first {
+			if c != colState { // the first column, never dropped
 				l.WriteString(strings.Repeat(" ", gap))
 			}
-			first = false
-			cell := cells[c]
 			if c == colCwd {
 				cell = TruncateLeft(cell, w[c])
 			} else {
 				cell = Truncate(cell, w[c])
 			}
-			pad := w[c] - uniseg.StringWidth(cell)
+			pad := strings.Repeat(" ", w[c]-uniseg.StringWidth(cell))
 			if c == colState && color != "" {
-				l.WriteString(color + cell + sgrReset)
-			} else {
-				l.WriteString(cell)
+				cell = color + cell + sgrReset
 			}
-			if c != last {
-				l.WriteString(strings.Repeat(" ", pad))
-			}
+			l.WriteString(cell + pad) // the last column's padding is trimmed below
 		}
 		text := strings.TrimRight(l.String(), " ")
 		if total() > width {
@@ -239,7 +209,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 	for i, r := range rows {
 		color := ""
 		if opts.Color {
-			color = stateColor(entries[i].Status.State)
+			color = cmp.Or(stateColors[entries[i].Status.State], sgrOther)
 		}
 		line(r, color, entries[i].Verdict == reader.Stale)
 	}
@@ -352,29 +322,21 @@ func Truncate(s string, width int) string {
 // TruncateLeft shortens s to at most width display columns by cutting its
 // start, which it replaces with …: the end of a path says most.
 func TruncateLeft(s string, width int) string {
-	if uniseg.StringWidth(s) <= width {
+	total := uniseg.StringWidth(s)
+	if total <= width {
 		return s
 	}
 	if width <= 0 {
 		return ""
 	}
-	var clusters []string
-	var widths []int
+	// Drop clusters from the start until the rest fits beside the "…".
 	state := -1
-	for rest := s; len(rest) > 0; {
-		var cluster string
+	for len(s) > 0 && total > width-1 {
 		var cw int
-		cluster, rest, cw, state = uniseg.FirstGraphemeClusterInString(rest, state)
-		clusters = append(clusters, cluster)
-		widths = append(widths, cw)
+		_, s, cw, state = uniseg.FirstGraphemeClusterInString(s, state)
+		total -= cw
 	}
-	used := 0
-	i := len(clusters)
-	for i > 0 && used+widths[i-1] <= width-1 {
-		i--
-		used += widths[i]
-	}
-	return "…" + strings.Join(clusters[i:], "")
+	return "…" + s
 }
 
 // TildePath shows home (and paths below it) as ~.

@@ -85,15 +85,15 @@ statusls -r --jq-files 'select(.state == "blocked") | .task.title // empty'`,
 			fs.Lookup("json").Optional = func(next string) bool {
 				return next != "" && next[0] != '-' && p.Lookup(next) == nil && next != "help" && next != "completion"
 			}
-			return func(args []string) int {
+			return noArgs(env, "", func() int {
 				o.jqArgs = jqArgs
 				o.args = fullArgs
 				o.given = fs
-				if code := o.validate(args, env); code >= 0 {
+				if code := o.validate(env); code >= 0 {
 					return code
 				}
 				return list(o, env)
-			}
+			})
 		},
 	}
 	p.Commands = []*base.Command{
@@ -116,7 +116,7 @@ statusls watch --on idle --after-working 2m --cooldown 1m --exec 'notify-send "$
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &watchOptions{}
 				o.register(fs, env)
-				return func(args []string) int { return watchCmd(o, args, env) }
+				return noArgs(env, "watch: ", func() int { return watchCmd(o, env) })
 			},
 		},
 		{
@@ -132,7 +132,7 @@ statusls wait --any --state blocked --cwd .`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &waitOptions{}
 				o.register(fs, env)
-				return func(args []string) int { return waitCmd(o, args, env) }
+				return noArgs(env, "wait: ", func() int { return waitCmd(o, env) })
 			},
 		},
 		{
@@ -147,10 +147,7 @@ statusls doctor --dir /tmp/mystatus --json`,
 				o.common.register(fs)
 				fs.Bool(&o.json, "json", false, "print the findings as one JSON object")
 				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true, group: true})
-				return func(args []string) int {
-					if len(args) > 0 {
-						return usageError(env, "doctor: unexpected argument %q", args[0])
-					}
+				return noArgs(env, "doctor: ", func() int {
 					if code := o.hostFlags.misuse(env); code >= 0 {
 						return code
 					}
@@ -158,7 +155,7 @@ statusls doctor --dir /tmp/mystatus --json`,
 						return doctorHosts(&o.hostFlags, o.json, env)
 					}
 					return doctor(o, env)
-				}
+				})
 			},
 		},
 		{
@@ -171,12 +168,7 @@ statusls prune`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &pruneOptions{}
 				o.register(fs)
-				return func(args []string) int {
-					if len(args) > 0 {
-						return usageError(env, "prune: unexpected argument %q", args[0])
-					}
-					return prune(o, env)
-				}
+				return noArgs(env, "prune: ", func() int { return prune(o, env) })
 			},
 		},
 		{
@@ -186,16 +178,22 @@ statusls prune`,
 			Description: demoDescription,
 			Examples:    `statusls demo`,
 			Setup: func(fs *base.FlagSet) base.Runner {
-				return func(args []string) int {
-					if len(args) > 0 {
-						return usageError(env, "demo: unexpected argument %q", args[0])
-					}
-					return demo(env)
-				}
+				return noArgs(env, "demo: ", func() int { return demo(env) })
 			},
 		},
 	}
 	return p
+}
+
+// noArgs runs a command that takes no arguments besides its flags; what
+// prefixes its usage error.
+func noArgs(env *cmdEnv, what string, run func() int) base.Runner {
+	return func(args []string) int {
+		if len(args) > 0 {
+			return usageError(env, "%sunexpected argument %q", what, args[0])
+		}
+		return run()
+	}
 }
 
 // common are the flags that say where and when.

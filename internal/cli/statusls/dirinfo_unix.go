@@ -40,19 +40,9 @@ func inspectDir(path string) dirInfo {
 // and others, with s/S for setuid and setgid and t/T for the sticky bit.
 func lsMode(m uint32) string {
 	b := []byte("----------")
-	switch m & unix.S_IFMT {
-	case unix.S_IFDIR:
-		b[0] = 'd'
-	case unix.S_IFLNK:
-		b[0] = 'l'
-	case unix.S_IFIFO:
-		b[0] = 'p'
-	case unix.S_IFSOCK:
-		b[0] = 's'
-	case unix.S_IFCHR:
-		b[0] = 'c'
-	case unix.S_IFBLK:
-		b[0] = 'b'
+	types := map[uint32]byte{unix.S_IFDIR: 'd', unix.S_IFLNK: 'l', unix.S_IFIFO: 'p', unix.S_IFSOCK: 's', unix.S_IFCHR: 'c', unix.S_IFBLK: 'b'}
+	if t, ok := types[m&unix.S_IFMT]; ok {
+		b[0] = t
 	}
 	const rwx = "rwx"
 	for i := 0; i < 9; i++ {

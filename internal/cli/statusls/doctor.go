@@ -134,43 +134,38 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 		}
 	}
 
-	// P2: the config home.
-	chInfo := inspectDir(loc.ConfigHome)
-	switch err := perm.CheckConfigHome(loc.ConfigHome); {
-	case errors.Is(err, fs.ErrNotExist):
-		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, "", "missing", "P3", "publishers create it with mode 0700"},
-			"  config home: does not exist yet (publishers create it with mode 0700: P3)")
-	case err != nil:
-		text := refusalText(err, chInfo)
-		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, chInfo.mode, "problem", "P2", text},
-			fmt.Sprintf("  config home: PROBLEM: %s: publishers refuse to write (P2)", text))
-		r.hint(loc.ConfigHome, fixHint(err, chInfo, show))
-	case chInfo.noAccess:
-		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, chInfo.mode, "problem", "P2", "you cannot use it"},
-			fmt.Sprintf("  config home: PROBLEM: mode %s: you cannot list, enter or write it", chInfo.mode))
-		r.hint(loc.ConfigHome, accessHint("the config home", loc.ConfigHome, chInfo, show))
-	default:
-		r.check(doctorCheck{"config home", "publishers", loc.ConfigHome, chInfo.mode, "ok", "P2", ""},
-			fmt.Sprintf("  config home: ok for publishers (P2: a directory of yours, not writable by group or others; mode %s)", chInfo.mode))
-	}
-	// P4 and R2: the status directory.
-	sdInfo := inspectDir(loc.Dir)
-	switch err := perm.CheckStatusDir(loc.Dir); {
-	case errors.Is(err, fs.ErrNotExist):
-		r.check(doctorCheck{"status directory", "publishers", loc.Dir, "", "missing", "P3", "readers see no sessions (R1); publishers create it with mode 0700"},
-			"  status directory: does not exist yet: readers see no sessions (R1); publishers create it with mode 0700 (P3)")
-	case err != nil:
-		text := refusalText(err, sdInfo)
-		r.check(doctorCheck{"status directory", "publishers", loc.Dir, sdInfo.mode, "problem", "P4", text},
-			fmt.Sprintf("  status directory: PROBLEM for publishers: %s: they refuse to write (P4)", text))
-		r.hint(loc.Dir, fixHint(err, sdInfo, show))
-	case sdInfo.noAccess:
-		r.check(doctorCheck{"status directory", "publishers", loc.Dir, sdInfo.mode, "problem", "P4", "you cannot use it"},
-			fmt.Sprintf("  status directory: PROBLEM: mode %s: you cannot list, enter or write it", sdInfo.mode))
-		r.hint(loc.Dir, accessHint("the status directory", loc.Dir, sdInfo, show))
-	default:
-		r.check(doctorCheck{"status directory", "publishers", loc.Dir, sdInfo.mode, "ok", "P4", ""},
-			fmt.Sprintf("  status directory: ok for publishers (P4: a directory of yours, no group or other permission; mode %s)", sdInfo.mode))
+	// P2 and P4: the config home and the status directory, for publishers.
+	var sdInfo dirInfo
+	for _, c := range []struct {
+		subject, path, rule  string
+		check                func(string) error
+		missing, missingLine string
+		problemLine, okLine  string
+	}{
+		{"config home", loc.ConfigHome, "P2", perm.CheckConfigHome,
+			"publishers create it with mode 0700", "does not exist yet (publishers create it with mode 0700: P3)",
+			"PROBLEM: %s: publishers refuse to write (P2)", "ok for publishers (P2: a directory of yours, not writable by group or others; mode %s)"},
+		{"status directory", loc.Dir, "P4", perm.CheckStatusDir,
+			"readers see no sessions (R1); publishers create it with mode 0700", "does not exist yet: readers see no sessions (R1); publishers create it with mode 0700 (P3)",
+			"PROBLEM for publishers: %s: they refuse to write (P4)", "ok for publishers (P4: a directory of yours, no group or other permission; mode %s)"},
+	} {
+		info := inspectDir(c.path)
+		sdInfo = info // the status directory's comes last
+		prefix := "  " + c.subject + ": "
+		switch err := c.check(c.path); {
+		case errors.Is(err, fs.ErrNotExist):
+			r.check(doctorCheck{c.subject, "publishers", c.path, "", "missing", "P3", c.missing}, prefix+c.missingLine)
+		case err != nil:
+			text := refusalText(err, info)
+			r.check(doctorCheck{c.subject, "publishers", c.path, info.mode, "problem", c.rule, text}, prefix+fmt.Sprintf(c.problemLine, text))
+			r.hint(c.path, fixHint(err, info, show))
+		case info.noAccess:
+			r.check(doctorCheck{c.subject, "publishers", c.path, info.mode, "problem", c.rule, "you cannot use it"},
+				fmt.Sprintf("%sPROBLEM: mode %s: you cannot list, enter or write it", prefix, info.mode))
+			r.hint(c.path, accessHint("the "+c.subject, c.path, info, show))
+		default:
+			r.check(doctorCheck{c.subject, "publishers", c.path, info.mode, "ok", c.rule, ""}, prefix+fmt.Sprintf(c.okLine, info.mode))
+		}
 	}
 	var files []string
 	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true, Ignored: true})
@@ -350,11 +345,10 @@ func errText(err error, reason string) string {
 		return ""
 	}
 	msg := base.Message(err)
-	if m, ok := strings.CutPrefix(msg, reason+": "); ok {
-		return m
-	}
-	if m, ok := strings.CutPrefix(msg, reason+" "); ok {
-		return m
+	for _, prefix := range []string{reason + ": ", reason + " "} {
+		if m, ok := strings.CutPrefix(msg, prefix); ok {
+			return m
+		}
 	}
 	return msg
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/shquote"
@@ -71,7 +70,7 @@ func doctorHosts(hf *hostFlags, asJSON bool, env *cmdEnv) int {
 		}
 		for _, h := range rep.Hosts {
 			fmt.Fprintf(out, "\nhost %s:\n", h.Host)
-			fmt.Fprintf(out, "  ran: %s %s\n", quotePath(cmp.Or(cfg.SSH, "ssh")), statusfile.SanitizeText(strings.Join(quoteAll(h.Command), " ")))
+			fmt.Fprintf(out, "  ran: %s %s\n", quotePath(cmp.Or(cfg.SSH, "ssh")), statusfile.SanitizeText(shquote.Join(h.Command...)))
 			if !h.OK {
 				fmt.Fprintf(out, "  PROBLEM (%s): %s\n", h.Kind, h.Error)
 				fmt.Fprintf(out, "  fix: %s\n", h.Fix)
@@ -106,12 +105,4 @@ func doctorFix(he *remote.HostError) string {
 		return hint
 	}
 	return "run " + shquote.Hint("ssh "+host+" statusls --json --all") + " and look at what it prints"
-}
-
-func quoteAll(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = shquote.Quote(a)
-	}
-	return out
 }

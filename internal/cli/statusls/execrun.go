@@ -27,14 +27,6 @@ const (
 // unless cmdEnv.execGrace says otherwise.
 const execGrace = time.Second
 
-// grace is how long watch, stopping, waits for running commands.
-func (env *cmdEnv) grace() time.Duration {
-	if env.execGrace > 0 {
-		return env.execGrace
-	}
-	return execGrace
-}
-
 // execRunner runs watch's --exec command in the background: at most
 // execMaxRunning at once, the next execMaxWaiting in order after them.
 type execRunner struct {
@@ -165,10 +157,8 @@ func (r *execRunner) close(grace time.Duration) {
 	r.mu.Unlock()
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
-	t := time.NewTimer(grace)
-	defer t.Stop()
 	select {
 	case <-done:
-	case <-t.C:
+	case <-time.After(grace):
 	}
 }

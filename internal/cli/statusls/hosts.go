@@ -93,8 +93,12 @@ func (h *hostFlags) misuse(env *cmdEnv) int {
 // active reports whether other machines are asked for.
 func (h *hostFlags) active() bool { return len(h.hosts) > 0 || h.allHosts }
 
-// targets returns the hosts to ask, and the ssh configuration.
+// targets returns the hosts to ask, and the ssh configuration; nothing
+// when no host is asked for.
 func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, error) {
+	if !h.active() {
+		return nil, nil, nil
+	}
 	if h.given.Changed("host-timeout") && h.hostTimeout <= 0 {
 		return nil, nil, errors.New("--host-timeout must be positive")
 	}
@@ -107,11 +111,7 @@ func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, error) {
 		if len(more) == 0 && len(hosts) == 0 {
 			return nil, nil, fmt.Errorf("--all-hosts: no hosts configured in %s (set $%s, or write them there, one per line)", from, hostsEnv)
 		}
-		for _, m := range more {
-			if !slices.Contains(hosts, m) {
-				hosts = append(hosts, m)
-			}
-		}
+		hosts = appendNew(hosts, more...)
 	}
 	cfg, err := remote.ConfigFromEnv(env.Getenv)
 	if err != nil {
@@ -148,11 +148,19 @@ func splitHosts(s string) ([]string, error) {
 		if err := remote.CheckHost(h); err != nil {
 			return nil, err
 		}
-		if !slices.Contains(out, h) {
-			out = append(out, h)
-		}
+		out = appendNew(out, h)
 	}
 	return out, nil
+}
+
+// appendNew appends to list the hosts it does not hold yet.
+func appendNew(list []string, hosts ...string) []string {
+	for _, h := range hosts {
+		if !slices.Contains(list, h) {
+			list = append(list, h)
+		}
+	}
+	return list
 }
 
 // hostsFile returns the path of the hosts file: $XDG_CONFIG_HOME/agentstatus/hosts,
@@ -201,11 +209,7 @@ func readHostsFile(path string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
-		for _, h := range hosts {
-			if !slices.Contains(out, h) {
-				out = append(out, h)
-			}
-		}
+		out = appendNew(out, hosts...)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -123,20 +122,35 @@ func checkJQFlags(o *listOptions, env *cmdEnv) int {
 	return -1
 }
 
+// jqHelper is the binary that runs --jq and --jq-files: statusls with the
+// jq engine linked (cmd/statusls-jq).
+const jqHelper = "statusls-jq"
+
 // helperEnv marks a process started by re-executing the jq helper, so that
 // a helper without the engine cannot start itself again.
 const helperEnv = "STATUSLS_JQ_HELPER"
 
 // runJQ runs --jq or --jq-files. In a binary without the jq engine
 // (statusls itself) it re-executes the statusls-jq helper with the same
-// arguments.
+// arguments, and returns its exit status (see base.ExecHelper).
 func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) int {
 	if !jqrun.Linked() {
 		if env.Getenv(helperEnv) != "" {
 			fmt.Fprintf(env.Stderr, "statusls: --%s: this statusls-jq has no jq engine\n", o.mode)
 			return base.ExitError
 		}
-		return execJQHelper(o.args, env)
+		path, err := base.FindHelper(jqHelper)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "statusls: --jq and --jq-files need %s, which is not installed next to statusls or in $PATH\n", jqHelper)
+			fmt.Fprintf(env.Stderr, "statusls: hint: go install github.com/agentstatus/agentstatus/cmd/%s@latest\n", jqHelper)
+			return base.ExitError
+		}
+		environ := append(env.Environ(), helperEnv+"=1")
+		code, err := base.ExecHelper(base.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr}, path, o.args, environ)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "statusls: %s: %v\n", jqHelper, err)
+		}
+		return code
 	}
 	r := &jqrun.Request{
 		Prog:    "statusls",
@@ -297,5 +311,3 @@ func (f *statusFiles) all(yield func(string, any) bool) {
 		}
 	}
 }
-
-var _ iter.Seq2[string, any] = (*statusFiles)(nil).all

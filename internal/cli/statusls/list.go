@@ -84,10 +84,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 }
 
 // validate checks the flags together, once parsed. It returns -1 to go on.
-func (o *listOptions) validate(args []string, env *cmdEnv) int {
-	if len(args) > 0 {
-		return usageError(env, "unexpected argument %q", args[0])
-	}
+func (o *listOptions) validate(env *cmdEnv) int {
 	o.json = o.given.Changed("json")
 	if o.json && o.jsonFields != "*" {
 		fields, err := parseJSONFields(o.jsonFields, o.hostFlags.active())
@@ -150,17 +147,9 @@ func splitList(s string) []string {
 	return out
 }
 
-// hostList is one host's part of a listing.
-type hostList struct {
-	host     string // "" for this machine
-	entries  []reader.Entry
-	err      *remote.HostError
-	reported bool // err is already on stderr
-}
-
 // list is the listing command: this machine's listing, other machines'
-// (--host), or both (--local), each a part; a table, TSV, JSON or a count
-// over them all.
+// (--host), or both (--local), each a part (this machine's with host "");
+// a table, TSV, JSON or a count over them all.
 func list(o *listOptions, env *cmdEnv) int {
 	if code := o.hostFlags.misuse(env); code >= 0 {
 		return code
@@ -176,13 +165,9 @@ func list(o *listOptions, env *cmdEnv) int {
 		}
 		return runJQ(o, loc, now, env)
 	}
-	var hosts []string
-	var cfg *remote.Config
-	if withHosts {
-		var err error
-		if hosts, cfg, err = o.hostFlags.targets(env); err != nil {
-			return usageError(env, "%s", err)
-		}
+	hosts, cfg, err := o.hostFlags.targets(env)
+	if err != nil {
+		return usageError(env, "%s", err)
 	}
 	isTerm, termWidth := env.Terminal()
 	mode := o.mode
@@ -200,12 +185,11 @@ func list(o *listOptions, env *cmdEnv) int {
 		}
 	}
 
-	var parts []hostList
+	var parts []remote.Result
 	var loc location.Location
 	var local *reader.Listing
 	if !withHosts || o.hostFlags.local {
 		var now time.Time
-		var err error
 		if loc, now, err = o.resolve(env); err != nil {
 			return usageError(env, "%v", err)
 		}
@@ -217,30 +201,28 @@ func list(o *listOptions, env *cmdEnv) int {
 			}
 			// This machine fails as a host would: the others are listed.
 			msg := statusfile.SanitizeText(err.Error())
-			parts = append(parts, hostList{err: &remote.HostError{Kind: failRefused, Msg: msg, Hint: "run 'statusls doctor'"}, reported: true})
+			parts = append(parts, remote.Result{Err: &remote.HostError{Kind: failRefused, Msg: msg, Hint: "run 'statusls doctor'"}})
 		} else {
 			local = l
-			parts = append(parts, hostList{entries: l.Entries})
+			parts = append(parts, remote.Result{Entries: l.Entries})
 		}
 	}
 	if withHosts {
-		for _, r := range remote.List(context.Background(), cfg, hosts) {
-			parts = append(parts, hostList{host: r.Host, entries: r.Entries, err: r.Err})
-		}
+		parts = append(parts, remote.List(context.Background(), cfg, hosts)...)
 	}
 
 	failed := 0
 	for i := range parts {
 		p := &parts[i]
-		if p.err != nil {
+		if p.Err != nil {
 			failed++
-			if !p.reported {
-				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", p.err.Host, p.err.Msg)
+			if p.Host != "" { // this machine's failure is on stderr already
+				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", p.Err.Host, p.Err.Msg)
 			}
 			continue
 		}
-		p.entries = render.Select(p.entries, &o.filter)
-		render.Sort(p.entries, order)
+		p.Entries = render.Select(p.Entries, &o.filter)
+		render.Sort(p.Entries, order)
 	}
 
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
@@ -248,14 +230,14 @@ func list(o *listOptions, env *cmdEnv) int {
 	switch mode {
 	case "tsv":
 		for _, p := range parts {
-			for i := range p.entries {
-				if p.entries[i].Verdict == reader.Invalid {
+			for i := range p.Entries {
+				if p.Entries[i].Verdict == reader.Invalid {
 					continue
 				}
 				if withHosts {
-					buf = render.AppendHostTSV(buf[:0], p.host, &p.entries[i].Status)
+					buf = render.AppendHostTSV(buf[:0], p.Host, &p.Entries[i].Status)
 				} else {
-					buf = render.AppendTSV(buf[:0], &p.entries[i].Status)
+					buf = render.AppendTSV(buf[:0], &p.Entries[i].Status)
 				}
 				out.Write(buf)
 			}
@@ -263,14 +245,14 @@ func list(o *listOptions, env *cmdEnv) int {
 	case "json", "ndjson":
 		lines := jsonLines{w: out, array: mode == "json"}
 		for _, p := range parts {
-			if p.err != nil {
-				lines.add(render.AppendHostErrorJSON(buf[:0], p.err.Host, p.err.Kind, p.err.Msg, p.err.Hint))
+			if p.Err != nil {
+				lines.add(render.AppendHostErrorJSON(buf[:0], p.Err.Host, p.Err.Kind, p.Err.Msg, p.Err.Hint))
 			}
-			for i := range p.entries {
+			for i := range p.Entries {
 				if withHosts {
-					buf = render.AppendHostJSON(buf[:0], p.host, &p.entries[i], o.fields)
+					buf = render.AppendHostJSON(buf[:0], p.Host, &p.Entries[i], o.fields)
 				} else {
-					buf = render.AppendJSONFields(buf[:0], &p.entries[i], o.fields) // no fields: all (--ndjson)
+					buf = render.AppendJSONFields(buf[:0], &p.Entries[i], o.fields) // no fields: all (--ndjson)
 				}
 				lines.add(buf)
 			}
@@ -282,10 +264,8 @@ func list(o *listOptions, env *cmdEnv) int {
 		if s := render.Summary(allEntries(parts)); s != "" {
 			words = append(words, s)
 		}
-		if failed == 1 {
-			words = append(words, "1 host offline")
-		} else if failed > 1 {
-			words = append(words, strconv.Itoa(failed)+" hosts offline")
+		if failed > 0 {
+			words = append(words, strconv.Itoa(failed)+" host"+plural(failed)+" offline")
 		}
 		if len(words) > 0 {
 			out.WriteString(strings.Join(words, " · ") + "\n")
@@ -308,13 +288,13 @@ func list(o *listOptions, env *cmdEnv) int {
 	return base.ExitPartial
 }
 
-func allEntries(parts []hostList) []reader.Entry {
+func allEntries(parts []remote.Result) []reader.Entry {
 	if len(parts) == 1 {
-		return parts[0].entries
+		return parts[0].Entries
 	}
 	var all []reader.Entry
 	for _, p := range parts {
-		all = append(all, p.entries...)
+		all = append(all, p.Entries...)
 	}
 	return all
 }

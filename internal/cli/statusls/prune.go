@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strconv"
 	"time"
@@ -114,10 +113,9 @@ func prune(o *pruneOptions, env *cmdEnv) int {
 	if dryRun {
 		verb = "would remove"
 	}
-	switch {
-	case stale == 0:
+	if stale == 0 {
 		fmt.Fprintln(out, "no stale sessions: nothing to prune")
-	default:
+	} else {
 		fmt.Fprintf(out, "%s %d of %d stale session%s\n", verb, removed, stale, plural(stale))
 	}
 	g.leftovers(out, now, dryRun, fail)
@@ -142,9 +140,6 @@ func judge(e *reader.Entry, olderThan time.Duration) (string, bool) {
 	return why, false
 }
 
-// leftoverWriter is where the guard reports what it did with leftovers.
-type leftoverWriter = io.Writer
-
 func plural(n int) string {
 	if n == 1 {
 		return ""
@@ -155,7 +150,7 @@ func plural(n int) string {
 // staleFor says how stale a record is.
 func staleFor(age time.Duration) string {
 	if age < 0 {
-		return "updated " + render.FormatAge(age) + " (in the future)"
+		return "updated " + agoText(age)
 	}
 	return "stale for " + render.FormatAge(age)
 }

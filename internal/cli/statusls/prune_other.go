@@ -3,6 +3,7 @@
 package statusls
 
 import (
+	"io"
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
@@ -21,4 +22,4 @@ func (g *pruneGuard) remove(d *reader.Dir, e *reader.Entry) (bool, string, error
 	return ok, "", err
 }
 
-func (g *pruneGuard) leftovers(leftoverWriter, time.Time, bool, func(error)) {}
+func (g *pruneGuard) leftovers(io.Writer, time.Time, bool, func(error)) {}

@@ -4,6 +4,7 @@ package statusls
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ func (g *pruneGuard) remove(d *reader.Dir, e *reader.Entry) (ok bool, busy strin
 }
 
 // leftovers handles the directory's dot-files (see leftover).
-func (g *pruneGuard) leftovers(out leftoverWriter, now time.Time, dryRun bool, fail func(error)) {
+func (g *pruneGuard) leftovers(out io.Writer, now time.Time, dryRun bool, fail func(error)) {
 	l, err := g.pd.List()
 	if err != nil {
 		fail(err)
@@ -80,41 +81,27 @@ const legacyTempAge = 10 * time.Minute
 // gone is removed (SPEC.md P8), and so is one of the earlier versions'
 // writer once it is old; a record moved aside by a prune that was
 // interrupted is put back (D5). Anything else is left alone.
-func (g *pruneGuard) leftover(out leftoverWriter, name string, now time.Time, dryRun bool, fail func(error)) {
+func (g *pruneGuard) leftover(out io.Writer, name string, now time.Time, dryRun bool, fail func(error)) {
+	var temp string // what the temporary file is, when it is to go
 	if _, ok := safefs.ParseLegacyTempName(name); ok {
 		st, err := g.pd.Lstat(name)
 		if err != nil || !st.Mode.IsRegular() || st.UID != os.Geteuid() {
 			return // gone meanwhile, or not ours: RemoveTemp would keep it too
 		}
-		age := now.Sub(st.ModTime)
-		if age < legacyTempAge {
-			return
+		if age := now.Sub(st.ModTime); age >= legacyTempAge {
+			temp = fmt.Sprintf("temporary file %s: left by an earlier version's writer %s ago", name, age.Round(time.Minute))
 		}
-		what := fmt.Sprintf("temporary file %s: left by an earlier version's writer %s ago", name, age.Round(time.Minute))
-		if dryRun {
-			fmt.Fprintf(out, "would remove %s\n", what)
-			return
-		}
-		if err := g.pd.RemoveTemp(name); err != nil {
-			fail(err)
-			return
-		}
-		fmt.Fprintf(out, "removed %s\n", what)
-		return
+	} else if _, pid, ok := safefs.ParseTempName(name); ok && safefs.WriterGone(pid) {
+		temp = fmt.Sprintf("temporary file %s: its writer (pid %d) is gone", name, pid)
 	}
-	if _, pid, ok := safefs.ParseTempName(name); ok {
-		if !safefs.WriterGone(pid) {
-			return
-		}
+	if temp != "" {
 		if dryRun {
-			fmt.Fprintf(out, "would remove temporary file %s: its writer (pid %d) is gone\n", name, pid)
-			return
-		}
-		if err := g.pd.RemoveTemp(name); err != nil {
+			fmt.Fprintf(out, "would remove %s\n", temp)
+		} else if err := g.pd.RemoveTemp(name); err != nil {
 			fail(err)
-			return
+		} else {
+			fmt.Fprintf(out, "removed %s\n", temp)
 		}
-		fmt.Fprintf(out, "removed temporary file %s: its writer (pid %d) is gone\n", name, pid)
 		return
 	}
 	if rec, pid, ok := safefs.ParseAside(name, ".json"); ok && safefs.IsStatusName(rec) {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Terminal control sequences of the watch table (xterm, VT100).
@@ -94,53 +95,66 @@ func (t *tableScreen) message(msg string, now time.Time) {
 	}
 }
 
-// draw shows the view as at now, unless the screen shows exactly that
-// already.
-func (t *tableScreen) draw(v *view, now time.Time) error {
+// draw shows the sessions of every host of the run as at now: grouped by
+// host in the run's order ("" is this machine), each group most urgent
+// first, with a HOST column after SESSION when other machines are watched,
+// and a line per host that cannot be reached. It draws nothing when the
+// screen shows exactly that already.
+func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 	t.msgs = slices.DeleteFunc(t.msgs, func(m screenMessage) bool { return !now.Before(m.until) })
-	entries := make([]reader.Entry, 0, len(v.shown))
-	for _, e := range v.shown {
-		c := *e
-		c.Age = now.Sub(c.Status.UpdatedAt)
-		entries = append(entries, c)
+	var entries []reader.Entry
+	var names, down []string
+	for _, h := range r.order {
+		group := make([]reader.Entry, 0, len(r.views[h].shown))
+		for _, e := range r.views[h].shown {
+			c := *e
+			c.Age = now.Sub(c.Status.UpdatedAt)
+			group = append(group, c)
+		}
+		slices.SortFunc(group, func(a, b reader.Entry) int { return cmp.Compare(a.Name, b.Name) })
+		render.Sort(group, render.ByAttention)
+		entries = append(entries, group...)
+		for range group {
+			names = append(names, cmp.Or(h, localHostName))
+		}
+		if msg, ok := r.offline[h]; ok {
+			down = append(down, "host "+statusfile.SanitizeText(h)+" offline: "+msg+"; retrying")
+		}
 	}
-	slices.SortFunc(entries, func(a, b reader.Entry) int { return cmp.Compare(a.Name, b.Name) })
-	render.Sort(entries, render.ByAttention)
 
 	// Never more lines than the terminal has, less one: the newline after
 	// the last would scroll the screen.
-	budget := 0
-	if t.rows > 1 {
-		budget = t.rows - 1
-	}
+	budget := max(t.rows-1, 0)
 	var lines []string
-	if len(entries) == 0 {
-		what := "fresh sessions"
-		if t.o.all {
-			what = "sessions"
-		}
-		if t.o.filter.Narrowed() {
-			what = "matching " + what
-		}
-		lines = append(lines, fmt.Sprintf("no %s in %s", what, quotePath(render.TildePath(t.loc.Dir, t.env.Getenv("HOME")))))
-		if t.missing {
-			lines = append(lines, "(the directory does not exist yet; waiting for it)")
-		}
-	} else {
+	switch {
+	case len(entries) > 0:
 		shown, more := len(entries), 0
 		if budget > 0 {
-			if room := budget - 1 - len(t.msgs); shown > room {
+			if room := budget - 1 - len(t.msgs) - len(down); shown > room {
 				shown = max(room-1, 0)
 				more = len(entries) - shown
 			}
 		}
-		table := render.Table(entries[:shown], render.TableOptions{Width: t.width, Color: t.color, Home: t.env.Getenv("HOME"), Wide: t.o.wide})
+		opts := render.TableOptions{Width: t.width, Color: t.color, Wide: t.o.wide}
+		if r.withHosts {
+			opts.Hosts = names[:shown]
+		} else {
+			opts.Home = t.env.Getenv("HOME")
+		}
+		table := render.Table(entries[:shown], opts)
 		lines = strings.Split(strings.TrimSuffix(table, "\n"), "\n")
 		if more > 0 {
 			lines = append(lines, fmt.Sprintf("… %d more", more))
 		}
+	case r.withHosts:
+		lines = append(lines, "no sessions on these hosts")
+	default:
+		lines = append(lines, noSessions(t.o.all, &t.o.filter, t.loc, t.env))
+		if t.missing {
+			lines = append(lines, "(the directory does not exist yet; waiting for it)")
+		}
 	}
-	return t.show(lines, budget)
+	return t.show(append(lines, down...), budget)
 }
 
 // show puts lines, then the messages, on the screen, in at most budget

@@ -1,6 +1,7 @@
 package statusls
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,24 +10,21 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
+	"github.com/agentstatus/agentstatus/remote"
 )
 
 // writeTable prints the listing as the table, with a HOST column after
 // SESSION when other machines are listed; or, when there are no sessions,
 // a notice on stderr (a terminal or --table only: scripts get empty
 // output).
-func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *cmdEnv) {
+func writeTable(out io.Writer, parts []remote.Result, withHosts bool, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *cmdEnv) {
 	var entries []reader.Entry
 	var hosts []string
 	for _, p := range parts {
-		h := p.host
-		if h == "" {
-			h = localHostName
-		}
-		for _, e := range p.entries {
+		for _, e := range p.Entries {
 			if e.Verdict != reader.Invalid {
 				entries = append(entries, e)
-				hosts = append(hosts, h)
+				hosts = append(hosts, cmp.Or(p.Host, localHostName))
 			}
 		}
 	}
@@ -39,14 +37,7 @@ func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions,
 			fmt.Fprintln(env.Stderr, "statusls: no sessions on these hosts")
 			return
 		}
-		what := "fresh sessions"
-		if o.all {
-			what = "sessions"
-		}
-		if o.filter.Narrowed() {
-			what = "matching " + what
-		}
-		fmt.Fprintf(env.Stderr, "statusls: no %s in %s\n", what, quotePath(render.TildePath(loc.Dir, env.Getenv("HOME"))))
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", noSessions(o.all, &o.filter, loc, env))
 		if l.Missing {
 			fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
 		}
@@ -63,6 +54,19 @@ func writeTable(out io.Writer, parts []hostList, withHosts bool, o *listOptions,
 		opts.Home = env.Getenv("HOME")
 	}
 	io.WriteString(out, render.Table(entries, opts))
+}
+
+// noSessions says that the table has no rows: "no fresh sessions in DIR",
+// "no matching sessions in DIR" (--all and a selection).
+func noSessions(all bool, f *render.Filter, loc location.Location, env *cmdEnv) string {
+	what := "fresh sessions"
+	if all {
+		what = "sessions"
+	}
+	if f.Narrowed() {
+		what = "matching " + what
+	}
+	return "no " + what + " in " + quotePath(render.TildePath(loc.Dir, env.Getenv("HOME")))
 }
 
 // tableWidth is $COLUMNS, else the terminal's width, else 80.

@@ -66,10 +66,7 @@ func (o *waitOptions) register(fs *base.FlagSet, env *cmdEnv) {
 }
 
 // validate checks the flags together. It returns -1 to go on.
-func (o *waitOptions) validate(args []string, env *cmdEnv) int {
-	if len(args) > 0 {
-		return usageError(env, "wait: unexpected argument %q", args[0])
-	}
+func (o *waitOptions) validate(env *cmdEnv) int {
 	var err error
 	if o.states, err = parseStateList("state", o.stateList); err != nil {
 		return usageError(env, "%v", err)
@@ -99,8 +96,8 @@ func (o *waitOptions) validate(args []string, env *cmdEnv) int {
 	return -1
 }
 
-func waitCmd(o *waitOptions, args []string, env *cmdEnv) int {
-	if code := o.validate(args, env); code >= 0 {
+func waitCmd(o *waitOptions, env *cmdEnv) int {
+	if code := o.validate(env); code >= 0 {
 		return code
 	}
 	if code := o.hostFlags.misuse(env); code >= 0 {
@@ -180,14 +177,12 @@ func (s *waitState) handle(ev *watch.Event) int {
 		return s.check(ev)
 	}
 	if s.o.any {
-		if ev.After != nil && s.o.filter.Match(ev.After) {
-			if !s.synced {
-				if s.first == nil {
-					s.first = ev.After
-				}
-				return -1
-			}
+		switch {
+		case ev.After == nil || !s.o.filter.Match(ev.After):
+		case s.synced:
 			return s.done(ev.After)
+		case s.first == nil: // the first match of the snapshot
+			s.first = ev.After
 		}
 		return -1
 	}

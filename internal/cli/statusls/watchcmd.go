@@ -1,6 +1,7 @@
 package statusls
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,10 +129,7 @@ least DUR, from when watch saw the session start working:
 }
 
 // validate checks the flags together. It returns -1 to go on.
-func (o *watchOptions) validate(args []string, env *cmdEnv) int {
-	if len(args) > 0 {
-		return usageError(env, "watch: unexpected argument %q", args[0])
-	}
+func (o *watchOptions) validate(env *cmdEnv) int {
 	if o.onSet {
 		states, err := base.ParseStates(o.on)
 		if err != nil {
@@ -209,15 +207,6 @@ func (o *watchOptions) outputMode(isTerm bool) string {
 	return watchTSV
 }
 
-// watchSignals are the signals watch handles in mode: those that stop
-// it, and for the table, those that redraw it.
-func watchSignals(mode string) []os.Signal {
-	if mode == watchTable {
-		return append(slices.Clip(stopSignals), resizeSignals...)
-	}
-	return stopSignals
-}
-
 // watchRun is one run of statusls watch: this machine's directory, other
 // machines' (--host), or both (--local), each a host of the run ("" is this
 // machine) with its view.
@@ -246,25 +235,20 @@ type watchRun struct {
 	tickC    <-chan time.Time
 }
 
-func watchCmd(o *watchOptions, args []string, env *cmdEnv) int {
-	if code := o.validate(args, env); code >= 0 {
+func watchCmd(o *watchOptions, env *cmdEnv) int {
+	if code := o.validate(env); code >= 0 {
 		return code
 	}
 	if code := o.hostFlags.misuse(env); code >= 0 {
 		return code
 	}
 	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]*view{}, offline: map[string]string{}}
-	var hosts []string
-	var cfg *remote.Config
-	if r.withHosts {
-		var err error
-		if hosts, cfg, err = o.hostFlags.targets(env); err != nil {
-			return usageError(env, "%s", err)
-		}
+	hosts, cfg, err := o.hostFlags.targets(env)
+	if err != nil {
+		return usageError(env, "%s", err)
 	}
 	var loc location.Location
 	if !r.withHosts || o.local {
-		var err error
 		if loc, err = location.ForReader(o.dir, o.configHome, env.Getenv); err != nil {
 			return usageError(env, "%v", err)
 		}
@@ -290,8 +274,12 @@ func watchCmd(o *watchOptions, args []string, env *cmdEnv) int {
 	// The table's age column needs every updatedAt.
 	heartbeats := o.heartbeats || r.mode == watchTable
 
-	sigs := make(chan os.Signal, 4)
-	defer env.Signals(sigs, watchSignals(r.mode)...)()
+	// The signals that stop watch, and for the table, those that redraw it.
+	sigs, handled := make(chan os.Signal, 4), stopSignals
+	if r.mode == watchTable {
+		handled = append(slices.Clip(stopSignals), resizeSignals...)
+	}
+	defer env.Signals(sigs, handled...)()
 
 	var local <-chan watch.Event
 	if !r.withHosts || o.local {
@@ -335,7 +323,7 @@ func watchCmd(o *watchOptions, args []string, env *cmdEnv) int {
 		}
 		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, r.report)
 		r.trig = newTrigger(o, env.Clock, func(e *reader.Entry, line []byte, extra []string) { r.runner.start(e, line, extra...) })
-		defer r.runner.close(env.grace())
+		defer r.runner.close(cmp.Or(env.execGrace, execGrace))
 		defer r.trig.stop()
 	}
 
@@ -357,22 +345,16 @@ func watchCmd(o *watchOptions, args []string, env *cmdEnv) int {
 			if !ok {
 				return r.writeError(errors.New("the watcher stopped"))
 			}
-			if err := r.handle("", &ev, nil); err != nil {
-				return r.writeError(err)
-			}
-			// Take in what is already waiting before redrawing.
-		more:
-			for range 1024 {
+			// Take in what is already waiting (1,024 events at most) before
+			// redrawing.
+			for n := 0; ok && n <= 1024; n++ {
+				if err := r.handle("", &ev, nil); err != nil {
+					return r.writeError(err)
+				}
 				select {
-				case ev, ok := <-local:
-					if !ok {
-						break more
-					}
-					if err := r.handle("", &ev, nil); err != nil {
-						return r.writeError(err)
-					}
+				case ev, ok = <-local:
 				default:
-					break more
+					ok = false
 				}
 			}
 		case ev, ok := <-others:
@@ -555,13 +537,7 @@ func (r *watchRun) redraw(force bool) error {
 	}
 	r.dirty = false
 	now := r.env.Clock.Now()
-	var err error
-	if r.withHosts {
-		err = r.table.drawHosts(r.order, r.views, r.offline, now)
-	} else {
-		err = r.table.draw(r.views[""], now)
-	}
-	if err != nil {
+	if err := r.table.draw(r, now); err != nil {
 		return err
 	}
 	if r.tick == nil && (r.withHosts || len(r.views[""].shown) > 0 || len(r.table.msgs) > 0) {
