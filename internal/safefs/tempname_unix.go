@@ -14,12 +14,13 @@ import (
 // left alone, and so is every other name. An empty name removes those of
 // every session.
 func RemoveStaleTemps(d *PubDir, name string) error {
-	names, err := d.Names()
+	entries, err := d.List()
 	if err != nil {
 		return err
 	}
 	var first error
-	for _, n := range names {
+	for _, e := range entries {
+		n := e.Name
 		of, pid, ok := ParseTempName(n)
 		if !ok || (name != "" && of != name) || !WriterGone(pid) {
 			continue
