@@ -156,25 +156,44 @@ func (l *heldLock) releaseAndRemove() {
 	}
 }
 
-// lockWrite takes the session's write lock, waiting at most timeout.
-func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
-	deadline := time.Now().Add(timeout)
+// lock opens (creating it) the lock file name and takes it with take,
+// until the name still leads to the file locked: a lock on a file that
+// was unlinked meanwhile protects nothing.
+func (s *sessionDir) lock(name string, take func(fd int) error) (*heldLock, error) {
 	for {
-		fd, err := s.openLockFile(s.writeName, true)
+		fd, err := s.openLockFile(name, true)
 		if err != nil {
 			return nil, err
 		}
-		if err := flockUntil(fd, deadline); err != nil {
-			if !errors.Is(err, ErrLockTimeout) {
+		if err := take(fd); err != nil {
+			if !errors.Is(err, ErrLockTimeout) { // else fd is flockUntil's
 				unix.Close(fd)
 			}
 			return nil, err
 		}
-		if s.stillNamed(fd, s.writeName) {
-			return &heldLock{s: s, name: s.writeName, fd: fd}, nil
+		if s.stillNamed(fd, name) {
+			return &heldLock{s: s, name: name, fd: fd}, nil
 		}
 		unix.Close(fd)
 	}
+}
+
+// lockWrite takes the session's write lock, waiting at most timeout.
+func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
+	deadline := time.Now().Add(timeout)
+	return s.lock(s.writeName, func(fd int) error { return flockUntil(fd, deadline) })
+}
+
+// lockLive is lockWrite for a command that goes on only in the status
+// directory its path still leads to (see stillThere): else it releases
+// the lock and returns the perm.ErrChanged of s.replaced.
+func (s *sessionDir) lockLive(timeout time.Duration) (*heldLock, error) {
+	l, err := s.lockWrite(timeout)
+	if err == nil && !s.stillThere() {
+		l.release()
+		return nil, s.replaced()
+	}
+	return l, err
 }
 
 // flockUntil takes an exclusive flock on fd, waiting until deadline. On
@@ -183,7 +202,7 @@ func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
 // the caller once flockUntil returned nil or another error, the waiting
 // goroutine after ErrLockTimeout.
 func flockUntil(fd int, deadline time.Time) error {
-	err := flockFD(fd, false)
+	err := safefs.Flock(fd, false)
 	if err != unix.EWOULDBLOCK && err != unix.EINTR {
 		return err
 	}
@@ -196,7 +215,7 @@ func flockUntil(fd int, deadline time.Time) error {
 	go func() {
 		var err error
 		for {
-			if err = flockFD(fd, true); err != unix.EINTR {
+			if err = safefs.Flock(fd, true); err != unix.EINTR {
 				break
 			}
 		}
@@ -225,29 +244,28 @@ func flockUntil(fd int, deadline time.Time) error {
 	}
 }
 
+// errHeld is what tryOwnerLock's take returns when another process holds
+// the owner lock.
+var errHeld = errors.New("held by another process")
+
 // tryOwnerLock takes the owner lock without waiting. It returns nil, nil
 // when another process holds it.
 func (s *sessionDir) tryOwnerLock() (*heldLock, error) {
-	for {
-		fd, err := s.openLockFile(s.ownerName, true)
-		if err != nil {
-			return nil, err
-		}
+	l, err := s.lock(s.ownerName, func(fd int) error {
 		lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
-		err = unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
+		err := unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
 		if err == unix.EAGAIN || err == unix.EACCES {
-			unix.Close(fd)
-			return nil, nil
+			return errHeld
 		}
 		if err != nil {
-			unix.Close(fd)
-			return nil, &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
+			return &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
 		}
-		if s.stillNamed(fd, s.ownerName) {
-			return &heldLock{s: s, name: s.ownerName, fd: fd}, nil
-		}
-		unix.Close(fd)
+		return nil
+	})
+	if err == errHeld {
+		return nil, nil
 	}
+	return l, err
 }
 
 // ownerPID returns the pid of the process that holds the owner lock, 0
@@ -285,35 +303,14 @@ func (s *sessionDir) ownerPID() (int, error) {
 // without following a link and without blocking, like a reader (SPEC.md
 // R4–R7).
 func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
-	path := s.pathOf(s.name)
-	fd, err := unix.Openat(s.fd, s.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	if err == unix.ENOENT {
+	data, _, err := s.pd.ReadFile(s.name, nil, statusfile.MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
 		return rec, false, nil
 	}
 	if err != nil {
-		return rec, true, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return rec, true, &fs.PathError{Op: "fstat", Path: path, Err: err}
-	}
-	switch {
-	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrNotRegular}
-	case int(st.Uid) != os.Geteuid():
-		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrNotOwned}
-	case st.Size > statusfile.MaxFileSize:
-		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrTooLarge}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
-	if err != nil {
 		return rec, true, err
 	}
-	if len(data) > statusfile.MaxFileSize {
-		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrTooLarge}
-	}
+	path := s.pathOf(s.name)
 	rec, err = statusfile.Decode(data)
 	if err != nil {
 		return rec, true, fmt.Errorf("%s: %w", path, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/testhook"
+	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
 )
@@ -43,13 +44,9 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 		return statusfile.Status{}, err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(LockWait)
+	l, err := s.lockLive(LockWait)
 	if err != nil {
 		return statusfile.Status{}, err
-	}
-	if !s.stillThere() {
-		l.release()
-		return statusfile.Status{}, s.replaced()
 	}
 	stamps := l.readStamps()
 	if issued < stamps.Cleared {
@@ -121,13 +118,9 @@ func Clear(dir, session string) error {
 		return err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(LockWait)
+	l, err := s.lockLive(LockWait)
 	if err != nil {
 		return err
-	}
-	if !s.stillThere() {
-		l.release()
-		return s.replaced()
 	}
 	if err := removeRecord(s.pd, session); err != nil {
 		l.release()
@@ -303,22 +296,17 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 // rewrites it with a fresh updatedAt. It reports whether the owner is done
 // (and has exited, removing the record when the agent is gone).
 func (o *owner) step(refresh bool) (bool, error) {
-	l, err := o.s.lockWrite(ownerLockWait)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			// The status directory is gone: the lock file cannot even
-			// be created. Nothing is left to keep fresh.
-			o.lock.release()
-			return true, nil
-		}
-		return false, nil // try again at the next heartbeat
-	}
-	if !o.s.stillThere() {
-		// Renamed or replaced: what the path leads to now is not this
-		// owner's to refresh or remove.
+	l, err := o.s.lockLive(ownerLockWait)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, perm.ErrChanged):
+		// The status directory is gone (the lock file cannot even be
+		// created: nothing is left to keep fresh), or renamed or
+		// replaced (what the path leads to now is not this owner's to
+		// refresh or remove).
 		o.lock.release()
-		l.release()
 		return true, nil
+	case err != nil:
+		return false, nil // try again at the next heartbeat
 	}
 	rec, exists, err := o.s.read()
 	switch {
