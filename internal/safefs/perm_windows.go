@@ -112,31 +112,12 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	return buf[:n], fst, nil
 }
 
-// Lstat describes name inside the directory without following a link.
-func (d *Dir) Lstat(name string) (FileStat, error) {
-	fi, err := os.Lstat(filepath.Join(d.path, name))
-	if err != nil {
-		return FileStat{}, err
-	}
-	return statOf(fi), nil
-}
-
 // Remove removes name if it is still the regular file described by want.
 func (d *Dir) Remove(name string, want FileStat) (bool, error) {
-	now, err := d.Lstat(name)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
-		return false, err
-	}
-	if !now.Mode.IsRegular() || want.info == nil || !os.SameFile(now.info, want.info) {
+	if want.info == nil {
 		return false, nil
 	}
-	if err := os.Remove(filepath.Join(d.path, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, err
-	}
-	return true, nil
+	return removeIfSame(os.Lstat, os.Remove, filepath.Join(d.path, name), want.info)
 }
 
 // openShared opens path for reading as os.Open does, but shares it for
@@ -162,17 +143,23 @@ func openShared(path string) (*os.File, error) {
 // described by written (as returned by Stat on the file that was written),
 // and reports whether it did. A file replaced by someone else is left alone.
 func RemoveOwnFile(root *os.Root, name string, written fs.FileInfo) (bool, error) {
-	fi, err := root.Lstat(name)
+	return removeIfSame(root.Lstat, root.Remove, name, written)
+}
+
+// removeIfSame removes name, through lstat and remove, if it is still the
+// regular file described by want.
+func removeIfSame(lstat func(string) (fs.FileInfo, error), remove func(string) error, name string, want fs.FileInfo) (bool, error) {
+	fi, err := lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if !fi.Mode().IsRegular() || !os.SameFile(fi, written) {
+	if !fi.Mode().IsRegular() || !os.SameFile(fi, want) {
 		return false, nil
 	}
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
 	return true, nil
