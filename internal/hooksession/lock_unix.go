@@ -108,17 +108,8 @@ func (s *sessionDir) openLockFile(name string, create bool) (int, error) {
 // longer the one readers of the path see, and a session there is left
 // alone.
 func (s *sessionDir) stillThere() bool {
-	var a, b unix.Stat_t
-	if unix.Lstat(s.path, &a) != nil || unix.Fstat(s.fd, &b) != nil {
-		return false
-	}
-	return a.Dev == b.Dev && a.Ino == b.Ino
-}
-
-// replaced is the error of a command whose directory is no longer at its
-// path.
-func (s *sessionDir) replaced() error {
-	return &perm.Error{What: safefs.StatusDir, Path: s.path, Err: perm.ErrChanged}
+	fi, err := os.Lstat(s.path)
+	return err == nil && os.SameFile(fi, s.pd.Info())
 }
 
 // stillNamed reports whether name in the directory is still the file open
@@ -186,12 +177,12 @@ func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
 
 // lockLive is lockWrite for a command that goes on only in the status
 // directory its path still leads to (see stillThere): else it releases
-// the lock and returns the perm.ErrChanged of s.replaced.
+// the lock and returns an error wrapping perm.ErrChanged.
 func (s *sessionDir) lockLive(timeout time.Duration) (*heldLock, error) {
 	l, err := s.lockWrite(timeout)
 	if err == nil && !s.stillThere() {
 		l.release()
-		return nil, s.replaced()
+		return nil, &perm.Error{What: safefs.StatusDir, Path: s.path, Err: perm.ErrChanged}
 	}
 	return l, err
 }

@@ -194,9 +194,7 @@ func (w watched) alive() bool {
 	case errors.Is(err, fs.ErrNotExist):
 		return false
 	}
-	// The platform cannot tell: ask the kernel whether the pid exists.
-	err = unix.Kill(w.pid, 0)
-	return err == nil || err == unix.EPERM
+	return ProcessExists(w.pid) // the platform cannot tell: ask the kernel
 }
 
 // checkInterval is how often the owner checks that the agent lives: a
