@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/safefs"
@@ -193,31 +192,17 @@ func (s *sessionDir) lockLive(timeout time.Duration) (*heldLock, error) {
 // the caller once flockUntil returned nil or another error, the waiting
 // goroutine after ErrLockTimeout.
 func flockUntil(fd int, deadline time.Time) error {
-	err := safefs.Flock(fd, false)
-	if err != unix.EWOULDBLOCK && err != unix.EINTR {
+	if err := safefs.Flock(fd, false); err != unix.EWOULDBLOCK {
 		return err
 	}
-	var (
-		mu        sync.Mutex
-		abandoned bool // by the caller, on timeout: the goroutine closes fd
-		finished  bool // by the goroutine: the caller takes its result
-	)
-	done := make(chan error, 1)
+	done, abandoned := make(chan error), make(chan struct{})
 	go func() {
-		var err error
-		for {
-			if err = safefs.Flock(fd, true); err != unix.EINTR {
-				break
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if abandoned {
+		err := safefs.Flock(fd, true)
+		select {
+		case done <- err:
+		case <-abandoned:
 			unix.Close(fd) // too late: nobody waits for this lock any more
-			return
 		}
-		finished = true
-		done <- err
 	}()
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
@@ -225,13 +210,13 @@ func flockUntil(fd int, deadline time.Time) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		mu.Lock()
-		defer mu.Unlock()
-		if finished {
-			return <-done // acquired (or failed) just now after all
+		select {
+		case err := <-done:
+			return err // acquired (or failed) just now after all
+		default:
+			close(abandoned)
+			return ErrLockTimeout
 		}
-		abandoned = true
-		return ErrLockTimeout
 	}
 }
 

@@ -197,12 +197,6 @@ func (w watched) alive() bool {
 	return ProcessExists(w.pid) // the platform cannot tell: ask the kernel
 }
 
-// checkInterval is how often the owner checks that the agent lives: a
-// quarter of the heartbeat, at most a second.
-func checkInterval(heartbeat time.Duration) time.Duration {
-	return min(max(heartbeat/4, time.Millisecond), time.Second)
-}
-
 // owner is a running heartbeat owner.
 type owner struct {
 	s         *sessionDir
@@ -254,7 +248,8 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 	// The new owner is the session's next publisher: what a killed
 	// writer of the session left is removed (SPEC.md P8).
 	safefs.RemoveStaleTemps(s.pd, s.name)
-	check := time.NewTicker(checkInterval(heartbeat))
+	// The agent is checked every quarter heartbeat, at most every second.
+	check := time.NewTicker(min(max(heartbeat/4, time.Millisecond), time.Second))
 	defer check.Stop()
 	beat := time.NewTimer(heartbeat)
 	defer beat.Stop()
@@ -285,7 +280,13 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 		case ob := <-o.f.states():
 			o.applyObserved(ob)
 		case <-term:
-			return o.exit(true)
+			l, err := o.s.lockWrite(ownerLockWait)
+			if err != nil {
+				// Exit anyway; the record, no longer refreshed, goes stale.
+				o.lock.release()
+				return err
+			}
+			return o.exitLocked(l, true)
 		}
 	}
 }
@@ -359,17 +360,6 @@ func (o *owner) followSource(src *agenthook.Source) {
 	o.f.stop()
 	o.src = src
 	o.f = follow(*src, o.s.session, o.agent.pid)
-}
-
-// exit takes the write lock and exits.
-func (o *owner) exit(remove bool) error {
-	l, err := o.s.lockWrite(ownerLockWait)
-	if err != nil {
-		// Exit anyway; the record, no longer refreshed, goes stale.
-		o.lock.release()
-		return err
-	}
-	return o.exitLocked(l, remove)
 }
 
 // exitLocked removes the record (with remove), then both lock files, and

@@ -18,11 +18,15 @@ func Flock(fd int, wait bool) error {
 		cmd = unix.F_SETLKW
 	}
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
-	err := unix.FcntlFlock(uintptr(fd), cmd, &lk)
-	if err == unix.EAGAIN || err == unix.EACCES {
-		return unix.EWOULDBLOCK
+	for {
+		switch err := unix.FcntlFlock(uintptr(fd), cmd, &lk); err {
+		case unix.EINTR:
+		case unix.EAGAIN, unix.EACCES:
+			return unix.EWOULDBLOCK
+		default:
+			return err
+		}
 	}
-	return err
 }
 
 // linkAt: golang.org/x/sys/unix has no linkat for AIX.

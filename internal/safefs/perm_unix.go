@@ -140,14 +140,8 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 		return buf[:0], fst, refuse(StatusFile, path(), ErrTooLarge, "%d bytes, limit %d", st.Size, max)
 	}
 	// The size may change under us: read at most max+1 bytes.
-	if cap(buf) < max+1 {
-		want := int(st.Size) + 512
-		if want > max+1 {
-			want = max + 1
-		}
-		if cap(buf) < want {
-			buf = make([]byte, 0, want)
-		}
+	if want := min(int(st.Size)+512, max+1); cap(buf) < want {
+		buf = make([]byte, 0, want)
 	}
 	buf = buf[:0]
 	for {
