@@ -187,6 +187,32 @@ func CheckStatusFileIn(root *os.Root, name string) error {
 	return checkFile(filepath.Join(root.Name(), name), fi.Mode(), uid, nlink)
 }
 
+// OpenStatusRoot checks the status directory and opens it as an [os.Root],
+// verifying that the directory opened is the one that was checked.
+func OpenStatusRoot(path string) (*os.Root, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkStatusDir(path, fi); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	rfi, err := root.Stat(".")
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	if !os.SameFile(fi, rfi) {
+		root.Close()
+		return nil, refuse(StatusDir, path, ErrChanged, "")
+	}
+	return root, nil
+}
+
 // TypeName names the type of a file that is not regular, for messages:
 // "directory", "named pipe (FIFO)", "socket", "device", ...
 func TypeName(m fs.FileMode) string {

@@ -3,6 +3,7 @@
 package hooksession
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -295,4 +296,69 @@ func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
 		return rec, true, fmt.Errorf("%s: record of another session", path)
 	}
 	return rec, true, nil
+}
+
+// writeRecord is [statusfile.WriteFile] into the status directory the
+// session holds open under its lock. A zero rec.UpdatedAt is now.
+func writeRecord(d *safefs.PubDir, rec statusfile.Status) (fs.FileInfo, error) {
+	if rec.UpdatedAt.IsZero() {
+		rec.UpdatedAt = time.Now()
+	}
+	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
+	data, err := statusfile.Encode(rec)
+	if err != nil {
+		return nil, err
+	}
+	name := statusfile.FileName(rec.Session)
+	fi, err := d.Publish(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("publish %s: %w", filepath.Join(d.Path(), name), err)
+	}
+	return fi, nil
+}
+
+// removeRecord is [statusfile.RemoveFile] in the status directory the
+// session holds open.
+func removeRecord(d *safefs.PubDir, session string) error {
+	name := statusfile.FileName(session)
+	if err := d.Remove(name); err != nil {
+		return fmt.Errorf("remove %s: %w", filepath.Join(d.Path(), name), err)
+	}
+	return nil
+}
+
+// maxTasksFile bounds the task list file read.
+const maxTasksFile = 1 << 20
+
+// readTasks returns the session's task list; an absent, unsafe or
+// unreadable file is an empty list. The caller holds the write lock.
+func (s *sessionDir) readTasks() taskList {
+	var l taskList
+	data, _, err := s.pd.ReadFile(s.tasksName, nil, maxTasksFile)
+	if err != nil || json.Unmarshal(data, &l) != nil {
+		return taskList{}
+	}
+	return l
+}
+
+// writeTasks replaces the session's task list as a record is replaced
+// (safefs.PubDir.WriteFile). The caller holds the write lock, so the
+// temporary name is the session's own.
+func (s *sessionDir) writeTasks(l taskList) error {
+	data, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	tmp := s.tasksName + tmpExt
+	unix.Unlinkat(s.fd, tmp, 0) // left by a crash
+	if _, err := s.pd.WriteFile(s.tasksName, tmp, data); err != nil {
+		return fmt.Errorf("task list %s: %w", s.pathOf(s.tasksName), err)
+	}
+	return nil
+}
+
+// removeTasks removes the session's task list. The caller holds the write
+// lock.
+func (s *sessionDir) removeTasks() {
+	unix.Unlinkat(s.fd, s.tasksName, 0)
 }
