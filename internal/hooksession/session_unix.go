@@ -48,10 +48,10 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	if err != nil {
 		return statusfile.Status{}, err
 	}
+	defer l.release() // released early below, before an owner starts
 	stamps := l.readStamps()
 	if issued < stamps.Cleared {
 		// Started before a clear that has run: the session has ended.
-		l.release()
 		return statusfile.Status{}, nil
 	}
 	cur, exists, rerr := s.read()
@@ -61,7 +61,6 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 			ch.Title = title
 		}
 		if err := s.writeTasks(tasks); err != nil {
-			l.release()
 			return statusfile.Status{}, err
 		}
 	}
@@ -77,7 +76,6 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
 	if _, err := writeRecord(s.pd, rec); err != nil {
-		l.release()
 		return rec, err
 	}
 	// After the record: a failure here costs only the ordering of a
@@ -85,7 +83,6 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	l.writeStamps(stamps)
 	owner, err := s.ownerPID()
 	if err != nil {
-		l.release()
 		return rec, err
 	}
 	if owner == 0 && (rec.PID <= 0 || exe == "") {
@@ -122,8 +119,8 @@ func Clear(dir, session string) error {
 	if err != nil {
 		return err
 	}
+	defer l.release()
 	if err := removeRecord(s.pd, session); err != nil {
-		l.release()
 		return err
 	}
 	s.removeTasks()
@@ -132,7 +129,6 @@ func Clear(dir, session string) error {
 	ol, err := s.tryOwnerLock()
 	switch {
 	case err != nil:
-		l.release()
 		return err
 	case ol != nil:
 		// Nobody will need the lock files: remove them while holding
@@ -148,7 +144,6 @@ func Clear(dir, session string) error {
 		// An update started before this clear, still waiting for the
 		// lock, must not bring the record back (H12).
 		l.writeStamps(fieldStamps{Cleared: issued})
-		l.release()
 	}
 	return nil
 }
@@ -307,6 +302,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 	case err != nil:
 		return false, nil // try again at the next heartbeat
 	}
+	defer l.release()
 	rec, exists, err := o.s.read()
 	switch {
 	case !exists:
@@ -319,7 +315,6 @@ func (o *owner) step(refresh bool) (bool, error) {
 		if o.agent.pid <= 0 || !o.agent.alive() {
 			return true, o.exitLocked(l, false)
 		}
-		l.release()
 		return false, nil
 	}
 	if rec.PID != o.agent.pid {
@@ -340,7 +335,6 @@ func (o *owner) step(refresh bool) (bool, error) {
 		// A failure is retried at the next heartbeat.
 		writeRecord(o.s.pd, rec)
 	}
-	l.release()
 	return false, nil
 }
 
