@@ -75,7 +75,7 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	rec := ch.apply(cur, found, wd, time.Now())
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
-	if _, err := writeRecord(s.pd, rec); err != nil {
+	if err := writeRecord(s.pd, rec); err != nil {
 		return rec, err
 	}
 	// After the record: a failure here costs only the ordering of a

@@ -300,21 +300,20 @@ func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
 
 // writeRecord is [statusfile.WriteFile] into the status directory the
 // session holds open under its lock. A zero rec.UpdatedAt is now.
-func writeRecord(d *safefs.PubDir, rec statusfile.Status) (fs.FileInfo, error) {
+func writeRecord(d *safefs.PubDir, rec statusfile.Status) error {
 	if rec.UpdatedAt.IsZero() {
 		rec.UpdatedAt = time.Now()
 	}
 	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
 	data, err := statusfile.Encode(rec)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	name := statusfile.FileName(rec.Session)
-	fi, err := d.Publish(name, data)
-	if err != nil {
-		return nil, fmt.Errorf("publish %s: %w", filepath.Join(d.Path(), name), err)
+	if _, err := d.Publish(name, data); err != nil {
+		return fmt.Errorf("publish %s: %w", filepath.Join(d.Path(), name), err)
 	}
-	return fi, nil
+	return nil
 }
 
 // removeRecord is [statusfile.RemoveFile] in the status directory the

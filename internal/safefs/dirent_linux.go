@@ -3,6 +3,7 @@
 package safefs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io/fs"
 
@@ -42,11 +43,8 @@ func (d *Dir) List() ([]DirEntry, error) {
 			}
 			typ := b[18]
 			name := b[19:reclen]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
 			}
 			b = b[reclen:]
 			if len(name) == 0 || string(name) == "." || string(name) == ".." {

@@ -116,8 +116,6 @@ func (d *PubDir) WriteFile(name, tmp string, data []byte) (fs.FileInfo, error) {
 		return nil, err
 	}
 	if err := unix.Renameat(d.fd, tmp, d.fd, name); err != nil {
-		unix.Unlinkat(d.fd, tmp, 0)
-		ok = true // closed already
 		return nil, &os.LinkError{Op: "rename", Old: d.pathOf(tmp), New: d.pathOf(name), Err: err}
 	}
 	ok = true
