@@ -4,16 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentstatus/agentstatus/internal/procfs"
 )
 
 // procInfo is what the agent-pid search and the heartbeat owner learn of a
-// process.
-type procInfo struct {
-	PPID   int    // parent process id
-	Comm   string // the executable's name (Linux: truncated to 15 bytes)
-	Start  uint64 // start time in platform units; 0 when unknown
-	Zombie bool   // exited, not yet reaped
-}
+// process: its parent, command name, start time (in the platform's units;
+// 0 when unknown) and whether it is a zombie. Linux's is /proc's.
+type procInfo = procfs.Stat
 
 // maxShellHops bounds the walk up the process tree.
 const maxShellHops = 8

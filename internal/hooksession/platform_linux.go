@@ -11,10 +11,4 @@ const issueClock = unix.CLOCK_BOOTTIME
 
 // lookupProc reads /proc/PID/stat: the parent, the command name, the start
 // time (clock ticks since boot) and whether the process is a zombie.
-func lookupProc(pid int) (procInfo, error) {
-	st, err := procfs.ReadStat(pid)
-	if err != nil {
-		return procInfo{}, err
-	}
-	return procInfo{PPID: st.PPID, Comm: st.Comm, Start: st.Start, Zombie: st.Zombie}, nil
-}
+func lookupProc(pid int) (procInfo, error) { return procfs.ReadStat(pid) }

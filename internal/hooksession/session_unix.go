@@ -15,6 +15,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/testhook"
+	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
 )
@@ -43,18 +44,14 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 		return statusfile.Status{}, err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(LockWait)
+	l, err := s.lockLive(LockWait)
 	if err != nil {
 		return statusfile.Status{}, err
 	}
-	if !s.stillThere() {
-		l.release()
-		return statusfile.Status{}, s.replaced()
-	}
+	defer l.release() // released early below, before an owner starts
 	stamps := l.readStamps()
 	if issued < stamps.Cleared {
 		// Started before a clear that has run: the session has ended.
-		l.release()
 		return statusfile.Status{}, nil
 	}
 	cur, exists, rerr := s.read()
@@ -64,7 +61,6 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 			ch.Title = title
 		}
 		if err := s.writeTasks(tasks); err != nil {
-			l.release()
 			return statusfile.Status{}, err
 		}
 	}
@@ -79,8 +75,7 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	rec := ch.apply(cur, found, wd, time.Now())
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
-	if _, err := writeRecord(s.pd, rec); err != nil {
-		l.release()
+	if err := writeRecord(s.pd, rec); err != nil {
 		return rec, err
 	}
 	// After the record: a failure here costs only the ordering of a
@@ -88,7 +83,6 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	l.writeStamps(stamps)
 	owner, err := s.ownerPID()
 	if err != nil {
-		l.release()
 		return rec, err
 	}
 	if owner == 0 && (rec.PID <= 0 || exe == "") {
@@ -121,16 +115,12 @@ func Clear(dir, session string) error {
 		return err
 	}
 	defer s.Close()
-	l, err := s.lockWrite(LockWait)
+	l, err := s.lockLive(LockWait)
 	if err != nil {
 		return err
 	}
-	if !s.stillThere() {
-		l.release()
-		return s.replaced()
-	}
+	defer l.release()
 	if err := removeRecord(s.pd, session); err != nil {
-		l.release()
 		return err
 	}
 	s.removeTasks()
@@ -139,7 +129,6 @@ func Clear(dir, session string) error {
 	ol, err := s.tryOwnerLock()
 	switch {
 	case err != nil:
-		l.release()
 		return err
 	case ol != nil:
 		// Nobody will need the lock files: remove them while holding
@@ -155,7 +144,6 @@ func Clear(dir, session string) error {
 		// An update started before this clear, still waiting for the
 		// lock, must not bring the record back (H12).
 		l.writeStamps(fieldStamps{Cleared: issued})
-		l.release()
 	}
 	return nil
 }
@@ -201,15 +189,7 @@ func (w watched) alive() bool {
 	case errors.Is(err, fs.ErrNotExist):
 		return false
 	}
-	// The platform cannot tell: ask the kernel whether the pid exists.
-	err = unix.Kill(w.pid, 0)
-	return err == nil || err == unix.EPERM
-}
-
-// checkInterval is how often the owner checks that the agent lives: a
-// quarter of the heartbeat, at most a second.
-func checkInterval(heartbeat time.Duration) time.Duration {
-	return min(max(heartbeat/4, time.Millisecond), time.Second)
+	return ProcessExists(w.pid) // the platform cannot tell: ask the kernel
 }
 
 // owner is a running heartbeat owner.
@@ -263,7 +243,8 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 	// The new owner is the session's next publisher: what a killed
 	// writer of the session left is removed (SPEC.md P8).
 	safefs.RemoveStaleTemps(s.pd, s.name)
-	check := time.NewTicker(checkInterval(heartbeat))
+	// The agent is checked every quarter heartbeat, at most every second.
+	check := time.NewTicker(min(max(heartbeat/4, time.Millisecond), time.Second))
 	defer check.Stop()
 	beat := time.NewTimer(heartbeat)
 	defer beat.Stop()
@@ -294,7 +275,13 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 		case ob := <-o.f.states():
 			o.applyObserved(ob)
 		case <-term:
-			return o.exit(true)
+			l, err := o.s.lockWrite(ownerLockWait)
+			if err != nil {
+				// Exit anyway; the record, no longer refreshed, goes stale.
+				o.lock.release()
+				return err
+			}
+			return o.exitLocked(l, true)
 		}
 	}
 }
@@ -303,23 +290,19 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 // rewrites it with a fresh updatedAt. It reports whether the owner is done
 // (and has exited, removing the record when the agent is gone).
 func (o *owner) step(refresh bool) (bool, error) {
-	l, err := o.s.lockWrite(ownerLockWait)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			// The status directory is gone: the lock file cannot even
-			// be created. Nothing is left to keep fresh.
-			o.lock.release()
-			return true, nil
-		}
+	l, err := o.s.lockLive(ownerLockWait)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, perm.ErrChanged):
+		// The status directory is gone (the lock file cannot even be
+		// created: nothing is left to keep fresh), or renamed or
+		// replaced (what the path leads to now is not this owner's to
+		// refresh or remove).
+		o.lock.release()
+		return true, nil
+	case err != nil:
 		return false, nil // try again at the next heartbeat
 	}
-	if !o.s.stillThere() {
-		// Renamed or replaced: what the path leads to now is not this
-		// owner's to refresh or remove.
-		o.lock.release()
-		l.release()
-		return true, nil
-	}
+	defer l.release()
 	rec, exists, err := o.s.read()
 	switch {
 	case !exists:
@@ -332,7 +315,6 @@ func (o *owner) step(refresh bool) (bool, error) {
 		if o.agent.pid <= 0 || !o.agent.alive() {
 			return true, o.exitLocked(l, false)
 		}
-		l.release()
 		return false, nil
 	}
 	if rec.PID != o.agent.pid {
@@ -353,7 +335,6 @@ func (o *owner) step(refresh bool) (bool, error) {
 		// A failure is retried at the next heartbeat.
 		writeRecord(o.s.pd, rec)
 	}
-	l.release()
 	return false, nil
 }
 
@@ -373,17 +354,6 @@ func (o *owner) followSource(src *agenthook.Source) {
 	o.f.stop()
 	o.src = src
 	o.f = follow(*src, o.s.session, o.agent.pid)
-}
-
-// exit takes the write lock and exits.
-func (o *owner) exit(remove bool) error {
-	l, err := o.s.lockWrite(ownerLockWait)
-	if err != nil {
-		// Exit anyway; the record, no longer refreshed, goes stale.
-		o.lock.release()
-		return err
-	}
-	return o.exitLocked(l, remove)
 }
 
 // exitLocked removes the record (with remove), then both lock files, and

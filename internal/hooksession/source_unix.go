@@ -258,14 +258,11 @@ func (f *follower) read() (statusfile.State, string, bool) {
 // lock, unless a newer update (a hook started after the Change was seen,
 // or a clear) has set the state since.
 func (o *owner) applyObserved(ob observed) {
-	l, err := o.s.lockWrite(ownerLockWait)
+	l, err := o.s.lockLive(ownerLockWait)
 	if err != nil {
 		return
 	}
 	defer l.release()
-	if !o.s.stillThere() {
-		return
-	}
 	stamps := l.readStamps()
 	if ob.stamp < stamps.State || ob.stamp < stamps.Cleared {
 		return
@@ -282,7 +279,7 @@ func (o *owner) applyObserved(ob observed) {
 			rec.Ended.At = time.Now()
 		}
 		rec.UpdatedAt = time.Time{} // now
-		if _, err := writeRecord(o.s.pd, rec); err != nil {
+		if err := writeRecord(o.s.pd, rec); err != nil {
 			return
 		}
 	}

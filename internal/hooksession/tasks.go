@@ -1,6 +1,8 @@
 package hooksession
 
 import (
+	"slices"
+
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -33,13 +35,7 @@ const maxTasks = 256
 // tasks were created; "" when none is in progress; nil (keep the title)
 // when the task in progress has neither.
 func (l *taskList) apply(op agenthook.TaskOp) *string {
-	i := -1
-	for j := range l.Tasks {
-		if l.Tasks[j].ID == op.ID {
-			i = j
-			break
-		}
-	}
+	i := l.index(op.ID)
 	if i < 0 && op.Status != "deleted" {
 		status := "pending"
 		if op.Status != "" {
@@ -60,7 +56,7 @@ func (l *taskList) apply(op agenthook.TaskOp) *string {
 		switch op.Status {
 		case "":
 		case "deleted":
-			l.Tasks = append(l.Tasks[:i], l.Tasks[i+1:]...)
+			l.Tasks = slices.Delete(l.Tasks, i, i+1)
 		default:
 			t.Status = op.Status
 		}
@@ -81,24 +77,13 @@ func (l *taskList) apply(op agenthook.TaskOp) *string {
 }
 
 func (l *taskList) index(id string) int {
-	for j := range l.Tasks {
-		if l.Tasks[j].ID == id {
-			return j
-		}
-	}
-	return -1
+	return slices.IndexFunc(l.Tasks, func(t taskEntry) bool { return t.ID == id })
 }
 
 // trim drops the oldest completed tasks, then the oldest, beyond maxTasks.
 func (l *taskList) trim() {
 	for len(l.Tasks) > maxTasks {
-		drop := 0
-		for j, t := range l.Tasks {
-			if t.Status == "completed" {
-				drop = j
-				break
-			}
-		}
-		l.Tasks = append(l.Tasks[:drop], l.Tasks[drop+1:]...)
+		drop := max(slices.IndexFunc(l.Tasks, func(t taskEntry) bool { return t.Status == "completed" }), 0)
+		l.Tasks = slices.Delete(l.Tasks, drop, drop+1)
 	}
 }

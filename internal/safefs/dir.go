@@ -1,9 +1,6 @@
 package safefs
 
-import (
-	"io"
-	"io/fs"
-)
+import "io/fs"
 
 // Path returns the path the directory was opened with.
 func (d *Dir) Path() string { return d.path }
@@ -14,10 +11,11 @@ func (d *Dir) Info() fs.FileInfo { return d.info }
 // Close closes the directory.
 func (d *Dir) Close() error { return d.f.Close() }
 
-// entries lists the directory: names and types, in no particular order.
-func (d *Dir) entries() ([]fs.DirEntry, error) {
-	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	return d.f.ReadDir(-1)
+// Check applies the reader's rules to the opened directory: owned by the
+// current account and not writable by group or others (files there could
+// be forged); on Windows, nothing beyond what [OpenDir] checked. Readable
+// by others is allowed here; [CheckStatusDir] is the stricter publisher
+// rule.
+func (d *Dir) Check() error {
+	return checkDir(StatusDir, d.path, d.info, 0o022, ErrWritable)
 }

@@ -3,9 +3,9 @@
 package safefs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io/fs"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,38 +43,23 @@ func (d *Dir) List() ([]DirEntry, error) {
 			}
 			typ := b[18]
 			name := b[19:reclen]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
 			}
 			b = b[reclen:]
 			if len(name) == 0 || string(name) == "." || string(name) == ".." {
 				continue
 			}
-			e := DirEntry{Name: string(name)}
-			switch typ {
-			case unix.DT_REG:
-			case unix.DT_DIR:
-				e.Type = fs.ModeDir
-			case unix.DT_LNK:
-				e.Type = fs.ModeSymlink
-			case unix.DT_FIFO:
-				e.Type = fs.ModeNamedPipe
-			case unix.DT_SOCK:
-				e.Type = fs.ModeSocket
-			case unix.DT_CHR:
-				e.Type = fs.ModeDevice | fs.ModeCharDevice
-			case unix.DT_BLK:
-				e.Type = fs.ModeDevice
-			default: // DT_UNKNOWN: ask
+			// A DT_ type is its S_IFMT type shifted down; DT_UNKNOWN
+			// (and any type modeOf does not know): ask.
+			e := DirEntry{Name: string(name), Type: modeOf(uint32(typ) << 12).Type()}
+			if e.Type&fs.ModeIrregular != 0 {
 				var st unix.Stat_t
 				if err := unix.Fstatat(d.fd, e.Name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 					if err == unix.ENOENT {
 						continue // gone meanwhile
 					}
-					return nil, &fs.PathError{Op: "lstat", Path: d.path + string(os.PathSeparator) + e.Name, Err: err}
+					return nil, &fs.PathError{Op: "lstat", Path: d.pathOf(e.Name), Err: err}
 				}
 				e.Type = modeOf(uint32(st.Mode)).Type()
 			}

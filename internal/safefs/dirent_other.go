@@ -2,10 +2,15 @@
 
 package safefs
 
+import "io"
+
 // List lists the directory: every name but "." and "..", with its type, in
 // no particular order.
 func (d *Dir) List() ([]DirEntry, error) {
-	des, err := d.entries()
+	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	des, err := d.f.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}

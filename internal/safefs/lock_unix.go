@@ -4,11 +4,15 @@ package safefs
 
 import "golang.org/x/sys/unix"
 
-// tryLock takes an exclusive flock(2) on fd without waiting: EWOULDBLOCK
-// when another open file holds it.
-func tryLock(fd int) error {
+// Flock takes an exclusive flock(2) on fd, again when interrupted; without
+// wait it fails with EWOULDBLOCK when another open file holds it.
+func Flock(fd int, wait bool) error {
+	how := unix.LOCK_EX
+	if !wait {
+		how |= unix.LOCK_NB
+	}
 	for {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		err := unix.Flock(fd, how)
 		if err != unix.EINTR {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 )
 
 // Sentinel errors: the rule that was broken.
@@ -58,11 +60,157 @@ const (
 	FileMode fs.FileMode = 0o600
 )
 
-// linkOrReparse reports whether a Lstat result must be refused as a link:
+// linkOrReparse reports whether a file mode must be refused as a link:
 // symbolic links everywhere, and on Windows other reparse points that Go
 // reports as irregular files.
-func linkOrReparse(fi fs.FileInfo) bool {
-	return fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0
+func linkOrReparse(m fs.FileMode) bool {
+	return m&(fs.ModeSymlink|fs.ModeIrregular) != 0
+}
+
+// checkDir applies the rules shared by the config home and the status
+// directory: a real directory, owned by the current account, without the
+// forbidden permission bits (which sentinel names). On Windows only the
+// first two apply: see [sysStat].
+func checkDir(what, path string, fi fs.FileInfo, forbidden fs.FileMode, sentinel error) error {
+	if linkOrReparse(fi.Mode()) {
+		return refuse(what, path, ErrSymlink, "")
+	}
+	if !fi.IsDir() {
+		return refuse(what, path, ErrNotDir, "")
+	}
+	uid, _, perm := sysStat(fi)
+	if me := os.Geteuid(); uid != me {
+		return refuse(what, path, ErrNotOwned, "owner uid %d, current uid %d", uid, me)
+	}
+	if perm&forbidden != 0 {
+		return refuse(what, path, sentinel, "mode %04o", perm)
+	}
+	return nil
+}
+
+// checkStatusDir applies the publisher's rules to a status directory
+// described by Lstat.
+func checkStatusDir(path string, fi fs.FileInfo) error {
+	return checkDir(StatusDir, path, fi, 0o077, ErrAccessible)
+}
+
+// checkFile checks a status file about to be replaced, described by its
+// mode, owner and link count: a regular file with one link, owned by the
+// current account.
+func checkFile(path string, mode fs.FileMode, uid int, nlink uint64) error {
+	switch me := os.Geteuid(); {
+	case linkOrReparse(mode):
+		return refuse(StatusFile, path, ErrSymlink, "")
+	case !mode.IsRegular():
+		return refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(mode))
+	case nlink > 1:
+		return refuse(StatusFile, path, ErrLinks, "%d links", nlink)
+	case uid != me:
+		return refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", uid, me)
+	}
+	return nil
+}
+
+// CheckConfigHome checks an existing config home: not a symbolic link (or,
+// on Windows, other reparse point), a directory, and on Unix owned by the
+// current account and not writable by group or others. Directories above
+// it are trusted.
+func CheckConfigHome(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return checkDir(ConfigHome, path, fi, 0o022, ErrWritable)
+}
+
+// CheckStatusDir checks an existing status directory: not a symbolic link
+// (or, on Windows, other reparse point), a directory, and on Unix owned by
+// the current account and without any group or other permission bit.
+func CheckStatusDir(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return checkStatusDir(path, fi)
+}
+
+// EnsureConfigHome creates a missing config home (mode 0700, with missing
+// parents) and checks it with [CheckConfigHome]. It never changes the mode of
+// a directory it did not create.
+func EnsureConfigHome(path string) error {
+	return ensure(path, true, CheckConfigHome)
+}
+
+// EnsureStatusDir creates a missing status directory (mode 0700 whatever the
+// umask) and checks it with [CheckStatusDir]. It never changes the mode of a
+// directory it did not create.
+func EnsureStatusDir(path string) error {
+	return ensure(path, false, CheckStatusDir)
+}
+
+// ensure checks path, and only when it is missing creates it and checks
+// again: one lstat when it exists, as it does at every heartbeat.
+func ensure(path string, parents bool, check func(string) error) error {
+	err := check(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if parents {
+		if err := os.MkdirAll(filepath.Dir(path), DirMode); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(path, DirMode); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return check(path) // created by someone else meanwhile
+		}
+		return err
+	}
+	// Ours, just created: set the mode the umask may have narrowed.
+	if err := os.Chmod(path, DirMode); err != nil {
+		return err
+	}
+	return check(path)
+}
+
+// CheckStatusFileIn checks the status file name inside root before it is
+// replaced (see [checkFile]). A missing file is fine.
+func CheckStatusFileIn(root *os.Root, name string) error {
+	fi, err := root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	uid, nlink, _ := sysStat(fi)
+	return checkFile(filepath.Join(root.Name(), name), fi.Mode(), uid, nlink)
+}
+
+// OpenStatusRoot checks the status directory and opens it as an [os.Root],
+// verifying that the directory opened is the one that was checked.
+func OpenStatusRoot(path string) (*os.Root, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkStatusDir(path, fi); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	rfi, err := root.Stat(".")
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	if !os.SameFile(fi, rfi) {
+		root.Close()
+		return nil, refuse(StatusDir, path, ErrChanged, "")
+	}
+	return root, nil
 }
 
 // TypeName names the type of a file that is not regular, for messages:

@@ -3,142 +3,22 @@
 package safefs
 
 import (
-	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// owner returns the owner of a file described by Lstat or Stat.
-func owner(fi fs.FileInfo) int {
+// sysStat returns the owner, link count and permission bits of a file
+// described by Lstat or Stat.
+func sysStat(fi fs.FileInfo) (uid int, nlink uint64, perm fs.FileMode) {
+	uid, nlink = -1, 1
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
+		uid, nlink = int(st.Uid), uint64(st.Nlink)
 	}
-	return -1
-}
-
-func nlink(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
-}
-
-// checkDir applies the rules shared by the config home and the status
-// directory: a real directory, owned by us, without the forbidden bits.
-func checkDir(what, path string, fi fs.FileInfo, forbidden fs.FileMode, sentinel error) error {
-	if linkOrReparse(fi) {
-		return refuse(what, path, ErrSymlink, "")
-	}
-	if !fi.IsDir() {
-		return refuse(what, path, ErrNotDir, "")
-	}
-	if uid, me := owner(fi), os.Geteuid(); uid != me {
-		return refuse(what, path, ErrNotOwned, "owner uid %d, current uid %d", uid, me)
-	}
-	if perm := fi.Mode().Perm(); perm&forbidden != 0 {
-		return refuse(what, path, sentinel, "mode %04o", perm)
-	}
-	return nil
-}
-
-// CheckConfigHome checks an existing config home: not a symbolic link, a
-// directory, owned by the current account, and not writable by group or
-// others. Directories above it are trusted.
-func CheckConfigHome(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	return checkDir(ConfigHome, path, fi, 0o022, ErrWritable)
-}
-
-// CheckStatusDir checks an existing status directory: not a symbolic link, a
-// directory, owned by the current account, and without any group or other
-// permission bit.
-func CheckStatusDir(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	return checkDir(StatusDir, path, fi, 0o077, ErrAccessible)
-}
-
-// EnsureConfigHome creates a missing config home (mode 0700, with missing
-// parents) and checks it with [CheckConfigHome]. It never changes the mode of
-// a directory it did not create.
-func EnsureConfigHome(path string) error {
-	return ensure(path, true, CheckConfigHome)
-}
-
-// EnsureStatusDir creates a missing status directory (mode 0700 whatever the
-// umask) and checks it with [CheckStatusDir]. It never changes the mode of a
-// directory it did not create.
-func EnsureStatusDir(path string) error {
-	return ensure(path, false, CheckStatusDir)
-}
-
-// ensure checks path, and only when it is missing creates it and checks
-// again: one lstat when it exists, as it does at every heartbeat.
-func ensure(path string, parents bool, check func(string) error) error {
-	err := check(path)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if err := mkdirPrivate(path, parents); err != nil {
-		return err
-	}
-	return check(path)
-}
-
-// mkdirPrivate creates the missing directory path with mode 0700.
-func mkdirPrivate(path string, parents bool) error {
-	if parents {
-		if err := os.MkdirAll(filepath.Dir(path), DirMode); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(path, DirMode); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil // created by someone else meanwhile: check it
-		}
-		return err
-	}
-	// Ours, just created: set the mode the umask may have narrowed.
-	return os.Chmod(path, DirMode)
-}
-
-// CheckStatusFileIn checks the status file name inside root before it is
-// replaced: when it exists it must be a regular file with one link, owned by
-// the current account. A missing file is fine.
-func CheckStatusFileIn(root *os.Root, name string) error {
-	fi, err := root.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return checkFile(filepath.Join(root.Name(), name), fi)
-}
-
-func checkFile(path string, fi fs.FileInfo) error {
-	switch {
-	case linkOrReparse(fi):
-		return refuse(StatusFile, path, ErrSymlink, "")
-	case !fi.Mode().IsRegular():
-		return refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fi.Mode()))
-	case nlink(fi) > 1:
-		return refuse(StatusFile, path, ErrLinks, "%d links", nlink(fi))
-	}
-	if uid, me := owner(fi), os.Geteuid(); uid != me {
-		return refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", uid, me)
-	}
-	return nil
+	return uid, nlink, fi.Mode().Perm()
 }
 
 // Dir is a status directory opened for reading. Files are opened relative to
@@ -155,34 +35,59 @@ type Dir struct {
 // OpenDir opens a status directory for reading without following a symbolic
 // link. It does not check ownership or mode: see [Dir.Check].
 func OpenDir(path string) (*Dir, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		switch err {
-		case unix.ELOOP, unix.EMLINK:
-			return nil, refuse(StatusDir, path, ErrSymlink, "")
-		case unix.ENOTDIR:
-			if fi, lerr := os.Lstat(path); lerr == nil && linkOrReparse(fi) {
-				return nil, refuse(StatusDir, path, ErrSymlink, "")
-			}
-			return nil, refuse(StatusDir, path, ErrNotDir, "")
-		}
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), path)
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &Dir{f: f, fd: fd, path: path, info: info, euid: os.Geteuid()}, nil
+	return openDir(unix.AT_FDCWD, path, StatusDir, path, false)
 }
 
-// Check applies the reader's rules to the opened directory: owned by the
-// current account and not writable by group or others (files there could
-// be forged). Readable by others is allowed here; [CheckStatusDir] is the
-// stricter publisher rule.
-func (d *Dir) Check() error {
-	return checkDir(StatusDir, d.path, d.info, 0o022, ErrWritable)
+// openDir opens name relative to dirfd as a directory without following
+// a link; with create, a missing one is created first (mode 0700). A
+// directory this call created gets mode 0700 on its descriptor, whatever
+// the umask; an existing one is never changed. what and path name the
+// directory in errors.
+func openDir(dirfd int, name, what, path string, create bool) (*Dir, error) {
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	created := false
+	for {
+		fd, err := unix.Openat(dirfd, name, flags, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.ENOENT && create && !created {
+			if err := unix.Mkdirat(dirfd, name, uint32(DirMode)); err != nil && err != unix.EEXIST {
+				return nil, &fs.PathError{Op: "mkdir", Path: path, Err: err}
+			} else if err == nil {
+				created = true
+			}
+			continue
+		}
+		switch err {
+		case nil:
+		case unix.ELOOP, unix.EMLINK:
+			return nil, refuse(what, path, ErrSymlink, "")
+		case unix.ENOTDIR:
+			var st unix.Stat_t
+			if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+				return nil, refuse(what, path, ErrSymlink, "")
+			}
+			return nil, refuse(what, path, ErrNotDir, "")
+		default:
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		if created {
+			// Ours, just created: set the mode the umask may have
+			// narrowed. (Checked on this descriptor right after.)
+			var st unix.Stat_t
+			if unix.Fstat(fd, &st) == nil && int(st.Uid) == os.Geteuid() {
+				unix.Fchmod(fd, uint32(DirMode))
+			}
+		}
+		f := os.NewFile(uintptr(fd), path)
+		info, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return &Dir{f: f, fd: fd, path: path, info: info, euid: os.Geteuid()}, nil
+	}
 }
 
 // FileStat is what a reader learns of an opened status file.
@@ -207,7 +112,7 @@ type FileStat struct {
 // A file that vanished is reported as fs.ErrNotExist.
 func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, error) {
 	// The path is only for errors: made when one is returned.
-	path := func() string { return d.path + string(os.PathSeparator) + name }
+	path := func() string { return d.pathOf(name) }
 	var fst FileStat
 	fd, err := openat(d.fd, name)
 	if err != nil {
@@ -235,14 +140,8 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 		return buf[:0], fst, refuse(StatusFile, path(), ErrTooLarge, "%d bytes, limit %d", st.Size, max)
 	}
 	// The size may change under us: read at most max+1 bytes.
-	if cap(buf) < max+1 {
-		want := int(st.Size) + 512
-		if want > max+1 {
-			want = max + 1
-		}
-		if cap(buf) < want {
-			buf = make([]byte, 0, want)
-		}
+	if want := min(int(st.Size)+512, max+1); cap(buf) < want {
+		buf = make([]byte, 0, want)
 	}
 	buf = buf[:0]
 	for {
@@ -306,19 +205,16 @@ func openat(dirfd int, name string) (int, error) {
 func (d *Dir) Lstat(name string) (FileStat, error) {
 	var st unix.Stat_t
 	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return FileStat{}, &fs.PathError{Op: "lstat", Path: d.path + string(os.PathSeparator) + name, Err: err}
+		return FileStat{}, &fs.PathError{Op: "lstat", Path: d.pathOf(name), Err: err}
 	}
 	return statOf(&st), nil
 }
 
-// Remove removes name from the directory, but only if it is still the
-// file described by want, as [Dir.ReadFile] returned it: the same regular
-// file (device and inode) with the same size and content. A file replaced
-// meanwhile, even by one that reuses the inode, is left alone or put back
-// (see removeIfSame). It reports whether it removed anything.
-func (d *Dir) Remove(name string, want FileStat) (bool, error) {
-	return removeIfSame(d.fd, d.path, name, want)
-}
+func (d *Dir) pathOf(name string) string { return d.path + string(os.PathSeparator) + name }
+
+// Fd returns the directory's descriptor, valid until Close, for
+// operations relative to it (locks, task lists).
+func (d *Dir) Fd() int { return d.fd }
 
 func modeOf(m uint32) fs.FileMode {
 	mode := fs.FileMode(m & 0o777)
@@ -349,10 +245,4 @@ func modeOf(m uint32) fs.FileMode {
 		mode |= fs.ModeSticky
 	}
 	return mode
-}
-
-// checkStatusDir applies the publisher's rules to a status directory
-// described by Lstat.
-func checkStatusDir(path string, fi fs.FileInfo) error {
-	return checkDir(StatusDir, path, fi, 0o077, ErrAccessible)
 }

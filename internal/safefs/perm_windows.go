@@ -17,74 +17,11 @@ import (
 // files inherit the ACL of the config home. Symbolic links, junctions and
 // other reparse points are refused.
 
-func checkDir(what, path string, fi fs.FileInfo) error {
-	if linkOrReparse(fi) {
-		return refuse(what, path, ErrSymlink, "")
-	}
-	if !fi.IsDir() {
-		return refuse(what, path, ErrNotDir, "")
-	}
-	return nil
-}
-
-// CheckConfigHome checks an existing config home: not a symbolic link or
-// other reparse point, and a directory.
-func CheckConfigHome(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	return checkDir(ConfigHome, path, fi)
-}
-
-// CheckStatusDir checks an existing status directory: not a symbolic link or
-// other reparse point, and a directory.
-func CheckStatusDir(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	return checkDir(StatusDir, path, fi)
-}
-
-// EnsureConfigHome creates a missing config home and checks it.
-func EnsureConfigHome(path string) error {
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(path, DirMode); err != nil {
-			return err
-		}
-	}
-	return CheckConfigHome(path)
-}
-
-// EnsureStatusDir creates a missing status directory and checks it.
-func EnsureStatusDir(path string) error {
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Mkdir(path, DirMode); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-	}
-	return CheckStatusDir(path)
-}
-
-// CheckStatusFileIn checks the status file name inside root before it is
-// replaced: when it exists it must be a regular file, not a link.
-func CheckStatusFileIn(root *os.Root, name string) error {
-	fi, err := root.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(root.Name(), name)
-	if linkOrReparse(fi) {
-		return refuse(StatusFile, path, ErrSymlink, "")
-	}
-	if !fi.Mode().IsRegular() {
-		return refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fi.Mode()))
-	}
-	return nil
+// sysStat: Windows has no owner uid, link count or mode bits that the
+// rules read. The owner given is the current account's (os.Geteuid, -1),
+// one link, and no permission bit.
+func sysStat(fs.FileInfo) (uid int, nlink uint64, perm fs.FileMode) {
+	return os.Geteuid(), 1, 0
 }
 
 // Dir is a status directory opened for reading.
@@ -100,7 +37,7 @@ func OpenDir(path string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDir(StatusDir, path, fi); err != nil {
+	if err := checkStatusDir(path, fi); err != nil {
 		return nil, err
 	}
 	f, err := openShared(path)
@@ -118,10 +55,6 @@ func OpenDir(path string) (*Dir, error) {
 	}
 	return &Dir{f: f, path: path, info: info}, nil
 }
-
-// Check applies the reader's rules to the opened directory. On Windows there
-// is nothing beyond what OpenDir checked.
-func (d *Dir) Check() error { return nil }
 
 // FileStat is what a reader learns of an opened status file.
 type FileStat struct {
@@ -145,7 +78,7 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 		return buf[:0], FileStat{}, err
 	}
 	fst := statOf(fi)
-	if linkOrReparse(fi) {
+	if linkOrReparse(fi.Mode()) {
 		return buf[:0], fst, refuse(StatusFile, path, ErrSymlink, "")
 	}
 	if !fi.Mode().IsRegular() {
@@ -179,37 +112,12 @@ func (d *Dir) ReadFile(name string, buf []byte, max int) ([]byte, FileStat, erro
 	return buf[:n], fst, nil
 }
 
-// Lstat describes name inside the directory without following a link.
-func (d *Dir) Lstat(name string) (FileStat, error) {
-	fi, err := os.Lstat(filepath.Join(d.path, name))
-	if err != nil {
-		return FileStat{}, err
-	}
-	return statOf(fi), nil
-}
-
 // Remove removes name if it is still the regular file described by want.
 func (d *Dir) Remove(name string, want FileStat) (bool, error) {
-	now, err := d.Lstat(name)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
-		return false, err
-	}
-	if !now.Mode.IsRegular() || want.info == nil || !os.SameFile(now.info, want.info) {
+	if want.info == nil {
 		return false, nil
 	}
-	if err := os.Remove(filepath.Join(d.path, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, err
-	}
-	return true, nil
-}
-
-// checkStatusDir applies the publisher's rules to a status directory
-// described by Lstat.
-func checkStatusDir(path string, fi fs.FileInfo) error {
-	return checkDir(StatusDir, path, fi)
+	return removeIfSame(os.Lstat, os.Remove, filepath.Join(d.path, name), want.info)
 }
 
 // openShared opens path for reading as os.Open does, but shares it for
@@ -235,17 +143,23 @@ func openShared(path string) (*os.File, error) {
 // described by written (as returned by Stat on the file that was written),
 // and reports whether it did. A file replaced by someone else is left alone.
 func RemoveOwnFile(root *os.Root, name string, written fs.FileInfo) (bool, error) {
-	fi, err := root.Lstat(name)
+	return removeIfSame(root.Lstat, root.Remove, name, written)
+}
+
+// removeIfSame removes name, through lstat and remove, if it is still the
+// regular file described by want.
+func removeIfSame(lstat func(string) (fs.FileInfo, error), remove func(string) error, name string, want fs.FileInfo) (bool, error) {
+	fi, err := lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if !fi.Mode().IsRegular() || !os.SameFile(fi, written) {
+	if !fi.Mode().IsRegular() || !os.SameFile(fi, want) {
 		return false, nil
 	}
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
 	return true, nil

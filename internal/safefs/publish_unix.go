@@ -3,7 +3,6 @@
 package safefs
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,12 +18,9 @@ import (
 // without following a link, and checked on its own descriptor (P4). Every
 // file operation goes through the status directory's descriptor: no path
 // is looked up twice, so a directory renamed or replaced by a link after
-// the check cannot redirect a write.
-type PubDir struct {
-	f    *os.File
-	fd   int
-	path string // the status directory, for messages
-}
+// the check cannot redirect a write. Its [Dir] methods (List, Lstat,
+// RemoveTemp, ...) work as a reader's.
+type PubDir struct{ *Dir }
 
 // OpenPublishDir opens the status directory dir, whose parent is the
 // config home, for a publisher. With create, a missing config home (and
@@ -33,99 +29,31 @@ type PubDir struct {
 // is fs.ErrNotExist.
 func OpenPublishDir(dir string, create bool) (*PubDir, error) {
 	dir = filepath.Clean(dir)
-	home, base := filepath.Dir(dir), filepath.Base(dir)
+	home := filepath.Dir(dir)
 	if create {
 		if err := os.MkdirAll(filepath.Dir(home), DirMode); err != nil {
 			return nil, err
 		}
 	}
-	hfd, err := openDirAt(unix.AT_FDCWD, home, ConfigHome, home, create)
+	h, err := openDir(unix.AT_FDCWD, home, ConfigHome, home, create)
 	if err != nil {
 		return nil, err
 	}
-	hf := os.NewFile(uintptr(hfd), home)
-	defer hf.Close()
-	fi, err := hf.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkDir(ConfigHome, home, fi, 0o022, ErrWritable); err != nil {
+	defer h.Close()
+	if err := checkDir(ConfigHome, home, h.info, 0o022, ErrWritable); err != nil {
 		return nil, err
 	}
 	testhook.At(testhook.PublishHomeOpened, home)
-	dfd, err := openDirAt(hfd, base, StatusDir, dir, create)
+	d, err := openDir(h.fd, filepath.Base(dir), StatusDir, dir, create)
 	if err != nil {
 		return nil, err
 	}
-	df := os.NewFile(uintptr(dfd), dir)
-	fi, err = df.Stat()
-	if err != nil {
-		df.Close()
+	if err := checkStatusDir(dir, d.info); err != nil {
+		d.Close()
 		return nil, err
 	}
-	if err := checkDir(StatusDir, dir, fi, 0o077, ErrAccessible); err != nil {
-		df.Close()
-		return nil, err
-	}
-	return &PubDir{f: df, fd: dfd, path: dir}, nil
+	return &PubDir{d}, nil
 }
-
-// openDirAt opens name relative to dirfd as a directory without following
-// a link; with create, a missing one is created first (mode 0700). A
-// directory this call created gets mode 0700 on its descriptor, whatever
-// the umask; an existing one is never changed.
-func openDirAt(dirfd int, name, what, path string, create bool) (int, error) {
-	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	created := false
-	for {
-		fd, err := unix.Openat(dirfd, name, flags, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err == unix.ENOENT && create && !created {
-			if err := unix.Mkdirat(dirfd, name, uint32(DirMode)); err != nil && err != unix.EEXIST {
-				return -1, &fs.PathError{Op: "mkdir", Path: path, Err: err}
-			} else if err == nil {
-				created = true
-			}
-			continue
-		}
-		if err != nil {
-			switch err {
-			case unix.ELOOP, unix.EMLINK:
-				return -1, refuse(what, path, ErrSymlink, "")
-			case unix.ENOTDIR:
-				var st unix.Stat_t
-				if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-					return -1, refuse(what, path, ErrSymlink, "")
-				}
-				return -1, refuse(what, path, ErrNotDir, "")
-			}
-			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
-		}
-		if created {
-			// Ours, just created: set the mode the umask may have
-			// narrowed. (Checked on this descriptor right after.)
-			var st unix.Stat_t
-			if unix.Fstat(fd, &st) == nil && int(st.Uid) == os.Geteuid() {
-				unix.Fchmod(fd, uint32(DirMode))
-			}
-		}
-		return fd, nil
-	}
-}
-
-// Path returns the status directory's path, as given.
-func (d *PubDir) Path() string { return d.path }
-
-// Close closes the directory.
-func (d *PubDir) Close() error { return d.f.Close() }
-
-// Fd returns the directory's descriptor, valid until Close, for
-// operations relative to it (locks, task lists).
-func (d *PubDir) Fd() int { return d.fd }
-
-func (d *PubDir) pathOf(name string) string { return d.path + string(os.PathSeparator) + name }
 
 // CheckFile checks the status file name before it is replaced (SPEC.md
 // P5): when it exists it must be a regular file with one link, owned by
@@ -138,19 +66,7 @@ func (d *PubDir) CheckFile(name string) error {
 		}
 		return &fs.PathError{Op: "lstat", Path: d.pathOf(name), Err: err}
 	}
-	path := d.pathOf(name)
-	fst := statOf(&st)
-	switch {
-	case fst.Mode&fs.ModeSymlink != 0:
-		return refuse(StatusFile, path, ErrSymlink, "")
-	case !fst.Mode.IsRegular():
-		return refuse(StatusFile, path, ErrNotRegular, "%s", TypeName(fst.Mode))
-	case st.Nlink > 1:
-		return refuse(StatusFile, path, ErrLinks, "%d links", st.Nlink)
-	case fst.UID != os.Geteuid():
-		return refuse(StatusFile, path, ErrNotOwned, "owner uid %d, current uid %d", fst.UID, os.Geteuid())
-	}
-	return nil
+	return checkFile(d.pathOf(name), modeOf(uint32(st.Mode)), int(st.Uid), uint64(st.Nlink))
 }
 
 // Publish writes a status file the way every publisher of this module
@@ -200,8 +116,6 @@ func (d *PubDir) WriteFile(name, tmp string, data []byte) (fs.FileInfo, error) {
 		return nil, err
 	}
 	if err := unix.Renameat(d.fd, tmp, d.fd, name); err != nil {
-		unix.Unlinkat(d.fd, tmp, 0)
-		ok = true // closed already
 		return nil, &os.LinkError{Op: "rename", Old: d.pathOf(tmp), New: d.pathOf(name), Err: err}
 	}
 	ok = true
@@ -212,7 +126,7 @@ func (d *PubDir) WriteFile(name, tmp string, data []byte) (fs.FileInfo, error) {
 // [PubDir.WriteFile]): same identity and same content (SPEC.md P11). It
 // reports whether it removed it.
 func (d *PubDir) RemoveOwn(name string, want FileStat) (bool, error) {
-	return removeIfSame(d.fd, d.path, name, want)
+	return d.Dir.Remove(name, want)
 }
 
 // Remove removes name, a regular file or nothing (SPEC.md H-rules: the
@@ -227,59 +141,47 @@ func (d *PubDir) Remove(name string) error {
 	return nil
 }
 
-// Names lists the names in the directory.
-func (d *PubDir) Names() ([]string, error) {
-	dd := Dir{f: d.f, fd: d.fd, path: d.path}
-	l, err := dd.List()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(l))
-	for i, e := range l {
-		names[i] = e.Name
-	}
-	return names, nil
-}
-
-// Lstat describes name in the directory without following a link.
-func (d *PubDir) Lstat(name string) (FileStat, error) {
-	dd := Dir{f: d.f, fd: d.fd, path: d.path}
-	return dd.Lstat(name)
-}
-
-// RemoveTemp removes name, a leftover temporary file, if it is a regular
-// file of the current account.
-func (d *PubDir) RemoveTemp(name string) error {
-	return removeTemp(d.fd, d.path, name)
-}
-
-func removeTemp(dirfd int, dir, name string) error {
-	var st unix.Stat_t
-	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		if err == unix.ENOENT {
-			return nil
-		}
-		return &fs.PathError{Op: "lstat", Path: dir + string(os.PathSeparator) + name, Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
-		return nil
-	}
-	if err := unix.Unlinkat(dirfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
-		return &fs.PathError{Op: "remove", Path: dir + string(os.PathSeparator) + name, Err: err}
-	}
-	return nil
-}
-
 // WrittenStat describes a file just written, as [PubDir.WriteFile] or
 // os.File.Stat described it, with the content written: what
 // [PubDir.RemoveOwn] compares before it removes.
 func WrittenStat(fi fs.FileInfo, data []byte) FileStat {
 	var fst FileStat
-	if st, ok := fi.Sys().(*unix.Stat_t); ok {
-		fst = statOf(st)
-	} else if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		fst = FileStat{Size: st.Size, Mode: fi.Mode(), UID: int(st.Uid), dev: uint64(st.Dev), ino: uint64(st.Ino)}
 	}
 	fst.setSum(data)
 	return fst
+}
+
+// RemoveStaleTemps removes, from an opened status directory, the temporary
+// files left by writers of the status file name (see [TempName]) that are
+// gone: no process has the writer's pid. Those of a writer that lives are
+// left alone, and so is every other name. An empty name removes those of
+// every session.
+func RemoveStaleTemps(d *PubDir, name string) error {
+	entries, err := d.List()
+	if err != nil {
+		return err
+	}
+	var first error
+	for _, e := range entries {
+		n := e.Name
+		of, pid, ok := ParseTempName(n)
+		if !ok || (name != "" && of != name) || !WriterGone(pid) {
+			continue
+		}
+		if err := d.RemoveTemp(n); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// WriterGone reports whether no process has pid on this host (kill(pid, 0)
+// fails with ESRCH). The current process is never gone.
+func WriterGone(pid int) bool {
+	if pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return unix.Kill(pid, 0) == unix.ESRCH
 }

@@ -5,6 +5,7 @@ package safefs
 import (
 	"fmt"
 	"hash/maphash"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -35,10 +36,12 @@ func asideName(name string) string {
 		"." + strconv.FormatUint(rand.Uint64()>>16, 36) + AsideSuffix
 }
 
-// removeIfSame is the one way this package removes a status file it did
-// not just find under its lock: only if name is still the file described
-// by want, a regular file with the same device, inode, size and (when
-// want has it) content. An identity alone is not enough: a file system
+// Remove removes name from the directory, but only if it is still the
+// file described by want, as [Dir.ReadFile] returned it (or
+// [WrittenStat]): a regular file with the same device, inode, size and
+// (when want has it) content. It reports whether it removed anything. It
+// is the one way this package removes a status file it did not just find
+// under its lock. An identity alone is not enough: a file system
 // hands a freed inode out again, so a newer record can carry the inode of
 // the judged one.
 //
@@ -48,39 +51,38 @@ func asideName(name string) string {
 // replacing a file written there meanwhile (renameat2 RENAME_NOREPLACE,
 // or link(2) where that is missing), and dropped if one was: that one is
 // newer. Between the two renames the name is briefly absent.
-func removeIfSame(dirfd int, dir, name string, want FileStat) (bool, error) {
-	pathOf := func(n string) string { return dir + string(os.PathSeparator) + n }
+func (d *Dir) Remove(name string, want FileStat) (bool, error) {
 	var st unix.Stat_t
-	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		if err == unix.ENOENT {
 			return false, nil
 		}
-		return false, &fs.PathError{Op: "lstat", Path: pathOf(name), Err: err}
+		return false, &fs.PathError{Op: "lstat", Path: d.pathOf(name), Err: err}
 	}
 	if !want.matches(statOf(&st)) {
 		return false, nil // replaced by another file: nothing to do
 	}
 	testhook.At(testhook.RemoveJudged, name)
 	aside := asideName(name)
-	if err := unix.Renameat(dirfd, name, dirfd, aside); err != nil {
+	if err := unix.Renameat(d.fd, name, d.fd, aside); err != nil {
 		if err == unix.ENOENT {
 			return false, nil
 		}
-		return false, &os.LinkError{Op: "rename", Old: pathOf(name), New: pathOf(aside), Err: err}
+		return false, &os.LinkError{Op: "rename", Old: d.pathOf(name), New: d.pathOf(aside), Err: err}
 	}
 	testhook.At(testhook.RemoveMoved, aside)
-	same, verr := asideIs(dirfd, aside, want)
+	same, verr := asideIs(d.fd, aside, want)
 	if verr == nil && same {
-		if err := unix.Unlinkat(dirfd, aside, 0); err != nil && err != unix.ENOENT {
-			return false, &fs.PathError{Op: "remove", Path: pathOf(aside), Err: err}
+		if err := unix.Unlinkat(d.fd, aside, 0); err != nil && err != unix.ENOENT {
+			return false, &fs.PathError{Op: "remove", Path: d.pathOf(aside), Err: err}
 		}
 		return true, nil
 	}
-	if _, err := restoreAside(dirfd, aside, name); err != nil {
-		return false, fmt.Errorf("%s moved aside to %s and not put back: %w", pathOf(name), aside, err)
+	if _, err := restoreAside(d.fd, aside, name); err != nil {
+		return false, fmt.Errorf("%s moved aside to %s and not put back: %w", d.pathOf(name), aside, err)
 	}
 	if verr != nil {
-		return false, &fs.PathError{Op: "verify", Path: pathOf(name), Err: verr}
+		return false, &fs.PathError{Op: "verify", Path: d.pathOf(name), Err: verr}
 	}
 	return false, nil
 }
@@ -97,36 +99,22 @@ func asideIs(dirfd int, aside string, want FileStat) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer unix.Close(fd)
+	f := os.NewFile(uintptr(fd), aside)
+	defer f.Close()
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return false, err
 	}
 	got := statOf(&st)
-	if !want.matches(got) {
-		return false, nil
+	if !want.matches(got) || !want.summed {
+		return want.matches(got), nil
 	}
-	if !want.summed {
-		return true, nil
+	// One byte more than it said is read: a larger file is not the same.
+	data, err := io.ReadAll(io.LimitReader(f, st.Size+1))
+	if err != nil || int64(len(data)) > st.Size {
+		return false, err
 	}
-	buf := make([]byte, 0, st.Size+1)
-	for {
-		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return false, err
-		}
-		if n == 0 {
-			break
-		}
-		buf = buf[:len(buf)+n]
-		if len(buf) == cap(buf) {
-			return false, nil // larger than it said: not the same
-		}
-	}
-	got.setSum(buf)
+	got.setSum(data)
 	return got.sum == want.sum, nil
 }
 
@@ -203,14 +191,29 @@ func (d *Dir) Restore(aside, name string) (bool, error) {
 	}
 	ok, err := restoreAside(d.fd, aside, name)
 	if err != nil {
-		return false, &os.LinkError{Op: "rename", Old: d.path + string(os.PathSeparator) + aside, New: d.path + string(os.PathSeparator) + name, Err: err}
+		return false, &os.LinkError{Op: "rename", Old: d.pathOf(aside), New: d.pathOf(name), Err: err}
 	}
 	return ok, nil
 }
 
 // RemoveTemp removes name, a temporary file its writer left behind, if it
 // is a regular file of the current account.
-func (d *Dir) RemoveTemp(name string) error { return removeTemp(d.fd, d.path, name) }
+func (d *Dir) RemoveTemp(name string) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err == unix.ENOENT {
+			return nil
+		}
+		return &fs.PathError{Op: "lstat", Path: d.pathOf(name), Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != d.euid {
+		return nil
+	}
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil && err != unix.ENOENT {
+		return &fs.PathError{Op: "remove", Path: d.pathOf(name), Err: err}
+	}
+	return nil
+}
 
 // A Lock is a lock file held by this process.
 type Lock struct{ fd int }
@@ -223,26 +226,39 @@ func (l *Lock) Release() {
 	}
 }
 
+// openLock opens the lock file name in the directory for locking, never
+// following a link and never creating the file: -1 when there is none.
+func (d *Dir) openLock(name string) (int, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return -1, nil
+	}
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: d.pathOf(name), Err: err}
+	}
+	return fd, nil
+}
+
 // TryFlock takes an exclusive flock(2) on the lock file name in the
 // directory without waiting, never following a link and never creating
 // the file. It returns nil, nil when another process holds it, and a Lock
 // that holds nothing when there is no such file.
 func (d *Dir) TryFlock(name string) (*Lock, error) {
-	fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err == unix.ENOENT {
+	fd, err := d.openLock(name)
+	if err != nil {
+		return nil, err
+	}
+	if fd < 0 {
 		return &Lock{fd: -1}, nil
 	}
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: d.path + string(os.PathSeparator) + name, Err: err}
-	}
-	err = tryLock(fd)
+	err = Flock(fd, false)
 	if err == unix.EWOULDBLOCK {
 		unix.Close(fd)
 		return nil, nil
 	}
 	if err != nil {
 		unix.Close(fd)
-		return nil, &fs.PathError{Op: "flock", Path: d.path + string(os.PathSeparator) + name, Err: err}
+		return nil, &fs.PathError{Op: "flock", Path: d.pathOf(name), Err: err}
 	}
 	return &Lock{fd: fd}, nil
 }
@@ -252,17 +268,14 @@ func (d *Dir) TryFlock(name string) (*Lock, error) {
 // It must not be asked by a process that holds such a lock on the file
 // itself: closing the descriptor it opens would drop that lock.
 func (d *Dir) RecordLockHeld(name string) (bool, error) {
-	fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err == unix.ENOENT {
-		return false, nil
-	}
-	if err != nil {
-		return false, &fs.PathError{Op: "open", Path: d.path + string(os.PathSeparator) + name, Err: err}
+	fd, err := d.openLock(name)
+	if fd < 0 {
+		return false, err
 	}
 	defer unix.Close(fd)
 	lk := unix.Flock_t{Type: unix.F_WRLCK}
 	if err := unix.FcntlFlock(uintptr(fd), unix.F_GETLK, &lk); err != nil {
-		return false, &fs.PathError{Op: "fcntl", Path: d.path + string(os.PathSeparator) + name, Err: err}
+		return false, &fs.PathError{Op: "fcntl", Path: d.pathOf(name), Err: err}
 	}
 	return lk.Type != unix.F_UNLCK, nil
 }

@@ -3,13 +3,13 @@
 package hooksession
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/safefs"
@@ -108,17 +108,8 @@ func (s *sessionDir) openLockFile(name string, create bool) (int, error) {
 // longer the one readers of the path see, and a session there is left
 // alone.
 func (s *sessionDir) stillThere() bool {
-	var a, b unix.Stat_t
-	if unix.Lstat(s.path, &a) != nil || unix.Fstat(s.fd, &b) != nil {
-		return false
-	}
-	return a.Dev == b.Dev && a.Ino == b.Ino
-}
-
-// replaced is the error of a command whose directory is no longer at its
-// path.
-func (s *sessionDir) replaced() error {
-	return &perm.Error{What: safefs.StatusDir, Path: s.path, Err: perm.ErrChanged}
+	fi, err := os.Lstat(s.path)
+	return err == nil && os.SameFile(fi, s.pd.Info())
 }
 
 // stillNamed reports whether name in the directory is still the file open
@@ -156,25 +147,44 @@ func (l *heldLock) releaseAndRemove() {
 	}
 }
 
-// lockWrite takes the session's write lock, waiting at most timeout.
-func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
-	deadline := time.Now().Add(timeout)
+// lock opens (creating it) the lock file name and takes it with take,
+// until the name still leads to the file locked: a lock on a file that
+// was unlinked meanwhile protects nothing.
+func (s *sessionDir) lock(name string, take func(fd int) error) (*heldLock, error) {
 	for {
-		fd, err := s.openLockFile(s.writeName, true)
+		fd, err := s.openLockFile(name, true)
 		if err != nil {
 			return nil, err
 		}
-		if err := flockUntil(fd, deadline); err != nil {
-			if !errors.Is(err, ErrLockTimeout) {
+		if err := take(fd); err != nil {
+			if !errors.Is(err, ErrLockTimeout) { // else fd is flockUntil's
 				unix.Close(fd)
 			}
 			return nil, err
 		}
-		if s.stillNamed(fd, s.writeName) {
-			return &heldLock{s: s, name: s.writeName, fd: fd}, nil
+		if s.stillNamed(fd, name) {
+			return &heldLock{s: s, name: name, fd: fd}, nil
 		}
 		unix.Close(fd)
 	}
+}
+
+// lockWrite takes the session's write lock, waiting at most timeout.
+func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
+	deadline := time.Now().Add(timeout)
+	return s.lock(s.writeName, func(fd int) error { return flockUntil(fd, deadline) })
+}
+
+// lockLive is lockWrite for a command that goes on only in the status
+// directory its path still leads to (see stillThere): else it releases
+// the lock and returns an error wrapping perm.ErrChanged.
+func (s *sessionDir) lockLive(timeout time.Duration) (*heldLock, error) {
+	l, err := s.lockWrite(timeout)
+	if err == nil && !s.stillThere() {
+		l.release()
+		return nil, &perm.Error{What: safefs.StatusDir, Path: s.path, Err: perm.ErrChanged}
+	}
+	return l, err
 }
 
 // flockUntil takes an exclusive flock on fd, waiting until deadline. On
@@ -183,31 +193,17 @@ func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
 // the caller once flockUntil returned nil or another error, the waiting
 // goroutine after ErrLockTimeout.
 func flockUntil(fd int, deadline time.Time) error {
-	err := flockFD(fd, false)
-	if err != unix.EWOULDBLOCK && err != unix.EINTR {
+	if err := safefs.Flock(fd, false); err != unix.EWOULDBLOCK {
 		return err
 	}
-	var (
-		mu        sync.Mutex
-		abandoned bool // by the caller, on timeout: the goroutine closes fd
-		finished  bool // by the goroutine: the caller takes its result
-	)
-	done := make(chan error, 1)
+	done, abandoned := make(chan error), make(chan struct{})
 	go func() {
-		var err error
-		for {
-			if err = flockFD(fd, true); err != unix.EINTR {
-				break
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if abandoned {
+		err := safefs.Flock(fd, true)
+		select {
+		case done <- err:
+		case <-abandoned:
 			unix.Close(fd) // too late: nobody waits for this lock any more
-			return
 		}
-		finished = true
-		done <- err
 	}()
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
@@ -215,39 +211,38 @@ func flockUntil(fd int, deadline time.Time) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		mu.Lock()
-		defer mu.Unlock()
-		if finished {
-			return <-done // acquired (or failed) just now after all
+		select {
+		case err := <-done:
+			return err // acquired (or failed) just now after all
+		default:
+			close(abandoned)
+			return ErrLockTimeout
 		}
-		abandoned = true
-		return ErrLockTimeout
 	}
 }
+
+// errHeld is what tryOwnerLock's take returns when another process holds
+// the owner lock.
+var errHeld = errors.New("held by another process")
 
 // tryOwnerLock takes the owner lock without waiting. It returns nil, nil
 // when another process holds it.
 func (s *sessionDir) tryOwnerLock() (*heldLock, error) {
-	for {
-		fd, err := s.openLockFile(s.ownerName, true)
-		if err != nil {
-			return nil, err
-		}
+	l, err := s.lock(s.ownerName, func(fd int) error {
 		lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
-		err = unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
+		err := unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
 		if err == unix.EAGAIN || err == unix.EACCES {
-			unix.Close(fd)
-			return nil, nil
+			return errHeld
 		}
 		if err != nil {
-			unix.Close(fd)
-			return nil, &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
+			return &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
 		}
-		if s.stillNamed(fd, s.ownerName) {
-			return &heldLock{s: s, name: s.ownerName, fd: fd}, nil
-		}
-		unix.Close(fd)
+		return nil
+	})
+	if err == errHeld {
+		return nil, nil
 	}
+	return l, err
 }
 
 // ownerPID returns the pid of the process that holds the owner lock, 0
@@ -285,35 +280,14 @@ func (s *sessionDir) ownerPID() (int, error) {
 // without following a link and without blocking, like a reader (SPEC.md
 // R4–R7).
 func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
-	path := s.pathOf(s.name)
-	fd, err := unix.Openat(s.fd, s.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	if err == unix.ENOENT {
+	data, _, err := s.pd.ReadFile(s.name, nil, statusfile.MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
 		return rec, false, nil
 	}
 	if err != nil {
-		return rec, true, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return rec, true, &fs.PathError{Op: "fstat", Path: path, Err: err}
-	}
-	switch {
-	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrNotRegular}
-	case int(st.Uid) != os.Geteuid():
-		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrNotOwned}
-	case st.Size > statusfile.MaxFileSize:
-		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrTooLarge}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
-	if err != nil {
 		return rec, true, err
 	}
-	if len(data) > statusfile.MaxFileSize {
-		return rec, true, &perm.Error{What: safefs.StatusFile, Path: path, Err: perm.ErrTooLarge}
-	}
+	path := s.pathOf(s.name)
 	rec, err = statusfile.Decode(data)
 	if err != nil {
 		return rec, true, fmt.Errorf("%s: %w", path, err)
@@ -322,4 +296,68 @@ func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
 		return rec, true, fmt.Errorf("%s: record of another session", path)
 	}
 	return rec, true, nil
+}
+
+// writeRecord is [statusfile.WriteFile] into the status directory the
+// session holds open under its lock. A zero rec.UpdatedAt is now.
+func writeRecord(d *safefs.PubDir, rec statusfile.Status) error {
+	if rec.UpdatedAt.IsZero() {
+		rec.UpdatedAt = time.Now()
+	}
+	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
+	data, err := statusfile.Encode(rec)
+	if err != nil {
+		return err
+	}
+	name := statusfile.FileName(rec.Session)
+	if _, err := d.Publish(name, data); err != nil {
+		return fmt.Errorf("publish %s: %w", filepath.Join(d.Path(), name), err)
+	}
+	return nil
+}
+
+// removeRecord is [statusfile.RemoveFile] in the status directory the
+// session holds open.
+func removeRecord(d *safefs.PubDir, session string) error {
+	name := statusfile.FileName(session)
+	if err := d.Remove(name); err != nil {
+		return fmt.Errorf("remove %s: %w", filepath.Join(d.Path(), name), err)
+	}
+	return nil
+}
+
+// maxTasksFile bounds the task list file read.
+const maxTasksFile = 1 << 20
+
+// readTasks returns the session's task list; an absent, unsafe or
+// unreadable file is an empty list. The caller holds the write lock.
+func (s *sessionDir) readTasks() taskList {
+	var l taskList
+	data, _, err := s.pd.ReadFile(s.tasksName, nil, maxTasksFile)
+	if err != nil || json.Unmarshal(data, &l) != nil {
+		return taskList{}
+	}
+	return l
+}
+
+// writeTasks replaces the session's task list as a record is replaced
+// (safefs.PubDir.WriteFile). The caller holds the write lock, so the
+// temporary name is the session's own.
+func (s *sessionDir) writeTasks(l taskList) error {
+	data, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	tmp := s.tasksName + tmpExt
+	unix.Unlinkat(s.fd, tmp, 0) // left by a crash
+	if _, err := s.pd.WriteFile(s.tasksName, tmp, data); err != nil {
+		return fmt.Errorf("task list %s: %w", s.pathOf(s.tasksName), err)
+	}
+	return nil
+}
+
+// removeTasks removes the session's task list. The caller holds the write
+// lock.
+func (s *sessionDir) removeTasks() {
+	unix.Unlinkat(s.fd, s.tasksName, 0)
 }
