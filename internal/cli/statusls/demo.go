@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -79,7 +80,7 @@ func demo(env *cmdEnv) int {
 		fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", writeErr)
 		return base.ExitError
 	}
-	dir := statusfile.StatusDir(configHome)
+	dir := location.StatusDir(configHome)
 	isTerm, _ := env.Terminal()
 	if isTerm {
 		fmt.Fprintf(env.Stdout, "Published %d sessions into a temporary config home; statusls shows them as:\n\n", len(demoSessions))
