@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,7 +30,9 @@ var ErrClosed = errors.New("publisher closed")
 // config home for the current process, in its working directory.
 type Options struct {
 	// ConfigHome is the config home: the publisher writes into
-	// ConfigHome/agent-status. "" means [DefaultConfigHome].
+	// ConfigHome/agent-status. "" means $GENTLE_PI_CONFIG_HOME when it is
+	// set and non-empty, else ~/.pi/gentle-ai (SPEC.md L1), where ~ is
+	// $HOME when it is set, else the user's home directory.
 	ConfigHome string
 	// Dir is the status directory itself; when set, ConfigHome is not
 	// used, and Dir's parent is the config home, checked as one.
@@ -172,14 +175,14 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 		home = filepath.Dir(dir)
 	default:
 		if home == "" {
-			if home, err = DefaultConfigHome(); err != nil {
+			if home, err = defaultConfigHome(); err != nil {
 				return nil, err
 			}
 		}
 		if home, err = filepath.Abs(home); err != nil {
 			return nil, fmt.Errorf("config home: %w", err)
 		}
-		dir = StatusDir(home)
+		dir = location.StatusDir(home)
 	}
 	if o.PID == 0 {
 		o.PID = os.Getpid()
