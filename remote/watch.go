@@ -352,7 +352,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 			}
 			h.forget(e.Name)
 			ev.After = nil
-			ev.Reason = statusfile.Reason(statusfile.SanitizeText(deref(w.Reason)))
+			ev.Reason = statusfile.SanitizeText(deref(w.Reason))
 		default:
 			if before == nil {
 				if len(h.known) >= maxHostEntries {

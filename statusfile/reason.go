@@ -2,30 +2,47 @@ package statusfile
 
 import "strconv"
 
-// Reason says why a file is not a valid record. Reasons are stable strings:
-// statusls prints them and the conformance suite compares them.
-type Reason string
+// Reason is the old name of a reason's type: a reason is a string.
+type Reason = string
 
-// Reasons for which [Decode] rejects a file.
+// The old names of the reasons; see [DecodeError].Reason.
 const (
-	ReasonEmpty        Reason = "empty"              // no bytes, or only white space
-	ReasonBadJSON      Reason = "bad-json"           // not exactly one JSON value
-	ReasonNotObject    Reason = "not-object"         // JSON, but not an object
-	ReasonSchema       Reason = "unsupported-schema" // "schema" is not Schema
-	ReasonMissingField Reason = "missing-field"      // a required field is absent or null
-	ReasonWrongType    Reason = "wrong-type"         // a field has the wrong JSON type
-	ReasonBadValue     Reason = "bad-value"          // right type, unusable value
+	ReasonEmpty        = reasonEmpty
+	ReasonBadJSON      = reasonBadJSON
+	ReasonNotObject    = reasonNotObject
+	ReasonSchema       = reasonSchema
+	ReasonMissingField = reasonMissingField
+	ReasonWrongType    = reasonWrongType
+	ReasonBadValue     = reasonBadValue
+)
+
+// The reasons for which [Decode] rejects a file.
+const (
+	reasonEmpty        = "empty"
+	reasonBadJSON      = "bad-json"
+	reasonNotObject    = "not-object"
+	reasonSchema       = "unsupported-schema"
+	reasonMissingField = "missing-field"
+	reasonWrongType    = "wrong-type"
+	reasonBadValue     = "bad-value"
 )
 
 // DecodeError is the error [Decode] returns.
 type DecodeError struct {
-	Reason Reason
+	// Reason says why the file is not a valid record, in the words of
+	// SPEC.md §10, which statusls prints and the conformance suite
+	// compares: "empty" (no bytes, or only white space), "bad-json" (not
+	// exactly one JSON value), "not-object" (JSON, but not an object),
+	// "unsupported-schema" ("schema" is not [Schema]), "missing-field" (a
+	// required field is absent or null), "wrong-type" (a field has the
+	// wrong JSON type) or "bad-value" (the right type, an unusable value).
+	Reason string
 	Field  string // the field at fault, if any ("task.title" for the title)
 	Detail string // what was found, for people
 }
 
 func (e *DecodeError) Error() string {
-	msg := string(e.Reason)
+	msg := e.Reason
 	if e.Field != "" {
 		msg += " " + strconv.Quote(e.Field)
 	}

@@ -37,7 +37,7 @@ func (d *decoder) ws() {
 }
 
 func (d *decoder) syntax(msg string) *DecodeError {
-	return &DecodeError{Reason: ReasonBadJSON, Detail: fmt.Sprintf("%s at offset %d", msg, d.pos)}
+	return &DecodeError{Reason: reasonBadJSON, Detail: fmt.Sprintf("%s at offset %d", msg, d.pos)}
 }
 
 func (d *decoder) end() error {
