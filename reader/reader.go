@@ -29,15 +29,6 @@ const (
 	Ignored Verdict = "ignored" // not a status file name; see Reason
 )
 
-// The old names of the reasons; see [Entry].Reason.
-const (
-	ReasonSymlink      = reasonSymlink
-	ReasonNotRegular   = reasonNotRegular
-	ReasonNotOwned     = reasonNotOwned
-	ReasonTooLarge     = reasonTooLarge
-	ReasonNameMismatch = reasonNameMismatch
-)
-
 // The reasons of Invalid entries that come from the file rather than its
 // content, and of Ignored ones: see [Entry].Reason.
 const (

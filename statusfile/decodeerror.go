@@ -2,20 +2,6 @@ package statusfile
 
 import "strconv"
 
-// Reason is the old name of a reason's type: a reason is a string.
-type Reason = string
-
-// The old names of the reasons; see [DecodeError].Reason.
-const (
-	ReasonEmpty        = reasonEmpty
-	ReasonBadJSON      = reasonBadJSON
-	ReasonNotObject    = reasonNotObject
-	ReasonSchema       = reasonSchema
-	ReasonMissingField = reasonMissingField
-	ReasonWrongType    = reasonWrongType
-	ReasonBadValue     = reasonBadValue
-)
-
 // The reasons for which [Decode] rejects a file.
 const (
 	reasonEmpty        = "empty"
