@@ -116,14 +116,14 @@ func (c *Config) fanOut() int {
 	return c.FanOut
 }
 
-// Args returns ssh's arguments (without the program) that run the words
+// args returns ssh's arguments (without the program) that run the words
 // of remote, quoted, on host, as [List], [Watch] and [Wait] do. It fails
 // for a host [CheckHost] refuses.
 //
 // The options come before "--", the host right after it, and the remote
 // command as one argument: ssh would join several with spaces anyway, for
 // the remote shell to split again.
-func (c *Config) Args(host string, remote []string, extra ...string) ([]string, error) {
+func (c *Config) args(host string, remote []string, extra ...string) ([]string, error) {
 	if err := CheckHost(host); err != nil {
 		return nil, err
 	}
@@ -221,4 +221,9 @@ func prepareControlDir(dir string) error {
 		return err
 	}
 	return checkPrivateDir(dir)
+}
+
+// Args is the old name of [Result].Args.
+func (c *Config) Args(host string, remote []string, extra ...string) ([]string, error) {
+	return c.args(host, remote, extra...)
 }

@@ -99,7 +99,7 @@ func TestListConnectionReuse(t *testing.T) {
 		t.Fatalf("want one shared connection's socket in %s, got %d", cm, len(socks))
 	}
 	// Stop the master (ssh -O exit), as a user would.
-	args, _ := f.cfg.Args("alpha", nil)
+	args, _ := f.cfg.args("alpha", nil)
 	args = append(args[:len(args)-3], "-O", "exit", "alpha")
 	exitMaster(t, f.cfg.ssh(), args)
 }

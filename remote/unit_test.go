@@ -49,7 +49,7 @@ func TestCheckHost(t *testing.T) {
 
 func TestArgs(t *testing.T) {
 	c := &Config{SSHArgs: []string{"-F", "cfg"}, Command: "~/go/bin/statusls", ConnectTimeout: 1500 * time.Millisecond, Reuse: true, ControlDir: "/run/u/as"}
-	got, err := c.Args("dev", []string{"--json", "--all", "it's"})
+	got, err := c.args("dev", []string{"--json", "--all", "it's"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +60,11 @@ func TestArgs(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	c.Reuse = false
-	got, _ = c.Args("dev", nil)
+	got, _ = c.args("dev", nil)
 	if !strings.Contains(strings.Join(got, " "), "-o ControlMaster=no -o ControlPath=none --") {
 		t.Errorf("without reuse: %q", got)
 	}
-	if _, err := c.Args("-oProxyCommand=sh", nil); err == nil {
+	if _, err := c.args("-oProxyCommand=sh", nil); err == nil {
 		t.Error("a host starting with - reached ssh's arguments")
 	}
 }

@@ -220,7 +220,7 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	// --heartbeats: every record's latest updatedAt is known here, so that
 	// its staleness can be told while the host is offline.
 	remote := []string{"watch", "--json", "--all", "--until-eof", "--heartbeats"}
-	args, err := h.cfg.Args(h.host, remote, watchSSHOptions...)
+	args, err := h.cfg.args(h.host, remote, watchSSHOptions...)
 	if err != nil {
 		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: err.Error()}
 	}
