@@ -222,8 +222,3 @@ func prepareControlDir(dir string) error {
 	}
 	return checkPrivateDir(dir)
 }
-
-// Args is the old name of [Result].Args.
-func (c *Config) Args(host string, remote []string, extra ...string) ([]string, error) {
-	return c.args(host, remote, extra...)
-}
