@@ -27,10 +27,10 @@ var demoSessions = []struct {
 	ended          statusfile.Ended
 }{
 	{"demo-api", "claude-code", statusfile.Blocked, "Run the database migration", "src/api",
-		statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "make migrate"}, statusfile.Ended{}},
+		statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "make migrate"}, statusfile.Ended{}},
 	{"demo-web", "pi", statusfile.Working, "Add dark mode to settings", "src/web", statusfile.Waiting{}, statusfile.Ended{}},
 	{"demo-docs", "gentle-shell", statusfile.Working, "Rewrite the install guide 🚀", "src/docs", statusfile.Waiting{}, statusfile.Ended{}},
-	{"demo-cli", "codex", statusfile.Idle, "", "src/cli", statusfile.Waiting{}, statusfile.Ended{Reason: statusfile.EndCancelled}},
+	{"demo-cli", "codex", statusfile.Idle, "", "src/cli", statusfile.Waiting{}, statusfile.Ended{Reason: "cancelled"}},
 }
 
 // demo publishes a few sessions into a temporary config home and lists them.
