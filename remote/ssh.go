@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/hostname"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 )
 
@@ -118,13 +119,13 @@ func (c *Config) fanOut() int {
 
 // args returns ssh's arguments (without the program) that run the words
 // of remote, quoted, on host, as [List], [Watch] and [Wait] do. It fails
-// for a host [CheckHost] refuses.
+// for a host hostname.Check refuses.
 //
 // The options come before "--", the host right after it, and the remote
 // command as one argument: ssh would join several with spaces anyway, for
 // the remote shell to split again.
 func (c *Config) args(host string, remote []string, extra ...string) ([]string, error) {
-	if err := CheckHost(host); err != nil {
+	if err := hostname.Check(host); err != nil {
 		return nil, err
 	}
 	ct := c.ConnectTimeout

@@ -60,7 +60,7 @@ func TestWatchHangingHost(t *testing.T) {
 	p := filepath.Join(dir, "ssh")
 	os.WriteFile(p, []byte("#!/bin/sh\nexec sleep 60\n"), 0o700)
 	cfg := &Config{SSH: p, Timeout: 300 * time.Millisecond}
-	// x(y passes CheckHost; the hint's command line must quote it.
+	// x(y passes hostname.Check; the hint's command line must quote it.
 	const host = "x(y"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
