@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -89,32 +90,18 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	return cfg, err
 }
 
-func (c *Config) ssh() string {
-	if c.SSH == "" {
-		return "ssh"
-	}
-	return c.SSH
-}
+func (c *Config) ssh() string            { return cmp.Or(c.SSH, "ssh") }
+func (c *Config) maxBytes() int64        { return orDefault(c.MaxBytes, maxHostBytes) }
+func (c *Config) timeout() time.Duration { return orDefault(c.Timeout, defaultTimeout) }
+func (c *Config) fanOut() int            { return orDefault(c.FanOut, maxFanOut) }
 
-func (c *Config) maxBytes() int64 {
-	if c.MaxBytes <= 0 {
-		return maxHostBytes
+// orDefault is v, or def when v is not positive: a Config field left zero
+// means its default.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
 	}
-	return c.MaxBytes
-}
-
-func (c *Config) timeout() time.Duration {
-	if c.Timeout <= 0 {
-		return defaultTimeout
-	}
-	return c.Timeout
-}
-
-func (c *Config) fanOut() int {
-	if c.FanOut <= 0 {
-		return maxFanOut
-	}
-	return c.FanOut
+	return v
 }
 
 // args returns ssh's arguments (without the program) that run the words
@@ -128,10 +115,7 @@ func (c *Config) args(host string, remote []string, extra ...string) ([]string, 
 	if err := hostname.Check(host); err != nil {
 		return nil, err
 	}
-	ct := c.ConnectTimeout
-	if ct <= 0 {
-		ct = defaultConnectTimeout
-	}
+	ct := orDefault(c.ConnectTimeout, defaultConnectTimeout)
 	args := append([]string(nil), c.SSHArgs...)
 	args = append(args,
 		"-T", // no terminal: the output is data
@@ -139,10 +123,7 @@ func (c *Config) args(host string, remote []string, extra ...string) ([]string, 
 		"-o", "ConnectTimeout="+strconv.Itoa(int((ct+time.Second-1)/time.Second)),
 	)
 	if c.Reuse && c.ControlDir != "" {
-		persist := c.ControlPersist
-		if persist <= 0 {
-			persist = defaultControlPersist
-		}
+		persist := orDefault(c.ControlPersist, defaultControlPersist)
 		args = append(args,
 			"-o", "ControlMaster=auto",
 			"-o", "ControlPath="+controlPath(c.ControlDir, host),

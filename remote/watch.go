@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,16 +58,8 @@ var watchSSHOptions = []string{"-o", "ServerAliveInterval=5", "-o", "ServerAlive
 //
 // cfg's Heartbeats, MinBackoff, MaxBackoff and Clock shape the watch.
 func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
-	opts := watchOptions{Heartbeats: cfg.Heartbeats, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Clock: cfg.Clock}
-	if opts.MinBackoff <= 0 {
-		opts.MinBackoff = time.Second
-	}
-	if opts.MaxBackoff <= 0 {
-		opts.MaxBackoff = 30 * time.Second
-	}
-	if opts.Clock == nil {
-		opts.Clock = clock.System
-	}
+	opts := watchOptions{Heartbeats: cfg.Heartbeats, MinBackoff: orDefault(cfg.MinBackoff, time.Second),
+		MaxBackoff: orDefault(cfg.MaxBackoff, 30*time.Second), Clock: cmp.Or(cfg.Clock, clock.System)}
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup
 	for _, h := range hosts {
