@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,15 +142,9 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
-	if o.State == "" {
-		o.State = Idle
-	}
-	if o.Clock == nil {
-		o.Clock = clock.System
-	}
-	if o.Heartbeat == 0 {
-		o.Heartbeat = DefaultHeartbeat
-	}
+	o.State = cmp.Or(o.State, Idle)
+	o.Clock = cmp.Or(o.Clock, clock.System)
+	o.Heartbeat = cmp.Or(o.Heartbeat, DefaultHeartbeat)
 	switch {
 	case o.Coalesce == 0:
 		o.Coalesce = defaultCoalesce
@@ -184,9 +179,7 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 		}
 		dir = location.StatusDir(home)
 	}
-	if o.PID == 0 {
-		o.PID = os.Getpid()
-	}
+	o.PID = cmp.Or(o.PID, os.Getpid())
 	if o.PID < 0 || o.PID > maxPID {
 		return nil, fmt.Errorf("pid %d not in 0 … %d", o.PID, maxPID)
 	}
@@ -198,9 +191,7 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if o.Cwd, err = filepath.Abs(o.Cwd); err != nil {
 		return nil, fmt.Errorf("cwd: %w", err)
 	}
-	if o.Agent == "" {
-		o.Agent = filepath.Base(os.Args[0])
-	}
+	o.Agent = cmp.Or(o.Agent, filepath.Base(os.Args[0]))
 	p := &Publisher{
 		home:      home,
 		dir:       dir,
