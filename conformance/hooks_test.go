@@ -139,8 +139,8 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 	},
 	// The reason keys: Esc reported as a turn that finished.
 	"interrupt-is-done": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if a.Ended.Reason == statusfile.EndCancelled {
-			a.Ended.Reason = statusfile.EndDone
+		if a.Ended.Reason == "cancelled" {
+			a.Ended.Reason = "done"
 		}
 		return a
 	},
@@ -148,14 +148,14 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 	// PermissionRequest's wait with its message.
 	"notification-replaces-wait": func(ev map[string]any, a agenthook.Action) agenthook.Action {
 		if msg, _ := ev["message"].(string); ev["hook_event_name"] == "Notification" && a.State == statusfile.Blocked {
-			a.Waiting = statusfile.Waiting{Kind: statusfile.WaitPermission, Detail: msg}
+			a.Waiting = statusfile.Waiting{Kind: "permission", Detail: msg}
 		}
 		return a
 	},
 	// A rate limit reported as any failure.
 	"rate-limit-is-failure": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if a.Ended.Reason == statusfile.EndRateLimited {
-			a.Ended.Reason = statusfile.EndFailed
+		if a.Ended.Reason == "rate_limited" {
+			a.Ended.Reason = "failed"
 		}
 		return a
 	},

@@ -769,7 +769,7 @@ func TestNotifyBlockedStatusls(t *testing.T) {
 	now := time.Now()
 	if _, err := statusfile.WriteFile(statusDir, statusfile.Status{Schema: statusfile.Schema, Agent: "claude-code", Session: "n-1",
 		State: statusfile.Blocked, Title: "Clean up", UpdatedAt: now,
-		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-time.Minute)}}); err != nil {
+		WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-time.Minute)}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "a notification", 15*time.Second, func() bool {

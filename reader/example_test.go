@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
@@ -13,7 +14,7 @@ import (
 func ExampleList() {
 	home, _ := os.MkdirTemp("", "example-")
 	defer os.RemoveAll(home)
-	dir := statusfile.StatusDir(home)
+	dir := filepath.Join(home, "agent-status")
 	now := time.Now()
 	for i, st := range []statusfile.State{statusfile.Working, statusfile.Blocked} {
 		statusfile.WriteFile(dir, statusfile.Status{

@@ -33,9 +33,13 @@ func TestDefaultDir(t *testing.T) {
 				t.Errorf("DefaultDir() = %q, %v; want %q", dir, err, tt.wantDir)
 			}
 			// Publishers ignore STATUS_DIR (SPEC.md L4).
-			home, err := statusfile.DefaultConfigHome()
-			if err != nil || home != tt.wantHome {
-				t.Errorf("DefaultConfigHome() = %q, %v; want %q", home, err, tt.wantHome)
+			p, err := statusfile.NewPublisher("s-1", statusfile.Options{Cwd: "/w"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if want := filepath.Join(tt.wantHome, "agent-status", statusfile.FileName("s-1")); p.Path() != want {
+				t.Errorf("a publisher told nothing writes %q; want %q", p.Path(), want)
 			}
 		})
 	}

@@ -29,31 +29,35 @@ const (
 	Ignored Verdict = "ignored" // not a status file name; see Reason
 )
 
-// Reasons for Invalid entries that come from the file rather than its
-// content (the content's reasons are statusfile's: [statusfile.ReasonEmpty]
-// and the others), and for Ignored ones. All are [statusfile.Reason]
-// values: one type for every reason of SPEC.md §10.
+// The reasons of Invalid entries that come from the file rather than its
+// content, and of Ignored ones: see [Entry].Reason.
 const (
-	ReasonSymlink      statusfile.Reason = "symlink"
-	ReasonNotRegular   statusfile.Reason = "not-regular"
-	ReasonNotOwned     statusfile.Reason = "not-owned"
-	ReasonTooLarge     statusfile.Reason = "too-large"
-	ReasonNameMismatch statusfile.Reason = "name-mismatch"
-
-	// An entry the file system would not let be read is "unreadable";
-	// an Ignored one is "dot-file" (hidden, e.g. a publisher's temporary
-	// file) or "not-status-name" (not <64 lowercase hex>.json).
-	reasonUnreadable statusfile.Reason = "unreadable"
-	reasonDotFile    statusfile.Reason = "dot-file"
-	reasonNotAStatus statusfile.Reason = "not-status-name"
+	reasonSymlink      = "symlink"
+	reasonNotRegular   = "not-regular"
+	reasonNotOwned     = "not-owned"
+	reasonTooLarge     = "too-large"
+	reasonNameMismatch = "name-mismatch"
+	reasonUnreadable   = "unreadable"
+	reasonDotFile      = "dot-file"
+	reasonNotAStatus   = "not-status-name"
 )
 
 // Entry is one entry of a listing.
 type Entry struct {
 	Name    string
 	Verdict Verdict
-	// Reason says why an entry is Invalid or Ignored (SPEC.md §10).
-	Reason statusfile.Reason
+	// Reason says why an entry is Invalid or Ignored, in the words of
+	// SPEC.md §10. An Invalid file's content has the reasons of
+	// [statusfile.DecodeError] ("empty", "bad-json", "not-object",
+	// "unsupported-schema", "missing-field", "wrong-type", "bad-value");
+	// the file itself may be a "symlink", "not-regular" (a directory, a
+	// FIFO, a device), "not-owned" (by another account), "too-large" (over
+	// [statusfile.MaxFileSize]) or "unreadable" (the system would not let
+	// it be read), and a valid record in a file not named after its session
+	// is a "name-mismatch". An Ignored entry is a "dot-file" (hidden, e.g. a
+	// publisher's temporary file) or "not-status-name" (not <64 lowercase
+	// hex>.json).
+	Reason string
 	// Err gives the details of an Invalid entry.
 	Err error
 	// Status is the decoded record: set for Fresh and Stale entries, and
@@ -222,10 +226,10 @@ func (d *Dir) entries(des []safefs.DirEntry) []Entry {
 				e.Reason = reasonDotFile
 			}
 		case t&fs.ModeSymlink != 0:
-			e.Verdict, e.Reason = Invalid, ReasonSymlink
+			e.Verdict, e.Reason = Invalid, reasonSymlink
 			e.Err = &perm.Error{What: safefs.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrSymlink}
 		case t&fs.ModeType != 0:
-			e.Verdict, e.Reason = Invalid, ReasonNotRegular
+			e.Verdict, e.Reason = Invalid, reasonNotRegular
 			e.Err = &perm.Error{What: safefs.StatusFile, Path: filepath.Join(d.pd.Path(), e.Name), Err: perm.ErrNotRegular, Detail: safefs.TypeName(t)}
 		}
 	}
@@ -340,13 +344,13 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 		e.Verdict, e.Err = Invalid, err
 		switch {
 		case errors.Is(err, perm.ErrSymlink):
-			e.Reason = ReasonSymlink
+			e.Reason = reasonSymlink
 		case errors.Is(err, perm.ErrNotRegular):
-			e.Reason = ReasonNotRegular
+			e.Reason = reasonNotRegular
 		case errors.Is(err, perm.ErrNotOwned):
-			e.Reason = ReasonNotOwned
+			e.Reason = reasonNotOwned
 		case errors.Is(err, perm.ErrTooLarge):
-			e.Reason = ReasonTooLarge
+			e.Reason = reasonTooLarge
 		default:
 			e.Reason = reasonUnreadable
 		}
@@ -358,7 +362,7 @@ func (d *Dir) read(e *Entry, now time.Time, buf *[]byte) bool {
 	judge(e, data, now)
 	// Every entry with a record: fresh, stale, and one whose only fault
 	// is its name.
-	if d.opts.Liveness && (e.Verdict == Fresh || e.Verdict == Stale || e.Reason == ReasonNameMismatch) {
+	if d.opts.Liveness && (e.Verdict == Fresh || e.Verdict == Stale || e.Reason == reasonNameMismatch) {
 		e.Alive = liveness(e.Status.PID, e.Status.UpdatedAt)
 	}
 	return true
@@ -393,7 +397,7 @@ func judge(e *Entry, data []byte, now time.Time) {
 	e.Status = rec
 	e.Age = now.Sub(rec.UpdatedAt)
 	if e.Name != statusfile.FileName(rec.Session) {
-		e.Verdict, e.Reason = Invalid, ReasonNameMismatch
+		e.Verdict, e.Reason = Invalid, reasonNameMismatch
 		e.Err = errors.New(e.Name + " is not the file name of session " + quoteShort(rec.Session))
 		return
 	}

@@ -73,7 +73,7 @@ func privateDir(t *testing.T) string {
 func TestListVerdicts(t *testing.T) {
 	type want struct {
 		verdict Verdict
-		reason  statusfile.Reason
+		reason  string
 	}
 	tests := []struct {
 		name  string
@@ -100,7 +100,7 @@ func TestListVerdicts(t *testing.T) {
 		{"1 MiB", func(t *testing.T, dir string) string {
 			write(t, dir, statusfile.FileName("a"), record("a", now, "pad", strings.Repeat("x", 1<<20)))
 			return statusfile.FileName("a")
-		}, want{Invalid, ReasonTooLarge}},
+		}, want{Invalid, reasonTooLarge}},
 		{"64 KiB exactly", func(t *testing.T, dir string) string {
 			r := record("a", now)
 			r = append(r, []byte(strings.Repeat(" ", statusfile.MaxFileSize-len(r)))...)
@@ -112,7 +112,7 @@ func TestListVerdicts(t *testing.T) {
 			r = append(r, []byte(strings.Repeat(" ", statusfile.MaxFileSize+1-len(r)))...)
 			write(t, dir, statusfile.FileName("a"), r)
 			return statusfile.FileName("a")
-		}, want{Invalid, ReasonTooLarge}},
+		}, want{Invalid, reasonTooLarge}},
 		{"array", func(t *testing.T, dir string) string {
 			write(t, dir, statusfile.FileName("a"), []byte(`[1,2]`))
 			return statusfile.FileName("a")
@@ -140,7 +140,7 @@ func TestListVerdicts(t *testing.T) {
 		{"name not matching session", func(t *testing.T, dir string) string {
 			write(t, dir, statusfile.FileName("b"), record("a", now))
 			return statusfile.FileName("b")
-		}, want{Invalid, ReasonNameMismatch}},
+		}, want{Invalid, reasonNameMismatch}},
 		{"uppercase hex name", func(t *testing.T, dir string) string {
 			name := strings.ToUpper(statusfile.FileName("a")[:64]) + ".json"
 			write(t, dir, name, record("a", now))
@@ -162,13 +162,13 @@ func TestListVerdicts(t *testing.T) {
 		{"directory named like a status file", func(t *testing.T, dir string) string {
 			os.Mkdir(filepath.Join(dir, statusfile.FileName("a")), 0o700)
 			return statusfile.FileName("a")
-		}, want{Invalid, ReasonNotRegular}},
+		}, want{Invalid, reasonNotRegular}},
 		{"fifo", func(t *testing.T, dir string) string {
 			if err := unix.Mkfifo(filepath.Join(dir, statusfile.FileName("a")), 0o600); err != nil {
 				t.Skip(err)
 			}
 			return statusfile.FileName("a")
-		}, want{Invalid, ReasonNotRegular}},
+		}, want{Invalid, reasonNotRegular}},
 		{"socket", func(t *testing.T, dir string) string {
 			l, err := net.Listen("unix", filepath.Join(dir, statusfile.FileName("a")))
 			if err != nil {
@@ -176,13 +176,13 @@ func TestListVerdicts(t *testing.T) {
 			}
 			t.Cleanup(func() { l.Close() })
 			return statusfile.FileName("a")
-		}, want{Invalid, ReasonNotRegular}},
+		}, want{Invalid, reasonNotRegular}},
 		{"symlink to a valid file outside", func(t *testing.T, dir string) string {
 			outside := filepath.Join(filepath.Dir(dir), "outside.json")
 			write(t, filepath.Dir(dir), "outside.json", record("a", now))
 			os.Symlink(outside, filepath.Join(dir, statusfile.FileName("a")))
 			return statusfile.FileName("a")
-		}, want{Invalid, ReasonSymlink}},
+		}, want{Invalid, reasonSymlink}},
 		{"exactly 30 s old", func(t *testing.T, dir string) string {
 			write(t, dir, statusfile.FileName("a"), record("a", now.Add(-30*time.Second)))
 			return statusfile.FileName("a")
@@ -339,7 +339,7 @@ func TestListNotOwnedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Entries) != 1 || l.Entries[0].Reason != ReasonNotOwned {
+	if len(l.Entries) != 1 || l.Entries[0].Reason != reasonNotOwned {
 		t.Errorf("got %+v", l.Entries)
 	}
 }

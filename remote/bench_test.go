@@ -120,7 +120,7 @@ func BenchmarkRemoteList(b *testing.B) {
 	if os.Getenv("BENCH_PARTS") != "" {
 		for _, c := range [][]string{{"true"}, {"statusls", "--json", "--all"}} {
 			b.Run("ssh h1 "+strings.Join(c, " "), func(b *testing.B) {
-				args, _ := f.cfg.Args("h1", nil)
+				args, _ := f.cfg.args("h1", nil)
 				args = append(args[:len(args)-1], c...)
 				for b.Loop() {
 					if out, err := exec.Command(f.ssh, args...).CombinedOutput(); err != nil {

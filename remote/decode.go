@@ -86,13 +86,13 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 		if w.Reason == nil {
 			return nil, fmt.Errorf("%w: an invalid file without a reason", errProtocol)
 		}
-		e.Reason = statusfile.Reason(statusfile.SanitizeText(*w.Reason))
-		msg := string(e.Reason)
+		e.Reason = statusfile.SanitizeText(*w.Reason)
+		msg := e.Reason
 		if w.Error != nil {
 			msg = statusfile.SanitizeText(*w.Error)
 		}
 		e.Err = errors.New(msg)
-		if e.Reason != reader.ReasonNameMismatch {
+		if e.Reason != "name-mismatch" {
 			return e, nil
 		}
 	default:

@@ -37,9 +37,9 @@ func ExampleWatch() {
 	shown := map[string]map[string]*reader.Entry{} // host -> file name -> entry
 	for ev := range remote.Watch(ctx, &cfg, []string{"devbox", "gpu"}) {
 		switch ev.Kind {
-		case remote.HostOffline:
+		case "host-offline":
 			fmt.Println(ev.Host, "offline:", ev.HostErr.Msg)
-		case remote.HostOnline:
+		case "host-online":
 			fmt.Println(ev.Host, "back")
 		default:
 			if ev.Name == "" {

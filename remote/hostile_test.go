@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,6 +102,9 @@ func TestListHostileTitleSanitized(t *testing.T) {
 	}
 	if got := res.Entries[0].Status.Title; got != "red link" {
 		t.Errorf("title %q, want %q", got, "red link")
+	}
+	if want, _ := cfg.args("h", []string{"--json", "--all"}); !slices.Equal(res.Args, want) {
+		t.Errorf("Args %q, want %q", res.Args, want)
 	}
 }
 

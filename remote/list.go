@@ -63,6 +63,11 @@ type Result struct {
 	Err *HostError
 	// Took is how long the host took.
 	Took time.Duration
+	// Args are ssh's arguments (without the program) that list the host:
+	// the options before "--", the host right after it, and statusls's
+	// command line as one argument. Nil for a host name that ssh could
+	// misread, which is never run.
+	Args []string
 }
 
 // List lists every host in parallel (at most cfg.FanOut at once, each
@@ -75,15 +80,20 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			args, err := cfg.args(h, []string{"--json", "--all"})
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-ctx.Done():
-				out[i] = Result{Host: h, Err: &HostError{Host: h, Kind: kindTimeout, Msg: "not queried: " + ctx.Err().Error()}}
+				out[i] = Result{Host: h, Args: args, Err: &HostError{Host: h, Kind: kindTimeout, Msg: "not queried: " + ctx.Err().Error()}}
 				return
 			}
 			start := time.Now()
-			out[i] = listHost(ctx, cfg, h)
+			if err != nil {
+				out[i] = Result{Host: h, Err: &HostError{Host: sanitizeHost(h), Kind: kindSSH, Msg: err.Error()}}
+			} else {
+				out[i] = listHost(ctx, cfg, h, args)
+			}
 			out[i].Took = time.Since(start)
 		}()
 	}
@@ -91,14 +101,10 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 	return out
 }
 
-// listHost lists one host: it runs statusls --json --all there.
-func listHost(ctx context.Context, cfg *Config, host string) Result {
-	res := Result{Host: host}
-	args, err := cfg.Args(host, []string{"--json", "--all"})
-	if err != nil {
-		res.Err = &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: err.Error()}
-		return res
-	}
+// listHost lists one host: it runs ssh with args, statusls --json --all
+// there.
+func listHost(ctx context.Context, cfg *Config, host string, args []string) Result {
+	res := Result{Host: host, Args: args}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cfg.ssh(), args...)

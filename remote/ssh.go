@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/hostname"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 )
 
@@ -88,49 +90,32 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	return cfg, err
 }
 
-func (c *Config) ssh() string {
-	if c.SSH == "" {
-		return "ssh"
+func (c *Config) ssh() string            { return cmp.Or(c.SSH, "ssh") }
+func (c *Config) maxBytes() int64        { return orDefault(c.MaxBytes, maxHostBytes) }
+func (c *Config) timeout() time.Duration { return orDefault(c.Timeout, defaultTimeout) }
+func (c *Config) fanOut() int            { return orDefault(c.FanOut, maxFanOut) }
+
+// orDefault is v, or def when v is not positive: a Config field left zero
+// means its default.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
 	}
-	return c.SSH
+	return v
 }
 
-func (c *Config) maxBytes() int64 {
-	if c.MaxBytes <= 0 {
-		return maxHostBytes
-	}
-	return c.MaxBytes
-}
-
-func (c *Config) timeout() time.Duration {
-	if c.Timeout <= 0 {
-		return defaultTimeout
-	}
-	return c.Timeout
-}
-
-func (c *Config) fanOut() int {
-	if c.FanOut <= 0 {
-		return maxFanOut
-	}
-	return c.FanOut
-}
-
-// Args returns ssh's arguments (without the program) that run the words
+// args returns ssh's arguments (without the program) that run the words
 // of remote, quoted, on host, as [List], [Watch] and [Wait] do. It fails
-// for a host [CheckHost] refuses.
+// for a host hostname.Check refuses.
 //
 // The options come before "--", the host right after it, and the remote
 // command as one argument: ssh would join several with spaces anyway, for
 // the remote shell to split again.
-func (c *Config) Args(host string, remote []string, extra ...string) ([]string, error) {
-	if err := CheckHost(host); err != nil {
+func (c *Config) args(host string, remote []string, extra ...string) ([]string, error) {
+	if err := hostname.Check(host); err != nil {
 		return nil, err
 	}
-	ct := c.ConnectTimeout
-	if ct <= 0 {
-		ct = defaultConnectTimeout
-	}
+	ct := orDefault(c.ConnectTimeout, defaultConnectTimeout)
 	args := append([]string(nil), c.SSHArgs...)
 	args = append(args,
 		"-T", // no terminal: the output is data
@@ -138,10 +123,7 @@ func (c *Config) Args(host string, remote []string, extra ...string) ([]string, 
 		"-o", "ConnectTimeout="+strconv.Itoa(int((ct+time.Second-1)/time.Second)),
 	)
 	if c.Reuse && c.ControlDir != "" {
-		persist := c.ControlPersist
-		if persist <= 0 {
-			persist = defaultControlPersist
-		}
+		persist := orDefault(c.ControlPersist, defaultControlPersist)
 		args = append(args,
 			"-o", "ControlMaster=auto",
 			"-o", "ControlPath="+controlPath(c.ControlDir, host),

@@ -99,7 +99,7 @@ func TestListConnectionReuse(t *testing.T) {
 		t.Fatalf("want one shared connection's socket in %s, got %d", cm, len(socks))
 	}
 	// Stop the master (ssh -O exit), as a user would.
-	args, _ := f.cfg.Args("alpha", nil)
+	args, _ := f.cfg.args("alpha", nil)
 	args = append(args[:len(args)-3], "-O", "exit", "alpha")
 	exitMaster(t, f.cfg.ssh(), args)
 }
@@ -115,7 +115,7 @@ func TestWatchOverSSH(t *testing.T) {
 	if n := count(c.all(), "alpha", watch.Snapshot); n != 1 {
 		t.Errorf("alpha: %d snapshot events", n)
 	}
-	if n := count(c.all(), "down", HostOffline); n != 1 {
+	if n := count(c.all(), "down", hostOffline); n != 1 {
 		t.Errorf("down: %d host-offline events", n)
 	}
 	sshtest.Publish(t, f.beta, "b1", "blocked", "needs you")
@@ -188,14 +188,14 @@ func TestWatchReconnect(t *testing.T) {
 	os.WriteFile(state+"/down", nil, 0o600)
 	pidText, _ := os.ReadFile(state + "/pid")
 	killPID(t, strings.TrimSpace(string(pidText)))
-	c.until(t, func(es []Event) bool { return count(es, "alpha", HostOffline) == 1 })
+	c.until(t, func(es []Event) bool { return count(es, "alpha", hostOffline) == 1 })
 	mark := len(c.all())
 
 	statusfile.RemoveFile(f.alpha, "goes")
 	sshtest.Publish(t, f.alpha, "changes", "blocked", "after")
 	sshtest.Publish(t, f.alpha, "new", "idle", "hello")
 	os.Remove(state + "/down")
-	c.until(t, func(es []Event) bool { return count(es, "alpha", HostOnline) == 1 })
+	c.until(t, func(es []Event) bool { return count(es, "alpha", hostOnline) == 1 })
 
 	var got []string
 	for _, ev := range c.all()[mark:] {
@@ -219,7 +219,7 @@ func TestWatchReconnect(t *testing.T) {
 	if len(want) != 0 || got[len(got)-1] != "host-online" {
 		t.Errorf("after reconnecting: %q; missing %v", got, want)
 	}
-	if n := count(c.all(), "alpha", HostOffline); n != 1 {
+	if n := count(c.all(), "alpha", hostOffline); n != 1 {
 		t.Errorf("%d host-offline events for one outage", n)
 	}
 	cancel()
@@ -232,7 +232,7 @@ func TestWatchHostWithoutStatusls(t *testing.T) {
 	defer cancel()
 	c := collect(t, Watch(ctx, backoff(f.cfg, time.Hour, 0), []string{"nostatusls"}))
 	c.until(t, func(es []Event) bool { return count(es, "", watch.Synced) == 1 })
-	ev := find(c.all(), "nostatusls", HostOffline, "")
+	ev := find(c.all(), "nostatusls", hostOffline, "")
 	if ev == nil || ev.HostErr.Kind != kindMissing {
 		t.Errorf("got %+v", c.all())
 	}

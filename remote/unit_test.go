@@ -11,45 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestCheckHost(t *testing.T) {
-	for _, tc := range []struct {
-		host string
-		ok   bool
-	}{
-		{"devbox", true},
-		{"user@build-1.example.com", true},
-		{"10.0.0.7", true},
-		{"::1", true},
-		{"", false},
-		{"-oProxyCommand=touch /tmp/x", false},
-		{"-V", false},
-		{"a b", false},
-		{"host\n", false},
-		{"host\x1b[31m", false},
-		{"h'x", false},
-		{"h;x", false},
-		{"$(id)", false},
-		{"host\x9b31m", false},
-		{"h\xff", false},
-		{"\xc3", false},
-		{"caf\u00e9", true},
-		{strings.Repeat("a", 256), false},
-	} {
-		err := CheckHost(tc.host)
-		if (err == nil) != tc.ok {
-			t.Errorf("CheckHost(%q) = %v, want ok=%v", tc.host, err, tc.ok)
-		}
-		if err != nil && !errors.Is(err, errBadHost) {
-			t.Errorf("CheckHost(%q): %v is not errBadHost", tc.host, err)
-		}
-	}
-}
+	"github.com/agentstatus/agentstatus/internal/hostname"
+)
 
 func TestArgs(t *testing.T) {
 	c := &Config{SSHArgs: []string{"-F", "cfg"}, Command: "~/go/bin/statusls", ConnectTimeout: 1500 * time.Millisecond, Reuse: true, ControlDir: "/run/u/as"}
-	got, err := c.Args("dev", []string{"--json", "--all", "it's"})
+	got, err := c.args("dev", []string{"--json", "--all", "it's"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +28,11 @@ func TestArgs(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	c.Reuse = false
-	got, _ = c.Args("dev", nil)
+	got, _ = c.args("dev", nil)
 	if !strings.Contains(strings.Join(got, " "), "-o ControlMaster=no -o ControlPath=none --") {
 		t.Errorf("without reuse: %q", got)
 	}
-	if _, err := c.Args("-oProxyCommand=sh", nil); err == nil {
+	if _, err := c.args("-oProxyCommand=sh", nil); err == nil {
 		t.Error("a host starting with - reached ssh's arguments")
 	}
 }
@@ -130,7 +98,7 @@ func TestPrepareControlDir(t *testing.T) {
 
 // TestClassifyHintsQuoteHost checks that the command lines in hints quote
 // the host name as one shell word: names such as a>b or x(y pass
-// CheckHost, and a pasted hint must run ssh, not a redirection.
+// hostname.Check, and a pasted hint must run ssh, not a redirection.
 func TestClassifyHintsQuoteHost(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
@@ -144,8 +112,8 @@ func TestClassifyHintsQuoteHost(t *testing.T) {
 		return err
 	}
 	for _, host := range []string{"a>b", "x(y", "u@h~1"} {
-		if err := CheckHost(host); err != nil {
-			t.Fatalf("CheckHost(%q): %v", host, err)
+		if err := hostname.Check(host); err != nil {
+			t.Fatalf("hostname.Check(%q): %v", host, err)
 		}
 		word := "'" + host + "'"
 		for _, tc := range []struct {

@@ -74,7 +74,7 @@ func Wait(ctx context.Context, cfg *Config, host string, args []string, timeout 
 }
 
 func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, deadline time.Time) WaitResult {
-	args, err := cfg.Args(host, remote, watchSSHOptions...)
+	args, err := cfg.args(host, remote, watchSSHOptions...)
 	if err != nil {
 		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: err.Error()}}
 	}

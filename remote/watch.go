@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,15 +19,10 @@ import (
 	"github.com/agentstatus/agentstatus/watch"
 )
 
-// Event kinds about hosts, beside those of package watch.
+// Event kinds about hosts, beside those of package watch; see [Event].
 const (
-	// HostOffline: the host's stream ended or could not start; HostErr
-	// says why. Its sessions stay as last shown, each until it passes the
-	// 30 s line (then Stale); the watch retries with backoff.
-	HostOffline watch.Kind = "host-offline"
-	// HostOnline: the host is back, and the changes while it was away have
-	// been sent (as Added, Updated, Stale, Fresh and Removed events).
-	HostOnline watch.Kind = "host-online"
+	hostOffline watch.Kind = "host-offline"
+	hostOnline  watch.Kind = "host-online"
 )
 
 // reasonOffline is the reason of a Removed event for a session that went
@@ -34,11 +30,17 @@ const (
 const reasonOffline = "while-offline"
 
 // Event is one event of a [Watch]: an event of the host's directory, as
-// package watch describes them, or HostOffline or HostOnline.
+// package watch describes them, or one of two kinds about the host itself:
+//
+//   - "host-offline": the host's stream ended or could not start; HostErr
+//     says why. Its sessions stay as last shown, each until it passes the
+//     30 s line (then Stale); the watch retries with backoff.
+//   - "host-online": the host is back, and the changes while it was away
+//     have been sent (as Added, Updated, Stale, Fresh and Removed events).
 type Event struct {
 	Host string
 	watch.Event
-	// HostErr says why a host went offline (HostOffline).
+	// HostErr says why a host went offline ("host-offline").
 	HostErr *HostError
 }
 
@@ -48,24 +50,16 @@ var watchSSHOptions = []string{"-o", "ServerAliveInterval=5", "-o", "ServerAlive
 // Watch follows every host (statusls watch --json --all there) and merges
 // their events into one channel, each with its host. Every host first
 // sends its snapshot and one Synced, also when it cannot be reached
-// (HostOffline comes first then). A stream that ends is reported with
-// HostOffline and restarted with backoff; when it is back, its new snapshot
+// ("host-offline" comes first then). A stream that ends is reported with
+// "host-offline" and restarted with backoff; when it is back, its new snapshot
 // is compared with what was sent, so that the events always describe the
 // host's sessions: no duplicate, nothing left behind. The channel is closed
 // once ctx is done and every ssh has exited.
 //
 // cfg's Heartbeats, MinBackoff, MaxBackoff and Clock shape the watch.
 func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
-	opts := watchOptions{Heartbeats: cfg.Heartbeats, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Clock: cfg.Clock}
-	if opts.MinBackoff <= 0 {
-		opts.MinBackoff = time.Second
-	}
-	if opts.MaxBackoff <= 0 {
-		opts.MaxBackoff = 30 * time.Second
-	}
-	if opts.Clock == nil {
-		opts.Clock = clock.System
-	}
+	opts := watchOptions{Heartbeats: cfg.Heartbeats, MinBackoff: orDefault(cfg.MinBackoff, time.Second),
+		MaxBackoff: orDefault(cfg.MaxBackoff, 30*time.Second), Clock: cmp.Or(cfg.Clock, clock.System)}
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup
 	for _, h := range hosts {
@@ -94,7 +88,7 @@ type hostWatch struct {
 	known   map[string]*reader.Entry // what was sent, by file name
 	staleAt map[string]time.Time     // when a fresh known entry goes stale, on this clock
 	synced  bool                     // Synced was sent
-	offline bool                     // HostOffline was sent, HostOnline not yet
+	offline bool                     // host-offline was sent, host-online not yet
 
 	gotSnapshot atomic.Bool // this stream's synced came
 }
@@ -129,7 +123,7 @@ func (h *hostWatch) run(ctx context.Context) {
 		if !h.offline {
 			// Once per outage: the retries that fail are not news.
 			h.offline = true
-			if !h.emit(ctx, Event{Event: watch.Event{Kind: HostOffline, Err: herr}, HostErr: herr}) {
+			if !h.emit(ctx, Event{Event: watch.Event{Kind: hostOffline, Err: herr}, HostErr: herr}) {
 				return
 			}
 		}
@@ -219,7 +213,7 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	// --heartbeats: every record's latest updatedAt is known here, so that
 	// its staleness can be told while the host is offline.
 	remote := []string{"watch", "--json", "--all", "--until-eof", "--heartbeats"}
-	args, err := h.cfg.Args(h.host, remote, watchSSHOptions...)
+	args, err := h.cfg.args(h.host, remote, watchSSHOptions...)
 	if err != nil {
 		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: err.Error()}
 	}
@@ -352,7 +346,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 			}
 			h.forget(e.Name)
 			ev.After = nil
-			ev.Reason = statusfile.Reason(statusfile.SanitizeText(deref(w.Reason)))
+			ev.Reason = statusfile.SanitizeText(deref(w.Reason))
 		default:
 			if before == nil {
 				if len(h.known) >= maxHostEntries {
@@ -372,7 +366,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 }
 
 // resync sends what the host's snapshot changes: the snapshot itself the
-// first time, else the difference with what was sent, then HostOnline.
+// first time, else the difference with what was sent, then host-online.
 func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, missing bool) bool {
 	names := make([]string, 0, len(snap)+len(h.known))
 	for n := range snap {
@@ -420,7 +414,7 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 		return true
 	}
 	h.offline = false
-	return h.emit(ctx, Event{Event: watch.Event{Kind: HostOnline}})
+	return h.emit(ctx, Event{Event: watch.Event{Kind: hostOnline}})
 }
 
 // changeKind names the change from before to after as package watch does,

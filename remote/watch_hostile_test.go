@@ -34,8 +34,8 @@ func TestWatchHostileStream(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			c := collect(t, Watch(ctx, backoff(cfg, time.Hour, 0), []string{"h"}))
-			c.until(t, func(es []Event) bool { return count(es, "h", HostOffline) == 1 && count(es, "h", watch.Synced) == 1 })
-			off := find(c.all(), "h", HostOffline, "")
+			c.until(t, func(es []Event) bool { return count(es, "h", hostOffline) == 1 && count(es, "h", watch.Synced) == 1 })
+			off := find(c.all(), "h", hostOffline, "")
 			if off.HostErr.Kind != tc.kind {
 				t.Errorf("kind %s (%s), want %s", off.HostErr.Kind, off.HostErr.Msg, tc.kind)
 			}
@@ -60,13 +60,13 @@ func TestWatchHangingHost(t *testing.T) {
 	p := filepath.Join(dir, "ssh")
 	os.WriteFile(p, []byte("#!/bin/sh\nexec sleep 60\n"), 0o700)
 	cfg := &Config{SSH: p, Timeout: 300 * time.Millisecond}
-	// x(y passes CheckHost; the hint's command line must quote it.
+	// x(y passes hostname.Check; the hint's command line must quote it.
 	const host = "x(y"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := collect(t, Watch(ctx, backoff(cfg, time.Hour, 0), []string{host}))
 	c.until(t, func(es []Event) bool { return count(es, host, watch.Synced) == 1 })
-	if off := find(c.all(), host, HostOffline, ""); off == nil || off.HostErr.Kind != kindTimeout {
+	if off := find(c.all(), host, hostOffline, ""); off == nil || off.HostErr.Kind != kindTimeout {
 		t.Errorf("got %+v", c.all())
 	} else if want := `"ssh 'x(y' statusls"`; !strings.Contains(off.HostErr.Hint, want) {
 		t.Errorf("hint %q does not hold %s", off.HostErr.Hint, want)
@@ -93,7 +93,7 @@ func TestWatchOfflineStale(t *testing.T) {
 	if ev.After.Verdict != "stale" || ev.Before.Verdict != "fresh" || ev.After.Age < 30*time.Second {
 		t.Errorf("stale event: %+v -> %+v", ev.Before, ev.After)
 	}
-	if count(c.all(), "h", HostOffline) != 1 {
+	if count(c.all(), "h", hostOffline) != 1 {
 		t.Errorf("no host-offline before it")
 	}
 	if find(c.all(), "h", watch.Stale, "s2") != nil {

@@ -138,45 +138,45 @@ func TestDecodeRejects(t *testing.T) {
 	tests := []struct {
 		name   string
 		input  string
-		reason Reason
+		reason string
 		field  string
 	}{
-		{"empty", "", ReasonEmpty, ""},
-		{"white space", " \n", ReasonEmpty, ""},
-		{"malformed", "{", ReasonBadJSON, ""},
-		{"truncated", valid[:len(valid)-10], ReasonBadJSON, ""},
-		{"trailing comma", `{"a":1,}`, ReasonBadJSON, ""},
-		{"two values", valid + valid, ReasonBadJSON, ""},
-		{"control in string", "{\"a\":\"\x01\"}", ReasonBadJSON, ""},
-		{"bad escape", `{"a":"\x"}`, ReasonBadJSON, ""},
-		{"leading zero", `{"a":01}`, ReasonBadJSON, ""},
-		{"array", `[1,2]`, ReasonNotObject, ""},
-		{"string", `"x"`, ReasonNotObject, ""},
-		{"number", `42`, ReasonNotObject, ""},
-		{"null", `null`, ReasonNotObject, ""},
-		{"no schema", withField("schema", ""), ReasonSchema, ""},
-		{"other schema", withField("schema", `"gentle-shell.agent-status/v2"`), ReasonSchema, ""},
-		{"schema number", withField("schema", `1`), ReasonSchema, ""},
-		{"no session", withField("session", ""), ReasonMissingField, "session"},
-		{"null session", withField("session", "null"), ReasonMissingField, "session"},
-		{"empty session", withField("session", `""`), ReasonBadValue, "session"},
-		{"session number", withField("session", `1`), ReasonWrongType, "session"},
-		{"no state", withField("state", ""), ReasonMissingField, "state"},
-		{"state number", withField("state", `1`), ReasonWrongType, "state"},
-		{"no updatedAt", withField("updatedAt", ""), ReasonMissingField, "updatedAt"},
-		{"updatedAt number", withField("updatedAt", `1`), ReasonWrongType, "updatedAt"},
-		{"updatedAt garbage", withField("updatedAt", `"yesterday"`), ReasonBadValue, "updatedAt"},
-		{"updatedAt no zone", withField("updatedAt", `"2026-07-17T12:34:56"`), ReasonBadValue, "updatedAt"},
-		{"updatedAt feb 30", withField("updatedAt", `"2026-02-30T12:34:56Z"`), ReasonBadValue, "updatedAt"},
-		{"agent number", withField("agent", `1`), ReasonWrongType, "agent"},
-		{"pid string", withField("pid", `"7"`), ReasonWrongType, "pid"},
-		{"pid negative", withField("pid", `-1`), ReasonBadValue, "pid"},
-		{"pid fraction", withField("pid", `1.5`), ReasonBadValue, "pid"},
-		{"pid huge", withField("pid", `1e300`), ReasonBadValue, "pid"},
-		{"pid 2^31", withField("pid", `2147483648`), ReasonBadValue, "pid"},
-		{"cwd array", withField("cwd", `[]`), ReasonWrongType, "cwd"},
-		{"task string", withField("task", `"x"`), ReasonWrongType, "task"},
-		{"title number", withField("task", `{"title":3}`), ReasonWrongType, "task.title"},
+		{"empty", "", reasonEmpty, ""},
+		{"white space", " \n", reasonEmpty, ""},
+		{"malformed", "{", reasonBadJSON, ""},
+		{"truncated", valid[:len(valid)-10], reasonBadJSON, ""},
+		{"trailing comma", `{"a":1,}`, reasonBadJSON, ""},
+		{"two values", valid + valid, reasonBadJSON, ""},
+		{"control in string", "{\"a\":\"\x01\"}", reasonBadJSON, ""},
+		{"bad escape", `{"a":"\x"}`, reasonBadJSON, ""},
+		{"leading zero", `{"a":01}`, reasonBadJSON, ""},
+		{"array", `[1,2]`, reasonNotObject, ""},
+		{"string", `"x"`, reasonNotObject, ""},
+		{"number", `42`, reasonNotObject, ""},
+		{"null", `null`, reasonNotObject, ""},
+		{"no schema", withField("schema", ""), reasonSchema, ""},
+		{"other schema", withField("schema", `"gentle-shell.agent-status/v2"`), reasonSchema, ""},
+		{"schema number", withField("schema", `1`), reasonSchema, ""},
+		{"no session", withField("session", ""), reasonMissingField, "session"},
+		{"null session", withField("session", "null"), reasonMissingField, "session"},
+		{"empty session", withField("session", `""`), reasonBadValue, "session"},
+		{"session number", withField("session", `1`), reasonWrongType, "session"},
+		{"no state", withField("state", ""), reasonMissingField, "state"},
+		{"state number", withField("state", `1`), reasonWrongType, "state"},
+		{"no updatedAt", withField("updatedAt", ""), reasonMissingField, "updatedAt"},
+		{"updatedAt number", withField("updatedAt", `1`), reasonWrongType, "updatedAt"},
+		{"updatedAt garbage", withField("updatedAt", `"yesterday"`), reasonBadValue, "updatedAt"},
+		{"updatedAt no zone", withField("updatedAt", `"2026-07-17T12:34:56"`), reasonBadValue, "updatedAt"},
+		{"updatedAt feb 30", withField("updatedAt", `"2026-02-30T12:34:56Z"`), reasonBadValue, "updatedAt"},
+		{"agent number", withField("agent", `1`), reasonWrongType, "agent"},
+		{"pid string", withField("pid", `"7"`), reasonWrongType, "pid"},
+		{"pid negative", withField("pid", `-1`), reasonBadValue, "pid"},
+		{"pid fraction", withField("pid", `1.5`), reasonBadValue, "pid"},
+		{"pid huge", withField("pid", `1e300`), reasonBadValue, "pid"},
+		{"pid 2^31", withField("pid", `2147483648`), reasonBadValue, "pid"},
+		{"cwd array", withField("cwd", `[]`), reasonWrongType, "cwd"},
+		{"task string", withField("task", `"x"`), reasonWrongType, "task"},
+		{"title number", withField("task", `{"title":3}`), reasonWrongType, "task.title"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,7 +249,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode returned a %T: %v", err, err)
 		}
 		// Our scanner and encoding/json agree on what is JSON.
-		if json.Valid(data) != (de == nil || de.Reason != ReasonBadJSON && de.Reason != ReasonEmpty) {
+		if json.Valid(data) != (de == nil || de.Reason != reasonBadJSON && de.Reason != reasonEmpty) {
 			t.Fatalf("json.Valid = %v, Decode error = %v for %q", json.Valid(data), err, data)
 		}
 		if err != nil {

@@ -48,7 +48,7 @@ func Decode(data []byte) (Status, error) {
 	d := decoder{data: data}
 	d.ws()
 	if d.pos == len(data) {
-		return Status{}, &DecodeError{Reason: ReasonEmpty}
+		return Status{}, &DecodeError{Reason: reasonEmpty}
 	}
 	if data[d.pos] != '{' {
 		if err := d.value(0); err != nil {
@@ -57,7 +57,7 @@ func Decode(data []byte) (Status, error) {
 		if err := d.end(); err != nil {
 			return Status{}, err
 		}
-		return Status{}, &DecodeError{Reason: ReasonNotObject, Detail: "top-level " + kindOf(data[firstNonWS(data)])}
+		return Status{}, &DecodeError{Reason: reasonNotObject, Detail: "top-level " + kindOf(data[firstNonWS(data)])}
 	}
 	var fields [nFields]span
 	if err := d.object(func(key []byte, v span) {
@@ -117,12 +117,12 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		if sp.end != 0 {
 			detail = "schema is " + kindOf(d.data[sp.start])
 		}
-		return s, &DecodeError{Reason: ReasonSchema, Detail: detail}
+		return s, &DecodeError{Reason: reasonSchema, Detail: detail}
 	}
 	if raw := d.data[sp.start:sp.end]; len(raw) == len(Schema)+2 && string(raw[1:len(raw)-1]) == Schema {
 		// the common case, without allocating
 	} else if schema := d.str(sp); schema != Schema {
-		return s, &DecodeError{Reason: ReasonSchema, Detail: strconv.Quote(truncateDetail(schema))}
+		return s, &DecodeError{Reason: reasonSchema, Detail: strconv.Quote(truncateDetail(schema))}
 	}
 	s.Schema = Schema
 
@@ -131,7 +131,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		return Status{}, err
 	}
 	if s.Session == "" {
-		return Status{}, &DecodeError{Reason: ReasonBadValue, Field: "session", Detail: "empty"}
+		return Status{}, &DecodeError{Reason: reasonBadValue, Field: "session", Detail: "empty"}
 	}
 	if s.State, err = d.state(f); err != nil {
 		return Status{}, err
@@ -164,7 +164,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		}
 		pid, ok := parsePID(d.data[sp.start:sp.end])
 		if !ok {
-			return Status{}, &DecodeError{Reason: ReasonBadValue, Field: "pid", Detail: "not an integer from 0 to 2147483647: " + string(d.data[sp.start:sp.end])}
+			return Status{}, &DecodeError{Reason: reasonBadValue, Field: "pid", Detail: "not an integer from 0 to 2147483647: " + string(d.data[sp.start:sp.end])}
 		}
 		s.PID = pid
 	}
@@ -240,7 +240,7 @@ func (d *decoder) time(sp span) time.Time {
 }
 
 func badTime(ts string) *DecodeError {
-	return &DecodeError{Reason: ReasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(ts))}
+	return &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(ts))}
 }
 
 // state returns the required state, sharing the strings of the known
@@ -261,7 +261,7 @@ func (d *decoder) state(f *[nFields]span) (State, error) {
 }
 
 func wrongType(field, want string, c byte) *DecodeError {
-	return &DecodeError{Reason: ReasonWrongType, Field: field, Detail: "want " + want + ", got " + kindOf(c)}
+	return &DecodeError{Reason: reasonWrongType, Field: field, Detail: "want " + want + ", got " + kindOf(c)}
 }
 
 func truncateDetail(s string) string {
@@ -280,7 +280,7 @@ func (d *decoder) isNull(sp span) bool { return d.data[sp.start] == 'n' }
 func (d *decoder) required(f *[nFields]span, i int) (string, error) {
 	sp := f[i]
 	if sp.end == 0 || d.isNull(sp) {
-		return "", &DecodeError{Reason: ReasonMissingField, Field: fieldNames[i]}
+		return "", &DecodeError{Reason: reasonMissingField, Field: fieldNames[i]}
 	}
 	if c := d.data[sp.start]; c != '"' {
 		return "", wrongType(fieldNames[i], "string", c)

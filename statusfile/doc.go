@@ -28,5 +28,5 @@
 // [Decode] ignores keys it does not know, keeps states it does not know, and
 // rejects only records it cannot identify: another schema, a missing session,
 // state or timestamp, or a field of the wrong type. Every rejection carries a
-// [Reason] so that tools can explain it.
+// reason, [DecodeError].Reason, so that tools can explain it.
 package statusfile

@@ -39,7 +39,7 @@ func ExampleDecode() {
 	}
 	fmt.Println(s.State, statusfile.SanitizeTitle(s.Title))
 	now := time.Date(2026, 7, 17, 12, 35, 20, 0, time.UTC)
-	fmt.Println(s.Fresh(now), s.Age(now))
+	fmt.Println(s.Fresh(now), now.Sub(s.UpdatedAt))
 
 	_, err = statusfile.Decode([]byte(`{"schema":"gentle-shell.agent-status/v1","state":"idle"}`))
 	fmt.Println(err)

@@ -15,3 +15,6 @@ type Hooks struct {
 func NewHookedPublisher(session string, o Options, h Hooks) (*Publisher, error) {
 	return newPublisher(session, o, hooks{onWrite: h.OnWrite, write: h.Write})
 }
+
+// ErrInvalidSession is the error of an invalid session id.
+var ErrInvalidSession = errInvalidSession

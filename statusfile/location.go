@@ -7,12 +7,12 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 )
 
-// DefaultConfigHome returns the config home a publisher uses when told
+// defaultConfigHome returns the config home a publisher uses when told
 // nothing else (SPEC.md L1): $GENTLE_PI_CONFIG_HOME when it is set and
 // non-empty, else ~/.pi/gentle-ai, where ~ is $HOME when it is set (as
 // statusls takes it, also on Windows), else the user's home directory. The
 // path is absolute. It is what statuspub and statusls use without flags.
-func DefaultConfigHome() (string, error) {
+func defaultConfigHome() (string, error) {
 	loc, err := location.ForPublisher("", "", nil)
 	if errors.Is(err, location.ErrNoHome) {
 		return "", errors.New("cannot find the config home: " + location.ConfigHomeEnv + " is not set and the home directory is unknown")
@@ -22,7 +22,3 @@ func DefaultConfigHome() (string, error) {
 	}
 	return loc.ConfigHome, nil
 }
-
-// StatusDir returns the status directory of a config home (SPEC.md L2):
-// configHome/agent-status.
-func StatusDir(configHome string) string { return location.StatusDir(configHome) }

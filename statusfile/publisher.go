@@ -1,10 +1,12 @@
 package statusfile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,7 +31,9 @@ var ErrClosed = errors.New("publisher closed")
 // config home for the current process, in its working directory.
 type Options struct {
 	// ConfigHome is the config home: the publisher writes into
-	// ConfigHome/agent-status. "" means [DefaultConfigHome].
+	// ConfigHome/agent-status. "" means $GENTLE_PI_CONFIG_HOME when it is
+	// set and non-empty, else ~/.pi/gentle-ai (SPEC.md L1), where ~ is
+	// $HOME when it is set, else the user's home directory.
 	ConfigHome string
 	// Dir is the status directory itself; when set, ConfigHome is not
 	// used, and Dir's parent is the config home, checked as one.
@@ -138,15 +142,9 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
-	if o.State == "" {
-		o.State = Idle
-	}
-	if o.Clock == nil {
-		o.Clock = clock.System
-	}
-	if o.Heartbeat == 0 {
-		o.Heartbeat = DefaultHeartbeat
-	}
+	o.State = cmp.Or(o.State, Idle)
+	o.Clock = cmp.Or(o.Clock, clock.System)
+	o.Heartbeat = cmp.Or(o.Heartbeat, DefaultHeartbeat)
 	switch {
 	case o.Coalesce == 0:
 		o.Coalesce = defaultCoalesce
@@ -172,18 +170,16 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 		home = filepath.Dir(dir)
 	default:
 		if home == "" {
-			if home, err = DefaultConfigHome(); err != nil {
+			if home, err = defaultConfigHome(); err != nil {
 				return nil, err
 			}
 		}
 		if home, err = filepath.Abs(home); err != nil {
 			return nil, fmt.Errorf("config home: %w", err)
 		}
-		dir = StatusDir(home)
+		dir = location.StatusDir(home)
 	}
-	if o.PID == 0 {
-		o.PID = os.Getpid()
-	}
+	o.PID = cmp.Or(o.PID, os.Getpid())
 	if o.PID < 0 || o.PID > maxPID {
 		return nil, fmt.Errorf("pid %d not in 0 … %d", o.PID, maxPID)
 	}
@@ -195,9 +191,7 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if o.Cwd, err = filepath.Abs(o.Cwd); err != nil {
 		return nil, fmt.Errorf("cwd: %w", err)
 	}
-	if o.Agent == "" {
-		o.Agent = filepath.Base(os.Args[0])
-	}
+	o.Agent = cmp.Or(o.Agent, filepath.Base(os.Args[0]))
 	p := &Publisher{
 		home:      home,
 		dir:       dir,

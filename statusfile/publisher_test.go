@@ -665,7 +665,7 @@ func TestPublisherReasonKeys(t *testing.T) {
 				}
 				return ""
 			}
-			p.SetWaiting(sf.Waiting{Kind: sf.WaitPermission, Tool: "Bash", Detail: "rm -rf build"})
+			p.SetWaiting(sf.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build"})
 			got := flushed()
 			if got.State != sf.Blocked || got.WaitingFor.Tool != "Bash" || got.WaitingFor.Detail != want("rm -rf build") ||
 				!got.WaitingFor.Since.Equal(clock.Now().Truncate(time.Millisecond)) {
@@ -673,7 +673,7 @@ func TestPublisherReasonKeys(t *testing.T) {
 			}
 			// Staying blocked keeps the wait; any other state ends it.
 			p.SetState(sf.Blocked)
-			if got := flushed(); got.WaitingFor.Kind != sf.WaitPermission {
+			if got := flushed(); got.WaitingFor.Kind != "permission" {
 				t.Errorf("SetState(blocked) dropped the wait: %+v", got)
 			}
 			p.SetState(sf.Working)
@@ -682,13 +682,13 @@ func TestPublisherReasonKeys(t *testing.T) {
 				t.Errorf("a wait outlived its state: %+v", got.WaitingFor)
 			}
 			at := clock.Now().Add(-time.Second).UTC()
-			p.SetEnded(sf.Ended{Reason: sf.EndFailed, Detail: "server_error", At: at})
+			p.SetEnded(sf.Ended{Reason: "failed", Detail: "server_error", At: at})
 			got = flushed()
-			if got.State != sf.Idle || got.Ended.Reason != sf.EndFailed || got.Ended.Detail != want("server_error") || !got.Ended.At.Equal(at) {
+			if got.State != sf.Idle || got.Ended.Reason != "failed" || got.Ended.Detail != want("server_error") || !got.Ended.At.Equal(at) {
 				t.Errorf("after SetEnded: %+v", got)
 			}
 			p.Set(sf.Idle, "title")
-			if got := flushed(); got.Ended.Reason != sf.EndFailed || got.Title != "title" {
+			if got := flushed(); got.Ended.Reason != "failed" || got.Title != "title" {
 				t.Errorf("Set(idle) dropped how the turn ended: %+v", got)
 			}
 			p.Set(sf.Working, "next prompt")

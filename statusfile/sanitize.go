@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/rivo/uniseg"
 )
 
@@ -124,7 +125,7 @@ func cutUTF16(s string, max int) (prefix string, cut, halfDropped bool) {
 			i++
 			continue
 		}
-		r, size := decodeRune(s[i:])
+		r, size := jsonstr.DecodeRune(s[i:])
 		n := 1
 		if r >= 0x10000 {
 			n = 2
@@ -188,7 +189,7 @@ func sanitize(out []byte, s string, collapse bool) []byte {
 				continue
 			}
 		}
-		r, size := decodeRune(s[i:])
+		r, size := jsonstr.DecodeRune(s[i:])
 		switch state {
 		case stText:
 			switch r {

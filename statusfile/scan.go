@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 )
 
 // This file is the JSON scanner under Decode: a strict RFC 8259 scanner
@@ -37,7 +39,7 @@ func (d *decoder) ws() {
 }
 
 func (d *decoder) syntax(msg string) *DecodeError {
-	return &DecodeError{Reason: ReasonBadJSON, Detail: fmt.Sprintf("%s at offset %d", msg, d.pos)}
+	return &DecodeError{Reason: reasonBadJSON, Detail: fmt.Sprintf("%s at offset %d", msg, d.pos)}
 }
 
 func (d *decoder) end() error {
@@ -429,7 +431,7 @@ func appendUnquotedUnits(dst, raw []byte, max int) []byte {
 			i++
 			continue
 		}
-		r, size := decodeRuneBytes(raw[i:])
+		r, size := jsonstr.DecodeRuneBytes(raw[i:])
 		if r == utf8.RuneError { // ill-formed, or U+FFFD itself: the same bytes out
 			dst = append(dst, "\ufffd"...)
 		} else {

@@ -72,8 +72,8 @@ type Status struct {
 	Ended      Ended
 }
 
-// ErrInvalidSession is returned for a session id that SPEC.md does not allow.
-var ErrInvalidSession = errors.New("invalid session id")
+// errInvalidSession is the error of a session id that SPEC.md does not allow.
+var errInvalidSession = errors.New("invalid session id")
 
 // ValidateSession reports whether id may be used as a session id: non-empty
 // valid UTF-8 of at most 1024 bytes, without C0 or C1 control
@@ -81,29 +81,23 @@ var ErrInvalidSession = errors.New("invalid session id")
 func ValidateSession(id string) error {
 	switch {
 	case id == "":
-		return fmt.Errorf("%w: empty", ErrInvalidSession)
+		return fmt.Errorf("%w: empty", errInvalidSession)
 	case len(id) > maxSessionBytes:
-		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidSession, len(id), maxSessionBytes)
+		return fmt.Errorf("%w: %d bytes, more than %d", errInvalidSession, len(id), maxSessionBytes)
 	case !utf8.ValidString(id):
-		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidSession)
+		return fmt.Errorf("%w: not valid UTF-8", errInvalidSession)
 	}
 	for i, r := range id {
 		if isControl(r) {
-			return fmt.Errorf("%w: control character U+%04X at byte %d", ErrInvalidSession, r, i)
+			return fmt.Errorf("%w: control character U+%04X at byte %d", errInvalidSession, r, i)
 		}
 	}
 	return nil
 }
 
-// Age returns how old the record is at now. A negative age means the
-// record's timestamp is in the future.
-func (s *Status) Age(now time.Time) time.Duration {
-	return now.Sub(s.UpdatedAt)
-}
-
 // Fresh reports whether the record is fresh at now: at most [StaleAfter] old
 // and at most [StaleAfter] in the future.
 func (s *Status) Fresh(now time.Time) bool {
-	age := s.Age(now)
+	age := now.Sub(s.UpdatedAt)
 	return age <= StaleAfter && age >= -StaleAfter
 }

@@ -2,24 +2,6 @@ package statusfile
 
 import "time"
 
-// The kinds of [Waiting] that SPEC.md defines. A reader keeps and shows
-// other values: a newer publisher may add kinds.
-const (
-	WaitPermission = "permission" // approve or deny a tool call
-	WaitQuestion   = "question"   // answer a question the agent asked
-	WaitAuth       = "auth"       // sign in
-	WaitOther      = "other"
-)
-
-// The reasons of [Ended] that SPEC.md defines. A reader keeps and shows
-// other values.
-const (
-	EndDone        = "done"
-	EndCancelled   = "cancelled" // the user interrupted the turn
-	EndFailed      = "failed"
-	EndRateLimited = "rate_limited"
-)
-
 // Limits of the reason keys, in UTF-16 code units, applied by [Encode] and
 // [Decode].
 const (
@@ -30,7 +12,11 @@ const (
 // Waiting says what a blocked session waits for: the record's "waitingFor"
 // key. The zero value (an empty Kind) means none.
 type Waiting struct {
-	Kind   string    // one of the Wait constants, or a newer publisher's kind
+	// Kind is one of the kinds SPEC.md defines: "permission" (approve or
+	// deny a tool call), "question" (answer a question the agent asked),
+	// "auth" (sign in) or "other"; or a newer publisher's kind, which a
+	// reader keeps and shows.
+	Kind   string
 	Tool   string    // the tool's name as the agent gives it; "" for none
 	Detail string    // one line: the command, the file, the question; "" for none
 	Since  time.Time // when the wait began; zero when unknown
@@ -39,7 +25,10 @@ type Waiting struct {
 // Ended says how the session's last turn ended: the record's "ended" key.
 // The zero value (an empty Reason) means none.
 type Ended struct {
-	Reason string    // one of the End constants, or a newer publisher's reason
+	// Reason is one of the reasons SPEC.md defines: "done", "cancelled"
+	// (the user interrupted the turn), "failed" or "rate_limited"; or a
+	// newer publisher's reason, which a reader keeps and shows.
+	Reason string
 	Detail string    // e.g. the error's kind or message; "" for none
 	At     time.Time // when the turn ended; zero when unknown
 }
@@ -78,9 +67,9 @@ func sanitizeWhy(s *Status) {
 func (s *Status) Why() string {
 	if w := s.WaitingFor; s.State == Blocked && w.Kind != "" {
 		switch {
-		case w.Kind == WaitPermission && w.Tool != "" && w.Detail != "":
+		case w.Kind == "permission" && w.Tool != "" && w.Detail != "":
 			return w.Tool + ": " + w.Detail
-		case w.Kind == WaitPermission && w.Tool != "":
+		case w.Kind == "permission" && w.Tool != "":
 			return w.Tool
 		case w.Detail != "":
 			return w.Kind + ": " + w.Detail
@@ -89,9 +78,9 @@ func (s *Status) Why() string {
 	}
 	if e := s.Ended; s.State == Idle && e.Reason != "" {
 		switch {
-		case e.Reason == EndRateLimited:
+		case e.Reason == "rate_limited":
 			return "rate limited"
-		case e.Detail != "" && e.Reason != EndDone && e.Reason != EndCancelled:
+		case e.Detail != "" && e.Reason != "done" && e.Reason != "cancelled":
 			return e.Reason + ": " + e.Detail
 		}
 		return e.Reason

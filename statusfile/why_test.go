@@ -20,20 +20,20 @@ func TestEncodeWhyGolden(t *testing.T) {
 	}{
 		{"waiting", func(s *Status) {
 			s.State = Blocked
-			s.WaitingFor = Waiting{Kind: WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: tWait}
+			s.WaitingFor = Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build", Since: tWait}
 		}, `"state":"blocked","task":{"title":"Implement status adapter"},"updatedAt":"2026-07-17T12:34:56.789Z","waitingFor":{"kind":"permission","tool":"Bash","detail":"rm -rf build","since":"2026-07-17T12:34:50.123Z"}}`},
 		{"waiting, nulls", func(s *Status) {
 			s.State = Blocked
-			s.WaitingFor = Waiting{Kind: WaitQuestion}
+			s.WaitingFor = Waiting{Kind: "question"}
 		}, `"state":"blocked","task":{"title":"Implement status adapter"},"updatedAt":"2026-07-17T12:34:56.789Z","waitingFor":{"kind":"question","tool":null,"detail":null,"since":null}}`},
 		{"ended", func(s *Status) {
 			s.State = Idle
-			s.Ended = Ended{Reason: EndRateLimited, Detail: "rate_limit", At: tEnd}
+			s.Ended = Ended{Reason: "rate_limited", Detail: "rate_limit", At: tEnd}
 		}, `"state":"idle","task":{"title":"Implement status adapter"},"updatedAt":"2026-07-17T12:34:56.789Z","ended":{"reason":"rate_limited","detail":"rate_limit","at":"2026-07-17T12:34:55.456Z"}}`},
 		{"keys of another state are left out", func(s *Status) {
 			s.State = Working
-			s.WaitingFor = Waiting{Kind: WaitPermission, Tool: "Bash"}
-			s.Ended = Ended{Reason: EndDone}
+			s.WaitingFor = Waiting{Kind: "permission", Tool: "Bash"}
+			s.Ended = Ended{Reason: "done"}
 		}, `"state":"working","task":{"title":"Implement status adapter"},"updatedAt":"2026-07-17T12:34:56.789Z"}`},
 		{"sanitized and cut", func(s *Status) {
 			s.State = Blocked
@@ -120,23 +120,23 @@ func TestWhy(t *testing.T) {
 		ended Ended
 		want  string
 	}{
-		{Blocked, Waiting{Kind: WaitPermission, Tool: "Bash", Detail: "rm -rf build"}, Ended{}, "Bash: rm -rf build"},
-		{Blocked, Waiting{Kind: WaitPermission, Tool: "Bash"}, Ended{}, "Bash"},
-		{Blocked, Waiting{Kind: WaitPermission, Detail: "rm -rf build"}, Ended{}, "permission: rm -rf build"},
-		{Blocked, Waiting{Kind: WaitPermission}, Ended{}, "permission"},
-		{Blocked, Waiting{Kind: WaitQuestion, Detail: "Which database?"}, Ended{}, "question: Which database?"},
-		{Blocked, Waiting{Kind: WaitQuestion, Tool: "AskUserQuestion"}, Ended{}, "question"},
-		{Blocked, Waiting{Kind: WaitAuth}, Ended{}, "auth"},
+		{Blocked, Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build"}, Ended{}, "Bash: rm -rf build"},
+		{Blocked, Waiting{Kind: "permission", Tool: "Bash"}, Ended{}, "Bash"},
+		{Blocked, Waiting{Kind: "permission", Detail: "rm -rf build"}, Ended{}, "permission: rm -rf build"},
+		{Blocked, Waiting{Kind: "permission"}, Ended{}, "permission"},
+		{Blocked, Waiting{Kind: "question", Detail: "Which database?"}, Ended{}, "question: Which database?"},
+		{Blocked, Waiting{Kind: "question", Tool: "AskUserQuestion"}, Ended{}, "question"},
+		{Blocked, Waiting{Kind: "auth"}, Ended{}, "auth"},
 		{Blocked, Waiting{Kind: "review", Detail: "PR 7"}, Ended{}, "review: PR 7"},
-		{Blocked, Waiting{}, Ended{Reason: EndDone}, ""},
-		{Idle, Waiting{}, Ended{Reason: EndDone}, "done"},
-		{Idle, Waiting{}, Ended{Reason: EndCancelled, Detail: "Esc"}, "cancelled"},
-		{Idle, Waiting{}, Ended{Reason: EndFailed, Detail: "server_error"}, "failed: server_error"},
-		{Idle, Waiting{}, Ended{Reason: EndFailed}, "failed"},
-		{Idle, Waiting{}, Ended{Reason: EndRateLimited, Detail: "rate_limit"}, "rate limited"},
+		{Blocked, Waiting{}, Ended{Reason: "done"}, ""},
+		{Idle, Waiting{}, Ended{Reason: "done"}, "done"},
+		{Idle, Waiting{}, Ended{Reason: "cancelled", Detail: "Esc"}, "cancelled"},
+		{Idle, Waiting{}, Ended{Reason: "failed", Detail: "server_error"}, "failed: server_error"},
+		{Idle, Waiting{}, Ended{Reason: "failed"}, "failed"},
+		{Idle, Waiting{}, Ended{Reason: "rate_limited", Detail: "rate_limit"}, "rate limited"},
 		{Idle, Waiting{}, Ended{Reason: "max_tokens"}, "max_tokens"},
-		{Idle, Waiting{Kind: WaitPermission}, Ended{}, ""},
-		{Working, Waiting{Kind: WaitPermission}, Ended{Reason: EndDone}, ""},
+		{Idle, Waiting{Kind: "permission"}, Ended{}, ""},
+		{Working, Waiting{Kind: "permission"}, Ended{Reason: "done"}, ""},
 	}
 	for _, tt := range tests {
 		s := Status{State: tt.state, WaitingFor: tt.wait, Ended: tt.ended}

@@ -17,7 +17,7 @@ import (
 // the sync. It exists for comparison; the publisher always syncs.
 func BenchmarkWriteFile(b *testing.B) {
 	home := filepath.Join(b.TempDir(), "home")
-	dir := StatusDir(home)
+	dir := filepath.Join(home, "agent-status")
 	data, _ := Encode(Status{Agent: "bench", Session: "bench", PID: 1, Cwd: "/", State: Working, Title: "Benchmark", UpdatedAt: t0})
 	name := FileName("bench")
 	b.Run("sync", func(b *testing.B) {

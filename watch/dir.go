@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // reconcile brings the watches and the view in line with the file system:
@@ -77,7 +76,7 @@ func (w *Watcher) reconcile() {
 
 // closeDir stops watching the open status directory, if any, and empties
 // the view: every entry is removed for reason.
-func (w *Watcher) closeDir(reason statusfile.Reason) {
+func (w *Watcher) closeDir(reason string) {
 	if w.dir == nil {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Kind says what an [Event] reports.
@@ -50,16 +49,16 @@ const (
 // reasons of SPEC.md §10, for a record that became invalid).
 const (
 	// reasonDeleted, "deleted": the file was removed or renamed away.
-	reasonDeleted statusfile.Reason = "deleted"
+	reasonDeleted string = "deleted"
 	// reasonDirGone, "dir-gone": the status directory was removed or renamed away.
-	reasonDirGone statusfile.Reason = "dir-gone"
+	reasonDirGone string = "dir-gone"
 	// reasonDirReplaced, "dir-replaced": another directory now has the status directory's
 	// path; its sessions follow as Added.
-	reasonDirReplaced statusfile.Reason = "dir-replaced"
+	reasonDirReplaced string = "dir-replaced"
 	// reasonDirRefused, "dir-refused": the status directory may no longer be read
 	// (SPEC.md R2: a symbolic link, another owner, writable by others); an
 	// Error event says which rule.
-	reasonDirRefused statusfile.Reason = "dir-refused"
+	reasonDirRefused string = "dir-refused"
 )
 
 // Event is one change seen by a [Watcher].
@@ -85,7 +84,7 @@ type Event struct {
 	// Reason says why an entry was Removed: "deleted", "dir-gone",
 	// "dir-replaced", "dir-refused", or the SPEC.md §10 reason of a file
 	// that became invalid.
-	Reason statusfile.Reason
+	Reason string
 	// Missing is set on Synced when the status directory does not exist
 	// (yet): the watcher waits for it.
 	Missing bool

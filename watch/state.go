@@ -86,7 +86,7 @@ func sameEnded(a, b *statusfile.Ended) bool {
 
 // classify decides which event, if any, takes the view from old to new.
 // gone is the reason when new is nil.
-func (w *Watcher) classify(old, new *reader.Entry, gone statusfile.Reason) (Kind, statusfile.Reason, bool) {
+func (w *Watcher) classify(old, new *reader.Entry, gone string) (Kind, string, bool) {
 	b, a := old, new
 	if !w.visible(b) {
 		b = nil
@@ -131,7 +131,7 @@ func (w *Watcher) classify(old, new *reader.Entry, gone statusfile.Reason) (Kind
 // update moves what the watcher knows of name from its current entry to
 // new (nil: the file is gone, for the reason gone) and queues the event
 // that change makes, if any.
-func (w *Watcher) update(name string, new *reader.Entry, gone statusfile.Reason, now time.Time) {
+func (w *Watcher) update(name string, new *reader.Entry, gone string, now time.Time) {
 	t := w.known[name]
 	var old *reader.Entry
 	if t != nil {
@@ -233,7 +233,7 @@ func (w *Watcher) diff(l *reader.Listing) {
 }
 
 // forgetAll empties the view, every entry gone for reason.
-func (w *Watcher) forgetAll(reason statusfile.Reason, now time.Time) {
+func (w *Watcher) forgetAll(reason string, now time.Time) {
 	names := make([]string, 0, len(w.known))
 	for name := range w.known {
 		names = append(names, name)

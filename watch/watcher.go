@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,9 +84,7 @@ func newWatcher(dir string, o Options, newSource func() (source, error)) (*Watch
 	case o.RescanInterval < 0:
 		o.RescanInterval = 0 // off
 	}
-	if o.Clock == nil {
-		o.Clock = clock.System
-	}
+	o.Clock = cmp.Or(o.Clock, clock.System)
 	path, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err

@@ -92,7 +92,7 @@ func Claude(data []byte) (Action, error) {
 		a.Waiting = permission(in.ToolName, in.ToolInput)
 	case "Elicitation": // an MCP server asks the user
 		a.State = statusfile.Blocked
-		a.Waiting = statusfile.Waiting{Kind: statusfile.WaitQuestion, Detail: in.Message}
+		a.Waiting = statusfile.Waiting{Kind: "question", Detail: in.Message}
 	case "Notification":
 		st, ok := claudeNotification(in.NotificationType, in.Message)
 		if !ok {
@@ -102,9 +102,9 @@ func Claude(data []byte) (Action, error) {
 		if st == statusfile.Blocked {
 			// Sent seconds after the PermissionRequest or Elicitation,
 			// without the tool: the publisher keeps what they said.
-			a.Waiting.Kind = statusfile.WaitPermission
+			a.Waiting.Kind = "permission"
 			if strings.HasPrefix(in.NotificationType, "elicitation") {
-				a.Waiting.Kind = statusfile.WaitQuestion
+				a.Waiting.Kind = "question"
 			}
 		}
 	case "Stop":

@@ -178,7 +178,7 @@ func CodexRolloutEnded(line []byte) statusfile.Ended {
 			}
 		}
 		if kind == "" {
-			return statusfile.Ended{Reason: statusfile.EndFailed, Detail: p.Error.Message}
+			return statusfile.Ended{Reason: "failed", Detail: p.Error.Message}
 		}
 		return failure(kind)
 	case p.Type == "task_complete":

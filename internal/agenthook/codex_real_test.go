@@ -70,10 +70,10 @@ func TestCodexRolloutEvent(t *testing.T) {
 		107: statusfile.Idle, // task_complete with error: HTTP 500 after retries
 	}
 	wantEnded := map[int]statusfile.Ended{
-		13:  {Reason: statusfile.EndDone},
-		64:  {Reason: statusfile.EndCancelled},
-		101: {Reason: statusfile.EndFailed},
-		107: {Reason: statusfile.EndFailed, Detail: "internal_server_error"},
+		13:  {Reason: "done"},
+		64:  {Reason: "cancelled"},
+		101: {Reason: "failed"},
+		107: {Reason: "failed", Detail: "internal_server_error"},
 	}
 	f, err := os.Open(filepath.Join("testdata", "codex-rollout", "daemon-session.jsonl"))
 	if err != nil {

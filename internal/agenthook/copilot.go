@@ -80,10 +80,10 @@ func Copilot(data []byte) (Action, error) {
 		switch in.NotificationType {
 		case "permission_prompt":
 			a.State = statusfile.Blocked
-			a.Waiting = statusfile.Waiting{Kind: statusfile.WaitPermission, Detail: strings.TrimPrefix(in.Message, "Run command: ")}
+			a.Waiting = statusfile.Waiting{Kind: "permission", Detail: strings.TrimPrefix(in.Message, "Run command: ")}
 		case "elicitation_dialog":
 			a.State = statusfile.Blocked
-			a.Waiting = statusfile.Waiting{Kind: statusfile.WaitQuestion}
+			a.Waiting = statusfile.Waiting{Kind: "question"}
 		default:
 			return ignore(a.Session), nil
 		}
@@ -98,7 +98,7 @@ func Copilot(data []byte) (Action, error) {
 		}
 		json.Unmarshal(in.Error, &e)
 		a.State = statusfile.Idle
-		a.Ended = statusfile.Ended{Reason: statusfile.EndFailed, Detail: e.Message}
+		a.Ended = statusfile.Ended{Reason: "failed", Detail: e.Message}
 	case "SessionEnd":
 		return Action{Kind: Remove, Session: a.Session}, nil
 	default:

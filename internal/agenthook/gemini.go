@@ -46,7 +46,7 @@ const geminiNoResponse = "[no response text]"
 
 // geminiWait is what a ToolPermission notification waits for.
 func geminiWait(d geminiDetails) statusfile.Waiting {
-	w := statusfile.Waiting{Kind: statusfile.WaitPermission}
+	w := statusfile.Waiting{Kind: "permission"}
 	switch d.Type {
 	case "exec":
 		w.Tool, w.Detail = "Shell", d.Command
@@ -57,7 +57,7 @@ func geminiWait(d geminiDetails) statusfile.Waiting {
 	case "info":
 		w.Tool, w.Detail = "WebFetch", d.Prompt
 	case "ask_user":
-		w.Kind = statusfile.WaitQuestion
+		w.Kind = "question"
 	default:
 		w.Detail = d.Title
 	}
@@ -121,7 +121,7 @@ func Gemini(data []byte) (Action, error) {
 	case "AfterAgent":
 		a.State, a.Ended = statusfile.Idle, done
 		if in.PromptResponse == geminiNoResponse {
-			a.Ended = statusfile.Ended{Reason: statusfile.EndFailed, Detail: "no response"}
+			a.Ended = statusfile.Ended{Reason: "failed", Detail: "no response"}
 		}
 	case "SessionEnd":
 		return Action{Kind: Remove, Session: in.SessionID}, nil

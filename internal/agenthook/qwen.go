@@ -87,7 +87,7 @@ func Qwen(data []byte) (Action, error) {
 			// Just after PermissionRequest, without the tool: the
 			// publisher keeps what that said.
 			a.State = statusfile.Blocked
-			a.Waiting.Kind = statusfile.WaitPermission
+			a.Waiting.Kind = "permission"
 		case "idle_prompt":
 			a.State = statusfile.Idle
 		default: // auth_success, and types a newer version adds

@@ -139,14 +139,14 @@ func TestSourceEnded(t *testing.T) {
 		data string
 		want statusfile.Ended
 	}{
-		{SourceClaudeSession, `{"status":"idle"}`, statusfile.Ended{Reason: statusfile.EndCancelled}},
-		{SourceGeminiChat, `{"type":"info","content":"Request cancelled."}`, statusfile.Ended{Reason: statusfile.EndCancelled}},
-		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"task_complete"}}`, statusfile.Ended{Reason: statusfile.EndDone}},
-		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`, statusfile.Ended{Reason: statusfile.EndCancelled}},
+		{SourceClaudeSession, `{"status":"idle"}`, statusfile.Ended{Reason: "cancelled"}},
+		{SourceGeminiChat, `{"type":"info","content":"Request cancelled."}`, statusfile.Ended{Reason: "cancelled"}},
+		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"task_complete"}}`, statusfile.Ended{Reason: "done"}},
+		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`, statusfile.Ended{Reason: "cancelled"}},
 		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"task_complete","error":{"message":"x","codex_error_info":"usage_limit_exceeded"}}}`,
-			statusfile.Ended{Reason: statusfile.EndRateLimited, Detail: "usage_limit_exceeded"}},
+			statusfile.Ended{Reason: "rate_limited", Detail: "usage_limit_exceeded"}},
 		{SourceCodexRollout, `{"type":"event_msg","payload":{"type":"task_complete","error":{"message":"x","codex_error_info":{"http_connection_failed":{"http_status_code":502}}}}}`,
-			statusfile.Ended{Reason: statusfile.EndFailed, Detail: "http_connection_failed"}},
+			statusfile.Ended{Reason: "failed", Detail: "http_connection_failed"}},
 		{"unknown-kind", `{}`, statusfile.Ended{}},
 	} {
 		if got := SourceEnded(tt.kind, []byte(tt.data)); got != tt.want {

@@ -13,9 +13,9 @@ import (
 // in: a question tool's prompt is a question.
 func permission(tool string, in json.RawMessage) statusfile.Waiting {
 	if q := firstQuestion(in); q != "" || isQuestionTool(tool) {
-		return statusfile.Waiting{Kind: statusfile.WaitQuestion, Tool: tool, Detail: q}
+		return statusfile.Waiting{Kind: "question", Tool: tool, Detail: q}
 	}
-	return statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: tool, Detail: toolDetail(in)}
+	return statusfile.Waiting{Kind: "permission", Tool: tool, Detail: toolDetail(in)}
 }
 
 // isQuestionTool reports whether tool is an agent's ask-the-user tool.
@@ -77,12 +77,12 @@ func firstQuestion(in json.RawMessage) string {
 func failure(kind string) statusfile.Ended {
 	switch strings.ToLower(kind) {
 	case "rate_limit", "rate_limited", "rate_limit_error", "too_many_requests", "usage_limit_exceeded":
-		return statusfile.Ended{Reason: statusfile.EndRateLimited, Detail: kind}
+		return statusfile.Ended{Reason: "rate_limited", Detail: kind}
 	}
-	return statusfile.Ended{Reason: statusfile.EndFailed, Detail: kind}
+	return statusfile.Ended{Reason: "failed", Detail: kind}
 }
 
 var (
-	done      = statusfile.Ended{Reason: statusfile.EndDone}
-	cancelled = statusfile.Ended{Reason: statusfile.EndCancelled}
+	done      = statusfile.Ended{Reason: "done"}
+	cancelled = statusfile.Ended{Reason: "cancelled"}
 )

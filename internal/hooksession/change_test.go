@@ -40,7 +40,7 @@ func TestChangeApply(t *testing.T) {
 func TestChangeApplyWhy(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	now := t0.Add(6 * time.Second)
-	bash := statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "git push", Since: t0}
+	bash := statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git push", Since: t0}
 	blocked := statusfile.Status{State: statusfile.Blocked, WaitingFor: bash}
 	working := statusfile.Status{State: statusfile.Working}
 	tests := []struct {

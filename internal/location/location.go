@@ -1,8 +1,8 @@
 // Package location finds the status directory as SPEC.md §2 says, and
 // remembers why it chose it, so that statusls doctor can explain. It is
-// the one implementation of the lookup: [statusfile.DefaultConfigHome] and
-// [reader.DefaultDir] are this package's answers for library users, and
-// the commands add their --dir and --config-home flags.
+// the one implementation of the lookup: a [statusfile.Publisher]'s default
+// directory and [reader.DefaultDir] are this package's answers for library
+// users, and the commands add their --dir and --config-home flags.
 package location
 
 import (
@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 )
 
-// The names SPEC.md §2 gives (statusfile exports them).
+// The names SPEC.md §2 gives.
 const (
 	// ConfigHomeEnv overrides the config home (L1).
 	ConfigHomeEnv = "GENTLE_PI_CONFIG_HOME"

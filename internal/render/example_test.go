@@ -18,7 +18,7 @@ func Example() {
 		Age:     2500 * time.Millisecond,
 		Status: statusfile.Status{Schema: statusfile.Schema, Agent: "pi", Session: "s-1", PID: 12345,
 			Cwd: "/home/me/work", State: statusfile.Blocked, Title: "\x1b[31mClean up\x1b[0m", UpdatedAt: at,
-			WaitingFor: statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: at}},
+			WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build", Since: at}},
 	}
 	os.Stdout.Write(render.AppendTSV(nil, &e.Status))
 	fmt.Printf("%s\n", render.AppendJSON(nil, &e))

@@ -16,7 +16,7 @@ import (
 // hasRecord reports whether e carries a decoded record: fresh and stale
 // entries, and invalid ones whose only fault is their name.
 func hasRecord(e *reader.Entry) bool {
-	return e.Verdict == reader.Fresh || e.Verdict == reader.Stale || e.Reason == reader.ReasonNameMismatch
+	return e.Verdict == reader.Fresh || e.Verdict == reader.Stale || e.Reason == "name-mismatch"
 }
 
 // AppendJSON appends the JSON object of e, without a newline. The object is

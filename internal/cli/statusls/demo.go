@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -26,10 +27,10 @@ var demoSessions = []struct {
 	ended          statusfile.Ended
 }{
 	{"demo-api", "claude-code", statusfile.Blocked, "Run the database migration", "src/api",
-		statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "make migrate"}, statusfile.Ended{}},
+		statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "make migrate"}, statusfile.Ended{}},
 	{"demo-web", "pi", statusfile.Working, "Add dark mode to settings", "src/web", statusfile.Waiting{}, statusfile.Ended{}},
 	{"demo-docs", "gentle-shell", statusfile.Working, "Rewrite the install guide 🚀", "src/docs", statusfile.Waiting{}, statusfile.Ended{}},
-	{"demo-cli", "codex", statusfile.Idle, "", "src/cli", statusfile.Waiting{}, statusfile.Ended{Reason: statusfile.EndCancelled}},
+	{"demo-cli", "codex", statusfile.Idle, "", "src/cli", statusfile.Waiting{}, statusfile.Ended{Reason: "cancelled"}},
 }
 
 // demo publishes a few sessions into a temporary config home and lists them.
@@ -79,7 +80,7 @@ func demo(env *cmdEnv) int {
 		fmt.Fprintf(env.Stderr, "statusls: demo: %v\n", writeErr)
 		return base.ExitError
 	}
-	dir := statusfile.StatusDir(configHome)
+	dir := location.StatusDir(configHome)
 	isTerm, _ := env.Terminal()
 	if isTerm {
 		fmt.Fprintf(env.Stdout, "Published %d sessions into a temporary config home; statusls shows them as:\n\n", len(demoSessions))

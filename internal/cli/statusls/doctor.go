@@ -245,7 +245,7 @@ func sourceDetail(loc location.Location, env *cmdEnv) string {
 // the text lines.
 func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 	count := map[reader.Verdict]int{}
-	reasons := map[statusfile.Reason]int{}
+	reasons := map[string]int{}
 	for _, e := range l.Entries {
 		count[e.Verdict]++
 		if e.Verdict == reader.Invalid {
@@ -292,21 +292,21 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 		r.hint("stale", "stale sessions stopped heartbeating (every 10 s) more than 30 s ago, so readers hide them; 'statusls prune' removes those whose process is gone")
 	}
 	for _, h := range []struct {
-		reason statusfile.Reason
+		reason string
 		hint   string
 	}{
-		{reader.ReasonNameMismatch, "name-mismatch: a file was copied or renamed; a status file must be named after the SHA-256 of its session id (N1)"},
-		{statusfile.ReasonSchema, "unsupported-schema: written for another protocol version; update the publisher or the reader"},
-		{reader.ReasonSymlink, "symlink: readers never follow links in the status directory (R4); publishers write regular files"},
-		{reader.ReasonNotOwned, "not-owned: files of another account are not trusted (R7)"},
-		{reader.ReasonTooLarge, "too-large: readers read at most 64 KiB of a file (R6)"},
-		{reader.ReasonNotRegular, "not-regular: only regular files can be status files (R5)"},
+		{"name-mismatch", "name-mismatch: a file was copied or renamed; a status file must be named after the SHA-256 of its session id (N1)"},
+		{"unsupported-schema", "unsupported-schema: written for another protocol version; update the publisher or the reader"},
+		{"symlink", "symlink: readers never follow links in the status directory (R4); publishers write regular files"},
+		{"not-owned", "not-owned: files of another account are not trusted (R7)"},
+		{"too-large", "too-large: readers read at most 64 KiB of a file (R6)"},
+		{"not-regular", "not-regular: only regular files can be status files (R5)"},
 	} {
 		if reasons[h.reason] > 0 {
 			r.hint(string(h.reason), h.hint)
 		}
 	}
-	for _, reason := range []statusfile.Reason{statusfile.ReasonEmpty, statusfile.ReasonBadJSON, statusfile.ReasonNotObject, statusfile.ReasonMissingField, statusfile.ReasonWrongType, statusfile.ReasonBadValue} {
+	for _, reason := range []string{"empty", "bad-json", "not-object", "missing-field", "wrong-type", "bad-value"} {
 		if reasons[reason] > 0 {
 			r.hint("invalid", "some files are not valid records (see their reason above): the publisher writing them does not follow SPEC.md §4; 'statusls --json --all' shows the details")
 			break

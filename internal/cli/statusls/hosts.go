@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/hostname"
 	"github.com/agentstatus/agentstatus/remote"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -140,12 +141,12 @@ const (
 )
 
 // splitHosts splits a list of hosts separated by commas or white space,
-// checks each with remote.CheckHost, and drops duplicates, keeping the
+// checks each with hostname.Check, and drops duplicates, keeping the
 // first.
 func splitHosts(s string) ([]string, error) {
 	var out []string
 	for _, h := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
-		if err := remote.CheckHost(h); err != nil {
+		if err := hostname.Check(h); err != nil {
 			return nil, err
 		}
 		out = appendNew(out, h)

@@ -139,7 +139,7 @@ func TestHostsList(t *testing.T) {
 	// this machine's. (The host's statusls runs on the real clock.)
 	since := time.Now().UTC().Truncate(time.Millisecond)
 	publish(t, f.beta, statusfile.Status{Schema: statusfile.Schema, Agent: "test", Session: "b1", State: statusfile.Blocked, Cwd: "/src", UpdatedAt: since,
-		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: since}})
+		WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build", Since: since}})
 	r = run(t, runOpts{env: f.env, terminal: true, width: 100}, "--host", "beta", "--color", "never")
 	if !strings.Contains(r.stdout, "WHY\n") || !strings.Contains(r.stdout, "  Bash: rm -rf build\n") {
 		t.Errorf("table with a reason:\n%s%s", r.stdout, r.stderr)

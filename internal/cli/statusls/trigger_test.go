@@ -172,13 +172,13 @@ func TestTrigger(t *testing.T) {
 						c.entry.Verdict = reader.Stale
 						s.State = statusfile.Working
 					case "blocked":
-						s.WaitingFor = statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: st.tool}
+						s.WaitingFor = statusfile.Waiting{Kind: "permission", Tool: st.tool}
 						if st.since != 0 {
 							s.WaitingFor.Since = t0.Add(st.since)
 						}
 					case "idle":
 						if st.since != 0 {
-							s.Ended = statusfile.Ended{Reason: statusfile.EndDone, At: t0.Add(st.since)}
+							s.Ended = statusfile.Ended{Reason: "done", At: t0.Add(st.since)}
 						}
 					}
 					trig.see(st.session, &c, []byte("line of "+st.session), "X=1")

@@ -420,13 +420,13 @@ func readKeys(in io.Reader, keys chan<- byte) {
 // handle takes in one event of one host ("" for this machine).
 func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) error {
 	switch ev.Kind {
-	case remote.HostOffline:
+	case "host-offline":
 		r.offline[host], r.dirty = herr.Msg, true
 		if r.table == nil {
 			fmt.Fprintf(r.stderr, "statusls: host %s offline: %s; retrying\n", statusfile.SanitizeText(host), herr.Msg)
 		}
 		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg}, nil)
-	case remote.HostOnline:
+	case "host-online":
 		delete(r.offline, host)
 		r.dirty = true
 		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At}, nil)

@@ -278,7 +278,7 @@ func TestWatchExecAfter(t *testing.T) {
 
 	// Blocked for 10 s already: due 20 s from now.
 	put(t, dir, statusfile.Status{Agent: "claude-code", Session: "a", State: statusfile.Blocked, UpdatedAt: now,
-		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitPermission, Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-10 * time.Second)}})
+		WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-10 * time.Second)}})
 	if !clock.WaitTimer(now.Add(20*time.Second), patience) {
 		t.Fatalf("no timer for the run: %v", clock.Armed())
 	}
@@ -292,7 +292,7 @@ func TestWatchExecAfter(t *testing.T) {
 	// timer stopped.
 	t1 := clock.Now()
 	put(t, dir, statusfile.Status{Agent: "pi", Session: "c", State: statusfile.Blocked, UpdatedAt: t1,
-		WaitingFor: statusfile.Waiting{Kind: statusfile.WaitQuestion, Detail: "Which database?"}})
+		WaitingFor: statusfile.Waiting{Kind: "question", Detail: "Which database?"}})
 	if !clock.WaitTimer(t1.Add(30*time.Second), patience) {
 		t.Fatalf("no timer for the run: %v", clock.Armed())
 	}
@@ -302,7 +302,7 @@ func TestWatchExecAfter(t *testing.T) {
 	}
 	// A turn that ended long ago: at once.
 	put(t, dir, statusfile.Status{Agent: "codex", Session: "i", State: statusfile.Idle, UpdatedAt: t1,
-		Ended: statusfile.Ended{Reason: statusfile.EndRateLimited, At: t1.Add(-time.Hour)}})
+		Ended: statusfile.Ended{Reason: "rate_limited", At: t1.Add(-time.Hour)}})
 	expect("i|idle||||rate_limited|rate limited")
 
 	r.signal(syscall.SIGTERM)

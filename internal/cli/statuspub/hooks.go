@@ -203,8 +203,8 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 
 // The kinds and reasons statuspub writes (SPEC.md §4.4).
 var (
-	waitKinds  = []string{statusfile.WaitPermission, statusfile.WaitQuestion, statusfile.WaitAuth, statusfile.WaitOther}
-	endReasons = []string{statusfile.EndDone, statusfile.EndCancelled, statusfile.EndFailed, statusfile.EndRateLimited}
+	waitKinds  = []string{"permission", "question", "auth", "other"}
+	endReasons = []string{"done", "cancelled", "failed", "rate_limited"}
 )
 
 // why adds set's --waiting-for or --ended to ch, which imply the state
