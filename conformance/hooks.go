@@ -31,35 +31,29 @@ func RunHooks(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.defaults()
+	// The traces have no level and nothing to skip, and run one at a time;
+	// once the run is cancelled, the rest do not run.
+	opts.Level, opts.Skip, opts.Parallel = vector.Hardened, nil, 1
+	var units []unit
+	for _, tr := range traces {
+		units = append(units, unit{checks: []Result{{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}}},
+			run: func(ctx context.Context, opts Options, _ func()) []Result {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return []Result{runHookTrace(ctx, tr, opts)}
+			}})
+	}
+	rep := &Report{Suite: "hooks", Command: opts.Command, Started: time.Now()}
 	if opts.List {
-		var listed []Result
-		for _, tr := range traces {
-			if selector(opts.Run).match("hooks/" + tr.ID) {
-				listed = append(listed, Result{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}})
-			}
-		}
-		rep := listing("hooks", opts, listed)
-		rep.Level = ""
-		return rep, nil
+		return rep.list(opts, units), nil
 	}
 	if len(opts.Command) == 0 {
 		return nil, errors.New("no adapter command")
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Second
-	}
-	rep := &Report{Suite: "hooks", Command: opts.Command, Started: time.Now().UTC()}
-	for _, tr := range traces {
-		if !selector(opts.Run).match("hooks/" + tr.ID) {
-			continue
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		rep.Results = append(rep.Results, runHookTrace(ctx, tr, opts))
-	}
-	rep.finish()
-	rep.applyExpectedFailures(opts.ExpectedFailures)
+	rep.Started = time.Now().UTC()
+	rep.run(ctx, opts, units)
 	return rep, nil
 }
 

@@ -6,21 +6,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
-
-// checkInfo describes one publisher check.
-type checkInfo struct {
-	ID string
-	// Level is core for what the published page requires of every
-	// publisher, hardened for what SPEC.md adds.
-	Level        string
-	Rules        []string
-	Requirements []string
-}
 
 // heartbeatSlack is how late past 10 s a heartbeat may come: a timer in a
 // running process is late by about what an answer takes, not by how slowly
@@ -34,7 +23,7 @@ func (o *Options) heartbeatSlack() time.Duration {
 
 // scenario runs the publisher once and decides one or more checks.
 type scenario struct {
-	checks []checkInfo
+	checks []Result // without outcomes
 	// root is why the scenario needs root, or "".
 	root string
 	// long scenarios mostly wait; they run outside the parallel bound.
@@ -79,8 +68,8 @@ var publisherQuotes = map[string]string{
 }
 
 // check is a hardened check: one of this toolkit's rules.
-func check(id string, rules ...string) checkInfo {
-	c := checkInfo{ID: id, Level: vector.Hardened, Rules: rules}
+func check(id string, rules ...string) Result {
+	c := Result{ID: id, Level: vector.Hardened, Rules: rules}
 	for _, r := range rules {
 		c.Requirements = append(c.Requirements, publisherQuotes[r])
 	}
@@ -89,19 +78,19 @@ func check(id string, rules ...string) checkInfo {
 
 // coreCheck is a check of what the published page requires of every
 // publisher.
-func coreCheck(id string, rules ...string) checkInfo {
+func coreCheck(id string, rules ...string) Result {
 	c := check(id, rules...)
 	c.Level = vector.Core
 	return c
 }
 
 // checks lists every publisher check, in id order.
-func checks() []checkInfo {
-	var out []checkInfo
+func checks() []Result {
+	var out []Result
 	for _, s := range scenarios() {
 		out = append(out, s.checks...)
 	}
-	slices.SortFunc(out, func(a, b checkInfo) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Result) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -113,14 +102,15 @@ func checks() []checkInfo {
 // stretch to 4 times what a first, timed start of the publisher took.
 func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 	opts.defaults()
+	var units []unit
+	for _, s := range scenarios() {
+		units = append(units, unit{checks: s.checks, long: s.long, run: func(ctx context.Context, opts Options, release func()) []Result {
+			return runScenario(ctx, s, opts, release)
+		}})
+	}
+	rep := &Report{Suite: "publisher", Command: opts.Command, Level: opts.Level, Started: time.Now()}
 	if opts.List {
-		var listed []Result
-		for _, c := range checks() {
-			if opts.selects(c.ID, c.Level) {
-				listed = append(listed, Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements})
-			}
-		}
-		return listing("publisher", opts, listed), nil
+		return rep.list(opts, units), nil
 	}
 	if len(opts.Command) == 0 {
 		return nil, errors.New("no command to run")
@@ -129,8 +119,6 @@ func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	opts.userScale = opts.TimeoutScale
-	rep := &Report{Suite: "publisher", Command: opts.Command, Level: opts.Level, Started: time.Now()}
-	all := scenarios()
 	if !opts.NoCalibrate && unixLike && runtime.GOOS != "windows" {
 		cal := calibrate(ctx, opts)
 		rep.Calibration = cal.note
@@ -138,54 +126,8 @@ func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 		opts.answered = cal.answered
 	}
 	rep.TimeoutScale = opts.TimeoutScale
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, opts.Parallel)
-	// The long ones first: they set the run's length.
-	slices.SortStableFunc(all, func(a, b scenario) int {
-		switch {
-		case a.long && !b.long:
-			return -1
-		case b.long && !a.long:
-			return 1
-		}
-		return 0
-	})
-	for _, s := range all {
-		for _, c := range s.checks {
-			if r, ok := opts.skipped(c.ID, c.Level, c.Rules, c.Requirements); ok && opts.selects(c.ID, c.Level) {
-				rep.Results = append(rep.Results, r)
-			}
-		}
-		if !slices.ContainsFunc(s.checks, opts.wants) {
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		var once sync.Once
-		release := func() { once.Do(func() { <-sem }) }
-		go func() {
-			defer wg.Done()
-			defer release()
-			results := runScenario(ctx, s, opts, release)
-			mu.Lock()
-			defer mu.Unlock()
-			for _, r := range results {
-				if opts.wants(checkInfo{ID: r.ID, Level: r.Level}) {
-					rep.Results = append(rep.Results, r)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	rep.finish()
-	rep.applyExpectedFailures(opts.ExpectedFailures)
+	rep.run(ctx, opts, units)
 	return rep, nil
-}
-
-// wants reports whether the run includes check c.
-func (o *Options) wants(c checkInfo) bool {
-	return o.selects(c.ID, c.Level) && !selector(o.Skip).matchAny(c.ID)
 }
 
 // runScenario runs s and returns a result for each of its checks; a check

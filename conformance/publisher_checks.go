@@ -36,7 +36,7 @@ var (
 
 func scenarios() []scenario {
 	s := []scenario{
-		{checks: []checkInfo{
+		{checks: []Result{
 			coreCheck("W1/publishes-at-once", "W1"),
 			coreCheck("P1/every-key", "P1"),
 			check("E1/compact-encoding", "E1"),
@@ -46,49 +46,49 @@ func scenarios() []scenario {
 			coreCheck("P12/cwd-is-absolute", "P12"),
 			check("L4/ignores-status-dir", "L4"),
 		}, run: basicScenario},
-		{checks: []checkInfo{check("P3/creates-config-home", "P3")}, run: createsConfigHome},
-		{checks: []checkInfo{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
-		{checks: []checkInfo{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
-		{checks: []checkInfo{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
-		{checks: []checkInfo{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
-		{checks: []checkInfo{
+		{checks: []Result{check("P3/creates-config-home", "P3")}, run: createsConfigHome},
+		{checks: []Result{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
+		{checks: []Result{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
+		{checks: []Result{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
+		{checks: []Result{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
+		{checks: []Result{
 			coreCheck("W3/malformed-lines-refused", "W3", "S2"),
 			coreCheck("W3/blank-lines-unanswered", "W3"),
 		}, run: malformedLines},
-		{checks: []checkInfo{
+		{checks: []Result{
 			coreCheck("P12/title-no-controls", "P12"),
 			coreCheck("P12/long-title-bounded", "P12"),
 			check("P12/title-sanitized", "P12"),
 			check("P12/title-empty-is-null", "P12", "F1"),
 			check("P12/long-title-cut", "P12"),
 		}, run: titles},
-		{checks: []checkInfo{
+		{checks: []Result{
 			coreCheck("N1/non-ascii-session", "N1"),
 			check("E2/json-escaping", "E2"),
 		}, run: escaping},
-		{checks: []checkInfo{
+		{checks: []Result{
 			coreCheck("P8/never-partial", "P8"),
 			coreCheck("P8/no-temporary-file-left", "P8"),
 			check("P8/temporary-file-dot-named", "P8"),
 			check("P8/temporary-file-in-status-dir", "P8"),
 			check("P10/last-change-wins", "P10"),
 		}, run: atomicity},
-		{checks: []checkInfo{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat(false)},
-		{checks: []checkInfo{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeat(true)},
-		{checks: []checkInfo{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
-		{checks: []checkInfo{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
-		{checks: []checkInfo{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
-		{checks: []checkInfo{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
-		{checks: []checkInfo{check("P7/checked-before-every-write", "P7", "P13")}, run: checkedEveryWrite(false)},
-		{checks: []checkInfo{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
-		{checks: []checkInfo{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: checkedEveryWrite(true)},
-		{checks: []checkInfo{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
-		{checks: []checkInfo{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
-		{checks: []checkInfo{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
-		{checks: []checkInfo{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
+		{checks: []Result{coreCheck("P9/heartbeat", "P9", "W5")}, long: true, run: heartbeat(false)},
+		{checks: []Result{coreCheck("P9/heartbeat-keeps-state", "P9", "W5")}, long: true, run: heartbeat(true)},
+		{checks: []Result{coreCheck("W4/removed-on-eof", "W4")}, run: removal("eof")},
+		{checks: []Result{coreCheck("W4/removed-on-sigterm", "W4")}, run: removal("TERM")},
+		{checks: []Result{coreCheck("W4/removed-on-sigint", "W4")}, run: removal("INT")},
+		{checks: []Result{check("P11/replaced-file-left-alone", "P11")}, run: replacedFile},
+		{checks: []Result{check("P7/checked-before-every-write", "P7", "P13")}, run: checkedEveryWrite(false)},
+		{checks: []Result{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
+		{checks: []Result{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: checkedEveryWrite(true)},
+		{checks: []Result{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
+		{checks: []Result{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
+		{checks: []Result{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
+		{checks: []Result{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
 	}
 	for _, u := range []int{0o000, 0o022, 0o077} {
-		s = append(s, scenario{checks: []checkInfo{
+		s = append(s, scenario{checks: []Result{
 			coreCheck(fmt.Sprintf("P3/status-dir-0700/umask-%03o", u), "P3"),
 			coreCheck(fmt.Sprintf("P6/file-0600/umask-%03o", u), "P6"),
 		}, run: modes(u)})
@@ -164,7 +164,7 @@ func scenarios() []scenario {
 			c.Level = vector.Core
 		}
 		s = append(s, scenario{
-			checks: []checkInfo{c},
+			checks: []Result{c},
 			root:   r.root,
 			run:    refusal(r.id, r.setup),
 		})
@@ -180,7 +180,7 @@ func scenarios() []scenario {
 		// only a count of bytes refuses it.
 		{"N2/session-too-long-multibyte", strings.Repeat("\U0001F600", 255) + "é€"},
 	} {
-		s = append(s, scenario{checks: []checkInfo{check(b.id, "N2")}, run: badSession(b.id, b.session)})
+		s = append(s, scenario{checks: []Result{check(b.id, "N2")}, run: badSession(b.id, b.session)})
 	}
 	return s
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
@@ -22,21 +21,18 @@ func RunReader(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	opts.defaults()
-	var selected []*vector.Case
-	var listed []Result
+	var units []unit
 	for _, c := range cases {
-		if opts.selects(c.ID, c.Level) {
-			selected = append(selected, c)
-			listed = append(listed, Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements})
-		}
+		units = append(units, unit{checks: []Result{{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements}},
+			run: func(ctx context.Context, opts Options, _ func()) []Result { return []Result{runCase(ctx, c, opts)} }})
 	}
+	rep := &Report{Suite: "reader", Command: opts.Command, Level: opts.Level, Started: time.Now()}
 	if opts.List {
-		return listing("reader", opts, listed), nil
+		return rep.list(opts, units), nil
 	}
 	if len(opts.Command) == 0 && opts.read == nil {
 		return nil, errors.New("no reader to run")
 	}
-	rep := &Report{Suite: "reader", Command: opts.Command, Level: opts.Level, Started: time.Now()}
 	if len(opts.Command) > 0 {
 		if err := checkRunnable(opts.Command[0]); err != nil {
 			return nil, err
@@ -53,28 +49,10 @@ func RunReader(ctx context.Context, opts Options) (*Report, error) {
 	}
 	opts.Timeout = time.Duration(float64(opts.Timeout) * opts.TimeoutScale)
 	rep.TimeoutScale = opts.TimeoutScale
-	results := make([]Result, len(selected))
-	sem := make(chan struct{}, opts.Parallel)
-	var wg sync.WaitGroup
-	for i, c := range selected {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if r, ok := opts.skipped(c.ID, c.Level, c.Rules, c.Requirements); ok {
-				results[i] = r
-				return
-			}
-			results[i] = runCase(ctx, c, opts)
-		}()
-	}
-	wg.Wait()
-	rep.Results = results
-	rep.finish()
-	if note := silentReaderNote(rep, selected); note != "" {
+	rep.run(ctx, opts, units)
+	if note := silentReaderNote(rep, cases); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	rep.applyExpectedFailures(opts.ExpectedFailures)
 	return rep, nil
 }
 
