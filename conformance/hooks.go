@@ -129,6 +129,12 @@ func runHookTrace(ctx context.Context, tr *vector.HookTrace, opts Options) (res 
 
 // runAdapter runs the adapter once with payload on stdin.
 func runAdapter(ctx context.Context, opts Options, home string, payload []byte) (stdout []byte, stderr string, code int, err error) {
+	if opts.adapt != nil {
+		if err := opts.adapt(home, payload); err != nil {
+			return nil, err.Error(), 0, nil
+		}
+		return nil, "", 0, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	args := make([]string, len(opts.Command))

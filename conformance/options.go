@@ -74,6 +74,10 @@ type Options struct {
 	// read is a reader under test in this process, used when Command is
 	// empty (the suite's own tests).
 	read readerFunc
+	// adapt is a hook adapter under test in this process, used when
+	// Command is empty (the suite's own tests): it handles one payload
+	// for the config home home, as a command that exits 0 does.
+	adapt func(home string, payload []byte) error
 	// What calibration found: how long the reader's first case took; the
 	// TimeoutScale given, and how long a publisher's answer took.
 	calibrated time.Duration
