@@ -153,13 +153,6 @@ func (p *pubRun) pass(id string) {
 	}
 }
 
-// passIfClean passes each check that has not failed.
-func (p *pubRun) passIfClean(ids ...string) {
-	for _, id := range ids {
-		p.pass(id)
-	}
-}
-
 func (p *pubRun) note(id, format string, args ...any) {
 	r := p.result(id)
 	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
@@ -175,13 +168,6 @@ func (p *pubRun) stopNow(why string) {
 	p.stop = why
 	p.event("stopped: %s", why)
 	panic(abort{})
-}
-
-func (p *pubRun) stopReason() string {
-	if p.stop == "" {
-		return "the scenario ended without deciding it"
-	}
-	return p.stop
 }
 
 // harnessError stops the scenario for a failure of the harness itself,
