@@ -143,7 +143,14 @@ func judge(ctx context.Context, c *vector.Case, m *materialized, opts Options, r
 		if len(got) > 0 || len(parseErr) > 0 {
 			return fail("the reader showed sessions from a status directory it must refuse")
 		}
-		if !errorObservable(len(opts.Command) > 0, exit, res.Stderr, readErr) {
+		// R23: a command reports an error by a non-zero exit status or a
+		// non-blank line on standard error, a reader in this process by
+		// returning one.
+		observable := exit.code != 0 || strings.TrimSpace(res.Stderr) != ""
+		if len(opts.Command) == 0 {
+			observable = readErr != nil
+		}
+		if !observable {
 			return fail("the reader printed nothing and reported no error (R23: a non-zero exit status or a line on standard error): " +
 				"to a script, that is an empty listing, not a refused directory")
 		}
@@ -164,16 +171,6 @@ func judge(ctx context.Context, c *vector.Case, m *materialized, opts Options, r
 	}
 	res.Outcome = outcomePass
 	return res
-}
-
-// errorObservable reports whether a reader reported an error as SPEC.md
-// R23 defines it: a command by a non-zero exit status or a non-blank line
-// on standard error, a reader in this process by returning an error.
-func errorObservable(command bool, exit exitInfo, stderr string, readErr error) bool {
-	if !command {
-		return readErr != nil
-	}
-	return exit.code != 0 || strings.TrimSpace(stderr) != ""
 }
 
 func harnessFailure(res Result, err error) Result {
