@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"regexp"
 	"strings"
 )
@@ -53,4 +56,54 @@ func (s selector) first(id string) string {
 		}
 	}
 	return ""
+}
+
+// ReadExpectedFailures reads an expected-failures file: one id or glob
+// per line (as --run takes them); blank lines and lines starting with #
+// are ignored, and so is anything after " #" on a line. An
+// implementation keeps its known gaps there so that it can run the suite
+// in CI, giving them as [Options].ExpectedFailures: the run then fails only
+// on a new failure (a regression) or on an expected failure that now
+// passes (the file is out of date).
+func ReadExpectedFailures(r io.Reader) ([]string, error) {
+	var sel []string
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.ContainsAny(line, " \t") {
+			return nil, fmt.Errorf("line %d: %q is not one id or glob", n, line)
+		}
+		sel = append(sel, line)
+	}
+	return sel, sc.Err()
+}
+
+// applyExpectedFailures marks the results that expected says are known
+// failures: a FAIL among them no longer fails the run, and a PASS among
+// them does (the expectation is out of date). Globs that match no result
+// go to r.UnusedExpectedFailures, so that a stale file can be reported.
+func (r *Report) applyExpectedFailures(expected []string) {
+	used := map[string]bool{}
+	for i := range r.Results {
+		x := &r.Results[i]
+		for _, g := range expected {
+			if (selector{g}).match(x.ID) {
+				used[g] = true
+				x.ExpectedFailure = x.Outcome != outcomeSkip
+			}
+		}
+	}
+	for _, g := range expected {
+		if !used[g] {
+			r.UnusedExpectedFailures = append(r.UnusedExpectedFailures, g)
+		}
+	}
+	r.count()
 }

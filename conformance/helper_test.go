@@ -48,8 +48,18 @@ func TestMain(m *testing.M) {
 	// is re-executed as a reader, publisher or hook adapter hundreds of
 	// times, which made this package take minutes under -race.
 	testmain.SkipRaceExitSleep()
+	// The Python adapters start hundreds of times, and compiling their
+	// module statusproto.py was a third of each start: let them keep the
+	// compiled module, in a directory of the tests' own (not next to the
+	// sources), also where PYTHONDONTWRITEBYTECODE says not to.
+	pycache, err := os.MkdirTemp("", "statusconform-pycache-")
+	if err == nil {
+		os.Unsetenv("PYTHONDONTWRITEBYTECODE")
+		os.Setenv("PYTHONPYCACHEPREFIX", pycache)
+	}
 	code := m.Run()
 	cleanupBinaries()
+	os.RemoveAll(pycache)
 	os.Exit(code)
 }
 

@@ -31,35 +31,29 @@ func RunHooks(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.defaults()
+	// The traces have no level and nothing to skip, and run one at a time;
+	// once the run is cancelled, the rest do not run.
+	opts.Level, opts.Skip, opts.Parallel = vector.Hardened, nil, 1
+	var units []unit
+	for _, tr := range traces {
+		units = append(units, unit{checks: []Result{{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}}},
+			run: func(ctx context.Context, opts Options, _ func()) []Result {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return []Result{runHookTrace(ctx, tr, opts)}
+			}})
+	}
+	rep := &Report{Suite: "hooks", Command: opts.Command, Started: time.Now()}
 	if opts.List {
-		var listed []Result
-		for _, tr := range traces {
-			if selector(opts.Run).match("hooks/" + tr.ID) {
-				listed = append(listed, Result{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}})
-			}
-		}
-		rep := listing("hooks", opts, listed)
-		rep.Level = ""
-		return rep, nil
+		return rep.list(opts, units), nil
 	}
 	if len(opts.Command) == 0 {
 		return nil, errors.New("no adapter command")
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Second
-	}
-	rep := &Report{Suite: "hooks", Command: opts.Command, Started: time.Now().UTC()}
-	for _, tr := range traces {
-		if !selector(opts.Run).match("hooks/" + tr.ID) {
-			continue
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		rep.Results = append(rep.Results, runHookTrace(ctx, tr, opts))
-	}
-	rep.finish()
-	rep.applyExpectedFailures(opts.ExpectedFailures)
+	rep.Started = time.Now().UTC()
+	rep.run(ctx, opts, units)
 	return rep, nil
 }
 
@@ -72,79 +66,60 @@ func runHookTrace(ctx context.Context, tr *vector.HookTrace, opts Options) (res 
 	start := time.Now()
 	res = Result{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	// fail fails the trace with why, and what was expected and found.
+	fail := func(why string, expected, actual string) Result {
+		res.Outcome, res.Reason, res.Expected, res.Actual = outcomeFail, why, expected, actual
+		return res
+	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
 	home, err := os.MkdirTemp(opts.TempDir, "statusconform-hooks-")
 	if err != nil {
-		res.Outcome, res.Reason = outcomeFail, "harness: "+err.Error()
-		return res
+		return fail("harness: "+err.Error(), "", "")
 	}
 	defer os.RemoveAll(home)
 	if err := os.Chmod(home, 0o700); err != nil {
-		res.Outcome, res.Reason = outcomeFail, "harness: "+err.Error()
-		return res
+		return fail("harness: "+err.Error(), "", "")
 	}
-	dir := filepath.Join(home, statusName)
-	file := filepath.Join(dir, statusfile.FileName(tr.Session))
+	file := filepath.Join(home, statusName, statusfile.FileName(tr.Session))
 	var before []byte
 	for i, st := range tr.Steps {
 		stepID := fmt.Sprintf("step %d (%s, line %d)", i+1, st.Name, st.Line)
 		res.Timeline = append(res.Timeline, stepID)
 		out, errOut, code, err := runAdapter(ctx, opts, home, st.Payload)
-		if err != nil {
-			res.Outcome, res.Reason, res.Stderr = outcomeFail, stepID+": "+err.Error(), errOut
-			return res
-		}
-		if code != 0 {
-			res.Outcome, res.Reason, res.Stderr = outcomeFail, fmt.Sprintf("%s: the adapter exited %d (a hook command must exit 0: status 2 blocks the agent)", stepID, code), errOut
+		res.Stderr = errOut // kept with a failure of the process only
+		switch {
+		case err != nil:
+			return fail(stepID+": "+err.Error(), "", "")
+		case code != 0:
 			res.Exit = fmt.Sprint(code)
-			return res
-		}
-		if len(out) > 0 {
+			return fail(fmt.Sprintf("%s: the adapter exited %d (a hook command must exit 0: status 2 blocks the agent)", stepID, code), "", "")
+		case len(out) > 0:
 			// H9: agents read a hook's stdout (Claude Code adds it to the
 			// model's context on SessionStart and UserPromptSubmit).
-			res.Outcome, res.Reason, res.Stderr = outcomeFail, fmt.Sprintf("%s: the adapter printed %q on stdout; a hook adapter prints nothing there (H9: agents read it)", stepID, out), errOut
-			return res
+			return fail(fmt.Sprintf("%s: the adapter printed %q on stdout; a hook adapter prints nothing there (H9: agents read it)", stepID, out), "", "")
 		}
+		res.Stderr = ""
 		data, rerr := os.ReadFile(file)
+		rec, derr := statusfile.Decode(data)
+		want := fmt.Sprintf("state %s, title %q", st.State, st.Title)
 		switch {
+		case st.Absent && rerr == nil:
+			return fail(stepID+": the record is still there", "absent", string(data))
 		case st.Absent:
-			if rerr == nil {
-				res.Outcome, res.Reason = outcomeFail, stepID+": the record is still there"
-				res.Expected, res.Actual = "absent", string(data)
-				return res
-			}
+		case st.Unchanged && !bytes.Equal(data, before):
+			return fail(stepID+": the step wrote the record; it must write nothing", string(before), string(data))
 		case st.Unchanged:
-			if !bytes.Equal(data, before) {
-				res.Outcome, res.Reason = outcomeFail, stepID+": the step wrote the record; it must write nothing"
-				res.Expected, res.Actual = string(before), string(data)
-				return res
-			}
-		default:
-			if rerr != nil {
-				res.Outcome, res.Reason = outcomeFail, fmt.Sprintf("%s: no record: %v", stepID, rerr)
-				res.Expected = fmt.Sprintf("state %s, title %q", st.State, st.Title)
-				return res
-			}
-			rec, derr := statusfile.Decode(data)
-			if derr != nil {
-				res.Outcome, res.Reason = outcomeFail, fmt.Sprintf("%s: the record does not decode: %v", stepID, derr)
-				return res
-			}
-			if rec.State != st.State || rec.Title != st.Title || rec.Session != tr.Session {
-				res.Outcome = outcomeFail
-				res.Reason = fmt.Sprintf("%s: state %s, title %q; want state %s, title %q", stepID, rec.State, rec.Title, st.State, st.Title)
-				res.Expected = fmt.Sprintf("state %s, title %q", st.State, st.Title)
-				res.Actual = fmt.Sprintf("state %s, title %q", rec.State, rec.Title)
-				return res
-			}
-			if why := rec.Why(); st.HasWhy && why != st.Why {
-				res.Outcome = outcomeFail
-				res.Reason = fmt.Sprintf("%s: waitingFor/ended say %q; want %q", stepID, why, st.Why)
-				res.Expected, res.Actual = "why: "+st.Why, "why: "+why
-				return res
-			}
+		case rerr != nil:
+			return fail(fmt.Sprintf("%s: no record: %v", stepID, rerr), want, "")
+		case derr != nil:
+			return fail(fmt.Sprintf("%s: the record does not decode: %v", stepID, derr), "", "")
+		case rec.State != st.State || rec.Title != st.Title || rec.Session != tr.Session:
+			return fail(fmt.Sprintf("%s: state %s, title %q; want state %s, title %q", stepID, rec.State, rec.Title, st.State, st.Title),
+				want, fmt.Sprintf("state %s, title %q", rec.State, rec.Title))
+		case st.HasWhy && rec.Why() != st.Why:
+			return fail(fmt.Sprintf("%s: waitingFor/ended say %q; want %q", stepID, rec.Why(), st.Why), "why: "+st.Why, "why: "+rec.Why())
 		}
 		before = data
 	}
@@ -154,6 +129,12 @@ func runHookTrace(ctx context.Context, tr *vector.HookTrace, opts Options) (res 
 
 // runAdapter runs the adapter once with payload on stdin.
 func runAdapter(ctx context.Context, opts Options, home string, payload []byte) (stdout []byte, stderr string, code int, err error) {
+	if opts.adapt != nil {
+		if err := opts.adapt(home, payload); err != nil {
+			return nil, err.Error(), 0, nil
+		}
+		return nil, "", 0, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	args := make([]string, len(opts.Command))

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,7 +36,7 @@ func init() {
 		return
 	}
 	agent, flaw, _ := strings.Cut(spec, ":")
-	if err := hookHelper(agent, flaw, os.Stdin); err != nil {
+	if err := hookHelper(agent, flaw, os.Getenv(location.ConfigHomeEnv), os.Stdin); err != nil {
 		fmt.Fprintln(os.Stderr, "hook helper:", err)
 	}
 	os.Exit(0)
@@ -200,7 +201,7 @@ var trapFlaw = map[string][]string{
 	"qwen/real-0.24.4-session":                 {"permission-from-notification-only", "notification-replaces-wait"},
 }
 
-func hookHelper(agent, flaw string, in io.Reader) error {
+func hookHelper(agent, flaw, home string, in io.Reader) error {
 	data, err := io.ReadAll(in)
 	if err != nil {
 		return err
@@ -224,7 +225,7 @@ func hookHelper(agent, flaw string, in io.Reader) error {
 		}
 		a = f(ev, a)
 	}
-	dir := filepath.Join(os.Getenv(location.ConfigHomeEnv), statusName)
+	dir := filepath.Join(home, statusName)
 	switch a.Kind {
 	case agenthook.Ignore:
 		return nil
@@ -270,6 +271,15 @@ func hookHelper(agent, flaw string, in io.Reader) error {
 func helperHookOptions(t *testing.T, agent, flaw string) Options {
 	t.Helper()
 	return Options{Command: []string{helperExe(t)}, Env: []string{hookHelperEnv + "=" + agent + ":" + flaw}, Timeout: 20 * time.Second}
+}
+
+// inProcessHookOptions runs the same adapter in this process: a trace's
+// steps are hundreds of payloads, and the adapter as a process is
+// TestHookTracesJudgeTheProcess's and TestHookTracesStatuspub's to judge.
+func inProcessHookOptions(agent, flaw string) Options {
+	return Options{adapt: func(home string, payload []byte) error {
+		return hookHelper(agent, flaw, home, bytes.NewReader(payload))
+	}}
 }
 
 func TestHookTracesParse(t *testing.T) {
@@ -327,11 +337,11 @@ func TestHookTracesCatchFlaws(t *testing.T) {
 	for _, tr := range traces {
 		t.Run(tr.ID, func(t *testing.T) {
 			t.Parallel() // each run has a config home of its own
-			if res := runHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, "")); res.Outcome != outcomePass {
+			if res := runHookTrace(context.Background(), tr, inProcessHookOptions(tr.Agent, "")); res.Outcome != outcomePass {
 				t.Fatalf("faithful adapter: %s %s", res.Outcome, res.Reason)
 			}
 			for _, flaw := range trapFlaw[tr.ID] {
-				res := runHookTrace(context.Background(), tr, helperHookOptions(t, tr.Agent, flaw))
+				res := runHookTrace(context.Background(), tr, inProcessHookOptions(tr.Agent, flaw))
 				if res.Outcome != outcomeFail {
 					t.Fatalf("adapter with flaw %s: %s, want FAIL", flaw, res.Outcome)
 				}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
@@ -72,6 +74,10 @@ type Options struct {
 	// read is a reader under test in this process, used when Command is
 	// empty (the suite's own tests).
 	read readerFunc
+	// adapt is a hook adapter under test in this process, used when
+	// Command is empty (the suite's own tests): it handles one payload
+	// for the config home home, as a command that exits 0 does.
+	adapt func(home string, payload []byte) error
 	// What calibration found: how long the reader's first case took; the
 	// TimeoutScale given, and how long a publisher's answer took.
 	calibrated time.Duration
@@ -111,18 +117,82 @@ func (o *Options) selects(id, level string) bool {
 	return vector.Includes(o.Level, level) && selector(o.Run).match(id)
 }
 
-// listing is the report of a run with List set: what would run.
-func listing(suite string, o Options, results []Result) *Report {
-	rep := &Report{Suite: suite, Command: o.Command, Level: o.Level, Started: time.Now(), Results: results}
-	rep.finish()
-	return rep
+// unit is what a suite runs as one: a reader case, a publisher scenario
+// or a hook trace, which decides one or more checks.
+type unit struct {
+	checks []Result // the checks it decides, without outcomes
+	// A long unit mostly waits: it holds its place among the Parallel
+	// running only until it calls release.
+	long bool
+	run  func(ctx context.Context, opts Options, release func()) []Result
 }
 
-// skipped is the result of a case or check that --skip leaves out.
-func (o *Options) skipped(id, level string, rules, requirements []string) (Result, bool) {
-	if !selector(o.Skip).matchAny(id) {
-		return Result{}, false
+// list is the report of a run with List set: what would run.
+func (r *Report) list(o Options, units []unit) *Report {
+	for _, u := range units {
+		for _, c := range u.checks {
+			if o.selects(c.ID, c.Level) {
+				r.Results = append(r.Results, c)
+			}
+		}
 	}
-	return Result{ID: id, Level: level, Rules: rules, Requirements: requirements,
-		Outcome: outcomeSkip, Reason: "skipped by --skip " + selector(o.Skip).first(id)}, true
+	r.finish()
+	return r
+}
+
+// run runs every unit that decides a selected check, at most o.Parallel
+// at once and the long ones first, and reports on each selected check; one
+// that --skip leaves out is SKIP.
+func (r *Report) run(ctx context.Context, o Options, units []unit) {
+	// The long ones first: they set the run's length.
+	slices.SortStableFunc(units, func(a, b unit) int {
+		switch {
+		case a.long && !b.long:
+			return -1
+		case b.long && !a.long:
+			return 1
+		}
+		return 0
+	})
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, o.Parallel)
+	skip := selector(o.Skip)
+	for _, u := range units {
+		wanted := false
+		for _, c := range u.checks {
+			switch {
+			case !o.selects(c.ID, c.Level):
+			case skip.matchAny(c.ID):
+				c.Outcome, c.Reason = outcomeSkip, "skipped by --skip "+skip.first(c.ID)
+				mu.Lock()
+				r.Results = append(r.Results, c)
+				mu.Unlock()
+			default:
+				wanted = true
+			}
+		}
+		if !wanted {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		var once sync.Once
+		release := func() { once.Do(func() { <-sem }) }
+		go func() {
+			defer wg.Done()
+			defer release()
+			results := u.run(ctx, o, release)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, x := range results {
+				if o.selects(x.ID, x.Level) && !skip.matchAny(x.ID) {
+					r.Results = append(r.Results, x)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	r.finish()
+	r.applyExpectedFailures(o.ExpectedFailures)
 }

@@ -3,24 +3,15 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 )
-
-// checkInfo describes one publisher check.
-type checkInfo struct {
-	ID string
-	// Level is core for what the published page requires of every
-	// publisher, hardened for what SPEC.md adds.
-	Level        string
-	Rules        []string
-	Requirements []string
-}
 
 // heartbeatSlack is how late past 10 s a heartbeat may come: a timer in a
 // running process is late by about what an answer takes, not by how slowly
@@ -34,7 +25,7 @@ func (o *Options) heartbeatSlack() time.Duration {
 
 // scenario runs the publisher once and decides one or more checks.
 type scenario struct {
-	checks []checkInfo
+	checks []Result // without outcomes
 	// root is why the scenario needs root, or "".
 	root string
 	// long scenarios mostly wait; they run outside the parallel bound.
@@ -79,8 +70,8 @@ var publisherQuotes = map[string]string{
 }
 
 // check is a hardened check: one of this toolkit's rules.
-func check(id string, rules ...string) checkInfo {
-	c := checkInfo{ID: id, Level: vector.Hardened, Rules: rules}
+func check(id string, rules ...string) Result {
+	c := Result{ID: id, Level: vector.Hardened, Rules: rules}
 	for _, r := range rules {
 		c.Requirements = append(c.Requirements, publisherQuotes[r])
 	}
@@ -89,19 +80,19 @@ func check(id string, rules ...string) checkInfo {
 
 // coreCheck is a check of what the published page requires of every
 // publisher.
-func coreCheck(id string, rules ...string) checkInfo {
+func coreCheck(id string, rules ...string) Result {
 	c := check(id, rules...)
 	c.Level = vector.Core
 	return c
 }
 
 // checks lists every publisher check, in id order.
-func checks() []checkInfo {
-	var out []checkInfo
+func checks() []Result {
+	var out []Result
 	for _, s := range scenarios() {
 		out = append(out, s.checks...)
 	}
-	slices.SortFunc(out, func(a, b checkInfo) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Result) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -113,14 +104,15 @@ func checks() []checkInfo {
 // stretch to 4 times what a first, timed start of the publisher took.
 func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 	opts.defaults()
+	var units []unit
+	for _, s := range scenarios() {
+		units = append(units, unit{checks: s.checks, long: s.long, run: func(ctx context.Context, opts Options, release func()) []Result {
+			return runScenario(ctx, s, opts, release)
+		}})
+	}
+	rep := &Report{Suite: "publisher", Command: opts.Command, Level: opts.Level, Started: time.Now()}
 	if opts.List {
-		var listed []Result
-		for _, c := range checks() {
-			if opts.selects(c.ID, c.Level) {
-				listed = append(listed, Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements})
-			}
-		}
-		return listing("publisher", opts, listed), nil
+		return rep.list(opts, units), nil
 	}
 	if len(opts.Command) == 0 {
 		return nil, errors.New("no command to run")
@@ -129,8 +121,6 @@ func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	opts.userScale = opts.TimeoutScale
-	rep := &Report{Suite: "publisher", Command: opts.Command, Level: opts.Level, Started: time.Now()}
-	all := scenarios()
 	if !opts.NoCalibrate && unixLike && runtime.GOOS != "windows" {
 		cal := calibrate(ctx, opts)
 		rep.Calibration = cal.note
@@ -138,58 +128,12 @@ func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 		opts.answered = cal.answered
 	}
 	rep.TimeoutScale = opts.TimeoutScale
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, opts.Parallel)
-	// The long ones first: they set the run's length.
-	slices.SortStableFunc(all, func(a, b scenario) int {
-		switch {
-		case a.long && !b.long:
-			return -1
-		case b.long && !a.long:
-			return 1
-		}
-		return 0
-	})
-	for _, s := range all {
-		for _, c := range s.checks {
-			if r, ok := opts.skipped(c.ID, c.Level, c.Rules, c.Requirements); ok && opts.selects(c.ID, c.Level) {
-				rep.Results = append(rep.Results, r)
-			}
-		}
-		if !slices.ContainsFunc(s.checks, opts.wants) {
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		var once sync.Once
-		release := func() { once.Do(func() { <-sem }) }
-		go func() {
-			defer wg.Done()
-			defer release()
-			results := runScenario(ctx, s, opts, release)
-			mu.Lock()
-			defer mu.Unlock()
-			for _, r := range results {
-				if opts.wants(checkInfo{ID: r.ID, Level: r.Level}) {
-					rep.Results = append(rep.Results, r)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	rep.finish()
-	rep.applyExpectedFailures(opts.ExpectedFailures)
+	rep.run(ctx, opts, units)
 	return rep, nil
 }
 
-// wants reports whether the run includes check c.
-func (o *Options) wants(c checkInfo) bool {
-	return o.selects(c.ID, c.Level) && !selector(o.Skip).matchAny(c.ID)
-}
-
 // runScenario runs s and returns a result for each of its checks; a check
-// the scenario did not decide fails.
+// not decided when the scenario stopped early fails.
 func runScenario(ctx context.Context, s scenario, opts Options, release func()) []Result {
 	start := time.Now()
 	results := make([]Result, len(s.checks))
@@ -225,6 +169,11 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 		}()
 		p.setup()
 		s.run(p)
+		// A scenario that returns has decided its checks: those that
+		// did not fail pass.
+		for _, r := range results {
+			p.pass(r.ID)
+		}
 	}()
 	// The first check that failed on its own carries the process's
 	// stderr and timeline; checks left undecided point at it.
@@ -243,7 +192,7 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 		r := &results[i]
 		if r.Outcome == "" {
 			r.Outcome = outcomeFail
-			r.Reason = "not decided: " + p.stopReason()
+			r.Reason = "not decided: " + p.stop
 			if first == "" {
 				carry(r)
 			} else {
@@ -253,4 +202,85 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 		r.Seconds = time.Since(start).Round(time.Millisecond).Seconds()
 	}
 	return results
+}
+
+// calibration is what a first, timed run of the publisher under test
+// found: how much its deadlines must stretch.
+type calibration struct {
+	factor   float64 // at least 1
+	answered time.Duration
+	note     string
+}
+
+// calibrationMargin is how many times its own measured speed a publisher
+// is given before a deadline counts as missed: scenarios run side by side
+// and the machine may be busier than during the calibration.
+const calibrationMargin = 4
+
+// calibrate starts the publisher once in a private directory (config home
+// present), and times its first record, the answer to one change and its
+// exit at the end of its input. The deadlines of the run (2 s each) then
+// stretch to calibrationMargin times the slowest of these, so that an
+// interpreter that starts slowly on a loaded machine is judged on what it
+// does, not on how fast it starts. It never fails a check: a publisher
+// that does not publish here fails the scenarios that need it.
+func calibrate(ctx context.Context, opts Options) (cal calibration) {
+	cal.factor = 1
+	limit := time.Duration(20 * opts.TimeoutScale * float64(time.Second))
+	p := newPubRun(ctx, opts, nil)
+	defer p.finish()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(abort); !ok {
+				panic(r)
+			}
+			cal.note = "calibration: " + p.stop + "; deadlines not stretched"
+		}
+	}()
+	p.setup()
+	p.must(mkdir(p.home, privateDir))
+	p.start()
+	// Any entry but a dot-file counts, under any name and in $STATUS_DIR
+	// too: getting those wrong is for the checks to say.
+	appeared := func() bool {
+		for _, d := range []string{p.statusDir(), p.decoy} {
+			entries, _ := os.ReadDir(d)
+			for _, e := range entries {
+				if !strings.HasPrefix(e.Name(), ".") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(limit)
+	for !appeared() {
+		if !p.running() || time.Now().After(deadline) {
+			cal.note = fmt.Sprintf("calibration: the publisher did not publish within %v (%s); deadlines not stretched", limit, p.exitString())
+			return cal
+		}
+		p.pause(5 * time.Millisecond)
+	}
+	startup := time.Since(p.started)
+	sent := time.Now()
+	if err := p.tryWrite(`{"state":"working"}`); err != nil {
+		cal.note = fmt.Sprintf("calibration: could not write to the publisher: %v", err)
+		return cal
+	}
+	var answered time.Duration
+	if _, err := p.next(limit); err == nil {
+		answered = time.Since(sent)
+	}
+	stopped := time.Now()
+	p.closeStdin()
+	var exited time.Duration
+	if p.waitExit(limit) {
+		exited = time.Since(stopped)
+	}
+	cal.answered = answered
+	slowest := max(startup, answered, exited)
+	cal.factor = max(1, calibrationMargin*slowest.Seconds()/2)
+	cal.note = fmt.Sprintf("calibration: first record %v after the start, answer %v after a change, exit %v after the end of input; deadlines ×%.2f (%d× the slowest, at least the 2 s of the suite)",
+		startup.Round(time.Millisecond), answered.Round(time.Millisecond), exited.Round(time.Millisecond), cal.factor, calibrationMargin)
+	return cal
 }

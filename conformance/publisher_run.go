@@ -153,13 +153,6 @@ func (p *pubRun) pass(id string) {
 	}
 }
 
-// passIfClean passes each check that has not failed.
-func (p *pubRun) passIfClean(ids ...string) {
-	for _, id := range ids {
-		p.pass(id)
-	}
-}
-
 func (p *pubRun) note(id, format string, args ...any) {
 	r := p.result(id)
 	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
@@ -175,13 +168,6 @@ func (p *pubRun) stopNow(why string) {
 	p.stop = why
 	p.event("stopped: %s", why)
 	panic(abort{})
-}
-
-func (p *pubRun) stopReason() string {
-	if p.stop == "" {
-		return "the scenario ended without deciding it"
-	}
-	return p.stop
 }
 
 // harnessError stops the scenario for a failure of the harness itself,
@@ -216,26 +202,22 @@ func (p *pubRun) start() {
 		"STATUS_DIR": p.decoy,
 	})
 	setProcessGroup(p.cmd)
-	inR, inW, err := os.Pipe()
-	p.must(err)
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		p.harnessError(err)
+	// Standard input, output and error, each through a pipe of our own.
+	// Standard error is not an io.Writer: with a Writer, cmd.Wait would
+	// also wait for every process that inherited it (a daemon the
+	// publisher started) before saying the publisher exited.
+	var pipes [6]*os.File
+	for i := 0; i < len(pipes); i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			for _, f := range pipes[:i] {
+				f.Close()
+			}
+			p.harnessError(err)
+		}
+		pipes[i], pipes[i+1] = r, w
 	}
-	// Standard error through a pipe of our own, not an io.Writer: with a
-	// Writer, cmd.Wait would also wait for every process that inherited
-	// it (a daemon the publisher started) before saying the publisher
-	// exited.
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		p.harnessError(err)
-	}
+	inR, inW, outR, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 	stderrDone := make(chan struct{})
 	p.stderrDone = stderrDone
 	go func() {
@@ -247,7 +229,7 @@ func (p *pubRun) start() {
 	p.stdin = inW
 	p.answers = make(chan answer, 1024)
 	p.exited = make(chan struct{})
-	err = startCommand(p.cmd, p.umask)
+	err := startCommand(p.cmd, p.umask)
 	inR.Close()
 	outW.Close()
 	errW.Close()

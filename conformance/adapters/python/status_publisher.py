@@ -186,7 +186,6 @@ class Publisher:
         # Signals go to the main thread only, which holds them off while it
         # writes (publish_unstopped).
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
-        self.first = (self.state, self.title)
         while not self.stop.wait(HEARTBEAT):
             with self.lock:
                 if self.stop.is_set():
@@ -304,6 +303,7 @@ def main():
     try:
         with pub.lock:
             pub.publish_unstopped()  # W1: at once
+            pub.first = (pub.state, pub.title)  # what heartbeat-stale-copy writes back
         threading.Thread(target=pub.heartbeat, daemon=True).start()
         stdin = sys.stdin.buffer
         while True:

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/conformance"
+	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
@@ -53,7 +54,7 @@ func program(ctx context.Context, env *runner) *base.Program {
 		Footer:  footer,
 		Env:     &env.Env,
 		Commands: []*base.Command{
-			{
+			suiteCommand(ctx, env, &base.Command{
 				Name:    "reader",
 				Summary: "run the reader cases against a reader command",
 				Usage:   "reader [flags] -- CMD [ARGS...]",
@@ -64,14 +65,8 @@ per line for each live session, with keys session, agent, state, pid, cwd
 and title (the displayed title or null), and exits 0.`,
 				Examples: `statusconform reader -- statusls --ndjson --now {now}
 statusconform reader --level core -- sh conformance/adapters/jq/reader.sh`,
-				Setup: func(fs *base.FlagSet) base.Runner {
-					f := &readerFlags{}
-					f.register(fs)
-					fs.StopAtArg = true
-					return func(args []string) int { return reader(ctx, f, args, env) }
-				},
-			},
-			{
+			}),
+			suiteCommand(ctx, env, &base.Command{
 				Name:    "publisher",
 				Summary: "drive a publisher command through the publisher checks",
 				Usage:   "publisher [flags] -- CMD [ARGS...]",
@@ -83,14 +78,25 @@ of SPEC.md §11. Its deadlines (2 s) stretch to 4 times what a first, timed
 start of CMD took.`,
 				Examples: `statusconform publisher -- statuspub serve --config-home {home} --session {session} --agent {agent}
 statusconform publisher -- python3 conformance/adapters/python/status_publisher.py`,
-				Setup: func(fs *base.FlagSet) base.Runner {
-					f := &publisherFlags{}
-					f.register(fs)
-					fs.StopAtArg = true
-					return func(args []string) int { return publisher(ctx, f, args, env) }
-				},
-			},
-			hooksCommand(ctx, env),
+			}),
+			suiteCommand(ctx, env, &base.Command{
+				Name:    "hooks",
+				Summary: "feed one agent's hook traces to a hook adapter command",
+				Usage:   "hooks --agent NAME [flags] -- CMD [ARGS...]",
+				Description: `hooks runs the hook traces of one agent (claude, codex, gemini, copilot or
+qwen): for each
+trace, in a fresh config home, CMD is started once per recorded hook payload
+(not through a shell), the payload on its stdin, "{home}" in ARGS replaced
+by the config home (also $GENTLE_PI_CONFIG_HOME and
+$STATUSCONFORM_CONFIG_HOME); after each step the record must have the state
+and title the trace expects, be gone, or be untouched. CMD must exit 0
+(agents read exit status 2 as "block") and print nothing on stdout (agents
+read that too). The traces and the rules they check
+are in SPEC.md 13.`,
+				Examples: `statusconform hooks --agent claude -- statuspub claude-hook --config-home {home}
+statusconform hooks --agent codex --list
+statusconform hooks --agent gemini --run 'hooks/gemini/tool-*' -- ./my-adapter --home {home}`,
+			}),
 			reportCommand(ctx, env),
 			{
 				Name:    "materialize",
@@ -109,24 +115,16 @@ expected.json), for implementers who would rather run their own tests.`,
 	return p
 }
 
-// readerFlags are the flags of reader, one per line.
-type readerFlags struct {
-	common
-	timeout time.Duration
-}
-
-func (f *readerFlags) register(fs *base.FlagSet) {
-	fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per case (default 5s; at least 10 times what a first, timed\ncase took the reader)")
-	f.common.register(fs)
-}
-
-// publisherFlags are the flags of publisher, one per line.
-type publisherFlags struct {
-	common
-}
-
-func (f *publisherFlags) register(fs *base.FlagSet) {
-	f.common.register(fs)
+// suiteCommand completes cmd, the command of one suite (reader, publisher
+// or hooks), with its flags and its run.
+func suiteCommand(ctx context.Context, env *runner, cmd *base.Command) *base.Command {
+	cmd.Setup = func(fs *base.FlagSet) base.Runner {
+		f := &suiteFlags{}
+		f.register(fs, cmd.Name)
+		fs.StopAtArg = true
+		return func(args []string) int { return suite(ctx, cmd.Name, f, args, env) }
+	}
+	return cmd
 }
 
 // Run runs statusconform with args (without the program name). Of env it
@@ -153,7 +151,8 @@ type globs []string
 func (g *globs) String() string     { return strings.Join(*g, ",") }
 func (g *globs) Set(s string) error { *g = append(*g, s); return nil }
 
-type common struct {
+// suiteFlags are the flags of reader, publisher and hooks.
+type suiteFlags struct {
 	run       globs
 	skip      globs
 	list      bool
@@ -162,18 +161,36 @@ type common struct {
 	expected  string
 	level     string
 	scale     float64
+	timeout   time.Duration
+	agent     string // hooks
 }
 
-// register declares the flags both suites take, one per line.
-func (c *common) register(fs *base.FlagSet) {
-	fs.String(&c.level, "level", "hardened", "LEVEL", "core: what the published page requires (for a publisher, with\nthe config home already present); hardened (default): also this\ntoolkit's rules").Complete = func() []string { return []string{"core", "hardened"} }
-	scaleFlag(fs, &c.scale)
-	fs.Var(&c.run, "run", "GLOB", "only the ids GLOB matches (* matches across /); repeatable")
-	fs.Var(&c.skip, "skip", "GLOB", "do not run the ids GLOB matches (reported as SKIP); repeatable")
-	fs.String(&c.expected, "expected-failures", "", "FILE", "ids (or globs) expected to fail, one a line, # comments: their\nfailures (XFAIL) do not fail the run, but their passes (XPASS) do")
-	fs.Bool(&c.list, "list", false, "list the ids, their level and rules, then exit")
-	fs.String(&c.jsonFile, "json", "", "FILE", "also write the full report as JSON to FILE")
-	fs.String(&c.junitFile, "junit", "", "FILE", "also write the report as JUnit XML to FILE")
+// register declares the flags of the suite cmd, one per line. The hook
+// traces have no levels, no calibration and nothing to skip.
+func (f *suiteFlags) register(fs *base.FlagSet, cmd string) {
+	switch cmd {
+	case "reader":
+		fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per case (default 5s; at least 10 times what a first, timed\ncase took the reader)")
+	case "hooks":
+		fs.String(&f.agent, "agent", "", "NAME", "claude, codex, gemini, copilot or qwen (required)").Complete = func() []string { return agenthook.Agents }
+		fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per step (default 5s)")
+	}
+	if cmd != "hooks" {
+		fs.String(&f.level, "level", "hardened", "LEVEL", "core: what the published page requires (for a publisher, with\nthe config home already present); hardened (default): also this\ntoolkit's rules").Complete = func() []string { return []string{"core", "hardened"} }
+		scaleFlag(fs, &f.scale)
+	}
+	fs.Var(&f.run, "run", "GLOB", "only the ids GLOB matches (* matches across /); repeatable")
+	if cmd != "hooks" {
+		fs.Var(&f.skip, "skip", "GLOB", "do not run the ids GLOB matches (reported as SKIP); repeatable")
+	}
+	fs.String(&f.expected, "expected-failures", "", "FILE", "ids (or globs) expected to fail, one a line, # comments: their\nfailures (XFAIL) do not fail the run, but their passes (XPASS) do")
+	listed := "list the ids, their level and rules, then exit"
+	if cmd == "hooks" {
+		listed = "list the ids and their traps, then exit"
+	}
+	fs.Bool(&f.list, "list", false, listed)
+	fs.String(&f.jsonFile, "json", "", "FILE", "also write the full report as JSON to FILE")
+	fs.String(&f.junitFile, "junit", "", "FILE", "also write the report as JUnit XML to FILE")
 }
 
 // scaleFlag declares --timeout-scale, 1 by default.
@@ -189,35 +206,19 @@ func scaleFlag(fs *base.FlagSet, scale *float64) {
 	})
 }
 
-// check validates the common flags.
-func (c *common) check(cmd string, env *runner) (int, bool) {
-	if c.level != "core" && c.level != "hardened" {
-		return usageError(env, "%s: --level must be core or hardened, not %q", cmd, c.level), false
-	}
-	if c.scale < 1 {
-		return usageError(env, "%s: --timeout-scale must be at least 1", cmd), false
-	}
-	return 0, true
-}
-
-// options are the options the common flags give.
-func (c *common) options(args []string) conformance.Options {
-	return conformance.Options{Command: args, Level: c.level, TimeoutScale: c.scale, Run: c.run, Skip: c.skip}
-}
-
 // expectedFailures reads the --expected-failures file, if any.
-func (c *common) expectedFailures() ([]string, error) {
-	if c.expected == "" {
+func (f *suiteFlags) expectedFailures() ([]string, error) {
+	if f.expected == "" {
 		return nil, nil
 	}
-	f, err := os.Open(c.expected)
+	file, err := os.Open(f.expected)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sel, err := conformance.ReadExpectedFailures(f)
+	defer file.Close()
+	sel, err := conformance.ReadExpectedFailures(file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.expected, err)
+		return nil, fmt.Errorf("%s: %w", f.expected, err)
 	}
 	return sel, nil
 }
@@ -231,45 +232,63 @@ func cannotRun(env *runner, cmd string, err error) (int, bool) {
 	return 0, false
 }
 
-func reader(ctx context.Context, f *readerFlags, args []string, env *runner) int {
-	if code, ok := f.check("reader", env); !ok {
-		return code
+// suite lists or runs the suite name (reader, publisher or hooks), as the
+// flags say.
+func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *runner) int {
+	switch {
+	case name == "hooks" && f.agent == "":
+		return usageError(env, "hooks: --agent is required (claude, codex, gemini, copilot or qwen)")
+	case name != "hooks" && f.level != "core" && f.level != "hardened":
+		return usageError(env, "%s: --level must be core or hardened, not %q", name, f.level)
+	case name != "hooks" && f.scale < 1:
+		return usageError(env, "%s: --timeout-scale must be at least 1", name)
+	case name != "publisher" && f.timeout <= 0:
+		return usageError(env, "%s: --timeout must be positive", name)
 	}
-	if f.timeout <= 0 {
-		return usageError(env, "reader: --timeout must be positive")
+	run, unit, usage := conformance.RunReader, "case", "statusconform reader [flags] -- CMD [ARGS...]"
+	switch name {
+	case "publisher":
+		run, unit, usage = conformance.RunPublisher, "check", "statusconform publisher [flags] -- CMD [ARGS...]"
+	case "hooks":
+		run, unit, usage = conformance.RunHooks, "trace", "statusconform hooks --agent NAME -- CMD [ARGS...]"
 	}
-	opts := f.options(args)
-	opts.Timeout = f.timeout
-	return suite(ctx, "reader", "case", conformance.RunReader, &f.common, opts, env)
-}
-
-func publisher(ctx context.Context, f *publisherFlags, args []string, env *runner) int {
-	if code, ok := f.check("publisher", env); !ok {
-		return code
+	opts := conformance.Options{Command: args, Level: f.level, TimeoutScale: f.scale, Timeout: f.timeout,
+		Agent: f.agent, Skip: f.skip, List: true}
+	if name == "hooks" {
+		traces, err := run(ctx, opts)
+		if err != nil {
+			return errorf(env, "hooks: the built-in traces do not parse: %v", err)
+		}
+		if len(traces.Results) == 0 {
+			msg := fmt.Sprintf("no traces for agent %q (claude, codex, gemini, copilot or qwen)", f.agent)
+			if s := base.Suggest(f.agent, agenthook.Agents); s != "" {
+				msg = fmt.Sprintf("no traces for agent %q; did you mean %s?", f.agent, s)
+			}
+			return usageError(env, "hooks: %s", msg)
+		}
 	}
-	return suite(ctx, "publisher", "check", conformance.RunPublisher, &f.common, f.options(args), env)
-}
-
-// suite lists or runs the reader or publisher suite, as the flags say.
-func suite(ctx context.Context, name, unit string, run func(context.Context, conformance.Options) (*conformance.Report, error), c *common, opts conformance.Options, env *runner) int {
-	opts.List = true
+	opts.Run = f.run
 	listed, err := run(ctx, opts)
 	if err != nil {
 		return errorf(env, "%s: the built-in cases do not parse: %v", name, err)
 	}
-	if c.list {
+	if f.list {
 		for _, x := range listed.Results {
-			fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
+			if name == "hooks" {
+				fmt.Fprintf(env.Stdout, "%s\t%s\n", x.ID, x.Requirements[0])
+			} else {
+				fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))
+			}
 		}
 		return base.ExitOK
 	}
-	if len(opts.Command) == 0 {
-		return usageError(env, "%s: no command given (statusconform %s [flags] -- CMD [ARGS...])", name, name)
+	if len(args) == 0 {
+		return usageError(env, "%s: no command given (%s)", name, usage)
 	}
-	if len(listed.Results) == 0 {
-		return usageError(env, "%s: --run %s selects no %s", name, c.run.String(), unit)
+	if len(listed.Results) == 0 && name != "hooks" {
+		return usageError(env, "%s: --run %s selects no %s", name, f.run.String(), unit)
 	}
-	expected, err := c.expectedFailures()
+	expected, err := f.expectedFailures()
 	if err != nil {
 		return usageError(env, "%s: --expected-failures: %v", name, err)
 	}
@@ -281,10 +300,14 @@ func suite(ctx context.Context, name, unit string, run func(context.Context, con
 	if err != nil {
 		return errorf(env, "%s: %v", name, err)
 	}
-	return finish(ctx, rep, c, env)
+	if len(rep.Results) == 0 {
+		// Only the traces are checked after the run, as they always were.
+		return usageError(env, "%s: --run %s selects no %s", name, f.run.String(), unit)
+	}
+	return finish(ctx, rep, f, env)
 }
 
-func finish(ctx context.Context, rep *conformance.Report, c *common, env *runner) int {
+func finish(ctx context.Context, rep *conformance.Report, c *suiteFlags, env *runner) int {
 	for _, g := range rep.UnusedExpectedFailures {
 		fmt.Fprintf(env.Stderr, "statusconform: %s: %s matches no result of this run\n", c.expected, g)
 	}

@@ -71,23 +71,12 @@ type HookTrace struct {
 func ParseHookTrace(id string, data []byte) (*HookTrace, error) {
 	a := parseTxtar(data)
 	tr := &HookTrace{ID: id}
+	header := map[string]*string{"id": &tr.ID, "agent": &tr.Agent, "session": &tr.Session, "trap": &tr.Trap, "source": &tr.Source}
 	for _, line := range strings.Split(string(a.comment), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		switch strings.TrimSpace(k) {
-		case "id":
-			tr.ID = v
-		case "agent":
-			tr.Agent = v
-		case "session":
-			tr.Session = v
-		case "trap":
-			tr.Trap = v
-		case "source":
-			tr.Source = v
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			if f := header[strings.TrimSpace(k)]; f != nil {
+				*f = strings.TrimSpace(v)
+			}
 		}
 	}
 	if tr.Agent == "" || tr.Session == "" {
