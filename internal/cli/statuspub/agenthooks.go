@@ -28,9 +28,13 @@ var ErrBadHookInput = agenthook.ErrBadInput
 // carry the tool's whole response, which can be large.
 const maxHookInput = 64 << 20
 
+// sourceFunc names the file an agent keeps its own state in, from the
+// environment, the agent's pid and the action (SPEC.md §13.3).
+type sourceFunc func(env *runner, pid int, a agenthook.Action) *agenthook.Source
+
 // stdinHook is the adapter name, which reads the payload that the agent
 // (named in messages as agentName) writes to stdin, and maps it with m.
-func stdinHook(name, agent, agentName string, m agenthook.Mapper, sourceOf func(*runner, int, agenthook.Action) *agenthook.Source) func(*hookFlags, []string, *runner) int {
+func stdinHook(name, agent, agentName string, m agenthook.Mapper, sourceOf sourceFunc) func(*hookFlags, []string, *runner) int {
 	return func(f *hookFlags, args []string, env *runner) int {
 		return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
 			if len(args) > 0 {

@@ -275,10 +275,8 @@ func clearCmd(f *hookFlags, args []string, env *runner) int {
 
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
 // action, which is then applied like set or clear.
-//
-// sourceOf, when not nil, names the file the agent keeps its own state in,
-// from the environment, the agent's pid and the action (SPEC.md §13.3).
-func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf func(env *runner, pid int, a agenthook.Action) *agenthook.Source) int {
+// sourceOf, when not nil, names the agent's own state file.
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf sourceFunc) int {
 	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}

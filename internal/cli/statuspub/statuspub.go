@@ -145,96 +145,62 @@ statuspub set --session "$ID" --state idle --no-title`,
 				return func(args []string) int { return clearCmd(f, args, env) }
 			},
 		},
-		{
-			Name:    "claude-hook",
-			Summary: "publish from a Claude Code hook (the hook input on stdin)",
-			Usage:   "claude-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `claude-hook reads the hook input from stdin: SessionStart -> idle,
+	}
+	// The adapters that read the hook input on stdin differ in what they
+	// map and where the agent keeps its own state.
+	for _, h := range []struct {
+		name, agent, shown, summary, exit2, events, examples string
+		mapper                                               agenthook.Mapper
+		source                                               sourceFunc
+	}{
+		{"claude-hook", "claude-code", "Claude Code", "Claude Code", "block", `claude-hook reads the hook input from stdin: SessionStart -> idle,
 UserPromptSubmit and tool use -> working, PermissionRequest, Elicitation and
 permission or question notifications -> blocked, Stop and StopFailure ->
 idle, SessionEnd -> clear; subagents' events, other agents' notifications
 and compaction write nothing. The title is the in_progress item of the
 latest TodoWrite, or the task in progress of the task tools. Unknown events
-are ignored. Every event and why: SPEC.md 13.1.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Claude Code reads exit status 2 as "block".`,
-			Examples: `statuspub install claude     # wires every event into ~/.claude/settings.json
+are ignored. Every event and why: SPEC.md 13.1.`, `statuspub install claude     # wires every event into ~/.claude/settings.json
 # or by hand, in .claude/settings.json, for each hook event:
 #   {"type": "command", "command": "statuspub claude-hook"}
-echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit"}' | statuspub claude-hook`,
-			Setup: hookSetup(env, stdinHook("claude-hook", "claude-code", "Claude Code", agenthook.Claude, claudeSource)),
-		},
-		{
-			Name:    "codex-hook",
-			Summary: "publish from a Codex hook (the hook input on stdin)",
-			Usage:   "codex-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `codex-hook reads the hook input from stdin: SessionStart -> idle,
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit"}' | statuspub claude-hook`, agenthook.Claude, claudeSource},
+		{"codex-hook", "codex", "Codex", "Codex", "block", `codex-hook reads the hook input from stdin: SessionStart -> idle,
 UserPromptSubmit and tool use -> working, PermissionRequest -> blocked, Stop,
 StopFailure and Interrupt -> idle, SessionEnd -> clear; subagents' events
 and compaction write nothing. Unknown events are ignored. Every event and
-why: SPEC.md 13.1. For Codex versions without hooks, use codex-notify.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Codex reads exit status 2 as "block".`,
-			Examples: `statuspub install codex      # ~/.codex/hooks.json, and the hooks feature in config.toml
-echo '{"session_id":"s1","hook_event_name":"Interrupt","cwd":"/src"}' | statuspub codex-hook`,
-			Setup: hookSetup(env, stdinHook("codex-hook", "codex", "Codex", agenthook.Codex, codexSource)),
-		},
-		{
-			Name:    "gemini-hook",
-			Summary: "publish from a Gemini CLI hook (the hook input on stdin)",
-			Usage:   "gemini-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `gemini-hook reads the hook input from stdin: SessionStart -> idle,
+why: SPEC.md 13.1. For Codex versions without hooks, use codex-notify.`, `statuspub install codex      # ~/.codex/hooks.json, and the hooks feature in config.toml
+echo '{"session_id":"s1","hook_event_name":"Interrupt","cwd":"/src"}' | statuspub codex-hook`, agenthook.Codex, codexSource},
+		{"gemini-hook", "gemini", "Gemini CLI", "Gemini CLI", "block", `gemini-hook reads the hook input from stdin: SessionStart -> idle,
 BeforeAgent and tool use -> working, a ToolPermission notification ->
 blocked, AfterAgent -> idle, SessionEnd -> clear; model events (AfterModel
 fires for every streamed chunk) and compression write nothing. The title is
 the in_progress item of write_todos. Unknown events are ignored. Every event
-and why: SPEC.md 13.1.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Gemini CLI reads exit status 2 as "block".`,
-			Examples: `statuspub install gemini     # wires every event into ~/.gemini/settings.json
-echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | statuspub gemini-hook`,
-			Setup: hookSetup(env, stdinHook("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, geminiSource)),
-		},
-		{
-			Name:    "copilot-hook",
-			Summary: "publish from a GitHub Copilot CLI hook (the hook input on stdin)",
-			Usage:   "copilot-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `copilot-hook reads the hook input from stdin, in the shape Copilot CLI
+and why: SPEC.md 13.1.`, `statuspub install gemini     # wires every event into ~/.gemini/settings.json
+echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | statuspub gemini-hook`, agenthook.Gemini, geminiSource},
+		{"copilot-hook", "copilot", "Copilot CLI", "GitHub Copilot CLI", "deny", `copilot-hook reads the hook input from stdin, in the shape Copilot CLI
 sends for PascalCase event names: SessionStart -> idle, UserPromptSubmit and
 tool use -> working, a permission_prompt or elicitation_dialog notification
 -> blocked, Stop and a model call's ErrorOccurred -> idle, SessionEnd
--> clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Copilot CLI reads exit status 2 as "deny".`,
-			Examples: `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
-echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub copilot-hook`,
-			Setup: hookSetup(env, stdinHook("copilot-hook", "copilot", "Copilot CLI", agenthook.Copilot, copilotSource)),
-		},
-		{
-			Name:    "qwen-hook",
-			Summary: "publish from a Qwen Code hook (the hook input on stdin)",
-			Usage:   "qwen-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `qwen-hook reads the hook input from stdin: SessionStart -> idle,
+-> clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.`, `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub copilot-hook`, agenthook.Copilot, copilotSource},
+		{"qwen-hook", "qwen", "Qwen Code", "Qwen Code", "block", `qwen-hook reads the hook input from stdin: SessionStart -> idle,
 UserPromptSubmit and tool use -> working, PermissionRequest and a
 permission_prompt notification -> blocked, Stop, StopFailure, an
 interrupted tool and the idle_prompt notification -> idle, SessionEnd ->
-clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Qwen Code reads exit status 2 as "block".`,
-			Examples: `statuspub install qwen       # wires every event into ~/.qwen/settings.json
-echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`,
-			Setup: hookSetup(env, stdinHook("qwen-hook", "qwen", "Qwen Code", agenthook.Qwen, nil)),
-		},
+clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.`, `statuspub install qwen       # wires every event into ~/.qwen/settings.json
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`, agenthook.Qwen, nil},
+	} {
+		p.Commands = append(p.Commands, &base.Command{
+			Name:    h.name,
+			Summary: "publish from a " + h.summary + " hook (the hook input on stdin)",
+			Usage:   h.name + " [flags] < INPUT",
+			Hook:    true,
+			Description: h.events + "\n\nWhatever goes wrong, it exits 0 with one line on stderr (1 with --strict),\nnever 2: " +
+				h.shown + " reads exit status 2 as \"" + h.exit2 + "\".",
+			Examples: h.examples,
+			Setup:    hookSetup(env, stdinHook(h.name, h.agent, h.shown, h.mapper, h.source)),
+		})
+	}
+	p.Commands = append(p.Commands, []*base.Command{
 		{
 			Name:    "codex-notify",
 			Summary: "publish from Codex's notify program (the JSON as last argument)",
@@ -300,7 +266,7 @@ statuspub install gemini --uninstall`,
 				return func(args []string) int { return ownerCmd(dir, session, args, p, env) }
 			},
 		},
-	}
+	}...)
 	return p
 }
 
