@@ -11,12 +11,7 @@ import (
 // prints the candidates for CURRENT, one per line.
 
 func (p *Program) completionCmd(args []string) int {
-	var operands []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			operands = append(operands, a)
-		}
-	}
+	operands := operands(args)
 	if len(operands) != 1 {
 		return p.usageError(nil, nil, Usagef("completion: name one shell: bash, zsh or fish"))
 	}

@@ -79,10 +79,10 @@ func (p *Program) flagsOf(c *Command) (*FlagSet, Runner) {
 	}
 	fs.Group("")
 	if fs.Lookup("help") == nil {
-		fs.Shorthand(fs.Var(new(boolValue), "help", "", "show this help"), "h")
+		fs.Shorthand(fs.Bool(new(bool), "help", false, "show this help"), "h")
 	}
 	if fs.Lookup("version") == nil {
-		fs.Var(new(boolValue), "version", "", "print the version and exit")
+		fs.Bool(new(bool), "version", false, "print the version and exit")
 	}
 	return fs, run
 }
@@ -331,17 +331,12 @@ func (p *Program) usageEnd(c *Command) int {
 	if c != nil && c.Hook {
 		return hookStatus(p.args)
 	}
-	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s' for usage\n", p.Name, p.helpCommand(c))
-	return ExitUsage
-}
-
-// helpCommand is the command line that shows the help of c (nil for the
-// program).
-func (p *Program) helpCommand(c *Command) string {
+	help := p.Name // the program's help, which includes the default command's
 	if c != nil && c != p.Default {
-		return p.Name + " " + c.Name + " --help"
+		help += " " + c.Name
 	}
-	return p.Name + " --help"
+	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s --help' for usage\n", p.Name, help)
+	return ExitUsage
 }
 
 func (p *Program) prefix(c *Command) string {
@@ -414,13 +409,13 @@ func (p *Program) version() int {
 	return ExitOK
 }
 
+// operands are the arguments of help and completion: flags are ignored.
+func operands(args []string) []string {
+	return slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
+}
+
 func (p *Program) helpCmd(args []string) int {
-	var operands []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			operands = append(operands, a)
-		}
-	}
+	operands := operands(args)
 	if len(operands) == 0 {
 		p.help(nil, p.Env.Stdout)
 		return ExitOK
