@@ -23,7 +23,8 @@ import (
 // [statusfile.DefaultHeartbeat].
 const HeartbeatEnv = "STATUSPUB_HEARTBEAT"
 
-// hookFlags are the flags of set, clear and the hook adapters.
+// hookFlags are the flags of every command that publishes: serve, run,
+// set, clear and the hook adapters.
 type hookFlags struct {
 	session, state, title, agent, cwd string
 	waitingFor, tool, detail, ended   string // set only
@@ -145,20 +146,29 @@ func workingDir() string {
 	return wd
 }
 
-func setCmd(f *hookFlags, args []string, env *runner) int {
-	if code := f.checkPIDRange(env, "set"); code >= 0 {
-		return code
-	}
+// checkRecord checks the command line of set and clear (name): a --pid in
+// range, no argument, a valid --session. It returns -1 when it is fine,
+// else the exit status.
+func (f *hookFlags) checkRecord(env *runner, name string, args []string) int {
 	switch {
+	case f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32):
+		return usageError(env, "%s: --pid %d out of range", name, f.pid)
 	case len(args) > 0:
-		return usageError(env, "set: unexpected argument %q", args[0])
+		return usageError(env, "%s: unexpected argument %q", name, args[0])
 	case f.session == "":
-		return usageError(env, "set: --session is required")
-	case f.given("title") && f.noTitle:
+		return usageError(env, "%s: --session is required", name)
+	case name == "set" && f.given("title") && f.noTitle:
 		return usageError(env, "set: --title and --no-title exclude each other")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "set: --session: %s", base.Message(err))
+		return usageError(env, "%s: --session: %s", name, base.Message(err))
+	}
+	return -1
+}
+
+func setCmd(f *hookFlags, args []string, env *runner) int {
+	if code := f.checkRecord(env, "set", args); code >= 0 {
+		return code
 	}
 	ch := hooksession.Change{Agent: f.agent, PID: f.agentProcess(), NoDetail: f.withoutDetail(env)}
 	if f.given("state") {
@@ -251,17 +261,8 @@ func (f *hookFlags) why(ch *hooksession.Change) error {
 }
 
 func clearCmd(f *hookFlags, args []string, env *runner) int {
-	if code := f.checkPIDRange(env, "clear"); code >= 0 {
+	if code := f.checkRecord(env, "clear", args); code >= 0 {
 		return code
-	}
-	switch {
-	case len(args) > 0:
-		return usageError(env, "clear: unexpected argument %q", args[0])
-	case f.session == "":
-		return usageError(env, "clear: --session is required")
-	}
-	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "clear: --session: %s", base.Message(err))
 	}
 	dir, err := f.statusDir(env)
 	if err != nil {
@@ -276,11 +277,11 @@ func clearCmd(f *hookFlags, args []string, env *runner) int {
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
 // action, which is then applied like set or clear.
 // sourceOf, when not nil, names the agent's own state file.
-func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf sourceFunc) int {
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload payloadFunc, decide agenthook.Mapper, sourceOf sourceFunc) int {
 	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
-	data, err := payload(args)
+	data, err := payload(env, args)
 	if err != nil {
 		return failed(env, f.strict, name, err)
 	}
@@ -327,23 +328,6 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 		return failed(env, f.strict, name, err)
 	}
 	return base.ExitOK
-}
-
-func codexNotifyCmd(f *hookFlags, args []string, env *runner) int {
-	return hookCmd("codex-notify", "codex", f, args, env, func(args []string) ([]byte, error) {
-		if len(args) == 0 {
-			return nil, errors.New("no notification (Codex passes it as the last argument)")
-		}
-		return []byte(args[len(args)-1]), nil
-	}, agenthook.CodexNotify, nil)
-}
-
-// checkPIDRange refuses a --pid out of range.
-func (f *hookFlags) checkPIDRange(env *runner, name string) int {
-	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
-		return usageError(env, "%s: --pid %d out of range", name, f.pid)
-	}
-	return -1
 }
 
 // ownerCmd is the hidden `statuspub owner`, started by set.

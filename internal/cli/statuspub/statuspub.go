@@ -92,8 +92,8 @@ SIGINT it removes its file and exits 0.`,
 			Examples: `coproc statuspub serve --session "$ID" --agent my-agent
 echo '{"state":"blocked","title":"Waiting for review"}' >&"${COPROC[1]}"`,
 			Setup: func(fs *base.FlagSet) base.Runner {
-				o := &options{}
-				o.register(fs, "idle", "statuspub's parent")
+				o := &hookFlags{}
+				o.registerPublisher(fs, "idle", "statuspub's parent")
 				fs.Bool(&o.noDetail, "no-detail", false, noDetailUsage)
 				return func(args []string) int { return serve(o, args, p, env) }
 			},
@@ -107,8 +107,8 @@ status. It passes SIGINT, SIGTERM and SIGHUP on to CMD. The flags end at
 CMD's name, so CMD's own flags are CMD's.`,
 			Examples: `statuspub run --title "nightly tests" -- make test`,
 			Setup: func(fs *base.FlagSet) base.Runner {
-				o := &options{}
-				o.register(fs, "working", "CMD")
+				o := &hookFlags{}
+				o.registerPublisher(fs, "working", "CMD")
 				fs.StopAtArg = true
 				return func(args []string) int { return run(o, args, p, env) }
 			},
@@ -197,7 +197,7 @@ echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | s
 			Description: h.events + "\n\nWhatever goes wrong, it exits 0 with one line on stderr (1 with --strict),\nnever 2: " +
 				h.shown + " reads exit status 2 as \"" + h.exit2 + "\".",
 			Examples: h.examples,
-			Setup:    hookSetup(env, stdinHook(h.name, h.agent, h.shown, h.mapper, h.source)),
+			Setup:    hookSetup(env, h.name, h.agent, stdinPayload(h.shown), h.mapper, h.source),
 		})
 	}
 	p.Commands = append(p.Commands, []*base.Command{
@@ -213,7 +213,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2.`,
 			Examples: `# in ~/.codex/config.toml:
 #   notify = ["statuspub", "codex-notify"]`,
-			Setup: hookSetup(env, codexNotifyCmd),
+			Setup: hookSetup(env, "codex-notify", "codex", notifyPayload, agenthook.CodexNotify, nil),
 		},
 		{
 			Name:    "install",
@@ -270,12 +270,16 @@ statuspub install gemini --uninstall`,
 	return p
 }
 
-// hookSetup declares the flags of a hook adapter, which run runs.
-func hookSetup(env *runner, run func(*hookFlags, []string, *runner) int) func(*base.FlagSet) base.Runner {
+// payloadFunc gets a hook adapter's payload from its arguments or stdin.
+type payloadFunc func(env *runner, args []string) ([]byte, error)
+
+// hookSetup declares the flags of the hook adapter name, which runs
+// hookCmd.
+func hookSetup(env *runner, name, agent string, payload payloadFunc, m agenthook.Mapper, sourceOf sourceFunc) func(*base.FlagSet) base.Runner {
 	return func(fs *base.FlagSet) base.Runner {
 		f := &hookFlags{}
 		f.register(fs, false)
-		return func(args []string) int { return run(f, args, env) }
+		return func(args []string) int { return hookCmd(name, agent, f, args, env, payload, m, sourceOf) }
 	}
 }
 
@@ -301,14 +305,8 @@ func (f *hookFlags) sessionIDs(env *runner) func() []string {
 	}
 }
 
-type options struct {
-	session, agent, state, title, cwd string
-	pid                               int
-	configHome, dir                   string
-	noDetail                          bool
-}
-
-func (o *options) register(fs *base.FlagSet, defState, defPID string) {
+// registerPublisher declares the flags of serve and run.
+func (o *hookFlags) registerPublisher(fs *base.FlagSet, defState, defPID string) {
 	fs.String(&o.session, "session", "", "ID", "the session id (serve: required; run: default run-<CMD>-<pid>)")
 	fs.String(&o.agent, "agent", "statuspub", "NAME", `the "agent" field (default statuspub)`)
 	fs.String(&o.state, "state", "", "STATE", "working, blocked or idle (default "+defState+")").Complete = func() []string { return base.States }
@@ -339,33 +337,33 @@ func usageError(env *runner, format string, args ...any) int {
 }
 
 // publisherOptions turns flags into statusfile options.
-func (o *options) publisherOptions(env *runner, state statusfile.State, pid int) (statusfile.Options, error) {
-	loc, err := location.ForPublisher(o.dir, o.configHome, env.Getenv)
+func (o *hookFlags) publisherOptions(env *runner, state statusfile.State, pid int) (statusfile.Options, error) {
+	dir, err := o.statusDir(env)
 	if err != nil {
 		return statusfile.Options{}, err
 	}
 	return statusfile.Options{
-		Dir:      loc.Dir,
+		Dir:      dir,
 		Agent:    o.agent,
 		State:    state,
 		Title:    o.title,
 		PID:      pid,
 		Cwd:      o.cwd,
-		NoDetail: o.noDetail || env.Getenv(detailEnv) != "" && env.Getenv(detailEnv) != "0",
+		NoDetail: o.withoutDetail(env),
 		ErrorHandler: func(err error) {
 			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 		},
 	}, nil
 }
 
-func (o *options) parseState(def statusfile.State) (statusfile.State, error) {
+func (o *hookFlags) parseState(def statusfile.State) (statusfile.State, error) {
 	if o.state == "" {
 		return def, nil
 	}
 	return base.ParseState(o.state)
 }
 
-func serve(o *options, args []string, prog *base.Program, env *runner) int {
+func serve(o *hookFlags, args []string, prog *base.Program, env *runner) int {
 	c := prog.Lookup("serve")
 	if len(args) > 0 {
 		return prog.UsageErrorf(c, "unexpected argument %q", args[0])
@@ -452,22 +450,20 @@ func flushBounded(ctx context.Context, p *statusfile.Publisher) error {
 	return err
 }
 
-// closeBounded closes p, waiting at most serveCloseWait.
-func closeBounded(p *statusfile.Publisher) error {
+// closeAndExit closes p, waiting at most serveCloseWait, and reports a
+// failure.
+func closeAndExit(p *statusfile.Publisher, env *runner) int {
 	done := make(chan error, 1)
 	go func() { done <- p.Close() }()
 	t := time.NewTimer(serveCloseWait)
 	defer t.Stop()
+	var err error
 	select {
-	case err := <-done:
-		return err
+	case err = <-done:
 	case <-t.C:
-		return errors.New("a write still hangs: the status file was not removed")
+		err = errors.New("a write still hangs: the status file was not removed")
 	}
-}
-
-func closeAndExit(p *statusfile.Publisher, env *runner) int {
-	if err := closeBounded(p); err != nil {
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 	}
 	return base.ExitOK
@@ -607,7 +603,7 @@ func whyOfLine(m map[string]json.RawMessage) (*statusfile.Waiting, *statusfile.E
 	return nil, nil, nil
 }
 
-func run(o *options, argv []string, prog *base.Program, env *runner) int {
+func run(o *hookFlags, argv []string, prog *base.Program, env *runner) int {
 	c := prog.Lookup("run")
 	if len(argv) == 0 {
 		return prog.UsageErrorf(c, "no command given (statuspub run [flags] -- CMD [ARGS...])")
