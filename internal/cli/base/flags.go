@@ -220,10 +220,10 @@ func (fs *FlagSet) parse(args []string) ([]string, error) {
 			i++
 			value = args[i]
 		default:
-			return nil, &UsageError{Msg: fmt.Sprintf("--%s needs a value (--%s %s)", f.Name, f.Name, f.Arg)}
+			return nil, fmt.Errorf("--%s needs a value (--%s %s)", f.Name, f.Name, f.Arg)
 		}
 		if err := f.Value.Set(value); err != nil {
-			return nil, &UsageError{Msg: fmt.Sprintf("--%s: %v", f.Name, err)}
+			return nil, fmt.Errorf("--%s: %v", f.Name, err)
 		}
 	}
 	return rest, nil
@@ -264,7 +264,7 @@ func (fs *FlagSet) unknown(arg, name string) error {
 	if s := Suggest(name, names); s != "" {
 		msg += "; did you mean --" + s + "?"
 	}
-	return &UsageError{Msg: msg}
+	return errors.New(msg)
 }
 
 // takesValue reports whether the flag written as arg (no "=") consumes
@@ -279,15 +279,4 @@ func (fs *FlagSet) takesValue(arg string, next string) bool {
 		return f.Optional(next)
 	}
 	return true
-}
-
-// UsageError is a mistake on the command line: exit status 2 (0 or 1 for
-// a hook).
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// Usagef returns a [UsageError].
-func Usagef(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }

@@ -1,6 +1,7 @@
 package base
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -65,7 +66,7 @@ func unknownState(s string, other bool) error {
 	default:
 		msg += " (" + strings.Join(States, ", ") + ")"
 	}
-	return &UsageError{Msg: msg}
+	return errors.New(msg)
 }
 
 // ParseState parses a publisher's --state: one of S1 (SPEC.md S2).
