@@ -138,14 +138,6 @@ func (f *hookFlags) checkPID() error {
 	return nil
 }
 
-func workingDir() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	return wd
-}
-
 // checkRecord checks the command line of set and clear (name): a --pid in
 // range, no argument, a valid --session. It returns -1 when it is fine,
 // else the exit status.
@@ -201,7 +193,7 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 	if err != nil {
 		return failed(env, f.strict, "set", err)
 	}
-	wd := workingDir()
+	wd, _ := os.Getwd() // "" when unknown
 	if err := runUpdate(env, func() error {
 		_, err := hooksession.Set(dir, f.session, ch, wd, env.Executable)
 		return err
@@ -315,7 +307,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 			// Only a source the adapter checked (SPEC.md H17).
 			ch.Source = sourceOf(env, ch.PID, a)
 		}
-		wd := workingDir()
+		wd, _ := os.Getwd() // "" when unknown
 		err = runUpdate(env, func() error {
 			_, err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
 			if err == nil && a.Replaces {
