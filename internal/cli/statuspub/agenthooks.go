@@ -20,10 +20,6 @@ import (
 // a usage error included, is one line on stderr and exit 0, or 1 with
 // --strict (SPEC.md H7, H9).
 
-// ErrBadHookInput is returned for hook input that is not what the agent
-// documents: not a JSON object, or without a session id.
-var ErrBadHookInput = agenthook.ErrBadInput
-
 // maxHookInput bounds the hook input read from stdin. PostToolUse payloads
 // carry the tool's whole response, which can be large.
 const maxHookInput = 64 << 20
@@ -49,7 +45,7 @@ func stdinPayload(agentName string) payloadFunc {
 		case len(bytes.TrimSpace(data)) == 0:
 			return nil, fmt.Errorf("stdin is empty (%s sends the hook input there)", agentName)
 		case len(data) > maxHookInput:
-			return nil, fmt.Errorf("%w: longer than %d bytes", ErrBadHookInput, maxHookInput)
+			return nil, fmt.Errorf("%w: longer than %d bytes", agenthook.ErrBadInput, maxHookInput)
 		}
 		return data, nil
 	}

@@ -22,7 +22,6 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
-	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -287,11 +286,11 @@ func hookSetup(env *runner, name, agent string, payload payloadFunc, m agenthook
 // directory that the flags name, for completion.
 func (f *hookFlags) sessionIDs(env *runner) func() []string {
 	return func() []string {
-		loc, err := location.ForPublisher(f.dir, f.configHome, env.Getenv)
+		dir, err := f.statusDir(env)
 		if err != nil {
 			return nil
 		}
-		l, err := reader.List(loc.Dir, reader.Options{})
+		l, err := reader.List(dir, reader.Options{})
 		if err != nil {
 			return nil
 		}
