@@ -129,6 +129,19 @@ func runUpdate(env *runner, update func() error) error {
 	}
 }
 
+// apply runs update (see runUpdate) on the status directory the flags
+// name; a failure is reported as command name's (see failed).
+func (f *hookFlags) apply(env *runner, name string, update func(dir string) error) int {
+	dir, err := f.statusDir(env)
+	if err == nil {
+		err = runUpdate(env, func() error { return update(dir) })
+	}
+	if err != nil {
+		return failed(env, f.strict, name, err)
+	}
+	return base.ExitOK
+}
+
 // checkPID refuses an explicit --pid that no process has: the record
 // would be removed at once by its heartbeat owner.
 func (f *hookFlags) checkPID() error {
@@ -189,18 +202,11 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 	if err := f.checkPID(); err != nil {
 		return failed(env, f.strict, "set", err)
 	}
-	dir, err := f.statusDir(env)
-	if err != nil {
-		return failed(env, f.strict, "set", err)
-	}
 	wd, _ := os.Getwd() // "" when unknown
-	if err := runUpdate(env, func() error {
+	return f.apply(env, "set", func(dir string) error {
 		_, err := hooksession.Set(dir, f.session, ch, wd, env.Executable)
 		return err
-	}); err != nil {
-		return failed(env, f.strict, "set", err)
-	}
-	return base.ExitOK
+	})
 }
 
 // The kinds and reasons statuspub writes (SPEC.md §4.4).
@@ -256,14 +262,7 @@ func clearCmd(f *hookFlags, args []string, env *runner) int {
 	if code := f.checkRecord(env, "clear", args); code >= 0 {
 		return code
 	}
-	dir, err := f.statusDir(env)
-	if err != nil {
-		return failed(env, f.strict, "clear", err)
-	}
-	if err := runUpdate(env, func() error { return hooksession.Clear(dir, f.session) }); err != nil {
-		return failed(env, f.strict, "clear", err)
-	}
-	return base.ExitOK
+	return f.apply(env, "clear", func(dir string) error { return hooksession.Clear(dir, f.session) })
 }
 
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
@@ -290,36 +289,27 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 	if err := f.checkPID(); err != nil {
 		return failed(env, f.strict, name, err)
 	}
-	dir, err := f.statusDir(env)
-	if err != nil {
-		return failed(env, f.strict, name, err)
-	}
 	if a.Kind == agenthook.Remove {
-		err = runUpdate(env, func() error { return hooksession.Clear(dir, a.Session) })
-	} else {
-		agent := defaultAgent
-		if f.agent != "" {
-			agent = f.agent
-		}
-		ch := hooksession.Change{State: a.State, Title: a.Title, Agent: agent, Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
-			Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
-		if sourceOf != nil && ch.PID > 0 {
-			// Only a source the adapter checked (SPEC.md H17).
-			ch.Source = sourceOf(env, ch.PID, a)
-		}
-		wd, _ := os.Getwd() // "" when unknown
-		err = runUpdate(env, func() error {
-			_, err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
-			if err == nil && a.Replaces {
-				err = hooksession.EndOtherSessions(dir, a.Session, ch.PID)
-			}
-			return err
-		})
+		return f.apply(env, name, func(dir string) error { return hooksession.Clear(dir, a.Session) })
 	}
-	if err != nil {
-		return failed(env, f.strict, name, err)
+	agent := defaultAgent
+	if f.agent != "" {
+		agent = f.agent
 	}
-	return base.ExitOK
+	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: agent, Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
+		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
+	if sourceOf != nil && ch.PID > 0 {
+		// Only a source the adapter checked (SPEC.md H17).
+		ch.Source = sourceOf(env, ch.PID, a)
+	}
+	wd, _ := os.Getwd() // "" when unknown
+	return f.apply(env, name, func(dir string) error {
+		_, err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
+		if err == nil && a.Replaces {
+			err = hooksession.EndOtherSessions(dir, a.Session, ch.PID)
+		}
+		return err
+	})
 }
 
 // ownerCmd is the hidden `statuspub owner`, started by set.
