@@ -11,14 +11,9 @@ import (
 // prints the candidates for CURRENT, one per line.
 
 func (p *Program) completionCmd(args []string) int {
-	var operands []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			operands = append(operands, a)
-		}
-	}
+	operands := operands(args)
 	if len(operands) != 1 {
-		return p.usageError(nil, nil, Usagef("completion: name one shell: bash, zsh or fish"))
+		return p.UsageErrorf(nil, "completion: name one shell: bash, zsh or fish")
 	}
 	var script string
 	switch operands[0] {
@@ -33,7 +28,7 @@ func (p *Program) completionCmd(args []string) int {
 		if s := Suggest(operands[0], []string{"bash", "zsh", "fish"}); s != "" {
 			msg += "; did you mean " + s + "?"
 		}
-		return p.usageError(nil, nil, Usagef("%s", msg))
+		return p.UsageErrorf(nil, "%s", msg)
 	}
 	fmt.Fprint(p.Env.Stdout, strings.ReplaceAll(script, "PROG", p.Name))
 	return ExitOK

@@ -45,9 +45,6 @@ func (f *Flag) IsBool() bool {
 	return ok && b.IsBoolFlag()
 }
 
-// Changed reports whether the command line set the flag.
-func (f *Flag) Changed() bool { return f.set }
-
 // FlagSet is the flags of one command, in declaration order.
 type FlagSet struct {
 	flags []*Flag
@@ -90,32 +87,25 @@ func (fs *FlagSet) Changed(name string) bool {
 	return f != nil && f.set
 }
 
-// Flags lists the flags in declaration order.
-func (fs *FlagSet) Flags() []*Flag { return fs.flags }
-
 // String adds a string flag.
 func (fs *FlagSet) String(p *string, name, def, arg, usage string) *Flag {
-	*p = def
-	return fs.Var((*stringValue)(p), name, arg, usage)
+	return fs.Var(newValue(p, def, func(v string) (string, error) { return v, nil }), name, arg, usage)
 }
 
 // Bool adds a boolean flag.
 func (fs *FlagSet) Bool(p *bool, name string, def bool, usage string) *Flag {
-	*p = def
-	return fs.Var((*boolValue)(p), name, "", usage)
+	return fs.Var(newValue(p, def, parseBool), name, "", usage)
 }
 
-// Int adds an integer flag taking values in [lo, hi].
+// Int adds an integer flag.
 func (fs *FlagSet) Int(p *int, name string, def int, arg, usage string) *Flag {
-	*p = def
-	return fs.Var((*intValue)(p), name, arg, usage)
+	return fs.Var(newValue(p, def, parseInt), name, arg, usage)
 }
 
 // Duration adds a duration flag; a value without a unit is refused with a
 // hint to add one.
 func (fs *FlagSet) Duration(p *time.Duration, name string, def time.Duration, arg, usage string) *Flag {
-	*p = def
-	return fs.Var((*durationValue)(p), name, arg, usage)
+	return fs.Var(newValue(p, def, ParseDuration), name, arg, usage)
 }
 
 // Func adds a flag that calls set with each value.
@@ -123,55 +113,56 @@ func (fs *FlagSet) Func(name, arg, usage string, set func(string) error) *Flag {
 	return fs.Var(funcValue(set), name, arg, usage)
 }
 
-type stringValue string
-
-func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }
-func (s *stringValue) String() string     { return string(*s) }
-
-type boolValue bool
-
-func (b *boolValue) Set(v string) error {
-	x, err := strconv.ParseBool(v)
-	if err != nil {
-		return errors.New("not true or false")
-	}
-	*b = boolValue(x)
-	return nil
-}
-func (b *boolValue) String() string   { return strconv.FormatBool(bool(*b)) }
-func (b *boolValue) IsBoolFlag() bool { return true }
-
-type intValue int
-
-func (n *intValue) Set(v string) error {
-	x, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) {
-			return fmt.Errorf("%q is out of range", v)
-		}
-		return fmt.Errorf("%q is not a whole number", v)
-	}
-	*n = intValue(x)
-	return nil
-}
-func (n *intValue) String() string { return strconv.Itoa(int(*n)) }
-
-type durationValue time.Duration
-
-func (d *durationValue) Set(v string) error {
-	x, err := ParseDuration(v)
-	if err != nil {
-		return err
-	}
-	*d = durationValue(x)
-	return nil
-}
-func (d *durationValue) String() string { return time.Duration(*d).String() }
-
 type funcValue func(string) error
 
 func (f funcValue) Set(v string) error { return f(v) }
 func (f funcValue) String() string     { return "" }
+
+// value is a flag's value of type T, stored at p and read by parse.
+type value[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+}
+
+func newValue[T any](p *T, def T, parse func(string) (T, error)) *value[T] {
+	*p = def
+	return &value[T]{p, parse}
+}
+
+func (v *value[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err == nil {
+		*v.p = x
+	}
+	return err
+}
+
+func (v *value[T]) String() string { return fmt.Sprint(*v.p) }
+
+// IsBoolFlag reports whether the flag stands alone: a boolean.
+func (v *value[T]) IsBoolFlag() bool {
+	_, ok := any(v.p).(*bool)
+	return ok
+}
+
+func parseBool(v string) (bool, error) {
+	x, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errors.New("not true or false")
+	}
+	return x, nil
+}
+
+func parseInt(v string) (int, error) {
+	x, err := strconv.Atoi(strings.TrimSpace(v))
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%q is out of range", v)
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a whole number", v)
+	}
+	return x, nil
+}
 
 // ParseDuration parses a Go duration (300ms, 10s, 1h30m). A bare number
 // gets an error that says to add a unit.
@@ -229,10 +220,10 @@ func (fs *FlagSet) parse(args []string) ([]string, error) {
 			i++
 			value = args[i]
 		default:
-			return nil, &UsageError{Msg: fmt.Sprintf("--%s needs a value (--%s %s)", f.Name, f.Name, f.Arg)}
+			return nil, fmt.Errorf("--%s needs a value (--%s %s)", f.Name, f.Name, f.Arg)
 		}
 		if err := f.Value.Set(value); err != nil {
-			return nil, &UsageError{Msg: fmt.Sprintf("--%s: %v", f.Name, err)}
+			return nil, fmt.Errorf("--%s: %v", f.Name, err)
 		}
 	}
 	return rest, nil
@@ -273,7 +264,7 @@ func (fs *FlagSet) unknown(arg, name string) error {
 	if s := Suggest(name, names); s != "" {
 		msg += "; did you mean --" + s + "?"
 	}
-	return &UsageError{Msg: msg}
+	return errors.New(msg)
 }
 
 // takesValue reports whether the flag written as arg (no "=") consumes
@@ -288,15 +279,4 @@ func (fs *FlagSet) takesValue(arg string, next string) bool {
 		return f.Optional(next)
 	}
 	return true
-}
-
-// UsageError is a mistake on the command line: exit status 2 (0 or 1 for
-// a hook).
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// Usagef returns a [UsageError].
-func Usagef(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }

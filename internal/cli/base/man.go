@@ -12,7 +12,7 @@ import (
 // definitions as the help. Nothing installs them; see README.md.
 func (p *Program) manCmd(args []string) int {
 	if len(args) != 1 {
-		return p.usageError(nil, nil, Usagef("__man: name the output directory"))
+		return p.UsageErrorf(nil, "__man: name the output directory")
 	}
 	dir := args[0]
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -10,8 +10,7 @@ import (
 )
 
 // Runner runs a command once its flags are parsed, with the arguments
-// that are not flags. It returns the exit status; an error that is a
-// [UsageError] is reported as one.
+// that are not flags. It returns the exit status.
 type Runner func(args []string) int
 
 // Command is one subcommand, or a program's default command.
@@ -79,10 +78,10 @@ func (p *Program) flagsOf(c *Command) (*FlagSet, Runner) {
 	}
 	fs.Group("")
 	if fs.Lookup("help") == nil {
-		fs.Shorthand(fs.Var(new(boolValue), "help", "", "show this help"), "h")
+		fs.Shorthand(fs.Bool(new(bool), "help", false, "show this help"), "h")
 	}
 	if fs.Lookup("version") == nil {
-		fs.Var(new(boolValue), "version", "", "print the version and exit")
+		fs.Bool(new(bool), "version", false, "print the version and exit")
 	}
 	return fs, run
 }
@@ -94,7 +93,7 @@ func (p *Program) Run(args []string) int {
 	p.args = args
 	name, rest, err := p.findCommand(args)
 	if err != nil {
-		return p.usageError(p.hookIn(args), rest, err)
+		return p.UsageErrorf(p.hookIn(args), "%v", err)
 	}
 	switch name {
 	case "help":
@@ -122,12 +121,12 @@ func (p *Program) Run(args []string) int {
 			p.help(nil, p.Env.Stdout)
 			return ExitOK
 		}
-		return p.usageError(p.hookIn(args), rest, Usagef("no command given"))
+		return p.UsageErrorf(p.hookIn(args), "no command given")
 	}
 	fs, run := p.flagsOf(c)
 	operands, err := fs.parse(rest)
 	if err != nil {
-		return p.usageError(c, rest, err)
+		return p.UsageErrorf(c, "%v", err)
 	}
 	if fs.Changed("help") {
 		if c == p.Default {
@@ -268,7 +267,7 @@ func (p *Program) findCommand(args []string) (string, []string, error) {
 			case p.Default != nil:
 				msg = fmt.Sprintf("unexpected argument %q", a)
 			}
-			return "", args, Usagef("%s", msg)
+			return "", args, errors.New(msg)
 		}
 		if a == "__complete" || a == "__man" {
 			// Everything after them is theirs.
@@ -300,9 +299,12 @@ func (p *Program) Errorf(c *Command, format string, args ...any) int {
 }
 
 // UsageErrorf reports a usage error of command c, with a hint line
-// (none for a hook), and returns [ExitUsage].
+// (none for a hook), and returns [ExitUsage] (a hook's status for a hook,
+// or when args name one: see hookIn).
 func (p *Program) UsageErrorf(c *Command, format string, args ...any) int {
-	return p.usageError(c, nil, Usagef(format, args...))
+	c = p.orHook(c)
+	fmt.Fprintf(p.Env.Stderr, "%s%s\n", p.prefix(c), fmt.Sprintf(format, args...))
+	return p.usageEnd(c)
 }
 
 // ReportUsage reports a usage error found by the running command, whose
@@ -331,17 +333,12 @@ func (p *Program) usageEnd(c *Command) int {
 	if c != nil && c.Hook {
 		return hookStatus(p.args)
 	}
-	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s' for usage\n", p.Name, p.helpCommand(c))
-	return ExitUsage
-}
-
-// helpCommand is the command line that shows the help of c (nil for the
-// program).
-func (p *Program) helpCommand(c *Command) string {
+	help := p.Name // the program's help, which includes the default command's
 	if c != nil && c != p.Default {
-		return p.Name + " " + c.Name + " --help"
+		help += " " + c.Name
 	}
-	return p.Name + " --help"
+	fmt.Fprintf(p.Env.Stderr, "%s: hint: run '%s --help' for usage\n", p.Name, help)
+	return ExitUsage
 }
 
 func (p *Program) prefix(c *Command) string {
@@ -349,17 +346,6 @@ func (p *Program) prefix(c *Command) string {
 		return p.Name + ": "
 	}
 	return p.Name + ": " + c.Name + ": "
-}
-
-func (p *Program) usageError(c *Command, args []string, err error) int {
-	msg := err.Error()
-	var ue *UsageError
-	if !errors.As(err, &ue) {
-		msg = "usage: " + msg
-	}
-	c = p.orHook(c)
-	fmt.Fprintf(p.Env.Stderr, "%s%s\n", p.prefix(c), msg)
-	return p.usageEnd(c)
 }
 
 // hookStatus is a hook's exit status after a failure: 1 with --strict,
@@ -414,13 +400,13 @@ func (p *Program) version() int {
 	return ExitOK
 }
 
+// operands are the arguments of help and completion: flags are ignored.
+func operands(args []string) []string {
+	return slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
+}
+
 func (p *Program) helpCmd(args []string) int {
-	var operands []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			operands = append(operands, a)
-		}
-	}
+	operands := operands(args)
 	if len(operands) == 0 {
 		p.help(nil, p.Env.Stdout)
 		return ExitOK
@@ -431,7 +417,7 @@ func (p *Program) helpCmd(args []string) int {
 		if s := Suggest(operands[0], p.names()); s != "" {
 			msg += "; did you mean " + s + "?"
 		}
-		return p.usageError(nil, nil, Usagef("%s", msg))
+		return p.UsageErrorf(nil, "%s", msg)
 	}
 	p.help(c, p.Env.Stdout)
 	return ExitOK

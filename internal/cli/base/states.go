@@ -1,6 +1,7 @@
 package base
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -50,18 +51,22 @@ func parseReaderState(s string) (string, error) {
 	if statusfile.State(s).Known() {
 		return s, nil
 	}
-	return "", UnknownState(s)
+	return "", unknownState(s, true)
 }
 
-// UnknownState is the error for a state outside S1 given without other:.
-func UnknownState(s string) error {
+// unknownState is the error for the state s outside S1: what was probably
+// meant, else the states, with other:s for a reader (other).
+func unknownState(s string, other bool) error {
 	msg := fmt.Sprintf("unknown state %q", s)
-	if sug := Suggest(s, States); sug != "" {
+	switch sug := Suggest(s, States); {
+	case sug != "":
 		msg += "; did you mean " + sug + "?"
-	} else {
+	case other:
 		msg += fmt.Sprintf(" (%s, or %s%s for a state newer publishers may add)", strings.Join(States, ", "), OtherStatePrefix, s)
+	default:
+		msg += " (" + strings.Join(States, ", ") + ")"
 	}
-	return &UsageError{Msg: msg}
+	return errors.New(msg)
 }
 
 // ParseState parses a publisher's --state: one of S1 (SPEC.md S2).
@@ -69,11 +74,5 @@ func ParseState(s string) (statusfile.State, error) {
 	if st := statusfile.State(s); st.Known() {
 		return st, nil
 	}
-	msg := fmt.Sprintf("unknown state %q", s)
-	if sug := Suggest(s, States); sug != "" {
-		msg += "; did you mean " + sug + "?"
-	} else {
-		msg += " (" + strings.Join(States, ", ") + ")"
-	}
-	return "", &UsageError{Msg: msg}
+	return "", unknownState(s, false)
 }

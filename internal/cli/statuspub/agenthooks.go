@@ -20,37 +20,43 @@ import (
 // a usage error included, is one line on stderr and exit 0, or 1 with
 // --strict (SPEC.md H7, H9).
 
-// ErrBadHookInput is returned for hook input that is not what the agent
-// documents: not a JSON object, or without a session id.
-var ErrBadHookInput = agenthook.ErrBadInput
-
 // maxHookInput bounds the hook input read from stdin. PostToolUse payloads
 // carry the tool's whole response, which can be large.
 const maxHookInput = 64 << 20
 
-// stdinHook is the adapter name, which reads the payload that the agent
-// (named in messages as agentName) writes to stdin, and maps it with m.
-func stdinHook(name, agent, agentName string, m agenthook.Mapper, sourceOf func(*runner, int, agenthook.Action) *agenthook.Source) func(*hookFlags, []string, *runner) int {
-	return func(f *hookFlags, args []string, env *runner) int {
-		return hookCmd(name, agent, f, args, env, func(args []string) ([]byte, error) {
-			if len(args) > 0 {
-				return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
-			}
-			if env.Stdin == nil {
-				return nil, errors.New("stdin is empty")
-			}
-			data, err := readPayload(env)
-			switch {
-			case err != nil:
-				return nil, err
-			case len(bytes.TrimSpace(data)) == 0:
-				return nil, fmt.Errorf("stdin is empty (%s sends the hook input there)", agentName)
-			case len(data) > maxHookInput:
-				return nil, fmt.Errorf("%w: longer than %d bytes", ErrBadHookInput, maxHookInput)
-			}
-			return data, nil
-		}, m, sourceOf)
+// sourceFunc names the file an agent keeps its own state in, from the
+// environment, the agent's pid and the action (SPEC.md §13.3).
+type sourceFunc func(env *runner, pid int, a agenthook.Action) *agenthook.Source
+
+// stdinPayload reads the payload that the agent (named in messages as
+// agentName) writes to stdin.
+func stdinPayload(agentName string) payloadFunc {
+	return func(env *runner, args []string) ([]byte, error) {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", args[0])
+		}
+		if env.Stdin == nil {
+			return nil, errors.New("stdin is empty")
+		}
+		data, err := readPayload(env)
+		switch {
+		case err != nil:
+			return nil, err
+		case len(bytes.TrimSpace(data)) == 0:
+			return nil, fmt.Errorf("stdin is empty (%s sends the hook input there)", agentName)
+		case len(data) > maxHookInput:
+			return nil, fmt.Errorf("%w: longer than %d bytes", agenthook.ErrBadInput, maxHookInput)
+		}
+		return data, nil
 	}
+}
+
+// notifyPayload is Codex's notify JSON, its last argument.
+func notifyPayload(_ *runner, args []string) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, errors.New("no notification (Codex passes it as the last argument)")
+	}
+	return []byte(args[len(args)-1]), nil
 }
 
 // readPayload reads stdin, unless a signal comes first: an agent that

@@ -23,7 +23,8 @@ import (
 // [statusfile.DefaultHeartbeat].
 const HeartbeatEnv = "STATUSPUB_HEARTBEAT"
 
-// hookFlags are the flags of set, clear and the hook adapters.
+// hookFlags are the flags of every command that publishes: serve, run,
+// set, clear and the hook adapters.
 type hookFlags struct {
 	session, state, title, agent, cwd string
 	waitingFor, tool, detail, ended   string // set only
@@ -128,6 +129,19 @@ func runUpdate(env *runner, update func() error) error {
 	}
 }
 
+// apply runs update (see runUpdate) on the status directory the flags
+// name; a failure is reported as command name's (see failed).
+func (f *hookFlags) apply(env *runner, name string, update func(dir string) error) int {
+	dir, err := f.statusDir(env)
+	if err == nil {
+		err = runUpdate(env, func() error { return update(dir) })
+	}
+	if err != nil {
+		return failed(env, f.strict, name, err)
+	}
+	return base.ExitOK
+}
+
 // checkPID refuses an explicit --pid that no process has: the record
 // would be removed at once by its heartbeat owner.
 func (f *hookFlags) checkPID() error {
@@ -137,28 +151,29 @@ func (f *hookFlags) checkPID() error {
 	return nil
 }
 
-func workingDir() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	return wd
-}
-
-func setCmd(f *hookFlags, args []string, env *runner) int {
-	if code := f.checkPIDRange(env, "set"); code >= 0 {
-		return code
-	}
+// checkRecord checks the command line of set and clear (name): a --pid in
+// range, no argument, a valid --session. It returns -1 when it is fine,
+// else the exit status.
+func (f *hookFlags) checkRecord(env *runner, name string, args []string) int {
 	switch {
+	case f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32):
+		return usageError(env, "%s: --pid %d out of range", name, f.pid)
 	case len(args) > 0:
-		return usageError(env, "set: unexpected argument %q", args[0])
+		return usageError(env, "%s: unexpected argument %q", name, args[0])
 	case f.session == "":
-		return usageError(env, "set: --session is required")
-	case f.given("title") && f.noTitle:
+		return usageError(env, "%s: --session is required", name)
+	case name == "set" && f.given("title") && f.noTitle:
 		return usageError(env, "set: --title and --no-title exclude each other")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "set: --session: %s", base.Message(err))
+		return usageError(env, "%s: --session: %s", name, base.Message(err))
+	}
+	return -1
+}
+
+func setCmd(f *hookFlags, args []string, env *runner) int {
+	if code := f.checkRecord(env, "set", args); code >= 0 {
+		return code
 	}
 	ch := hooksession.Change{Agent: f.agent, PID: f.agentProcess(), NoDetail: f.withoutDetail(env)}
 	if f.given("state") {
@@ -187,18 +202,11 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 	if err := f.checkPID(); err != nil {
 		return failed(env, f.strict, "set", err)
 	}
-	dir, err := f.statusDir(env)
-	if err != nil {
-		return failed(env, f.strict, "set", err)
-	}
-	wd := workingDir()
-	if err := runUpdate(env, func() error {
+	wd, _ := os.Getwd() // "" when unknown
+	return f.apply(env, "set", func(dir string) error {
 		_, err := hooksession.Set(dir, f.session, ch, wd, env.Executable)
 		return err
-	}); err != nil {
-		return failed(env, f.strict, "set", err)
-	}
-	return base.ExitOK
+	})
 }
 
 // The kinds and reasons statuspub writes (SPEC.md §4.4).
@@ -251,38 +259,20 @@ func (f *hookFlags) why(ch *hooksession.Change) error {
 }
 
 func clearCmd(f *hookFlags, args []string, env *runner) int {
-	if code := f.checkPIDRange(env, "clear"); code >= 0 {
+	if code := f.checkRecord(env, "clear", args); code >= 0 {
 		return code
 	}
-	switch {
-	case len(args) > 0:
-		return usageError(env, "clear: unexpected argument %q", args[0])
-	case f.session == "":
-		return usageError(env, "clear: --session is required")
-	}
-	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "clear: --session: %s", base.Message(err))
-	}
-	dir, err := f.statusDir(env)
-	if err != nil {
-		return failed(env, f.strict, "clear", err)
-	}
-	if err := runUpdate(env, func() error { return hooksession.Clear(dir, f.session) }); err != nil {
-		return failed(env, f.strict, "clear", err)
-	}
-	return base.ExitOK
+	return f.apply(env, "clear", func(dir string) error { return hooksession.Clear(dir, f.session) })
 }
 
 // hookCmd runs an agent adapter: decide turns the agent's payload into an
 // action, which is then applied like set or clear.
-//
-// sourceOf, when not nil, names the file the agent keeps its own state in,
-// from the environment, the agent's pid and the action (SPEC.md §13.3).
-func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload func(args []string) ([]byte, error), decide agenthook.Mapper, sourceOf func(env *runner, pid int, a agenthook.Action) *agenthook.Source) int {
+// sourceOf, when not nil, names the agent's own state file.
+func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner, payload payloadFunc, decide agenthook.Mapper, sourceOf sourceFunc) int {
 	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
 		return failed(env, f.strict, name, fmt.Errorf("--pid %d out of range", f.pid))
 	}
-	data, err := payload(args)
+	data, err := payload(env, args)
 	if err != nil {
 		return failed(env, f.strict, name, err)
 	}
@@ -299,53 +289,27 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 	if err := f.checkPID(); err != nil {
 		return failed(env, f.strict, name, err)
 	}
-	dir, err := f.statusDir(env)
-	if err != nil {
-		return failed(env, f.strict, name, err)
-	}
 	if a.Kind == agenthook.Remove {
-		err = runUpdate(env, func() error { return hooksession.Clear(dir, a.Session) })
-	} else {
-		agent := defaultAgent
-		if f.agent != "" {
-			agent = f.agent
-		}
-		ch := hooksession.Change{State: a.State, Title: a.Title, Agent: agent, Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
-			Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
-		if sourceOf != nil && ch.PID > 0 {
-			// Only a source the adapter checked (SPEC.md H17).
-			ch.Source = sourceOf(env, ch.PID, a)
-		}
-		wd := workingDir()
-		err = runUpdate(env, func() error {
-			_, err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
-			if err == nil && a.Replaces {
-				err = hooksession.EndOtherSessions(dir, a.Session, ch.PID)
-			}
-			return err
-		})
+		return f.apply(env, name, func(dir string) error { return hooksession.Clear(dir, a.Session) })
 	}
-	if err != nil {
-		return failed(env, f.strict, name, err)
+	agent := defaultAgent
+	if f.agent != "" {
+		agent = f.agent
 	}
-	return base.ExitOK
-}
-
-func codexNotifyCmd(f *hookFlags, args []string, env *runner) int {
-	return hookCmd("codex-notify", "codex", f, args, env, func(args []string) ([]byte, error) {
-		if len(args) == 0 {
-			return nil, errors.New("no notification (Codex passes it as the last argument)")
+	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: agent, Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
+		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
+	if sourceOf != nil && ch.PID > 0 {
+		// Only a source the adapter checked (SPEC.md H17).
+		ch.Source = sourceOf(env, ch.PID, a)
+	}
+	wd, _ := os.Getwd() // "" when unknown
+	return f.apply(env, name, func(dir string) error {
+		_, err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
+		if err == nil && a.Replaces {
+			err = hooksession.EndOtherSessions(dir, a.Session, ch.PID)
 		}
-		return []byte(args[len(args)-1]), nil
-	}, agenthook.CodexNotify, nil)
-}
-
-// checkPIDRange refuses a --pid out of range.
-func (f *hookFlags) checkPIDRange(env *runner, name string) int {
-	if f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32) {
-		return usageError(env, "%s: --pid %d out of range", name, f.pid)
-	}
-	return -1
+		return err
+	})
 }
 
 // ownerCmd is the hidden `statuspub owner`, started by set.

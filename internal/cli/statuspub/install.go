@@ -49,7 +49,7 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env *runne
 		opts.CodexConfig = codexTOML.plan
 	}
 	if o.project {
-		opts.Project = workingDir()
+		opts.Project, _ = os.Getwd()
 		if opts.Project == "" {
 			return prog.Errorf(c, "cannot find the working directory")
 		}

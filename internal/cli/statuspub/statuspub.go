@@ -22,7 +22,6 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
-	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -92,8 +91,8 @@ SIGINT it removes its file and exits 0.`,
 			Examples: `coproc statuspub serve --session "$ID" --agent my-agent
 echo '{"state":"blocked","title":"Waiting for review"}' >&"${COPROC[1]}"`,
 			Setup: func(fs *base.FlagSet) base.Runner {
-				o := &options{}
-				o.register(fs, "idle", "statuspub's parent")
+				o := &hookFlags{}
+				o.registerPublisher(fs, "idle", "statuspub's parent")
 				fs.Bool(&o.noDetail, "no-detail", false, noDetailUsage)
 				return func(args []string) int { return serve(o, args, p, env) }
 			},
@@ -107,8 +106,8 @@ status. It passes SIGINT, SIGTERM and SIGHUP on to CMD. The flags end at
 CMD's name, so CMD's own flags are CMD's.`,
 			Examples: `statuspub run --title "nightly tests" -- make test`,
 			Setup: func(fs *base.FlagSet) base.Runner {
-				o := &options{}
-				o.register(fs, "working", "CMD")
+				o := &hookFlags{}
+				o.registerPublisher(fs, "working", "CMD")
 				fs.StopAtArg = true
 				return func(args []string) int { return run(o, args, p, env) }
 			},
@@ -145,96 +144,62 @@ statuspub set --session "$ID" --state idle --no-title`,
 				return func(args []string) int { return clearCmd(f, args, env) }
 			},
 		},
-		{
-			Name:    "claude-hook",
-			Summary: "publish from a Claude Code hook (the hook input on stdin)",
-			Usage:   "claude-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `claude-hook reads the hook input from stdin: SessionStart -> idle,
+	}
+	// The adapters that read the hook input on stdin differ in what they
+	// map and where the agent keeps its own state.
+	for _, h := range []struct {
+		name, agent, shown, summary, exit2, events, examples string
+		mapper                                               agenthook.Mapper
+		source                                               sourceFunc
+	}{
+		{"claude-hook", "claude-code", "Claude Code", "Claude Code", "block", `claude-hook reads the hook input from stdin: SessionStart -> idle,
 UserPromptSubmit and tool use -> working, PermissionRequest, Elicitation and
 permission or question notifications -> blocked, Stop and StopFailure ->
 idle, SessionEnd -> clear; subagents' events, other agents' notifications
 and compaction write nothing. The title is the in_progress item of the
 latest TodoWrite, or the task in progress of the task tools. Unknown events
-are ignored. Every event and why: SPEC.md 13.1.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Claude Code reads exit status 2 as "block".`,
-			Examples: `statuspub install claude     # wires every event into ~/.claude/settings.json
+are ignored. Every event and why: SPEC.md 13.1.`, `statuspub install claude     # wires every event into ~/.claude/settings.json
 # or by hand, in .claude/settings.json, for each hook event:
 #   {"type": "command", "command": "statuspub claude-hook"}
-echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit"}' | statuspub claude-hook`,
-			Setup: hookSetup(env, stdinHook("claude-hook", "claude-code", "Claude Code", agenthook.Claude, claudeSource)),
-		},
-		{
-			Name:    "codex-hook",
-			Summary: "publish from a Codex hook (the hook input on stdin)",
-			Usage:   "codex-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `codex-hook reads the hook input from stdin: SessionStart -> idle,
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit"}' | statuspub claude-hook`, agenthook.Claude, claudeSource},
+		{"codex-hook", "codex", "Codex", "Codex", "block", `codex-hook reads the hook input from stdin: SessionStart -> idle,
 UserPromptSubmit and tool use -> working, PermissionRequest -> blocked, Stop,
 StopFailure and Interrupt -> idle, SessionEnd -> clear; subagents' events
 and compaction write nothing. Unknown events are ignored. Every event and
-why: SPEC.md 13.1. For Codex versions without hooks, use codex-notify.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Codex reads exit status 2 as "block".`,
-			Examples: `statuspub install codex      # ~/.codex/hooks.json, and the hooks feature in config.toml
-echo '{"session_id":"s1","hook_event_name":"Interrupt","cwd":"/src"}' | statuspub codex-hook`,
-			Setup: hookSetup(env, stdinHook("codex-hook", "codex", "Codex", agenthook.Codex, codexSource)),
-		},
-		{
-			Name:    "gemini-hook",
-			Summary: "publish from a Gemini CLI hook (the hook input on stdin)",
-			Usage:   "gemini-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `gemini-hook reads the hook input from stdin: SessionStart -> idle,
+why: SPEC.md 13.1. For Codex versions without hooks, use codex-notify.`, `statuspub install codex      # ~/.codex/hooks.json, and the hooks feature in config.toml
+echo '{"session_id":"s1","hook_event_name":"Interrupt","cwd":"/src"}' | statuspub codex-hook`, agenthook.Codex, codexSource},
+		{"gemini-hook", "gemini", "Gemini CLI", "Gemini CLI", "block", `gemini-hook reads the hook input from stdin: SessionStart -> idle,
 BeforeAgent and tool use -> working, a ToolPermission notification ->
 blocked, AfterAgent -> idle, SessionEnd -> clear; model events (AfterModel
 fires for every streamed chunk) and compression write nothing. The title is
 the in_progress item of write_todos. Unknown events are ignored. Every event
-and why: SPEC.md 13.1.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Gemini CLI reads exit status 2 as "block".`,
-			Examples: `statuspub install gemini     # wires every event into ~/.gemini/settings.json
-echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | statuspub gemini-hook`,
-			Setup: hookSetup(env, stdinHook("gemini-hook", "gemini", "Gemini CLI", agenthook.Gemini, geminiSource)),
-		},
-		{
-			Name:    "copilot-hook",
-			Summary: "publish from a GitHub Copilot CLI hook (the hook input on stdin)",
-			Usage:   "copilot-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `copilot-hook reads the hook input from stdin, in the shape Copilot CLI
+and why: SPEC.md 13.1.`, `statuspub install gemini     # wires every event into ~/.gemini/settings.json
+echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | statuspub gemini-hook`, agenthook.Gemini, geminiSource},
+		{"copilot-hook", "copilot", "Copilot CLI", "GitHub Copilot CLI", "deny", `copilot-hook reads the hook input from stdin, in the shape Copilot CLI
 sends for PascalCase event names: SessionStart -> idle, UserPromptSubmit and
 tool use -> working, a permission_prompt or elicitation_dialog notification
 -> blocked, Stop and a model call's ErrorOccurred -> idle, SessionEnd
--> clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Copilot CLI reads exit status 2 as "deny".`,
-			Examples: `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
-echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub copilot-hook`,
-			Setup: hookSetup(env, stdinHook("copilot-hook", "copilot", "Copilot CLI", agenthook.Copilot, copilotSource)),
-		},
-		{
-			Name:    "qwen-hook",
-			Summary: "publish from a Qwen Code hook (the hook input on stdin)",
-			Usage:   "qwen-hook [flags] < INPUT",
-			Hook:    true,
-			Description: `qwen-hook reads the hook input from stdin: SessionStart -> idle,
+-> clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.`, `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub copilot-hook`, agenthook.Copilot, copilotSource},
+		{"qwen-hook", "qwen", "Qwen Code", "Qwen Code", "block", `qwen-hook reads the hook input from stdin: SessionStart -> idle,
 UserPromptSubmit and tool use -> working, PermissionRequest and a
 permission_prompt notification -> blocked, Stop, StopFailure, an
 interrupted tool and the idle_prompt notification -> idle, SessionEnd ->
-clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.
-
-Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
-never 2: Qwen Code reads exit status 2 as "block".`,
-			Examples: `statuspub install qwen       # wires every event into ~/.qwen/settings.json
-echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`,
-			Setup: hookSetup(env, stdinHook("qwen-hook", "qwen", "Qwen Code", agenthook.Qwen, nil)),
-		},
+clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.`, `statuspub install qwen       # wires every event into ~/.qwen/settings.json
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`, agenthook.Qwen, nil},
+	} {
+		p.Commands = append(p.Commands, &base.Command{
+			Name:    h.name,
+			Summary: "publish from a " + h.summary + " hook (the hook input on stdin)",
+			Usage:   h.name + " [flags] < INPUT",
+			Hook:    true,
+			Description: h.events + "\n\nWhatever goes wrong, it exits 0 with one line on stderr (1 with --strict),\nnever 2: " +
+				h.shown + " reads exit status 2 as \"" + h.exit2 + "\".",
+			Examples: h.examples,
+			Setup:    hookSetup(env, h.name, h.agent, stdinPayload(h.shown), h.mapper, h.source),
+		})
+	}
+	p.Commands = append(p.Commands, []*base.Command{
 		{
 			Name:    "codex-notify",
 			Summary: "publish from Codex's notify program (the JSON as last argument)",
@@ -247,7 +212,7 @@ Whatever goes wrong, it exits 0 with one line on stderr (1 with --strict),
 never 2.`,
 			Examples: `# in ~/.codex/config.toml:
 #   notify = ["statuspub", "codex-notify"]`,
-			Setup: hookSetup(env, codexNotifyCmd),
+			Setup: hookSetup(env, "codex-notify", "codex", notifyPayload, agenthook.CodexNotify, nil),
 		},
 		{
 			Name:    "install",
@@ -300,16 +265,20 @@ statuspub install gemini --uninstall`,
 				return func(args []string) int { return ownerCmd(dir, session, args, p, env) }
 			},
 		},
-	}
+	}...)
 	return p
 }
 
-// hookSetup declares the flags of a hook adapter, which run runs.
-func hookSetup(env *runner, run func(*hookFlags, []string, *runner) int) func(*base.FlagSet) base.Runner {
+// payloadFunc gets a hook adapter's payload from its arguments or stdin.
+type payloadFunc func(env *runner, args []string) ([]byte, error)
+
+// hookSetup declares the flags of the hook adapter name, which runs
+// hookCmd.
+func hookSetup(env *runner, name, agent string, payload payloadFunc, m agenthook.Mapper, sourceOf sourceFunc) func(*base.FlagSet) base.Runner {
 	return func(fs *base.FlagSet) base.Runner {
 		f := &hookFlags{}
 		f.register(fs, false)
-		return func(args []string) int { return run(f, args, env) }
+		return func(args []string) int { return hookCmd(name, agent, f, args, env, payload, m, sourceOf) }
 	}
 }
 
@@ -317,11 +286,11 @@ func hookSetup(env *runner, run func(*hookFlags, []string, *runner) int) func(*b
 // directory that the flags name, for completion.
 func (f *hookFlags) sessionIDs(env *runner) func() []string {
 	return func() []string {
-		loc, err := location.ForPublisher(f.dir, f.configHome, env.Getenv)
+		dir, err := f.statusDir(env)
 		if err != nil {
 			return nil
 		}
-		l, err := reader.List(loc.Dir, reader.Options{})
+		l, err := reader.List(dir, reader.Options{})
 		if err != nil {
 			return nil
 		}
@@ -335,14 +304,8 @@ func (f *hookFlags) sessionIDs(env *runner) func() []string {
 	}
 }
 
-type options struct {
-	session, agent, state, title, cwd string
-	pid                               int
-	configHome, dir                   string
-	noDetail                          bool
-}
-
-func (o *options) register(fs *base.FlagSet, defState, defPID string) {
+// registerPublisher declares the flags of serve and run.
+func (o *hookFlags) registerPublisher(fs *base.FlagSet, defState, defPID string) {
 	fs.String(&o.session, "session", "", "ID", "the session id (serve: required; run: default run-<CMD>-<pid>)")
 	fs.String(&o.agent, "agent", "statuspub", "NAME", `the "agent" field (default statuspub)`)
 	fs.String(&o.state, "state", "", "STATE", "working, blocked or idle (default "+defState+")").Complete = func() []string { return base.States }
@@ -373,33 +336,33 @@ func usageError(env *runner, format string, args ...any) int {
 }
 
 // publisherOptions turns flags into statusfile options.
-func (o *options) publisherOptions(env *runner, state statusfile.State, pid int) (statusfile.Options, error) {
-	loc, err := location.ForPublisher(o.dir, o.configHome, env.Getenv)
+func (o *hookFlags) publisherOptions(env *runner, state statusfile.State, pid int) (statusfile.Options, error) {
+	dir, err := o.statusDir(env)
 	if err != nil {
 		return statusfile.Options{}, err
 	}
 	return statusfile.Options{
-		Dir:      loc.Dir,
+		Dir:      dir,
 		Agent:    o.agent,
 		State:    state,
 		Title:    o.title,
 		PID:      pid,
 		Cwd:      o.cwd,
-		NoDetail: o.noDetail || env.Getenv(detailEnv) != "" && env.Getenv(detailEnv) != "0",
+		NoDetail: o.withoutDetail(env),
 		ErrorHandler: func(err error) {
 			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 		},
 	}, nil
 }
 
-func (o *options) parseState(def statusfile.State) (statusfile.State, error) {
+func (o *hookFlags) parseState(def statusfile.State) (statusfile.State, error) {
 	if o.state == "" {
 		return def, nil
 	}
 	return base.ParseState(o.state)
 }
 
-func serve(o *options, args []string, prog *base.Program, env *runner) int {
+func serve(o *hookFlags, args []string, prog *base.Program, env *runner) int {
 	c := prog.Lookup("serve")
 	if len(args) > 0 {
 		return prog.UsageErrorf(c, "unexpected argument %q", args[0])
@@ -486,22 +449,20 @@ func flushBounded(ctx context.Context, p *statusfile.Publisher) error {
 	return err
 }
 
-// closeBounded closes p, waiting at most serveCloseWait.
-func closeBounded(p *statusfile.Publisher) error {
+// closeAndExit closes p, waiting at most serveCloseWait, and reports a
+// failure.
+func closeAndExit(p *statusfile.Publisher, env *runner) int {
 	done := make(chan error, 1)
 	go func() { done <- p.Close() }()
 	t := time.NewTimer(serveCloseWait)
 	defer t.Stop()
+	var err error
 	select {
-	case err := <-done:
-		return err
+	case err = <-done:
 	case <-t.C:
-		return errors.New("a write still hangs: the status file was not removed")
+		err = errors.New("a write still hangs: the status file was not removed")
 	}
-}
-
-func closeAndExit(p *statusfile.Publisher, env *runner) int {
-	if err := closeBounded(p); err != nil {
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(err))
 	}
 	return base.ExitOK
@@ -641,7 +602,7 @@ func whyOfLine(m map[string]json.RawMessage) (*statusfile.Waiting, *statusfile.E
 	return nil, nil, nil
 }
 
-func run(o *options, argv []string, prog *base.Program, env *runner) int {
+func run(o *hookFlags, argv []string, prog *base.Program, env *runner) int {
 	c := prog.Lookup("run")
 	if len(argv) == 0 {
 		return prog.UsageErrorf(c, "no command given (statuspub run [flags] -- CMD [ARGS...])")
