@@ -79,7 +79,7 @@ type object struct {
 }
 
 func newObject(e *reader.Entry) *object {
-	return &object{e: e, rec: hasRecord(e), hasReason: e.Verdict == reader.Invalid && e.Reason != "", reason: string(e.Reason)}
+	return &object{e: e, rec: hasRecord(e), hasReason: e.Verdict == reader.Invalid && e.Reason != "", reason: e.Reason}
 }
 
 // appendObject appends the object of o with the keys in fields, in

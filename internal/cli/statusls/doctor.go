@@ -276,7 +276,7 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 				b.WriteString(" (a state this reader does not know: kept, S2)")
 			}
 		case reader.Invalid:
-			fmt.Fprintf(&b, "%s: %s", e.Reason, statusfile.SanitizeText(errText(e.Err, string(e.Reason))))
+			fmt.Fprintf(&b, "%s: %s", e.Reason, statusfile.SanitizeText(errText(e.Err, e.Reason)))
 		case reader.Ignored:
 			var what string
 			kind, what = ignoredKind(e.Name)

@@ -80,7 +80,7 @@ func (v *view) apply(ev *watch.Event) (change, bool) {
 		}
 		reason := reasonFiltered
 		if ev.Kind == watch.Removed {
-			reason = string(ev.Reason)
+			reason = ev.Reason
 		}
 		return change{kind: evRemoved, entry: before, reason: reason}, true
 	}

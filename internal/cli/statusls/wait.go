@@ -218,7 +218,7 @@ func (s *waitState) check(ev *watch.Event) int {
 	why := "went stale"
 	switch {
 	case s.cur == nil && ev.Reason != "":
-		why = "was removed (" + string(ev.Reason) + ")"
+		why = "was removed (" + ev.Reason + ")"
 	case s.cur == nil:
 		why = "was removed"
 	}
