@@ -107,18 +107,9 @@ func listHost(ctx context.Context, cfg *Config, host string, args []string) Resu
 	res := Result{Host: host, Args: args}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cfg.ssh(), args...)
-	cmd.Env = cfg.Env
-	stderr := &tailBuffer{max: maxStderr}
-	cmd.Stderr = stderr
-	cmd.WaitDelay = time.Second
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		res.Err = &HostError{Host: host, Kind: kindSSH, Msg: err.Error()}
-		return res
-	}
-	if err := cmd.Start(); err != nil {
-		res.Err = &HostError{Host: host, Kind: kindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + sshEnv + " to the ssh program"}
+	cmd, stdout, stderr, he := cfg.start(ctx, host, args, false)
+	if he != nil {
+		res.Err = he
 		return res
 	}
 	entries, derr := decodeListing(&limitedReader{r: stdout, n: cfg.maxBytes()})

@@ -2,11 +2,14 @@ package remote
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +18,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/hostname"
 	"github.com/agentstatus/agentstatus/internal/shquote"
+	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Defaults of a [Config].
@@ -137,6 +141,32 @@ func (c *Config) args(host string, remote []string, extra ...string) ([]string, 
 	args = append(args, extra...)
 	args = append(args, "--", host, remoteCommand(c.Command, remote...))
 	return args, nil
+}
+
+// start runs ssh with args (from [Config.args]) for host, as [List],
+// [Watch] and [Wait] do, and returns its standard output and the tail of
+// its standard error. With stdin, ssh's standard input is a pipe left open
+// until cmd.Wait: a remote --until-eof command ends when the connection
+// does.
+func (c *Config) start(ctx context.Context, host string, args []string, stdin bool) (*exec.Cmd, io.Reader, *tailBuffer, *HostError) {
+	cmd := exec.CommandContext(ctx, c.ssh(), args...)
+	cmd.Env = c.Env
+	stderr := &tailBuffer{max: maxStderr}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	var err error
+	if stdin {
+		_, err = cmd.StdinPipe() // closed by cmd.Wait
+	}
+	stdout, err2 := cmd.StdoutPipe()
+	if err = cmp.Or(err, err2); err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		return nil, nil, nil, &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()),
+			Hint: "install OpenSSH's client, or set $" + sshEnv + " to the ssh program"}
+	}
+	return cmd, stdout, stderr, nil
 }
 
 // controlPath is the socket of host's shared connection: one per host name

@@ -85,22 +85,10 @@ func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, de
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(cfg.timeout()))
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, cfg.ssh(), args...)
-	cmd.Env = cfg.Env
-	stderr := &tailBuffer{max: maxStderr}
-	cmd.Stderr = stderr
-	cmd.WaitDelay = time.Second
-	stdin, err := cmd.StdinPipe() // kept open: the remote wait ends with it
-	if err != nil {
-		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: err.Error()}}
-	}
-	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err == nil {
-		err = cmd.Start()
-	}
-	if err != nil {
-		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error())}}
+	cmd, stdout, stderr, he := cfg.start(ctx, host, args, true)
+	if he != nil {
+		he.Hint = "" // statusls wait has never printed one here
+		return WaitResult{Code: -1, Err: he}
 	}
 	line, rerr := newLineReader(&limitedReader{r: stdout, n: maxLineBytes + 1}, maxLineBytes).next()
 	io.Copy(io.Discard, stdout)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -220,22 +219,9 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	h.gotSnapshot.Store(false)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(sctx, h.cfg.ssh(), args...)
-	cmd.Env = h.cfg.Env
-	stderr := &lockedTail{t: tailBuffer{max: maxStderr}}
-	cmd.Stderr = stderr
-	cmd.WaitDelay = time.Second
-	stdin, err := cmd.StdinPipe() // kept open while the stream runs
-	if err != nil {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: err.Error()}
-	}
-	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: err.Error()}
-	}
-	if err := cmd.Start(); err != nil {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: "cannot run ssh: " + statusfile.SanitizeText(err.Error()), Hint: "install OpenSSH's client, or set $" + sshEnv + " to the ssh program"}
+	cmd, stdout, stderr, he := h.cfg.start(sctx, h.host, args, true)
+	if he != nil {
+		return false, he
 	}
 	// A host that connects but never sends its snapshot must not hold the
 	// merged stream's synced back: it has cfg.Timeout to do so.
@@ -258,7 +244,6 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 		derr = nil
 	}
 	// The stream was cancelled by us only when derr is set.
-	var he *HostError
 	if hung.Load() {
 		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindTimeout, Msg: "no snapshot within " + h.cfg.timeout().String(),
 			Hint: "check that " + shquote.Hint("ssh "+hostWord(h.host)+" statusls") + " answers; a slow host needs a longer --host-timeout"}
@@ -266,7 +251,7 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	if derr != nil {
 		he = classify(h.host, context.Background(), nil, nil, derr)
 	} else {
-		he = classify(h.host, context.Background(), werr, stderr.bytes(), nil)
+		he = classify(h.host, context.Background(), werr, stderr.b, nil)
 	}
 	if he == nil {
 		he = &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: "the stream ended"}
@@ -443,22 +428,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// lockedTail is a tailBuffer that ssh's stderr copier and the reader share.
-type lockedTail struct {
-	mu sync.Mutex
-	t  tailBuffer
-}
-
-func (l *lockedTail) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.t.Write(p)
-}
-
-func (l *lockedTail) bytes() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]byte(nil), l.t.b...)
 }
