@@ -18,10 +18,10 @@ import (
 // every safety rescan.
 func (w *Watcher) reconcile() {
 	w.now = w.cfg.Clock.Now()
+	defer w.armRescan()
 	if !w.watchAncestor() {
 		w.closeDir(reasonDirGone)
 		w.missing = true
-		w.armRescan()
 		return
 	}
 	d, err := reader.Open(w.path, w.ropts)
@@ -29,7 +29,6 @@ func (w *Watcher) reconcile() {
 	case errors.Is(err, fs.ErrNotExist):
 		w.closeDir(reasonDirGone)
 		w.missing, w.dirErr = true, ""
-		w.armRescan()
 		return
 	case err != nil:
 		// A symbolic link, another owner, writable by others, not a
@@ -37,7 +36,6 @@ func (w *Watcher) reconcile() {
 		w.closeDir(reasonDirRefused)
 		w.missing = false
 		w.reportOnce(&w.dirErr, err)
-		w.armRescan()
 		return
 	}
 	w.missing, w.dirErr = false, ""
@@ -66,12 +64,10 @@ func (w *Watcher) reconcile() {
 	l, err := d.List()
 	if err != nil {
 		w.reportOnce(&w.dirErr, err)
-		w.armRescan()
 		return
 	}
 	w.now = l.Now
-	w.diff(l)
-	w.armRescan()
+	w.diff(l.Entries, reasonDeleted, l.Now)
 }
 
 // closeDir stops watching the open status directory, if any, and empties
@@ -80,7 +76,7 @@ func (w *Watcher) closeDir(reason string) {
 	if w.dir == nil {
 		return
 	}
-	w.forgetAll(reason, w.now)
+	w.diff(nil, reason, w.now)
 	_ = w.src.Remove(w.path) // fsnotify may have dropped it already
 	w.dir.Close()
 	w.dir, w.dirInfo = nil, nil
@@ -101,18 +97,16 @@ func (w *Watcher) watchAncestor() bool {
 		if a == w.anc && os.SameFile(fi, w.ancInfo) {
 			return a == w.parent
 		}
-		if err := w.src.Add(a); err != nil {
+		err := w.src.Add(a)
+		if w.anc != "" && w.anc != a {
+			_ = w.src.Remove(w.anc)
+		}
+		if err != nil {
 			w.reportOnce(&w.ancErr, fmt.Errorf("cannot watch %s for changes to %s: %w", a, w.path, err))
-			if w.anc != "" && w.anc != a {
-				_ = w.src.Remove(w.anc)
-			}
 			w.anc, w.ancInfo = "", nil
 			return a == w.parent
 		}
 		w.ancErr = ""
-		if w.anc != "" && w.anc != a {
-			_ = w.src.Remove(w.anc)
-		}
 		w.anc, w.ancInfo = a, fi
 		// Look again: a component below a may have appeared before the
 		// watch was in place.

@@ -3,7 +3,6 @@ package watch
 import (
 	"container/heap"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
@@ -205,41 +204,24 @@ func (w *Watcher) expire(now time.Time) {
 	}
 }
 
-// diff brings what the watcher knows in line with a complete listing:
-// every name in either, in file-name order, gets the event its change
-// makes; names the watcher knew and the listing lacks are gone.
-func (w *Watcher) diff(l *reader.Listing) {
-	var gone []string
-	listed := make(map[string]struct{}, len(l.Entries))
-	for i := range l.Entries {
-		listed[l.Entries[i].Name] = struct{}{}
+// diff brings what the watcher knows in line with a complete listing of
+// entries: every name in either, in file-name order, gets the event its
+// change makes; names the watcher knew and the listing lacks are gone, for
+// the reason gone. With no entries, it empties the view.
+func (w *Watcher) diff(entries []reader.Entry, gone string, now time.Time) {
+	listed := make(map[string]*reader.Entry, len(entries))
+	names := make([]string, 0, len(entries)+len(w.known))
+	for i := range entries {
+		listed[entries[i].Name] = &entries[i]
+		names = append(names, entries[i].Name)
 	}
 	for name := range w.known {
-		if _, ok := listed[name]; !ok {
-			gone = append(gone, name)
+		if listed[name] == nil {
+			names = append(names, name)
 		}
-	}
-	slices.Sort(gone)
-	i, j := 0, 0
-	for i < len(l.Entries) || j < len(gone) {
-		if j == len(gone) || i < len(l.Entries) && strings.Compare(l.Entries[i].Name, gone[j]) < 0 {
-			w.update(l.Entries[i].Name, &l.Entries[i], "", l.Now)
-			i++
-		} else {
-			w.update(gone[j], nil, reasonDeleted, l.Now)
-			j++
-		}
-	}
-}
-
-// forgetAll empties the view, every entry gone for reason.
-func (w *Watcher) forgetAll(reason string, now time.Time) {
-	names := make([]string, 0, len(w.known))
-	for name := range w.known {
-		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		w.update(name, nil, reason, now)
+		w.update(name, listed[name], gone, now)
 	}
 }

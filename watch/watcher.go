@@ -203,20 +203,19 @@ func (w *Watcher) work() {
 	w.drain()
 	// Files first, then the directory: files removed before their
 	// directory (rm -r) are reported as deleted, each.
-	if len(w.dirty) > 0 {
-		for _, name := range w.dirty {
-			if w.dir == nil {
-				break // no directory: nothing to read, reconcile decides
-			}
-			w.now = w.cfg.Clock.Now()
-			if e, ok := w.dir.Read(name); ok {
-				w.update(name, &e, "", w.now)
-			} else {
-				w.update(name, nil, reasonDeleted, w.now)
-			}
+	for _, name := range w.dirty {
+		if w.dir == nil {
+			break // no directory: nothing to read, reconcile decides
 		}
-		w.clearDirty()
+		w.now = w.cfg.Clock.Now()
+		if e, ok := w.dir.Read(name); ok {
+			w.update(name, &e, "", w.now)
+		} else {
+			w.update(name, nil, reasonDeleted, w.now)
+		}
 	}
+	clear(w.dirtySet)
+	w.dirty = w.dirty[:0]
 	if w.dirDirty {
 		w.dirDirty = false
 		w.reconcile()
@@ -225,12 +224,6 @@ func (w *Watcher) work() {
 	w.now = w.cfg.Clock.Now()
 	w.expire(w.now)
 	w.arm()
-}
-
-func (w *Watcher) clearDirty() {
-	clear(w.dirtySet)
-	clear(w.dirty)
-	w.dirty = w.dirty[:0]
 }
 
 // drain takes in the notifications already waiting, without blocking.
