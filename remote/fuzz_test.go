@@ -112,7 +112,7 @@ func FuzzWatchStream(f *testing.F) {
 				}
 			}
 		}()
-		h := &hostWatch{cfg: &Config{}, host: "h", opts: &watchOptions{Clock: clock.System}, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		h := &hostWatch{cfg: &Config{Clock: clock.System}, host: "h", out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
 		h.read(context.Background(), bytes.NewReader(stream))
 		close(out)
 		<-done

@@ -88,13 +88,9 @@ type tailBuffer struct {
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	if len(p) > t.max {
-		p = p[len(p)-t.max:]
-	}
 	t.b = append(t.b, p...)
 	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+		t.b = t.b[len(t.b)-t.max:]
 	}
-	return n, nil
+	return len(p), nil
 }

@@ -57,32 +57,24 @@ var watchSSHOptions = []string{"-o", "ServerAliveInterval=5", "-o", "ServerAlive
 //
 // cfg's Heartbeats, MinBackoff, MaxBackoff and Clock shape the watch.
 func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
-	opts := watchOptions{Heartbeats: cfg.Heartbeats, MinBackoff: orDefault(cfg.MinBackoff, time.Second),
-		MaxBackoff: orDefault(cfg.MaxBackoff, 30*time.Second), Clock: cmp.Or(cfg.Clock, clock.System)}
+	c := *cfg
+	c.MinBackoff, c.MaxBackoff = orDefault(c.MinBackoff, time.Second), orDefault(c.MaxBackoff, 30*time.Second)
+	c.Clock = cmp.Or(c.Clock, clock.System)
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup
 	for _, h := range hosts {
 		wg.Add(1)
-		hw := &hostWatch{cfg: cfg, host: h, opts: &opts, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		hw := &hostWatch{cfg: &c, host: h, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
 		go func() { defer wg.Done(); hw.run(ctx) }()
 	}
 	go func() { wg.Wait(); close(out) }()
 	return out
 }
 
-// watchOptions are the fields of a [Config] that shape a watch, with
-// their defaults filled in.
-type watchOptions struct {
-	Heartbeats             bool
-	MinBackoff, MaxBackoff time.Duration
-	Clock                  clock.Clock
-}
-
 // hostWatch follows one host.
 type hostWatch struct {
-	cfg     *Config
+	cfg     *Config // backoffs and clock filled in
 	host    string
-	opts    *watchOptions
 	out     chan<- Event
 	known   map[string]*reader.Entry // what was sent, by file name
 	staleAt map[string]time.Time     // when a fresh known entry goes stale, on this clock
@@ -95,7 +87,7 @@ type hostWatch struct {
 func (h *hostWatch) emit(ctx context.Context, ev Event) bool {
 	ev.Host = h.host
 	if ev.At.IsZero() {
-		ev.At = h.opts.Clock.Now()
+		ev.At = h.cfg.Clock.Now()
 	}
 	if ev.Name != "" && ev.Session == "" {
 		if ev.After != nil {
@@ -113,7 +105,7 @@ func (h *hostWatch) emit(ctx context.Context, ev Event) bool {
 }
 
 func (h *hostWatch) run(ctx context.Context) {
-	backoff := h.opts.MinBackoff
+	backoff := h.cfg.MinBackoff
 	for {
 		online, herr := h.session(ctx)
 		if ctx.Err() != nil {
@@ -133,12 +125,12 @@ func (h *hostWatch) run(ctx context.Context) {
 			}
 		}
 		if online {
-			backoff = h.opts.MinBackoff
+			backoff = h.cfg.MinBackoff
 		}
 		if !h.sleep(ctx, backoff) {
 			return
 		}
-		backoff = min(2*backoff, h.opts.MaxBackoff)
+		backoff = min(2*backoff, h.cfg.MaxBackoff)
 	}
 }
 
@@ -262,8 +254,7 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 // read takes in the host's stream until it ends or breaks a rule.
 func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err error) {
 	lr := newLineReader(r, maxLineBytes)
-	var pending map[string]*reader.Entry // the snapshot, until synced
-	pending = map[string]*reader.Entry{}
+	pending := map[string]*reader.Entry{} // the snapshot, until synced
 	synced := false
 	for {
 		line, err := lr.next()
@@ -340,7 +331,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 				ev.Kind = watch.Added
 			}
 			h.remember(e)
-			if kind == watch.Heartbeat && !h.opts.Heartbeats && before != nil {
+			if kind == watch.Heartbeat && !h.cfg.Heartbeats && before != nil {
 				continue
 			}
 		}
@@ -386,7 +377,7 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 			h.remember(after)
 		default:
 			h.remember(after)
-			ev.Kind = changeKind(before, after, h.opts.Heartbeats)
+			ev.Kind = changeKind(before, after, h.cfg.Heartbeats)
 			if ev.Kind == "" {
 				continue
 			}
