@@ -16,23 +16,15 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-// Why a host failed: the values of [HostError].Kind, which statusls
-// --host --json prints as "reason" (SPEC.md M6).
+// Why a host failed: the values of [HostError].Kind, described there,
+// which statusls --host --json prints as "reason" (SPEC.md M6).
 const (
-	// ssh could not run or reach the host (exit status 255).
-	kindSSH = "ssh"
-	// the host did not answer within the timeout.
+	kindSSH     = "ssh"
 	kindTimeout = "timeout"
-	// statusls is not on the host's $PATH (exit status 127).
 	kindMissing = "statusls-missing"
-	// the host's statusls is older than this one.
 	kindVersion = "version"
-	// the host's statusls refused its status directory, or failed
-	// otherwise (exit status 1).
 	kindRefused = "refused"
-	// the host sent what statusls never prints: invalid JSON, a line or
-	// a listing over the bounds.
-	kindOutput = "output"
+	kindOutput  = "output"
 )
 
 // HostError is why one host could not be listed or watched.

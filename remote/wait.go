@@ -49,10 +49,7 @@ func Wait(ctx context.Context, cfg *Config, host string, args []string, timeout 
 			remote = append(remote, "--timeout", left.Round(time.Millisecond).String())
 		}
 		r := waitOnce(ctx, cfg, host, remote, deadline)
-		if r.Err == nil || r.Err.Kind != kindSSH && r.Err.Kind != kindTimeout {
-			return r
-		}
-		if ctx.Err() != nil {
+		if r.Err == nil || r.Err.Kind != kindSSH && r.Err.Kind != kindTimeout || ctx.Err() != nil {
 			return r
 		}
 		if offline != nil {

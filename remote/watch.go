@@ -348,17 +348,7 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 	for n := range snap {
 		names = append(names, n)
 	}
-	if !h.synced && !h.offline {
-		slices.Sort(names)
-		for _, n := range names {
-			h.remember(snap[n])
-			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Snapshot, Name: n, After: snap[n]}}) {
-				return false
-			}
-		}
-		h.synced = true
-		return h.emit(ctx, Event{Event: watch.Event{Kind: watch.Synced, Missing: missing}})
-	}
+	first := !h.synced && !h.offline // nothing known yet
 	for n := range h.known {
 		if snap[n] == nil {
 			names = append(names, n)
@@ -372,6 +362,9 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 		case after == nil:
 			ev.Kind, ev.Reason = watch.Removed, reasonOffline
 			h.forget(n)
+		case before == nil && first:
+			ev.Kind = watch.Snapshot
+			h.remember(after)
 		case before == nil:
 			ev.Kind = watch.Added
 			h.remember(after)
@@ -385,6 +378,10 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 		if !h.emit(ctx, ev) {
 			return false
 		}
+	}
+	if first {
+		h.synced = true
+		return h.emit(ctx, Event{Event: watch.Event{Kind: watch.Synced, Missing: missing}})
 	}
 	if !h.offline {
 		return true
