@@ -96,12 +96,11 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 // listHost lists one host: it runs ssh with args, statusls --json --all
 // there.
 func listHost(ctx context.Context, cfg *Config, host string, args []string) Result {
-	res := Result{Host: host, Args: args}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
+	res := Result{Host: host, Args: args}
 	cmd, stdout, stderr, he := cfg.start(ctx, host, args, false)
-	if he != nil {
-		res.Err = he
+	if res.Err = he; he != nil {
 		return res
 	}
 	entries, derr := decodeListing(&limitedReader{r: stdout, n: cfg.maxBytes()})
@@ -110,11 +109,9 @@ func listHost(ctx context.Context, cfg *Config, host string, args []string) Resu
 	}
 	io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
-	if he := classify(host, ctx, werr, stderr.b, derr); he != nil {
-		res.Err = he
-		return res
+	if res.Err = classify(host, ctx, werr, stderr.b, derr); res.Err == nil {
+		res.Entries = entries
 	}
-	res.Entries = entries
 	return res
 }
 

@@ -86,15 +86,11 @@ type hostWatch struct {
 
 func (h *hostWatch) emit(ctx context.Context, ev Event) bool {
 	ev.Host = h.host
-	if ev.At.IsZero() {
-		ev.At = h.cfg.Clock.Now()
-	}
-	if ev.Name != "" && ev.Session == "" {
-		if ev.After != nil {
-			ev.Session = ev.After.Status.Session
-		} else if ev.Before != nil {
-			ev.Session = ev.Before.Status.Session
-		}
+	ev.At = h.cfg.Clock.Now()
+	if ev.After != nil {
+		ev.Session = ev.After.Status.Session
+	} else if ev.Before != nil {
+		ev.Session = ev.Before.Status.Session
 	}
 	select {
 	case h.out <- ev:
