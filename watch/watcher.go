@@ -180,11 +180,9 @@ func (w *Watcher) run() {
 		case err, ok := <-w.srcErrors:
 			w.noteErr(err, ok)
 		case <-w.staleC:
-			w.staleTimer, w.staleC = nil, nil
-			w.expireDue = true
+			w.staleTimer, w.staleC, w.expireDue = nil, nil, true
 		case <-w.rescanC:
-			w.rescanTimer, w.rescanC = nil, nil
-			w.dirDirty = true
+			w.rescanTimer, w.rescanC, w.dirDirty = nil, nil, true
 		case reply := <-w.settleC:
 			w.settle()
 			reply <- len(w.pending) - w.sent
@@ -226,7 +224,8 @@ func (w *Watcher) work() {
 	w.arm()
 }
 
-// drain takes in the notifications already waiting, without blocking.
+// drain takes in the notifications and timers already waiting, without
+// blocking.
 func (w *Watcher) drain() {
 	for range 1 << 16 {
 		select {
@@ -234,6 +233,10 @@ func (w *Watcher) drain() {
 			w.note(ev, ok)
 		case err, ok := <-w.srcErrors:
 			w.noteErr(err, ok)
+		case <-w.staleC:
+			w.staleTimer, w.staleC, w.expireDue = nil, nil, true
+		case <-w.rescanC:
+			w.rescanTimer, w.rescanC, w.dirDirty = nil, nil, true
 		default:
 			return
 		}
@@ -348,18 +351,6 @@ func (w *Watcher) stopTimer(t *clock.Timer, c *<-chan time.Time) {
 // delivered ask for. Tests call it (through the settle channel) after
 // moving a fake clock, to know how many events that made.
 func (w *Watcher) settle() {
-	select {
-	case <-w.staleC:
-		w.staleTimer, w.staleC = nil, nil
-		w.expireDue = true
-	default:
-	}
-	select {
-	case <-w.rescanC:
-		w.rescanTimer, w.rescanC = nil, nil
-		w.dirDirty = true
-	default:
-	}
 	w.drain()
 	if w.hasWork() {
 		w.work()
