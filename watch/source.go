@@ -13,7 +13,9 @@ type source interface {
 	Close() error
 }
 
-type fsSource struct{ w *fsnotify.Watcher }
+// fsSource is fsnotify's watcher, whose Add, Remove and Close are a
+// source's, with methods for its two channels.
+type fsSource struct{ *fsnotify.Watcher }
 
 func newFSSource() (source, error) {
 	w, err := fsnotify.NewWatcher()
@@ -23,8 +25,5 @@ func newFSSource() (source, error) {
 	return fsSource{w}, nil
 }
 
-func (s fsSource) Add(path string) error         { return s.w.Add(path) }
-func (s fsSource) Remove(path string) error      { return s.w.Remove(path) }
-func (s fsSource) Events() <-chan fsnotify.Event { return s.w.Events }
-func (s fsSource) Errors() <-chan error          { return s.w.Errors }
-func (s fsSource) Close() error                  { return s.w.Close() }
+func (s fsSource) Events() <-chan fsnotify.Event { return s.Watcher.Events }
+func (s fsSource) Errors() <-chan error          { return s.Watcher.Errors }
