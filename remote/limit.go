@@ -59,25 +59,17 @@ func (l *lineReader) next() ([]byte, error) {
 	}
 }
 
-// limitedReader fails once more than n bytes were read (io.LimitReader
+// limitedReader fails once more than N bytes were read (io.LimitReader
 // would end silently, making a cut listing look whole).
-type limitedReader struct {
-	r io.Reader
-	n int64
-}
+type limitedReader struct{ io.LimitedReader }
 
 var errTooLarge = errors.New("output too large")
 
 func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
+	if l.N <= 0 {
 		return 0, errTooLarge
 	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	return n, err
+	return l.LimitedReader.Read(p)
 }
 
 // tailBuffer keeps the last max bytes written to it: the end of ssh's

@@ -103,7 +103,7 @@ func listHost(ctx context.Context, cfg *Config, host string, args []string) Resu
 	if res.Err = he; he != nil {
 		return res
 	}
-	entries, derr := decodeListing(&limitedReader{r: stdout, n: cfg.maxBytes()})
+	entries, derr := decodeListing(&limitedReader{io.LimitedReader{R: stdout, N: cfg.maxBytes()}})
 	if derr != nil {
 		cancel() // stop reading a host that sends garbage
 	}

@@ -85,12 +85,10 @@ type Config struct {
 // not private (or not possible), the error says why, and the configuration
 // returned works without reuse.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	cfg := Config{SSH: getenv(sshEnv), Command: getenv(commandEnv), Reuse: true,
+	cfg := Config{SSH: getenv(sshEnv), Command: getenv(commandEnv),
 		ControlDir: defaultControlDir(getenv), ControlPersist: defaultControlPersist}
 	err := prepareControlDir(cfg.ControlDir)
-	if err != nil {
-		cfg.Reuse = false
-	}
+	cfg.Reuse = err == nil
 	return cfg, err
 }
 

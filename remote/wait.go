@@ -87,7 +87,7 @@ func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, de
 		he.Hint = "" // statusls wait has never printed one here
 		return WaitResult{Code: -1, Err: he}
 	}
-	line, rerr := newLineReader(&limitedReader{r: stdout, n: maxLineBytes + 1}, maxLineBytes).next()
+	line, rerr := newLineReader(&limitedReader{io.LimitedReader{R: stdout, N: maxLineBytes + 1}}, maxLineBytes).next()
 	io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
 	var ee *exec.ExitError
