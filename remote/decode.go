@@ -117,12 +117,7 @@ func (w *wireObject) entry() (*reader.Entry, error) {
 	s.Session = *w.Session // the key; sanitized where it is shown
 	s.State = statusfile.State(statusfile.SanitizeText(*w.State))
 	s.UpdatedAt = t
-	if w.Agent != nil {
-		s.Agent = statusfile.SanitizeText(*w.Agent)
-	}
-	if w.Cwd != nil {
-		s.Cwd = statusfile.SanitizeText(*w.Cwd)
-	}
+	s.Agent, s.Cwd = text(w.Agent), text(w.Cwd)
 	if w.Title != nil {
 		s.Title = statusfile.SanitizeTitle(*w.Title)
 	}
@@ -176,6 +171,14 @@ func reasonKeys(s *statusfile.Status, waiting, ended json.RawMessage) {
 		return // not one JSON value the decoder takes: ignored too
 	}
 	s.WaitingFor, s.Ended = r.WaitingFor, r.Ended
+}
+
+// text is *p sanitized, or "" for a key absent or null.
+func text(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return statusfile.SanitizeText(*p)
 }
 
 // isSet reports whether a raw value is present and not null.

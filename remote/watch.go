@@ -318,7 +318,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 			}
 			h.forget(e.Name)
 			ev.After = nil
-			ev.Reason = statusfile.SanitizeText(deref(w.Reason))
+			ev.Reason = text(w.Reason)
 		default:
 			if before == nil {
 				if len(h.known) >= maxHostEntries {
@@ -405,11 +405,4 @@ func changeKind(before, after *reader.Entry, heartbeats bool) watch.Kind {
 		return watch.Heartbeat
 	}
 	return ""
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
