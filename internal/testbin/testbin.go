@@ -82,13 +82,6 @@ func (w withSetup) Run() int {
 	return w.m.Run()
 }
 
-var (
-	once    sync.Once
-	dir     string
-	tempDir string // Build's temporary directory, if any
-	err     error
-)
-
 // Build compiles every command under cmd/ (once per test binary) and
 // returns the directory that holds them. Where it can (Unix), the
 // directory is shared by the test binaries of one checkout and kept
@@ -96,39 +89,35 @@ var (
 // date and links nothing, where a fresh directory cost every test binary
 // that needs the commands (eight of them) a link of all five, about 4 s
 // of processor time. Call Cleanup from TestMain.
-func Build() (string, error) {
-	once.Do(func() {
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
-		var unlock func()
-		dir, unlock, err = outputDir(root, "bin", &tempDir)
-		if err != nil {
-			return
+func Build() (string, error) { return build() }
+
+var build = sync.OnceValues(func() (string, error) {
+	_, file, _, _ := runtime.Caller(0)
+	return goBuild(filepath.Join(filepath.Dir(file), "..", ".."), "bin", "", "build", "./cmd/...")
+})
+
+// goBuild runs the go command sub (build, test) in src with args, its
+// output going to exe ("" for several) in the directory it returns: the
+// shared one for the checkout at src and kind, locked meanwhile, or else
+// a new temporary directory, which Cleanup removes. Its errors go to our
+// standard error.
+func goBuild(src, kind, exe, sub string, args ...string) (string, error) {
+	dir, unlock, ok := sharedDir(src, kind)
+	if !ok {
+		var err error
+		if dir, err = os.MkdirTemp("", "agentstatus-"+kind+"-"); err != nil {
+			return "", err
 		}
-		defer unlock()
-		err = goTool(root, "build", "-o", dir+string(os.PathSeparator), "./cmd/...")
-	})
-	return dir, err
-}
-
-// outputDir returns the directory to build into, locked until unlock is
-// called: the shared one for the checkout at root and kind, or else a new
-// temporary directory, which it records in *temp for Cleanup.
-func outputDir(root, kind string, temp *string) (dir string, unlock func(), err error) {
-	if dir, unlock, ok := sharedDir(root, kind); ok {
-		return dir, unlock, nil
+		mu.Lock()
+		temps = append(temps, dir)
+		mu.Unlock()
+		unlock = func() {}
 	}
-	dir, err = os.MkdirTemp("", "agentstatus-"+kind+"-")
-	*temp = dir
-	return dir, func() {}, err
-}
-
-// goTool runs the go command in dir, its errors on our standard error.
-func goTool(dir string, args ...string) error {
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
+	defer unlock()
+	cmd := exec.Command("go", append([]string{sub, "-o", dir + string(os.PathSeparator) + exe}, args...)...)
+	cmd.Dir = src
 	cmd.Stderr = os.Stderr
-	return cmd.Run()
+	return dir, cmd.Run()
 }
 
 // Helper returns a program to re-execute as a test's helper process: the
@@ -145,41 +134,33 @@ func Helper() (string, error) {
 	if !testmain.RaceEnabled {
 		return os.Executable()
 	}
-	helperOnce.Do(func() {
-		wd, err := os.Getwd()
-		if err != nil {
-			helperErr = err
-			return
-		}
-		var dir string
-		var unlock func()
-		dir, unlock, helperErr = outputDir(wd, "helper", &helperTemp)
-		if helperErr != nil {
-			return
-		}
-		defer unlock()
-		helperExe = filepath.Join(dir, "helper.test")
-		if runtime.GOOS == "windows" {
-			helperExe += ".exe"
-		}
-		helperErr = goTool(wd, "test", "-c", "-o", helperExe, ".")
-	})
-	return helperExe, helperErr
+	return helper()
 }
 
+var helper = sync.OnceValues(func() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	exe := "helper.test"
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	dir, err := goBuild(wd, "helper", exe, "test", "-c", ".")
+	return filepath.Join(dir, exe), err
+})
+
 var (
-	helperOnce sync.Once
-	helperTemp string // a temporary directory of Helper's, if any
-	helperExe  string
-	helperErr  error
+	mu    sync.Mutex
+	temps []string // the temporary directories of Build and Helper
 )
 
 // Cleanup removes the temporary directories of Build and Helper (not the
 // shared ones).
 func Cleanup() {
-	for _, d := range []string{tempDir, helperTemp} {
-		if d != "" {
-			os.RemoveAll(d)
-		}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, d := range temps {
+		os.RemoveAll(d)
 	}
 }
