@@ -54,16 +54,11 @@ func find(name string) string {
 		return p
 	}
 	for _, d := range []string{"/usr/sbin", "/usr/local/sbin", "/sbin"} {
-		if p := filepath.Join(d, name); isExec(p) {
+		if p, err := exec.LookPath(filepath.Join(d, name)); err == nil {
 			return p
 		}
 	}
 	return ""
-}
-
-func isExec(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // Need skips the test when sshd, ssh or ssh-keygen is missing, unless
