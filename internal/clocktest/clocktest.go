@@ -3,7 +3,7 @@
 package clocktest
 
 import (
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,7 +14,7 @@ import (
 type Fake struct {
 	mu      sync.Mutex
 	now     time.Time
-	timers  []*timer // armed timers
+	timers  []*timer // armed timers, earliest first
 	changed chan struct{}
 }
 
@@ -39,8 +39,12 @@ func (f *Fake) NewTimer(d time.Duration) clock.Timer {
 		t.c <- f.now
 		return t
 	}
-	t.armed = true
-	f.timers = append(f.timers, t)
+	// After the timers due no later: those due together fire in order.
+	i := slices.IndexFunc(f.timers, func(x *timer) bool { return x.when.After(t.when) })
+	if i < 0 {
+		i = len(f.timers)
+	}
+	f.timers = slices.Insert(f.timers, i, t)
 	f.signal()
 	return t
 }
@@ -58,14 +62,9 @@ func (f *Fake) Advance(d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	end := f.now.Add(d)
-	for {
-		sort.Slice(f.timers, func(i, j int) bool { return f.timers[i].when.Before(f.timers[j].when) })
-		if len(f.timers) == 0 || f.timers[0].when.After(end) {
-			break
-		}
+	for len(f.timers) > 0 && !f.timers[0].when.After(end) {
 		t := f.timers[0]
 		f.timers = f.timers[1:]
-		t.armed = false
 		if t.when.After(f.now) {
 			f.now = t.when
 		}
@@ -86,7 +85,6 @@ func (f *Fake) Armed() []time.Time {
 	for _, t := range f.timers {
 		out = append(out, t.when)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
 	return out
 }
 
@@ -97,10 +95,9 @@ func (f *Fake) WaitArmed(n int, timeout time.Duration) bool {
 }
 
 type timer struct {
-	f     *Fake
-	when  time.Time
-	c     chan time.Time
-	armed bool
+	f    *Fake
+	when time.Time
+	c    chan time.Time
 }
 
 func (t *timer) C() <-chan time.Time { return t.c }
@@ -108,16 +105,11 @@ func (t *timer) C() <-chan time.Time { return t.c }
 func (t *timer) Stop() bool {
 	t.f.mu.Lock()
 	defer t.f.mu.Unlock()
-	if !t.armed {
+	i := slices.Index(t.f.timers, t)
+	if i < 0 {
 		return false
 	}
-	t.armed = false
-	for i, x := range t.f.timers {
-		if x == t {
-			t.f.timers = append(t.f.timers[:i], t.f.timers[i+1:]...)
-			break
-		}
-	}
+	t.f.timers = slices.Delete(t.f.timers, i, i+1)
 	t.f.signal()
 	return true
 }
@@ -145,12 +137,5 @@ func (f *Fake) WaitUntil(ok func(armed []time.Time) bool, timeout time.Duration)
 
 // WaitTimer waits until a timer is armed for exactly when.
 func (f *Fake) WaitTimer(when time.Time, timeout time.Duration) bool {
-	return f.WaitUntil(func(armed []time.Time) bool {
-		for _, t := range armed {
-			if t.Equal(when) {
-				return true
-			}
-		}
-		return false
-	}, timeout)
+	return f.WaitUntil(func(armed []time.Time) bool { return slices.ContainsFunc(armed, when.Equal) }, timeout)
 }
