@@ -128,12 +128,7 @@ type hookSpec struct {
 }
 
 // timeoutFor is the timeout of statuspub's hook on ev.
-func (s hookSpec) timeoutFor(ev string) int {
-	if t, ok := s.timeouts[ev]; ok {
-		return t
-	}
-	return s.timeout
-}
+func (s hookSpec) timeoutFor(ev string) int { return cmp.Or(s.timeouts[ev], s.timeout) }
 
 // specFor is the hookSpec of agent. The map is built on each call, not at
 // package initialisation: statuspub's hook commands link this package and
@@ -260,7 +255,9 @@ func Plan(o Options) ([]Change, error) {
 				return nil, err
 			}
 			left, _ := CodexTrustEntries(hooksPath, c.New, spec.hookCmd)
-			req.Trust = trustNotIn(old, left)
+			req.Trust = slices.DeleteFunc(old, func(e CodexTrust) bool {
+				return slices.ContainsFunc(left, func(f CodexTrust) bool { return f.Key == e.Key })
+			})
 		case o.Trust:
 			if o.Project != "" {
 				return nil, errors.New("--trust records trust for your own Codex configuration only; for a project's hooks, use /hooks in Codex")
@@ -286,17 +283,6 @@ func Plan(o Options) ([]Change, error) {
 		}
 	}
 	return changes, nil
-}
-
-// trustNotIn returns the entries of a whose key b does not have.
-func trustNotIn(a, b []CodexTrust) []CodexTrust {
-	var out []CodexTrust
-	for _, e := range a {
-		if !slices.ContainsFunc(b, func(f CodexTrust) bool { return f.Key == e.Key }) {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // ReadFile reads a settings file that may be absent, refusing links.

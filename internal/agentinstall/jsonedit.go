@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -230,29 +231,16 @@ func (n *jnode) set(key string, v *jnode) {
 
 func (n *jnode) del(key string) {
 	n.dirty = true
-	out := n.members[:0]
-	for _, m := range n.members {
-		if m.key != key {
-			out = append(out, m)
-		}
-	}
-	n.members = out
+	n.members = slices.DeleteFunc(n.members, func(m member) bool { return m.key == key })
 }
 
 // filter keeps the elements of an array that keep accepts, and reports
 // whether any went.
 func (n *jnode) filter(keep func(*jnode) bool) bool {
-	var kept []*jnode
-	for _, e := range n.elems {
-		if keep(e) {
-			kept = append(kept, e)
-		}
-	}
-	if len(kept) == len(n.elems) {
-		return false
-	}
-	n.elems, n.dirty = kept, true
-	return true
+	before := len(n.elems)
+	n.elems = slices.DeleteFunc(n.elems, func(e *jnode) bool { return !keep(e) })
+	n.dirty = n.dirty || len(n.elems) < before
+	return len(n.elems) < before
 }
 
 // stringValue returns a scalar string's value.
