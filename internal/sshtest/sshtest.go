@@ -14,9 +14,10 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/shquote"
 )
 
 // RequireEnv makes a missing sshd a failure instead of a skip (CI sets it).
@@ -216,17 +217,10 @@ Match LocalPort %d
 		<-exited
 		if t.Failed() {
 			log, _ := os.ReadFile(filepath.Join(s.Dir, "sshd.log"))
-			t.Logf("sshd log:\n%s", tail(log, 4000))
+			t.Logf("sshd log:\n%s", log[max(len(log)-4000, 0):])
 		}
 	})
 	return nil
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
 }
 
 func (s *Server) writeClientConfig(t testing.TB) {
@@ -279,9 +273,7 @@ func (s *Server) Wrapper(t testing.TB) string {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\nexec " + shq(SSH()) + " -F " + shq(s.Config) + " \"$@\"\n"
+	script := "#!/bin/sh\nexec " + shquote.Join(SSH(), "-F", s.Config) + " \"$@\"\n"
 	write(t, filepath.Join(dir, "ssh"), []byte(script), 0o700)
 	return dir
 }
-
-func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
