@@ -53,35 +53,45 @@ func (d *decoder) end() error {
 // object scans an object starting at d.pos, calling fn with every key (its
 // decoded bytes, valid until the next call) and the span of its value.
 func (d *decoder) object(fn func(key []byte, v span)) error {
-	return d.objectDepth(0, fn)
+	return d.container(0, fn)
 }
 
-func (d *decoder) objectDepth(depth int, fn func(key []byte, v span)) error {
+// container scans the object or array at d.pos; fn, if not nil, is called
+// as for object.
+func (d *decoder) container(depth int, fn func(key []byte, v span)) error {
 	if depth >= maxDepth {
 		return d.syntax("nesting too deep")
 	}
-	d.pos++ // '{'
+	isObject := d.data[d.pos] == '{'
+	closer, what := byte(']'), "array"
+	if isObject {
+		closer, what = '}', "object"
+	}
+	d.pos++ // '{' or '['
 	d.ws()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+	if d.pos < len(d.data) && d.data[d.pos] == closer {
 		d.pos++
 		return nil
 	}
 	for {
 		d.ws()
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return d.syntax("expected a string key")
+		var key []byte
+		if isObject {
+			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+				return d.syntax("expected a string key")
+			}
+			kstart := d.pos
+			if err := d.skipString(); err != nil {
+				return err
+			}
+			key = d.keyBytes(kstart, d.pos)
+			d.ws()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return d.syntax("expected ':'")
+			}
+			d.pos++
+			d.ws()
 		}
-		kstart := d.pos
-		if err := d.skipString(); err != nil {
-			return err
-		}
-		key := d.keyBytes(kstart, d.pos)
-		d.ws()
-		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return d.syntax("expected ':'")
-		}
-		d.pos++
-		d.ws()
 		vstart := d.pos
 		if err := d.value(depth + 1); err != nil {
 			return err
@@ -90,28 +100,25 @@ func (d *decoder) objectDepth(depth int, fn func(key []byte, v span)) error {
 			fn(key, span{vstart, d.pos})
 		}
 		d.ws()
-		if d.pos >= len(d.data) {
-			return d.syntax("unterminated object")
-		}
-		switch d.data[d.pos] {
-		case ',':
+		switch {
+		case d.pos >= len(d.data):
+			return d.syntax("unterminated " + what)
+		case d.data[d.pos] == ',':
 			d.pos++
-		case '}':
+		case d.data[d.pos] == closer:
 			d.pos++
 			return nil
 		default:
-			return d.syntax("expected ',' or '}'")
+			return d.syntax(fmt.Sprintf("expected ',' or '%c'", closer))
 		}
 	}
 }
 
 func (d *decoder) keyBytes(start, end int) []byte {
 	raw := d.data[start+1 : end-1]
-	for _, c := range raw {
-		if c == '\\' || c >= utf8.RuneSelf {
-			d.buf = appendUnquoted(d.buf[:0], raw)
-			return d.buf
-		}
+	if hasEscapeOrHigh(raw) {
+		d.buf = appendUnquoted(d.buf[:0], raw)
+		return d.buf
 	}
 	return raw
 }
@@ -122,37 +129,8 @@ func (d *decoder) value(depth int) error {
 		return d.syntax("unexpected end of input")
 	}
 	switch c := d.data[d.pos]; c {
-	case '{':
-		return d.objectDepth(depth, nil)
-	case '[':
-		if depth >= maxDepth {
-			return d.syntax("nesting too deep")
-		}
-		d.pos++
-		d.ws()
-		if d.pos < len(d.data) && d.data[d.pos] == ']' {
-			d.pos++
-			return nil
-		}
-		for {
-			d.ws()
-			if err := d.value(depth + 1); err != nil {
-				return err
-			}
-			d.ws()
-			if d.pos >= len(d.data) {
-				return d.syntax("unterminated array")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case ']':
-				d.pos++
-				return nil
-			default:
-				return d.syntax("expected ',' or ']'")
-			}
-		}
+	case '{', '[':
+		return d.container(depth, nil)
 	case '"':
 		return d.skipString()
 	case 't':
@@ -350,10 +328,8 @@ func (d *decoder) strUnits(sp span, max int) string {
 // str returns the decoded value of a validated string span.
 func (d *decoder) str(sp span) string {
 	raw := d.data[sp.start+1 : sp.end-1]
-	for _, c := range raw {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return string(appendUnquoted(make([]byte, 0, len(raw)), raw))
-		}
+	if hasEscapeOrHigh(raw) {
+		return string(appendUnquoted(make([]byte, 0, len(raw)), raw))
 	}
 	return string(raw)
 }
