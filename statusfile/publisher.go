@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentstatus/agentstatus/internal/clock"
-	"github.com/agentstatus/agentstatus/internal/location"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -160,24 +159,9 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if o.Coalesce >= o.Heartbeat {
 		return nil, fmt.Errorf("coalescing window %v not in [0, heartbeat)", o.Coalesce)
 	}
-	var err error
-	home, dir := o.ConfigHome, o.Dir
-	switch {
-	case dir != "":
-		if dir, err = filepath.Abs(dir); err != nil {
-			return nil, fmt.Errorf("status directory: %w", err)
-		}
-		home = filepath.Dir(dir)
-	default:
-		if home == "" {
-			if home, err = defaultConfigHome(); err != nil {
-				return nil, err
-			}
-		}
-		if home, err = filepath.Abs(home); err != nil {
-			return nil, fmt.Errorf("config home: %w", err)
-		}
-		dir = location.StatusDir(home)
+	loc, err := publisherLocation(o.Dir, o.ConfigHome)
+	if err != nil {
+		return nil, err
 	}
 	o.PID = cmp.Or(o.PID, os.Getpid())
 	if o.PID < 0 || o.PID > maxPID {
@@ -193,8 +177,8 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	}
 	o.Agent = cmp.Or(o.Agent, filepath.Base(os.Args[0]))
 	p := &Publisher{
-		home:      home,
-		dir:       dir,
+		home:      loc.ConfigHome,
+		dir:       loc.Dir,
 		name:      FileName(session),
 		clock:     o.Clock,
 		heartbeat: o.Heartbeat,
@@ -357,7 +341,12 @@ func (p *Publisher) Close() error {
 	p.closeOnce.Do(func() {
 		close(p.stop)
 		<-p.done
-		p.closeErr = p.remove()
+		if p.fileInfo == nil {
+			return
+		}
+		if err := removeFile(p.dir, p.name, p.fileInfo, p.fileData); err != nil {
+			p.closeErr = fmt.Errorf("remove %s: %w", p.Path(), err)
+		}
 	})
 	return p.closeErr
 }
@@ -499,14 +488,4 @@ func (p *Publisher) report(err error) {
 	defer p.reportMu.Unlock()
 	defer func() { _ = recover() }() // the host's handler must not stop us
 	p.onError(err)
-}
-
-func (p *Publisher) remove() error {
-	if p.fileInfo == nil {
-		return nil
-	}
-	if err := removeFile(p.dir, p.name, p.fileInfo, p.fileData); err != nil {
-		return fmt.Errorf("remove %s: %w", p.Path(), err)
-	}
-	return nil
 }

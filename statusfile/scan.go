@@ -191,6 +191,9 @@ func (d *decoder) number() error {
 	return nil
 }
 
+// unescape maps the letter of a short escape to the byte it stands for.
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // stringStop marks the bytes that end a run of plain string bytes: the
@@ -262,10 +265,10 @@ func (d *decoder) skipString() error {
 			if d.pos+1 >= len(d.data) {
 				return d.syntax("unterminated string")
 			}
-			switch d.data[d.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch e := d.data[d.pos+1]; {
+			case unescape[e] != 0:
 				d.pos += 2
-			case 'u':
+			case e == 'u':
 				if d.pos+6 > len(d.data) || !isHex(d.data[d.pos+2]) || !isHex(d.data[d.pos+3]) || !isHex(d.data[d.pos+4]) || !isHex(d.data[d.pos+5]) {
 					return d.syntax("invalid \\u escape")
 				}
@@ -369,37 +372,25 @@ func appendUnquotedUnits(dst, raw []byte, max int) []byte {
 		c := raw[i]
 		units++
 		if c == '\\' {
-			switch raw[i+1] {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				r := hexVal(raw[i+2 : i+6])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if r < 0xdc00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-						if r2 := hexVal(raw[i+2 : i+6]); 0xdc00 <= r2 && r2 <= 0xdfff {
-							dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
-							units++
-							i += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				dst = utf8.AppendRune(dst, r)
+			if e := unescape[raw[i+1]]; e != 0 {
+				dst = append(dst, e)
+				i += 2
 				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, raw[i+1])
 			}
-			i += 2
+			r := hexVal(raw[i+2 : i+6]) // \uXXXX
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if r < 0xdc00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if r2 := hexVal(raw[i+2 : i+6]); 0xdc00 <= r2 && r2 <= 0xdfff {
+						dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
+						units++
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
 			continue
 		}
 		if c < utf8.RuneSelf {
