@@ -224,13 +224,10 @@ func (d *decoder) time(sp span) time.Time {
 // states instead of allocating them.
 func (d *decoder) state(f *[nFields]span) (State, error) {
 	if sp := f[fState]; sp.end != 0 && d.data[sp.start] == '"' {
-		switch State(d.data[sp.start+1 : sp.end-1]) { // no allocation
-		case Working:
-			return Working, nil
-		case Blocked:
-			return Blocked, nil
-		case Idle:
-			return Idle, nil
+		for _, st := range [...]State{Working, Blocked, Idle} {
+			if string(d.data[sp.start+1:sp.end-1]) == string(st) { // no allocation
+				return st, nil
+			}
 		}
 	}
 	st, err := d.required(f, fState)
