@@ -50,14 +50,14 @@ func Decode(data []byte) (Status, error) {
 	if d.pos == len(data) {
 		return Status{}, &DecodeError{Reason: reasonEmpty}
 	}
-	if data[d.pos] != '{' {
+	if first := data[d.pos]; first != '{' {
 		if err := d.value(0); err != nil {
 			return Status{}, err
 		}
 		if err := d.end(); err != nil {
 			return Status{}, err
 		}
-		return Status{}, &DecodeError{Reason: reasonNotObject, Detail: "top-level " + kindOf(data[firstNonWS(data)])}
+		return Status{}, &DecodeError{Reason: reasonNotObject, Detail: "top-level " + kindOf(first)}
 	}
 	var fields [nFields]span
 	if err := d.object(func(key []byte, v span) {
@@ -71,15 +71,6 @@ func Decode(data []byte) (Status, error) {
 		return Status{}, err
 	}
 	return d.interpret(&fields)
-}
-
-func firstNonWS(b []byte) int {
-	for i, c := range b {
-		if !isWS(c) {
-			return i
-		}
-	}
-	return 0
 }
 
 func kindOf(c byte) string {
@@ -136,24 +127,20 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	if s.State, err = d.state(f); err != nil {
 		return Status{}, err
 	}
-	var t time.Time
-	var ok bool
+	var ts []byte
 	if sp := f[fUpdatedAt]; sp.end != 0 && d.data[sp.start] == '"' && !hasEscapeOrHigh(d.data[sp.start+1:sp.end-1]) {
-		// The common case: parse the bytes in place.
-		ts := d.data[sp.start+1 : sp.end-1]
-		if t, ok = timefmt.Parse(ts); !ok {
-			return Status{}, badTime(string(ts))
-		}
+		ts = d.data[sp.start+1 : sp.end-1] // the common case: parsed in place
 	} else {
-		ts, err := d.required(f, fUpdatedAt)
+		t, err := d.required(f, fUpdatedAt)
 		if err != nil {
 			return Status{}, err
 		}
-		if t, ok = timefmt.Parse(ts); !ok {
-			return Status{}, badTime(ts)
-		}
+		ts = []byte(t)
 	}
-	s.UpdatedAt = t
+	var ok bool
+	if s.UpdatedAt, ok = timefmt.Parse(ts); !ok {
+		return Status{}, &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(string(ts)))}
+	}
 	if s.Agent, err = d.optional(f, fAgent); err != nil {
 		return Status{}, err
 	}
@@ -175,15 +162,9 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		if c := d.data[sp.start]; c != '{' {
 			return Status{}, wrongType("task", "object or null", c)
 		}
-		var title span
-		sub := decoder{data: d.data, pos: sp.start, valid: true}
-		// The span was validated already: object cannot fail.
-		_ = sub.object(func(key []byte, v span) {
-			if string(key) == "title" {
-				title = v
-			}
-		})
-		if title.end != 0 && !d.isNull(title) {
+		var v [1]span
+		d.members(sp, []string{"title"}, v[:])
+		if title := v[0]; title.end != 0 && !d.isNull(title) {
 			if c := d.data[title.start]; c != '"' {
 				return Status{}, wrongType("task.title", "string or null", c)
 			}
@@ -239,21 +220,14 @@ func (d *decoder) time(sp span) time.Time {
 	return t
 }
 
-func badTime(ts string) *DecodeError {
-	return &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(ts))}
-}
-
 // state returns the required state, sharing the strings of the known
 // states instead of allocating them.
 func (d *decoder) state(f *[nFields]span) (State, error) {
 	if sp := f[fState]; sp.end != 0 && d.data[sp.start] == '"' {
-		switch State(d.data[sp.start+1 : sp.end-1]) { // no allocation
-		case Working:
-			return Working, nil
-		case Blocked:
-			return Blocked, nil
-		case Idle:
-			return Idle, nil
+		for _, st := range [...]State{Working, Blocked, Idle} {
+			if string(d.data[sp.start+1:sp.end-1]) == string(st) { // no allocation
+				return st, nil
+			}
 		}
 	}
 	st, err := d.required(f, fState)
@@ -301,19 +275,8 @@ func (d *decoder) optional(f *[nFields]span, i int) (string, error) {
 
 // parsePID accepts a JSON number whose value is an integer in [0, 2^31).
 func parsePID(num []byte) (int, bool) {
-	if len(num) <= 10 {
-		v := 0
-		plain := true
-		for _, c := range num {
-			if c < '0' || c > '9' {
-				plain = false
-				break
-			}
-			v = v*10 + int(c-'0')
-		}
-		if plain {
-			return v, v <= maxPID
-		}
+	if v, err := strconv.Atoi(string(num)); err == nil {
+		return v, 0 <= v && v <= maxPID
 	}
 	f, err := strconv.ParseFloat(string(num), 64)
 	if err != nil || f < 0 || f > maxPID || f != math.Trunc(f) {

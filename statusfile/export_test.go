@@ -13,7 +13,7 @@ type Hooks struct {
 
 // NewHookedPublisher is [NewPublisher] with hooks.
 func NewHookedPublisher(session string, o Options, h Hooks) (*Publisher, error) {
-	return newPublisher(session, o, hooks{onWrite: h.OnWrite, write: h.Write})
+	return newPublisher(session, o, hooks{onWrite: h.OnWrite, writeFile: h.Write})
 }
 
 // ErrInvalidSession is the error of an invalid session id.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentstatus/agentstatus/internal/clock"
-	"github.com/agentstatus/agentstatus/internal/location"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -80,11 +79,9 @@ type Options struct {
 // hooks are what tests replace in a [Publisher].
 type hooks struct {
 	onWrite func(Status, error) // called after every write attempt
-	write   writeFunc           // nil: writeFile
+	// writeFile writes data as dir/name; nil means writeFile.
+	writeFile func(home, dir, name string, data []byte) (fs.FileInfo, error)
 }
-
-// writeFunc writes data as dir/name; writeFile in production.
-type writeFunc func(home, dir, name string, data []byte) (fs.FileInfo, error)
 
 // Publisher keeps one session's status file fresh. It writes on its own
 // goroutine: the record at once, again whenever it changes (coalesced), and
@@ -97,13 +94,8 @@ type writeFunc func(home, dir, name string, data []byte) (fs.FileInfo, error)
 // Close removes the file, if it is still the one last written.
 type Publisher struct {
 	home, dir, name string
-	clock           clock.Clock
-	heartbeat       time.Duration
-	coalesce        time.Duration
-	noDetail        bool
-	onError         func(error)
-	onWrite         func(Status, error)
-	writeFile       writeFunc
+	o               Options // with the defaults filled in
+	hooks
 
 	mu      sync.Mutex
 	rec     Status // what should be on disk, UpdatedAt aside
@@ -160,24 +152,9 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if o.Coalesce >= o.Heartbeat {
 		return nil, fmt.Errorf("coalescing window %v not in [0, heartbeat)", o.Coalesce)
 	}
-	var err error
-	home, dir := o.ConfigHome, o.Dir
-	switch {
-	case dir != "":
-		if dir, err = filepath.Abs(dir); err != nil {
-			return nil, fmt.Errorf("status directory: %w", err)
-		}
-		home = filepath.Dir(dir)
-	default:
-		if home == "" {
-			if home, err = defaultConfigHome(); err != nil {
-				return nil, err
-			}
-		}
-		if home, err = filepath.Abs(home); err != nil {
-			return nil, fmt.Errorf("config home: %w", err)
-		}
-		dir = location.StatusDir(home)
+	loc, err := publisherLocation(o.Dir, o.ConfigHome)
+	if err != nil {
+		return nil, err
 	}
 	o.PID = cmp.Or(o.PID, os.Getpid())
 	if o.PID < 0 || o.PID > maxPID {
@@ -193,16 +170,11 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	}
 	o.Agent = cmp.Or(o.Agent, filepath.Base(os.Args[0]))
 	p := &Publisher{
-		home:      home,
-		dir:       dir,
-		name:      FileName(session),
-		clock:     o.Clock,
-		heartbeat: o.Heartbeat,
-		coalesce:  o.Coalesce,
-		noDetail:  o.NoDetail,
-		onError:   o.ErrorHandler,
-		onWrite:   h.onWrite,
-		writeFile: h.write,
+		home:  loc.ConfigHome,
+		dir:   loc.Dir,
+		name:  FileName(session),
+		o:     o,
+		hooks: h,
 		rec: Status{
 			Schema:  Schema,
 			Agent:   o.Agent,
@@ -241,35 +213,23 @@ func (p *Publisher) Status() Status {
 // the change is written within the coalescing window. An unknown state is
 // reported to the error handler and ignored.
 func (p *Publisher) Set(state State, title string) {
-	p.update(func(r *Status) bool {
-		if !state.Known() {
-			return false
-		}
-		r.State, r.Title = state, SanitizeTitle(title)
-		return true
-	}, state)
+	p.update(func(r *Status) { r.State, r.Title = state, SanitizeTitle(title) }, state)
 }
 
 // SetState changes the state and keeps the title.
 func (p *Publisher) SetState(state State) {
-	p.update(func(r *Status) bool {
-		if !state.Known() {
-			return false
-		}
-		r.State = state
-		return true
-	}, state)
+	p.update(func(r *Status) { r.State = state }, state)
 }
 
 // SetWaiting sets the state to [Blocked] and says what the session waits
 // for. A zero Since is now, or when the same wait began if it is already
 // on. The wait is forgotten when the state changes.
 func (p *Publisher) SetWaiting(w Waiting) {
-	if p.noDetail {
+	if p.o.NoDetail {
 		w.Detail = ""
 	}
-	now := p.clock.Now()
-	p.update(func(r *Status) bool {
+	now := p.o.Clock.Now()
+	p.update(func(r *Status) {
 		if w.Since.IsZero() {
 			w.Since = now
 			if old := r.WaitingFor; r.State == Blocked && old.Kind == w.Kind && old.Tool == w.Tool && old.Detail == w.Detail {
@@ -277,48 +237,43 @@ func (p *Publisher) SetWaiting(w Waiting) {
 			}
 		}
 		r.State, r.WaitingFor = Blocked, w
-		return true
-	}, Blocked)
+	})
 }
 
 // SetEnded sets the state to [Idle] and says how the turn ended. A zero At
 // is now. The reason is forgotten when the state changes.
 func (p *Publisher) SetEnded(e Ended) {
 	if e.At.IsZero() {
-		e.At = p.clock.Now()
+		e.At = p.o.Clock.Now()
 	}
-	if p.noDetail {
+	if p.o.NoDetail {
 		e.Detail = ""
 	}
-	p.update(func(r *Status) bool {
-		r.State, r.Ended = Idle, e
-		return true
-	}, Idle)
+	p.update(func(r *Status) { r.State, r.Ended = Idle, e })
 }
 
 // SetTitle changes the title ("" for none) and keeps the state.
 func (p *Publisher) SetTitle(title string) {
-	p.update(func(r *Status) bool {
-		r.Title = SanitizeTitle(title)
-		return true
-	}, "")
+	p.update(func(r *Status) { r.Title = SanitizeTitle(title) })
 }
 
-func (p *Publisher) update(f func(*Status) bool, state State) {
+// update applies f to the record. state, if given, is the state a caller
+// asked for: an unknown one is reported, and the change ignored.
+func (p *Publisher) update(f func(*Status), state ...State) {
+	if len(state) > 0 && !state[0].Known() {
+		p.report(fmt.Errorf("%w %q: change ignored", errUnknownState, state[0]))
+		return
+	}
 	p.mu.Lock()
 	next := p.rec
-	ok := f(&next)
+	f(&next)
 	sanitizeWhy(&next) // a wait ends with blocked, a turn's end with idle
-	changed := ok && next != p.rec
+	changed := next != p.rec
 	if changed {
 		p.rec = next
 		p.version++
 	}
 	p.mu.Unlock()
-	if !ok {
-		p.report(fmt.Errorf("%w %q: change ignored", errUnknownState, state))
-		return
-	}
 	if changed {
 		select {
 		case p.kick <- struct{}{}:
@@ -357,7 +312,12 @@ func (p *Publisher) Close() error {
 	p.closeOnce.Do(func() {
 		close(p.stop)
 		<-p.done
-		p.closeErr = p.remove()
+		if p.fileInfo == nil {
+			return
+		}
+		if err := removeFile(p.dir, p.name, p.fileInfo, p.fileData); err != nil {
+			p.closeErr = fmt.Errorf("remove %s: %w", p.Path(), err)
+		}
 	})
 	return p.closeErr
 }
@@ -365,7 +325,7 @@ func (p *Publisher) Close() error {
 func (p *Publisher) run() {
 	defer close(p.done)
 	p.write()
-	hb := p.clock.NewTimer(p.heartbeat)
+	hb := p.o.Clock.NewTimer(p.o.Heartbeat)
 	var co clock.Timer
 	var coC <-chan time.Time
 	stopCoalesce := func() {
@@ -376,7 +336,7 @@ func (p *Publisher) run() {
 	}
 	rearm := func() {
 		hb.Stop()
-		hb = p.clock.NewTimer(p.heartbeat)
+		hb = p.o.Clock.NewTimer(p.o.Heartbeat)
 	}
 	for {
 		select {
@@ -388,12 +348,12 @@ func (p *Publisher) run() {
 			if !p.dirty() || co != nil {
 				continue
 			}
-			since := p.clock.Now().Sub(p.lastAttempt)
-			if since >= p.coalesce || since < 0 {
+			since := p.o.Clock.Now().Sub(p.lastAttempt)
+			if since >= p.o.Coalesce || since < 0 {
 				p.write()
 				rearm()
 			} else {
-				co = p.clock.NewTimer(p.coalesce - since)
+				co = p.o.Clock.NewTimer(p.o.Coalesce - since)
 				coC = co.C()
 			}
 		case <-coC:
@@ -404,7 +364,7 @@ func (p *Publisher) run() {
 			}
 		case <-hb.C():
 			p.write()
-			hb = p.clock.NewTimer(p.heartbeat)
+			hb = p.o.Clock.NewTimer(p.o.Heartbeat)
 		case reply := <-p.flush:
 			stopCoalesce()
 			if p.dirty() || p.lastErr != nil {
@@ -428,7 +388,7 @@ func (p *Publisher) write() {
 	p.mu.Lock()
 	rec, version := p.rec, p.version
 	p.mu.Unlock()
-	now := p.clock.Now()
+	now := p.o.Clock.Now()
 	rec.UpdatedAt = now.Truncate(time.Millisecond)
 	p.lastAttempt = now
 	err := p.writeRecord(rec)
@@ -492,21 +452,11 @@ func failureKey(err error) string {
 }
 
 func (p *Publisher) report(err error) {
-	if p.onError == nil {
+	if p.o.ErrorHandler == nil {
 		return
 	}
 	p.reportMu.Lock()
 	defer p.reportMu.Unlock()
 	defer func() { _ = recover() }() // the host's handler must not stop us
-	p.onError(err)
-}
-
-func (p *Publisher) remove() error {
-	if p.fileInfo == nil {
-		return nil
-	}
-	if err := removeFile(p.dir, p.name, p.fileInfo, p.fileData); err != nil {
-		return fmt.Errorf("remove %s: %w", p.Path(), err)
-	}
-	return nil
+	p.o.ErrorHandler(err)
 }

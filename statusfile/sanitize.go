@@ -29,8 +29,8 @@ func SanitizeTitle(raw string) string {
 // sanitizeCap is SanitizeTitle with max UTF-16 code units in place of
 // maxTitleUnits.
 func sanitizeCap(raw string, max int) string {
-	if len(raw) <= max && isPlainTitle(raw) {
-		return raw
+	if len(raw) <= max && (raw == "" || raw[0] != ' ' && raw[len(raw)-1] != ' ' && isPlainRun(raw)) {
+		return raw // printable ASCII with single inner spaces: its own sanitized form
 	}
 	if max > 0 && len(raw) > max && raw[0] != ' ' && isPlainRun(raw[:max]) {
 		// Cut in plain ASCII, one code unit a byte: the cut text less its
@@ -67,15 +67,6 @@ func SanitizeText(s string) string {
 		return s
 	}
 	return string(sanitize(make([]byte, 0, len(s)), s, false))
-}
-
-// isPlainTitle reports whether s is printable ASCII with single inner spaces
-// and at most maxTitleUnits long: such a title is its own sanitized form.
-func isPlainTitle(s string) bool {
-	if len(s) > maxTitleUnits || s == "" {
-		return s == ""
-	}
-	return s[0] != ' ' && s[len(s)-1] != ' ' && isPlainRun(s)
 }
 
 // isPlainRun reports whether s is printable ASCII without two spaces in a

@@ -53,35 +53,45 @@ func (d *decoder) end() error {
 // object scans an object starting at d.pos, calling fn with every key (its
 // decoded bytes, valid until the next call) and the span of its value.
 func (d *decoder) object(fn func(key []byte, v span)) error {
-	return d.objectDepth(0, fn)
+	return d.container(0, fn)
 }
 
-func (d *decoder) objectDepth(depth int, fn func(key []byte, v span)) error {
+// container scans the object or array at d.pos; fn, if not nil, is called
+// as for object.
+func (d *decoder) container(depth int, fn func(key []byte, v span)) error {
 	if depth >= maxDepth {
 		return d.syntax("nesting too deep")
 	}
-	d.pos++ // '{'
+	isObject := d.data[d.pos] == '{'
+	closer, what := byte(']'), "array"
+	if isObject {
+		closer, what = '}', "object"
+	}
+	d.pos++ // '{' or '['
 	d.ws()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+	if d.pos < len(d.data) && d.data[d.pos] == closer {
 		d.pos++
 		return nil
 	}
 	for {
 		d.ws()
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return d.syntax("expected a string key")
+		var key []byte
+		if isObject {
+			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+				return d.syntax("expected a string key")
+			}
+			kstart := d.pos
+			if err := d.skipString(); err != nil {
+				return err
+			}
+			key = d.keyBytes(kstart, d.pos)
+			d.ws()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return d.syntax("expected ':'")
+			}
+			d.pos++
+			d.ws()
 		}
-		kstart := d.pos
-		if err := d.skipString(); err != nil {
-			return err
-		}
-		key := d.keyBytes(kstart, d.pos)
-		d.ws()
-		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return d.syntax("expected ':'")
-		}
-		d.pos++
-		d.ws()
 		vstart := d.pos
 		if err := d.value(depth + 1); err != nil {
 			return err
@@ -90,28 +100,25 @@ func (d *decoder) objectDepth(depth int, fn func(key []byte, v span)) error {
 			fn(key, span{vstart, d.pos})
 		}
 		d.ws()
-		if d.pos >= len(d.data) {
-			return d.syntax("unterminated object")
-		}
-		switch d.data[d.pos] {
-		case ',':
+		switch {
+		case d.pos >= len(d.data):
+			return d.syntax("unterminated " + what)
+		case d.data[d.pos] == ',':
 			d.pos++
-		case '}':
+		case d.data[d.pos] == closer:
 			d.pos++
 			return nil
 		default:
-			return d.syntax("expected ',' or '}'")
+			return d.syntax(fmt.Sprintf("expected ',' or '%c'", closer))
 		}
 	}
 }
 
 func (d *decoder) keyBytes(start, end int) []byte {
 	raw := d.data[start+1 : end-1]
-	for _, c := range raw {
-		if c == '\\' || c >= utf8.RuneSelf {
-			d.buf = appendUnquoted(d.buf[:0], raw)
-			return d.buf
-		}
+	if hasEscapeOrHigh(raw) {
+		d.buf = appendUnquoted(d.buf[:0], raw)
+		return d.buf
 	}
 	return raw
 }
@@ -122,37 +129,8 @@ func (d *decoder) value(depth int) error {
 		return d.syntax("unexpected end of input")
 	}
 	switch c := d.data[d.pos]; c {
-	case '{':
-		return d.objectDepth(depth, nil)
-	case '[':
-		if depth >= maxDepth {
-			return d.syntax("nesting too deep")
-		}
-		d.pos++
-		d.ws()
-		if d.pos < len(d.data) && d.data[d.pos] == ']' {
-			d.pos++
-			return nil
-		}
-		for {
-			d.ws()
-			if err := d.value(depth + 1); err != nil {
-				return err
-			}
-			d.ws()
-			if d.pos >= len(d.data) {
-				return d.syntax("unterminated array")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case ']':
-				d.pos++
-				return nil
-			default:
-				return d.syntax("expected ',' or ']'")
-			}
-		}
+	case '{', '[':
+		return d.container(depth, nil)
 	case '"':
 		return d.skipString()
 	case 't':
@@ -212,6 +190,9 @@ func (d *decoder) number() error {
 	}
 	return nil
 }
+
+// unescape maps the letter of a short escape to the byte it stands for.
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
@@ -284,10 +265,10 @@ func (d *decoder) skipString() error {
 			if d.pos+1 >= len(d.data) {
 				return d.syntax("unterminated string")
 			}
-			switch d.data[d.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch e := d.data[d.pos+1]; {
+			case unescape[e] != 0:
 				d.pos += 2
-			case 'u':
+			case e == 'u':
 				if d.pos+6 > len(d.data) || !isHex(d.data[d.pos+2]) || !isHex(d.data[d.pos+3]) || !isHex(d.data[d.pos+4]) || !isHex(d.data[d.pos+5]) {
 					return d.syntax("invalid \\u escape")
 				}
@@ -350,10 +331,8 @@ func (d *decoder) strUnits(sp span, max int) string {
 // str returns the decoded value of a validated string span.
 func (d *decoder) str(sp span) string {
 	raw := d.data[sp.start+1 : sp.end-1]
-	for _, c := range raw {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return string(appendUnquoted(make([]byte, 0, len(raw)), raw))
-		}
+	if hasEscapeOrHigh(raw) {
+		return string(appendUnquoted(make([]byte, 0, len(raw)), raw))
 	}
 	return string(raw)
 }
@@ -393,37 +372,25 @@ func appendUnquotedUnits(dst, raw []byte, max int) []byte {
 		c := raw[i]
 		units++
 		if c == '\\' {
-			switch raw[i+1] {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				r := hexVal(raw[i+2 : i+6])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if r < 0xdc00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-						if r2 := hexVal(raw[i+2 : i+6]); 0xdc00 <= r2 && r2 <= 0xdfff {
-							dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
-							units++
-							i += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				dst = utf8.AppendRune(dst, r)
+			if e := unescape[raw[i+1]]; e != 0 {
+				dst = append(dst, e)
+				i += 2
 				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, raw[i+1])
 			}
-			i += 2
+			r := hexVal(raw[i+2 : i+6]) // \uXXXX
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if r < 0xdc00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if r2 := hexVal(raw[i+2 : i+6]); 0xdc00 <= r2 && r2 <= 0xdfff {
+						dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
+						units++
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
 			continue
 		}
 		if c < utf8.RuneSelf {

@@ -22,9 +22,9 @@ func writeFile(_, dir, name string, data []byte) (fs.FileInfo, error) {
 	return d.Publish(name, data)
 }
 
-// removeFile removes dir/name if it is still the file written, with the
-// content data (SPEC.md P11).
-func removeFile(dir, name string, written fs.FileInfo, data []byte) error {
+// inDir calls f with the status directory dir, opened after the trust
+// checks; a missing directory has nothing to remove, and is not an error.
+func inDir(dir string, f func(d *safefs.PubDir) error) error {
 	d, err := safefs.OpenPublishDir(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -33,30 +33,25 @@ func removeFile(dir, name string, written fs.FileInfo, data []byte) error {
 		return err
 	}
 	defer d.Close()
-	_, err = d.RemoveOwn(name, safefs.WrittenStat(written, data))
-	return err
+	return f(d)
+}
+
+// removeFile removes dir/name if it is still the file written, with the
+// content data (SPEC.md P11).
+func removeFile(dir, name string, written fs.FileInfo, data []byte) error {
+	return inDir(dir, func(d *safefs.PubDir) error {
+		_, err := d.RemoveOwn(name, safefs.WrittenStat(written, data))
+		return err
+	})
 }
 
 // removeSessionFile removes dir/name after the trust checks.
 func removeSessionFile(dir, name string) error {
-	d, err := safefs.OpenPublishDir(dir, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Remove(name)
+	return inDir(dir, func(d *safefs.PubDir) error { return d.Remove(name) })
 }
 
 // cleanTemps removes the temporary files of the status file name whose
 // writer is gone (SPEC.md P8).
 func cleanTemps(dir, name string) error {
-	d, err := safefs.OpenPublishDir(dir, false)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return safefs.RemoveStaleTemps(d, name)
+	return inDir(dir, func(d *safefs.PubDir) error { return safefs.RemoveStaleTemps(d, name) })
 }

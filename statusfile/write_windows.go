@@ -18,12 +18,28 @@ import (
 // the old file open without FILE_SHARE_DELETE makes the rename fail with
 // "access denied": it is retried a few times, then reported, and the next
 // heartbeat tries again. Readers never see a partial file.
+//
+// It first runs the trust checks of SPEC.md P2–P5, creating a missing
+// config home and status directory.
 func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
-	root, err := openForWrite(home, dir, name)
+	if err := safefs.EnsureConfigHome(home); err != nil {
+		return nil, err
+	}
+	// OpenStatusRoot checks the status directory; only a missing one is
+	// created (and checked) first.
+	root, err := safefs.OpenStatusRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = safefs.EnsureStatusDir(dir); err == nil {
+			root, err = safefs.OpenStatusRoot(dir)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
+	if err := safefs.CheckStatusFileIn(root, name); err != nil {
+		return nil, err
+	}
 	var f *os.File
 	var tmp string
 	for i := 0; ; i++ {
@@ -66,31 +82,6 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 	// The identity of a file on Windows is read through its path: read it
 	// from the destination.
 	return root.Lstat(name)
-}
-
-// openForWrite runs the trust checks of SPEC.md P2–P5 (creating a missing
-// config home and status directory) and returns the status directory as a
-// root the platform's writeFile writes name into.
-func openForWrite(home, dir, name string) (*os.Root, error) {
-	if err := safefs.EnsureConfigHome(home); err != nil {
-		return nil, err
-	}
-	// OpenStatusRoot checks the status directory; only a missing one is
-	// created (and checked) first.
-	root, err := safefs.OpenStatusRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = safefs.EnsureStatusDir(dir); err == nil {
-			root, err = safefs.OpenStatusRoot(dir)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := safefs.CheckStatusFileIn(root, name); err != nil {
-		root.Close()
-		return nil, err
-	}
-	return root, nil
 }
 
 // removeFile removes dir/name if it is still the file written.

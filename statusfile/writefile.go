@@ -18,7 +18,11 @@ import (
 // process of their own: something else must then rewrite the file at
 // least every [HeartbeatInterval]. Most programs want [NewPublisher].
 func WriteFile(dir string, rec Status) (fs.FileInfo, error) {
-	data, err := encodeForWrite(&rec)
+	if rec.UpdatedAt.IsZero() {
+		rec.UpdatedAt = time.Now()
+	}
+	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
+	data, err := Encode(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -29,25 +33,9 @@ func WriteFile(dir string, rec Status) (fs.FileInfo, error) {
 	name := FileName(rec.Session)
 	fi, err := writeFile(filepath.Dir(dir), dir, name, data)
 	if err != nil {
-		return nil, publishError(dir, name, err)
+		return nil, fmt.Errorf("publish %s: %w", filepath.Join(dir, name), err)
 	}
 	return fi, nil
-}
-
-func encodeForWrite(rec *Status) ([]byte, error) {
-	if rec.UpdatedAt.IsZero() {
-		rec.UpdatedAt = time.Now()
-	}
-	rec.UpdatedAt = rec.UpdatedAt.Truncate(time.Millisecond)
-	return Encode(*rec)
-}
-
-func publishError(dir, name string, err error) error {
-	return fmt.Errorf("publish %s: %w", filepath.Join(dir, name), err)
-}
-
-func removeError(dir, name string, err error) error {
-	return fmt.Errorf("remove %s: %w", filepath.Join(dir, name), err)
 }
 
 // RemoveFile removes the status file of session from dir, after the trust
@@ -60,7 +48,7 @@ func RemoveFile(dir, session string) error {
 	}
 	name := FileName(session)
 	if err := removeSessionFile(dir, name); err != nil {
-		return removeError(dir, name, err)
+		return fmt.Errorf("remove %s: %w", filepath.Join(dir, name), err)
 	}
 	return nil
 }

@@ -4,6 +4,10 @@ import "unicode/utf8"
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscape is the letter after the backslash of the characters that
+// have a short escape.
+var shortEscape = [128]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
 // Append appends s to dst as a JSON string, quotes included, escaped as
 // JSON.stringify escapes it (SPEC.md E2): '"' and '\' with a backslash;
 // \b, \f, \n, \r and \t in short form; the other characters below U+0020
@@ -22,20 +26,9 @@ func Append(dst []byte, s string) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if e := shortEscape[c]; e != 0 {
+				dst = append(dst, '\\', e)
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
