@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf16"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
@@ -220,13 +221,7 @@ func basicScenario(p *pubRun) {
 		// Something else there is a publisher that got the name wrong
 		// (N1) or published where it should not (L4), not one that did
 		// not publish.
-		entries, _ := os.ReadDir(p.statusDir())
-		var names []string
-		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), ".") {
-				names = append(names, e.Name())
-			}
-		}
+		names, _ := dirNames(p.statusDir(), func(n string) bool { return !strings.HasPrefix(n, ".") })
 		if len(names) > 0 {
 			p.fail("N1/file-name-is-hash", "no %s in %s, which holds %v", fileName(p.session), p.rel(p.statusDir()), names)
 		}
@@ -268,12 +263,8 @@ func basicScenario(p *pubRun) {
 	}
 	p.pass("E1/compact-encoding")
 
-	entries, err := os.ReadDir(p.statusDir())
+	names, err := dirNames(p.statusDir(), nil)
 	p.must(err)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
 	p.expect(slices.Contains(names, fileName(p.session)), "N1/file-name-is-hash", "no %s in %s (it holds %v)", fileName(p.session), p.rel(p.statusDir()), names)
 	p.pass("N1/file-name-is-hash")
 
@@ -507,9 +498,7 @@ func titles(p *pubRun) {
 // control in s, or -1.
 func firstControl(s string) rune {
 	for _, r := range s {
-		switch {
-		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f,
-			r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
 			return r
 		}
 	}
@@ -656,14 +645,9 @@ func atomicity(p *pubRun) {
 	// A write may be in flight (a heartbeat); only what stays counts.
 	var extra []string
 	for attempt := 0; attempt < 2; attempt++ {
-		entries, err := os.ReadDir(p.statusDir())
+		var err error
+		extra, err = dirNames(p.statusDir(), func(n string) bool { return n != fileName(p.session) })
 		p.must(err)
-		extra = nil
-		for _, e := range entries {
-			if e.Name() != fileName(p.session) {
-				extra = append(extra, e.Name())
-			}
-		}
 		if len(extra) == 0 {
 			break
 		}
@@ -889,11 +873,7 @@ func badSession(id, session string) func(p *pubRun) {
 			p.expect(!a.ok, id, "the publisher accepted the session id %q (answered %s)", session, a.raw)
 			p.expect(a.ok || a.msg != "", id, "ok:false without an error message")
 		}
-		if entries, err := os.ReadDir(p.statusDir()); err == nil {
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
+		if names, err := dirNames(p.statusDir(), nil); err == nil {
 			p.expect(len(names) == 0, id, "the publisher wrote %v for the session id %q", names, session)
 		}
 	}
