@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -24,15 +25,12 @@ type limitedBuffer struct {
 func (b *limitedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if room := b.max - b.buf.Len(); room < len(p) {
-		b.truncated = true
-		if room > 0 {
-			b.buf.Write(p[:room])
-		}
-		return len(p), nil
+	n := len(p)
+	if room := max(0, b.max-b.buf.Len()); room < n {
+		b.truncated, p = true, p[:room]
 	}
 	b.buf.Write(p)
-	return len(p), nil
+	return n, nil
 }
 
 func (b *limitedBuffer) Bytes() []byte {
@@ -71,12 +69,7 @@ func environ(vars map[string]string) []string {
 			env = append(env, kv)
 		}
 	}
-	keys := make([]string, 0, len(vars))
-	for k := range vars {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		env = append(env, k+"="+vars[k])
 	}
 	return env

@@ -26,22 +26,13 @@ func (s selector) match(id string) bool {
 	return false
 }
 
+// globRegexp turns a glob into an anchored regular expression: quoted,
+// then the quoted "*" and "?" made wildcards again.
 func globRegexp(g string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	for _, r := range g {
-		switch r {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
+	return regexp.MustCompile("^" + globWildcards.Replace(regexp.QuoteMeta(g)) + "$")
 }
+
+var globWildcards = strings.NewReplacer(`\*`, ".*", `\?`, ".")
 
 // matchAny is match for a list that selects nothing when empty.
 func (s selector) matchAny(id string) bool {

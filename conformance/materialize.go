@@ -71,77 +71,69 @@ func writeCase(c *vector.Case, root string) (*materialized, error) {
 	if needsUnix(c) && !unixLike {
 		return nil, skipf("needs a Unix system (modes, FIFOs, sockets)")
 	}
-	m := &materialized{root: root, c: c}
+	m := &materialized{root: root, c: c, decoyHome: filepath.Join(root, decoyHomeDir)}
 	home := filepath.Join(root, homeDir)
+	m.statusDir = filepath.Join(home, statusName)
 	homeReal := home
 	if c.Dir.ParentSymlink {
 		homeReal = filepath.Join(root, realHomeDir)
 	}
-	if err := mkdir(homeReal, privateDir); err != nil {
-		return nil, err
-	}
-	if c.Dir.ParentSymlink {
-		if err := os.Symlink(realHomeDir, home); err != nil {
-			return nil, err
-		}
-	}
-	m.statusDir = filepath.Join(home, statusName)
 	dir := filepath.Join(homeReal, statusName)
 	if c.Dir.Symlink {
 		dir = filepath.Join(root, realStatus)
-		if err := os.Symlink(filepath.Join("..", realStatus), filepath.Join(homeReal, statusName)); err != nil {
-			return nil, err
+	}
+	// Each step runs only while every one before it succeeded.
+	var err error
+	step := func(f func() error) {
+		if err == nil {
+			err = f()
 		}
 	}
+	step(func() error { return mkdir(homeReal, privateDir) })
+	if c.Dir.ParentSymlink {
+		step(func() error { return os.Symlink(realHomeDir, home) })
+	}
+	if c.Dir.Symlink {
+		step(func() error { return os.Symlink(filepath.Join("..", realStatus), filepath.Join(homeReal, statusName)) })
+	}
 	if len(c.Outside) > 0 {
-		if err := mkdir(filepath.Join(root, outsideDir), privateDir); err != nil {
-			return nil, err
-		}
+		step(func() error { return mkdir(filepath.Join(root, outsideDir), privateDir) })
 		for _, o := range c.Outside {
-			if err := writeFile(filepath.Join(root, outsideDir, o.Name), o.Data, 0o600); err != nil {
-				return nil, err
-			}
+			step(func() error { return writeFile(filepath.Join(root, outsideDir, o.Name), o.Data, 0o600) })
 		}
 	}
 	switch c.Dir.NotDir {
 	case vector.File:
-		if err := writeFile(dir, record("s-not-a-directory", "pi", "working", "a file, not a directory", c.Now), 0o600); err != nil {
-			return nil, err
-		}
+		step(func() error {
+			return writeFile(dir, record("s-not-a-directory", "pi", "working", "a file, not a directory", c.Now), 0o600)
+		})
 	case vector.FIFO:
-		if err := mkfifo(dir, 0o600); err != nil {
-			return nil, err
+		step(func() error { return mkfifo(dir, 0o600) })
+	case "":
+		if c.Dir.Missing {
+			break
 		}
-	}
-	if !c.Dir.Missing && c.Dir.NotDir == "" {
-		if err := mkdir(dir, privateDir); err != nil {
-			return nil, err
-		}
+		step(func() error { return mkdir(dir, privateDir) })
 		for _, e := range c.Entries {
-			if err := m.create(dir, e); err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", c.ID, e.Name, err)
-			}
+			step(func() error {
+				if err := m.create(dir, e); err != nil {
+					return fmt.Errorf("%s: %s: %w", c.ID, e.Name, err)
+				}
+				return nil
+			})
 		}
-		if err := os.Chmod(dir, c.Dir.Mode); err != nil {
-			return nil, err
-		}
+		step(func() error { return os.Chmod(dir, c.Dir.Mode) })
 		if c.Dir.OtherOwner {
-			if err := lchown(dir, otherUID, otherGID); err != nil {
-				return nil, err
-			}
+			step(func() error { return lchown(dir, otherUID, otherGID) })
 		}
 	}
-	m.decoyHome = filepath.Join(root, decoyHomeDir)
 	decoyDir := filepath.Join(m.decoyHome, statusName)
-	if err := mkdir(m.decoyHome, privateDir); err != nil {
-		return nil, err
-	}
-	if err := mkdir(decoyDir, privateDir); err != nil {
-		return nil, err
-	}
+	step(func() error { return mkdir(m.decoyHome, privateDir) })
+	step(func() error { return mkdir(decoyDir, privateDir) })
 	decoy := record(decoySession, "decoy", "working",
 		"wrong directory: GENTLE_PI_CONFIG_HOME was read instead of STATUS_DIR", c.Now)
-	if err := writeFile(filepath.Join(decoyDir, fileName(decoySession)), decoy, 0o600); err != nil {
+	step(func() error { return writeFile(filepath.Join(decoyDir, fileName(decoySession)), decoy, 0o600) })
+	if err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -145,15 +145,8 @@ func (r *Report) list(o Options, units []unit) *Report {
 // that --skip leaves out is SKIP.
 func (r *Report) run(ctx context.Context, o Options, units []unit) {
 	// The long ones first: they set the run's length.
-	slices.SortStableFunc(units, func(a, b unit) int {
-		switch {
-		case a.long && !b.long:
-			return -1
-		case b.long && !a.long:
-			return 1
-		}
-		return 0
-	})
+	long := slices.DeleteFunc(slices.Clone(units), func(u unit) bool { return !u.long })
+	units = append(long, slices.DeleteFunc(units, func(u unit) bool { return u.long })...)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, o.Parallel)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -244,11 +243,8 @@ func calibrate(ctx context.Context, opts Options) (cal calibration) {
 	// too: getting those wrong is for the checks to say.
 	appeared := func() bool {
 		for _, d := range []string{p.statusDir(), p.decoy} {
-			entries, _ := os.ReadDir(d)
-			for _, e := range entries {
-				if !strings.HasPrefix(e.Name(), ".") {
-					return true
-				}
+			if names, _ := dirNames(d, func(n string) bool { return !strings.HasPrefix(n, ".") }); len(names) > 0 {
+				return true
 			}
 		}
 		return false

@@ -655,6 +655,19 @@ func (p *pubRun) exitsAtEOF(id string) {
 	}
 }
 
+// dirNames lists the names in dir that keep accepts (all when keep is
+// nil).
+func dirNames(dir string, keep func(name string) bool) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if keep == nil || keep(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	return names, err
+}
+
 // diffSnapshots lists what changed.
 func diffSnapshots(before, after []string) []string {
 	var out []string

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -290,15 +291,11 @@ type readerCalibration struct {
 // if it is shorter, so that a slow interpreter on a loaded machine is not
 // failed for its start-up. It decides no case.
 func calibrateReader(ctx context.Context, cases []*vector.Case, opts Options) (cal readerCalibration) {
-	var c *vector.Case
-	for _, x := range cases {
-		if x.ID == calibrationCase {
-			c = x
-		}
-	}
-	if c == nil {
+	i := slices.IndexFunc(cases, func(c *vector.Case) bool { return c.ID == calibrationCase })
+	if i < 0 {
 		return cal
 	}
+	c := cases[i]
 	root, err := os.MkdirTemp(opts.TempDir, "statusconform-cal-")
 	if err != nil {
 		cal.note = "calibration: " + err.Error()

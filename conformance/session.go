@@ -41,8 +41,8 @@ func showInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
-func eqStr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-func eqInt(a, b *int64) bool  { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+// eq reports whether two optional values are both absent or equal.
+func eq[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // longDiff describes two long strings by their lengths and where they
 // part.
@@ -82,19 +82,19 @@ func compareSessions(want, got []vector.Session) []string {
 		field := func(name, got, want string) {
 			diffs = append(diffs, fmt.Sprintf("session %q: %s is %s, want %s", w.Session, name, got, want))
 		}
-		if !eqStr(g.Agent, w.Agent) {
+		if !eq(g.Agent, w.Agent) {
 			field("agent", showStr(g.Agent), showStr(w.Agent))
 		}
 		if g.State != w.State {
 			field("state", strconv.Quote(g.State), strconv.Quote(w.State))
 		}
-		if !eqInt(g.PID, w.PID) {
+		if !eq(g.PID, w.PID) {
 			field("pid", showInt(g.PID), showInt(w.PID))
 		}
-		if !eqStr(g.Cwd, w.Cwd) {
+		if !eq(g.Cwd, w.Cwd) {
 			field("cwd", showStr(g.Cwd), showStr(w.Cwd))
 		}
-		if !eqStr(g.Title, w.Title) {
+		if !eq(g.Title, w.Title) {
 			got, want := showStr(g.Title), showStr(w.Title)
 			if g.Title != nil && w.Title != nil && (len(*g.Title) > 80 || len(*w.Title) > 80) {
 				got, want = longDiff(*g.Title, *w.Title)

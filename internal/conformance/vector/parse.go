@@ -292,10 +292,7 @@ func fileData(data []byte, escaped bool, size int) ([]byte, error) {
 	if len(body)+1 > size {
 		return nil, fmt.Errorf("content is longer than size=%d", size)
 	}
-	padded := make([]byte, 0, size)
-	padded = append(padded, body...)
-	padded = append(padded, bytes.Repeat([]byte(" "), size-len(body)-1)...)
-	return append(padded, '\n'), nil
+	return slices.Concat(body, bytes.Repeat([]byte(" "), size-len(body)-1), []byte("\n")), nil
 }
 
 // validate checks what involves more than one part of the case.

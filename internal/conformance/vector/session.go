@@ -79,14 +79,13 @@ func ParseLine(line []byte, strict bool) (Session, error) {
 		return s, err
 	}
 	s.State = *p
-	if s.Agent, err = str("agent", true); err != nil {
-		return s, err
-	}
-	if s.Cwd, err = str("cwd", true); err != nil {
-		return s, err
-	}
-	if s.Title, err = str("title", true); err != nil {
-		return s, err
+	for _, f := range []struct {
+		key string
+		dst **string
+	}{{"agent", &s.Agent}, {"cwd", &s.Cwd}, {"title", &s.Title}} {
+		if *f.dst, err = str(f.key, true); err != nil {
+			return s, err
+		}
 	}
 	if raw := m["pid"]; string(raw) != "null" {
 		f, err := strconv.ParseFloat(string(raw), 64)
@@ -101,7 +100,11 @@ func ParseLine(line []byte, strict bool) (Session, error) {
 	if strict && s.Session == "" {
 		return s, errors.New(`"session" is empty`)
 	}
-	for _, k := range []string{"waitingFor", "ended"} {
+	for _, f := range []struct {
+		key string
+		dst *json.RawMessage
+	}{{"waitingFor", &s.WaitingFor}, {"ended", &s.Ended}} {
+		k := f.key
 		raw, ok := m[k]
 		if !ok {
 			continue
@@ -113,12 +116,7 @@ func ParseLine(line []byte, strict bool) (Session, error) {
 		if _, obj := v.(map[string]any); v != nil && !obj {
 			return s, fmt.Errorf("%q is not an object or null: %s", k, raw)
 		}
-		canon, _ := json.Marshal(v) // keys sorted
-		if k == "waitingFor" {
-			s.WaitingFor = canon
-		} else {
-			s.Ended = canon
-		}
+		*f.dst, _ = json.Marshal(v) // keys sorted
 	}
 	return s, nil
 }

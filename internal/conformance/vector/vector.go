@@ -181,11 +181,8 @@ func Load(fsys fs.FS, root string) ([]*Case, error) {
 	var cases []*Case
 	var errs []error
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || d.IsDir() {
 			return err
-		}
-		if d.IsDir() {
-			return nil
 		}
 		if path.Ext(p) != ".txt" {
 			errs = append(errs, fmt.Errorf("%s: not a vector (want a .txt file)", p))
