@@ -39,15 +39,9 @@ const (
 	modeJQFiles = "jq-files"
 )
 
-// jqArg is a --arg or --argjson variable.
-type jqArg struct {
-	name  string
-	value any
-}
-
 // extractJQArgs takes --arg NAME VALUE and --argjson NAME JSON out of args
 // (before a "--") and returns the other arguments.
-func extractJQArgs(args []string, out *[]jqArg) ([]string, error) {
+func extractJQArgs(args []string, out *[]jqrun.Var) ([]string, error) {
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -75,7 +69,7 @@ func extractJQArgs(args []string, out *[]jqArg) ([]string, error) {
 				return nil, fmt.Errorf("--argjson %s: invalid JSON: %v", name, err)
 			}
 		}
-		*out = append(*out, jqArg{name: name, value: v})
+		*out = append(*out, jqrun.Var{Name: name, Value: v})
 	}
 	return rest, nil
 }
@@ -162,12 +156,10 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) in
 		Compact: o.compact,
 		Stdout:  env.Stdout,
 		Stderr:  env.Stderr,
+		Vars:    o.jqArgs,
 	}
 	if o.now != "" {
 		r.Now = now
-	}
-	for _, a := range o.jqArgs {
-		r.Vars = append(r.Vars, jqrun.Var{Name: a.name, Value: a.value})
 	}
 	if o.mode == modeJQFiles {
 		files, err := openFiles(loc.Dir)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
@@ -38,7 +39,7 @@ type listOptions struct {
 	args       []string // for re-executing the jq helper
 	raw        bool
 	compact    bool
-	jqArgs     []jqArg
+	jqArgs     []jqrun.Var
 	jqTimeout  time.Duration
 
 	filter render.Filter

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
 )
@@ -92,7 +93,7 @@ func runEnv(args []string, env *cmdEnv) int {
 	env.Fill()
 	// --arg and --argjson take two values, which no flag parser
 	// expresses: take them out first.
-	var jqArgs []jqArg
+	var jqArgs []jqrun.Var
 	rest, err := extractJQArgs(args, &jqArgs)
 	if err != nil {
 		return usageError(env, "%v", err)
