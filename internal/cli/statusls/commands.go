@@ -147,7 +147,7 @@ statusls doctor --dir /tmp/mystatus --json`,
 				o := &doctorOptions{}
 				o.common.register(fs)
 				fs.Bool(&o.json, "json", false, "print the findings as one JSON object")
-				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true, group: true})
+				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true})
 				return noArgs(env, "doctor: ", func() int {
 					if code := o.hostFlags.misuse(env); code >= 0 {
 						return code
