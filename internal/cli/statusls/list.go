@@ -115,6 +115,7 @@ func (o *listOptions) validate(env *cmdEnv) int {
 	if code := checkColor(env, o.color); code >= 0 {
 		return code
 	}
+	// Invalid files are listed in JSON only: the other modes never see one.
 	o.filter = render.Filter{All: o.all, Invalid: o.all && (o.mode == "json" || o.mode == "ndjson" || o.mode == modeJQ)}
 	states, err := parseStateList("state", o.states)
 	if err != nil {
@@ -231,10 +232,7 @@ func list(o *listOptions, env *cmdEnv) int {
 	switch mode {
 	case "tsv":
 		for _, p := range parts {
-			for i := range p.Entries {
-				if p.Entries[i].Verdict == reader.Invalid {
-					continue
-				}
+			for i := range p.Entries { // invalid files only in JSON: see validate
 				if withHosts {
 					buf = render.AppendHostTSV(buf[:0], p.Host, &p.Entries[i].Status)
 				} else {
@@ -272,7 +270,11 @@ func list(o *listOptions, env *cmdEnv) int {
 			out.WriteString(strings.Join(words, " · ") + "\n")
 		}
 	case "count":
-		out.WriteString(strconv.Itoa(countSessions(allEntries(parts))) + "\n")
+		n := 0
+		for _, p := range parts {
+			n += len(p.Entries)
+		}
+		out.WriteString(strconv.Itoa(n) + "\n")
 	case "table":
 		writeTable(out, parts, withHosts, o, local, loc, isTerm, termWidth, env)
 	}
@@ -347,16 +349,4 @@ func expandPath(p string, env *cmdEnv) (string, error) {
 		p = home + p[1:]
 	}
 	return filepath.Abs(p)
-}
-
-// countSessions is --count: the entries that are sessions, not invalid
-// files (which --all adds in JSON only).
-func countSessions(entries []reader.Entry) int {
-	n := 0
-	for i := range entries {
-		if entries[i].Verdict != reader.Invalid {
-			n++
-		}
-	}
-	return n
 }
