@@ -321,7 +321,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 				out = f // the commands write to it directly
 			}
 		}
-		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, r.report)
+		r.runner = &execRunner{command: o.exec, environ: env.Environ(), timeout: o.execTimeout, out: out, report: r.report}
 		r.trig = newTrigger(o, env.Clock, func(e *reader.Entry, line []byte, extra []string) { r.runner.start(e, line, extra...) })
 		defer r.runner.close(cmp.Or(env.execGrace, execGrace))
 		defer r.trig.stop()
@@ -440,17 +440,17 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 			return nil
 		}
 		r.synced, r.dirty = true, true
-		return r.print("", &render.Event{Kind: evSynced, At: ev.At, Missing: ev.Missing && !r.withHosts}, nil)
+		return r.print("", &render.Event{Kind: string(watch.Synced), At: ev.At, Missing: ev.Missing && !r.withHosts}, nil)
 	}
 	c, ok := r.views[host].apply(ev)
 	if !ok {
 		return nil
 	}
 	switch c.kind {
-	case evError:
+	case watch.Error:
 		r.report(hostPrefix(host) + statusfile.SanitizeText(base.Message(ev.Err)))
-		return r.print(host, &render.Event{Kind: evError, At: ev.At, Err: ev.Err.Error()}, nil)
-	case evHeartbeat:
+		return r.print(host, &render.Event{Kind: string(watch.Error), At: ev.At, Err: ev.Err.Error()}, nil)
+	case watch.Heartbeat:
 		// The table shows ages as time passes; a heartbeat only resets
 		// one. Printed only when asked for.
 		if !r.o.heartbeats {
@@ -462,7 +462,7 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 			r.table.missing = false
 		}
 	}
-	return r.print(host, &render.Event{Kind: c.kind, At: ev.At, Entry: c.entry, Reason: c.reason}, &c)
+	return r.print(host, &render.Event{Kind: string(c.kind), At: ev.At, Entry: c.entry, Reason: c.reason}, &c)
 }
 
 func hostPrefix(host string) string {
@@ -501,7 +501,7 @@ func (r *watchRun) print(host string, ev *render.Event, c *change) error {
 		_, err := r.env.Stdout.Write(r.buf)
 		return err
 	case watchTSV:
-		if ev.Kind == evError {
+		if ev.Kind == string(watch.Error) {
 			return nil // on stderr only
 		}
 		if r.withHosts {
