@@ -2,6 +2,7 @@ package statusls
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -242,10 +243,21 @@ func list(o *listOptions, env *cmdEnv) int {
 			}
 		}
 	case "json", "ndjson":
-		lines := jsonLines{w: out, array: mode == "json"}
+		// --json: an array, one object a line; --ndjson: one object a line.
+		sep := ""
+		add := func(obj []byte) {
+			if mode == "json" {
+				out.WriteString(cmp.Or(sep, "[\n"))
+				sep = ",\n"
+			}
+			out.Write(obj)
+			if mode == "ndjson" {
+				out.WriteByte('\n')
+			}
+		}
 		for _, p := range parts {
 			if p.Err != nil {
-				lines.add(render.AppendHostErrorJSON(buf[:0], p.Err.Host, p.Err.Kind, p.Err.Msg, p.Err.Hint))
+				add(render.AppendHostErrorJSON(buf[:0], p.Err.Host, p.Err.Kind, p.Err.Msg, p.Err.Hint))
 			}
 			for i := range p.Entries {
 				if withHosts {
@@ -253,10 +265,16 @@ func list(o *listOptions, env *cmdEnv) int {
 				} else {
 					buf = render.AppendJSONFields(buf[:0], &p.Entries[i], o.fields) // no fields: all (--ndjson)
 				}
-				lines.add(buf)
+				add(buf)
 			}
 		}
-		lines.end()
+		switch {
+		case mode != "json":
+		case sep == "":
+			out.WriteString("[]\n")
+		default:
+			out.WriteString("\n]\n")
+		}
 	case "summary":
 		// A status bar drops stderr: the line itself says hosts are missing.
 		var words []string
@@ -300,39 +318,6 @@ func allEntries(parts []remote.Result) []reader.Entry {
 		all = append(all, p.Entries...)
 	}
 	return all
-}
-
-// jsonLines writes objects as statusls --json's array (one object a line)
-// or as NDJSON.
-type jsonLines struct {
-	w     *bufio.Writer
-	array bool
-	n     int
-}
-
-func (j *jsonLines) add(obj []byte) {
-	switch {
-	case !j.array:
-	case j.n == 0:
-		j.w.WriteString("[\n")
-	default:
-		j.w.WriteString(",\n")
-	}
-	j.n++
-	j.w.Write(obj)
-	if !j.array {
-		j.w.WriteByte('\n')
-	}
-}
-
-func (j *jsonLines) end() {
-	switch {
-	case !j.array:
-	case j.n == 0:
-		j.w.WriteString("[]\n")
-	default:
-		j.w.WriteString("\n]\n")
-	}
 }
 
 // expandPath expands a leading ~ and makes p absolute; "" (no --cwd)
