@@ -448,7 +448,11 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 	}
 	switch c.kind {
 	case watch.Error:
-		r.report(hostPrefix(host) + statusfile.SanitizeText(base.Message(ev.Err)))
+		msg := statusfile.SanitizeText(base.Message(ev.Err))
+		if host != "" {
+			msg = "host " + statusfile.SanitizeText(host) + ": " + msg
+		}
+		r.report(msg)
 		return r.print(host, &render.Event{Kind: string(watch.Error), At: ev.At, Err: ev.Err.Error()}, nil)
 	case watch.Heartbeat:
 		// The table shows ages as time passes; a heartbeat only resets
@@ -463,13 +467,6 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 		}
 	}
 	return r.print(host, &render.Event{Kind: string(c.kind), At: ev.At, Entry: c.entry, Reason: c.reason}, &c)
-}
-
-func hostPrefix(host string) string {
-	if host == "" {
-		return ""
-	}
-	return "host " + statusfile.SanitizeText(host) + ": "
 }
 
 // print numbers ev, shows it to the --exec trigger (c: the view's change
