@@ -75,15 +75,12 @@ func extractJQArgs(args []string, out *[]jqrun.Var) ([]string, error) {
 }
 
 func validVarName(s string) bool {
-	if s == "" {
-		return false
-	}
 	for i, r := range s {
 		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
 			return false
 		}
 	}
-	return true
+	return s != ""
 }
 
 // checkJQFlags checks the jq flags against the mode parsed; -1 means go on.
