@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -165,7 +164,12 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) in
 		}
 		defer files.close()
 		r.Inputs = files.all
-		defer streamingGC(env)()
+		// Each file is garbage once filtered, and little stays live (the
+		// names, one file, the filter's state): the listing modes' GOGC of
+		// 400 and 24 MiB limit (see Main) would let the heap grow with the
+		// number of files read. With 100 % and a soft limit of 16 MiB, peak
+		// memory stays flat (bench/jq.sh memory).
+		defer tuneGC(env.Getenv, 100, 16<<20)()
 		return jqrun.Run(r)
 	}
 
@@ -210,30 +214,6 @@ func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *cmd
 		sessions = append(sessions, v)
 	}
 	return sessions, base.ExitOK
-}
-
-// streamingGC tunes the garbage collector for --jq-files, unless GOGC or
-// GOMEMLIMIT say otherwise, and returns what restores it. Each file is
-// garbage once filtered, and little stays live (the names, one file, the
-// filter's state): the listing modes' GOGC of 400 and 24 MiB limit (see
-// Main) would let the heap grow with the number of files read. With 100 %
-// and a soft limit of 16 MiB, peak memory stays flat (bench/jq.sh memory).
-func streamingGC(env *cmdEnv) (restore func()) {
-	gc, limit := -2, int64(-1)
-	if env.Getenv("GOGC") == "" {
-		gc = debug.SetGCPercent(100)
-	}
-	if env.Getenv("GOMEMLIMIT") == "" {
-		limit = debug.SetMemoryLimit(16 << 20)
-	}
-	return func() {
-		if gc != -2 {
-			debug.SetGCPercent(gc)
-		}
-		if limit >= 0 {
-			debug.SetMemoryLimit(limit)
-		}
-	}
 }
 
 // statusFiles reads a status directory's files one at a time, for

@@ -56,11 +56,8 @@ func Main() int {
 	if longRunning && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
-	if os.Getenv("GOGC") == "" && !longRunning {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" && !longRunning {
-		debug.SetMemoryLimit(24 << 20)
+	if !longRunning {
+		tuneGC(os.Getenv, 400, 24<<20)
 	}
 	return Run(os.Args[1:], base.Env{
 		Stdin:    os.Stdin,
@@ -72,6 +69,27 @@ func Main() int {
 		Rows:     func() int { return terminalRows(os.Stdout) },
 		Keyboard: func() (io.Reader, func(), error) { return keyboard(os.Stdin) },
 	})
+}
+
+// tuneGC sets the garbage collector's percent and soft memory limit,
+// each unless GOGC or GOMEMLIMIT says otherwise, and returns what restores
+// them.
+func tuneGC(getenv func(string) string, percent int, limit int64) (restore func()) {
+	gc, oldLimit := -2, int64(-1)
+	if getenv("GOGC") == "" {
+		gc = debug.SetGCPercent(percent)
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		oldLimit = debug.SetMemoryLimit(limit)
+	}
+	return func() {
+		if gc != -2 {
+			debug.SetGCPercent(gc)
+		}
+		if oldLimit >= 0 {
+			debug.SetMemoryLimit(oldLimit)
+		}
+	}
 }
 
 // usageError reports a usage error.
