@@ -304,7 +304,11 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 			return r.writeError(err)
 		}
 		defer r.table.end()
-		defer r.stopTick()
+		defer func() { // the table's redraw timer, if one is armed
+			if r.tick != nil {
+				r.tick.Stop()
+			}
+		}()
 		if env.Keyboard != nil {
 			if in, restore, err := env.Keyboard(); err == nil {
 				defer restore()
@@ -542,13 +546,6 @@ func (r *watchRun) redraw(force bool) error {
 		r.tickC = r.tick.C()
 	}
 	return nil
-}
-
-func (r *watchRun) stopTick() {
-	if r.tick != nil {
-		r.tick.Stop()
-		r.tick, r.tickC = nil, nil
-	}
 }
 
 func (r *watchRun) writeError(err error) int {
