@@ -299,7 +299,8 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 
 	if r.mode == watchTable {
 		r.messages = make(chan string, 16)
-		r.table = newTableScreen(env, o, loc, termWidth)
+		r.table = &tableScreen{out: env.Stdout, env: env, o: o, loc: loc, color: useColor(o.color, true, env)}
+		r.table.size(termWidth)
 		if err := r.table.begin(); err != nil {
 			return r.writeError(err)
 		}
