@@ -24,11 +24,8 @@ const VerdictHostError = "host-error"
 // [JSONFields]; "host" comes first and the others in their usual order. No
 // fields means all of them.
 func AppendHostJSON(dst []byte, host string, e *reader.Entry, fields []string) []byte {
-	if len(fields) == 0 {
-		return withHost(dst, host, AppendJSON(nil, e))
-	}
-	obj := appendObject(nil, newObject(e), fields) // host is not a member: left out
-	if !slices.Contains(fields, FieldHost) {
+	obj := AppendJSONFields(nil, e, fields) // host is not a member: left out
+	if len(fields) > 0 && !slices.Contains(fields, FieldHost) {
 		return append(dst, obj...)
 	}
 	return withHost(dst, host, obj)

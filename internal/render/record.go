@@ -48,7 +48,7 @@ func hasRecord(e *reader.Entry) bool {
 //
 // Strings are sanitized as for display.
 func AppendJSON(dst []byte, e *reader.Entry) []byte {
-	return appendObject(dst, newObject(e), nil)
+	return AppendJSONFields(dst, e, nil)
 }
 
 // JSONFields are the keys of [AppendJSON]'s object, in its order.
@@ -64,10 +64,8 @@ var JSONFields = func() []string {
 // fields (names from [JSONFields], in [JSONFields] order); all of them
 // when fields is empty.
 func AppendJSONFields(dst []byte, e *reader.Entry, fields []string) []byte {
-	if len(fields) == 0 {
-		return AppendJSON(dst, e)
-	}
-	return appendObject(dst, newObject(e), fields)
+	dst = append(dst, '{')
+	return append(appendMembers(dst, newObject(e), fields), '}')
 }
 
 // object is what the members of a session's JSON object are written from.
@@ -82,20 +80,12 @@ func newObject(e *reader.Entry) *object {
 	return &object{e: e, rec: hasRecord(e), hasReason: e.Verdict == reader.Invalid && e.Reason != "", reason: e.Reason}
 }
 
-// appendObject appends the object of o with the keys in fields, in
-// [JSONFields] order; all of them for nil fields.
-func appendObject(dst []byte, o *object, fields []string) []byte {
-	dst = append(dst, '{')
-	dst = appendMembers(dst, o, fields)
-	return append(dst, '}')
-}
-
-// appendMembers appends the members of o's object in fields (all for nil),
-// without braces.
+// appendMembers appends the members of o's object in fields (all when
+// empty), without braces.
 func appendMembers(dst []byte, o *object, fields []string) []byte {
 	first := true
 	for _, m := range members {
-		if fields != nil && !slices.Contains(fields, m.key) {
+		if len(fields) > 0 && !slices.Contains(fields, m.key) {
 			continue
 		}
 		if !first {

@@ -121,13 +121,10 @@ func Sort(entries []reader.Entry, o Order) {
 	case ByAttention:
 		slices.SortStableFunc(entries, func(a, b reader.Entry) int {
 			ra, rb := attentionRank(&a), attentionRank(&b)
-			if c := cmp.Compare(ra, rb); c != 0 {
-				return c
+			if ra != rb || ra != 3 {
+				return cmp.Compare(ra, rb)
 			}
-			if ra == 3 { // unknown states, by name
-				return strings.Compare(string(a.Status.State), string(b.Status.State))
-			}
-			return 0
+			return strings.Compare(string(a.Status.State), string(b.Status.State)) // unknown states, by name
 		})
 	case ByUpdated:
 		slices.SortStableFunc(entries, func(a, b reader.Entry) int {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
@@ -50,7 +51,7 @@ the others listed.`
 // program is the statusls command line: the listing is the default
 // command, the others are subcommands. A flag is one line in its Setup;
 // see package base for how to add either.
-func program(env *cmdEnv, jqArgs []jqArg, fullArgs []string) *base.Program {
+func program(env *cmdEnv, jqArgs []jqrun.Var, fullArgs []string) *base.Program {
 	p := &base.Program{
 		Name:    "statusls",
 		Summary: summary,
@@ -146,7 +147,7 @@ statusls doctor --dir /tmp/mystatus --json`,
 				o := &doctorOptions{}
 				o.common.register(fs)
 				fs.Bool(&o.json, "json", false, "print the findings as one JSON object")
-				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true, group: true})
+				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true})
 				return noArgs(env, "doctor: ", func() int {
 					if code := o.hostFlags.misuse(env); code >= 0 {
 						return code

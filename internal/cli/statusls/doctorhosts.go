@@ -44,8 +44,7 @@ func doctorHosts(hf *hostFlags, asJSON bool, env *cmdEnv) int {
 	}
 	rep := doctorHostsReport{ConnectionReuse: cfg.Reuse, ControlDir: cfg.ControlDir, Hosts: []doctorHost{}, OK: true}
 	for _, r := range remote.List(context.Background(), cfg, hosts) {
-		args := r.Args
-		h := doctorHost{Host: statusfile.SanitizeText(r.Host), Command: args, OK: r.Err == nil, Millis: r.Took.Milliseconds()}
+		h := doctorHost{Host: statusfile.SanitizeText(r.Host), Command: r.Args, OK: r.Err == nil, Millis: r.Took.Milliseconds()}
 		for i := range h.Command {
 			h.Command[i] = statusfile.SanitizeText(h.Command[i])
 		}

@@ -31,7 +31,10 @@ const execGrace = time.Second
 // execMaxRunning at once, the next execMaxWaiting in order after them.
 type execRunner struct {
 	command string
-	environ []string      // the environment, without the STATUS_ variables above
+	// The environment. A job's STATUS_* variables come after it: os/exec
+	// keeps the last value of a name, so inherited ones never reach the
+	// command.
+	environ []string
 	timeout time.Duration // 0: none
 	out     io.Writer     // the commands' stdout and stderr; nil discards
 	report  func(string)  // says what went wrong, without the "statusls: " prefix
@@ -47,12 +50,6 @@ type execJob struct {
 	who   string // the session and state, for messages
 	env   []string
 	stdin []byte
-}
-
-func newExecRunner(command string, environ []string, timeout time.Duration, out io.Writer, report func(string)) *execRunner {
-	// A job's STATUS_* variables come after environ's: os/exec keeps the
-	// last value of a name, so inherited ones never reach the command.
-	return &execRunner{command: command, environ: environ, timeout: timeout, out: out, report: report}
 }
 
 // start runs the command for e, whose watch --json line is line, in the

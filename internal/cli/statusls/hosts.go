@@ -33,20 +33,17 @@ type hostFlags struct {
 // hostFlagsOf says which host flags a command takes.
 type hostFlagsOf struct {
 	usage string // --host's help
-	many  bool   // several hosts: --host H[,H] and --all-hosts
+	many  bool   // several hosts: --host H[,H], --all-hosts, and a heading in help
 	local bool   // --local
-	group bool   // under their own heading in help
 }
 
 // register declares --host and --host-timeout, and what of declares
 // besides.
 func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, of hostFlagsOf) {
-	if of.group {
-		fs.Group("Other machines (over ssh, each running statusls; see docs/statusls.md)")
-	}
 	h.given, h.many = fs, of.many
 	arg := "H"
 	if of.many {
+		fs.Group("Other machines (over ssh, each running statusls; see docs/statusls.md)")
 		arg = "H[,H]"
 	}
 	fs.Func("host", arg, of.usage, func(s string) error {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -39,15 +38,9 @@ const (
 	modeJQFiles = "jq-files"
 )
 
-// jqArg is a --arg or --argjson variable.
-type jqArg struct {
-	name  string
-	value any
-}
-
 // extractJQArgs takes --arg NAME VALUE and --argjson NAME JSON out of args
 // (before a "--") and returns the other arguments.
-func extractJQArgs(args []string, out *[]jqArg) ([]string, error) {
+func extractJQArgs(args []string, out *[]jqrun.Var) ([]string, error) {
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -75,21 +68,18 @@ func extractJQArgs(args []string, out *[]jqArg) ([]string, error) {
 				return nil, fmt.Errorf("--argjson %s: invalid JSON: %v", name, err)
 			}
 		}
-		*out = append(*out, jqArg{name: name, value: v})
+		*out = append(*out, jqrun.Var{Name: name, Value: v})
 	}
 	return rest, nil
 }
 
 func validVarName(s string) bool {
-	if s == "" {
-		return false
-	}
 	for i, r := range s {
 		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
 			return false
 		}
 	}
-	return true
+	return s != ""
 }
 
 // checkJQFlags checks the jq flags against the mode parsed; -1 means go on.
@@ -162,12 +152,10 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) in
 		Compact: o.compact,
 		Stdout:  env.Stdout,
 		Stderr:  env.Stderr,
+		Vars:    o.jqArgs,
 	}
 	if o.now != "" {
 		r.Now = now
-	}
-	for _, a := range o.jqArgs {
-		r.Vars = append(r.Vars, jqrun.Var{Name: a.name, Value: a.value})
 	}
 	if o.mode == modeJQFiles {
 		files, err := openFiles(loc.Dir)
@@ -176,7 +164,12 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) in
 		}
 		defer files.close()
 		r.Inputs = files.all
-		defer streamingGC(env)()
+		// Each file is garbage once filtered, and little stays live (the
+		// names, one file, the filter's state): the listing modes' GOGC of
+		// 400 and 24 MiB limit (see Main) would let the heap grow with the
+		// number of files read. With 100 % and a soft limit of 16 MiB, peak
+		// memory stays flat (bench/jq.sh memory).
+		defer tuneGC(env.Getenv, 100, 16<<20)()
 		return jqrun.Run(r)
 	}
 
@@ -221,30 +214,6 @@ func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *cmd
 		sessions = append(sessions, v)
 	}
 	return sessions, base.ExitOK
-}
-
-// streamingGC tunes the garbage collector for --jq-files, unless GOGC or
-// GOMEMLIMIT say otherwise, and returns what restores it. Each file is
-// garbage once filtered, and little stays live (the names, one file, the
-// filter's state): the listing modes' GOGC of 400 and 24 MiB limit (see
-// Main) would let the heap grow with the number of files read. With 100 %
-// and a soft limit of 16 MiB, peak memory stays flat (bench/jq.sh memory).
-func streamingGC(env *cmdEnv) (restore func()) {
-	gc, limit := -2, int64(-1)
-	if env.Getenv("GOGC") == "" {
-		gc = debug.SetGCPercent(100)
-	}
-	if env.Getenv("GOMEMLIMIT") == "" {
-		limit = debug.SetMemoryLimit(16 << 20)
-	}
-	return func() {
-		if gc != -2 {
-			debug.SetGCPercent(gc)
-		}
-		if limit >= 0 {
-			debug.SetMemoryLimit(limit)
-		}
-	}
 }
 
 // statusFiles reads a status directory's files one at a time, for

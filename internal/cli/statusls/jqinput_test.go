@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -71,7 +70,7 @@ func TestJQFilesReadOneAtATime(t *testing.T) {
 func TestStreamingGCRestores(t *testing.T) {
 	before := debug.SetGCPercent(123)
 	defer debug.SetGCPercent(before)
-	restore := streamingGC(&cmdEnv{Env: base.Env{Getenv: func(string) string { return "" }}})
+	restore := tuneGC(func(string) string { return "" }, 100, 16<<20)
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC while streaming: %d, want 100", got)
 	}
@@ -83,7 +82,7 @@ func TestStreamingGCRestores(t *testing.T) {
 		t.Errorf("GOGC after: %d, want 123", got)
 	}
 	debug.SetGCPercent(123)
-	restore = streamingGC(&cmdEnv{Env: base.Env{Getenv: func(k string) string { return map[string]string{"GOGC": "50"}[k] }}})
+	restore = tuneGC(func(k string) string { return map[string]string{"GOGC": "50"}[k] }, 100, 16<<20)
 	if got := debug.SetGCPercent(-1); got != 123 {
 		t.Errorf("GOGC set in the environment was overridden: %d", got)
 	}

@@ -2,6 +2,7 @@ package statusls
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
@@ -38,7 +40,7 @@ type listOptions struct {
 	args       []string // for re-executing the jq helper
 	raw        bool
 	compact    bool
-	jqArgs     []jqArg
+	jqArgs     []jqrun.Var
 	jqTimeout  time.Duration
 
 	filter render.Filter
@@ -77,7 +79,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.Duration(&o.jqTimeout, "jq-timeout", 5*time.Second, "DUR", "stop a filter that runs longer than DUR on one input (default 5s;\ntime spent writing output or reading files does not count)")
 
 	o.common.register(fs)
-	o.hostFlags.register(fs, env, hostFlagsOf{usage: "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", many: true, local: true, group: true})
+	o.hostFlags.register(fs, env, hostFlagsOf{usage: "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", many: true, local: true})
 
 	fs.Group("Terminal")
 	colorFlag(fs, &o.color, "auto (default: on a terminal), always, never; see \"Environment\"\nThe table fits $COLUMNS, else the terminal's width, else 80 columns.")
@@ -114,6 +116,7 @@ func (o *listOptions) validate(env *cmdEnv) int {
 	if code := checkColor(env, o.color); code >= 0 {
 		return code
 	}
+	// Invalid files are listed in JSON only: the other modes never see one.
 	o.filter = render.Filter{All: o.all, Invalid: o.all && (o.mode == "json" || o.mode == "ndjson" || o.mode == modeJQ)}
 	states, err := parseStateList("state", o.states)
 	if err != nil {
@@ -230,10 +233,7 @@ func list(o *listOptions, env *cmdEnv) int {
 	switch mode {
 	case "tsv":
 		for _, p := range parts {
-			for i := range p.Entries {
-				if p.Entries[i].Verdict == reader.Invalid {
-					continue
-				}
+			for i := range p.Entries { // invalid files only in JSON: see validate
 				if withHosts {
 					buf = render.AppendHostTSV(buf[:0], p.Host, &p.Entries[i].Status)
 				} else {
@@ -243,10 +243,21 @@ func list(o *listOptions, env *cmdEnv) int {
 			}
 		}
 	case "json", "ndjson":
-		lines := jsonLines{w: out, array: mode == "json"}
+		// --json: an array, one object a line; --ndjson: one object a line.
+		sep := ""
+		add := func(obj []byte) {
+			if mode == "json" {
+				out.WriteString(cmp.Or(sep, "[\n"))
+				sep = ",\n"
+			}
+			out.Write(obj)
+			if mode == "ndjson" {
+				out.WriteByte('\n')
+			}
+		}
 		for _, p := range parts {
 			if p.Err != nil {
-				lines.add(render.AppendHostErrorJSON(buf[:0], p.Err.Host, p.Err.Kind, p.Err.Msg, p.Err.Hint))
+				add(render.AppendHostErrorJSON(buf[:0], p.Err.Host, p.Err.Kind, p.Err.Msg, p.Err.Hint))
 			}
 			for i := range p.Entries {
 				if withHosts {
@@ -254,10 +265,16 @@ func list(o *listOptions, env *cmdEnv) int {
 				} else {
 					buf = render.AppendJSONFields(buf[:0], &p.Entries[i], o.fields) // no fields: all (--ndjson)
 				}
-				lines.add(buf)
+				add(buf)
 			}
 		}
-		lines.end()
+		switch {
+		case mode != "json":
+		case sep == "":
+			out.WriteString("[]\n")
+		default:
+			out.WriteString("\n]\n")
+		}
 	case "summary":
 		// A status bar drops stderr: the line itself says hosts are missing.
 		var words []string
@@ -271,7 +288,11 @@ func list(o *listOptions, env *cmdEnv) int {
 			out.WriteString(strings.Join(words, " · ") + "\n")
 		}
 	case "count":
-		out.WriteString(strconv.Itoa(countSessions(allEntries(parts))) + "\n")
+		n := 0
+		for _, p := range parts {
+			n += len(p.Entries)
+		}
+		out.WriteString(strconv.Itoa(n) + "\n")
 	case "table":
 		writeTable(out, parts, withHosts, o, local, loc, isTerm, termWidth, env)
 	}
@@ -299,39 +320,6 @@ func allEntries(parts []remote.Result) []reader.Entry {
 	return all
 }
 
-// jsonLines writes objects as statusls --json's array (one object a line)
-// or as NDJSON.
-type jsonLines struct {
-	w     *bufio.Writer
-	array bool
-	n     int
-}
-
-func (j *jsonLines) add(obj []byte) {
-	switch {
-	case !j.array:
-	case j.n == 0:
-		j.w.WriteString("[\n")
-	default:
-		j.w.WriteString(",\n")
-	}
-	j.n++
-	j.w.Write(obj)
-	if !j.array {
-		j.w.WriteByte('\n')
-	}
-}
-
-func (j *jsonLines) end() {
-	switch {
-	case !j.array:
-	case j.n == 0:
-		j.w.WriteString("[]\n")
-	default:
-		j.w.WriteString("\n]\n")
-	}
-}
-
 // expandPath expands a leading ~ and makes p absolute; "" (no --cwd)
 // stays "".
 func expandPath(p string, env *cmdEnv) (string, error) {
@@ -346,16 +334,4 @@ func expandPath(p string, env *cmdEnv) (string, error) {
 		p = home + p[1:]
 	}
 	return filepath.Abs(p)
-}
-
-// countSessions is --count: the entries that are sessions, not invalid
-// files (which --all adds in JSON only).
-func countSessions(entries []reader.Entry) int {
-	n := 0
-	for i := range entries {
-		if entries[i].Verdict != reader.Invalid {
-			n++
-		}
-	}
-	return n
 }

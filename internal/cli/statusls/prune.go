@@ -41,11 +41,10 @@ func (o *pruneOptions) register(fs *base.FlagSet) {
 
 // prune removes the files of stale sessions whose publisher is gone.
 func prune(o *pruneOptions, env *cmdEnv) int {
-	c, dryRun, olderThan := &o.common, o.dryRun, o.olderThan
-	if olderThan < 0 {
-		return usageError(env, "prune: --older-than %v is negative", olderThan)
+	if o.olderThan < 0 {
+		return usageError(env, "prune: --older-than %v is negative", o.olderThan)
 	}
-	loc, now, err := c.resolve(env)
+	loc, now, err := o.resolve(env)
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
@@ -86,12 +85,12 @@ func prune(o *pruneOptions, env *cmdEnv) int {
 			desc += ", agent " + statusfile.SanitizeText(e.Status.Agent)
 		}
 		desc += ")"
-		why, ok := judge(e, olderThan)
+		why, ok := judge(e, o.olderThan)
 		if !ok {
 			fmt.Fprintf(out, "kept %s: %s\n", desc, why)
 			continue
 		}
-		if dryRun {
+		if o.dryRun {
 			fmt.Fprintf(out, "would remove %s: %s\n", desc, why)
 			removed++
 			continue
@@ -110,7 +109,7 @@ func prune(o *pruneOptions, env *cmdEnv) int {
 		}
 	}
 	verb := "removed"
-	if dryRun {
+	if o.dryRun {
 		verb = "would remove"
 	}
 	if stale == 0 {
@@ -118,7 +117,7 @@ func prune(o *pruneOptions, env *cmdEnv) int {
 	} else {
 		fmt.Fprintf(out, "%s %d of %d stale session%s\n", verb, removed, stale, plural(stale))
 	}
-	g.leftovers(out, now, dryRun, fail)
+	g.leftovers(out, now, o.dryRun, fail)
 	if failed {
 		return base.ExitError
 	}

@@ -50,12 +50,6 @@ type screenMessage struct {
 	until time.Time
 }
 
-func newTableScreen(env *cmdEnv, o *watchOptions, loc location.Location, termWidth int) *tableScreen {
-	t := &tableScreen{out: env.Stdout, env: env, o: o, loc: loc, color: useColor(o.color, true, env)}
-	t.size(termWidth)
-	return t
-}
-
 // size takes in the terminal's size: $COLUMNS and $LINES first, as for
 // statusls.
 func (t *tableScreen) size(termWidth int) {

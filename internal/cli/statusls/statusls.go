@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
 )
@@ -55,11 +56,8 @@ func Main() int {
 	if longRunning && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
-	if os.Getenv("GOGC") == "" && !longRunning {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" && !longRunning {
-		debug.SetMemoryLimit(24 << 20)
+	if !longRunning {
+		tuneGC(os.Getenv, 400, 24<<20)
 	}
 	return Run(os.Args[1:], base.Env{
 		Stdin:    os.Stdin,
@@ -71,6 +69,27 @@ func Main() int {
 		Rows:     func() int { return terminalRows(os.Stdout) },
 		Keyboard: func() (io.Reader, func(), error) { return keyboard(os.Stdin) },
 	})
+}
+
+// tuneGC sets the garbage collector's percent and soft memory limit,
+// each unless GOGC or GOMEMLIMIT says otherwise, and returns what restores
+// them.
+func tuneGC(getenv func(string) string, percent int, limit int64) (restore func()) {
+	gc, oldLimit := -2, int64(-1)
+	if getenv("GOGC") == "" {
+		gc = debug.SetGCPercent(percent)
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		oldLimit = debug.SetMemoryLimit(limit)
+	}
+	return func() {
+		if gc != -2 {
+			debug.SetGCPercent(gc)
+		}
+		if oldLimit >= 0 {
+			debug.SetMemoryLimit(oldLimit)
+		}
+	}
 }
 
 // usageError reports a usage error.
@@ -92,7 +111,7 @@ func runEnv(args []string, env *cmdEnv) int {
 	env.Fill()
 	// --arg and --argjson take two values, which no flag parser
 	// expresses: take them out first.
-	var jqArgs []jqArg
+	var jqArgs []jqrun.Var
 	rest, err := extractJQArgs(args, &jqArgs)
 	if err != nil {
 		return usageError(env, "%v", err)

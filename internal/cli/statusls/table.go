@@ -21,11 +21,9 @@ func writeTable(out io.Writer, parts []remote.Result, withHosts bool, o *listOpt
 	var entries []reader.Entry
 	var hosts []string
 	for _, p := range parts {
-		for _, e := range p.Entries {
-			if e.Verdict != reader.Invalid {
-				entries = append(entries, e)
-				hosts = append(hosts, cmp.Or(p.Host, localHostName))
-			}
+		entries = append(entries, p.Entries...) // no invalid files: see validate
+		for range p.Entries {
+			hosts = append(hosts, cmp.Or(p.Host, localHostName))
 		}
 	}
 	if len(entries) == 0 {

@@ -13,7 +13,5 @@ var (
 	resizeSignals []os.Signal
 )
 
-var errNoKeyboard = errors.New("no keyboard")
-
 // keyboard is not available here: watch quits on Ctrl-C only.
-func keyboard(*os.File) (io.Reader, func(), error) { return nil, nil, errNoKeyboard }
+func keyboard(*os.File) (io.Reader, func(), error) { return nil, nil, errors.New("no keyboard") }

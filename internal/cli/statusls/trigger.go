@@ -7,6 +7,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/watch"
 )
 
 // trigger decides when watch runs its --exec command: when a session
@@ -63,7 +64,7 @@ func newTrigger(o *watchOptions, clock clock.Clock, run func(e *reader.Entry, li
 // the record's.
 func (t *trigger) see(key string, c *change, line []byte, extra ...string) {
 	e := c.entry
-	if c.kind == evRemoved || e.Verdict != reader.Fresh {
+	if c.kind == watch.Removed || e.Verdict != reader.Fresh {
 		if s := t.sessions[key]; s != nil {
 			delete(t.sessions, key)
 			if !s.due.IsZero() {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/clocktest"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/watch"
 )
 
 // step is one moment of a trigger scenario: the clock moves on by advance,
@@ -162,12 +163,12 @@ func TestTrigger(t *testing.T) {
 				default:
 				}
 				if st.session != "" {
-					c := change{kind: evUpdated, entry: &reader.Entry{Name: statusfile.FileName(st.session), Verdict: reader.Fresh,
+					c := change{kind: watch.Updated, entry: &reader.Entry{Name: statusfile.FileName(st.session), Verdict: reader.Fresh,
 						Status: statusfile.Status{Session: st.session, State: statusfile.State(st.state)}}}
 					s := &c.entry.Status
 					switch st.state {
 					case "removed":
-						c.kind = evRemoved
+						c.kind = watch.Removed
 					case "stale":
 						c.entry.Verdict = reader.Stale
 						s.State = statusfile.Working

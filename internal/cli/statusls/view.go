@@ -6,20 +6,6 @@ import (
 	"github.com/agentstatus/agentstatus/watch"
 )
 
-// The events of statusls watch, as --json and TSV name them. The names are
-// a stable interface.
-const (
-	evSnapshot  = "snapshot"  // a session shown at start; the snapshot ends with synced
-	evSynced    = "synced"    // the snapshot is complete
-	evAdded     = "added"     // a session entered the view
-	evUpdated   = "updated"   // a field other than updatedAt changed
-	evHeartbeat = "heartbeat" // only updatedAt moved (--heartbeats)
-	evStale     = "stale"     // the session went stale
-	evFresh     = "fresh"     // a stale session is fresh again
-	evRemoved   = "removed"   // the session left the view; reason says why
-	evError     = "error"     // something went wrong; the watch goes on
-)
-
 // reasonFiltered is the reason of a removed event for a session that is
 // still there but no longer matches --state, --agent or --cwd.
 const reasonFiltered = "filtered"
@@ -39,9 +25,12 @@ func newView(f *render.Filter) *view {
 	return &view{filter: f, shown: map[string]*reader.Entry{}}
 }
 
-// change is one event of the view.
+// change is one event of the view. Its kinds are the watcher's, and
+// named as it names them, a stable interface: snapshot, synced, added,
+// updated, heartbeat (--heartbeats), stale, fresh, removed (reason says
+// why) and error (the watch goes on); never invalid, which is removed.
 type change struct {
-	kind   string
+	kind   watch.Kind
 	entry  *reader.Entry // the record now; for removed, the last one shown
 	reason string        // removed: why
 }
@@ -49,11 +38,8 @@ type change struct {
 // apply takes in one event of the watcher and returns the view's event, if
 // any.
 func (v *view) apply(ev *watch.Event) (change, bool) {
-	switch ev.Kind {
-	case watch.Synced:
-		return change{kind: evSynced}, true
-	case watch.Error:
-		return change{kind: evError}, true
+	if ev.Kind == watch.Synced || ev.Kind == watch.Error {
+		return change{kind: ev.Kind}, true
 	}
 	before := v.shown[ev.Name]
 	var after *reader.Entry
@@ -65,34 +51,26 @@ func (v *view) apply(ev *watch.Event) (change, bool) {
 		return change{}, false
 	case before == nil:
 		v.shown[ev.Name] = after
-		kind := evAdded
-		switch ev.Kind {
-		case watch.Snapshot:
-			kind = evSnapshot
-		case watch.Fresh:
-			kind = evFresh
+		kind := watch.Added
+		if ev.Kind == watch.Snapshot || ev.Kind == watch.Fresh {
+			kind = ev.Kind
 		}
 		return change{kind: kind, entry: after}, true
 	case after == nil:
 		delete(v.shown, ev.Name)
 		if ev.After != nil && ev.After.Verdict == reader.Stale && !v.filter.All {
-			return change{kind: evStale, entry: ev.After}, true
+			return change{kind: watch.Stale, entry: ev.After}, true
 		}
 		reason := reasonFiltered
 		if ev.Kind == watch.Removed {
 			reason = ev.Reason
 		}
-		return change{kind: evRemoved, entry: before, reason: reason}, true
+		return change{kind: watch.Removed, entry: before, reason: reason}, true
 	}
 	v.shown[ev.Name] = after
-	kind := evUpdated
-	switch ev.Kind {
-	case watch.Heartbeat:
-		kind = evHeartbeat
-	case watch.Stale:
-		kind = evStale
-	case watch.Fresh:
-		kind = evFresh
+	kind := watch.Updated
+	if ev.Kind == watch.Heartbeat || ev.Kind == watch.Stale || ev.Kind == watch.Fresh {
+		kind = ev.Kind
 	}
 	return change{kind: kind, entry: after}, true
 }

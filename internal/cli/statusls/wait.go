@@ -271,11 +271,9 @@ func (s *waitState) onHost() int {
 		return usageError(env, "%s", err)
 	}
 	host := hosts[0]
-	var args []string
+	args := []string{"--session", o.session}
 	if o.any {
-		args = append(args, "--any")
-	} else {
-		args = append(args, "--session", o.session)
+		args = []string{"--any"}
 	}
 	if o.gone {
 		args = append(args, "--gone")

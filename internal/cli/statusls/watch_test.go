@@ -20,6 +20,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/agentstatus/agentstatus/watch"
 )
 
 // rawRecord is a record as a careless publisher may write it: its title
@@ -96,7 +97,7 @@ func TestWatchJSON(t *testing.T) {
 		s, ok := e["session"].(string)
 		switch {
 		case !ok:
-		case e["event"] == evRemoved || e["event"] == evStale:
+		case e["event"] == string(watch.Removed) || e["event"] == string(watch.Stale):
 			delete(view, s)
 		default:
 			view[s] = e

@@ -125,7 +125,7 @@ least DUR, from when watch saw the session start working:
 	fs.String(&o.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&o.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
 
-	o.hostFlags.register(fs, env, hostFlagsOf{usage: "follow these hosts (repeatable; see \"Other machines\" above);\nwithout --local, only them", many: true, local: true, group: true})
+	o.hostFlags.register(fs, env, hostFlagsOf{usage: "follow these hosts (repeatable; see \"Other machines\" above);\nwithout --local, only them", many: true, local: true})
 }
 
 // validate checks the flags together. It returns -1 to go on.
@@ -299,12 +299,17 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 
 	if r.mode == watchTable {
 		r.messages = make(chan string, 16)
-		r.table = newTableScreen(env, o, loc, termWidth)
+		r.table = &tableScreen{out: env.Stdout, env: env, o: o, loc: loc, color: useColor(o.color, true, env)}
+		r.table.size(termWidth)
 		if err := r.table.begin(); err != nil {
 			return r.writeError(err)
 		}
 		defer r.table.end()
-		defer r.stopTick()
+		defer func() { // the table's redraw timer, if one is armed
+			if r.tick != nil {
+				r.tick.Stop()
+			}
+		}()
 		if env.Keyboard != nil {
 			if in, restore, err := env.Keyboard(); err == nil {
 				defer restore()
@@ -321,7 +326,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 				out = f // the commands write to it directly
 			}
 		}
-		r.runner = newExecRunner(o.exec, env.Environ(), o.execTimeout, out, r.report)
+		r.runner = &execRunner{command: o.exec, environ: env.Environ(), timeout: o.execTimeout, out: out, report: r.report}
 		r.trig = newTrigger(o, env.Clock, func(e *reader.Entry, line []byte, extra []string) { r.runner.start(e, line, extra...) })
 		defer r.runner.close(cmp.Or(env.execGrace, execGrace))
 		defer r.trig.stop()
@@ -440,17 +445,21 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 			return nil
 		}
 		r.synced, r.dirty = true, true
-		return r.print("", &render.Event{Kind: evSynced, At: ev.At, Missing: ev.Missing && !r.withHosts}, nil)
+		return r.print("", &render.Event{Kind: string(watch.Synced), At: ev.At, Missing: ev.Missing && !r.withHosts}, nil)
 	}
 	c, ok := r.views[host].apply(ev)
 	if !ok {
 		return nil
 	}
 	switch c.kind {
-	case evError:
-		r.report(hostPrefix(host) + statusfile.SanitizeText(base.Message(ev.Err)))
-		return r.print(host, &render.Event{Kind: evError, At: ev.At, Err: ev.Err.Error()}, nil)
-	case evHeartbeat:
+	case watch.Error:
+		msg := statusfile.SanitizeText(base.Message(ev.Err))
+		if host != "" {
+			msg = "host " + statusfile.SanitizeText(host) + ": " + msg
+		}
+		r.report(msg)
+		return r.print(host, &render.Event{Kind: string(watch.Error), At: ev.At, Err: ev.Err.Error()}, nil)
+	case watch.Heartbeat:
 		// The table shows ages as time passes; a heartbeat only resets
 		// one. Printed only when asked for.
 		if !r.o.heartbeats {
@@ -462,14 +471,7 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 			r.table.missing = false
 		}
 	}
-	return r.print(host, &render.Event{Kind: c.kind, At: ev.At, Entry: c.entry, Reason: c.reason}, &c)
-}
-
-func hostPrefix(host string) string {
-	if host == "" {
-		return ""
-	}
-	return "host " + statusfile.SanitizeText(host) + ": "
+	return r.print(host, &render.Event{Kind: string(c.kind), At: ev.At, Entry: c.entry, Reason: c.reason}, &c)
 }
 
 // print numbers ev, shows it to the --exec trigger (c: the view's change
@@ -501,7 +503,7 @@ func (r *watchRun) print(host string, ev *render.Event, c *change) error {
 		_, err := r.env.Stdout.Write(r.buf)
 		return err
 	case watchTSV:
-		if ev.Kind == evError {
+		if ev.Kind == string(watch.Error) {
 			return nil // on stderr only
 		}
 		if r.withHosts {
@@ -545,13 +547,6 @@ func (r *watchRun) redraw(force bool) error {
 		r.tickC = r.tick.C()
 	}
 	return nil
-}
-
-func (r *watchRun) stopTick() {
-	if r.tick != nil {
-		r.tick.Stop()
-		r.tick, r.tickC = nil, nil
-	}
 }
 
 func (r *watchRun) writeError(err error) int {
