@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -87,7 +88,7 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 	}
 	for _, s := range sessions {
 		t.Run(s.cmd, func(t *testing.T) {
-			dir := filepath.Join(ownerTempDir(t), "agent-status")
+			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 			a := startAgent(t)
 			for i, st := range s.steps {
 				input, err := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", s.dir, st.file))
@@ -122,7 +123,7 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 		})
 	}
 	// SessionEnd removes the record at once.
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	for _, f := range []string{"session-start.json", "session-end.json"} {
 		input, _ := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", "gemini", f))

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -84,7 +85,7 @@ func hbEnv(d time.Duration) []string { return []string{"STATUSPUB_HEARTBEAT=" + 
 
 func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
 	const hb = 100 * time.Millisecond
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	agent := exec.Command("sleep", "300")
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
 // clear removes the record at once and the owner exits without waiting for
 // its next heartbeat (9 s by default): clear nudges it.
 func TestClearStopsTheOwner(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := sleeper(t)
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "c", "--pid", fmt.Sprint(agent.Process.Pid))
 	waitOneOwner(t, dir, "c")
@@ -152,7 +153,7 @@ func TestClearStopsTheOwner(t *testing.T) {
 func TestClearThenSet(t *testing.T) {
 	t.Parallel()
 	const hb = 100 * time.Millisecond
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := sleeper(t)
 	pid := fmt.Sprint(agent.Process.Pid)
 	for i := range 20 {
@@ -177,7 +178,7 @@ func TestClearThenSet(t *testing.T) {
 // it all, and a reader never sees a torn or invalid file.
 func TestConcurrentSets(t *testing.T) {
 	const hb = 20 * time.Millisecond
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	agent := sleeper(t)
 	pid := fmt.Sprint(agent.Process.Pid)
 
@@ -247,7 +248,7 @@ func TestConcurrentSets(t *testing.T) {
 // undo the set. The test plays the heartbeat by the lock-file protocol,
 // holding the lock until the set is seen waiting in /proc/locks.
 func TestSetWaitsForHeartbeat(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "w", "--pid", "0", "--state", "working", "--title", "old")
 
 	write, _ := lockNames("w")
@@ -308,7 +309,7 @@ func TestSetWaitsForHeartbeat(t *testing.T) {
 func TestHeartbeatKeepsEverySet(t *testing.T) {
 	t.Parallel()
 	const hb = 15 * time.Millisecond
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := sleeper(t)
 	pid := fmt.Sprint(agent.Process.Pid)
 	states := []string{"working", "blocked", "idle"}
@@ -333,7 +334,7 @@ func TestHeartbeatKeepsEverySet(t *testing.T) {
 // under the same session) moves the owner to that process.
 func TestOwnerFollowsANewAgent(t *testing.T) {
 	const hb = 100 * time.Millisecond
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	first, second := sleeper(t), sleeper(t)
 	mustPub(t, "", hbEnv(hb), "set", "--dir", dir, "--session", "f", "--pid", fmt.Sprint(first.Process.Pid))
 	owner := waitOneOwner(t, dir, "f")
@@ -358,7 +359,7 @@ func TestOwnerFollowsANewAgent(t *testing.T) {
 // A set for an explicit --pid that no process has writes nothing and
 // says so: exit 0, or 1 with --strict (never 2, a usage error).
 func TestSetDeadPID(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := exec.Command("true")
 	if err := agent.Run(); err != nil {
 		t.Fatal(err)
@@ -386,7 +387,7 @@ func TestSetDeadPID(t *testing.T) {
 // whether the hook's shell stays (dash, or any shell with more to do) or
 // execs the hook (bash with one command).
 func TestDefaultAgentPID(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	set := bin + " set --dir " + dir + " --session p"
 	tests := []struct {
@@ -438,7 +439,7 @@ type claudeStep struct {
 func TestClaudeSessionEndToEnd(t *testing.T) {
 	t.Parallel()
 	const hb = 500 * time.Millisecond
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	a := startAgent(t, hbEnv(hb)...)
 	steps := []claudeStep{
 		{"session-start.json", statusfile.Idle, ""},
@@ -514,7 +515,7 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 // lives in a private dot-file between hooks, and goes with the record.
 func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	steps := []claudeStep{
 		{"session-start.json", statusfile.Idle, ""},
@@ -562,7 +563,7 @@ func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 
 // SessionEnd removes the record before the hook returns, and the owner exits.
 func TestClaudeSessionEnd(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	for _, file := range []string{"session-start.json", "user-prompt-submit.json", "session-end.json"} {
 		input, err := os.ReadFile(filepath.Join("testdata", "claude", file))
@@ -585,7 +586,7 @@ func TestClaudeSessionEnd(t *testing.T) {
 // Codex runs its notify program directly, the JSON as its last argument.
 func TestCodexNotify(t *testing.T) {
 	const hb = 500 * time.Millisecond
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t, hbEnv(hb)...)
 	input, err := os.ReadFile(filepath.Join("testdata", "codex", "turn-complete.json"))
 	if err != nil {
@@ -611,7 +612,7 @@ func TestCodexNotify(t *testing.T) {
 func TestOwnerExitsWhenTheDirectoryGoes(t *testing.T) {
 	for _, agentDies := range []bool{false, true} {
 		t.Run(fmt.Sprint("agent dies ", agentDies), func(t *testing.T) {
-			dir := filepath.Join(ownerTempDir(t), "agent-status")
+			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 			agent := exec.Command("sleep", "60")
 			if err := agent.Start(); err != nil {
 				t.Fatal(err)
@@ -661,7 +662,7 @@ func sameFields(got, want map[string]any) bool {
 // An owner whose agent dies exits even when the record it would remove
 // cannot be read (here: garbage in its place).
 func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := exec.Command("sleep", "60")
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
@@ -680,7 +681,7 @@ func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
 // A set that says the session has no process (--pid 0) unbinds the owner:
 // it stops refreshing the record, which goes stale, and exits.
 func TestOwnerLeavesARecordWithoutPID(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := exec.Command("sleep", "60")
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
@@ -730,7 +731,7 @@ func TestOwnerLeavesARenamedDirectory(t *testing.T) {
 // A set for a session without a process starts no owner and leaves no
 // lock file behind: only the record.
 func TestSetWithoutOwnerLeavesNoLockFile(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "n", "--pid", "0", "--state", "working")
 	if names := dirNames(t, dir); len(names) != 1 || names[0] != statusfile.FileName("n") {
 		t.Errorf("status directory holds %v, want only the record", names)
@@ -742,7 +743,7 @@ func TestSetWithoutOwnerLeavesNoLockFile(t *testing.T) {
 func TestOwnerRemovesTheRecordOnSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
-			dir := filepath.Join(ownerTempDir(t), "agent-status")
+			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 			agent := exec.Command("sleep", "60")
 			if err := agent.Start(); err != nil {
 				t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -286,7 +287,7 @@ func dirNames(t *testing.T, dir string) []string {
 }
 
 func TestSetKeepsWhatIsOnDisk(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	d := []string{"--dir", dir, "--session", "k-1", "--pid", "0"} // pid 0: no owner
 	type want struct {
 		state        statusfile.State
@@ -326,7 +327,7 @@ func TestSetKeepsWhatIsOnDisk(t *testing.T) {
 
 // set's --waiting-for and --ended imply their state, and go with it.
 func TestSetWhy(t *testing.T) {
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	d := []string{"--dir", dir, "--session", "w-1", "--pid", "0"}
 	steps := []struct {
 		env   []string
@@ -556,23 +557,4 @@ func TestClearWithoutOwner(t *testing.T) {
 	if names := dirNames(t, dir); len(names) != 0 {
 		t.Errorf("left: %v", names)
 	}
-}
-
-// ownerTempDir is t.TempDir for a status directory that hook owners write
-// to: an owner that is mid-heartbeat when the test kills its agent removes
-// its record a moment after the test ends, so removal is retried for a
-// while instead of failing on an entry that appeared under it.
-func ownerTempDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "statuspub-owner-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if os.RemoveAll(dir) == nil || time.Now().After(deadline) {
-				return
-			}
-		}
-	})
-	return dir
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -34,7 +35,7 @@ func claudeSessionFile(t *testing.T, path string, pid int, session, status strin
 func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
 	t.Parallel()
 	const hb = 500 * time.Millisecond
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	config := filepath.Join(t.TempDir(), "claude")
 	a := startAgent(t, append(hbEnv(hb), "CLAUDE_CONFIG_DIR="+config)...)
 	sessions := filepath.Join(config, "sessions")
@@ -138,7 +139,7 @@ func TestOwnerFollowsCodexRollout(t *testing.T) {
 // the session, is not followed (SPEC.md H17).
 func TestCodexRolloutElsewhereNotFollowed(t *testing.T) {
 	const session = "01a231b1-c6f9-7bf0-9830-be11eaed1adf"
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	codexHome := filepath.Join(t.TempDir(), "codex")
 	a := startAgent(t, append(hbEnv(500*time.Millisecond), "CODEX_HOME="+codexHome)...)
 	elsewhere := filepath.Join(t.TempDir(), "rollout-x-"+session+".jsonl")
@@ -161,7 +162,7 @@ func TestCodexRolloutElsewhereNotFollowed(t *testing.T) {
 // the new session starts.
 func TestCodexClearEndsTheOldSession(t *testing.T) {
 	const old, cleared = "01a231b1-c6f9-7bf0-9830-be11eaed1adf", "01a231b5-0000-7000-8000-00000000c1ea"
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	a := startAgent(t, hbEnv(500*time.Millisecond)...)
 	start := func(session, source string) {
 		t.Helper()
@@ -189,7 +190,7 @@ func TestOwnerFollowsASourceMadeLater(t *testing.T) {
 	// A long heartbeat: the owner also looks at every heartbeat, and the
 	// test is about the liveness checks, once a second.
 	const hb = 9 * time.Second
-	dir := filepath.Join(ownerTempDir(t), "home", "agent-status")
+	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	config := filepath.Join(t.TempDir(), "claude")
 	a := startAgent(t, append(hbEnv(hb), "CLAUDE_CONFIG_DIR="+config)...)
 	input, err := os.ReadFile(filepath.Join("testdata", "claude", "user-prompt-submit.json"))
@@ -262,7 +263,7 @@ type codexRollout struct {
 }
 
 func newCodexRollout(t *testing.T, hb time.Duration) *codexRollout {
-	c := &codexRollout{t: t, dir: filepath.Join(ownerTempDir(t), "home", "agent-status"),
+	c := &codexRollout{t: t, dir: filepath.Join(statuspub.TempDir(t), "home", "agent-status"),
 		session: "01a231b1-c6f9-7bf0-9830-be11eaed1adf"}
 	codexHome := filepath.Join(t.TempDir(), "codex")
 	c.a = startAgent(t, append(hbEnv(hb), "CODEX_HOME="+codexHome)...)

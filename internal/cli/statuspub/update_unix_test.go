@@ -76,23 +76,6 @@ func freeze(t *testing.T) <-chan struct{} {
 	return blocked
 }
 
-// tempDir is t.TempDir for tests that leave writes blocked: their
-// goroutines finish after the test, so removal is retried for a while.
-func tempDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "statuspub-frozen-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if os.RemoveAll(dir) == nil || time.Now().After(deadline) {
-				return
-			}
-		}
-	})
-	return dir
-}
-
 func readRecord(t *testing.T, dir, session string) (statusfile.Status, bool) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, statusfile.FileName(session)))
