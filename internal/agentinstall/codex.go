@@ -137,22 +137,22 @@ func codexHandlers(hooksPath string, data []byte, keep func(command string) bool
 		if groups == nil || groups.kind != jArray {
 			continue
 		}
-		for gi, g := range groups.elems {
-			hs := g.get("hooks")
+		for gi, g := range groups.items {
+			hs := g.val.get("hooks")
 			if hs == nil || hs.kind != jArray {
 				continue
 			}
-			matcher, _ := g.get("matcher").stringValue()
-			for hi, h := range hs.elems {
-				cmd, _ := h.get("command").stringValue()
+			matcher, _ := g.val.get("matcher").stringValue()
+			for hi, h := range hs.items {
+				cmd, _ := h.val.get("command").stringValue()
 				if !keep(cmd) {
 					continue
 				}
-				if typ, _ := h.get("type").stringValue(); typ != "command" {
+				if typ, _ := h.val.get("type").stringValue(); typ != "command" {
 					continue
 				}
 				t, has := 0, false
-				if n := h.get("timeout"); n != nil && n.kind == jScalar {
+				if n := h.val.get("timeout"); n != nil && n.kind == jScalar {
 					if v, err := strconv.Atoi(string(n.raw)); err == nil {
 						t, has = v, true
 					}

@@ -410,9 +410,9 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 				changed = true
 			}
 		}
-		if len(hooks.members) == 0 && changed {
+		if len(hooks.items) == 0 && changed {
 			root.del("hooks")
-			if spec.flat && (len(root.members) == 0 || len(root.members) == 1 && root.members[0].key == "version") {
+			if spec.flat && (len(root.items) == 0 || len(root.items) == 1 && root.items[0].key == "version") {
 				return nil, nil
 			}
 		}
@@ -445,7 +445,7 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 				}
 				continue
 			}
-			list.elems, list.dirty = append(list.elems, spec.entry(ev, command)), true
+			list.add(spec.entry(ev, command))
 			changed = true
 		}
 	}
@@ -479,13 +479,13 @@ func (s hookSpec) entry(ev, command string) *jnode {
 	if hasMatcher {
 		g.set("matcher", str(m))
 	}
-	g.set("hooks", &jnode{kind: jArray, elems: []*jnode{h}})
+	g.set("hooks", &jnode{kind: jArray, items: []item{{val: h}}})
 	return g
 }
 
 func memberKeys(n *jnode) []string {
 	var ks []string
-	for _, m := range n.members {
+	for _, m := range n.items {
 		ks = append(ks, m.key)
 	}
 	return ks
@@ -506,19 +506,19 @@ func (s hookSpec) isOursIn(h *jnode) bool {
 
 // ours lists statuspub's handlers in an event's list.
 func (s hookSpec) ours(list *jnode) []*jnode {
-	hs := list.elems
+	hs := list.items
 	if !s.flat {
 		hs = nil
-		for _, g := range list.elems {
-			if h := g.get("hooks"); h != nil && h.kind == jArray {
-				hs = append(hs, h.elems...)
+		for _, g := range list.items {
+			if h := g.val.get("hooks"); h != nil && h.kind == jArray {
+				hs = append(hs, h.items...)
 			}
 		}
 	}
 	var out []*jnode
 	for _, h := range hs {
-		if s.isOursIn(h) {
-			out = append(out, h)
+		if s.isOursIn(h.val) {
+			out = append(out, h.val)
 		}
 	}
 	return out
@@ -543,10 +543,10 @@ func (s hookSpec) removeOurs(hooks *jnode, ev string) bool {
 				return true
 			}
 			removed = true
-			return len(hs.elems) > 0
+			return len(hs.items) > 0
 		})
 	}
-	if len(list.elems) == 0 && (removed || !s.flat) {
+	if len(list.items) == 0 && (removed || !s.flat) {
 		hooks.del(ev)
 	}
 	return removed

@@ -175,30 +175,13 @@ func (n *jnode) splice(w *textWriter) {
 		w.str(string(n.raw))
 		return
 	}
-	type item struct {
-		idx  int // its index in the file; -1 when new
-		text func(w *textWriter, indent string)
-	}
 	var kept, added []item
-	add := func(parsed bool, idx int, text func(w *textWriter, indent string)) {
-		if parsed {
-			kept = append(kept, item{idx, text})
+	for _, it := range n.items {
+		if it.start > 0 {
+			kept = append(kept, it)
 		} else {
-			added = append(added, item{-1, text})
+			added = append(added, it)
 		}
-	}
-	for _, m := range n.members { // an object's
-		add(m.parsed, m.idx, func(w *textWriter, indent string) {
-			if m.parsed {
-				w.orig(m.keyStart, m.valStart)
-			} else {
-				w.str(string(marshalString(m.key)) + ": ")
-			}
-			w.value(m.val, indent)
-		})
-	}
-	for _, e := range n.elems { // an array's
-		add(e.src != nil, e.idx, func(w *textWriter, indent string) { w.value(e, indent) })
 	}
 	open, closing, sp := n.start, n.close, n.spans
 	w.orig(open, open+1)
@@ -214,7 +197,7 @@ func (n *jnode) splice(w *textWriter) {
 				w.str(",")
 			}
 			w.str("\n" + indent)
-			it.text(w, indent)
+			w.item(it, n.kind, indent)
 		}
 		w.str("\n" + lineIndent(w.src, open))
 		w.orig(closing, closing+1)
@@ -262,7 +245,7 @@ func (n *jnode) splice(w *textWriter) {
 				}
 			}
 		}
-		it.text(w, indent)
+		w.item(it, n.kind, indent)
 		last = it.idx
 	}
 	// What follows the last kept item: the tail, or, when the items after
@@ -317,7 +300,7 @@ func (n *jnode) splice(w *textWriter) {
 		case i > 0 || last >= 0:
 			w.str(", ")
 		}
-		it.text(w, indent)
+		w.item(it, n.kind, indent)
 	}
 	for i := 0; i < len(tail); i += 2 {
 		w.orig(max(tail[i], min(at, tail[i+1])), tail[i+1])
@@ -384,6 +367,17 @@ func (w *textWriter) lineEnd(from, to int) int {
 		}
 	}
 	return to
+}
+
+// item writes an item of a container of kind k: a member's key (with what
+// followed it up to the value, when parsed) and its value.
+func (w *textWriter) item(it item, k jsonKind, indent string) {
+	if it.start > 0 {
+		w.orig(it.start, it.valStart)
+	} else if k == jObject {
+		w.str(string(marshalString(it.key)) + ": ")
+	}
+	w.value(it.val, indent)
 }
 
 // value writes a member's or element's value: spliced when parsed, else

@@ -21,49 +21,34 @@ const (
 	jScalar // string, number, true, false, null: kept as written
 )
 
-type member struct {
+// item is an object's member (with its key) or an array's element.
+type item struct {
 	key string
 	val *jnode
-	// Where the member was in the file, for the text-keeping edit of a
-	// file with comments (jsonc.go): parsed is false for new members.
-	parsed   bool
-	idx      int // its index among the object's members as parsed
-	keyStart int // the offset of its key
-	valStart int // the offset of its value
+	// Where the item was in the file, for the text-keeping edit of a file
+	// with comments (jsonc.go): its index among the items as parsed, and
+	// the offsets of its key (an element's: its value) and of its value.
+	// start is 0 for a new item; a member set anew keeps them.
+	idx, start, valStart int
 }
 
 type jnode struct {
-	kind    jsonKind
-	members []member // jObject, in file order
-	elems   []*jnode // jArray
-	raw     []byte   // jScalar: its text
-	src     []byte   // the value's text in the file; nil for new values
-	dirty   bool     // changed since parsed
+	kind  jsonKind
+	items []item // jObject, jArray: in file order
+	raw   []byte // jScalar: its text
+	src   []byte // the value's text in the file; nil for new values
+	dirty bool   // changed since parsed
 	// Where the value was in the file (when src is not nil): its text is
 	// data[start:end]; a container's closing bracket is at close, and
-	// spans holds where each of its members or elements was, in file
-	// order: data[spans[i][0]:spans[i][1]] (a member's from its key). idx
-	// is the value's index among its parent array's elements.
-	start, end, close, idx int
-	spans                  [][2]int
+	// spans holds where each of its items was, in file order:
+	// data[spans[i][0]:spans[i][1]] (a member's from its key).
+	start, end, close int
+	spans             [][2]int
 }
 
 // clean reports whether n and everything in it are as parsed.
 func (n *jnode) clean() bool {
-	if n.dirty || n.src == nil {
-		return false
-	}
-	for _, m := range n.members {
-		if !m.val.clean() {
-			return false
-		}
-	}
-	for _, e := range n.elems {
-		if !e.clean() {
-			return false
-		}
-	}
-	return true
+	return !n.dirty && n.src != nil && !slices.ContainsFunc(n.items, func(it item) bool { return !it.val.clean() })
 }
 
 // ParseError is a file that does not parse, with where.
@@ -125,19 +110,49 @@ func parseJSON(path string, data []byte) (*jnode, error) {
 
 // decodeNode decodes the next value, remembering its text.
 func decodeNode(dec *json.Decoder, data []byte) (*jnode, error) {
-	start := skipSeparators(data, int(dec.InputOffset()))
-	n, err := decodeValue(dec, data)
+	n := &jnode{start: skipSeparators(data, int(dec.InputOffset()))}
+	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
-	if end := int(dec.InputOffset()); end >= start && end <= len(data) {
-		n.src = data[start:end]
-		n.start, n.end = start, end
+	switch tok {
+	case json.Delim('{'):
+		n.kind = jObject
+	case json.Delim('['):
+		n.kind = jArray
+	default:
+		if _, ok := tok.(json.Delim); ok {
+			return nil, fmt.Errorf("unexpected %v", tok)
+		}
+		n.kind = jScalar
+	}
+	for n.kind != jScalar && dec.More() {
+		it := item{idx: len(n.spans), start: skipSeparators(data, int(dec.InputOffset()))}
+		if n.kind == jObject {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			it.key, _ = kt.(string)
+		}
+		if it.val, err = decodeNode(dec, data); err != nil {
+			return nil, err
+		}
+		it.valStart = it.val.start
+		n.items = append(n.items, it)
+		n.spans = append(n.spans, [2]int{it.start, it.val.end})
+	}
+	if n.kind != jScalar {
+		_, err = dec.Token()
+		n.close = int(dec.InputOffset()) - 1
+	}
+	if end := int(dec.InputOffset()); err == nil && end >= n.start && end <= len(data) {
+		n.src, n.end = data[n.start:end], end
 		if n.kind == jScalar {
 			n.raw = n.src
 		}
 	}
-	return n, nil
+	return n, err
 }
 
 // skipSeparators returns the offset of the next token at or after off:
@@ -147,49 +162,6 @@ func skipSeparators(data []byte, off int) int {
 		off++
 	}
 	return off
-}
-
-func decodeValue(dec *json.Decoder, data []byte) (*jnode, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return &jnode{kind: jScalar}, nil // its raw text is set by decodeNode
-	}
-	if d != '{' && d != '[' {
-		return nil, fmt.Errorf("unexpected %v", d)
-	}
-	n := &jnode{kind: jArray, elems: []*jnode{}}
-	if d == '{' {
-		n = &jnode{kind: jObject}
-	}
-	for dec.More() {
-		start := skipSeparators(data, int(dec.InputOffset()))
-		var key string
-		if d == '{' {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			key, _ = kt.(string)
-		}
-		v, err := decodeNode(dec, data)
-		if err != nil {
-			return nil, err
-		}
-		if d == '{' {
-			n.members = append(n.members, member{key: key, val: v, parsed: true, idx: len(n.spans), keyStart: start, valStart: v.start})
-		} else {
-			v.idx = len(n.spans)
-			n.elems = append(n.elems, v)
-		}
-		n.spans = append(n.spans, [2]int{start, v.end})
-	}
-	_, err = dec.Token()
-	n.close = int(dec.InputOffset()) - 1
-	return n, err
 }
 
 func marshalString(s string) []byte {
@@ -203,44 +175,56 @@ func marshalString(s string) []byte {
 func str(s string) *jnode { return &jnode{kind: jScalar, raw: marshalString(s)} }
 func num(n int) *jnode    { return &jnode{kind: jScalar, raw: []byte(fmt.Sprint(n))} }
 
+// find returns the index of the last member key (the last duplicate
+// wins, as in JSON.parse), or -1.
+func (n *jnode) find(key string) int {
+	for i := len(n.items) - 1; i >= 0; i-- {
+		if n.items[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
 // get returns the member key of an object, or nil.
 func (n *jnode) get(key string) *jnode {
 	if n == nil || n.kind != jObject {
 		return nil
 	}
-	for i := len(n.members) - 1; i >= 0; i-- { // the last duplicate wins, as in JSON.parse
-		if n.members[i].key == key {
-			return n.members[i].val
-		}
+	if i := n.find(key); i >= 0 {
+		return n.items[i].val
 	}
 	return nil
 }
 
 // set sets key (appended when new).
 func (n *jnode) set(key string, v *jnode) {
-	for i := len(n.members) - 1; i >= 0; i-- {
-		if n.members[i].key == key {
-			n.members[i].val = v
-			n.dirty = true
-			return
-		}
-	}
-	n.members = append(n.members, member{key: key, val: v})
 	n.dirty = true
+	if i := n.find(key); i >= 0 {
+		n.items[i].val = v
+		return
+	}
+	n.items = append(n.items, item{key: key, val: v})
+}
+
+// add appends v to an array.
+func (n *jnode) add(v *jnode) {
+	n.dirty = true
+	n.items = append(n.items, item{val: v})
 }
 
 func (n *jnode) del(key string) {
 	n.dirty = true
-	n.members = slices.DeleteFunc(n.members, func(m member) bool { return m.key == key })
+	n.items = slices.DeleteFunc(n.items, func(it item) bool { return it.key == key })
 }
 
 // filter keeps the elements of an array that keep accepts, and reports
 // whether any went.
 func (n *jnode) filter(keep func(*jnode) bool) bool {
-	before := len(n.elems)
-	n.elems = slices.DeleteFunc(n.elems, func(e *jnode) bool { return !keep(e) })
-	n.dirty = n.dirty || len(n.elems) < before
-	return len(n.elems) < before
+	before := len(n.items)
+	n.items = slices.DeleteFunc(n.items, func(it item) bool { return !keep(it.val) })
+	n.dirty = n.dirty || len(n.items) < before
+	return len(n.items) < before
 }
 
 // stringValue returns a scalar string's value.
@@ -264,39 +248,31 @@ func (n *jnode) encode() []byte {
 }
 
 func (n *jnode) write(b *strings.Builder, depth int) {
-	ind := func(d int) { b.WriteString(strings.Repeat("  ", d)) }
-	if n.clean() {
-		b.Write(n.src)
-		return
+	brackets := "{}"
+	if n.kind == jArray {
+		brackets = "[]"
 	}
-	switch n.kind {
-	case jScalar:
+	switch {
+	case n.clean():
+		b.Write(n.src)
+	case n.kind == jScalar:
 		b.Write(n.raw)
+	case len(n.items) == 0:
+		b.WriteString(brackets)
 	default:
-		open, end, count := "{", "}", len(n.members)
-		if n.kind == jArray {
-			open, end, count = "[", "]", len(n.elems)
-		}
-		if count == 0 {
-			b.WriteString(open + end)
-			return
-		}
-		b.WriteString(open + "\n")
-		for i := range count {
-			ind(depth + 1)
-			if n.kind == jArray {
-				n.elems[i].write(b, depth+1)
-			} else {
-				b.Write(marshalString(n.members[i].key))
+		b.WriteString(brackets[:1] + "\n")
+		for i, it := range n.items {
+			b.WriteString(strings.Repeat("  ", depth+1))
+			if n.kind == jObject {
+				b.Write(marshalString(it.key))
 				b.WriteString(": ")
-				n.members[i].val.write(b, depth+1)
 			}
-			if i < count-1 {
+			it.val.write(b, depth+1)
+			if i < len(n.items)-1 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
 		}
-		ind(depth)
-		b.WriteString(end)
+		b.WriteString(strings.Repeat("  ", depth) + brackets[1:])
 	}
 }

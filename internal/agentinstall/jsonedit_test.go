@@ -46,10 +46,7 @@ func FuzzParseJSON(f *testing.F) {
 
 func markDirty(n *jnode) {
 	n.dirty = true
-	for _, m := range n.members {
-		markDirty(m.val)
-	}
-	for _, e := range n.elems {
-		markDirty(e)
+	for _, it := range n.items {
+		markDirty(it.val)
 	}
 }
