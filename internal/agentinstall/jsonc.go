@@ -43,7 +43,11 @@ func stripComments(data []byte) (out []byte, kind []byte) {
 	inString := false
 	for i := 0; i < len(data); i++ {
 		c := data[i]
-		if c == '"' && !escaped(data, i) {
+		switch {
+		case inString && c == '\\':
+			i++ // the escaped byte
+			continue
+		case c == '"':
 			inString = !inString
 		}
 		if inString {
@@ -78,16 +82,6 @@ const (
 	commentBlock = 2
 )
 
-// escaped reports whether the quote at data[i] follows an odd number of
-// backslashes.
-func escaped(data []byte, i int) bool {
-	n := 0
-	for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
-		n++
-	}
-	return n%2 == 1
-}
-
 // jsSpace reports whether JavaScript's \s matches r.
 func jsSpace(r rune) bool {
 	switch r {
@@ -117,35 +111,20 @@ func parseSettings(path string, data []byte, jsonc bool) (jsonDoc, error) {
 	var pe *ParseError
 	if errors.As(err, &pe) {
 		pe.Msg = strings.TrimSuffix(pe.Msg, commentsNote)
-		if trailingComma(stripped, data, pe) {
+		if trailingComma(stripped, pe.off) {
 			pe.Msg += " (a comma before a closing bracket: Gemini CLI refuses trailing commas too)"
 		}
 	}
 	return jsonDoc{root: n, orig: data, comment: comment}, err
 }
 
-// trailingComma reports whether the error is at a closing bracket that
-// follows a comma.
-func trailingComma(stripped, data []byte, pe *ParseError) bool {
-	off := offsetOf(data, pe.Line, pe.Col)
-	if off < 0 || off >= len(stripped) || (stripped[off] != '}' && stripped[off] != ']') {
+// trailingComma reports whether the error at off is at a closing bracket
+// that follows a comma.
+func trailingComma(stripped []byte, off int) bool {
+	if off >= len(stripped) || stripped[off] != '}' && stripped[off] != ']' {
 		return false
 	}
-	before := bytes.TrimRight(stripped[:off], " \t\r\n")
-	return len(before) > 0 && before[len(before)-1] == ','
-}
-
-// offsetOf is LineCol's inverse.
-func offsetOf(data []byte, line, col int) int {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			return -1
-		}
-		off += i + 1
-	}
-	return off + col - 1
+	return bytes.HasSuffix(bytes.TrimRight(stripped[:off], " \t\r\n"), []byte(","))
 }
 
 // encode writes the edited settings. A file with comments keeps its text

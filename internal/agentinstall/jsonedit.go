@@ -56,6 +56,7 @@ type ParseError struct {
 	Path      string
 	Line, Col int
 	Msg       string
+	off       int // the offset of Line and Col (parseJSON's)
 }
 
 func (e *ParseError) Error() string {
@@ -96,8 +97,9 @@ func parseJSON(path string, data []byte) (*jnode, error) {
 		if bytes.Contains(data, []byte("//")) || bytes.Contains(data, []byte("/*")) {
 			msg += commentsNote
 		}
+		off = min(off, int64(len(data)))
 		line, col := LineCol(data, off)
-		return nil, &ParseError{Path: path, Line: line, Col: col, Msg: msg}
+		return nil, &ParseError{Path: path, Line: line, Col: col, Msg: msg, off: int(off)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
