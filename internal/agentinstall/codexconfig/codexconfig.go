@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -145,13 +146,7 @@ func Plan(path string, req agentinstall.CodexConfigRequest) (agentinstall.Change
 // without keys when it was the last table, as install appended it.
 func removeLine(data []byte, line string) []byte {
 	lines := strings.SplitAfter(string(data), "\n")
-	var out []string
-	for _, l := range lines {
-		if strings.TrimSpace(l) == line {
-			continue
-		}
-		out = append(out, l)
-	}
+	out := slices.DeleteFunc(slices.Clone(lines), func(l string) bool { return strings.TrimSpace(l) == line })
 	if len(out) == len(lines) {
 		return data
 	}
@@ -202,20 +197,22 @@ func appendBlock(data []byte, text string) []byte {
 	return append(out, text...)
 }
 
-// isHeader reports whether a line is a TOML table header.
-func isHeader(line string) bool {
-	return strings.HasPrefix(strings.TrimSpace(line), "[")
-}
-
-// headerIs reports whether a line is the table header h (a comment after
-// it allowed).
-func headerIs(line, h string) bool {
-	l := strings.TrimSpace(line)
-	if !strings.HasPrefix(l, h) {
-		return false
+// tableAt finds the table whose header is h (a comment after it allowed)
+// in lines: the index of its header, and of the line after its last; -1,
+// -1 when there is none.
+func tableAt(lines []string, h string) (int, int) {
+	for i, l := range lines {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(l), h)
+		if !ok || rest != "" && !strings.HasPrefix(strings.TrimSpace(rest), "#") {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), "[") {
+			j++
+		}
+		return i, j
 	}
-	rest := strings.TrimSpace(l[len(h):])
-	return rest == "" || strings.HasPrefix(rest, "#")
+	return -1, -1
 }
 
 // setTrust records e: it replaces the trusted_hash of the key's table, or
@@ -224,45 +221,34 @@ func setTrust(data []byte, e agentinstall.CodexTrust) []byte {
 	h := agentinstall.CodexStateHeader(e.Key)
 	value := "trusted_hash = \"" + e.Hash + "\"\n"
 	lines := strings.SplitAfter(string(data), "\n")
-	for i, l := range lines {
-		if !headerIs(l, h) {
-			continue
-		}
-		j := i + 1
-		for ; j < len(lines) && !isHeader(lines[j]); j++ {
-			if k, _, ok := strings.Cut(strings.TrimSpace(lines[j]), "="); ok && strings.TrimSpace(k) == "trusted_hash" {
-				lines[j] = value
-				return []byte(strings.Join(lines, ""))
-			}
-		}
-		if !strings.HasSuffix(l, "\n") {
-			lines[i] = l + "\n"
-		}
-		lines = append(lines[:i+1], append([]string{value}, lines[i+1:]...)...)
-		return []byte(strings.Join(lines, ""))
+	i, end := tableAt(lines, h)
+	if i < 0 {
+		return appendBlock(data, h+"\n"+value)
 	}
-	return appendBlock(data, h+"\n"+value)
+	for j := i + 1; j < end; j++ {
+		if k, _, ok := strings.Cut(strings.TrimSpace(lines[j]), "="); ok && strings.TrimSpace(k) == "trusted_hash" {
+			lines[j] = value
+			return []byte(strings.Join(lines, ""))
+		}
+	}
+	if !strings.HasSuffix(lines[i], "\n") {
+		lines[i] += "\n"
+	}
+	return []byte(strings.Join(slices.Insert(lines, i+1, value), ""))
 }
 
 // removeTable removes the table whose header is h, up to the next header,
 // with the blank line before it.
 func removeTable(data []byte, h string) []byte {
 	lines := strings.SplitAfter(string(data), "\n")
-	for i, l := range lines {
-		if !headerIs(l, h) {
-			continue
-		}
-		j := i + 1
-		for j < len(lines) && !isHeader(lines[j]) {
-			j++
-		}
-		start := i
-		if start > 0 && strings.TrimSpace(lines[start-1]) == "" {
-			start--
-		}
-		return []byte(strings.Join(append(lines[:start:start], lines[j:]...), ""))
+	start, end := tableAt(lines, h)
+	if start < 0 {
+		return data
 	}
-	return data
+	if start > 0 && strings.TrimSpace(lines[start-1]) == "" {
+		start--
+	}
+	return []byte(strings.Join(slices.Delete(lines, start, end), ""))
 }
 
 // DaemonOff reports whether the config.toml at path turns Codex's
