@@ -360,22 +360,15 @@ func (w *textWriter) item(it item, k jsonKind, indent string) {
 }
 
 // value writes a member's or element's value: spliced when parsed, else
-// encoded, its lines indented under the item's.
+// encoded, its lines indented under the item's by the file's unit.
 func (w *textWriter) value(v *jnode, indent string) {
 	if v.src != nil {
 		v.splice(w)
 		return
 	}
 	var vb strings.Builder
-	v.write(&vb, 0)
-	lines := strings.Split(vb.String(), "\n")
-	for i := 1; i < len(lines); i++ {
-		// write indents by two spaces a level: the file's unit instead
-		l := lines[i]
-		d := (len(l) - len(strings.TrimLeft(l, " "))) / 2
-		lines[i] = indent + strings.Repeat(w.unit, d) + l[2*d:]
-	}
-	w.str(strings.Join(lines, "\n"))
+	v.write(&vb, indent, w.unit)
+	w.str(vb.String())
 }
 
 // lineStart is the offset of the start of off's line.

@@ -244,12 +244,13 @@ func (n *jnode) stringValue() (string, bool) {
 // encode writes n indented by two spaces, as the agents' own files are.
 func (n *jnode) encode() []byte {
 	var b strings.Builder
-	n.write(&b, 0)
+	n.write(&b, "", "  ")
 	b.WriteByte('\n')
 	return []byte(b.String())
 }
 
-func (n *jnode) write(b *strings.Builder, depth int) {
+// write writes n with each level indented by unit more than indent.
+func (n *jnode) write(b *strings.Builder, indent, unit string) {
 	brackets := "{}"
 	if n.kind == jArray {
 		brackets = "[]"
@@ -264,17 +265,17 @@ func (n *jnode) write(b *strings.Builder, depth int) {
 	default:
 		b.WriteString(brackets[:1] + "\n")
 		for i, it := range n.items {
-			b.WriteString(strings.Repeat("  ", depth+1))
+			b.WriteString(indent + unit)
 			if n.kind == jObject {
 				b.Write(marshalString(it.key))
 				b.WriteString(": ")
 			}
-			it.val.write(b, depth+1)
+			it.val.write(b, indent+unit, unit)
 			if i < len(n.items)-1 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
 		}
-		b.WriteString(strings.Repeat("  ", depth) + brackets[1:])
+		b.WriteString(indent + brackets[1:])
 	}
 }
