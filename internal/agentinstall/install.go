@@ -401,15 +401,27 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 	}
 	command := shquote.Quote(o.Command) + " " + spec.hookCmd
 	changed := false
-	if o.Uninstall {
-		if hooks == nil {
+	if !o.Uninstall && spec.flat && root.get("version") == nil {
+		root.set("version", num(1))
+		changed = true
+	}
+	if hooks == nil {
+		if o.Uninstall {
 			return data, nil
 		}
-		for _, ev := range memberKeys(hooks) {
-			if spec.removeOurs(hooks, ev) {
-				changed = true
-			}
-		}
+		hooks = &jnode{kind: jObject}
+		root.set("hooks", hooks)
+	}
+	// Uninstall removes statuspub's hooks from every event; install from
+	// the stale ones.
+	from := spec.stale
+	if o.Uninstall {
+		from = memberKeys(hooks)
+	}
+	for _, ev := range from {
+		changed = spec.removeOurs(hooks, ev) || changed
+	}
+	if o.Uninstall {
 		if len(hooks.items) == 0 && changed {
 			root.del("hooks")
 			if spec.flat && (len(root.items) == 0 || len(root.items) == 1 && root.items[0].key == "version") {
@@ -417,19 +429,6 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 			}
 		}
 	} else {
-		if spec.flat && root.get("version") == nil {
-			root.set("version", num(1))
-			changed = true
-		}
-		if hooks == nil {
-			hooks = &jnode{kind: jObject}
-			root.set("hooks", hooks)
-		}
-		for _, ev := range spec.stale {
-			if spec.removeOurs(hooks, ev) {
-				changed = true
-			}
-		}
 		for _, ev := range spec.events {
 			list := hooks.get(ev)
 			if list != nil && list.kind != jArray {
