@@ -103,10 +103,8 @@ func Plan(path string, req agentinstall.CodexConfigRequest) (agentinstall.Change
 			}
 		}
 	}
-	states := table(cfg, "hooks", "state")
 	for _, e := range req.Trust {
-		st, _ := states[e.Key].(map[string]any)
-		cur, _ := st["trusted_hash"].(string)
+		cur, _ := table(cfg, "hooks", "state", e.Key)["trusted_hash"].(string)
 		switch {
 		case req.Uninstall && cur == e.Hash:
 			out = removeTable(out, agentinstall.CodexStateHeader(e.Key))
@@ -123,10 +121,8 @@ func Plan(path string, req agentinstall.CodexConfigRequest) (agentinstall.Change
 	if err != nil {
 		return agentinstall.Change{}, fmt.Errorf("%s: the edited file would not parse (%v); not touching it", path, err)
 	}
-	cs := table(check, "hooks", "state")
 	for _, e := range req.Trust {
-		st, _ := cs[e.Key].(map[string]any)
-		got, _ := st["trusted_hash"].(string)
+		got, _ := table(check, "hooks", "state", e.Key)["trusted_hash"].(string)
 		if req.Uninstall && got == e.Hash {
 			return agentinstall.Change{}, fmt.Errorf("%s: the edit did not forget the trust of %s; not touching it", path, e.Key)
 		}
