@@ -40,7 +40,7 @@ func Check(getenv func(string) string) []Status {
 // check is Check of one agent.
 func (o *Options) check(agent string) Status {
 	st := Status{Agent: agent}
-	dir, err := o.agentDir(agent)
+	spec, dir, err := o.agentDir(agent)
 	if err != nil {
 		st.Err = err
 		return st
@@ -50,7 +50,6 @@ func (o *Options) check(agent string) Status {
 	} else if p, err := exec.LookPath(agent); err == nil { // the agent's program has its name
 		st.Found = p
 	}
-	spec, _ := specFor(agent)
 	st.Path = filepath.Join(dir, spec.file)
 	data, _, exists, err := ReadFile(st.Path)
 	if spec.plugin {

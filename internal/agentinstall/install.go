@@ -182,50 +182,48 @@ func specFor(agent string) (hookSpec, bool) {
 	return spec, ok
 }
 
-// agentDir is the directory of an agent's configuration.
-func (o *Options) agentDir(agent string) (string, error) {
-	if o.Project != "" {
-		p, err := filepath.Abs(o.Project)
-		if err != nil {
-			return "", err
-		}
-		if agent == "copilot" {
-			return filepath.Join(p, ".github"), nil
-		}
-		return filepath.Join(p, "."+agent), nil
-	}
+// agentDir returns an agent's hookSpec and the directory of its
+// configuration.
+func (o *Options) agentDir(agent string) (hookSpec, string, error) {
+	spec, ok := specFor(agent)
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	home := getenv("HOME")
-	if home == "" {
-		return "", errors.New("HOME is not set")
+	var dir string
+	switch {
+	case o.Project != "":
+		p, err := filepath.Abs(o.Project)
+		if err != nil {
+			return spec, "", err
+		}
+		dir = filepath.Join(p, "."+agent)
+		if agent == "copilot" {
+			dir = filepath.Join(p, ".github")
+		}
+	case getenv("HOME") == "":
+		return spec, "", errors.New("HOME is not set")
+	default:
+		dir = filepath.Join(getenv("HOME"), spec.home)
+		if d := getenv(spec.env); spec.env != "" && d != "" {
+			dir = d
+		}
+		if agent == "opencode" {
+			dir = filepath.Join(dir, "opencode")
+		}
 	}
-	spec, ok := specFor(agent)
 	if !ok {
-		return "", ErrAgent
+		return spec, "", ErrAgent
 	}
-	dir := filepath.Join(home, spec.home)
-	if d := getenv(spec.env); spec.env != "" && d != "" {
-		dir = d
-	}
-	if agent == "opencode" {
-		dir = filepath.Join(dir, "opencode")
-	}
-	return dir, nil
+	return spec, dir, nil
 }
 
 // Plan computes the changes that install (or uninstall) the hooks.
 func Plan(o Options) ([]Change, error) {
 	o.Command = cmp.Or(o.Command, "statuspub")
-	dir, err := o.agentDir(o.Agent)
+	spec, dir, err := o.agentDir(o.Agent)
 	if err != nil {
 		return nil, err
-	}
-	spec, ok := specFor(o.Agent)
-	if !ok {
-		return nil, ErrAgent
 	}
 	c := Change{Path: filepath.Join(dir, spec.file)}
 	if c.Old, c.Mode, c.Exists, err = ReadFile(c.Path); err != nil {
