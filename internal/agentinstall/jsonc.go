@@ -214,8 +214,7 @@ func (n *jnode) splice(w *textWriter) {
 				w.orig(sp[last][1], sp[it.idx][0])
 			} else { // the items between went
 				a, c, b := sep(last)
-				w.orig(a, c+1)
-				w.orig(c+1, w.lineEnd(c+1, b))
+				w.orig(a, w.lineEnd(c+1, b)) // to the end of its line
 				_, c2, b2 := sep(it.idx - 1)
 				if nl := w.lineEnd(c2+1, b2); nl < b2 {
 					w.orig(nl, b2)
