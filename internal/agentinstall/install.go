@@ -338,37 +338,25 @@ func isOurs(command, sub string) bool {
 // backslashes. ok is false when a quote is not closed.
 func firstWord(s string) (word, rest string, ok bool) {
 	var b strings.Builder
+	var quote byte // the quote open, or 0
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case ' ', '\t':
+		switch c := s[i]; {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == ' ' || c == '\t'):
 			return b.String(), s[i+1:], true
-		case '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				return "", "", false
-			}
-			b.WriteString(s[i+1 : i+1+end])
-			i += end + 1
-		case '"':
-			j := i + 1
-			for ; j < len(s) && s[j] != '"'; j++ {
-				if s[j] == '\\' && j+1 < len(s) {
-					j++
-				}
-				b.WriteByte(s[j])
-			}
-			if j >= len(s) {
-				return "", "", false
-			}
-			i = j
-		case '\\':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i])
-			}
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case c == '\\' && quote != '\'' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case c == '\\' && quote == 0: // at the end: dropped
 		default:
 			b.WriteByte(c)
 		}
+	}
+	if quote != 0 {
+		return "", "", false
 	}
 	return b.String(), "", true
 }
