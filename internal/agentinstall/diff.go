@@ -85,9 +85,7 @@ func unifiedDiff(from, to string, old, new []byte) string {
 		}
 		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", as, na, bs, nb)
 		for _, o := range ops[start:end] {
-			out.WriteByte(o.kind)
-			out.WriteString(o.text)
-			out.WriteByte('\n')
+			fmt.Fprintf(&out, "%c%s\n", o.kind, o.text)
 		}
 		k = end - 1
 	}
