@@ -83,6 +83,14 @@ func ForAgent(name string) (Mapper, bool) {
 	return m, ok
 }
 
+// hookBase is what every hook payload carries, under the names Claude
+// Code gave them.
+type hookBase struct {
+	SessionID string `json:"session_id"`
+	Cwd       string `json:"cwd"`
+	Event     string `json:"hook_event_name"`
+}
+
 // decode decodes a payload, one JSON object, into in, and starts its
 // Action: the session, the first of ids not empty (none: an error naming
 // key), and, when absolute, the cwd.

@@ -12,9 +12,7 @@ import (
 // claudeInput is the part of a Claude Code hook payload the mapping uses
 // (https://docs.claude.com/en/docs/claude-code/hooks, "Hook input").
 type claudeInput struct {
-	SessionID        string          `json:"session_id"`
-	Cwd              string          `json:"cwd"`
-	Event            string          `json:"hook_event_name"`
+	hookBase
 	Source           string          `json:"source"` // SessionStart
 	ToolName         string          `json:"tool_name"`
 	ToolInput        json.RawMessage `json:"tool_input"`

@@ -14,9 +14,7 @@ import (
 // events add turn_id, model and permission_mode (recorded from Codex
 // 0.171.0: testdata/codex/real-*.json).
 type codexInput struct {
-	SessionID string          `json:"session_id"`
-	Cwd       string          `json:"cwd"`
-	Event     string          `json:"hook_event_name"`
+	hookBase
 	Source    string          `json:"source"`    // SessionStart
 	ToolName  string          `json:"tool_name"` // PreToolUse, PostToolUse, PermissionRequest
 	ToolInput json.RawMessage `json:"tool_input"`

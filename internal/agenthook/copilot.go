@@ -24,10 +24,8 @@ import (
 // (bash: command); Notification's notification_type and message;
 // ErrorOccurred's error.name, error.message and error_context.
 type copilotInput struct {
-	SessionID        string `json:"session_id"`
+	hookBase
 	SessionIDCamel   string `json:"sessionId"` // the notification event, and camelCase configurations
-	Cwd              string `json:"cwd"`
-	Event            string `json:"hook_event_name"`
 	NotificationType string `json:"notification_type"`
 	Message          string `json:"message"`       // Notification
 	ErrorContext     string `json:"error_context"` // ErrorOccurred

@@ -14,10 +14,8 @@ import (
 // timestamp (https://geminicli.com/docs/hooks/reference, "Base input
 // schema").
 type geminiInput struct {
-	SessionID        string          `json:"session_id"`
+	hookBase
 	Transcript       string          `json:"transcript_path"` // the chat recording (SPEC.md §13.3)
-	Cwd              string          `json:"cwd"`
-	Event            string          `json:"hook_event_name"`
 	NotificationType string          `json:"notification_type"`
 	ToolName         string          `json:"tool_name"`
 	ToolInput        json.RawMessage `json:"tool_input"`

@@ -18,9 +18,7 @@ import (
 // invalid_request, server_error, max_output_tokens, unknown) and
 // error_details; PostToolUseFailure's is_interrupt.
 type qwenInput struct {
-	SessionID        string          `json:"session_id"`
-	Cwd              string          `json:"cwd"`
-	Event            string          `json:"hook_event_name"`
+	hookBase
 	Source           string          `json:"source"` // SessionStart
 	NotificationType string          `json:"notification_type"`
 	IsInterrupt      bool            `json:"is_interrupt"` // PostToolUseFailure
