@@ -79,20 +79,18 @@ const commentsNote = " (comments are not JSON; this file cannot be edited withou
 
 // parseJSON parses one JSON document. Errors say where, line:col.
 func parseJSON(path string, data []byte) (*jnode, error) {
-	var probe any
+	// Checked as raw text: a number too large for a float64, such as
+	// 1E700, is valid JSON, and is kept as written.
+	var probe json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
-		var se *json.SyntaxError
-		var ue *json.UnmarshalTypeError
 		off := int64(len(data))
 		msg := err.Error()
-		switch {
-		case errors.As(err, &se):
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
 			off = se.Offset
 			if off > 0 {
 				off-- // the offset is after the bad byte
 			}
-		case errors.As(err, &ue):
-			off = ue.Offset
 		}
 		if bytes.Contains(data, []byte("//")) || bytes.Contains(data, []byte("/*")) {
 			msg += commentsNote
