@@ -112,15 +112,16 @@ func (e exitInfo) exitedByItself() bool {
 	return e.err == nil && !e.timedOut && e.signal == ""
 }
 
-// runCommand runs argv to its end (not through a shell), in its own process
-// group, killing the whole group at the timeout.
-func runCommand(ctx context.Context, argv []string, env []string, timeout time.Duration) run {
+// runCommand runs argv to its end (not through a shell), with stdin on its
+// standard input, in its own process group, killing the whole group at the
+// timeout.
+func runCommand(ctx context.Context, argv []string, env []string, stdin []byte, timeout time.Duration) run {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r := run{stdout: &limitedBuffer{max: 4 << 20}, stderr: &limitedBuffer{max: 64 << 10}}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), r.stdout, r.stderr
 	setProcessGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second

@@ -106,7 +106,7 @@ func judge(ctx context.Context, c *vector.Case, m *materialized, opts Options, r
 	)
 	if len(opts.Command) > 0 {
 		argv := substitute(opts.Command, map[string]string{"dir": m.statusDir, "now": c.NowText})
-		r := runCommand(ctx, argv, environ(m.env()), opts.Timeout)
+		r := runCommand(ctx, argv, environ(m.env()), nil, opts.Timeout)
 		exit = r.exit
 		res.Exit = exit.String()
 		res.Stderr = r.stderr.String()
@@ -310,7 +310,7 @@ func calibrateReader(ctx context.Context, cases []*vector.Case, opts Options) (c
 	argv := substitute(opts.Command, map[string]string{"dir": m.statusDir, "now": c.NowText})
 	limit := time.Duration(60 * opts.TimeoutScale * float64(time.Second))
 	start := time.Now()
-	r := runCommand(ctx, argv, environ(m.env()), limit)
+	r := runCommand(ctx, argv, environ(m.env()), nil, limit)
 	cal.took = time.Since(start)
 	switch {
 	case errors.Is(r.exit.err, fs.ErrNotExist), errors.Is(r.exit.err, fs.ErrPermission):
