@@ -102,9 +102,7 @@ func (e exitInfo) String() string {
 }
 
 // ok reports whether the process exited by itself with status 0.
-func (e exitInfo) ok() bool {
-	return e.err == nil && !e.timedOut && e.signal == "" && e.code == 0
-}
+func (e exitInfo) ok() bool { return e.exitedByItself() && e.code == 0 }
 
 // exitedByItself reports whether the process ended on its own, with any
 // status, rather than by a signal, a timeout or a failure to start.

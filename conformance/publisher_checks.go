@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -111,7 +112,7 @@ func scenarios() []scenario {
 		{"P2/config-home-world-writable", "", true, func(p *pubRun) { p.must(mkdir(p.home, 0o757)) }},
 		{"P2/config-home-not-owned", "the config home must be owned by another account (chown needs root)", true, func(p *pubRun) {
 			p.must(mkdir(p.home, 0o755))
-			p.must(lchown(p.home, otherUID, otherGID))
+			p.must(lchown(p.home))
 		}},
 		{"P2/config-home-not-directory", "", true, func(p *pubRun) { p.must(writeFile(p.home, []byte("not a directory\n"), 0o600)) }},
 		{"P4/status-dir-symlink", "", true, func(p *pubRun) {
@@ -130,7 +131,7 @@ func scenarios() []scenario {
 		{"P4/status-dir-not-owned", "the status directory must be owned by another account (chown needs root)", false, func(p *pubRun) {
 			p.must(mkdir(p.home, privateDir))
 			p.must(mkdir(p.statusDir(), privateDir))
-			p.must(lchown(p.statusDir(), otherUID, otherGID))
+			p.must(lchown(p.statusDir()))
 		}},
 		{"P4/status-dir-not-directory", "", true, func(p *pubRun) {
 			p.must(mkdir(p.home, privateDir))
@@ -145,7 +146,7 @@ func scenarios() []scenario {
 		{"P5/status-file-not-owned", "the status file must be owned by another account (chown needs root)", false, func(p *pubRun) {
 			makeVictim(p)
 			p.must(writeFile(p.statusPath(), record(p.session, "someone-else", "working", "not yours", time.Now()), 0o644))
-			p.must(lchown(p.statusPath(), otherUID, otherGID))
+			p.must(lchown(p.statusPath()))
 		}},
 	} {
 		rule, _, _ := strings.Cut(r.id, "/")
@@ -216,7 +217,7 @@ func basicScenario(p *pubRun) {
 	p.must(mkdir(p.home, privateDir))
 	before := time.Now()
 	p.start()
-	rec, data, err := p.waitRecord(p.d(2), nil)
+	rec, data, err := p.waitRecord(p.d(2))
 	if err != nil {
 		// Something else there is a publisher that got the name wrong
 		// (N1) or published where it should not (L4), not one that did
@@ -547,64 +548,60 @@ func atomicity(p *pubRun) {
 	const partial, temp, last = "P8/never-partial", "P8/no-temporary-file-left", "P10/last-change-wins"
 	const dotted, inDir = "P8/temporary-file-dot-named", "P8/temporary-file-in-status-dir"
 	p.startInHome(partial)
-	path := p.statusPath()
+	// Two loops run during the writes. One reads the file, which must hold
+	// a valid record every time. The other lists the status directory and
+	// the config home: a temporary file must be in the status directory,
+	// under a name that starts with a dot. Each write's temporary file
+	// lives for a moment only, so this samples; 200 writes make a miss
+	// very unlikely.
 	stop := make(chan struct{})
-	done := make(chan struct{})
-	// A second loop lists the status directory and the config home: a
-	// temporary file must be in the status directory, under a name that
-	// starts with a dot. Each write's temporary file lives for a moment
-	// only, so this samples; 200 writes make a miss very unlikely.
-	listed := make(chan struct{})
-	var listings int
+	var wg sync.WaitGroup
+	loop := func(f func()) {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					f()
+				}
+			}
+		})
+	}
+	stopLoops := sync.OnceFunc(func() {
+		close(stop)
+		wg.Wait()
+	})
+	defer stopLoops()
+	var listings, reads, bad int
 	var undotted, outside []string
-	go func() {
-		defer close(listed)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			listings++
-			if entries, err := os.ReadDir(p.statusDir()); err == nil {
-				for _, e := range entries {
-					if n := e.Name(); n != fileName(p.session) && !strings.HasPrefix(n, ".") && !slices.Contains(undotted, n) && len(undotted) < 5 {
-						undotted = append(undotted, n)
-					}
-				}
-			}
-			if entries, err := os.ReadDir(p.home); err == nil {
-				for _, e := range entries {
-					if n := e.Name(); n != statusName && !slices.Contains(outside, n) && len(outside) < 5 {
-						outside = append(outside, n)
-					}
-				}
-			}
-		}
-	}()
-	var reads, bad int
 	var firstBad string
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			data, err := os.ReadFile(path)
-			reads++
-			if err == nil {
-				_, err = statusfile.Decode(data)
-			}
-			if err != nil {
-				if bad == 0 {
-					firstBad = fmt.Sprintf("%v: %q", err, truncate(string(data), 120))
-				}
-				bad++
+	collect := func(seen *[]string, dir string, odd func(name string) bool) {
+		names, _ := dirNames(dir, odd)
+		for _, n := range names {
+			if !slices.Contains(*seen, n) && len(*seen) < 5 {
+				*seen = append(*seen, n)
 			}
 		}
-	}()
+	}
+	loop(func() {
+		listings++
+		collect(&undotted, p.statusDir(), func(n string) bool { return n != fileName(p.session) && !strings.HasPrefix(n, ".") })
+		collect(&outside, p.home, func(n string) bool { return n != statusName })
+	})
+	loop(func() {
+		data, err := os.ReadFile(p.statusPath())
+		reads++
+		if err == nil {
+			_, err = statusfile.Decode(data)
+		}
+		if err != nil {
+			if bad == 0 {
+				firstBad = fmt.Sprintf("%v: %q", err, truncate(string(data), 120))
+			}
+			bad++
+		}
+	})
 	states := []string{"working", "blocked", "idle"}
 	const n = 200
 	for i := 1; i <= n; i++ {
@@ -613,9 +610,6 @@ func atomicity(p *pubRun) {
 	for i := 1; i <= n; i++ {
 		a, err := p.next(p.d(5))
 		if err != nil || !a.ok {
-			close(stop)
-			<-done
-			<-listed
 			if err == nil {
 				err = fmt.Errorf("answered %s", a.raw)
 			}
@@ -623,9 +617,7 @@ func atomicity(p *pubRun) {
 			p.stopNow("a rapid change was not applied")
 		}
 	}
-	close(stop)
-	<-done
-	<-listed
+	stopLoops()
 	p.note(dotted, "the status directory and the config home were listed %d times during %d rapid changes", listings, n)
 	p.expect(len(undotted) == 0, dotted, "during the writes the status directory held %q: a temporary file's name starts with a dot", undotted)
 	p.pass(dotted)
