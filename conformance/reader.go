@@ -231,23 +231,18 @@ func callReader(ctx context.Context, f readerFunc, dir string, now time.Time, ti
 	}
 }
 
-// commandError says that the command under test cannot be run at all; it
-// is an [ErrCannotRun], and wraps why.
-type commandError struct {
-	command string
-	err     error
+// commandError says that the command under test cannot be run at all,
+// and why; it is an [ErrCannotRun].
+type commandError struct{ error }
+
+func (commandError) Is(target error) bool { return target == ErrCannotRun }
+
+func cannotRun(command string, err error) error {
+	return commandError{fmt.Errorf("cannot run %s: %w", command, err)}
 }
-
-func (e *commandError) Error() string {
-	return fmt.Sprintf("cannot run %s: %v", e.command, e.err)
-}
-
-func (e *commandError) Unwrap() error { return e.err }
-
-func (e *commandError) Is(target error) bool { return target == ErrCannotRun }
 
 // checkRunnable finds the command the way exec does and reports a
-// *commandError when it cannot be started: missing, a directory, or not
+// commandError when it cannot be started: missing, a directory, or not
 // executable.
 func checkRunnable(name string) error {
 	path, err := exec.LookPath(name)
@@ -260,14 +255,14 @@ func checkRunnable(name string) error {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return &commandError{name, err}
+		return cannotRun(name, err)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return &commandError{name, err}
+		return cannotRun(name, err)
 	}
 	if fi.IsDir() {
-		return &commandError{name, errors.New("is a directory")}
+		return cannotRun(name, errors.New("is a directory"))
 	}
 	return nil
 }
@@ -314,7 +309,7 @@ func calibrateReader(ctx context.Context, cases []*vector.Case, opts Options) (c
 	cal.took = time.Since(start)
 	switch {
 	case errors.Is(r.exit.err, fs.ErrNotExist), errors.Is(r.exit.err, fs.ErrPermission):
-		cal.err = &commandError{opts.Command[0], r.exit.err}
+		cal.err = cannotRun(opts.Command[0], r.exit.err)
 		return cal
 	case r.exit.err != nil:
 		cal.note = "calibration: the reader could not be run: " + r.exit.err.Error()
