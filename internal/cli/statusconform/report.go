@@ -327,13 +327,7 @@ func builtins(f *reportFlags) ([]implementation, error) {
 	var jqExpected []string
 	jqNote := "Expected failures: " + filepath.ToSlash(filepath.Join(jqDir, "expected-failures.txt")) + " (jq 1.6); vanish/files-come-and-go is skipped, since whether jq 1.6 fails it depends on when a file vanishes"
 	if jqVersion == "jq-1.6" {
-		file, err := os.Open(filepath.Join(jqDir, "expected-failures.txt"))
-		if err != nil {
-			return nil, err
-		}
-		jqExpected, err = conformance.ReadExpectedFailures(file)
-		file.Close()
-		if err != nil {
+		if jqExpected, err = readExpectedFailures(filepath.Join(jqDir, "expected-failures.txt")); err != nil {
 			return nil, err
 		}
 	} else {

@@ -206,19 +206,19 @@ func scaleFlag(fs *base.FlagSet, scale *float64) {
 	})
 }
 
-// expectedFailures reads the --expected-failures file, if any.
-func (f *suiteFlags) expectedFailures() ([]string, error) {
-	if f.expected == "" {
+// readExpectedFailures reads an expected-failures file; "" is none.
+func readExpectedFailures(path string) ([]string, error) {
+	if path == "" {
 		return nil, nil
 	}
-	file, err := os.Open(f.expected)
+	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
 	sel, err := conformance.ReadExpectedFailures(file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.expected, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return sel, nil
 }
@@ -288,7 +288,7 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 	if len(listed.Results) == 0 && name != "hooks" {
 		return usageError(env, "%s: --run %s selects no %s", name, f.run.String(), unit)
 	}
-	expected, err := f.expectedFailures()
+	expected, err := readExpectedFailures(f.expected)
 	if err != nil {
 		return usageError(env, "%s: --expected-failures: %v", name, err)
 	}
