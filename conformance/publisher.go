@@ -28,7 +28,7 @@ type scenario struct {
 	root string
 	// long scenarios mostly wait; they run outside the parallel bound.
 	long bool
-	run  func(p *pubRun)
+	run  func(p *pubRun, id string) // id: its first check
 }
 
 // publisherQuotes are the requirements the checks quote, from SPEC.md
@@ -134,10 +134,7 @@ func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 // not decided when the scenario stopped early fails.
 func runScenario(ctx context.Context, s scenario, opts Options, release func()) []Result {
 	start := time.Now()
-	results := make([]Result, len(s.checks))
-	for i, c := range s.checks {
-		results[i] = Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements}
-	}
+	results := slices.Clone(s.checks)
 	skip := func(why string) []Result {
 		for i := range results {
 			results[i].Outcome, results[i].Reason = outcomeSkip, why
@@ -158,7 +155,7 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 	}
 	p.guard(func() {
 		p.setup()
-		s.run(p)
+		s.run(p, s.checks[0].ID)
 		// A scenario that returns has decided its checks: those that
 		// did not fail pass.
 		for _, r := range results {
@@ -167,29 +164,22 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 	})
 	// The first check that failed on its own carries the process's
 	// stderr and timeline; checks left undecided point at it.
-	first := ""
-	stderr := p.stderrText(time.Second)
-	carry := func(r *Result) {
-		first = r.ID
-		r.Stderr, r.Timeline, r.Exit = stderr, p.timelineCopy(), p.exitString()
-	}
-	for i := range results {
-		if r := &results[i]; r.Outcome == outcomeFail && first == "" {
-			carry(r)
-		}
-	}
+	first := slices.IndexFunc(results, func(r Result) bool { return r.Outcome == outcomeFail })
 	for i := range results {
 		r := &results[i]
 		if r.Outcome == "" {
-			r.Outcome = outcomeFail
-			r.Reason = "not decided: " + p.stop
-			if first == "" {
-				carry(r)
+			r.Outcome, r.Reason = outcomeFail, "not decided: "+p.stop
+			if first < 0 {
+				first = i
 			} else {
-				r.Reason += " (see " + first + ")"
+				r.Reason += " (see " + results[first].ID + ")"
 			}
 		}
 		r.Seconds = time.Since(start).Round(time.Millisecond).Seconds()
+	}
+	if first >= 0 {
+		r := &results[first]
+		r.Stderr, r.Timeline, r.Exit = p.stderrText(time.Second), p.timelineCopy(), p.exitString()
 	}
 	return results
 }

@@ -84,8 +84,8 @@ func scenarios() []scenario {
 		{checks: []Result{check("P7/checked-before-every-write", "P7", "P13")}, run: checkedEveryWrite(false)},
 		{checks: []Result{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
 		{checks: []Result{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: checkedEveryWrite(true)},
-		{checks: []Result{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
-		{checks: []Result{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
+		{checks: []Result{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("symlink")},
+		{checks: []Result{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("hardlink")},
 		{checks: []Result{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
 		{checks: []Result{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
 	}
@@ -120,17 +120,10 @@ func scenarios() []scenario {
 			p.must(mkdir(filepath.Join(p.base, "real-status"), privateDir))
 			p.must(os.Symlink(filepath.Join(p.base, "real-status"), p.statusDir()))
 		}},
-		{"P4/status-dir-0750", "", true, func(p *pubRun) {
-			p.must(mkdir(p.home, privateDir))
-			p.must(mkdir(p.statusDir(), 0o750))
-		}},
-		{"P4/status-dir-0755", "", true, func(p *pubRun) {
-			p.must(mkdir(p.home, privateDir))
-			p.must(mkdir(p.statusDir(), 0o755))
-		}},
+		{"P4/status-dir-0750", "", true, func(p *pubRun) { p.makeDirs(0o750) }},
+		{"P4/status-dir-0755", "", true, func(p *pubRun) { p.makeDirs(0o755) }},
 		{"P4/status-dir-not-owned", "the status directory must be owned by another account (chown needs root)", false, func(p *pubRun) {
-			p.must(mkdir(p.home, privateDir))
-			p.must(mkdir(p.statusDir(), privateDir))
+			p.makeDirs(privateDir)
 			p.must(lchown(p.statusDir()))
 		}},
 		{"P4/status-dir-not-directory", "", true, func(p *pubRun) {
@@ -157,7 +150,7 @@ func scenarios() []scenario {
 		s = append(s, scenario{
 			checks: []Result{c},
 			root:   r.root,
-			run:    refusal(r.id, r.setup),
+			run:    refusal(r.setup),
 		})
 	}
 	for _, b := range []struct{ id, session string }{
@@ -171,17 +164,23 @@ func scenarios() []scenario {
 		// only a count of bytes refuses it.
 		{"N2/session-too-long-multibyte", strings.Repeat("\U0001F600", 255) + "é€"},
 	} {
-		s = append(s, scenario{checks: []Result{check(b.id, "N2")}, run: badSession(b.id, b.session)})
+		s = append(s, scenario{checks: []Result{check(b.id, "N2")}, run: badSession(b.session)})
 	}
 	return s
+}
+
+// makeDirs creates the config home (0700) and the status directory with
+// mode.
+func (p *pubRun) makeDirs(mode fs.FileMode) {
+	p.must(mkdir(p.home, privateDir))
+	p.must(mkdir(p.statusDir(), mode))
 }
 
 // makeVictim creates the config home and status directory and a file
 // outside them that a refused publisher must leave as it is; it returns
 // the victim's path.
 func makeVictim(p *pubRun) string {
-	p.must(mkdir(p.home, privateDir))
-	p.must(mkdir(p.statusDir(), privateDir))
+	p.makeDirs(privateDir)
 	victim := filepath.Join(p.base, "victim")
 	p.must(writeFile(victim, []byte("victim: must stay as it is\n"), 0o600))
 	return victim
@@ -213,7 +212,7 @@ func topKeys(data []byte) ([]string, error) {
 
 var toISOString = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$`)
 
-func basicScenario(p *pubRun) {
+func basicScenario(p *pubRun, w1 string) {
 	p.must(mkdir(p.home, privateDir))
 	before := time.Now()
 	p.start()
@@ -236,7 +235,6 @@ func basicScenario(p *pubRun) {
 	p.firstRecord()
 	after := time.Now()
 
-	const w1 = "W1/publishes-at-once"
 	p.expect(rec.Session == p.session, w1, "session is %q, want %q", rec.Session, p.session)
 	p.expect(rec.Agent == p.agent, w1, "agent is %q, want %q", rec.Agent, p.agent)
 	p.expect(rec.State == statusfile.Idle, w1, "state is %q, want idle", rec.State)
@@ -290,8 +288,8 @@ func basicScenario(p *pubRun) {
 	p.expect(len(decoy) == 0, "L4/ignores-status-dir", "the publisher wrote into $STATUS_DIR (%d entries there)", len(decoy))
 }
 
-func modes(umask int) func(p *pubRun) {
-	return func(p *pubRun) {
+func modes(umask int) func(p *pubRun, _ string) {
+	return func(p *pubRun, _ string) {
 		dirID := fmt.Sprintf("P3/status-dir-0700/umask-%03o", umask)
 		fileID := fmt.Sprintf("P6/file-0600/umask-%03o", umask)
 		p.umask = umask
@@ -310,8 +308,7 @@ func modes(umask int) func(p *pubRun) {
 	}
 }
 
-func createsConfigHome(p *pubRun) {
-	const id = "P3/creates-config-home"
+func createsConfigHome(p *pubRun, id string) {
 	p.home = filepath.Join(p.base, "missing", "parent", "home")
 	p.umask = 0o022
 	p.startAndWait(id)
@@ -323,8 +320,7 @@ func createsConfigHome(p *pubRun) {
 	}
 }
 
-func parentSymlink(p *pubRun) {
-	const id = "L5/config-home-parent-symlink"
+func parentSymlink(p *pubRun, id string) {
 	real := filepath.Join(p.base, "real")
 	p.must(mkdir(real, privateDir))
 	p.must(mkdir(filepath.Join(real, "home"), privateDir))
@@ -335,21 +331,18 @@ func parentSymlink(p *pubRun) {
 	p.expect(err == nil, id, "the status file is not in the directory the link leads to: %v", err)
 }
 
-func stateChanges(p *pubRun) {
-	const id = "W2/state-changes-land"
+func stateChanges(p *pubRun, id string) {
 	p.startInHome(id)
 	for _, st := range []string{"working", "blocked", "idle", "working"} {
-		p.sendOK(id, fmt.Sprintf(`{"state":%q}`, st))
-		rec, _, err := p.readRecord()
-		if p.expect(err == nil, id, "after {\"state\":%q} was answered: %v", st, err) {
-			p.expect(string(rec.State) == st, id, "answered ok for {\"state\":%q}, but the file says state %q", st, rec.State)
+		line := fmt.Sprintf(`{"state":%q}`, st)
+		if rec, _, ok := p.change(id, line); ok {
+			p.expect(string(rec.State) == st, id, "answered ok for %s, but the file says state %q", line, rec.State)
 			p.expect(rec.Title == "", id, "a state change set the title to %q", rec.Title)
 		}
 	}
 }
 
-func titleChanges(p *pubRun) {
-	const id = "W2/title-changes-land"
+func titleChanges(p *pubRun, id string) {
 	p.startInHome(id)
 	steps := []struct {
 		line, state, title string
@@ -360,9 +353,7 @@ func titleChanges(p *pubRun) {
 		{`{"state":"blocked","title":"Review the plan"}`, "blocked", "Review the plan"},
 	}
 	for _, s := range steps {
-		p.sendOK(id, s.line)
-		rec, _, err := p.readRecord()
-		if p.expect(err == nil, id, "after %s was answered: %v", s.line, err) {
+		if rec, _, ok := p.change(id, s.line); ok {
 			p.expect(string(rec.State) == s.state && rec.Title == s.title, id,
 				"after %s the file says state %q title %q, want state %q title %q", s.line, rec.State, rec.Title, s.state, s.title)
 		}
@@ -371,8 +362,7 @@ func titleChanges(p *pubRun) {
 
 // whyKeys: waitingFor and ended (SPEC.md §4.4) land with their state,
 // after updatedAt, and go when the state leaves it.
-func whyKeys(p *pubRun) {
-	const id = "Y1/why-with-its-state"
+func whyKeys(p *pubRun, id string) {
 	p.startInHome(id)
 	steps := []struct {
 		line, state, why string
@@ -389,9 +379,8 @@ func whyKeys(p *pubRun) {
 		{`{"ended":{"reason":"cancelled","detail":null}}`, "idle", "cancelled", false, true},
 	}
 	for _, s := range steps {
-		p.sendOK(id, s.line)
-		rec, data, err := p.readRecord()
-		if !p.expect(err == nil, id, "after %s was answered: %v", s.line, err) {
+		rec, data, ok := p.change(id, s.line)
+		if !ok {
 			break
 		}
 		p.expect(string(rec.State) == s.state && rec.Why() == s.why, id,
@@ -411,8 +400,8 @@ func whyKeys(p *pubRun) {
 	}
 }
 
-func malformedLines(p *pubRun) {
-	const id, blank = "W3/malformed-lines-refused", "W3/blank-lines-unanswered"
+func malformedLines(p *pubRun, id string) {
+	const blank = "W3/blank-lines-unanswered"
 	p.startInHome(id)
 	p.sendOK(id, `{"state":"working","title":"Keep me"}`)
 	for _, line := range []string{
@@ -447,8 +436,8 @@ func malformedLines(p *pubRun) {
 	}
 }
 
-func titles(p *pubRun) {
-	p.startInHome("P12/title-no-controls")
+func titles(p *pubRun, id string) {
+	p.startInHome(id)
 	for _, t := range []struct {
 		id, raw, want string
 		core          string // the core check decided by the same title
@@ -519,10 +508,10 @@ func showTitle(t string) string {
 	return string(b)
 }
 
-func escaping(p *pubRun) {
+func escaping(p *pubRun, n1 string) {
 	p.session = escapingSession
-	p.startInHome("N1/non-ascii-session")
-	p.pass("N1/non-ascii-session")
+	p.startInHome(n1)
+	p.pass(n1)
 	const id = "E2/json-escaping"
 	line, _ := json.Marshal(map[string]string{"title": escapingTitle})
 	p.sendOK(id, string(line))
@@ -544,8 +533,8 @@ func printableQuote(s string) string {
 	return strings.NewReplacer("\u2028", `<U+2028>`, "\u2029", `<U+2029>`).Replace(strings.TrimRight(s, "\n"))
 }
 
-func atomicity(p *pubRun) {
-	const partial, temp, last = "P8/never-partial", "P8/no-temporary-file-left", "P10/last-change-wins"
+func atomicity(p *pubRun, partial string) {
+	const temp, last = "P8/no-temporary-file-left", "P10/last-change-wins"
 	const dotted, inDir = "P8/temporary-file-dot-named", "P8/temporary-file-in-status-dir"
 	p.startInHome(partial)
 	// Two loops run during the writes. One reads the file, which must hold
@@ -682,11 +671,11 @@ func heartbeatsDone(start, lastBeat time.Time, beats int, limit time.Duration) b
 // must still move updatedAt at least every 10 s (W5), and every record it
 // writes must keep the state and title set (P9 rewrites the record, not
 // some earlier copy of it).
-func heartbeat(lines bool) func(p *pubRun) {
-	return func(p *pubRun) {
-		id, exited, still := "P9/heartbeat", "the publisher exited while idle: %s", "with no input (P9: at least every 10 s)"
+func heartbeat(lines bool) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
+		exited, still := "the publisher exited while idle: %s", "with no input (P9: at least every 10 s)"
 		if lines {
-			id, exited, still = "P9/heartbeat-keeps-state", "the publisher exited: %s",
+			exited, still = "the publisher exited: %s",
 				"while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)"
 		}
 		limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
@@ -759,9 +748,8 @@ func heartbeat(lines bool) func(p *pubRun) {
 	}
 }
 
-func removal(how string) func(p *pubRun) {
-	return func(p *pubRun) {
-		id := map[string]string{"eof": "W4/removed-on-eof", "TERM": "W4/removed-on-sigterm", "INT": "W4/removed-on-sigint"}[how]
+func removal(how string) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
 		p.startInHome(id)
 		p.sendOK(id, `{"state":"working","title":"About to stop"}`)
 		if how == "eof" {
@@ -779,8 +767,7 @@ func removal(how string) func(p *pubRun) {
 	}
 }
 
-func replacedFile(p *pubRun) {
-	const id = "P11/replaced-file-left-alone"
+func replacedFile(p *pubRun, id string) {
 	p.startInHome(id)
 	mine := record(p.session, "someone-else", "blocked", "replaced by someone else", time.Now())
 	tmp := filepath.Join(p.statusDir(), ".replacement")
@@ -797,12 +784,12 @@ func replacedFile(p *pubRun) {
 // refused, leaving the file and the mode as they are: checking once, or
 // only until the first write succeeds, is not enough. Once the mode is
 // fixed, changes land again.
-func checkedEveryWrite(home bool) func(p *pubRun) {
-	return func(p *pubRun) {
-		id, mode, name, short, into, in := "P7/checked-before-every-write", fs.FileMode(0o755), "the status directory", "the directory",
+func checkedEveryWrite(home bool) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
+		mode, name, short, into, in := fs.FileMode(0o755), "the status directory", "the directory",
 			"into a status directory made 0755", "in a 0755 directory"
 		if home {
-			id, mode, name, short, into, in = "P7/config-home-checked-before-every-write", 0o770, "the config home", "the config home",
+			mode, name, short, into, in = 0o770, "the config home", "the config home",
 				"under a config home made group-writable", "under a group-writable config home"
 		}
 		_, before := p.startInHome(id)
@@ -828,8 +815,8 @@ func checkedEveryWrite(home bool) func(p *pubRun) {
 	}
 }
 
-func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
-	return func(p *pubRun) {
+func refusal(setup func(p *pubRun)) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
 		setup(p)
 		before := p.snapshot()
 		p.start()
@@ -843,8 +830,8 @@ func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
 	}
 }
 
-func badSession(id, session string) func(p *pubRun) {
-	return func(p *pubRun) {
+func badSession(session string) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
 		p.session = session
 		p.must(mkdir(p.home, privateDir))
 		p.start()
@@ -871,8 +858,7 @@ func badSession(id, session string) func(p *pubRun) {
 	}
 }
 
-func longSessionAccepted(p *pubRun) {
-	const id = "N2/session-1024-bytes-accepted"
+func longSessionAccepted(p *pubRun, id string) {
 	p.session = strings.Repeat("é", 512) // 1,024 bytes
 	rec, _ := p.startInHome(id)
 	p.expect(rec.Session == p.session, id, "the session written is not the 1,024-byte id given")
@@ -883,8 +869,8 @@ func longSessionAccepted(p *pubRun) {
 // to a victim outside, or with a hard link to it. The next change must be
 // refused and leave the link and the victim as they are; once the link is
 // gone, changes land again.
-func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
-	return func(p *pubRun) {
+func fileSwappedAfterStart(kind string) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
 		p.startInHome(id)
 		victim := filepath.Join(p.base, "victim")
 		p.must(writeFile(victim, []byte("victim: must stay as it is\n"), 0o600))
@@ -913,8 +899,7 @@ func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
 // fileModeAfterStart is P6 across writes: a status file whose mode was
 // widened after the start is 0600 again after the next write (a writer
 // that keeps the existing file's mode keeps 0644).
-func fileModeAfterStart(p *pubRun) {
-	const id = "P7/status-file-mode-after-start"
+func fileModeAfterStart(p *pubRun, id string) {
 	p.startInHome(id)
 	p.must(os.Chmod(p.statusPath(), 0o644))
 	p.event("made the status file 0644")
@@ -928,8 +913,7 @@ func fileModeAfterStart(p *pubRun) {
 // first write it is moved aside and a symbolic link to it takes its place.
 // The next change must be refused (P4), not written through the link or
 // through a descriptor kept from the start.
-func dirSwappedAfterStart(p *pubRun) {
-	const id = "P7/status-dir-symlink-after-start"
+func dirSwappedAfterStart(p *pubRun, id string) {
 	p.startInHome(id)
 	moved := filepath.Join(p.base, "moved-status")
 	p.must(os.Rename(p.statusDir(), moved))

@@ -423,6 +423,14 @@ func (p *pubRun) sendOK(id, line string) {
 	}
 }
 
+// change sends a line that must be answered ok:true, then reads the
+// record; one that cannot be read fails check id.
+func (p *pubRun) change(id, line string) (statusfile.Status, []byte, bool) {
+	p.sendOK(id, line)
+	rec, data, err := p.readRecord()
+	return rec, data, p.expect(err == nil, id, "after %s was answered: %v", line, err)
+}
+
 func (p *pubRun) closeStdin() {
 	p.event("closed standard input")
 	p.stdin.Close()
