@@ -142,25 +142,19 @@ func (c *Case) setHeader(key, val string) string {
 
 // set applies one directive of the "dir" header.
 func (d *DirSpec) set(directive string) string {
+	flag := map[string]*bool{"symlink": &d.Symlink, "parent-symlink": &d.ParentSymlink, "missing": &d.Missing, "owner=other": &d.OtherOwner}[directive]
+	kind, notDir := strings.CutPrefix(directive, "not-directory=")
+	mode, hasMode := strings.CutPrefix(directive, "mode=")
+	var err error
 	switch {
-	case directive == "symlink":
-		d.Symlink = true
-	case directive == "parent-symlink":
-		d.ParentSymlink = true
-	case directive == "missing":
-		d.Missing = true
-	case directive == "owner=other":
-		d.OtherOwner = true
-	case directive == "not-directory=file":
-		d.NotDir = File
-	case directive == "not-directory=fifo":
-		d.NotDir = FIFO
-	case strings.HasPrefix(directive, "mode="):
-		m, err := parseMode(directive[len("mode="):])
-		if err != nil {
+	case flag != nil:
+		*flag = true
+	case notDir && (kind == string(File) || kind == string(FIFO)):
+		d.NotDir = EntryKind(kind)
+	case hasMode:
+		if d.Mode, err = parseMode(mode); err != nil {
 			return err.Error()
 		}
-		d.Mode = m
 	default:
 		return fmt.Sprintf("unknown dir directive %q", directive)
 	}
