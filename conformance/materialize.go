@@ -329,20 +329,21 @@ func Materialize(dir string) (written int, skipped map[string]string, err error)
 		if err != nil {
 			return 0, nil, err
 		}
-		env := map[string]string{}
-		for k, v := range m.env() {
-			if k == "STATUSCONFORM_NOW" {
-				env[k] = v
-				continue
-			}
-			rel, _ := filepath.Rel(root, v)
+		// The directories as paths relative to the case's.
+		env := m.env()
+		for _, k := range []string{"STATUS_DIR", "GENTLE_PI_CONFIG_HOME"} {
+			rel, _ := filepath.Rel(root, env[k])
 			env[k] = filepath.ToSlash(rel)
 		}
-		data, err := expected(c, env)
+		data, err := json.MarshalIndent(expectedJSON{
+			ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
+			Description: c.Description, Now: c.NowText, Env: env, Expect: c.Expect,
+			Churn: c.Churn, Runs: c.Runs, Sessions: append([]vector.Session{}, c.Sessions...),
+		}, "", "  ")
 		if err != nil {
 			return 0, nil, err
 		}
-		if err := writeFile(filepath.Join(root, expectedFile), data, 0o644); err != nil {
+		if err := writeFile(filepath.Join(root, expectedFile), append(data, '\n'), 0o644); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -363,19 +364,6 @@ type expectedJSON struct {
 	Churn        int               `json:"churn,omitempty"`
 	Runs         int               `json:"runs,omitempty"`
 	Sessions     []vector.Session  `json:"sessions"`
-}
-
-func expected(c *vector.Case, env map[string]string) ([]byte, error) {
-	sessions := c.Sessions
-	if sessions == nil {
-		sessions = []vector.Session{}
-	}
-	b, err := json.MarshalIndent(expectedJSON{
-		ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
-		Description: c.Description, Now: c.NowText, Env: env, Expect: c.Expect,
-		Churn: c.Churn, Runs: c.Runs, Sessions: sessions,
-	}, "", "  ")
-	return append(b, '\n'), err
 }
 
 // removeAll removes a materialized tree, restoring the permissions that
