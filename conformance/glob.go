@@ -27,12 +27,8 @@ func globRegexp(g string) *regexp.Regexp {
 
 var globWildcards = strings.NewReplacer(`\*`, ".*", `\?`, ".")
 
-// matchAny is match for a list that selects nothing when empty.
-func (s selector) matchAny(id string) bool {
-	return len(s) > 0 && s.match(id)
-}
-
-// first returns the first glob of s that matches id.
+// first returns the first glob of s that matches id, or "" (none, or s
+// empty).
 func (s selector) first(id string) string {
 	if i := slices.IndexFunc(s, func(g string) bool { return globRegexp(g).MatchString(id) }); i >= 0 {
 		return s[i]
