@@ -2,6 +2,7 @@ package statusconform
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,12 +138,11 @@ func report(ctx context.Context, f *reportFlags, args []string, env *runner) int
 	}
 	var impls []implementation
 	if !f.noBuiltin {
-		b, err := builtins(f)
-		if err != nil {
+		var err error
+		if impls, err = builtins(f); err != nil {
 			fmt.Fprintf(env.Stderr, "statusconform: report: %v\n", err)
 			return base.ExitUsage
 		}
-		impls = b
 	}
 	for _, x := range []struct {
 		role string
@@ -212,11 +212,7 @@ func writeOut(file string, std io.Writer, data []byte) error {
 func rows(im implementation, rep *conformance.Report) []Row {
 	var out []Row
 	for _, lv := range []string{"core", "hardened"} {
-		shown := im.display
-		if shown == "" {
-			shown = strings.Join(im.command, " ")
-		}
-		r := Row{Implementation: im.name, Role: im.role, Level: lv, Command: shown,
+		r := Row{Implementation: im.name, Role: im.role, Level: lv, Command: cmp.Or(im.display, strings.Join(im.command, " ")),
 			Vectors: rep.Vectors, Note: im.note}
 		for _, x := range rep.Results {
 			if lv == "core" && x.Level != "core" {
