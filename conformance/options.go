@@ -170,8 +170,7 @@ func (r *Report) run(ctx context.Context, o Options, units []unit) {
 		}
 		wg.Add(1)
 		sem <- struct{}{}
-		var once sync.Once
-		release := func() { once.Do(func() { <-sem }) }
+		release := sync.OnceFunc(func() { <-sem })
 		go func() {
 			defer wg.Done()
 			defer release()

@@ -243,12 +243,7 @@ func basicScenario(p *pubRun, w1 string) {
 
 	keys, err := topKeys(data)
 	if p.expect(err == nil, "P1/every-key", "the file is not one JSON object: %v", err) {
-		var missing []string
-		for _, k := range recordKeys {
-			if !slices.Contains(keys, k) {
-				missing = append(missing, k)
-			}
-		}
+		missing := slices.DeleteFunc(slices.Clone(recordKeys), func(k string) bool { return slices.Contains(keys, k) })
 		p.expect(len(missing) == 0, "P1/every-key", "keys missing: %s (a publisher writes every key of §4)", strings.Join(missing, ", "))
 		p.setExpected("P1/every-key", strings.Join(recordKeys, ","), strings.Join(keys, ","))
 	}
