@@ -60,15 +60,10 @@ func substitute(argv []string, vars map[string]string) []string {
 	return out
 }
 
-// environ is the harness's environment with vars set over it.
+// environ is the harness's environment with vars set over it: exec.Cmd
+// keeps the last value of a key.
 func environ(vars map[string]string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := vars[k]; !ok {
-			env = append(env, kv)
-		}
-	}
+	env := os.Environ()
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		env = append(env, k+"="+vars[k])
 	}
