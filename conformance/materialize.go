@@ -272,26 +272,22 @@ func (m *materialized) churn() (stop func()) {
 		for _, s := range ring[:half] {
 			create(s)
 		}
-		wg.Add(1)
 		ready.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
+			// The churn is running once a first file went and came.
 			for i := 0; ; i++ {
-				if i == 1 {
+				os.Remove(filepath.Join(dir, fileName(ring[i%len(ring)])))
+				create(ring[(i+half)%len(ring)])
+				if i == 0 {
 					ready.Done()
 				}
 				select {
 				case <-done:
-					if i == 0 {
-						ready.Done()
-					}
 					return
 				default:
 				}
-				os.Remove(filepath.Join(dir, fileName(ring[i%len(ring)])))
-				create(ring[(i+half)%len(ring)])
 			}
-		}()
+		})
 	}
 	ready.Wait()
 	return func() {
