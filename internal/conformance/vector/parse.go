@@ -25,26 +25,22 @@ func errAt(line int, format string, args ...any) error {
 // Parse parses one vector. id is its path without the extension; the
 // header's id must equal it.
 func Parse(id string, data []byte) (*Case, error) {
-	c, err := parseCase(id, data)
+	c := &Case{}
+	a := parseTxtar(data)
+	err := c.parseHeader(a.comment)
+	if err == nil && c.ID != id {
+		err = errAt(1, "id %q is not the file's path %q", c.ID, id)
+	}
+	if err == nil {
+		err = c.parseSections(a.sections)
+	}
+	if err == nil {
+		err = c.validate()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s.txt:%w", id, err)
 	}
 	return c, nil
-}
-
-func parseCase(id string, data []byte) (*Case, error) {
-	c := &Case{}
-	a := parseTxtar(data)
-	if err := c.parseHeader(a.comment); err != nil {
-		return nil, err
-	}
-	if c.ID != id {
-		return nil, errAt(1, "id %q is not the file's path %q", c.ID, id)
-	}
-	if err := c.parseSections(a.sections); err != nil {
-		return nil, err
-	}
-	return c, c.validate()
 }
 
 // parseHeader reads the "key: value" lines before the first section and
