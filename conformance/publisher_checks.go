@@ -646,17 +646,12 @@ const (
 	heartbeatObserve = 25 * time.Second
 )
 
-// heartbeatWindow returns how long a heartbeat check with this limit
-// watches, and how late a heartbeat must come for the check to end there.
-func heartbeatWindow(limit time.Duration) (observe, endAfter time.Duration) {
-	observe = max(heartbeatObserve, 2*limit+time.Second)
-	return observe, max(statusfile.HeartbeatInterval, observe-limit)
-}
-
 // heartbeatsDone reports whether a heartbeat check that began at start,
 // with this limit, has seen enough: beats heartbeats, the last at lastBeat.
+// It watches for observe, and ends early at a heartbeat after endAfter.
 func heartbeatsDone(start, lastBeat time.Time, beats int, limit time.Duration) bool {
-	observe, endAfter := heartbeatWindow(limit)
+	observe := max(heartbeatObserve, 2*limit+time.Second)
+	endAfter := max(statusfile.HeartbeatInterval, observe-limit)
 	return beats >= heartbeatsSeen && lastBeat.Sub(start) >= endAfter || time.Since(start) >= observe
 }
 
