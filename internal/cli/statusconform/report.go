@@ -169,11 +169,8 @@ func report(ctx context.Context, f *reportFlags, args []string, env *runner) int
 		}
 		rep, err := run(ctx, conformance.Options{Command: im.command, TimeoutScale: f.scale, Run: f.run,
 			Skip: im.skip, ExpectedFailures: im.expected})
-		if code, cant := cannotRun(env, "report: "+im.name, err); cant {
-			return code
-		}
 		if err != nil {
-			return errorf(env, "report: %s: %v", im.name, err)
+			return runError(env, "report: "+im.name, err)
 		}
 		if ctx.Err() != nil {
 			return errorf(env, "interrupted")

@@ -223,13 +223,14 @@ func readExpectedFailures(path string) ([]string, error) {
 	return sel, nil
 }
 
-// cannotRun reports a command that cannot be run at all in one line.
-func cannotRun(env *runner, cmd string, err error) (int, bool) {
+// runError reports the error of a run of cmd: a command that cannot be
+// run at all is a usage error (exit status 2), anything else exit status 1.
+func runError(env *runner, cmd string, err error) int {
 	if errors.Is(err, conformance.ErrCannotRun) {
 		fmt.Fprintf(env.Stderr, "statusconform: %s: %v\n", cmd, err)
-		return base.ExitUsage, true
+		return base.ExitUsage
 	}
-	return 0, false
+	return errorf(env, "%s: %v", cmd, err)
 }
 
 // suite lists or runs the suite name (reader, publisher or hooks), as the
@@ -294,11 +295,8 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 	}
 	opts.List, opts.ExpectedFailures = false, expected
 	rep, err := run(ctx, opts)
-	if code, ok := cannotRun(env, name, err); ok {
-		return code
-	}
 	if err != nil {
-		return errorf(env, "%s: %v", name, err)
+		return runError(env, name, err)
 	}
 	if len(rep.Results) == 0 {
 		// Only the traces are checked after the run, as they always were.
