@@ -147,11 +147,7 @@ func scenarios() []scenario {
 		if r.core {
 			c.Level = vector.Core
 		}
-		s = append(s, scenario{
-			checks: []Result{c},
-			root:   r.root,
-			run:    refusal(r.setup),
-		})
+		s = append(s, scenario{checks: []Result{c}, root: r.root, run: refusal(r.setup)})
 	}
 	for _, b := range []struct{ id, session string }{
 		{"N2/session-empty", ""},

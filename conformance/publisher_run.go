@@ -236,10 +236,6 @@ func (p *pubRun) start() {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		var skip *skipError
-		if errors.As(err, &skip) {
-			p.stopNow(skip.reason)
-		}
 		p.exit.err = err
 		close(p.exited)
 		p.stopNow("the publisher could not be started: " + err.Error())
