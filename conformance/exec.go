@@ -60,15 +60,10 @@ func substitute(argv []string, vars map[string]string) []string {
 	return out
 }
 
-// environ is the harness's environment with vars set over it.
+// environ is the harness's environment with vars set over it: exec.Cmd
+// keeps the last value of a key.
 func environ(vars map[string]string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := vars[k]; !ok {
-			env = append(env, kv)
-		}
-	}
+	env := os.Environ()
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		env = append(env, k+"="+vars[k])
 	}
@@ -102,9 +97,7 @@ func (e exitInfo) String() string {
 }
 
 // ok reports whether the process exited by itself with status 0.
-func (e exitInfo) ok() bool {
-	return e.err == nil && !e.timedOut && e.signal == "" && e.code == 0
-}
+func (e exitInfo) ok() bool { return e.exitedByItself() && e.code == 0 }
 
 // exitedByItself reports whether the process ended on its own, with any
 // status, rather than by a signal, a timeout or a failure to start.
@@ -112,15 +105,16 @@ func (e exitInfo) exitedByItself() bool {
 	return e.err == nil && !e.timedOut && e.signal == ""
 }
 
-// runCommand runs argv to its end (not through a shell), in its own process
-// group, killing the whole group at the timeout.
-func runCommand(ctx context.Context, argv []string, env []string, timeout time.Duration) run {
+// runCommand runs argv to its end (not through a shell), with stdin on its
+// standard input, in its own process group, killing the whole group at the
+// timeout.
+func runCommand(ctx context.Context, argv []string, env []string, stdin []byte, timeout time.Duration) run {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r := run{stdout: &limitedBuffer{max: 4 << 20}, stderr: &limitedBuffer{max: 64 << 10}}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), r.stdout, r.stderr
 	setProcessGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,29 +135,19 @@ func runAdapter(ctx context.Context, opts Options, home string, payload []byte) 
 		}
 		return nil, "", 0, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
-	args := make([]string, len(opts.Command))
-	for i, a := range opts.Command {
-		args[i] = strings.ReplaceAll(a, "{home}", home)
+	argv := slices.Clone(opts.Command)
+	for i, a := range argv {
+		argv[i] = strings.ReplaceAll(a, "{home}", home)
 	}
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), location.ConfigHomeEnv+"="+home, "STATUSCONFORM_CONFIG_HOME="+home)
-	cmd.Env = append(cmd.Env, opts.Env...)
-	cmd.Stdin = bytes.NewReader(payload)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.WaitDelay = time.Second
-	runErr := cmd.Run()
-	if ctx.Err() != nil {
-		return out.Bytes(), errb.String(), -1, fmt.Errorf("the adapter did not exit within %v", opts.Timeout)
+	env := append(environ(map[string]string{location.ConfigHomeEnv: home, "STATUSCONFORM_CONFIG_HOME": home}), opts.Env...)
+	r := runCommand(ctx, argv, env, payload, opts.Timeout)
+	switch {
+	case r.exit.timedOut || ctx.Err() != nil:
+		return r.stdout.Bytes(), r.stderr.String(), -1, fmt.Errorf("the adapter did not exit within %v", opts.Timeout)
+	case r.exit.err != nil:
+		return nil, r.stderr.String(), -1, r.exit.err
+	case r.exit.signal != "":
+		return r.stdout.Bytes(), r.stderr.String(), -1, nil
 	}
-	var exitErr *exec.ExitError
-	if errors.As(runErr, &exitErr) {
-		return out.Bytes(), errb.String(), exitErr.ExitCode(), nil
-	}
-	if runErr != nil {
-		return nil, errb.String(), -1, runErr
-	}
-	return out.Bytes(), errb.String(), 0, nil
+	return r.stdout.Bytes(), r.stderr.String(), r.exit.code, nil
 }

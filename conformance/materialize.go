@@ -124,7 +124,7 @@ func writeCase(c *vector.Case, root string) (*materialized, error) {
 		}
 		step(func() error { return os.Chmod(dir, c.Dir.Mode) })
 		if c.Dir.OtherOwner {
-			step(func() error { return lchown(dir, otherUID, otherGID) })
+			step(func() error { return lchown(dir) })
 		}
 	}
 	decoyDir := filepath.Join(m.decoyHome, statusName)
@@ -169,7 +169,7 @@ func (m *materialized) create(dir string, e vector.Entry) error {
 		return err
 	}
 	if e.OtherOwner {
-		return lchown(p, otherUID, otherGID)
+		return lchown(p)
 	}
 	return nil
 }
@@ -188,6 +188,12 @@ func needsUnix(c *vector.Case) bool {
 	}
 	return false
 }
+
+// isRoot reports whether the harness may give files away (chown).
+func isRoot() bool { return os.Geteuid() == 0 }
+
+// lchown gives p to another account (otherUID), without following a link.
+func lchown(p string) error { return os.Lchown(p, otherUID, otherGID) }
 
 // mkdir creates a directory with exactly mode, whatever the umask.
 func mkdir(p string, mode fs.FileMode) error {
@@ -266,26 +272,22 @@ func (m *materialized) churn() (stop func()) {
 		for _, s := range ring[:half] {
 			create(s)
 		}
-		wg.Add(1)
 		ready.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
+			// The churn is running once a first file went and came.
 			for i := 0; ; i++ {
-				if i == 1 {
+				os.Remove(filepath.Join(dir, fileName(ring[i%len(ring)])))
+				create(ring[(i+half)%len(ring)])
+				if i == 0 {
 					ready.Done()
 				}
 				select {
 				case <-done:
-					if i == 0 {
-						ready.Done()
-					}
 					return
 				default:
 				}
-				os.Remove(filepath.Join(dir, fileName(ring[i%len(ring)])))
-				create(ring[(i+half)%len(ring)])
 			}
-		}()
+		})
 	}
 	ready.Wait()
 	return func() {
@@ -323,20 +325,21 @@ func Materialize(dir string) (written int, skipped map[string]string, err error)
 		if err != nil {
 			return 0, nil, err
 		}
-		env := map[string]string{}
-		for k, v := range m.env() {
-			if k == "STATUSCONFORM_NOW" {
-				env[k] = v
-				continue
-			}
-			rel, _ := filepath.Rel(root, v)
+		// The directories as paths relative to the case's.
+		env := m.env()
+		for _, k := range []string{"STATUS_DIR", "GENTLE_PI_CONFIG_HOME"} {
+			rel, _ := filepath.Rel(root, env[k])
 			env[k] = filepath.ToSlash(rel)
 		}
-		data, err := expected(c, env)
+		data, err := json.MarshalIndent(expectedJSON{
+			ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
+			Description: c.Description, Now: c.NowText, Env: env, Expect: c.Expect,
+			Churn: c.Churn, Runs: c.Runs, Sessions: append([]vector.Session{}, c.Sessions...),
+		}, "", "  ")
 		if err != nil {
 			return 0, nil, err
 		}
-		if err := writeFile(filepath.Join(root, expectedFile), data, 0o644); err != nil {
+		if err := writeFile(filepath.Join(root, expectedFile), append(data, '\n'), 0o644); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -357,19 +360,6 @@ type expectedJSON struct {
 	Churn        int               `json:"churn,omitempty"`
 	Runs         int               `json:"runs,omitempty"`
 	Sessions     []vector.Session  `json:"sessions"`
-}
-
-func expected(c *vector.Case, env map[string]string) ([]byte, error) {
-	sessions := c.Sessions
-	if sessions == nil {
-		sessions = []vector.Session{}
-	}
-	b, err := json.MarshalIndent(expectedJSON{
-		ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements,
-		Description: c.Description, Now: c.NowText, Env: env, Expect: c.Expect,
-		Churn: c.Churn, Runs: c.Runs, Sessions: sessions,
-	}, "", "  ")
-	return append(b, '\n'), err
 }
 
 // removeAll removes a materialized tree, restoring the permissions that

@@ -156,7 +156,7 @@ func (r *Report) run(ctx context.Context, o Options, units []unit) {
 		for _, c := range u.checks {
 			switch {
 			case !o.selects(c.ID, c.Level):
-			case skip.matchAny(c.ID):
+			case skip.first(c.ID) != "":
 				c.Outcome, c.Reason = outcomeSkip, "skipped by --skip "+skip.first(c.ID)
 				mu.Lock()
 				r.Results = append(r.Results, c)
@@ -170,8 +170,7 @@ func (r *Report) run(ctx context.Context, o Options, units []unit) {
 		}
 		wg.Add(1)
 		sem <- struct{}{}
-		var once sync.Once
-		release := func() { once.Do(func() { <-sem }) }
+		release := sync.OnceFunc(func() { <-sem })
 		go func() {
 			defer wg.Done()
 			defer release()
@@ -179,7 +178,7 @@ func (r *Report) run(ctx context.Context, o Options, units []unit) {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, x := range results {
-				if o.selects(x.ID, x.Level) && !skip.matchAny(x.ID) {
+				if o.selects(x.ID, x.Level) && skip.first(x.ID) == "" {
 					r.Results = append(r.Results, x)
 				}
 			}

@@ -10,17 +10,11 @@ import (
 
 const unixLike = false
 
-func isRoot() bool { return false }
-
-func lchown(string, int, int) error { return skipf("no ownership on Windows") }
-
 func mkfifo(string, fs.FileMode) error { return skipf("no FIFOs on Windows") }
 
 func mksocket(string, fs.FileMode) error { return skipf("no Unix sockets in this harness on Windows") }
 
 func mkzero(string, fs.FileMode) error { return skipf("no device nodes on Windows") }
-
-func signalProcess(*os.Process, string) error { return skipf("no signals on this system") }
 
 func processAlive(int) bool { return false }
 

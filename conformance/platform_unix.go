@@ -15,10 +15,6 @@ import (
 
 const unixLike = true
 
-func isRoot() bool { return os.Geteuid() == 0 }
-
-func lchown(p string, uid, gid int) error { return os.Lchown(p, uid, gid) }
-
 func mkfifo(p string, mode fs.FileMode) error {
 	if err := unix.Mkfifo(p, uint32(mode.Perm())); err != nil {
 		return &fs.PathError{Op: "mkfifo", Path: p, Err: err}
@@ -74,16 +70,6 @@ func mkzero(p string, mode fs.FileMode) error {
 // builds everywhere.
 func mknod[Dev int | uint64](fn func(path string, mode uint32, dev Dev) error, path string, mode uint32, dev uint64) error {
 	return fn(path, mode, Dev(dev))
-}
-
-func signalProcess(p *os.Process, name string) error {
-	switch name {
-	case "TERM":
-		return p.Signal(unix.SIGTERM)
-	case "INT":
-		return p.Signal(unix.SIGINT)
-	}
-	return os.ErrInvalid
 }
 
 // processAlive reports whether a process with this pid exists (it may

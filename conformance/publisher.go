@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -29,7 +28,7 @@ type scenario struct {
 	root string
 	// long scenarios mostly wait; they run outside the parallel bound.
 	long bool
-	run  func(p *pubRun)
+	run  func(p *pubRun, id string) // id: its first check
 }
 
 // publisherQuotes are the requirements the checks quote, from SPEC.md
@@ -120,7 +119,7 @@ func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	opts.userScale = opts.TimeoutScale
-	if !opts.NoCalibrate && unixLike && runtime.GOOS != "windows" {
+	if !opts.NoCalibrate && unixLike {
 		cal := calibrate(ctx, opts)
 		rep.Calibration = cal.note
 		opts.TimeoutScale *= cal.factor
@@ -135,17 +134,14 @@ func RunPublisher(ctx context.Context, opts Options) (*Report, error) {
 // not decided when the scenario stopped early fails.
 func runScenario(ctx context.Context, s scenario, opts Options, release func()) []Result {
 	start := time.Now()
-	results := make([]Result, len(s.checks))
-	for i, c := range s.checks {
-		results[i] = Result{ID: c.ID, Level: c.Level, Rules: c.Rules, Requirements: c.Requirements}
-	}
+	results := slices.Clone(s.checks)
 	skip := func(why string) []Result {
 		for i := range results {
 			results[i].Outcome, results[i].Reason = outcomeSkip, why
 		}
 		return results
 	}
-	if !unixLike || runtime.GOOS == "windows" {
+	if !unixLike {
 		return skip("the publisher harness needs a Unix system (modes, umasks, signals)")
 	}
 	if s.root != "" && !isRoot() {
@@ -157,48 +153,33 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 		// published, it gives its place to another.
 		p.published = release
 	}
-	func() {
-		defer p.finish()
-		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(abort); !ok {
-					panic(r)
-				}
-			}
-		}()
+	p.guard(func() {
 		p.setup()
-		s.run(p)
+		s.run(p, s.checks[0].ID)
 		// A scenario that returns has decided its checks: those that
 		// did not fail pass.
 		for _, r := range results {
 			p.pass(r.ID)
 		}
-	}()
+	})
 	// The first check that failed on its own carries the process's
 	// stderr and timeline; checks left undecided point at it.
-	first := ""
-	stderr := p.stderrText(time.Second)
-	carry := func(r *Result) {
-		first = r.ID
-		r.Stderr, r.Timeline, r.Exit = stderr, p.timelineCopy(), p.exitString()
-	}
-	for i := range results {
-		if r := &results[i]; r.Outcome == outcomeFail && first == "" {
-			carry(r)
-		}
-	}
+	first := slices.IndexFunc(results, func(r Result) bool { return r.Outcome == outcomeFail })
 	for i := range results {
 		r := &results[i]
 		if r.Outcome == "" {
-			r.Outcome = outcomeFail
-			r.Reason = "not decided: " + p.stop
-			if first == "" {
-				carry(r)
+			r.Outcome, r.Reason = outcomeFail, "not decided: "+p.stop
+			if first < 0 {
+				first = i
 			} else {
-				r.Reason += " (see " + first + ")"
+				r.Reason += " (see " + results[first].ID + ")"
 			}
 		}
 		r.Seconds = time.Since(start).Round(time.Millisecond).Seconds()
+	}
+	if first >= 0 {
+		r := &results[first]
+		r.Stderr, r.Timeline, r.Exit = p.stderrText(time.Second), p.timelineCopy(), p.exitString()
 	}
 	return results
 }
@@ -227,56 +208,51 @@ func calibrate(ctx context.Context, opts Options) (cal calibration) {
 	cal.factor = 1
 	limit := time.Duration(20 * opts.TimeoutScale * float64(time.Second))
 	p := newPubRun(ctx, opts, nil)
-	defer p.finish()
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(abort); !ok {
-				panic(r)
+	if p.guard(func() {
+		p.setup()
+		p.must(mkdir(p.home, privateDir))
+		p.start()
+		// Any entry but a dot-file counts, under any name and in $STATUS_DIR
+		// too: getting those wrong is for the checks to say.
+		appeared := func() bool {
+			for _, d := range []string{p.statusDir(), p.decoy} {
+				if names, _ := dirNames(d, func(n string) bool { return !strings.HasPrefix(n, ".") }); len(names) > 0 {
+					return true
+				}
 			}
-			cal.note = "calibration: " + p.stop + "; deadlines not stretched"
+			return false
 		}
-	}()
-	p.setup()
-	p.must(mkdir(p.home, privateDir))
-	p.start()
-	// Any entry but a dot-file counts, under any name and in $STATUS_DIR
-	// too: getting those wrong is for the checks to say.
-	appeared := func() bool {
-		for _, d := range []string{p.statusDir(), p.decoy} {
-			if names, _ := dirNames(d, func(n string) bool { return !strings.HasPrefix(n, ".") }); len(names) > 0 {
-				return true
+		deadline := time.Now().Add(limit)
+		for !appeared() {
+			if !p.running() || time.Now().After(deadline) {
+				cal.note = fmt.Sprintf("calibration: the publisher did not publish within %v (%s); deadlines not stretched", limit, p.exitString())
+				return
 			}
+			p.pause(5 * time.Millisecond)
 		}
-		return false
-	}
-	deadline := time.Now().Add(limit)
-	for !appeared() {
-		if !p.running() || time.Now().After(deadline) {
-			cal.note = fmt.Sprintf("calibration: the publisher did not publish within %v (%s); deadlines not stretched", limit, p.exitString())
-			return cal
+		startup := time.Since(p.started)
+		sent := time.Now()
+		if err := p.tryWrite(`{"state":"working"}`); err != nil {
+			cal.note = fmt.Sprintf("calibration: could not write to the publisher: %v", err)
+			return
 		}
-		p.pause(5 * time.Millisecond)
+		var answered time.Duration
+		if _, err := p.next(limit); err == nil {
+			answered = time.Since(sent)
+		}
+		stopped := time.Now()
+		p.closeStdin()
+		var exited time.Duration
+		if p.waitExit(limit) {
+			exited = time.Since(stopped)
+		}
+		cal.answered = answered
+		slowest := max(startup, answered, exited)
+		cal.factor = max(1, calibrationMargin*slowest.Seconds()/2)
+		cal.note = fmt.Sprintf("calibration: first record %v after the start, answer %v after a change, exit %v after the end of input; deadlines ×%.2f (%d× the slowest, at least the 2 s of the suite)",
+			startup.Round(time.Millisecond), answered.Round(time.Millisecond), exited.Round(time.Millisecond), cal.factor, calibrationMargin)
+	}) {
+		cal.note = "calibration: " + p.stop + "; deadlines not stretched"
 	}
-	startup := time.Since(p.started)
-	sent := time.Now()
-	if err := p.tryWrite(`{"state":"working"}`); err != nil {
-		cal.note = fmt.Sprintf("calibration: could not write to the publisher: %v", err)
-		return cal
-	}
-	var answered time.Duration
-	if _, err := p.next(limit); err == nil {
-		answered = time.Since(sent)
-	}
-	stopped := time.Now()
-	p.closeStdin()
-	var exited time.Duration
-	if p.waitExit(limit) {
-		exited = time.Since(stopped)
-	}
-	cal.answered = answered
-	slowest := max(startup, answered, exited)
-	cal.factor = max(1, calibrationMargin*slowest.Seconds()/2)
-	cal.note = fmt.Sprintf("calibration: first record %v after the start, answer %v after a change, exit %v after the end of input; deadlines ×%.2f (%d× the slowest, at least the 2 s of the suite)",
-		startup.Round(time.Millisecond), answered.Round(time.Millisecond), exited.Round(time.Millisecond), cal.factor, calibrationMargin)
 	return cal
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -83,8 +84,8 @@ func scenarios() []scenario {
 		{checks: []Result{check("P7/checked-before-every-write", "P7", "P13")}, run: checkedEveryWrite(false)},
 		{checks: []Result{check("N2/session-1024-bytes-accepted", "N2")}, run: longSessionAccepted},
 		{checks: []Result{check("P7/config-home-checked-before-every-write", "P7", "P2", "P13")}, run: checkedEveryWrite(true)},
-		{checks: []Result{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-symlink-after-start", "symlink")},
-		{checks: []Result{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("P7/status-file-hardlink-after-start", "hardlink")},
+		{checks: []Result{check("P7/status-file-symlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("symlink")},
+		{checks: []Result{check("P7/status-file-hardlink-after-start", "P7", "P5", "P13")}, run: fileSwappedAfterStart("hardlink")},
 		{checks: []Result{check("P7/status-file-mode-after-start", "P7", "P6")}, run: fileModeAfterStart},
 		{checks: []Result{check("P7/status-dir-symlink-after-start", "P7", "P4", "P13")}, run: dirSwappedAfterStart},
 	}
@@ -111,7 +112,7 @@ func scenarios() []scenario {
 		{"P2/config-home-world-writable", "", true, func(p *pubRun) { p.must(mkdir(p.home, 0o757)) }},
 		{"P2/config-home-not-owned", "the config home must be owned by another account (chown needs root)", true, func(p *pubRun) {
 			p.must(mkdir(p.home, 0o755))
-			p.must(lchown(p.home, otherUID, otherGID))
+			p.must(lchown(p.home))
 		}},
 		{"P2/config-home-not-directory", "", true, func(p *pubRun) { p.must(writeFile(p.home, []byte("not a directory\n"), 0o600)) }},
 		{"P4/status-dir-symlink", "", true, func(p *pubRun) {
@@ -119,18 +120,11 @@ func scenarios() []scenario {
 			p.must(mkdir(filepath.Join(p.base, "real-status"), privateDir))
 			p.must(os.Symlink(filepath.Join(p.base, "real-status"), p.statusDir()))
 		}},
-		{"P4/status-dir-0750", "", true, func(p *pubRun) {
-			p.must(mkdir(p.home, privateDir))
-			p.must(mkdir(p.statusDir(), 0o750))
-		}},
-		{"P4/status-dir-0755", "", true, func(p *pubRun) {
-			p.must(mkdir(p.home, privateDir))
-			p.must(mkdir(p.statusDir(), 0o755))
-		}},
+		{"P4/status-dir-0750", "", true, func(p *pubRun) { p.makeDirs(0o750) }},
+		{"P4/status-dir-0755", "", true, func(p *pubRun) { p.makeDirs(0o755) }},
 		{"P4/status-dir-not-owned", "the status directory must be owned by another account (chown needs root)", false, func(p *pubRun) {
-			p.must(mkdir(p.home, privateDir))
-			p.must(mkdir(p.statusDir(), privateDir))
-			p.must(lchown(p.statusDir(), otherUID, otherGID))
+			p.makeDirs(privateDir)
+			p.must(lchown(p.statusDir()))
 		}},
 		{"P4/status-dir-not-directory", "", true, func(p *pubRun) {
 			p.must(mkdir(p.home, privateDir))
@@ -145,7 +139,7 @@ func scenarios() []scenario {
 		{"P5/status-file-not-owned", "the status file must be owned by another account (chown needs root)", false, func(p *pubRun) {
 			makeVictim(p)
 			p.must(writeFile(p.statusPath(), record(p.session, "someone-else", "working", "not yours", time.Now()), 0o644))
-			p.must(lchown(p.statusPath(), otherUID, otherGID))
+			p.must(lchown(p.statusPath()))
 		}},
 	} {
 		rule, _, _ := strings.Cut(r.id, "/")
@@ -153,11 +147,7 @@ func scenarios() []scenario {
 		if r.core {
 			c.Level = vector.Core
 		}
-		s = append(s, scenario{
-			checks: []Result{c},
-			root:   r.root,
-			run:    refusal(r.id, r.setup),
-		})
+		s = append(s, scenario{checks: []Result{c}, root: r.root, run: refusal(r.setup)})
 	}
 	for _, b := range []struct{ id, session string }{
 		{"N2/session-empty", ""},
@@ -170,17 +160,23 @@ func scenarios() []scenario {
 		// only a count of bytes refuses it.
 		{"N2/session-too-long-multibyte", strings.Repeat("\U0001F600", 255) + "é€"},
 	} {
-		s = append(s, scenario{checks: []Result{check(b.id, "N2")}, run: badSession(b.id, b.session)})
+		s = append(s, scenario{checks: []Result{check(b.id, "N2")}, run: badSession(b.session)})
 	}
 	return s
+}
+
+// makeDirs creates the config home (0700) and the status directory with
+// mode.
+func (p *pubRun) makeDirs(mode fs.FileMode) {
+	p.must(mkdir(p.home, privateDir))
+	p.must(mkdir(p.statusDir(), mode))
 }
 
 // makeVictim creates the config home and status directory and a file
 // outside them that a refused publisher must leave as it is; it returns
 // the victim's path.
 func makeVictim(p *pubRun) string {
-	p.must(mkdir(p.home, privateDir))
-	p.must(mkdir(p.statusDir(), privateDir))
+	p.makeDirs(privateDir)
 	victim := filepath.Join(p.base, "victim")
 	p.must(writeFile(victim, []byte("victim: must stay as it is\n"), 0o600))
 	return victim
@@ -212,11 +208,11 @@ func topKeys(data []byte) ([]string, error) {
 
 var toISOString = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$`)
 
-func basicScenario(p *pubRun) {
+func basicScenario(p *pubRun, w1 string) {
 	p.must(mkdir(p.home, privateDir))
 	before := time.Now()
 	p.start()
-	rec, data, err := p.waitRecord(p.d(2), nil)
+	rec, data, err := p.waitRecord(p.d(2))
 	if err != nil {
 		// Something else there is a publisher that got the name wrong
 		// (N1) or published where it should not (L4), not one that did
@@ -235,7 +231,6 @@ func basicScenario(p *pubRun) {
 	p.firstRecord()
 	after := time.Now()
 
-	const w1 = "W1/publishes-at-once"
 	p.expect(rec.Session == p.session, w1, "session is %q, want %q", rec.Session, p.session)
 	p.expect(rec.Agent == p.agent, w1, "agent is %q, want %q", rec.Agent, p.agent)
 	p.expect(rec.State == statusfile.Idle, w1, "state is %q, want idle", rec.State)
@@ -244,12 +239,7 @@ func basicScenario(p *pubRun) {
 
 	keys, err := topKeys(data)
 	if p.expect(err == nil, "P1/every-key", "the file is not one JSON object: %v", err) {
-		var missing []string
-		for _, k := range recordKeys {
-			if !slices.Contains(keys, k) {
-				missing = append(missing, k)
-			}
-		}
+		missing := slices.DeleteFunc(slices.Clone(recordKeys), func(k string) bool { return slices.Contains(keys, k) })
 		p.expect(len(missing) == 0, "P1/every-key", "keys missing: %s (a publisher writes every key of §4)", strings.Join(missing, ", "))
 		p.setExpected("P1/every-key", strings.Join(recordKeys, ","), strings.Join(keys, ","))
 	}
@@ -289,8 +279,8 @@ func basicScenario(p *pubRun) {
 	p.expect(len(decoy) == 0, "L4/ignores-status-dir", "the publisher wrote into $STATUS_DIR (%d entries there)", len(decoy))
 }
 
-func modes(umask int) func(p *pubRun) {
-	return func(p *pubRun) {
+func modes(umask int) func(p *pubRun, _ string) {
+	return func(p *pubRun, _ string) {
 		dirID := fmt.Sprintf("P3/status-dir-0700/umask-%03o", umask)
 		fileID := fmt.Sprintf("P6/file-0600/umask-%03o", umask)
 		p.umask = umask
@@ -309,8 +299,7 @@ func modes(umask int) func(p *pubRun) {
 	}
 }
 
-func createsConfigHome(p *pubRun) {
-	const id = "P3/creates-config-home"
+func createsConfigHome(p *pubRun, id string) {
 	p.home = filepath.Join(p.base, "missing", "parent", "home")
 	p.umask = 0o022
 	p.startAndWait(id)
@@ -322,8 +311,7 @@ func createsConfigHome(p *pubRun) {
 	}
 }
 
-func parentSymlink(p *pubRun) {
-	const id = "L5/config-home-parent-symlink"
+func parentSymlink(p *pubRun, id string) {
 	real := filepath.Join(p.base, "real")
 	p.must(mkdir(real, privateDir))
 	p.must(mkdir(filepath.Join(real, "home"), privateDir))
@@ -334,21 +322,18 @@ func parentSymlink(p *pubRun) {
 	p.expect(err == nil, id, "the status file is not in the directory the link leads to: %v", err)
 }
 
-func stateChanges(p *pubRun) {
-	const id = "W2/state-changes-land"
+func stateChanges(p *pubRun, id string) {
 	p.startInHome(id)
 	for _, st := range []string{"working", "blocked", "idle", "working"} {
-		p.sendOK(id, fmt.Sprintf(`{"state":%q}`, st))
-		rec, _, err := p.readRecord()
-		if p.expect(err == nil, id, "after {\"state\":%q} was answered: %v", st, err) {
-			p.expect(string(rec.State) == st, id, "answered ok for {\"state\":%q}, but the file says state %q", st, rec.State)
+		line := fmt.Sprintf(`{"state":%q}`, st)
+		if rec, _, ok := p.change(id, line); ok {
+			p.expect(string(rec.State) == st, id, "answered ok for %s, but the file says state %q", line, rec.State)
 			p.expect(rec.Title == "", id, "a state change set the title to %q", rec.Title)
 		}
 	}
 }
 
-func titleChanges(p *pubRun) {
-	const id = "W2/title-changes-land"
+func titleChanges(p *pubRun, id string) {
 	p.startInHome(id)
 	steps := []struct {
 		line, state, title string
@@ -359,9 +344,7 @@ func titleChanges(p *pubRun) {
 		{`{"state":"blocked","title":"Review the plan"}`, "blocked", "Review the plan"},
 	}
 	for _, s := range steps {
-		p.sendOK(id, s.line)
-		rec, _, err := p.readRecord()
-		if p.expect(err == nil, id, "after %s was answered: %v", s.line, err) {
+		if rec, _, ok := p.change(id, s.line); ok {
 			p.expect(string(rec.State) == s.state && rec.Title == s.title, id,
 				"after %s the file says state %q title %q, want state %q title %q", s.line, rec.State, rec.Title, s.state, s.title)
 		}
@@ -370,8 +353,7 @@ func titleChanges(p *pubRun) {
 
 // whyKeys: waitingFor and ended (SPEC.md §4.4) land with their state,
 // after updatedAt, and go when the state leaves it.
-func whyKeys(p *pubRun) {
-	const id = "Y1/why-with-its-state"
+func whyKeys(p *pubRun, id string) {
 	p.startInHome(id)
 	steps := []struct {
 		line, state, why string
@@ -388,9 +370,8 @@ func whyKeys(p *pubRun) {
 		{`{"ended":{"reason":"cancelled","detail":null}}`, "idle", "cancelled", false, true},
 	}
 	for _, s := range steps {
-		p.sendOK(id, s.line)
-		rec, data, err := p.readRecord()
-		if !p.expect(err == nil, id, "after %s was answered: %v", s.line, err) {
+		rec, data, ok := p.change(id, s.line)
+		if !ok {
 			break
 		}
 		p.expect(string(rec.State) == s.state && rec.Why() == s.why, id,
@@ -410,8 +391,8 @@ func whyKeys(p *pubRun) {
 	}
 }
 
-func malformedLines(p *pubRun) {
-	const id, blank = "W3/malformed-lines-refused", "W3/blank-lines-unanswered"
+func malformedLines(p *pubRun, id string) {
+	const blank = "W3/blank-lines-unanswered"
 	p.startInHome(id)
 	p.sendOK(id, `{"state":"working","title":"Keep me"}`)
 	for _, line := range []string{
@@ -446,8 +427,8 @@ func malformedLines(p *pubRun) {
 	}
 }
 
-func titles(p *pubRun) {
-	p.startInHome("P12/title-no-controls")
+func titles(p *pubRun, id string) {
+	p.startInHome(id)
 	for _, t := range []struct {
 		id, raw, want string
 		core          string // the core check decided by the same title
@@ -518,10 +499,10 @@ func showTitle(t string) string {
 	return string(b)
 }
 
-func escaping(p *pubRun) {
+func escaping(p *pubRun, n1 string) {
 	p.session = escapingSession
-	p.startInHome("N1/non-ascii-session")
-	p.pass("N1/non-ascii-session")
+	p.startInHome(n1)
+	p.pass(n1)
 	const id = "E2/json-escaping"
 	line, _ := json.Marshal(map[string]string{"title": escapingTitle})
 	p.sendOK(id, string(line))
@@ -543,68 +524,64 @@ func printableQuote(s string) string {
 	return strings.NewReplacer("\u2028", `<U+2028>`, "\u2029", `<U+2029>`).Replace(strings.TrimRight(s, "\n"))
 }
 
-func atomicity(p *pubRun) {
-	const partial, temp, last = "P8/never-partial", "P8/no-temporary-file-left", "P10/last-change-wins"
+func atomicity(p *pubRun, partial string) {
+	const temp, last = "P8/no-temporary-file-left", "P10/last-change-wins"
 	const dotted, inDir = "P8/temporary-file-dot-named", "P8/temporary-file-in-status-dir"
 	p.startInHome(partial)
-	path := p.statusPath()
+	// Two loops run during the writes. One reads the file, which must hold
+	// a valid record every time. The other lists the status directory and
+	// the config home: a temporary file must be in the status directory,
+	// under a name that starts with a dot. Each write's temporary file
+	// lives for a moment only, so this samples; 200 writes make a miss
+	// very unlikely.
 	stop := make(chan struct{})
-	done := make(chan struct{})
-	// A second loop lists the status directory and the config home: a
-	// temporary file must be in the status directory, under a name that
-	// starts with a dot. Each write's temporary file lives for a moment
-	// only, so this samples; 200 writes make a miss very unlikely.
-	listed := make(chan struct{})
-	var listings int
+	var wg sync.WaitGroup
+	loop := func(f func()) {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					f()
+				}
+			}
+		})
+	}
+	stopLoops := sync.OnceFunc(func() {
+		close(stop)
+		wg.Wait()
+	})
+	defer stopLoops()
+	var listings, reads, bad int
 	var undotted, outside []string
-	go func() {
-		defer close(listed)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			listings++
-			if entries, err := os.ReadDir(p.statusDir()); err == nil {
-				for _, e := range entries {
-					if n := e.Name(); n != fileName(p.session) && !strings.HasPrefix(n, ".") && !slices.Contains(undotted, n) && len(undotted) < 5 {
-						undotted = append(undotted, n)
-					}
-				}
-			}
-			if entries, err := os.ReadDir(p.home); err == nil {
-				for _, e := range entries {
-					if n := e.Name(); n != statusName && !slices.Contains(outside, n) && len(outside) < 5 {
-						outside = append(outside, n)
-					}
-				}
-			}
-		}
-	}()
-	var reads, bad int
 	var firstBad string
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			data, err := os.ReadFile(path)
-			reads++
-			if err == nil {
-				_, err = statusfile.Decode(data)
-			}
-			if err != nil {
-				if bad == 0 {
-					firstBad = fmt.Sprintf("%v: %q", err, truncate(string(data), 120))
-				}
-				bad++
+	collect := func(seen *[]string, dir string, odd func(name string) bool) {
+		names, _ := dirNames(dir, odd)
+		for _, n := range names {
+			if !slices.Contains(*seen, n) && len(*seen) < 5 {
+				*seen = append(*seen, n)
 			}
 		}
-	}()
+	}
+	loop(func() {
+		listings++
+		collect(&undotted, p.statusDir(), func(n string) bool { return n != fileName(p.session) && !strings.HasPrefix(n, ".") })
+		collect(&outside, p.home, func(n string) bool { return n != statusName })
+	})
+	loop(func() {
+		data, err := os.ReadFile(p.statusPath())
+		reads++
+		if err == nil {
+			_, err = statusfile.Decode(data)
+		}
+		if err != nil {
+			if bad == 0 {
+				firstBad = fmt.Sprintf("%v: %q", err, truncate(string(data), 120))
+			}
+			bad++
+		}
+	})
 	states := []string{"working", "blocked", "idle"}
 	const n = 200
 	for i := 1; i <= n; i++ {
@@ -613,9 +590,6 @@ func atomicity(p *pubRun) {
 	for i := 1; i <= n; i++ {
 		a, err := p.next(p.d(5))
 		if err != nil || !a.ok {
-			close(stop)
-			<-done
-			<-listed
 			if err == nil {
 				err = fmt.Errorf("answered %s", a.raw)
 			}
@@ -623,9 +597,7 @@ func atomicity(p *pubRun) {
 			p.stopNow("a rapid change was not applied")
 		}
 	}
-	close(stop)
-	<-done
-	<-listed
+	stopLoops()
 	p.note(dotted, "the status directory and the config home were listed %d times during %d rapid changes", listings, n)
 	p.expect(len(undotted) == 0, dotted, "during the writes the status directory held %q: a temporary file's name starts with a dot", undotted)
 	p.pass(dotted)
@@ -670,17 +642,12 @@ const (
 	heartbeatObserve = 25 * time.Second
 )
 
-// heartbeatWindow returns how long a heartbeat check with this limit
-// watches, and how late a heartbeat must come for the check to end there.
-func heartbeatWindow(limit time.Duration) (observe, endAfter time.Duration) {
-	observe = max(heartbeatObserve, 2*limit+time.Second)
-	return observe, max(statusfile.HeartbeatInterval, observe-limit)
-}
-
 // heartbeatsDone reports whether a heartbeat check that began at start,
 // with this limit, has seen enough: beats heartbeats, the last at lastBeat.
+// It watches for observe, and ends early at a heartbeat after endAfter.
 func heartbeatsDone(start, lastBeat time.Time, beats int, limit time.Duration) bool {
-	observe, endAfter := heartbeatWindow(limit)
+	observe := max(heartbeatObserve, 2*limit+time.Second)
+	endAfter := max(statusfile.HeartbeatInterval, observe-limit)
 	return beats >= heartbeatsSeen && lastBeat.Sub(start) >= endAfter || time.Since(start) >= observe
 }
 
@@ -690,11 +657,11 @@ func heartbeatsDone(start, lastBeat time.Time, beats int, limit time.Duration) b
 // must still move updatedAt at least every 10 s (W5), and every record it
 // writes must keep the state and title set (P9 rewrites the record, not
 // some earlier copy of it).
-func heartbeat(lines bool) func(p *pubRun) {
-	return func(p *pubRun) {
-		id, exited, still := "P9/heartbeat", "the publisher exited while idle: %s", "with no input (P9: at least every 10 s)"
+func heartbeat(lines bool) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
+		exited, still := "the publisher exited while idle: %s", "with no input (P9: at least every 10 s)"
 		if lines {
-			id, exited, still = "P9/heartbeat-keeps-state", "the publisher exited: %s",
+			exited, still = "the publisher exited: %s",
 				"while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)"
 		}
 		limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
@@ -767,9 +734,8 @@ func heartbeat(lines bool) func(p *pubRun) {
 	}
 }
 
-func removal(how string) func(p *pubRun) {
-	return func(p *pubRun) {
-		id := map[string]string{"eof": "W4/removed-on-eof", "TERM": "W4/removed-on-sigterm", "INT": "W4/removed-on-sigint"}[how]
+func removal(how string) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
 		p.startInHome(id)
 		p.sendOK(id, `{"state":"working","title":"About to stop"}`)
 		if how == "eof" {
@@ -787,8 +753,7 @@ func removal(how string) func(p *pubRun) {
 	}
 }
 
-func replacedFile(p *pubRun) {
-	const id = "P11/replaced-file-left-alone"
+func replacedFile(p *pubRun, id string) {
 	p.startInHome(id)
 	mine := record(p.session, "someone-else", "blocked", "replaced by someone else", time.Now())
 	tmp := filepath.Join(p.statusDir(), ".replacement")
@@ -805,12 +770,12 @@ func replacedFile(p *pubRun) {
 // refused, leaving the file and the mode as they are: checking once, or
 // only until the first write succeeds, is not enough. Once the mode is
 // fixed, changes land again.
-func checkedEveryWrite(home bool) func(p *pubRun) {
-	return func(p *pubRun) {
-		id, mode, name, short, into, in := "P7/checked-before-every-write", fs.FileMode(0o755), "the status directory", "the directory",
+func checkedEveryWrite(home bool) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
+		mode, name, short, into, in := fs.FileMode(0o755), "the status directory", "the directory",
 			"into a status directory made 0755", "in a 0755 directory"
 		if home {
-			id, mode, name, short, into, in = "P7/config-home-checked-before-every-write", 0o770, "the config home", "the config home",
+			mode, name, short, into, in = 0o770, "the config home", "the config home",
 				"under a config home made group-writable", "under a group-writable config home"
 		}
 		_, before := p.startInHome(id)
@@ -836,8 +801,8 @@ func checkedEveryWrite(home bool) func(p *pubRun) {
 	}
 }
 
-func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
-	return func(p *pubRun) {
+func refusal(setup func(p *pubRun)) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
 		setup(p)
 		before := p.snapshot()
 		p.start()
@@ -851,8 +816,8 @@ func refusal(id string, setup func(p *pubRun)) func(p *pubRun) {
 	}
 }
 
-func badSession(id, session string) func(p *pubRun) {
-	return func(p *pubRun) {
+func badSession(session string) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
 		p.session = session
 		p.must(mkdir(p.home, privateDir))
 		p.start()
@@ -879,8 +844,7 @@ func badSession(id, session string) func(p *pubRun) {
 	}
 }
 
-func longSessionAccepted(p *pubRun) {
-	const id = "N2/session-1024-bytes-accepted"
+func longSessionAccepted(p *pubRun, id string) {
 	p.session = strings.Repeat("é", 512) // 1,024 bytes
 	rec, _ := p.startInHome(id)
 	p.expect(rec.Session == p.session, id, "the session written is not the 1,024-byte id given")
@@ -891,8 +855,8 @@ func longSessionAccepted(p *pubRun) {
 // to a victim outside, or with a hard link to it. The next change must be
 // refused and leave the link and the victim as they are; once the link is
 // gone, changes land again.
-func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
-	return func(p *pubRun) {
+func fileSwappedAfterStart(kind string) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
 		p.startInHome(id)
 		victim := filepath.Join(p.base, "victim")
 		p.must(writeFile(victim, []byte("victim: must stay as it is\n"), 0o600))
@@ -921,8 +885,7 @@ func fileSwappedAfterStart(id, kind string) func(p *pubRun) {
 // fileModeAfterStart is P6 across writes: a status file whose mode was
 // widened after the start is 0600 again after the next write (a writer
 // that keeps the existing file's mode keeps 0644).
-func fileModeAfterStart(p *pubRun) {
-	const id = "P7/status-file-mode-after-start"
+func fileModeAfterStart(p *pubRun, id string) {
 	p.startInHome(id)
 	p.must(os.Chmod(p.statusPath(), 0o644))
 	p.event("made the status file 0644")
@@ -936,8 +899,7 @@ func fileModeAfterStart(p *pubRun) {
 // first write it is moved aside and a symbolic link to it takes its place.
 // The next change must be refused (P4), not written through the link or
 // through a descriptor kept from the start.
-func dirSwappedAfterStart(p *pubRun) {
-	const id = "P7/status-dir-symlink-after-start"
+func dirSwappedAfterStart(p *pubRun, id string) {
 	p.startInHome(id)
 	moved := filepath.Join(p.base, "moved-status")
 	p.must(os.Rename(p.statusDir(), moved))

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
@@ -118,12 +119,11 @@ func (p *pubRun) timelineCopy() []string {
 }
 
 func (p *pubRun) result(id string) *Result {
-	for i := range p.results {
-		if p.results[i].ID == id {
-			return &p.results[i]
-		}
+	i := slices.IndexFunc(p.results, func(r Result) bool { return r.ID == id })
+	if i < 0 {
+		panic("conformance: no check " + id + " in this scenario")
 	}
-	panic("conformance: no check " + id + " in this scenario")
+	return &p.results[i]
 }
 
 // fail records that check id failed, with one more detail.
@@ -236,10 +236,6 @@ func (p *pubRun) start() {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		var skip *skipError
-		if errors.As(err, &skip) {
-			p.stopNow(skip.reason)
-		}
 		p.exit.err = err
 		close(p.exited)
 		p.stopNow("the publisher could not be started: " + err.Error())
@@ -423,6 +419,14 @@ func (p *pubRun) sendOK(id, line string) {
 	}
 }
 
+// change sends a line that must be answered ok:true, then reads the
+// record; one that cannot be read fails check id.
+func (p *pubRun) change(id, line string) (statusfile.Status, []byte, bool) {
+	p.sendOK(id, line)
+	rec, data, err := p.readRecord()
+	return rec, data, p.expect(err == nil, id, "after %s was answered: %v", line, err)
+}
+
 func (p *pubRun) closeStdin() {
 	p.event("closed standard input")
 	p.stdin.Close()
@@ -430,9 +434,7 @@ func (p *pubRun) closeStdin() {
 
 func (p *pubRun) signal(name string) {
 	p.event("sent SIG%s", name)
-	if err := signalProcess(p.cmd.Process, name); err != nil {
-		p.harnessError(err)
-	}
+	p.must(p.cmd.Process.Signal(map[string]os.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT}[name]))
 }
 
 // waitExit waits up to timeout for the publisher to exit by itself.
@@ -466,6 +468,22 @@ func (p *pubRun) exitString() string {
 		return "still running"
 	}
 	return p.exit.String()
+}
+
+// guard runs f, then ends what is left of the publisher; it reports
+// whether f stopped early (stopNow).
+func (p *pubRun) guard(f func()) (stopped bool) {
+	defer p.finish()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(abort); !ok {
+				panic(r)
+			}
+			stopped = true
+		}
+	}()
+	f()
+	return false
 }
 
 // finish kills what is left of the publisher and removes the scenario's
@@ -502,45 +520,42 @@ func (p *pubRun) readRecord() (statusfile.Status, []byte, error) {
 	return rec, data, err
 }
 
-// waitRecord polls the status file until it holds a valid record for
-// which ok returns true, or timeout passes; it returns the last record
-// read and why it did not satisfy ok.
-func (p *pubRun) waitRecord(timeout time.Duration, ok func(statusfile.Status) bool) (statusfile.Status, []byte, error) {
+// poll checks done every 10 ms until it reports true, or timeout passes,
+// or (with whileRunning) the publisher exits; it reports the last answer.
+func (p *pubRun) poll(timeout time.Duration, whileRunning bool, done func() bool) bool {
 	deadline := time.Now().Add(timeout)
-	for {
-		rec, data, err := p.readRecord()
-		if err == nil && (ok == nil || ok(rec)) {
-			return rec, data, nil
-		}
-		if err == nil {
-			err = errors.New("it does not hold the expected record yet")
-		}
-		if time.Now().After(deadline) || !p.running() {
-			return rec, data, err
-		}
-		p.pause(10 * time.Millisecond)
-	}
-}
-
-// waitGone polls until the status file is gone.
-func (p *pubRun) waitGone(timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if _, err := os.Lstat(p.statusPath()); errors.Is(err, fs.ErrNotExist) {
-			return true
-		}
-		if time.Now().After(deadline) {
+	for !done() {
+		if time.Now().After(deadline) || whileRunning && !p.running() {
 			return false
 		}
 		p.pause(10 * time.Millisecond)
 	}
+	return true
+}
+
+// waitRecord polls the status file until it holds a valid record, or
+// timeout passes; it returns the last record read and why it is not one.
+func (p *pubRun) waitRecord(timeout time.Duration) (rec statusfile.Status, data []byte, err error) {
+	p.poll(timeout, true, func() bool {
+		rec, data, err = p.readRecord()
+		return err == nil
+	})
+	return rec, data, err
+}
+
+// waitGone polls until the status file is gone.
+func (p *pubRun) waitGone(timeout time.Duration) bool {
+	return p.poll(timeout, false, func() bool {
+		_, err := os.Lstat(p.statusPath())
+		return errors.Is(err, fs.ErrNotExist)
+	})
 }
 
 // startAndWait starts the publisher and waits for its first record (W1),
 // failing check id when it does not come.
 func (p *pubRun) startAndWait(id string) (statusfile.Status, []byte) {
 	p.start()
-	rec, data, err := p.waitRecord(p.d(2), nil)
+	rec, data, err := p.waitRecord(p.d(2))
 	if err != nil {
 		p.fail(id, "%s", p.noRecord(err))
 		p.stopNow("the publisher did not publish")
@@ -572,7 +587,7 @@ func (p *pubRun) noRecord(err error) string {
 	if !p.running() {
 		return msg
 	}
-	if _, _, lerr := p.waitRecord(2*deadline, nil); lerr == nil {
+	if _, _, lerr := p.waitRecord(2 * deadline); lerr == nil {
 		took := since(p.started)
 		return fmt.Sprintf("the first record appeared %v after the start, %v past the deadline of %v%s",
 			took, took-deadline, deadline, p.scaleHint(took, deadline))
@@ -671,14 +686,14 @@ func dirNames(dir string, keep func(name string) bool) ([]string, error) {
 // diffSnapshots lists what changed.
 func diffSnapshots(before, after []string) []string {
 	var out []string
-	for _, b := range before {
-		if !slices.Contains(after, b) {
-			out = append(out, "was: "+b)
-		}
-	}
-	for _, a := range after {
-		if !slices.Contains(before, a) {
-			out = append(out, "now: "+a)
+	for _, d := range []struct {
+		label    string
+		from, to []string
+	}{{"was: ", before, after}, {"now: ", after, before}} {
+		for _, x := range d.from {
+			if !slices.Contains(d.to, x) {
+				out = append(out, d.label+x)
+			}
 		}
 	}
 	return out

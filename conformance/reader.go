@@ -106,7 +106,7 @@ func judge(ctx context.Context, c *vector.Case, m *materialized, opts Options, r
 	)
 	if len(opts.Command) > 0 {
 		argv := substitute(opts.Command, map[string]string{"dir": m.statusDir, "now": c.NowText})
-		r := runCommand(ctx, argv, environ(m.env()), opts.Timeout)
+		r := runCommand(ctx, argv, environ(m.env()), nil, opts.Timeout)
 		exit = r.exit
 		res.Exit = exit.String()
 		res.Stderr = r.stderr.String()
@@ -231,23 +231,18 @@ func callReader(ctx context.Context, f readerFunc, dir string, now time.Time, ti
 	}
 }
 
-// commandError says that the command under test cannot be run at all; it
-// is an [ErrCannotRun], and wraps why.
-type commandError struct {
-	command string
-	err     error
+// commandError says that the command under test cannot be run at all,
+// and why; it is an [ErrCannotRun].
+type commandError struct{ error }
+
+func (commandError) Is(target error) bool { return target == ErrCannotRun }
+
+func cannotRun(command string, err error) error {
+	return commandError{fmt.Errorf("cannot run %s: %w", command, err)}
 }
-
-func (e *commandError) Error() string {
-	return fmt.Sprintf("cannot run %s: %v", e.command, e.err)
-}
-
-func (e *commandError) Unwrap() error { return e.err }
-
-func (e *commandError) Is(target error) bool { return target == ErrCannotRun }
 
 // checkRunnable finds the command the way exec does and reports a
-// *commandError when it cannot be started: missing, a directory, or not
+// commandError when it cannot be started: missing, a directory, or not
 // executable.
 func checkRunnable(name string) error {
 	path, err := exec.LookPath(name)
@@ -260,14 +255,14 @@ func checkRunnable(name string) error {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return &commandError{name, err}
+		return cannotRun(name, err)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return &commandError{name, err}
+		return cannotRun(name, err)
 	}
 	if fi.IsDir() {
-		return &commandError{name, errors.New("is a directory")}
+		return cannotRun(name, errors.New("is a directory"))
 	}
 	return nil
 }
@@ -310,11 +305,11 @@ func calibrateReader(ctx context.Context, cases []*vector.Case, opts Options) (c
 	argv := substitute(opts.Command, map[string]string{"dir": m.statusDir, "now": c.NowText})
 	limit := time.Duration(60 * opts.TimeoutScale * float64(time.Second))
 	start := time.Now()
-	r := runCommand(ctx, argv, environ(m.env()), limit)
+	r := runCommand(ctx, argv, environ(m.env()), nil, limit)
 	cal.took = time.Since(start)
 	switch {
 	case errors.Is(r.exit.err, fs.ErrNotExist), errors.Is(r.exit.err, fs.ErrPermission):
-		cal.err = &commandError{opts.Command[0], r.exit.err}
+		cal.err = cannotRun(opts.Command[0], r.exit.err)
 		return cal
 	case r.exit.err != nil:
 		cal.note = "calibration: the reader could not be run: " + r.exit.err.Error()

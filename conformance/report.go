@@ -162,7 +162,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		case "XFAIL":
 			fmt.Fprintf(&b, "XFAIL %s: %s\n", x.ID, clip(printable(x.Reason)))
 		default:
-			r.writeResult(&b, x)
+			writeFailure(&b, x)
 		}
 	}
 	if r.Calibration != "" {
@@ -179,8 +179,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-// writeResult writes a FAIL line with everything known about it.
-func (r *Report) writeResult(b *strings.Builder, x Result) {
+// writeFailure writes a FAIL line with everything known about it.
+func writeFailure(b *strings.Builder, x Result) {
 	fmt.Fprintf(b, "FAIL %s\n", x.ID)
 	for _, q := range x.Requirements {
 		field(b, "requirement", q)
@@ -262,20 +262,18 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // SKIP and an expected failure (XFAIL) are skipped; an expected failure
 // that passed (XPASS) is a failure.
 func (r *Report) WriteJUnit(w io.Writer) error {
+	// A failure has a type and text, skipped only a message.
 	type failure struct {
 		Message string `xml:"message,attr"`
-		Type    string `xml:"type,attr"`
+		Type    string `xml:"type,attr,omitempty"`
 		Text    string `xml:",chardata"`
-	}
-	type skipped struct {
-		Message string `xml:"message,attr"`
 	}
 	type testcase struct {
 		Name      string   `xml:"name,attr"`
 		Classname string   `xml:"classname,attr"`
 		Time      string   `xml:"time,attr"`
 		Failure   *failure `xml:"failure,omitempty"`
-		Skipped   *skipped `xml:"skipped,omitempty"`
+		Skipped   *failure `xml:"skipped,omitempty"`
 		SystemErr string   `xml:"system-err,omitempty"`
 	}
 	type testsuite struct {
@@ -294,7 +292,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		switch x.Verdict() {
 		case "FAIL":
 			var text strings.Builder
-			(&Report{Results: []Result{x}}).writeResult(&text, x)
+			writeFailure(&text, x)
 			tc.Failure = &failure{Message: xmlText(x.Reason), Type: "FAIL", Text: xmlText(text.String())}
 			tc.SystemErr = xmlText(x.Stderr)
 			suite.Failures++
@@ -302,10 +300,10 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			tc.Failure = &failure{Message: "listed as an expected failure, but passed: remove it from the list", Type: "XPASS"}
 			suite.Failures++
 		case "XFAIL":
-			tc.Skipped = &skipped{Message: xmlText("expected failure: " + x.Reason)}
+			tc.Skipped = &failure{Message: xmlText("expected failure: " + x.Reason)}
 			suite.Skipped++
 		case "SKIP":
-			tc.Skipped = &skipped{Message: xmlText(x.Reason)}
+			tc.Skipped = &failure{Message: xmlText(x.Reason)}
 			suite.Skipped++
 		}
 		suite.Cases = append(suite.Cases, tc)

@@ -27,18 +27,12 @@ func showWhy(r json.RawMessage) string {
 	return string(r)
 }
 
-func showStr(p *string) string {
+// show is an optional value as a message shows it: null, or quoted.
+func show[T any](p *T) string {
 	if p == nil {
 		return "null"
 	}
-	return strconv.Quote(*p)
-}
-
-func showInt(p *int64) string {
-	if p == nil {
-		return "null"
-	}
-	return strconv.FormatInt(*p, 10)
+	return fmt.Sprintf("%#v", *p)
 }
 
 // eq reports whether two optional values are both absent or equal.
@@ -83,19 +77,19 @@ func compareSessions(want, got []vector.Session) []string {
 			diffs = append(diffs, fmt.Sprintf("session %q: %s is %s, want %s", w.Session, name, got, want))
 		}
 		if !eq(g.Agent, w.Agent) {
-			field("agent", showStr(g.Agent), showStr(w.Agent))
+			field("agent", show(g.Agent), show(w.Agent))
 		}
 		if g.State != w.State {
 			field("state", strconv.Quote(g.State), strconv.Quote(w.State))
 		}
 		if !eq(g.PID, w.PID) {
-			field("pid", showInt(g.PID), showInt(w.PID))
+			field("pid", show(g.PID), show(w.PID))
 		}
 		if !eq(g.Cwd, w.Cwd) {
-			field("cwd", showStr(g.Cwd), showStr(w.Cwd))
+			field("cwd", show(g.Cwd), show(w.Cwd))
 		}
 		if !eq(g.Title, w.Title) {
-			got, want := showStr(g.Title), showStr(w.Title)
+			got, want := show(g.Title), show(w.Title)
 			if g.Title != nil && w.Title != nil && (len(*g.Title) > 80 || len(*w.Title) > 80) {
 				got, want = longDiff(*g.Title, *w.Title)
 			}

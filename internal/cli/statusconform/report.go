@@ -2,6 +2,7 @@ package statusconform
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,12 +138,11 @@ func report(ctx context.Context, f *reportFlags, args []string, env *runner) int
 	}
 	var impls []implementation
 	if !f.noBuiltin {
-		b, err := builtins(f)
-		if err != nil {
+		var err error
+		if impls, err = builtins(f); err != nil {
 			fmt.Fprintf(env.Stderr, "statusconform: report: %v\n", err)
 			return base.ExitUsage
 		}
-		impls = b
 	}
 	for _, x := range []struct {
 		role string
@@ -169,11 +169,8 @@ func report(ctx context.Context, f *reportFlags, args []string, env *runner) int
 		}
 		rep, err := run(ctx, conformance.Options{Command: im.command, TimeoutScale: f.scale, Run: f.run,
 			Skip: im.skip, ExpectedFailures: im.expected})
-		if code, cant := cannotRun(env, "report: "+im.name, err); cant {
-			return code
-		}
 		if err != nil {
-			return errorf(env, "report: %s: %v", im.name, err)
+			return runError(env, "report: "+im.name, err)
 		}
 		if ctx.Err() != nil {
 			return errorf(env, "interrupted")
@@ -212,11 +209,7 @@ func writeOut(file string, std io.Writer, data []byte) error {
 func rows(im implementation, rep *conformance.Report) []Row {
 	var out []Row
 	for _, lv := range []string{"core", "hardened"} {
-		shown := im.display
-		if shown == "" {
-			shown = strings.Join(im.command, " ")
-		}
-		r := Row{Implementation: im.name, Role: im.role, Level: lv, Command: shown,
+		r := Row{Implementation: im.name, Role: im.role, Level: lv, Command: cmp.Or(im.display, strings.Join(im.command, " ")),
 			Vectors: rep.Vectors, Note: im.note}
 		for _, x := range rep.Results {
 			if lv == "core" && x.Level != "core" {
@@ -327,13 +320,7 @@ func builtins(f *reportFlags) ([]implementation, error) {
 	var jqExpected []string
 	jqNote := "Expected failures: " + filepath.ToSlash(filepath.Join(jqDir, "expected-failures.txt")) + " (jq 1.6); vanish/files-come-and-go is skipped, since whether jq 1.6 fails it depends on when a file vanishes"
 	if jqVersion == "jq-1.6" {
-		file, err := os.Open(filepath.Join(jqDir, "expected-failures.txt"))
-		if err != nil {
-			return nil, err
-		}
-		jqExpected, err = conformance.ReadExpectedFailures(file)
-		file.Close()
-		if err != nil {
+		if jqExpected, err = readExpectedFailures(filepath.Join(jqDir, "expected-failures.txt")); err != nil {
 			return nil, err
 		}
 	} else {

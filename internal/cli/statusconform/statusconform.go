@@ -206,30 +206,31 @@ func scaleFlag(fs *base.FlagSet, scale *float64) {
 	})
 }
 
-// expectedFailures reads the --expected-failures file, if any.
-func (f *suiteFlags) expectedFailures() ([]string, error) {
-	if f.expected == "" {
+// readExpectedFailures reads an expected-failures file; "" is none.
+func readExpectedFailures(path string) ([]string, error) {
+	if path == "" {
 		return nil, nil
 	}
-	file, err := os.Open(f.expected)
+	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
 	sel, err := conformance.ReadExpectedFailures(file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.expected, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return sel, nil
 }
 
-// cannotRun reports a command that cannot be run at all in one line.
-func cannotRun(env *runner, cmd string, err error) (int, bool) {
+// runError reports the error of a run of cmd: a command that cannot be
+// run at all is a usage error (exit status 2), anything else exit status 1.
+func runError(env *runner, cmd string, err error) int {
 	if errors.Is(err, conformance.ErrCannotRun) {
 		fmt.Fprintf(env.Stderr, "statusconform: %s: %v\n", cmd, err)
-		return base.ExitUsage, true
+		return base.ExitUsage
 	}
-	return 0, false
+	return errorf(env, "%s: %v", cmd, err)
 }
 
 // suite lists or runs the suite name (reader, publisher or hooks), as the
@@ -288,17 +289,14 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 	if len(listed.Results) == 0 && name != "hooks" {
 		return usageError(env, "%s: --run %s selects no %s", name, f.run.String(), unit)
 	}
-	expected, err := f.expectedFailures()
+	expected, err := readExpectedFailures(f.expected)
 	if err != nil {
 		return usageError(env, "%s: --expected-failures: %v", name, err)
 	}
 	opts.List, opts.ExpectedFailures = false, expected
 	rep, err := run(ctx, opts)
-	if code, ok := cannotRun(env, name, err); ok {
-		return code
-	}
 	if err != nil {
-		return errorf(env, "%s: %v", name, err)
+		return runError(env, name, err)
 	}
 	if len(rep.Results) == 0 {
 		// Only the traces are checked after the run, as they always were.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -135,25 +135,6 @@ func (st *HookStep) parseWant(data []byte) error {
 // LoadHookTraces reads every *.txtar under root in fsys; with agent set,
 // only that agent's traces.
 func LoadHookTraces(fsys fs.FS, root, agent string) ([]*HookTrace, error) {
-	var out []*HookTrace
-	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".txtar") {
-			return err
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		id := strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".txtar")
-		tr, err := ParseHookTrace(id, data)
-		if err != nil {
-			return err
-		}
-		if agent == "" || tr.Agent == agent {
-			out = append(out, tr)
-		}
-		return nil
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, err
+	traces, err := load(fsys, root, ".txtar", ParseHookTrace, func(tr *HookTrace) string { return tr.ID })
+	return slices.DeleteFunc(traces, func(tr *HookTrace) bool { return agent != "" && tr.Agent != agent }), err
 }

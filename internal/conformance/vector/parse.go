@@ -25,26 +25,22 @@ func errAt(line int, format string, args ...any) error {
 // Parse parses one vector. id is its path without the extension; the
 // header's id must equal it.
 func Parse(id string, data []byte) (*Case, error) {
-	c, err := parseCase(id, data)
+	c := &Case{}
+	a := parseTxtar(data)
+	err := c.parseHeader(a.comment)
+	if err == nil && c.ID != id {
+		err = errAt(1, "id %q is not the file's path %q", c.ID, id)
+	}
+	if err == nil {
+		err = c.parseSections(a.sections)
+	}
+	if err == nil {
+		err = c.validate()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s.txt:%w", id, err)
 	}
 	return c, nil
-}
-
-func parseCase(id string, data []byte) (*Case, error) {
-	c := &Case{}
-	a := parseTxtar(data)
-	if err := c.parseHeader(a.comment); err != nil {
-		return nil, err
-	}
-	if c.ID != id {
-		return nil, errAt(1, "id %q is not the file's path %q", c.ID, id)
-	}
-	if err := c.parseSections(a.sections); err != nil {
-		return nil, err
-	}
-	return c, c.validate()
 }
 
 // parseHeader reads the "key: value" lines before the first section and
@@ -142,25 +138,19 @@ func (c *Case) setHeader(key, val string) string {
 
 // set applies one directive of the "dir" header.
 func (d *DirSpec) set(directive string) string {
+	flag := map[string]*bool{"symlink": &d.Symlink, "parent-symlink": &d.ParentSymlink, "missing": &d.Missing, "owner=other": &d.OtherOwner}[directive]
+	kind, notDir := strings.CutPrefix(directive, "not-directory=")
+	mode, hasMode := strings.CutPrefix(directive, "mode=")
+	var err error
 	switch {
-	case directive == "symlink":
-		d.Symlink = true
-	case directive == "parent-symlink":
-		d.ParentSymlink = true
-	case directive == "missing":
-		d.Missing = true
-	case directive == "owner=other":
-		d.OtherOwner = true
-	case directive == "not-directory=file":
-		d.NotDir = File
-	case directive == "not-directory=fifo":
-		d.NotDir = FIFO
-	case strings.HasPrefix(directive, "mode="):
-		m, err := parseMode(directive[len("mode="):])
-		if err != nil {
+	case flag != nil:
+		*flag = true
+	case notDir && (kind == string(File) || kind == string(FIFO)):
+		d.NotDir = EntryKind(kind)
+	case hasMode:
+		if d.Mode, err = parseMode(mode); err != nil {
 			return err.Error()
 		}
-		d.Mode = m
 	default:
 		return fmt.Sprintf("unknown dir directive %q", directive)
 	}

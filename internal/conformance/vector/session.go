@@ -52,41 +52,27 @@ func ParseLine(line []byte, strict bool) (Session, error) {
 			return s, fmt.Errorf("no %q key (every line needs %s)", k, strings.Join(sessionKeys, ", "))
 		}
 	}
-	str := func(k string, nullable bool) (*string, error) {
-		raw := m[k]
-		if string(raw) == "null" {
-			if !nullable {
-				return nil, fmt.Errorf("%q is null", k)
-			}
-			return nil, nil
-		}
-		var v string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("%q is not a string: %s", k, raw)
-		}
-		if v == "" && nullable {
-			return nil, nil
-		}
-		return &v, nil
-	}
-	var err error
-	var p *string
-	if p, err = str("session", false); err != nil {
-		return s, err
-	}
-	s.Session = *p
-	if p, err = str("state", false); err != nil {
-		return s, err
-	}
-	s.State = *p
+	// session and state are strings; agent, cwd and title may be null or
+	// empty, both read as unknown.
+	var session, state *string
 	for _, f := range []struct {
-		key string
-		dst **string
-	}{{"agent", &s.Agent}, {"cwd", &s.Cwd}, {"title", &s.Title}} {
-		if *f.dst, err = str(f.key, true); err != nil {
-			return s, err
+		key      string
+		dst      **string
+		nullable bool
+	}{{"session", &session, false}, {"state", &state, false}, {"agent", &s.Agent, true}, {"cwd", &s.Cwd, true}, {"title", &s.Title, true}} {
+		raw := m[f.key]
+		var v string
+		switch {
+		case string(raw) == "null" && !f.nullable:
+			return s, fmt.Errorf("%q is null", f.key)
+		case string(raw) == "null":
+		case json.Unmarshal(raw, &v) != nil:
+			return s, fmt.Errorf("%q is not a string: %s", f.key, raw)
+		case v != "" || !f.nullable:
+			*f.dst = &v
 		}
 	}
+	s.Session, s.State = *session, *state
 	if raw := m["pid"]; string(raw) != "null" {
 		f, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {

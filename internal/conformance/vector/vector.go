@@ -178,35 +178,42 @@ func parseExpected(data []byte) ([]Session, error) {
 // Load parses every vector under root in fsys ("*.txt" files, at any
 // depth), sorted by id.
 func Load(fsys fs.FS, root string) ([]*Case, error) {
-	var cases []*Case
+	return load(fsys, root, ".txt", Parse, func(c *Case) string { return c.ID })
+}
+
+// load parses every file under root in fsys, each by parse with its path
+// under root, less ext, as its id, and sorts them by key. A file whose name
+// does not end in ext is an error, and so is each that does not parse; all
+// of them are reported.
+func load[T any](fsys fs.FS, root, ext string, parse func(id string, data []byte) (T, error), key func(T) string) ([]T, error) {
+	var out []T
 	var errs []error
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if path.Ext(p) != ".txt" {
-			errs = append(errs, fmt.Errorf("%s: not a vector (want a .txt file)", p))
+		if path.Ext(p) != ext {
+			errs = append(errs, fmt.Errorf("%s: not a vector (want a %s file)", p, ext))
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
-		c, err := Parse(strings.TrimSuffix(rel, ".txt"), data)
+		x, err := parse(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(p, root), "/"), ext), data)
 		if err != nil {
 			errs = append(errs, err)
-			return nil
+		} else {
+			out = append(out, x)
 		}
-		cases = append(cases, c)
 		return nil
 	})
+	if err == nil {
+		err = errors.Join(errs...)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	slices.SortFunc(cases, func(a, b *Case) int { return strings.Compare(a.ID, b.ID) })
-	return cases, nil
+	slices.SortFunc(out, func(a, b T) int { return strings.Compare(key(a), key(b)) })
+	return out, nil
 }
