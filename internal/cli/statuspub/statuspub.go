@@ -329,12 +329,6 @@ func Run(args []string, env base.Env) int {
 	return program(&runner{Env: env, args: args, signals: signals}).Run(args)
 }
 
-// usageError reports a usage error of the running command, with a hint at
-// its help.
-func usageError(env *runner, format string, args ...any) int {
-	return env.prog.ReportUsage(format, args...)
-}
-
 // publisherOptions turns flags into statusfile options.
 func (o *hookFlags) publisherOptions(env *runner, state statusfile.State, pid int) (statusfile.Options, error) {
 	dir, err := o.statusDir(env)
