@@ -48,8 +48,8 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	if err != nil {
 		return statusfile.Status{}, err
 	}
-	defer l.release() // released early below, before an owner starts
-	stamps := l.readStamps()
+	defer l.Release() // released early below, before an owner starts
+	stamps := readStamps(l)
 	if issued < stamps.Cleared {
 		// Started before a clear that has run: the session has ended.
 		return statusfile.Status{}, nil
@@ -80,18 +80,18 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	}
 	// After the record: a failure here costs only the ordering of a
 	// later, concurrent update.
-	l.writeStamps(stamps)
-	owner, err := s.ownerPID()
+	writeStamps(l, stamps)
+	owner, err := s.pd.RecordLockHolder(s.ownerName)
 	if err != nil {
 		return rec, err
 	}
 	if owner == 0 && (rec.PID <= 0 || exe == "") {
 		// No owner runs and none will: nobody keeps the write lock file
 		// for later, so remove it while holding it (SPEC.md H5).
-		l.releaseAndRemove()
+		l.ReleaseAndRemove()
 		return rec, nil
 	}
-	l.release()
+	l.Release()
 	if owner > 0 && newSource {
 		unix.Kill(owner, unix.SIGUSR1) // follow the new source now
 	}
@@ -119,7 +119,7 @@ func Clear(dir, session string) error {
 	if err != nil {
 		return err
 	}
-	defer l.release()
+	defer l.Release()
 	if err := removeRecord(s.pd, session); err != nil {
 		return err
 	}
@@ -133,17 +133,17 @@ func Clear(dir, session string) error {
 	case ol != nil:
 		// Nobody will need the lock files: remove them while holding
 		// both locks.
-		ol.releaseAndRemove()
-		l.releaseAndRemove()
+		ol.ReleaseAndRemove()
+		l.ReleaseAndRemove()
 	default:
 		// The owner re-reads the record under the write lock and,
 		// finding none, exits. A set that runs in between keeps it.
-		if owner, err := s.ownerPID(); err == nil && owner > 0 {
+		if owner, err := s.pd.RecordLockHolder(s.ownerName); err == nil && owner > 0 {
 			unix.Kill(owner, unix.SIGUSR1)
 		}
 		// An update started before this clear, still waiting for the
 		// lock, must not bring the record back (H12).
-		l.writeStamps(fieldStamps{Cleared: issued})
+		writeStamps(l, fieldStamps{Cleared: issued})
 	}
 	return nil
 }
@@ -195,7 +195,7 @@ func (w watched) alive() bool {
 // owner is a running heartbeat owner.
 type owner struct {
 	s         *sessionDir
-	lock      *heldLock // the owner lock, held for life
+	lock      *safefs.Lock // the owner lock, held for life
 	agent     watched
 	heartbeat time.Duration
 	src       *agenthook.Source // the source followed, if any
@@ -278,7 +278,7 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 			l, err := o.s.lockWrite(ownerLockWait)
 			if err != nil {
 				// Exit anyway; the record, no longer refreshed, goes stale.
-				o.lock.release()
+				o.lock.Release()
 				return err
 			}
 			return o.exitLocked(l, true)
@@ -297,12 +297,12 @@ func (o *owner) step(refresh bool) (bool, error) {
 		// created: nothing is left to keep fresh), or renamed or
 		// replaced (what the path leads to now is not this owner's to
 		// refresh or remove).
-		o.lock.release()
+		o.lock.Release()
 		return true, nil
 	case err != nil:
 		return false, nil // try again at the next heartbeat
 	}
-	defer l.release()
+	defer l.Release()
 	rec, exists, err := o.s.read()
 	switch {
 	case !exists:
@@ -329,7 +329,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 	if !o.agent.alive() {
 		return true, o.exitLocked(l, true)
 	}
-	o.followSource(l.readStamps().Source)
+	o.followSource(readStamps(l).Source)
 	if refresh {
 		rec.UpdatedAt = time.Time{} // now
 		// A failure is retried at the next heartbeat.
@@ -358,14 +358,14 @@ func (o *owner) followSource(src *agenthook.Source) {
 
 // exitLocked removes the record (with remove), then both lock files, and
 // releases both locks. l is the write lock.
-func (o *owner) exitLocked(l *heldLock, remove bool) error {
+func (o *owner) exitLocked(l *safefs.Lock, remove bool) error {
 	var err error
 	if remove {
 		err = removeRecord(o.s.pd, o.s.session)
 	}
 	o.s.removeTasks()
-	o.lock.releaseAndRemove()
-	l.releaseAndRemove()
+	o.lock.ReleaseAndRemove()
+	l.ReleaseAndRemove()
 	return err
 }
 

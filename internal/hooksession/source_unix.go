@@ -262,8 +262,8 @@ func (o *owner) applyObserved(ob observed) {
 	if err != nil {
 		return
 	}
-	defer l.release()
-	stamps := l.readStamps()
+	defer l.Release()
+	stamps := readStamps(l)
 	if ob.stamp < stamps.State || ob.stamp < stamps.Cleared {
 		return
 	}
@@ -283,5 +283,5 @@ func (o *owner) applyObserved(ob observed) {
 			return
 		}
 	}
-	l.writeStamps(stamps)
+	writeStamps(l, stamps)
 }
