@@ -225,10 +225,3 @@ func (d *Dir) RecordLockHolder(name string) (int, error) {
 	}
 	return int(lk.Pid), nil
 }
-
-// RecordLockHeld reports whether another process holds a POSIX record lock
-// on the file name in the directory (see [Dir.RecordLockHolder]).
-func (d *Dir) RecordLockHeld(name string) (bool, error) {
-	pid, err := d.RecordLockHolder(name)
-	return pid != 0, err
-}
