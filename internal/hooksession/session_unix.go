@@ -75,13 +75,13 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	rec := ch.apply(cur, found, wd, time.Now())
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
-	if err := writeRecord(s.pd, rec); err != nil {
+	if err := s.write(rec); err != nil {
 		return rec, err
 	}
 	// After the record: a failure here costs only the ordering of a
 	// later, concurrent update.
 	writeStamps(l, stamps)
-	owner, err := s.pd.RecordLockHolder(s.ownerName)
+	owner, err := s.RecordLockHolder(s.ownerName)
 	if err != nil {
 		return rec, err
 	}
@@ -96,7 +96,7 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 		unix.Kill(owner, unix.SIGUSR1) // follow the new source now
 	}
 	if owner == 0 {
-		if err := spawnOwner(exe, s.path, session); err != nil {
+		if err := spawnOwner(exe, s.Path(), session); err != nil {
 			return rec, fmt.Errorf("starting the heartbeat owner: %w", err)
 		}
 	}
@@ -120,7 +120,7 @@ func Clear(dir, session string) error {
 		return err
 	}
 	defer l.Release()
-	if err := removeRecord(s.pd, session); err != nil {
+	if err := s.removeRecord(); err != nil {
 		return err
 	}
 	s.removeTasks()
@@ -138,7 +138,7 @@ func Clear(dir, session string) error {
 	default:
 		// The owner re-reads the record under the write lock and,
 		// finding none, exits. A set that runs in between keeps it.
-		if owner, err := s.pd.RecordLockHolder(s.ownerName); err == nil && owner > 0 {
+		if owner, err := s.RecordLockHolder(s.ownerName); err == nil && owner > 0 {
 			unix.Kill(owner, unix.SIGUSR1)
 		}
 		// An update started before this clear, still waiting for the
@@ -242,7 +242,7 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 	}
 	// The new owner is the session's next publisher: what a killed
 	// writer of the session left is removed (SPEC.md P8).
-	safefs.RemoveStaleTemps(s.pd, s.name)
+	safefs.RemoveStaleTemps(s.PubDir, s.name)
 	// The agent is checked every quarter heartbeat, at most every second.
 	check := time.NewTicker(min(max(heartbeat/4, time.Millisecond), time.Second))
 	defer check.Stop()
@@ -333,7 +333,7 @@ func (o *owner) step(refresh bool) (bool, error) {
 	if refresh {
 		rec.UpdatedAt = time.Time{} // now
 		// A failure is retried at the next heartbeat.
-		writeRecord(o.s.pd, rec)
+		o.s.write(rec)
 	}
 	return false, nil
 }
@@ -361,7 +361,7 @@ func (o *owner) followSource(src *agenthook.Source) {
 func (o *owner) exitLocked(l *safefs.Lock, remove bool) error {
 	var err error
 	if remove {
-		err = removeRecord(o.s.pd, o.s.session)
+		err = o.s.removeRecord()
 	}
 	o.s.removeTasks()
 	o.lock.ReleaseAndRemove()

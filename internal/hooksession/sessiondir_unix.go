@@ -17,11 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sessionDir is one session's place in an opened status directory.
+// sessionDir is one session's place in a status directory opened through
+// descriptors and checked.
 type sessionDir struct {
-	path      string         // the status directory, absolute
-	pd        *safefs.PubDir // opened through descriptors, checked
-	fd        int
+	*safefs.PubDir
 	session   string
 	name      string // the status file
 	writeName string // the write lock
@@ -47,13 +46,11 @@ func openSession(dir, session string, create bool) (*sessionDir, error) {
 		return nil, err
 	}
 	w, o, tasks := Names(statusfile.FileName(session))
-	return &sessionDir{path: dir, pd: pd, fd: pd.Fd(), session: session, name: statusfile.FileName(session),
+	return &sessionDir{PubDir: pd, session: session, name: statusfile.FileName(session),
 		writeName: w, ownerName: o, tasksName: tasks}, nil
 }
 
-func (s *sessionDir) Close() error { return s.pd.Close() }
-
-func (s *sessionDir) pathOf(name string) string { return s.path + string(os.PathSeparator) + name }
+func (s *sessionDir) pathOf(name string) string { return s.Path() + string(os.PathSeparator) + name }
 
 // stillThere reports whether the status directory's path still leads to
 // the directory opened. Writes go through the directory's descriptor, so
@@ -61,14 +58,14 @@ func (s *sessionDir) pathOf(name string) string { return s.path + string(os.Path
 // longer the one readers of the path see, and a session there is left
 // alone.
 func (s *sessionDir) stillThere() bool {
-	fi, err := os.Lstat(s.path)
-	return err == nil && os.SameFile(fi, s.pd.Info())
+	fi, err := os.Lstat(s.Path())
+	return err == nil && os.SameFile(fi, s.Info())
 }
 
 // lockWrite takes the session's write lock, waiting at most timeout.
 func (s *sessionDir) lockWrite(timeout time.Duration) (*safefs.Lock, error) {
 	deadline := time.Now().Add(timeout)
-	return s.pd.LockFile(s.writeName, true, func(fd int) error { return safefs.FlockUntil(fd, deadline) })
+	return s.LockFile(s.writeName, true, func(fd int) error { return safefs.FlockUntil(fd, deadline) })
 }
 
 // lockLive is lockWrite for a command that goes on only in the status
@@ -78,7 +75,7 @@ func (s *sessionDir) lockLive(timeout time.Duration) (*safefs.Lock, error) {
 	l, err := s.lockWrite(timeout)
 	if err == nil && !s.stillThere() {
 		l.Release()
-		return nil, &perm.Error{What: safefs.StatusDir, Path: s.path, Err: perm.ErrChanged}
+		return nil, &perm.Error{What: safefs.StatusDir, Path: s.Path(), Err: perm.ErrChanged}
 	}
 	return l, err
 }
@@ -86,7 +83,7 @@ func (s *sessionDir) lockLive(timeout time.Duration) (*safefs.Lock, error) {
 // tryOwnerLock takes the owner lock without waiting. It returns nil, nil
 // when another process holds it.
 func (s *sessionDir) tryOwnerLock() (*safefs.Lock, error) {
-	return s.pd.LockFile(s.ownerName, true, func(fd int) error {
+	return s.LockFile(s.ownerName, true, func(fd int) error {
 		err := safefs.RecordLock(fd, false)
 		if err != nil && err != unix.EWOULDBLOCK {
 			err = &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
@@ -101,7 +98,7 @@ func (s *sessionDir) tryOwnerLock() (*safefs.Lock, error) {
 // without following a link and without blocking, like a reader (SPEC.md
 // R4–R7).
 func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
-	data, _, err := s.pd.ReadFile(s.name, nil, statusfile.MaxFileSize)
+	data, _, err := s.ReadFile(s.name, nil, statusfile.MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rec, false, nil
 	}
@@ -119,9 +116,9 @@ func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
 	return rec, true, nil
 }
 
-// writeRecord is [statusfile.WriteFile] into the status directory the
-// session holds open under its lock. A zero rec.UpdatedAt is now.
-func writeRecord(d *safefs.PubDir, rec statusfile.Status) error {
+// write is [statusfile.WriteFile] of rec, a record of the session, into
+// the status directory held open. A zero rec.UpdatedAt is now.
+func (s *sessionDir) write(rec statusfile.Status) error {
 	if rec.UpdatedAt.IsZero() {
 		rec.UpdatedAt = time.Now()
 	}
@@ -130,19 +127,17 @@ func writeRecord(d *safefs.PubDir, rec statusfile.Status) error {
 	if err != nil {
 		return err
 	}
-	name := statusfile.FileName(rec.Session)
-	if _, err := d.Publish(name, data); err != nil {
-		return fmt.Errorf("publish %s: %w", filepath.Join(d.Path(), name), err)
+	if _, err := s.Publish(s.name, data); err != nil {
+		return fmt.Errorf("publish %s: %w", filepath.Join(s.Path(), s.name), err)
 	}
 	return nil
 }
 
-// removeRecord is [statusfile.RemoveFile] in the status directory the
-// session holds open.
-func removeRecord(d *safefs.PubDir, session string) error {
-	name := statusfile.FileName(session)
-	if err := d.Remove(name); err != nil {
-		return fmt.Errorf("remove %s: %w", filepath.Join(d.Path(), name), err)
+// removeRecord is [statusfile.RemoveFile] in the status directory held
+// open.
+func (s *sessionDir) removeRecord() error {
+	if err := s.Remove(s.name); err != nil {
+		return fmt.Errorf("remove %s: %w", filepath.Join(s.Path(), s.name), err)
 	}
 	return nil
 }
@@ -154,7 +149,7 @@ const maxTasksFile = 1 << 20
 // unreadable file is an empty list. The caller holds the write lock.
 func (s *sessionDir) readTasks() taskList {
 	var l taskList
-	data, _, err := s.pd.ReadFile(s.tasksName, nil, maxTasksFile)
+	data, _, err := s.ReadFile(s.tasksName, nil, maxTasksFile)
 	if err != nil || json.Unmarshal(data, &l) != nil {
 		return taskList{}
 	}
@@ -170,8 +165,8 @@ func (s *sessionDir) writeTasks(l taskList) error {
 		return err
 	}
 	tmp := s.tasksName + tmpExt
-	unix.Unlinkat(s.fd, tmp, 0) // left by a crash
-	if _, err := s.pd.WriteFile(s.tasksName, tmp, data); err != nil {
+	unix.Unlinkat(s.Fd(), tmp, 0) // left by a crash
+	if _, err := s.WriteFile(s.tasksName, tmp, data); err != nil {
 		return fmt.Errorf("task list %s: %w", s.pathOf(s.tasksName), err)
 	}
 	return nil
@@ -180,5 +175,5 @@ func (s *sessionDir) writeTasks(l taskList) error {
 // removeTasks removes the session's task list. The caller holds the write
 // lock.
 func (s *sessionDir) removeTasks() {
-	unix.Unlinkat(s.fd, s.tasksName, 0)
+	unix.Unlinkat(s.Fd(), s.tasksName, 0)
 }

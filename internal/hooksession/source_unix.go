@@ -279,7 +279,7 @@ func (o *owner) applyObserved(ob observed) {
 			rec.Ended.At = time.Now()
 		}
 		rec.UpdatedAt = time.Time{} // now
-		if err := writeRecord(o.s.pd, rec); err != nil {
+		if err := o.s.write(rec); err != nil {
 			return
 		}
 	}
