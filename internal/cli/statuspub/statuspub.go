@@ -544,12 +544,7 @@ func apply(p *statusfile.Publisher, line []byte) error {
 // absent: none): objects whose kind or reason is one SPEC.md defines, and
 // whose tool and detail are strings or null.
 func whyOfLine(m map[string]json.RawMessage) (*statusfile.Waiting, *statusfile.Ended, error) {
-	type why struct {
-		Kind   *string `json:"kind"`
-		Reason *string `json:"reason"`
-		Tool   *string `json:"tool"`
-		Detail *string `json:"detail"`
-	}
+	type why struct{ Kind, Reason, Tool, Detail *string } // keys match case-insensitively
 	read := func(key, word string, known []string) (*why, error) {
 		raw, ok := m[key]
 		if !ok || string(bytes.TrimSpace(raw)) == "null" {
@@ -649,11 +644,7 @@ func run(o *hookFlags, argv []string, prog *base.Program, env *runner) int {
 			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(cerr))
 		}
 	}
-	return exitStatus(cmd, err, env)
-}
-
-// exitStatus is CMD's exit status, or 128+signal when a signal ended it.
-func exitStatus(cmd *exec.Cmd, err error, env *runner) int {
+	// CMD's exit status, or 128+signal when a signal ended it.
 	if cmd.ProcessState == nil {
 		fmt.Fprintf(env.Stderr, "statuspub: run: %v\n", err)
 		return base.ExitError
