@@ -16,7 +16,6 @@ import (
 	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/perm"
-	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,23 +35,23 @@ const ownerLockWait = 2 * time.Second
 // Set applies ch to the session's record in dir under the write
 // lock, and starts a heartbeat owner (the program exe) when none runs and
 // the record names a process. exe "" starts none.
-func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, error) {
+func Set(dir, session string, ch Change, wd, exe string) error {
 	issued := issueStamp()
 	testhook.At(testhook.UpdateIssued, session)
 	s, err := openSession(dir, session, true)
 	if err != nil {
-		return statusfile.Status{}, err
+		return err
 	}
 	defer s.Close()
 	l, err := s.lockLive(LockWait)
 	if err != nil {
-		return statusfile.Status{}, err
+		return err
 	}
 	defer l.Release() // released early below, before an owner starts
 	stamps := readStamps(l)
 	if issued < stamps.Cleared {
 		// Started before a clear that has run: the session has ended.
-		return statusfile.Status{}, nil
+		return nil
 	}
 	cur, exists, rerr := s.read()
 	if ch.Task != nil {
@@ -61,7 +60,7 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 			ch.Title = title
 		}
 		if err := s.writeTasks(tasks); err != nil {
-			return statusfile.Status{}, err
+			return err
 		}
 	}
 	found := exists && rerr == nil
@@ -76,20 +75,20 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
 	if err := s.write(rec); err != nil {
-		return rec, err
+		return err
 	}
 	// After the record: a failure here costs only the ordering of a
 	// later, concurrent update.
 	writeStamps(l, stamps)
 	owner, err := s.RecordLockHolder(s.ownerName)
 	if err != nil {
-		return rec, err
+		return err
 	}
 	if owner == 0 && (rec.PID <= 0 || exe == "") {
 		// No owner runs and none will: nobody keeps the write lock file
 		// for later, so remove it while holding it (SPEC.md H5).
 		l.ReleaseAndRemove()
-		return rec, nil
+		return nil
 	}
 	l.Release()
 	if owner > 0 && newSource {
@@ -97,10 +96,10 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	}
 	if owner == 0 {
 		if err := spawnOwner(exe, s.Path(), session); err != nil {
-			return rec, fmt.Errorf("starting the heartbeat owner: %w", err)
+			return fmt.Errorf("starting the heartbeat owner: %w", err)
 		}
 	}
-	return rec, nil
+	return nil
 }
 
 // Clear removes the session's record and tells its heartbeat owner,

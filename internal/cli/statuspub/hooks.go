@@ -215,10 +215,7 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 		return failed(env, f.strict, "set", err)
 	}
 	wd, _ := os.Getwd() // "" when unknown
-	return f.apply(env, "set", func(dir string) error {
-		_, err := hooksession.Set(dir, f.session, ch, wd, env.Executable)
-		return err
-	})
+	return f.apply(env, "set", func(dir string) error { return hooksession.Set(dir, f.session, ch, wd, env.Executable) })
 }
 
 // The kinds and reasons statuspub writes (SPEC.md §4.4).
@@ -316,7 +313,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 	}
 	wd, _ := os.Getwd() // "" when unknown
 	return f.apply(env, name, func(dir string) error {
-		_, err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
+		err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
 		if err == nil && a.Replaces {
 			err = hooksession.EndOtherSessions(dir, a.Session, ch.PID)
 		}

@@ -206,12 +206,11 @@ func hookCommand(env *runner, agent string) string {
 		return env.Executable
 	}
 	if p, err := exec.LookPath("statuspub"); err == nil {
-		if q, err := filepath.EvalSymlinks(p); err == nil {
-			if a, err1 := os.Stat(q); err1 == nil {
-				if b, err2 := os.Stat(exe); err2 == nil && os.SameFile(a, b) {
-					return "statuspub"
-				}
-			}
+		// os.Stat follows the links that lead to either.
+		a, err1 := os.Stat(p)
+		b, err2 := os.Stat(exe)
+		if err1 == nil && err2 == nil && os.SameFile(a, b) {
+			return "statuspub"
 		}
 	}
 	return exe
