@@ -1,6 +1,7 @@
 package statuspub
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -301,11 +302,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 	if a.Kind == agenthook.Remove {
 		return f.apply(env, name, func(dir string) error { return hooksession.Clear(dir, a.Session) })
 	}
-	agent := defaultAgent
-	if f.agent != "" {
-		agent = f.agent
-	}
-	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: agent, Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
+	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: cmp.Or(f.agent, defaultAgent), Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
 		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
 	if sourceOf != nil && ch.PID > 0 {
 		// Only a source the adapter checked (SPEC.md H17).

@@ -5,6 +5,7 @@ package statuspub
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -368,10 +369,7 @@ func serve(o *hookFlags, args []string, prog *base.Program, env *runner) int {
 	if err != nil {
 		return prog.UsageErrorf(c, "--state: %v", err)
 	}
-	pid := o.pid
-	if pid == 0 {
-		pid = os.Getppid() // the program that spawned us
-	}
+	pid := cmp.Or(o.pid, os.Getppid()) // default: the program that spawned us
 	opts, err := o.publisherOptions(env, state, pid)
 	if err != nil {
 		return prog.Errorf(c, "%s", base.Message(err))
@@ -609,14 +607,8 @@ func run(o *hookFlags, argv []string, prog *base.Program, env *runner) int {
 		}
 		return base.ExitCannotRun
 	}
-	pid := o.pid
-	if pid == 0 {
-		pid = cmd.Process.Pid
-	}
-	session := o.session
-	if session == "" {
-		session = "run-" + filepath.Base(argv[0]) + "-" + strconv.Itoa(cmd.Process.Pid)
-	}
+	pid := cmp.Or(o.pid, cmd.Process.Pid)
+	session := cmp.Or(o.session, "run-"+filepath.Base(argv[0])+"-"+strconv.Itoa(cmd.Process.Pid))
 	var p *statusfile.Publisher
 	opts, err := o.publisherOptions(env, state, pid)
 	if err == nil {
