@@ -40,7 +40,7 @@ func inDir(dir string, f func(d *safefs.PubDir) error) error {
 // content data (SPEC.md P11).
 func removeFile(dir, name string, written fs.FileInfo, data []byte) error {
 	return inDir(dir, func(d *safefs.PubDir) error {
-		_, err := d.RemoveOwn(name, safefs.WrittenStat(written, data))
+		_, err := d.Dir.Remove(name, safefs.WrittenStat(written, data))
 		return err
 	})
 }

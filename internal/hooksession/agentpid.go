@@ -8,11 +8,6 @@ import (
 	"github.com/agentstatus/agentstatus/internal/procfs"
 )
 
-// procInfo is what the agent-pid search and the heartbeat owner learn of a
-// process: its parent, command name, start time (in the platform's units;
-// 0 when unknown) and whether it is a zombie. Linux's is /proc's.
-type procInfo = procfs.Stat
-
 // maxShellHops bounds the walk up the process tree.
 const maxShellHops = 8
 
@@ -40,7 +35,7 @@ func isShell(comm string) bool {
 // where it knows nothing, the parent itself is returned. A hook whose
 // parent is init (or unknown) was orphaned: its agent has exited, and the
 // result is 0, no agent (SPEC.md H6: never init).
-func agentPID(parent int, lookup func(pid int) (procInfo, error)) int {
+func agentPID(parent int, lookup func(pid int) (procfs.Stat, error)) int {
 	if parent <= 1 {
 		return 0
 	}

@@ -4,17 +4,19 @@ import (
 	"errors"
 	"io/fs"
 	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/procfs"
 )
 
 func TestAgentPID(t *testing.T) {
 	// A process table: pid -> info.
-	type table map[int]procInfo
-	lookup := func(tab table) func(int) (procInfo, error) {
-		return func(pid int) (procInfo, error) {
+	type table map[int]procfs.Stat
+	lookup := func(tab table) func(int) (procfs.Stat, error) {
+		return func(pid int) (procfs.Stat, error) {
 			if info, ok := tab[pid]; ok {
 				return info, nil
 			}
-			return procInfo{}, fs.ErrNotExist
+			return procfs.Stat{}, fs.ErrNotExist
 		}
 	}
 	tests := []struct {
@@ -40,7 +42,7 @@ func TestAgentPID(t *testing.T) {
 		{"shell loop bounded", func() table {
 			tab := table{}
 			for pid := 2; pid < 100; pid++ {
-				tab[pid] = procInfo{PPID: pid + 1, Comm: "sh"}
+				tab[pid] = procfs.Stat{PPID: pid + 1, Comm: "sh"}
 			}
 			return tab
 		}(), 2, 2 + maxShellHops},
@@ -52,7 +54,7 @@ func TestAgentPID(t *testing.T) {
 			}
 		})
 	}
-	unsupported := func(int) (procInfo, error) { return procInfo{}, errors.ErrUnsupported }
+	unsupported := func(int) (procfs.Stat, error) { return procfs.Stat{}, errors.ErrUnsupported }
 	if got := agentPID(42, unsupported); got != 42 {
 		t.Errorf("without process information: %d, want the parent 42", got)
 	}

@@ -13,10 +13,6 @@ import (
 // platforms without the file locks they rely on (Windows).
 var ErrNotSupported = errors.New("set, clear and the hook adapters are not supported on this platform")
 
-// ErrLockTimeout is returned when a session's lock file stays locked for
-// longer than a short-lived command may wait.
-var ErrLockTimeout = errors.New("timed out waiting for the session's lock")
-
 // defaultSetAgent is the "agent" of a record made by 'statuspub set' without
 // --agent and without a record on disk to keep.
 const defaultSetAgent = "statuspub"

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
+	"github.com/agentstatus/agentstatus/internal/safefs"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,10 +43,10 @@ const maxStamps = 8192
 
 // readStamps reads the stamps from the held write lock's file; an empty or
 // unreadable file has none.
-func (l *heldLock) readStamps() fieldStamps {
+func readStamps(l *safefs.Lock) fieldStamps {
 	var st fieldStamps
 	buf := make([]byte, maxStamps)
-	n, err := unix.Pread(l.fd, buf, 0)
+	n, err := unix.Pread(l.Fd(), buf, 0)
 	if err != nil || n <= 0 || json.Unmarshal(buf[:n], &st) != nil {
 		return fieldStamps{}
 	}
@@ -53,15 +54,15 @@ func (l *heldLock) readStamps() fieldStamps {
 }
 
 // writeStamps replaces the stamps in the held write lock's file.
-func (l *heldLock) writeStamps(st fieldStamps) error {
+func writeStamps(l *safefs.Lock, st fieldStamps) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	if _, err := unix.Pwrite(l.fd, data, 0); err != nil {
+	if _, err := unix.Pwrite(l.Fd(), data, 0); err != nil {
 		return err
 	}
-	return unix.Ftruncate(l.fd, int64(len(data)))
+	return unix.Ftruncate(l.Fd(), int64(len(data)))
 }
 
 // order drops from ch the fields that an update started after it has

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/agentstatus/agentstatus/internal/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -13,20 +14,20 @@ const sZomb = 5
 
 // lookupProc asks the kernel (sysctl kern.proc.pid) for the parent, the
 // command name, the start time and whether the process is a zombie.
-func lookupProc(pid int) (procInfo, error) {
+func lookupProc(pid int) (procfs.Stat, error) {
 	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
 	if err != nil {
-		return procInfo{}, err
+		return procfs.Stat{}, err
 	}
 	if int(kp.Proc.P_pid) != pid {
-		return procInfo{}, fmt.Errorf("process %d: %w", pid, fs.ErrNotExist)
+		return procfs.Stat{}, fmt.Errorf("process %d: %w", pid, fs.ErrNotExist)
 	}
 	comm := kp.Proc.P_comm[:]
 	if i := bytes.IndexByte(comm, 0); i >= 0 {
 		comm = comm[:i]
 	}
 	tv := kp.Proc.P_starttime
-	return procInfo{
+	return procfs.Stat{
 		PPID:   int(kp.Eproc.Ppid),
 		Comm:   string(comm),
 		Start:  uint64(tv.Sec)*1e6 + uint64(tv.Usec),

@@ -11,4 +11,4 @@ const issueClock = unix.CLOCK_BOOTTIME
 
 // lookupProc reads /proc/PID/stat: the parent, the command name, the start
 // time (clock ticks since boot) and whether the process is a zombie.
-func lookupProc(pid int) (procInfo, error) { return procfs.ReadStat(pid) }
+func lookupProc(pid int) (procfs.Stat, error) { return procfs.ReadStat(pid) }

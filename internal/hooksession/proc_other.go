@@ -2,10 +2,14 @@
 
 package hooksession
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/agentstatus/agentstatus/internal/procfs"
+)
 
 // lookupProc knows nothing of other processes here: the agent-pid search
 // then stops at the parent, and the heartbeat owner falls back to kill(pid, 0).
-func lookupProc(pid int) (procInfo, error) {
-	return procInfo{}, errors.ErrUnsupported
+func lookupProc(pid int) (procfs.Stat, error) {
+	return procfs.Stat{}, errors.ErrUnsupported
 }

@@ -5,8 +5,6 @@ package hooksession
 import (
 	"os"
 	"time"
-
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // Windows has no flock(2) and no POSIX record locks with F_GETLK, on which
@@ -14,9 +12,7 @@ import (
 // the owner report ErrNotSupported there. Use 'statuspub serve' or 'run',
 // or package statusfile, which need no lock.
 
-func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, error) {
-	return statusfile.Status{}, ErrNotSupported
-}
+func Set(dir, session string, ch Change, wd, exe string) error { return ErrNotSupported }
 
 func Clear(dir, session string) error { return ErrNotSupported }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/perm"
-	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,23 +35,23 @@ const ownerLockWait = 2 * time.Second
 // Set applies ch to the session's record in dir under the write
 // lock, and starts a heartbeat owner (the program exe) when none runs and
 // the record names a process. exe "" starts none.
-func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, error) {
+func Set(dir, session string, ch Change, wd, exe string) error {
 	issued := issueStamp()
 	testhook.At(testhook.UpdateIssued, session)
 	s, err := openSession(dir, session, true)
 	if err != nil {
-		return statusfile.Status{}, err
+		return err
 	}
 	defer s.Close()
 	l, err := s.lockLive(LockWait)
 	if err != nil {
-		return statusfile.Status{}, err
+		return err
 	}
-	defer l.release() // released early below, before an owner starts
-	stamps := l.readStamps()
+	defer l.Release() // released early below, before an owner starts
+	stamps := readStamps(l)
 	if issued < stamps.Cleared {
 		// Started before a clear that has run: the session has ended.
-		return statusfile.Status{}, nil
+		return nil
 	}
 	cur, exists, rerr := s.read()
 	if ch.Task != nil {
@@ -61,7 +60,7 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 			ch.Title = title
 		}
 		if err := s.writeTasks(tasks); err != nil {
-			return statusfile.Status{}, err
+			return err
 		}
 	}
 	found := exists && rerr == nil
@@ -75,32 +74,32 @@ func Set(dir, session string, ch Change, wd, exe string) (statusfile.Status, err
 	rec := ch.apply(cur, found, wd, time.Now())
 	rec.Session = session
 	rec.UpdatedAt = time.Time{}
-	if err := writeRecord(s.pd, rec); err != nil {
-		return rec, err
+	if err := s.write(rec); err != nil {
+		return err
 	}
 	// After the record: a failure here costs only the ordering of a
 	// later, concurrent update.
-	l.writeStamps(stamps)
-	owner, err := s.ownerPID()
+	writeStamps(l, stamps)
+	owner, err := s.RecordLockHolder(s.ownerName)
 	if err != nil {
-		return rec, err
+		return err
 	}
 	if owner == 0 && (rec.PID <= 0 || exe == "") {
 		// No owner runs and none will: nobody keeps the write lock file
 		// for later, so remove it while holding it (SPEC.md H5).
-		l.releaseAndRemove()
-		return rec, nil
+		l.ReleaseAndRemove()
+		return nil
 	}
-	l.release()
+	l.Release()
 	if owner > 0 && newSource {
 		unix.Kill(owner, unix.SIGUSR1) // follow the new source now
 	}
 	if owner == 0 {
-		if err := spawnOwner(exe, s.path, session); err != nil {
-			return rec, fmt.Errorf("starting the heartbeat owner: %w", err)
+		if err := spawnOwner(exe, s.Path(), session); err != nil {
+			return fmt.Errorf("starting the heartbeat owner: %w", err)
 		}
 	}
-	return rec, nil
+	return nil
 }
 
 // Clear removes the session's record and tells its heartbeat owner,
@@ -119,8 +118,8 @@ func Clear(dir, session string) error {
 	if err != nil {
 		return err
 	}
-	defer l.release()
-	if err := removeRecord(s.pd, session); err != nil {
+	defer l.Release()
+	if err := s.removeRecord(); err != nil {
 		return err
 	}
 	s.removeTasks()
@@ -133,17 +132,17 @@ func Clear(dir, session string) error {
 	case ol != nil:
 		// Nobody will need the lock files: remove them while holding
 		// both locks.
-		ol.releaseAndRemove()
-		l.releaseAndRemove()
+		ol.ReleaseAndRemove()
+		l.ReleaseAndRemove()
 	default:
 		// The owner re-reads the record under the write lock and,
 		// finding none, exits. A set that runs in between keeps it.
-		if owner, err := s.ownerPID(); err == nil && owner > 0 {
+		if owner, err := s.RecordLockHolder(s.ownerName); err == nil && owner > 0 {
 			unix.Kill(owner, unix.SIGUSR1)
 		}
 		// An update started before this clear, still waiting for the
 		// lock, must not bring the record back (H12).
-		l.writeStamps(fieldStamps{Cleared: issued})
+		writeStamps(l, fieldStamps{Cleared: issued})
 	}
 	return nil
 }
@@ -195,7 +194,7 @@ func (w watched) alive() bool {
 // owner is a running heartbeat owner.
 type owner struct {
 	s         *sessionDir
-	lock      *heldLock // the owner lock, held for life
+	lock      *safefs.Lock // the owner lock, held for life
 	agent     watched
 	heartbeat time.Duration
 	src       *agenthook.Source // the source followed, if any
@@ -242,7 +241,7 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 	}
 	// The new owner is the session's next publisher: what a killed
 	// writer of the session left is removed (SPEC.md P8).
-	safefs.RemoveStaleTemps(s.pd, s.name)
+	safefs.RemoveStaleTemps(s.PubDir, s.name)
 	// The agent is checked every quarter heartbeat, at most every second.
 	check := time.NewTicker(min(max(heartbeat/4, time.Millisecond), time.Second))
 	defer check.Stop()
@@ -278,7 +277,7 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 			l, err := o.s.lockWrite(ownerLockWait)
 			if err != nil {
 				// Exit anyway; the record, no longer refreshed, goes stale.
-				o.lock.release()
+				o.lock.Release()
 				return err
 			}
 			return o.exitLocked(l, true)
@@ -297,12 +296,12 @@ func (o *owner) step(refresh bool) (bool, error) {
 		// created: nothing is left to keep fresh), or renamed or
 		// replaced (what the path leads to now is not this owner's to
 		// refresh or remove).
-		o.lock.release()
+		o.lock.Release()
 		return true, nil
 	case err != nil:
 		return false, nil // try again at the next heartbeat
 	}
-	defer l.release()
+	defer l.Release()
 	rec, exists, err := o.s.read()
 	switch {
 	case !exists:
@@ -329,11 +328,11 @@ func (o *owner) step(refresh bool) (bool, error) {
 	if !o.agent.alive() {
 		return true, o.exitLocked(l, true)
 	}
-	o.followSource(l.readStamps().Source)
+	o.followSource(readStamps(l).Source)
 	if refresh {
 		rec.UpdatedAt = time.Time{} // now
 		// A failure is retried at the next heartbeat.
-		writeRecord(o.s.pd, rec)
+		o.s.write(rec)
 	}
 	return false, nil
 }
@@ -358,14 +357,14 @@ func (o *owner) followSource(src *agenthook.Source) {
 
 // exitLocked removes the record (with remove), then both lock files, and
 // releases both locks. l is the write lock.
-func (o *owner) exitLocked(l *heldLock, remove bool) error {
+func (o *owner) exitLocked(l *safefs.Lock, remove bool) error {
 	var err error
 	if remove {
-		err = removeRecord(o.s.pd, o.s.session)
+		err = o.s.removeRecord()
 	}
 	o.s.removeTasks()
-	o.lock.releaseAndRemove()
-	l.releaseAndRemove()
+	o.lock.ReleaseAndRemove()
+	l.ReleaseAndRemove()
 	return err
 }
 

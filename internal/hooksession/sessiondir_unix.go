@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,11 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sessionDir is one session's place in an opened status directory.
+// sessionDir is one session's place in a status directory opened through
+// descriptors and checked.
 type sessionDir struct {
-	path      string         // the status directory, absolute
-	pd        *safefs.PubDir // opened through descriptors, checked
-	fd        int
+	*safefs.PubDir
 	session   string
 	name      string // the status file
 	writeName string // the write lock
@@ -48,59 +46,11 @@ func openSession(dir, session string, create bool) (*sessionDir, error) {
 		return nil, err
 	}
 	w, o, tasks := Names(statusfile.FileName(session))
-	return &sessionDir{path: dir, pd: pd, fd: pd.Fd(), session: session, name: statusfile.FileName(session),
+	return &sessionDir{PubDir: pd, session: session, name: statusfile.FileName(session),
 		writeName: w, ownerName: o, tasksName: tasks}, nil
 }
 
-func (s *sessionDir) Close() error { return s.pd.Close() }
-
-func (s *sessionDir) pathOf(name string) string { return s.path + string(os.PathSeparator) + name }
-
-// openLockFile opens the lock file name in the directory, creating it (mode
-// 0600 whatever the umask) when create. It refuses anything but a regular
-// file of the current account, and never follows a link.
-func (s *sessionDir) openLockFile(name string, create bool) (int, error) {
-	const flags = unix.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
-	for {
-		fd, err := unix.Openat(s.fd, name, flags, 0)
-		if err == unix.ENOENT && create {
-			fd, err = unix.Openat(s.fd, name, flags|unix.O_CREAT|unix.O_EXCL, uint32(safefs.FileMode))
-			if err == unix.EEXIST {
-				continue // created meanwhile: open that one
-			}
-			if err == nil {
-				if err := unix.Fchmod(fd, uint32(safefs.FileMode)); err != nil {
-					unix.Close(fd)
-					return -1, &fs.PathError{Op: "chmod", Path: s.pathOf(name), Err: err}
-				}
-			}
-		}
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			if err == unix.ELOOP || err == unix.EMLINK {
-				return -1, &perm.Error{What: "lock file", Path: s.pathOf(name), Err: perm.ErrSymlink}
-			}
-			return -1, &fs.PathError{Op: "open", Path: s.pathOf(name), Err: err}
-		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
-			return -1, &fs.PathError{Op: "fstat", Path: s.pathOf(name), Err: err}
-		}
-		switch {
-		case st.Mode&unix.S_IFMT != unix.S_IFREG:
-			unix.Close(fd)
-			return -1, &perm.Error{What: "lock file", Path: s.pathOf(name), Err: perm.ErrNotRegular}
-		case int(st.Uid) != os.Geteuid():
-			unix.Close(fd)
-			return -1, &perm.Error{What: "lock file", Path: s.pathOf(name), Err: perm.ErrNotOwned,
-				Detail: fmt.Sprintf("owner uid %d, current uid %d", st.Uid, os.Geteuid())}
-		}
-		return fd, nil
-	}
-}
+func (s *sessionDir) pathOf(name string) string { return s.Path() + string(os.PathSeparator) + name }
 
 // stillThere reports whether the status directory's path still leads to
 // the directory opened. Writes go through the directory's descriptor, so
@@ -108,170 +58,38 @@ func (s *sessionDir) openLockFile(name string, create bool) (int, error) {
 // longer the one readers of the path see, and a session there is left
 // alone.
 func (s *sessionDir) stillThere() bool {
-	fi, err := os.Lstat(s.path)
-	return err == nil && os.SameFile(fi, s.pd.Info())
-}
-
-// stillNamed reports whether name in the directory is still the file open
-// as fd: a lock on a file that was unlinked meanwhile protects nothing.
-func (s *sessionDir) stillNamed(fd int, name string) bool {
-	var a, b unix.Stat_t
-	if unix.Fstat(fd, &a) != nil || unix.Fstatat(s.fd, name, &b, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return false
-	}
-	return a.Dev == b.Dev && a.Ino == b.Ino
-}
-
-// A heldLock is a lock file this process holds.
-type heldLock struct {
-	s    *sessionDir
-	name string
-	fd   int
-}
-
-// release closes the lock file, which releases the lock.
-func (l *heldLock) release() {
-	if l != nil && l.fd >= 0 {
-		unix.Close(l.fd)
-		l.fd = -1
-	}
-}
-
-// releaseAndRemove removes the lock file's name, then releases it. Only a
-// holder may remove a lock file: processes waiting for it notice that its
-// name is gone and start again with a new one.
-func (l *heldLock) releaseAndRemove() {
-	if l != nil && l.fd >= 0 {
-		unix.Unlinkat(l.s.fd, l.name, 0)
-		l.release()
-	}
-}
-
-// lock opens (creating it) the lock file name and takes it with take,
-// until the name still leads to the file locked: a lock on a file that
-// was unlinked meanwhile protects nothing.
-func (s *sessionDir) lock(name string, take func(fd int) error) (*heldLock, error) {
-	for {
-		fd, err := s.openLockFile(name, true)
-		if err != nil {
-			return nil, err
-		}
-		if err := take(fd); err != nil {
-			if !errors.Is(err, ErrLockTimeout) { // else fd is flockUntil's
-				unix.Close(fd)
-			}
-			return nil, err
-		}
-		if s.stillNamed(fd, name) {
-			return &heldLock{s: s, name: name, fd: fd}, nil
-		}
-		unix.Close(fd)
-	}
+	fi, err := os.Lstat(s.Path())
+	return err == nil && os.SameFile(fi, s.Info())
 }
 
 // lockWrite takes the session's write lock, waiting at most timeout.
-func (s *sessionDir) lockWrite(timeout time.Duration) (*heldLock, error) {
+func (s *sessionDir) lockWrite(timeout time.Duration) (*safefs.Lock, error) {
 	deadline := time.Now().Add(timeout)
-	return s.lock(s.writeName, func(fd int) error { return flockUntil(fd, deadline) })
+	return s.LockFile(s.writeName, true, func(fd int) error { return safefs.FlockUntil(fd, deadline) })
 }
 
 // lockLive is lockWrite for a command that goes on only in the status
 // directory its path still leads to (see stillThere): else it releases
 // the lock and returns an error wrapping perm.ErrChanged.
-func (s *sessionDir) lockLive(timeout time.Duration) (*heldLock, error) {
+func (s *sessionDir) lockLive(timeout time.Duration) (*safefs.Lock, error) {
 	l, err := s.lockWrite(timeout)
 	if err == nil && !s.stillThere() {
-		l.release()
-		return nil, &perm.Error{What: safefs.StatusDir, Path: s.path, Err: perm.ErrChanged}
+		l.Release()
+		return nil, &perm.Error{What: safefs.StatusDir, Path: s.Path(), Err: perm.ErrChanged}
 	}
 	return l, err
 }
-
-// flockUntil takes an exclusive flock on fd, waiting until deadline. On
-// timeout the wait goes on in the background and fd is closed when it
-// ends, so the caller must not use or close fd. Exactly one side owns fd:
-// the caller once flockUntil returned nil or another error, the waiting
-// goroutine after ErrLockTimeout.
-func flockUntil(fd int, deadline time.Time) error {
-	if err := safefs.Flock(fd, false); err != unix.EWOULDBLOCK {
-		return err
-	}
-	done, abandoned := make(chan error), make(chan struct{})
-	go func() {
-		err := safefs.Flock(fd, true)
-		select {
-		case done <- err:
-		case <-abandoned:
-			unix.Close(fd) // too late: nobody waits for this lock any more
-		}
-	}()
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		select {
-		case err := <-done:
-			return err // acquired (or failed) just now after all
-		default:
-			close(abandoned)
-			return ErrLockTimeout
-		}
-	}
-}
-
-// errHeld is what tryOwnerLock's take returns when another process holds
-// the owner lock.
-var errHeld = errors.New("held by another process")
 
 // tryOwnerLock takes the owner lock without waiting. It returns nil, nil
 // when another process holds it.
-func (s *sessionDir) tryOwnerLock() (*heldLock, error) {
-	l, err := s.lock(s.ownerName, func(fd int) error {
-		lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
-		err := unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
-		if err == unix.EAGAIN || err == unix.EACCES {
-			return errHeld
+func (s *sessionDir) tryOwnerLock() (*safefs.Lock, error) {
+	return s.LockFile(s.ownerName, true, func(fd int) error {
+		err := safefs.RecordLock(fd, false)
+		if err != nil && err != unix.EWOULDBLOCK {
+			err = &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
 		}
-		if err != nil {
-			return &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
-		}
-		return nil
+		return err
 	})
-	if err == errHeld {
-		return nil, nil
-	}
-	return l, err
-}
-
-// ownerPID returns the pid of the process that holds the owner lock, 0
-// when none does, and -1 when one does whose pid this process cannot see
-// (another pid namespace).
-//
-// POSIX record locks belong to the process: closing any descriptor of the
-// file drops the process's lock on it, so the owner itself must never
-// call this.
-func (s *sessionDir) ownerPID() (int, error) {
-	fd, err := s.openLockFile(s.ownerName, false)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, nil
-		}
-		return 0, err
-	}
-	defer unix.Close(fd)
-	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
-	if err := unix.FcntlFlock(uintptr(fd), unix.F_GETLK, &lk); err != nil {
-		return 0, &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
-	}
-	if lk.Type == unix.F_UNLCK {
-		return 0, nil
-	}
-	if lk.Pid <= 0 {
-		return -1, nil
-	}
-	return int(lk.Pid), nil
 }
 
 // read returns the session's record on disk. exists is false when there
@@ -280,7 +98,7 @@ func (s *sessionDir) ownerPID() (int, error) {
 // without following a link and without blocking, like a reader (SPEC.md
 // R4–R7).
 func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
-	data, _, err := s.pd.ReadFile(s.name, nil, statusfile.MaxFileSize)
+	data, _, err := s.ReadFile(s.name, nil, statusfile.MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rec, false, nil
 	}
@@ -298,9 +116,9 @@ func (s *sessionDir) read() (rec statusfile.Status, exists bool, err error) {
 	return rec, true, nil
 }
 
-// writeRecord is [statusfile.WriteFile] into the status directory the
-// session holds open under its lock. A zero rec.UpdatedAt is now.
-func writeRecord(d *safefs.PubDir, rec statusfile.Status) error {
+// write is [statusfile.WriteFile] of rec, a record of the session, into
+// the status directory held open. A zero rec.UpdatedAt is now.
+func (s *sessionDir) write(rec statusfile.Status) error {
 	if rec.UpdatedAt.IsZero() {
 		rec.UpdatedAt = time.Now()
 	}
@@ -309,19 +127,17 @@ func writeRecord(d *safefs.PubDir, rec statusfile.Status) error {
 	if err != nil {
 		return err
 	}
-	name := statusfile.FileName(rec.Session)
-	if _, err := d.Publish(name, data); err != nil {
-		return fmt.Errorf("publish %s: %w", filepath.Join(d.Path(), name), err)
+	if _, err := s.Publish(s.name, data); err != nil {
+		return fmt.Errorf("publish %s: %w", filepath.Join(s.Path(), s.name), err)
 	}
 	return nil
 }
 
-// removeRecord is [statusfile.RemoveFile] in the status directory the
-// session holds open.
-func removeRecord(d *safefs.PubDir, session string) error {
-	name := statusfile.FileName(session)
-	if err := d.Remove(name); err != nil {
-		return fmt.Errorf("remove %s: %w", filepath.Join(d.Path(), name), err)
+// removeRecord is [statusfile.RemoveFile] in the status directory held
+// open.
+func (s *sessionDir) removeRecord() error {
+	if err := s.Remove(s.name); err != nil {
+		return fmt.Errorf("remove %s: %w", filepath.Join(s.Path(), s.name), err)
 	}
 	return nil
 }
@@ -333,7 +149,7 @@ const maxTasksFile = 1 << 20
 // unreadable file is an empty list. The caller holds the write lock.
 func (s *sessionDir) readTasks() taskList {
 	var l taskList
-	data, _, err := s.pd.ReadFile(s.tasksName, nil, maxTasksFile)
+	data, _, err := s.ReadFile(s.tasksName, nil, maxTasksFile)
 	if err != nil || json.Unmarshal(data, &l) != nil {
 		return taskList{}
 	}
@@ -349,8 +165,8 @@ func (s *sessionDir) writeTasks(l taskList) error {
 		return err
 	}
 	tmp := s.tasksName + tmpExt
-	unix.Unlinkat(s.fd, tmp, 0) // left by a crash
-	if _, err := s.pd.WriteFile(s.tasksName, tmp, data); err != nil {
+	unix.Unlinkat(s.Fd(), tmp, 0) // left by a crash
+	if _, err := s.WriteFile(s.tasksName, tmp, data); err != nil {
 		return fmt.Errorf("task list %s: %w", s.pathOf(s.tasksName), err)
 	}
 	return nil
@@ -359,5 +175,5 @@ func (s *sessionDir) writeTasks(l taskList) error {
 // removeTasks removes the session's task list. The caller holds the write
 // lock.
 func (s *sessionDir) removeTasks() {
-	unix.Unlinkat(s.fd, s.tasksName, 0)
+	unix.Unlinkat(s.Fd(), s.tasksName, 0)
 }

@@ -262,8 +262,8 @@ func (o *owner) applyObserved(ob observed) {
 	if err != nil {
 		return
 	}
-	defer l.release()
-	stamps := l.readStamps()
+	defer l.Release()
+	stamps := readStamps(l)
 	if ob.stamp < stamps.State || ob.stamp < stamps.Cleared {
 		return
 	}
@@ -279,9 +279,9 @@ func (o *owner) applyObserved(ob observed) {
 			rec.Ended.At = time.Now()
 		}
 		rec.UpdatedAt = time.Time{} // now
-		if err := writeRecord(o.s.pd, rec); err != nil {
+		if err := o.s.write(rec); err != nil {
 			return
 		}
 	}
-	l.writeStamps(stamps)
+	writeStamps(l, stamps)
 }

@@ -1,6 +1,7 @@
 package hooksession
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
@@ -37,11 +38,7 @@ const maxTasks = 256
 func (l *taskList) apply(op agenthook.TaskOp) *string {
 	i := l.index(op.ID)
 	if i < 0 && op.Status != "deleted" {
-		status := "pending"
-		if op.Status != "" {
-			status = op.Status
-		}
-		l.Tasks = append(l.Tasks, taskEntry{ID: op.ID, Status: status})
+		l.Tasks = append(l.Tasks, taskEntry{ID: op.ID, Status: cmp.Or(op.Status, "pending")})
 		l.trim()
 		i = l.index(op.ID)
 	}

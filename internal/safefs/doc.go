@@ -3,7 +3,7 @@
 // [OpenPublishDir] opens and checks the config home and the status
 // directory through descriptors before every write; then
 // [PubDir.CheckFile] and [PubDir.WriteFile] for the file about to be
-// replaced, and [PubDir.RemoveOwn] to remove it on shutdown. (On Windows:
+// replaced, and [Dir.Remove] to remove it on shutdown. (On Windows:
 // [EnsureConfigHome], [EnsureStatusDir], [OpenStatusRoot] and
 // [CheckStatusFileIn].) For readers, [OpenDir], [Dir.Check] (SPEC.md R2)
 // and [Dir.ReadFile]; [Dir.Remove] removes a file only if it is still the

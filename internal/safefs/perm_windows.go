@@ -164,6 +164,3 @@ func removeIfSame(lstat func(string) (fs.FileInfo, error), remove func(string) e
 	}
 	return true, nil
 }
-
-// WrittenStat describes a file just written, for [Dir.Remove].
-func WrittenStat(fi fs.FileInfo, _ []byte) FileStat { return statOf(fi) }

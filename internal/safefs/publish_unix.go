@@ -84,7 +84,7 @@ func (d *PubDir) Publish(name string, data []byte) (fs.FileInfo, error) {
 // whatever the umask, writes and syncs it, and renames it over name, all
 // relative to the directory's descriptor. On failure tmp is removed. It
 // returns the identity of the file written; [WrittenStat] of it and data
-// is what [PubDir.RemoveOwn] needs to remove only this file later.
+// is what [Dir.Remove] needs to remove only this file later.
 func (d *PubDir) WriteFile(name, tmp string, data []byte) (fs.FileInfo, error) {
 	fd, err := unix.Openat(d.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(FileMode))
 	if err != nil {
@@ -122,13 +122,6 @@ func (d *PubDir) WriteFile(name, tmp string, data []byte) (fs.FileInfo, error) {
 	return fi, nil
 }
 
-// RemoveOwn removes name if it is still the file written as want (see
-// [PubDir.WriteFile]): same identity and same content (SPEC.md P11). It
-// reports whether it removed it.
-func (d *PubDir) RemoveOwn(name string, want FileStat) (bool, error) {
-	return d.Dir.Remove(name, want)
-}
-
 // Remove removes name, a regular file or nothing (SPEC.md H-rules: the
 // caller holds the session's lock). A missing file is not an error.
 func (d *PubDir) Remove(name string) error {
@@ -143,7 +136,7 @@ func (d *PubDir) Remove(name string) error {
 
 // WrittenStat describes a file just written, as [PubDir.WriteFile] or
 // os.File.Stat described it, with the content written: what
-// [PubDir.RemoveOwn] compares before it removes.
+// [Dir.Remove] compares before it removes.
 func WrittenStat(fi fs.FileInfo, data []byte) FileStat {
 	var fst FileStat
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

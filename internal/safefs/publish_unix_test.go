@@ -257,14 +257,14 @@ func TestRemoveOwnAfterInodeReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	rewriteInPlace(t, filepath.Join(dir, "f.json"), "HIS-RECORD")
-	if ok, err := d.RemoveOwn("f.json", WrittenStat(fi, data)); ok || err != nil {
+	if ok, err := d.Dir.Remove("f.json", WrittenStat(fi, data)); ok || err != nil {
 		t.Fatalf("removed another writer's record: %v %v", ok, err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "f.json")); !bytes.Equal(got, []byte("HIS-RECORD")) {
 		t.Fatalf("content %q", got)
 	}
 	rewriteInPlace(t, filepath.Join(dir, "f.json"), string(data))
-	if ok, err := d.RemoveOwn("f.json", WrittenStat(fi, data)); !ok || err != nil {
+	if ok, err := d.Dir.Remove("f.json", WrittenStat(fi, data)); !ok || err != nil {
 		t.Fatalf("own record not removed: %v %v", ok, err)
 	}
 }

@@ -15,21 +15,11 @@ const maxPID = 1<<31 - 1
 // 64 lowercase hex digits followed by ".json". Readers ignore every other
 // name.
 func IsStatusName(name string) bool {
-	if len(name) != 69 || name[64:] != ".json" {
-		return false
-	}
-	for i := 0; i < 64; i++ {
-		if !lowerHex[name[i]] {
-			return false
-		}
-	}
-	return true
+	return len(name) == 69 && name[64:] == ".json" && onlyOf(name[:64], "0123456789abcdef")
 }
 
-var lowerHex = [256]bool{
-	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
-	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true,
-}
+// onlyOf reports whether every byte of s is one of set's.
+func onlyOf(s, set string) bool { return strings.Trim(s, set) == "" }
 
 // TempSuffix ends the name of a publisher's temporary file.
 const TempSuffix = ".tmp"
@@ -55,10 +45,8 @@ func ParseLegacyTempName(tmp string) (name string, ok bool) {
 	if len(tmp) < 1+69+1 || len(tmp) > 1+69+10 || tmp[0] != '.' || !IsStatusName(tmp[1:70]) {
 		return "", false
 	}
-	for i := 70; i < len(tmp); i++ {
-		if tmp[i] < '0' || tmp[i] > '9' {
-			return "", false
-		}
+	if !onlyOf(tmp[70:], "0123456789") {
+		return "", false
 	}
 	return tmp[1:70], true
 }
@@ -76,13 +64,8 @@ func ParseTempName(tmp string) (name string, pid int, ok bool) {
 	}
 	mid := rest[66:]
 	dot := strings.IndexByte(mid, '.')
-	if dot < 1 || len(mid)-dot-1 != 16 {
+	if dot < 1 || len(mid)-dot-1 != 16 || !onlyOf(mid[dot+1:], "0123456789abcdef") {
 		return "", 0, false
-	}
-	for i := dot + 1; i < len(mid); i++ {
-		if !lowerHex[mid[i]] {
-			return "", 0, false
-		}
 	}
 	pid, err := strconv.Atoi(mid[:dot])
 	if err != nil || pid <= 0 || pid > maxPID || mid[0] == '+' || mid[0] == '0' {

@@ -39,11 +39,11 @@ func (g *pruneGuard) close() { g.pd.Close() }
 // why it kept it.
 func (g *pruneGuard) remove(d *reader.Dir, e *reader.Entry) (ok bool, busy string, err error) {
 	lock, owner, _ := hooksession.Names(e.Name)
-	held, err := g.pd.RecordLockHeld(owner)
+	holder, err := g.pd.RecordLockHolder(owner)
 	if err != nil {
 		return false, "", err
 	}
-	if held {
+	if holder != 0 {
 		return false, "its heartbeat owner runs", nil
 	}
 	l, err := g.pd.TryFlock(lock)

@@ -64,43 +64,24 @@ func notifyPayload(_ *runner, args []string) ([]byte, error) {
 // pipe that stays open) must still be able to stop it (SPEC.md H11). The
 // read goes on in the background; the process is about to exit.
 func readPayload(env *runner) ([]byte, error) {
-	type result struct {
-		data []byte
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
+	return beforeSignal(env, " before the hook input was read from stdin: nothing was applied", func() ([]byte, error) {
 		data, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
 		if err != nil {
 			err = fmt.Errorf("reading stdin: %w", err)
 		}
-		done <- result{data, err}
-	}()
-	select {
-	case r := <-done:
-		return r.data, r.err
-	case sig := <-env.signals:
-		return nil, fmt.Errorf("interrupted (%v) before the hook input was read from stdin: nothing was applied", sig)
-	}
+		return data, err
+	})
 }
 
 // claudeSource is Claude Code's session file for the agent process pid:
 // sessions/<pid>.json in its configuration directory, $CLAUDE_CONFIG_DIR
 // else ~/.claude. The hook runs with the agent's environment.
 func claudeSource(env *runner, pid int, _ agenthook.Action) *agenthook.Source {
-	dir := env.Getenv("CLAUDE_CONFIG_DIR")
-	if dir == "" {
-		home := env.Getenv("HOME")
-		if home == "" {
-			return nil
-		}
-		dir = filepath.Join(home, ".claude")
-	}
+	dir := agentHome(env, "CLAUDE_CONFIG_DIR", ".claude")
 	if !filepath.IsAbs(dir) {
 		return nil
 	}
-	return &agenthook.Source{Kind: agenthook.SourceClaudeSession,
-		Path: filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json")}
+	return &agenthook.Source{Kind: agenthook.SourceClaudeSession, Path: filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json")}
 }
 
 // codexSource is Codex's rollout file, the payload's transcript_path, when
@@ -110,11 +91,10 @@ func codexSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
 	if a.Source == nil {
 		return nil
 	}
-	path, ok := agenthook.CodexRolloutPath(agentHome(env, "CODEX_HOME", ".codex"), a.Source.Path, a.Session)
-	if !ok {
-		return nil
+	if path, ok := agenthook.CodexRolloutPath(agentHome(env, "CODEX_HOME", ".codex"), a.Source.Path, a.Session); ok {
+		return &agenthook.Source{Kind: agenthook.SourceCodexRollout, Path: path}
 	}
-	return &agenthook.Source{Kind: agenthook.SourceCodexRollout, Path: path}
+	return nil
 }
 
 // geminiSource is Gemini CLI's chat recording, the payload's
@@ -124,11 +104,10 @@ func geminiSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
 	if a.Source == nil {
 		return nil
 	}
-	path, ok := agenthook.GeminiChatPath(env.Getenv("HOME"), a.Source.Path, a.Session)
-	if !ok {
-		return nil
+	if path, ok := agenthook.GeminiChatPath(env.Getenv("HOME"), a.Source.Path, a.Session); ok {
+		return &agenthook.Source{Kind: agenthook.SourceGeminiChat, Path: path}
 	}
-	return &agenthook.Source{Kind: agenthook.SourceGeminiChat, Path: path}
+	return nil
 }
 
 // copilotSource is Copilot CLI's session log, which says what its hooks
@@ -136,11 +115,10 @@ func geminiSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
 // in $COPILOT_HOME, else ~/.copilot. The hook runs with the agent's
 // environment.
 func copilotSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
-	path, ok := agenthook.CopilotEventsPath(agentHome(env, "COPILOT_HOME", ".copilot"), a.Session)
-	if !ok {
-		return nil
+	if path, ok := agenthook.CopilotEventsPath(agentHome(env, "COPILOT_HOME", ".copilot"), a.Session); ok {
+		return &agenthook.Source{Kind: agenthook.SourceCopilotEvents, Path: path}
 	}
-	return &agenthook.Source{Kind: agenthook.SourceCopilotEvents, Path: path}
+	return nil
 }
 
 // agentHome is an agent's own directory: $variable, else dir in $HOME, else

@@ -1,6 +1,7 @@
 package statuspub
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -110,36 +111,48 @@ func failed(env *runner, strict bool, name string, err error) int {
 	return base.ExitOK
 }
 
-// runUpdate applies one update (a set, a clear, a hook's action) and
-// waits for it, unless a signal comes first: a hook command must exit on
-// SIGTERM even while the file system hangs (SPEC.md H11). Whatever keeps
-// the update from being applied is returned, never dropped (H10): the
-// caller reports it on stderr.
-func runUpdate(env *runner, update func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- update() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("update not applied: %w", err)
-		}
-		return nil
-	case sig := <-env.signals:
-		return fmt.Errorf("interrupted (%v) before the update was known to be on disk: it may not have been applied", sig)
-	}
-}
-
-// apply runs update (see runUpdate) on the status directory the flags
-// name; a failure is reported as command name's (see failed).
+// apply applies one update (a set, a clear, a hook's action) to the
+// status directory the flags name and waits for it, unless a signal comes
+// first: a hook command must exit on SIGTERM even while the file system
+// hangs (SPEC.md H11). Whatever keeps the update from being applied is
+// reported as command name's (see failed), never dropped (H10).
 func (f *hookFlags) apply(env *runner, name string, update func(dir string) error) int {
 	dir, err := f.statusDir(env)
 	if err == nil {
-		err = runUpdate(env, func() error { return update(dir) })
+		_, err = beforeSignal(env, " before the update was known to be on disk: it may not have been applied", func() (struct{}, error) {
+			if err := update(dir); err != nil {
+				return struct{}{}, fmt.Errorf("update not applied: %w", err)
+			}
+			return struct{}{}, nil
+		})
 	}
 	if err != nil {
 		return failed(env, f.strict, name, err)
 	}
 	return base.ExitOK
+}
+
+// beforeSignal runs fn and returns what it returns, unless one of the
+// signals the command catches comes first: then the error says
+// "interrupted (SIGNAL)" and then what, and fn goes on in the background
+// (the process is about to exit).
+func beforeSignal[T any](env *runner, what string, fn func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := fn()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case sig := <-env.signals:
+		var zero T
+		return zero, fmt.Errorf("interrupted (%v)%s", sig, what)
+	}
 }
 
 // checkPID refuses an explicit --pid that no process has: the record
@@ -157,16 +170,16 @@ func (f *hookFlags) checkPID() error {
 func (f *hookFlags) checkRecord(env *runner, name string, args []string) int {
 	switch {
 	case f.given("pid") && (f.pid < 0 || f.pid > math.MaxInt32):
-		return usageError(env, "%s: --pid %d out of range", name, f.pid)
+		return env.prog.ReportUsage("%s: --pid %d out of range", name, f.pid)
 	case len(args) > 0:
-		return usageError(env, "%s: unexpected argument %q", name, args[0])
+		return env.prog.ReportUsage("%s: unexpected argument %q", name, args[0])
 	case f.session == "":
-		return usageError(env, "%s: --session is required", name)
+		return env.prog.ReportUsage("%s: --session is required", name)
 	case name == "set" && f.given("title") && f.noTitle:
-		return usageError(env, "set: --title and --no-title exclude each other")
+		return env.prog.ReportUsage("set: --title and --no-title exclude each other")
 	}
 	if err := statusfile.ValidateSession(f.session); err != nil {
-		return usageError(env, "%s: --session: %s", name, base.Message(err))
+		return env.prog.ReportUsage("%s: --session: %s", name, base.Message(err))
 	}
 	return -1
 }
@@ -179,12 +192,12 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 	if f.given("state") {
 		st, err := base.ParseState(f.state)
 		if err != nil {
-			return usageError(env, "set: --state: %v", err)
+			return env.prog.ReportUsage("set: --state: %v", err)
 		}
 		ch.State = st
 	}
 	if err := f.why(&ch); err != nil {
-		return usageError(env, "set: %v", err)
+		return env.prog.ReportUsage("set: %v", err)
 	}
 	switch {
 	case f.noTitle:
@@ -195,7 +208,7 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 	if f.cwd != "" {
 		abs, err := filepath.Abs(f.cwd)
 		if err != nil {
-			return usageError(env, "set: --cwd: %v", err)
+			return env.prog.ReportUsage("set: --cwd: %v", err)
 		}
 		ch.Cwd = abs
 	}
@@ -203,10 +216,7 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 		return failed(env, f.strict, "set", err)
 	}
 	wd, _ := os.Getwd() // "" when unknown
-	return f.apply(env, "set", func(dir string) error {
-		_, err := hooksession.Set(dir, f.session, ch, wd, env.Executable)
-		return err
-	})
+	return f.apply(env, "set", func(dir string) error { return hooksession.Set(dir, f.session, ch, wd, env.Executable) })
 }
 
 // The kinds and reasons statuspub writes (SPEC.md §4.4).
@@ -292,11 +302,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 	if a.Kind == agenthook.Remove {
 		return f.apply(env, name, func(dir string) error { return hooksession.Clear(dir, a.Session) })
 	}
-	agent := defaultAgent
-	if f.agent != "" {
-		agent = f.agent
-	}
-	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: agent, Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
+	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: cmp.Or(f.agent, defaultAgent), Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
 		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
 	if sourceOf != nil && ch.PID > 0 {
 		// Only a source the adapter checked (SPEC.md H17).
@@ -304,7 +310,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 	}
 	wd, _ := os.Getwd() // "" when unknown
 	return f.apply(env, name, func(dir string) error {
-		_, err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
+		err := hooksession.Set(dir, a.Session, ch, wd, env.Executable)
 		if err == nil && a.Replaces {
 			err = hooksession.EndOtherSessions(dir, a.Session, ch.PID)
 		}
@@ -315,7 +321,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 // ownerCmd is the hidden `statuspub owner`, started by set.
 func ownerCmd(dir, session string, args []string, prog *base.Program, env *runner) int {
 	if dir == "" || session == "" || len(args) > 0 {
-		return usageError(env, "owner: usage: statuspub owner --dir DIR --session ID")
+		return env.prog.ReportUsage("owner: usage: statuspub owner --dir DIR --session ID")
 	}
 	if err := hooksession.RunOwner(dir, session, heartbeatFromEnv(env), env.signals); err != nil {
 		fmt.Fprintf(env.Stderr, "statuspub: owner: %s\n", base.Message(err))

@@ -58,14 +58,13 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env *runne
 	// for them too, or a Ctrl-C on an install stuck on a hanging file
 	// system would do nothing. Each file is replaced atomically, so an
 	// interrupted install leaves every file old or new.
-	done := make(chan int, 1)
-	go func() { done <- installPlan(o, opts, prog, c, env) }()
-	select {
-	case code := <-done:
-		return code
-	case sig := <-env.signals:
-		return prog.Errorf(c, "interrupted (%v): each settings file is either unchanged or replaced; run install again to finish", sig)
+	code, err := beforeSignal(env, ": each settings file is either unchanged or replaced; run install again to finish", func() (int, error) {
+		return installPlan(o, opts, prog, c, env), nil
+	})
+	if err != nil {
+		return prog.Errorf(c, "%v", err)
 	}
+	return code
 }
 
 // installPlan plans the changes of opts and applies them, unless
@@ -207,12 +206,11 @@ func hookCommand(env *runner, agent string) string {
 		return env.Executable
 	}
 	if p, err := exec.LookPath("statuspub"); err == nil {
-		if q, err := filepath.EvalSymlinks(p); err == nil {
-			if a, err1 := os.Stat(q); err1 == nil {
-				if b, err2 := os.Stat(exe); err2 == nil && os.SameFile(a, b) {
-					return "statuspub"
-				}
-			}
+		// os.Stat follows the links that lead to either.
+		a, err1 := os.Stat(p)
+		b, err2 := os.Stat(exe)
+		if err1 == nil && err2 == nil && os.SameFile(a, b) {
+			return "statuspub"
 		}
 	}
 	return exe

@@ -5,6 +5,7 @@ package statuspub
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -329,12 +330,6 @@ func Run(args []string, env base.Env) int {
 	return program(&runner{Env: env, args: args, signals: signals}).Run(args)
 }
 
-// usageError reports a usage error of the running command, with a hint at
-// its help.
-func usageError(env *runner, format string, args ...any) int {
-	return env.prog.ReportUsage(format, args...)
-}
-
 // publisherOptions turns flags into statusfile options.
 func (o *hookFlags) publisherOptions(env *runner, state statusfile.State, pid int) (statusfile.Options, error) {
 	dir, err := o.statusDir(env)
@@ -374,10 +369,7 @@ func serve(o *hookFlags, args []string, prog *base.Program, env *runner) int {
 	if err != nil {
 		return prog.UsageErrorf(c, "--state: %v", err)
 	}
-	pid := o.pid
-	if pid == 0 {
-		pid = os.Getppid() // the program that spawned us
-	}
+	pid := cmp.Or(o.pid, os.Getppid()) // default: the program that spawned us
 	opts, err := o.publisherOptions(env, state, pid)
 	if err != nil {
 		return prog.Errorf(c, "%s", base.Message(err))
@@ -550,12 +542,7 @@ func apply(p *statusfile.Publisher, line []byte) error {
 // absent: none): objects whose kind or reason is one SPEC.md defines, and
 // whose tool and detail are strings or null.
 func whyOfLine(m map[string]json.RawMessage) (*statusfile.Waiting, *statusfile.Ended, error) {
-	type why struct {
-		Kind   *string `json:"kind"`
-		Reason *string `json:"reason"`
-		Tool   *string `json:"tool"`
-		Detail *string `json:"detail"`
-	}
+	type why struct{ Kind, Reason, Tool, Detail *string } // keys match case-insensitively
 	read := func(key, word string, known []string) (*why, error) {
 		raw, ok := m[key]
 		if !ok || string(bytes.TrimSpace(raw)) == "null" {
@@ -620,14 +607,8 @@ func run(o *hookFlags, argv []string, prog *base.Program, env *runner) int {
 		}
 		return base.ExitCannotRun
 	}
-	pid := o.pid
-	if pid == 0 {
-		pid = cmd.Process.Pid
-	}
-	session := o.session
-	if session == "" {
-		session = "run-" + filepath.Base(argv[0]) + "-" + strconv.Itoa(cmd.Process.Pid)
-	}
+	pid := cmp.Or(o.pid, cmd.Process.Pid)
+	session := cmp.Or(o.session, "run-"+filepath.Base(argv[0])+"-"+strconv.Itoa(cmd.Process.Pid))
 	var p *statusfile.Publisher
 	opts, err := o.publisherOptions(env, state, pid)
 	if err == nil {
@@ -655,11 +636,7 @@ func run(o *hookFlags, argv []string, prog *base.Program, env *runner) int {
 			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(cerr))
 		}
 	}
-	return exitStatus(cmd, err, env)
-}
-
-// exitStatus is CMD's exit status, or 128+signal when a signal ended it.
-func exitStatus(cmd *exec.Cmd, err error, env *runner) int {
+	// CMD's exit status, or 128+signal when a signal ended it.
 	if cmd.ProcessState == nil {
 		fmt.Fprintf(env.Stderr, "statuspub: run: %v\n", err)
 		return base.ExitError
