@@ -18,9 +18,9 @@
 package testmain
 
 import (
-	"errors"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -47,15 +47,15 @@ func SkipRaceExitSleep() {
 	g = strings.TrimSpace(g + " atexit_sleep_ms=0")
 	exe, err := os.Executable()
 	if err == nil {
-		err = restart(exe, g) // returns only on failure
+		// The same arguments; the last GORACE in the environment wins.
+		// Returns only on failure.
+		err = syscall.Exec(exe, os.Args, append(os.Environ(), "GORACE="+g))
 	}
 	restartErr = err
 	os.Setenv("GORACE", g) // at least the subprocesses
 }
 
-// restartErr is why SkipRaceExitSleep could not restart the binary.
+// restartErr is why SkipRaceExitSleep could not restart the binary: where
+// there is no exec(2) (Windows), an error that is
+// [errors.ErrUnsupported], and the tests run with the sleep.
 var restartErr error
-
-// errNoExec is restart's error where there is no exec(2) (Windows): the
-// tests run with the sleep there.
-var errNoExec = errors.New("no exec(2) on this system")
