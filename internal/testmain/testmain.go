@@ -19,10 +19,20 @@ package testmain
 
 import (
 	"os"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 )
+
+// RaceEnabled reports whether the test binary is built with -race, which
+// the go command records in the build information.
+var RaceEnabled = func() bool {
+	bi, ok := debug.ReadBuildInfo()
+	return ok && slices.Contains(bi.Settings, debug.BuildSetting{Key: "-race", Value: "true"})
+}()
+
 
 // Run is the TestMain of a package with nothing else to set up.
 func Run(m *testing.M) {
