@@ -115,13 +115,9 @@ func (fs *FlagSet) Duration(p *time.Duration, name string, def time.Duration, ar
 
 // Func adds a flag that calls set with each value.
 func (fs *FlagSet) Func(name, arg, usage string, set func(string) error) *Flag {
-	return fs.Var(funcValue(set), name, arg, usage)
+	return fs.Var(newValue(new(string), "", func(v string) (string, error) { return v, set(v) }), name, arg, usage)
 }
 
-type funcValue func(string) error
-
-func (f funcValue) Set(v string) error { return f(v) }
-func (f funcValue) String() string     { return "" }
 
 // value is a flag's value of type T, stored at p and read by parse.
 type value[T any] struct {
