@@ -201,7 +201,6 @@ SetEnv PATH=%s:%s SHLVL=1
 Match LocalPort %d
 	SetEnv PATH=%s SHLVL=1
 `, s.Port, s.NoStatuslsPort, filepath.Join(s.Dir, "host_key"), filepath.Join(s.Dir, "user_key.pub"),
-
 		filepath.Join(s.Dir, "sshd.pid"), s.BinDir, path, s.NoStatuslsPort, path)
 	cfgPath := filepath.Join(s.Dir, "sshd_config")
 	write(t, cfgPath, []byte(cfg), 0o600)

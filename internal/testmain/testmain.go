@@ -33,7 +33,6 @@ var RaceEnabled = func() bool {
 	return ok && slices.Contains(bi.Settings, debug.BuildSetting{Key: "-race", Value: "true"})
 }()
 
-
 // Run is the TestMain of a package with nothing else to set up.
 func Run(m *testing.M) {
 	SkipRaceExitSleep()

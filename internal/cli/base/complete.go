@@ -115,7 +115,6 @@ func (p *Program) complete(words []string) int {
 			for _, f := range fs.flags {
 				add("--" + f.Name)
 			}
-
 		default:
 			if name == "" {
 				add(p.names()...)

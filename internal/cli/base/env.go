@@ -80,7 +80,6 @@ func (e *Env) Fill() {
 			return func() { signal.Stop(c) }
 		}
 	}
-
 	if e.Terminal == nil {
 		e.Terminal = func() (bool, int) { return false, 0 }
 	}

@@ -118,7 +118,6 @@ func (fs *FlagSet) Func(name, arg, usage string, set func(string) error) *Flag {
 	return fs.Var(newValue(new(string), "", func(v string) (string, error) { return v, set(v) }), name, arg, usage)
 }
 
-
 // value is a flag's value of type T, stored at p and read by parse.
 type value[T any] struct {
 	p     *T
@@ -248,7 +247,6 @@ func (fs *FlagSet) unknown(arg, name string) error {
 	for _, f := range fs.flags {
 		names = append(names, f.Name)
 	}
-
 	shown := "--" + name
 	if len(name) == 1 {
 		shown = "-" + name

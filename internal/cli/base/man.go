@@ -64,7 +64,6 @@ func (p *Program) Man(c *Command) string {
 		for _, f := range fs.flags {
 			fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(strings.TrimSpace(flagSynopsis(f))), roff(f.Usage))
 		}
-
 		if cmd.Examples != "" {
 			b.WriteString(".SH EXAMPLES\n.nf\n" + roff(strings.TrimRight(cmd.Examples, "\n")) + "\n.fi\n")
 		}

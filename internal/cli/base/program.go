@@ -249,7 +249,6 @@ func (p *Program) findCommand(args []string) (string, []string, error) {
 				i++
 			}
 			continue
-
 		}
 		switch {
 		case a == "help", a == "completion", a == "__complete", a == "__man":
@@ -461,7 +460,6 @@ func (p *Program) commandBody(b *strings.Builder, c *Command) {
 	group := "\x00"
 	for _, f := range fs.flags {
 		if f.group != group {
-
 			group = f.group
 			if group == "" {
 				b.WriteString("\nFlags:\n")
@@ -487,7 +485,6 @@ func (p *Program) commandBody(b *strings.Builder, c *Command) {
 			}
 			b.WriteString(l + "\n")
 		}
-
 	}
 }
 
