@@ -185,10 +185,7 @@ func (p *Program) runCommand(c *Command, run Runner, operands []string) (code in
 // the command line is too broken to tell which command it is, one that
 // may be a hook's must not exit 2 either.
 func (p *Program) hookIn(args []string) *Command {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
+	for _, a := range beforeDashes(args) {
 		if c := p.Lookup(a); c != nil && c.Hook {
 			return c
 		}
@@ -200,17 +197,10 @@ func (p *Program) hookIn(args []string) *Command {
 // returns it with the other arguments. Flags before it are those of any
 // command: a flag that takes a value in one takes it in all.
 func (p *Program) findCommand(args []string) (string, []string, error) {
-	named := false
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if p.Lookup(a) != nil || a == "help" || a == "completion" || a == "__complete" || a == "__man" ||
-			!strings.HasPrefix(a, "-") && Suggest(a, p.names()) != "" {
-			named = true
-			break
-		}
-	}
+	named := slices.ContainsFunc(beforeDashes(args), func(a string) bool {
+		return p.Lookup(a) != nil || a == "help" || a == "completion" || a == "__complete" || a == "__man" ||
+			!strings.HasPrefix(a, "-") && Suggest(a, p.names()) != ""
+	})
 	if !named && p.Default != nil {
 		// No argument names a command (the common case of a status bar
 		// calling statusls many times a second): the default command's
@@ -274,17 +264,17 @@ func (p *Program) findCommand(args []string) (string, []string, error) {
 	return "", args, nil
 }
 
+// beforeDashes returns args up to "--", which ends flags and commands.
+func beforeDashes(args []string) []string {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i]
+	}
+	return args
+}
+
 // hasFlag reports whether --name (or -name) is among args, before "--".
 func hasFlag(args []string, name string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--"+name || a == "-"+name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(beforeDashes(args), "--"+name) || slices.Contains(beforeDashes(args), "-"+name)
 }
 
 // Errorf reports a runtime error of command c (nil for the program) as
