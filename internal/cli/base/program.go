@@ -1,6 +1,7 @@
 package base
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -451,11 +452,7 @@ func (p *Program) commandBody(b *strings.Builder, c *Command) {
 	for _, f := range fs.flags {
 		if f.group != group {
 			group = f.group
-			if group == "" {
-				b.WriteString("\nFlags:\n")
-			} else {
-				b.WriteString("\n" + group + ":\n")
-			}
+			b.WriteString("\n" + cmp.Or(group, "Flags") + ":\n") // "Flags" for the ungrouped
 		}
 		left := "  " + flagSynopsis(f)
 		if len(left) > 22 {
