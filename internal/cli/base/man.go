@@ -82,13 +82,9 @@ func firstLine(s string) string {
 // roff escapes text for a man page: backslashes, and lines that would
 // start with a control character.
 func roff(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\e`)
-	s = strings.ReplaceAll(s, "-", `\-`)
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
-			lines[i] = `\&` + l
-		}
+	s = strings.NewReplacer(`\`, `\e`, "-", `\-`, "\n.", "\n\\&.", "\n'", "\n\\&'").Replace(s)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
 	}
-	return strings.Join(lines, "\n")
+	return s
 }
