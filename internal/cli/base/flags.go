@@ -196,14 +196,12 @@ func (fs *FlagSet) parse(args []string) ([]string, error) {
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		f := fs.byKey[name]
-		if f == nil && !strings.HasPrefix(a, "--") && len(name) > 1 && !hasValue {
+		if f == nil {
 			// -rc: a group of one-letter boolean shorthands.
-			if fs.shortGroup(name, true) {
+			if !strings.HasPrefix(a, "--") && len(name) > 1 && !hasValue && fs.shortGroup(name, true) {
 				continue
 			}
-		}
-		if f == nil {
-			return nil, fs.unknown(a, name)
+			return nil, fs.unknown(name)
 		}
 		f.set = true
 		switch {
@@ -242,7 +240,9 @@ func (fs *FlagSet) shortGroup(group string, set bool) bool {
 	return true
 }
 
-func (fs *FlagSet) unknown(arg, name string) error {
+// unknown is the error for the flag name that fs lacks, with the one
+// probably meant.
+func (fs *FlagSet) unknown(name string) error {
 	var names []string
 	for _, f := range fs.flags {
 		names = append(names, f.Name)

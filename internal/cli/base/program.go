@@ -234,7 +234,7 @@ func (p *Program) findCommand(args []string) (string, []string, error) {
 				// every command's flags, in name order.
 				all.flags = slices.SortedFunc(maps.Values(all.byKey), func(a, b *Flag) int { return strings.Compare(a.Name, b.Name) })
 				all.flags = slices.CompactFunc(all.flags, func(a, b *Flag) bool { return a.Name == b.Name })
-				return "", args, all.unknown(a, name)
+				return "", args, all.unknown(name)
 			}
 			if f != nil && !hasValue && i+1 < len(args) && f.takes(args[i+1]) {
 				i++
