@@ -350,10 +350,7 @@ func Version() string {
 	if !ok {
 		return "(unknown)"
 	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
+	v := cmp.Or(bi.Main.Version, "(devel)")
 	vcs := map[string]string{}
 	for _, s := range bi.Settings {
 		vcs[s.Key] = s.Value
