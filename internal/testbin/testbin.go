@@ -129,15 +129,12 @@ func Helper() (string, error) {
 }
 
 var helper = sync.OnceValues(func() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
 	exe := "helper.test"
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
-	dir, err := goBuild(wd, "helper", exe, "test", "-c", ".")
+	// The shared directory is named after the absolute path of ".".
+	dir, err := goBuild(".", "helper", exe, "test", "-c", ".")
 	return filepath.Join(dir, exe), err
 })
 
