@@ -306,12 +306,10 @@ func (p *Program) ReportUsage(format string, args ...any) int {
 
 // orHook is c, unless c is not a hook and args name one (see hookIn).
 func (p *Program) orHook(c *Command) *Command {
-	if c == nil || !c.Hook {
-		if h := p.hookIn(p.args); h != nil {
-			return h
-		}
+	if c != nil && c.Hook {
+		return c
 	}
-	return c
+	return cmp.Or(p.hookIn(p.args), c)
 }
 
 // usageEnd ends a usage error of c, whose message is out: a hook's status,
