@@ -7,8 +7,8 @@
 // those names runs that command's Main instead of the tests
 // (testscript.RunMain). Nothing is compiled: a package's tests start at
 // once instead of after a "go build" of every command (about 15 s on a
-// loaded 2-core machine). With -race, Main builds the commands after all
-// (see withSetup.Run).
+// loaded 2-core machine). With -race, Main builds the commands after all,
+// without it, and puts them first in $PATH.
 //
 // [Build] compiles the commands with "go build", for the packages that
 // cannot import the command packages (the command packages import them).
