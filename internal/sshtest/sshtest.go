@@ -11,7 +11,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -34,8 +33,6 @@ type Server struct {
 	Port, NoStatuslsPort int
 	// BinDir is on the $PATH of sessions on Port.
 	BinDir string
-	hosts  []Host
-	sshd   *exec.Cmd
 }
 
 // Host is an ssh_config alias of the server.
@@ -87,7 +84,7 @@ func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	s := &Server{Dir: dir, BinDir: binDir, hosts: hosts}
+	s := &Server{Dir: dir, BinDir: binDir}
 	keygen := find("ssh-keygen")
 	for _, k := range []string{"host_key", "user_key"} {
 		out, err := exec.Command(keygen, "-q", "-t", "ed25519", "-N", "", "-C", "sshtest", "-f", filepath.Join(dir, k)).CombinedOutput()
@@ -95,17 +92,13 @@ func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 			t.Fatalf("ssh-keygen: %v: %s", err, out)
 		}
 	}
-	userPub, _ := os.ReadFile(filepath.Join(dir, "user_key.pub"))
 	hostPub, _ := os.ReadFile(filepath.Join(dir, "host_key.pub"))
-	write(t, filepath.Join(dir, "authorized_keys"), userPub, 0o600)
 	write(t, filepath.Join(dir, "known_hosts"), []byte("sshtest-host "+string(hostPub)), 0o600)
 
 	if os.Getuid() == 0 {
 		// sshd running as root wants its privilege separation directory,
 		// which the package's boot scripts make and a container may lack.
-		if _, err := os.Stat("/run/sshd"); os.IsNotExist(err) {
-			os.MkdirAll("/run/sshd", 0o755)
-		}
+		os.MkdirAll("/run/sshd", 0o755)
 	}
 	var lastErr error
 	for range 5 {
@@ -117,7 +110,37 @@ func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 	if lastErr != nil {
 		t.Fatal(lastErr)
 	}
-	s.writeClientConfig(t)
+
+	// The client's configuration. ssh takes the first value of each
+	// option: aliases come first. The user is ssh's default, this one.
+	var b bytes.Buffer
+	for _, h := range hosts {
+		fmt.Fprintf(&b, "Host %s\n", h.Name)
+		switch {
+		case h.Down:
+			fmt.Fprintf(&b, "\tPort %d\n", freePort(t))
+		case h.NoStatusls:
+			fmt.Fprintf(&b, "\tPort %d\n", s.NoStatuslsPort)
+		}
+		if h.StatusDir != "" {
+			fmt.Fprintf(&b, "\tSetEnv STATUS_DIR=%s\n", h.StatusDir)
+		}
+	}
+	fmt.Fprintf(&b, `Host *
+	HostName 127.0.0.1
+	Port %d
+	IdentityFile %s
+	IdentitiesOnly yes
+	IdentityAgent none
+	HostKeyAlias sshtest-host
+	UserKnownHostsFile %s
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	UpdateHostKeys no
+	LogLevel ERROR
+`, s.Port, filepath.Join(dir, "user_key"), filepath.Join(dir, "known_hosts"))
+	s.Config = filepath.Join(dir, "ssh_config")
+	write(t, s.Config, b.Bytes(), 0o600)
 	// Runs before sshd stops: the shared connections' masters (ssh
 	// processes left in the background by ControlPersist) exit too.
 	t.Cleanup(s.stopMasters)
@@ -157,6 +180,7 @@ func (s *Server) startSSHD(t testing.TB) error {
 Port %d
 ListenAddress 127.0.0.1
 HostKey %s
+# The user's public key is the one authorized.
 AuthorizedKeysFile %s
 PidFile %s
 # Our files live in a temporary directory that StrictModes would refuse.
@@ -176,7 +200,7 @@ LogLevel VERBOSE
 SetEnv PATH=%s:%s SHLVL=1
 Match LocalPort %d
 	SetEnv PATH=%s SHLVL=1
-`, s.Port, s.NoStatuslsPort, filepath.Join(s.Dir, "host_key"), filepath.Join(s.Dir, "authorized_keys"),
+`, s.Port, s.NoStatuslsPort, filepath.Join(s.Dir, "host_key"), filepath.Join(s.Dir, "user_key.pub"),
 		filepath.Join(s.Dir, "sshd.pid"), s.BinDir, path, s.NoStatuslsPort, path)
 	cfgPath := filepath.Join(s.Dir, "sshd_config")
 	write(t, cfgPath, []byte(cfg), 0o600)
@@ -192,73 +216,31 @@ Match LocalPort %d
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); logf.Close(); close(exited) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(s.Port), time.Second)
-		if err == nil {
+	log := func() []byte { b, _ := os.ReadFile(logf.Name()); return b }
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(s.Port), time.Second); err == nil {
 			c.Close()
 			break
 		}
 		select {
 		case <-exited:
-			log, _ := os.ReadFile(filepath.Join(s.Dir, "sshd.log"))
-			return fmt.Errorf("sshd exited: %s", log)
+			return fmt.Errorf("sshd exited: %s", log())
 		default:
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			return fmt.Errorf("sshd did not listen within 10s")
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	s.sshd = cmd
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-exited
 		if t.Failed() {
-			log, _ := os.ReadFile(filepath.Join(s.Dir, "sshd.log"))
+			log := log()
 			t.Logf("sshd log:\n%s", log[max(len(log)-4000, 0):])
 		}
 	})
 	return nil
-}
-
-func (s *Server) writeClientConfig(t testing.TB) {
-	t.Helper()
-	u, err := user.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	// ssh takes the first value of each option: aliases come first.
-	for _, h := range s.hosts {
-		fmt.Fprintf(&b, "Host %s\n", h.Name)
-		switch {
-		case h.Down:
-			fmt.Fprintf(&b, "\tPort %d\n", freePort(t))
-		case h.NoStatusls:
-			fmt.Fprintf(&b, "\tPort %d\n", s.NoStatuslsPort)
-		}
-		if h.StatusDir != "" {
-			fmt.Fprintf(&b, "\tSetEnv STATUS_DIR=%s\n", h.StatusDir)
-		}
-	}
-	fmt.Fprintf(&b, `Host *
-	HostName 127.0.0.1
-	Port %d
-	User %s
-	IdentityFile %s
-	IdentitiesOnly yes
-	IdentityAgent none
-	HostKeyAlias sshtest-host
-	UserKnownHostsFile %s
-	GlobalKnownHostsFile /dev/null
-	StrictHostKeyChecking yes
-	UpdateHostKeys no
-	LogLevel ERROR
-`, s.Port, u.Username, filepath.Join(s.Dir, "user_key"), filepath.Join(s.Dir, "known_hosts"))
-	s.Config = filepath.Join(s.Dir, "ssh_config")
-	write(t, s.Config, b.Bytes(), 0o600)
 }
 
 // SSH returns the path of the system's ssh.

@@ -7,8 +7,8 @@
 // those names runs that command's Main instead of the tests
 // (testscript.RunMain). Nothing is compiled: a package's tests start at
 // once instead of after a "go build" of every command (about 15 s on a
-// loaded 2-core machine). With -race, Main builds the commands after all
-// (see withSetup.Run).
+// loaded 2-core machine). With -race, Main builds the commands after all,
+// without it, and puts them first in $PATH.
 //
 // [Build] compiles the commands with "go build", for the packages that
 // cannot import the command packages (the command packages import them).
@@ -41,46 +41,37 @@ func Main(m *testing.M, commands map[string]func() int, ready func(dir string)) 
 	for name, run := range commands {
 		mains[name] = func() { os.Exit(run()) }
 	}
-	testscript.Main(withSetup{m, func() {
-		if ready == nil {
-			return
-		}
-		for name := range commands {
-			p, err := exec.LookPath(name)
+	// testscript calls Run once the commands are in $PATH.
+	testscript.Main(runFunc(func() int {
+		if testmain.RaceEnabled {
+			// With -race, the test binary starts slowly and runs
+			// several times slower; tests that start dozens of
+			// commands at once (50 concurrent statuspub set) then
+			// see lock timeouts. The race detector cannot follow a
+			// test into its subprocesses anyway: build the commands,
+			// without -race, and put them first in $PATH.
+			dir, err := Build()
 			if err != nil {
-				panic("testbin: " + name + " is not in $PATH: " + err.Error())
+				fmt.Fprintln(os.Stderr, "testbin: building the commands:", err)
+				return 1
 			}
-			ready(filepath.Dir(p))
-			return
+			defer Cleanup()
+			os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}
-	}}, mains)
+		if ready != nil {
+			// The commands are in the directory first in $PATH:
+			// testscript's, or Build's before it.
+			ready(filepath.SplitList(os.Getenv("PATH"))[0])
+		}
+		return m.Run()
+	}), mains)
+
 }
 
-// withSetup runs setup before the tests.
-type withSetup struct {
-	m     *testing.M
-	setup func()
-}
+// runFunc is a testscript.TestingM that runs the function.
+type runFunc func() int
 
-func (w withSetup) Run() int {
-	if testmain.RaceEnabled {
-		// With -race, the test binary starts slowly and runs several
-		// times slower; tests that start dozens of commands at once
-		// (50 concurrent statuspub set) then see lock timeouts. The
-		// race detector cannot follow a test into its subprocesses
-		// anyway: build the commands, without -race, and put them
-		// first in $PATH.
-		dir, err := Build()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "testbin: building the commands:", err)
-			return 1
-		}
-		defer Cleanup()
-		os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	}
-	w.setup()
-	return w.m.Run()
-}
+func (f runFunc) Run() int { return f() }
 
 // Build compiles every command under cmd/ (once per test binary) and
 // returns the directory that holds them. Where it can (Unix), the
@@ -138,15 +129,12 @@ func Helper() (string, error) {
 }
 
 var helper = sync.OnceValues(func() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
 	exe := "helper.test"
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
-	dir, err := goBuild(wd, "helper", exe, "test", "-c", ".")
+	// The shared directory is named after the absolute path of ".".
+	dir, err := goBuild(".", "helper", exe, "test", "-c", ".")
 	return filepath.Join(dir, exe), err
 })
 

@@ -18,11 +18,20 @@
 package testmain
 
 import (
-	"errors"
 	"os"
+	"runtime/debug"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
+
+// RaceEnabled reports whether the test binary is built with -race, which
+// the go command records in the build information.
+var RaceEnabled = func() bool {
+	bi, ok := debug.ReadBuildInfo()
+	return ok && slices.Contains(bi.Settings, debug.BuildSetting{Key: "-race", Value: "true"})
+}()
 
 // Run is the TestMain of a package with nothing else to set up.
 func Run(m *testing.M) {
@@ -47,15 +56,15 @@ func SkipRaceExitSleep() {
 	g = strings.TrimSpace(g + " atexit_sleep_ms=0")
 	exe, err := os.Executable()
 	if err == nil {
-		err = restart(exe, g) // returns only on failure
+		// The same arguments; the last GORACE in the environment wins.
+		// Returns only on failure.
+		err = syscall.Exec(exe, os.Args, append(os.Environ(), "GORACE="+g))
 	}
 	restartErr = err
 	os.Setenv("GORACE", g) // at least the subprocesses
 }
 
-// restartErr is why SkipRaceExitSleep could not restart the binary.
+// restartErr is why SkipRaceExitSleep could not restart the binary: where
+// there is no exec(2) (Windows), an error that is
+// [errors.ErrUnsupported], and the tests run with the sleep.
 var restartErr error
-
-// errNoExec is restart's error where there is no exec(2) (Windows): the
-// tests run with the sleep there.
-var errNoExec = errors.New("no exec(2) on this system")

@@ -19,7 +19,7 @@ func TestRestarted(t *testing.T) {
 		}
 		t.Skip("not built with -race: nothing to restart")
 	}
-	if errors.Is(restartErr, errNoExec) {
+	if errors.Is(restartErr, errors.ErrUnsupported) {
 		t.Skip(restartErr)
 	}
 	if restartErr != nil {

@@ -15,15 +15,8 @@ func (p *Program) completionCmd(args []string) int {
 	if len(operands) != 1 {
 		return p.UsageErrorf(nil, "completion: name one shell: bash, zsh or fish")
 	}
-	var script string
-	switch operands[0] {
-	case "bash":
-		script = bashScript
-	case "zsh":
-		script = zshScript
-	case "fish":
-		script = fishScript
-	default:
+	script, ok := scripts[operands[0]]
+	if !ok {
 		msg := fmt.Sprintf("completion: unknown shell %q (bash, zsh or fish)", operands[0])
 		if s := Suggest(operands[0], []string{"bash", "zsh", "fish"}); s != "" {
 			msg += "; did you mean " + s + "?"
@@ -34,15 +27,16 @@ func (p *Program) completionCmd(args []string) int {
 	return ExitOK
 }
 
-const bashScript = `# bash completion for PROG; load with: source <(PROG completion bash)
+// scripts are the completion scripts by shell.
+var scripts = map[string]string{
+	"bash": `# bash completion for PROG; load with: source <(PROG completion bash)
 _PROG_complete() {
 	local IFS=$'\n'
 	COMPREPLY=($(PROG __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
 }
 complete -o default -F _PROG_complete PROG
-`
-
-const zshScript = `#compdef PROG
+`,
+	"zsh": `#compdef PROG
 # zsh completion for PROG; load with: source <(PROG completion zsh)
 _PROG() {
 	local -a candidates
@@ -50,11 +44,11 @@ _PROG() {
 	compadd -a candidates
 }
 compdef _PROG PROG
-`
-
-const fishScript = `# fish completion for PROG; load with: PROG completion fish | source
+`,
+	"fish": `# fish completion for PROG; load with: PROG completion fish | source
 complete -c PROG -f -a '(PROG __complete (commandline -opc)[2..-1] (commandline -ct))'
-`
+`,
+}
 
 // complete prints the candidates for the last of words.
 func (p *Program) complete(words []string) int {
@@ -119,9 +113,7 @@ func (p *Program) complete(words []string) int {
 			}
 		case strings.HasPrefix(cur, "-"):
 			for _, f := range fs.flags {
-				if !f.Hidden {
-					add("--" + f.Name)
-				}
+				add("--" + f.Name)
 			}
 		default:
 			if name == "" {

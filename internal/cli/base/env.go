@@ -1,6 +1,7 @@
 package base
 
 import (
+	"cmp"
 	"io"
 	"os"
 	"os/signal"
@@ -63,15 +64,10 @@ func OSEnv() Env {
 // Fill sets the nil fields: empty input, discarded output, an empty
 // environment, the process's signals, the system clock, no terminal.
 func (e *Env) Fill() {
-	if e.Stdin == nil {
-		e.Stdin = strings.NewReader("")
-	}
-	if e.Stdout == nil {
-		e.Stdout = io.Discard
-	}
-	if e.Stderr == nil {
-		e.Stderr = io.Discard
-	}
+	e.Stdin = cmp.Or[io.Reader](e.Stdin, strings.NewReader(""))
+	e.Stdout = cmp.Or(e.Stdout, io.Discard)
+	e.Stderr = cmp.Or(e.Stderr, io.Discard)
+	e.Clock = cmp.Or(e.Clock, clock.System)
 	if e.Getenv == nil {
 		e.Getenv = func(string) string { return "" }
 	}
@@ -83,9 +79,6 @@ func (e *Env) Fill() {
 			signal.Notify(c, sig...)
 			return func() { signal.Stop(c) }
 		}
-	}
-	if e.Clock == nil {
-		e.Clock = clock.System
 	}
 	if e.Terminal == nil {
 		e.Terminal = func() (bool, int) { return false, 0 }

@@ -34,7 +34,6 @@ type Flag struct {
 	// Complete lists the values to offer in shell completion; nil offers
 	// none (the shell completes file names instead).
 	Complete func() []string
-	Hidden   bool
 	group    string
 	set      bool
 }
@@ -43,6 +42,12 @@ type Flag struct {
 func (f *Flag) IsBool() bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// takes reports whether the flag, written without "=", takes next as its
+// value.
+func (f *Flag) takes(next string) bool {
+	return !f.IsBool() && (f.Optional == nil || f.Optional(next))
 }
 
 // FlagSet is the flags of one command, in declaration order.
@@ -110,13 +115,8 @@ func (fs *FlagSet) Duration(p *time.Duration, name string, def time.Duration, ar
 
 // Func adds a flag that calls set with each value.
 func (fs *FlagSet) Func(name, arg, usage string, set func(string) error) *Flag {
-	return fs.Var(funcValue(set), name, arg, usage)
+	return fs.Var(newValue(new(string), "", func(v string) (string, error) { return v, set(v) }), name, arg, usage)
 }
-
-type funcValue func(string) error
-
-func (f funcValue) Set(v string) error { return f(v) }
-func (f funcValue) String() string     { return "" }
 
 // value is a flag's value of type T, stored at p and read by parse.
 type value[T any] struct {
@@ -196,29 +196,23 @@ func (fs *FlagSet) parse(args []string) ([]string, error) {
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		f := fs.byKey[name]
-		if f == nil && !strings.HasPrefix(a, "--") && len(name) > 1 && !hasValue {
+		if f == nil {
 			// -rc: a group of one-letter boolean shorthands.
-			if err := fs.shortGroup(name, true); err == nil {
+			if !strings.HasPrefix(a, "--") && len(name) > 1 && !hasValue && fs.shortGroup(name, true) {
 				continue
 			}
-		}
-		if f == nil {
-			return nil, fs.unknown(a, name)
+			return nil, fs.unknown(name)
 		}
 		f.set = true
 		switch {
 		case hasValue:
+		case i+1 < len(args) && f.takes(args[i+1]):
+			i++
+			value = args[i]
 		case f.IsBool():
 			value = "true"
 		case f.Optional != nil:
 			value = f.NoValue
-			if i+1 < len(args) && f.Optional(args[i+1]) {
-				i++
-				value = args[i]
-			}
-		case i+1 < len(args):
-			i++
-			value = args[i]
 		default:
 			return nil, fmt.Errorf("--%s needs a value (--%s %s)", f.Name, f.Name, f.Arg)
 		}
@@ -229,32 +223,29 @@ func (fs *FlagSet) parse(args []string) ([]string, error) {
 	return rest, nil
 }
 
-// shortGroup checks that group is a run of one-letter boolean flags
+// shortGroup reports whether group is a run of one-letter boolean flags
 // (-rc) and, when set, sets them.
-func (fs *FlagSet) shortGroup(group string, set bool) error {
-	var fl []*Flag
+func (fs *FlagSet) shortGroup(group string, set bool) bool {
 	for _, r := range group {
-		f := fs.byKey[string(r)]
-		if f == nil || f.Short != string(r) || !f.IsBool() {
-			return errors.New("not a group")
+		if f := fs.byKey[string(r)]; f == nil || f.Short != string(r) || !f.IsBool() {
+			return false
 		}
-		fl = append(fl, f)
 	}
-	for _, f := range fl {
-		if set {
+	for _, r := range group {
+		if f := fs.byKey[string(r)]; set {
 			f.set = true
 			f.Value.Set("true")
 		}
 	}
-	return nil
+	return true
 }
 
-func (fs *FlagSet) unknown(arg, name string) error {
+// unknown is the error for the flag name that fs lacks, with the one
+// probably meant.
+func (fs *FlagSet) unknown(name string) error {
 	var names []string
 	for _, f := range fs.flags {
-		if !f.Hidden {
-			names = append(names, f.Name)
-		}
+		names = append(names, f.Name)
 	}
 	shown := "--" + name
 	if len(name) == 1 {
@@ -265,18 +256,4 @@ func (fs *FlagSet) unknown(arg, name string) error {
 		msg += "; did you mean --" + s + "?"
 	}
 	return errors.New(msg)
-}
-
-// takesValue reports whether the flag written as arg (no "=") consumes
-// the next argument.
-func (fs *FlagSet) takesValue(arg string, next string) bool {
-	name := strings.TrimLeft(arg, "-")
-	f := fs.byKey[name]
-	if f == nil || f.IsBool() || strings.Contains(name, "=") {
-		return false
-	}
-	if f.Optional != nil {
-		return f.Optional(next)
-	}
-	return true
 }

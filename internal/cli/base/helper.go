@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"syscall"
 )
 
 // A helper is a command with a dependency linked that most of its runs
@@ -35,11 +36,11 @@ func FindHelper(name string) (string, error) {
 // and environ, and returns its exit status. When env's streams are the
 // process's own it replaces the process where the system can (Unix), so
 // that the helper's exit status, signals and streams are the command's
-// own; else it runs the helper as a child with env's streams. The error
-// is one of starting it.
+// own; else (Windows has no exec, and says so) it runs the helper as a
+// child with env's streams. The error is one of starting it.
 func ExecHelper(env Env, path string, args, environ []string) (int, error) {
 	if env.Stdin == os.Stdin && env.Stdout == os.Stdout && env.Stderr == os.Stderr {
-		execSelf(path, append([]string{path}, args...), environ) // returns only on failure
+		syscall.Exec(path, append([]string{path}, args...), environ) // returns only on failure
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env = environ

@@ -19,10 +19,8 @@ func (p *Program) manCmd(args []string) int {
 		return p.Errorf(nil, "%v", err)
 	}
 	pages := map[string]string{p.Name + ".1": p.Man(nil)}
-	for _, c := range p.Commands {
-		if !c.Hidden {
-			pages[p.Name+"-"+c.Name+".1"] = p.Man(c)
-		}
+	for _, c := range p.visible() {
+		pages[p.Name+"-"+c.Name+".1"] = p.Man(c)
 	}
 	for name, text := range pages {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -50,10 +48,8 @@ func (p *Program) Man(c *Command) string {
 	if c == nil {
 		fmt.Fprintf(&b, ".B %s\nCOMMAND [flags]\n", p.Name)
 		b.WriteString(".SH COMMANDS\n")
-		for _, sc := range p.Commands {
-			if !sc.Hidden {
-				fmt.Fprintf(&b, ".TP\n.B %s\n%s\n.RB ( %s-%s (1))\n", roff(sc.Name), roff(sc.Summary), p.Name, sc.Name)
-			}
+		for _, sc := range p.visible() {
+			fmt.Fprintf(&b, ".TP\n.B %s\n%s\n.RB ( %s-%s (1))\n", roff(sc.Name), roff(sc.Summary), p.Name, sc.Name)
 		}
 	}
 	if cmd != nil {
@@ -66,9 +62,7 @@ func (p *Program) Man(c *Command) string {
 		fs, _ := p.flagsOf(cmd)
 		b.WriteString(".SH OPTIONS\n")
 		for _, f := range fs.flags {
-			if !f.Hidden {
-				fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(strings.TrimSpace(flagSynopsis(f))), roff(f.Usage))
-			}
+			fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(strings.TrimSpace(flagSynopsis(f))), roff(f.Usage))
 		}
 		if cmd.Examples != "" {
 			b.WriteString(".SH EXAMPLES\n.nf\n" + roff(strings.TrimRight(cmd.Examples, "\n")) + "\n.fi\n")
@@ -88,13 +82,9 @@ func firstLine(s string) string {
 // roff escapes text for a man page: backslashes, and lines that would
 // start with a control character.
 func roff(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\e`)
-	s = strings.ReplaceAll(s, "-", `\-`)
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
-			lines[i] = `\&` + l
-		}
+	s = strings.NewReplacer(`\`, `\e`, "-", `\-`, "\n.", "\n\\&.", "\n'", "\n\\&'").Replace(s)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
 	}
-	return strings.Join(lines, "\n")
+	return s
 }

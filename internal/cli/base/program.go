@@ -1,9 +1,11 @@
 package base
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -58,12 +60,15 @@ func (p *Program) Lookup(name string) *Command {
 	return nil
 }
 
+// visible returns the commands that help, man pages and completion show.
+func (p *Program) visible() []*Command {
+	return slices.DeleteFunc(slices.Clone(p.Commands), func(c *Command) bool { return c.Hidden })
+}
+
 func (p *Program) names() []string {
 	var names []string
-	for _, c := range p.Commands {
-		if !c.Hidden {
-			names = append(names, c.Name)
-		}
+	for _, c := range p.visible() {
+		names = append(names, c.Name)
 	}
 	return append(names, "help", "completion")
 }
@@ -144,12 +149,10 @@ func (p *Program) Run(args []string) int {
 	}
 	p.running = c
 	code := p.runCommand(c, run, operands)
-	if !c.Hook && code == ExitUsage {
-		if h := p.hookIn(p.args); h != nil {
-			// A hook's name is on the command line, though another
-			// command ran: it may be the agent running a hook.
-			return hookStatus(p.args)
-		}
+	if !c.Hook && code == ExitUsage && p.hookIn(p.args) != nil {
+		// A hook's name is on the command line, though another command
+		// ran: it may be the agent running a hook.
+		return hookStatus(p.args)
 	}
 	if c.Hook && code != ExitOK {
 		// A hook never exits 2 (or anything but 0 and 1): the agent
@@ -170,11 +173,8 @@ func (p *Program) runCommand(c *Command, run Runner, operands []string) (code in
 	if c.Hook {
 		defer func() {
 			if r := recover(); r != nil {
-				err, ok := r.(error)
-				if !ok {
-					err = fmt.Errorf("%v", r)
-				}
-				fmt.Fprintf(p.Env.Stderr, "%sinternal error: %s\n", p.prefix(c), Message(err))
+				// %v of an error is its Error().
+				fmt.Fprintf(p.Env.Stderr, "%sinternal error: %s\n", p.prefix(c), Message(fmt.Errorf("%v", r)))
 				code = ExitError
 			}
 		}()
@@ -186,10 +186,7 @@ func (p *Program) runCommand(c *Command, run Runner, operands []string) (code in
 // the command line is too broken to tell which command it is, one that
 // may be a hook's must not exit 2 either.
 func (p *Program) hookIn(args []string) *Command {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
+	for _, a := range beforeDashes(args) {
 		if c := p.Lookup(a); c != nil && c.Hook {
 			return c
 		}
@@ -201,17 +198,10 @@ func (p *Program) hookIn(args []string) *Command {
 // returns it with the other arguments. Flags before it are those of any
 // command: a flag that takes a value in one takes it in all.
 func (p *Program) findCommand(args []string) (string, []string, error) {
-	named := false
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if p.Lookup(a) != nil || a == "help" || a == "completion" || a == "__complete" || a == "__man" ||
-			!strings.HasPrefix(a, "-") && Suggest(a, p.names()) != "" {
-			named = true
-			break
-		}
-	}
+	named := slices.ContainsFunc(beforeDashes(args), func(a string) bool {
+		return p.Lookup(a) != nil || a == "help" || a == "completion" || a == "__complete" || a == "__man" ||
+			!strings.HasPrefix(a, "-") && Suggest(a, p.names()) != ""
+	})
 	if !named && p.Default != nil {
 		// No argument names a command (the common case of a status bar
 		// calling statusls many times a second): the default command's
@@ -236,20 +226,17 @@ func (p *Program) findCommand(args []string) (string, []string, error) {
 			break
 		}
 		if len(a) > 1 && a[0] == '-' {
-			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if all.byKey[name] == nil && (strings.HasPrefix(a, "--") || all.shortGroup(name, false) != nil) {
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			f := all.byKey[name]
+			if f == nil && (strings.HasPrefix(a, "--") || !all.shortGroup(name, false)) {
 				// No command has it: say so now, rather than take
-				// its value for a subcommand.
-				all.flags = nil
-				for k, f := range all.byKey {
-					if k == f.Name {
-						all.flags = append(all.flags, f)
-					}
-				}
-				slices.SortFunc(all.flags, func(a, b *Flag) int { return strings.Compare(a.Name, b.Name) })
-				return "", args, all.unknown(a, name)
+				// its value for a subcommand. Suggestions come from
+				// every command's flags, in name order.
+				all.flags = slices.SortedFunc(maps.Values(all.byKey), func(a, b *Flag) int { return strings.Compare(a.Name, b.Name) })
+				all.flags = slices.CompactFunc(all.flags, func(a, b *Flag) bool { return a.Name == b.Name })
+				return "", args, all.unknown(name)
 			}
-			if i+1 < len(args) && all.takesValue(a, args[i+1]) {
+			if f != nil && !hasValue && i+1 < len(args) && f.takes(args[i+1]) {
 				i++
 			}
 			continue
@@ -278,17 +265,17 @@ func (p *Program) findCommand(args []string) (string, []string, error) {
 	return "", args, nil
 }
 
+// beforeDashes returns args up to "--", which ends flags and commands.
+func beforeDashes(args []string) []string {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i]
+	}
+	return args
+}
+
 // hasFlag reports whether --name (or -name) is among args, before "--".
 func hasFlag(args []string, name string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--"+name || a == "-"+name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(beforeDashes(args), "--"+name) || slices.Contains(beforeDashes(args), "-"+name)
 }
 
 // Errorf reports a runtime error of command c (nil for the program) as
@@ -319,12 +306,10 @@ func (p *Program) ReportUsage(format string, args ...any) int {
 
 // orHook is c, unless c is not a hook and args name one (see hookIn).
 func (p *Program) orHook(c *Command) *Command {
-	if c == nil || !c.Hook {
-		if h := p.hookIn(p.args); h != nil {
-			return h
-		}
+	if c != nil && c.Hook {
+		return c
 	}
-	return c
+	return cmp.Or(p.hookIn(p.args), c)
 }
 
 // usageEnd ends a usage error of c, whose message is out: a hook's status,
@@ -363,31 +348,17 @@ func Version() string {
 	if !ok {
 		return "(unknown)"
 	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, when string
-	modified := false
+	v := cmp.Or(bi.Main.Version, "(devel)")
+	vcs := map[string]string{}
 	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
-		}
+		vcs[s.Key] = s.Value
 	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		v += " (revision " + rev
-		if when != "" {
+	if rev := vcs["vcs.revision"]; rev != "" {
+		v += " (revision " + rev[:min(len(rev), 12)]
+		if when := vcs["vcs.time"]; when != "" {
 			v += ", " + when
 		}
-		if modified {
+		if vcs["vcs.modified"] == "true" {
 			v += ", modified"
 		}
 		v += ")"
@@ -434,10 +405,8 @@ func (p *Program) help(c *Command, w io.Writer) {
 			}
 			fmt.Fprintf(&b, "  %s COMMAND [flags]\n", p.Name)
 		} else {
-			for _, sc := range p.Commands {
-				if !sc.Hidden {
-					fmt.Fprintf(&b, "  %s %s\n", p.Name, firstLine(sc.Usage))
-				}
+			for _, sc := range p.visible() {
+				fmt.Fprintf(&b, "  %s %s\n", p.Name, firstLine(sc.Usage))
 			}
 		}
 		b.WriteString("\nCommands:\n")
@@ -445,10 +414,8 @@ func (p *Program) help(c *Command, w io.Writer) {
 		for _, sc := range p.Commands {
 			width = max(width, len(sc.Name))
 		}
-		for _, sc := range p.Commands {
-			if !sc.Hidden {
-				fmt.Fprintf(&b, "  %-*s  %s\n", width, sc.Name, sc.Summary)
-			}
+		for _, sc := range p.visible() {
+			fmt.Fprintf(&b, "  %-*s  %s\n", width, sc.Name, sc.Summary)
 		}
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, "help", "show the help of a command: "+p.Name+" help COMMAND")
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, "completion", "print a shell completion script: bash, zsh or fish")
@@ -478,38 +445,27 @@ func (p *Program) commandBody(b *strings.Builder, c *Command) {
 	fs, _ := p.flagsOf(c)
 	group := "\x00"
 	for _, f := range fs.flags {
-		if f.Hidden {
-			continue
-		}
 		if f.group != group {
 			group = f.group
-			if group == "" {
-				b.WriteString("\nFlags:\n")
-			} else {
-				b.WriteString("\n" + group + ":\n")
-			}
+			b.WriteString("\n" + cmp.Or(group, "Flags") + ":\n") // "Flags" for the ungrouped
 		}
 		left := "  " + flagSynopsis(f)
-		lines := strings.Split(f.Usage, "\n")
 		if len(left) > 22 {
 			b.WriteString(strings.TrimRight(left, " ") + "\n")
 			left = ""
 		}
-		for i, l := range lines {
-			if i > 0 {
-				left = ""
-			}
+		for _, l := range strings.Split(f.Usage, "\n") {
 			fmt.Fprintf(b, "%-22s%s\n", left, l)
+			left = "" // further lines are indented
 		}
 	}
 	if c.Examples != "" {
 		b.WriteString("\nExamples:\n")
 		for _, l := range strings.Split(strings.TrimRight(c.Examples, "\n"), "\n") {
-			if l == "" {
-				b.WriteString("\n")
-			} else {
-				b.WriteString("  " + l + "\n")
+			if l != "" {
+				l = "  " + l
 			}
+			b.WriteString(l + "\n")
 		}
 	}
 }

@@ -23,35 +23,23 @@ func ParseStates(list string) ([]string, error) {
 	var out []string
 	for _, part := range strings.Split(list, ",") {
 		s := strings.TrimSpace(part)
-		if s == "" {
+		name, other := strings.CutPrefix(s, OtherStatePrefix)
+		switch known := statusfile.State(name).Known(); {
+		case s == "":
 			continue
+		case other && name == "":
+			return nil, fmt.Errorf("%q names no state (other:NAME)", s)
+		case other && known:
+			return nil, fmt.Errorf("%q is a known state: write %s", s, name)
+		case !other && !known:
+			return nil, unknownState(s, true)
 		}
-		st, err := parseReaderState(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
+		out = append(out, name)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no state given (%s)", strings.Join(States, ", "))
 	}
 	return out, nil
-}
-
-func parseReaderState(s string) (string, error) {
-	if name, ok := strings.CutPrefix(s, OtherStatePrefix); ok {
-		if name == "" {
-			return "", fmt.Errorf("%q names no state (other:NAME)", s)
-		}
-		if statusfile.State(name).Known() {
-			return "", fmt.Errorf("%q is a known state: write %s", s, name)
-		}
-		return name, nil
-	}
-	if statusfile.State(s).Known() {
-		return s, nil
-	}
-	return "", unknownState(s, true)
 }
 
 // unknownState is the error for the state s outside S1: what was probably

@@ -1,5 +1,7 @@
 package base
 
+import "strings"
+
 // Suggest returns the candidate closest to s, if one is close enough to be
 // what was meant ("" otherwise): a case-insensitive match, a unique prefix,
 // or one within an edit distance of one per three letters (at least one).
@@ -7,28 +9,23 @@ func Suggest(s string, candidates []string) string {
 	if s == "" {
 		return ""
 	}
-	best, bestDist := "", 0
 	lower := toLower(s)
+	var prefixed []string
+	best, bestDist := "", max(1, len(s)/3)+1 // the first closest within the limit
 	for _, c := range candidates {
-		if toLower(c) == lower {
+		lc := toLower(c)
+		if lc == lower {
 			return c
 		}
-	}
-	var prefixed []string
-	for _, c := range candidates {
-		if len(s) >= 2 && len(c) > len(s) && toLower(c[:len(s)]) == lower {
+		if len(s) >= 2 && len(c) > len(s) && strings.HasPrefix(lc, lower) {
 			prefixed = append(prefixed, c)
+		}
+		if d := distance(lower, lc); d < bestDist {
+			best, bestDist = c, d
 		}
 	}
 	if len(prefixed) == 1 {
 		return prefixed[0]
-	}
-	limit := max(1, len(s)/3)
-	for _, c := range candidates {
-		d := distance(lower, toLower(c))
-		if d <= limit && (best == "" || d < bestDist) {
-			best, bestDist = c, d
-		}
 	}
 	return best
 }
