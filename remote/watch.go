@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -340,18 +341,10 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 // resync sends what the host's snapshot changes: the snapshot itself the
 // first time, else the difference with what was sent, then host-online.
 func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, missing bool) bool {
-	names := make([]string, 0, len(snap)+len(h.known))
-	for n := range snap {
-		names = append(names, n)
-	}
 	first := !h.synced && !h.offline // nothing known yet
-	for n := range h.known {
-		if snap[n] == nil {
-			names = append(names, n)
-		}
-	}
+	names := slices.AppendSeq(slices.Collect(maps.Keys(snap)), maps.Keys(h.known))
 	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Compact(names) {
 		before, after := h.known[n], snap[n]
 		ev := Event{Event: watch.Event{Name: n, Before: before, After: after}}
 		switch {
