@@ -118,7 +118,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	s.Schema = Schema
 
 	var err error
-	if s.Session, err = d.required(f, fSession); err != nil {
+	if s.Session, err = d.field(f, fSession, true); err != nil {
 		return Status{}, err
 	}
 	if s.Session == "" {
@@ -131,7 +131,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	if sp := f[fUpdatedAt]; sp.end != 0 && d.data[sp.start] == '"' && !hasEscapeOrHigh(d.data[sp.start+1:sp.end-1]) {
 		ts = d.data[sp.start+1 : sp.end-1] // the common case: parsed in place
 	} else {
-		t, err := d.required(f, fUpdatedAt)
+		t, err := d.field(f, fUpdatedAt, true)
 		if err != nil {
 			return Status{}, err
 		}
@@ -141,7 +141,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	if s.UpdatedAt, ok = timefmt.Parse(ts); !ok {
 		return Status{}, &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(string(ts)))}
 	}
-	if s.Agent, err = d.optional(f, fAgent); err != nil {
+	if s.Agent, err = d.field(f, fAgent, false); err != nil {
 		return Status{}, err
 	}
 	if sp := f[fPID]; sp.end != 0 && !d.isNull(sp) {
@@ -155,7 +155,7 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		}
 		s.PID = pid
 	}
-	if s.Cwd, err = d.optional(f, fCwd); err != nil {
+	if s.Cwd, err = d.field(f, fCwd, false); err != nil {
 		return Status{}, err
 	}
 	if sp := f[fTask]; sp.end != 0 && !d.isNull(sp) {
@@ -230,7 +230,7 @@ func (d *decoder) state(f *[nFields]span) (State, error) {
 			}
 		}
 	}
-	st, err := d.required(f, fState)
+	st, err := d.field(f, fState, true)
 	return State(st), err
 }
 
@@ -251,24 +251,19 @@ func truncateDetail(s string) string {
 
 func (d *decoder) isNull(sp span) bool { return d.data[sp.start] == 'n' }
 
-func (d *decoder) required(f *[nFields]span, i int) (string, error) {
+// field returns the string field i; when it is not required, "" for one
+// absent or null.
+func (d *decoder) field(f *[nFields]span, i int, required bool) (string, error) {
 	sp := f[i]
-	if sp.end == 0 || d.isNull(sp) {
+	switch {
+	case (sp.end == 0 || d.isNull(sp)) && required:
 		return "", &DecodeError{Reason: reasonMissingField, Field: fieldNames[i]}
-	}
-	if c := d.data[sp.start]; c != '"' {
-		return "", wrongType(fieldNames[i], "string", c)
-	}
-	return d.str(sp), nil
-}
-
-func (d *decoder) optional(f *[nFields]span, i int) (string, error) {
-	sp := f[i]
-	if sp.end == 0 || d.isNull(sp) {
+	case sp.end == 0 || d.isNull(sp):
 		return "", nil
-	}
-	if c := d.data[sp.start]; c != '"' {
-		return "", wrongType(fieldNames[i], "string or null", c)
+	case d.data[sp.start] != '"' && required:
+		return "", wrongType(fieldNames[i], "string", d.data[sp.start])
+	case d.data[sp.start] != '"':
+		return "", wrongType(fieldNames[i], "string or null", d.data[sp.start])
 	}
 	return d.str(sp), nil
 }
