@@ -105,18 +105,14 @@ func convert(v any, sanitize bool) any {
 		}
 		slices.Sort(unclean)
 		for _, k := range unclean {
-			if sk := statusfile.SanitizeText(k); !hasKey(out, sk) {
+			sk := statusfile.SanitizeText(k)
+			if _, taken := out[sk]; !taken {
 				out[sk] = convert(v[k], true)
 			}
 		}
 		return out
 	}
 	return v
-}
-
-func hasKey(m map[string]any, k string) bool {
-	_, ok := m[k]
-	return ok
 }
 
 // number converts a JSON number as gojq's own decoder does.
