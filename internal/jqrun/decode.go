@@ -25,9 +25,8 @@ import (
 // its reflection and copies: statusls --jq decodes every session it lists.
 // On invalid JSON, encoding/json words the error.
 func Decode(data []byte, sanitize bool) (any, error) {
-	p := parser{data: data}
-	v, ok := p.value()
-	if p.space(); !ok || p.i != len(data) {
+	v, ok := parse(data)
+	if !ok {
 		return decodeStd(data, sanitize)
 	}
 	if sanitize {
