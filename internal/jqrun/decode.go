@@ -52,17 +52,9 @@ func decodeStd(data []byte, sanitize bool) (any, error) {
 // DecodeObject decodes data as [Decode] does, sanitizing, and reports
 // whether it is exactly one JSON object.
 func DecodeObject(data []byte) (any, bool) {
-	if data == nil {
-		return nil, false
-	}
 	v, err := Decode(data, true)
-	if err != nil {
-		return nil, false
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, false
-	}
-	return v, true
+	_, ok := v.(map[string]any)
+	return v, ok && err == nil
 }
 
 // convert turns numbers into what gojq computes with and, with sanitize
