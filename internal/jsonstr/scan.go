@@ -341,13 +341,7 @@ func (d *Scanner) StrUnits(sp Span, max int) string {
 }
 
 // Str returns the decoded value of a validated string span.
-func (d *Scanner) Str(sp Span) string {
-	raw := d.Data[sp.Start+1 : sp.End-1]
-	if HasEscapeOrHigh(raw) {
-		return string(appendUnquotedUnits(make([]byte, 0, len(raw)), raw, -1, d.Std))
-	}
-	return string(raw)
-}
+func (d *Scanner) Str(sp Span) string { return d.StrUnits(sp, sp.End-sp.Start) }
 
 func hexVal(b []byte) rune {
 	var r rune
