@@ -359,17 +359,12 @@ func hexVal(b []byte) rune {
 	return r
 }
 
-// AppendUnquoted decodes the inside of a validated JSON string. Invalid UTF-8
-// (each maximal subpart, SPEC.md C6) and unpaired surrogates become U+FFFD.
-func AppendUnquoted(dst, raw []byte) []byte {
-	return appendUnquotedUnits(dst, raw, -1, false)
-}
-
-// appendUnquotedUnits is AppendUnquoted, but when max >= 0 it stops after
-// the first character that takes the decoded text past max UTF-16 code
-// units: what statusfile's sanitizer looks at with the same max, and the
-// one character that tells it there was more. With perByte, each byte of
-// invalid UTF-8 becomes one U+FFFD.
+// appendUnquotedUnits decodes the inside of a validated JSON string:
+// invalid UTF-8 (each maximal subpart, SPEC.md C6; each byte with perByte)
+// and unpaired surrogates become U+FFFD. When max >= 0 it stops after the
+// first character that takes the decoded text past max UTF-16 code units:
+// what statusfile's sanitizer looks at with the same max, and the one
+// character that tells it there was more.
 func appendUnquotedUnits(dst, raw []byte, max int, perByte bool) []byte {
 	units := 0
 	for i := 0; i < len(raw); {
