@@ -94,7 +94,9 @@ func (d *Scanner) container(depth int, fn func(key []byte, v Span)) error {
 			if err := d.SkipString(); err != nil {
 				return err
 			}
-			key = d.keyBytes(kstart, d.Pos)
+			if fn != nil {
+				key = d.keyBytes(kstart, d.Pos)
+			}
 			d.WS()
 			if d.Pos >= len(d.Data) || d.Data[d.Pos] != ':' {
 				return d.syntax("expected ':'")
@@ -341,7 +343,13 @@ func (d *Scanner) StrUnits(sp Span, max int) string {
 }
 
 // Str returns the decoded value of a validated string span.
-func (d *Scanner) Str(sp Span) string { return d.StrUnits(sp, sp.End-sp.Start) }
+func (d *Scanner) Str(sp Span) string {
+	raw := d.Data[sp.Start+1 : sp.End-1]
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw)
+	}
+	return string(appendUnquotedUnits(make([]byte, 0, len(raw)), raw, -1, d.Std))
+}
 
 func hexVal(b []byte) rune {
 	var r rune
