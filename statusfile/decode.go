@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"time"
@@ -79,22 +80,11 @@ func Decode(data []byte) (Status, error) {
 	return d.interpret(&fields)
 }
 
-func kindOf(c byte) string {
-	switch c {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	default:
-		return "number"
-	}
-}
+// kinds names the JSON type of a value by its first byte; the others are
+// numbers.
+var kinds = [256]string{'{': "object", '[': "array", '"': "string", 't': "boolean", 'f': "boolean", 'n': "null"}
+
+func kindOf(c byte) string { return cmp.Or(kinds[c], "number") }
 
 func fieldIndex(key []byte) int {
 	for i, n := range fieldNames {
