@@ -408,9 +408,9 @@ func appendUnquotedUnits(dst, raw []byte, max int, perByte bool) []byte {
 			i++
 			continue
 		}
-		r, size := DecodeRuneBytes(raw[i:])
-		if perByte && r == utf8.RuneError {
-			r, size = utf8.DecodeRune(raw[i:])
+		r, size := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && size == 1 && !perByte {
+			size = maximalSubpart(string(raw[i:min(len(raw), i+utf8.UTFMax)]))
 		}
 		if r == utf8.RuneError { // ill-formed, or U+FFFD itself: the same bytes out
 			dst = append(dst, "\ufffd"...)
