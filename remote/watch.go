@@ -177,12 +177,10 @@ func (h *hostWatch) sleep(ctx context.Context, d time.Duration) bool {
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			before := h.known[n]
-			after := *before
+			after := *h.known[n]
 			after.Verdict = reader.Stale
 			after.Age = now.Sub(h.staleAt[n]) + statusfile.StaleAfter
-			h.remember(&after)
-			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Stale, Name: n, Before: before, After: &after}}) {
+			if !h.apply(ctx, n, &after, watch.Stale, "") {
 				return false
 			}
 		}
