@@ -64,9 +64,8 @@ func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup
 	for _, h := range hosts {
-		wg.Add(1)
 		hw := &hostWatch{cfg: &c, host: h, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
-		go func() { defer wg.Done(); hw.run(ctx) }()
+		wg.Go(func() { hw.run(ctx) })
 	}
 	go func() { wg.Wait(); close(out) }()
 	return out
