@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -94,12 +95,7 @@ type Options struct {
 	Workers int
 }
 
-func (o *Options) now() time.Time {
-	if o.Clock != nil {
-		return o.Clock.Now()
-	}
-	return clock.System.Now()
-}
+func (o *Options) now() time.Time { return cmp.Or(o.Clock, clock.System).Now() }
 
 // Listing is the result of reading a directory once.
 type Listing struct {
@@ -187,8 +183,11 @@ func (d *Dir) List() (*Listing, error) {
 	if d.afterList != nil {
 		d.afterList()
 	}
-	vanished := d.readAll(entries, now)
-	return &Listing{Dir: d.pd.Path(), Now: now, Entries: compact(entries, vanished)}, nil
+	d.readAll(entries, now)
+	// An entry still without a verdict vanished while it was read: its
+	// publisher just shut down.
+	entries = slices.DeleteFunc(entries, func(e Entry) bool { return e.Verdict == "" })
+	return &Listing{Dir: d.pd.Path(), Now: now, Entries: entries}, nil
 }
 
 // names keeps the entries to list, each name checked once, and sorts them
@@ -237,20 +236,14 @@ func (d *Dir) entries(des []safefs.DirEntry) []Entry {
 }
 
 // readAll reads the files of the entries that have no verdict yet, judging
-// them at now, and reports which vanished meanwhile. From parallelFrom
-// files on (or as Options.Workers says), a pool of workers reads them,
-// taking chunks of files in turn.
-func (d *Dir) readAll(entries []Entry, now time.Time) (vanished []bool) {
+// them at now; the entries of files that vanished meanwhile keep none.
+// From parallelFrom files on (or as Options.Workers says), a pool of
+// workers reads them, taking chunks of files in turn.
+func (d *Dir) readAll(entries []Entry, now time.Time) {
 	var todo []int
 	for i := range entries {
 		if entries[i].Verdict == "" {
 			todo = append(todo, i)
-		}
-	}
-	vanished = make([]bool, len(entries))
-	read := func(i int, buf *[]byte) {
-		if !d.read(&entries[i], now, buf) {
-			vanished[i] = true
 		}
 	}
 	workers := d.opts.Workers
@@ -260,48 +253,30 @@ func (d *Dir) readAll(entries []Entry, now time.Time) (vanished []bool) {
 			workers = min(runtime.GOMAXPROCS(0), 8)
 		}
 	}
-	if workers == 1 {
-		buf := d.getBuf()
-		for _, i := range todo {
-			read(i, buf)
-		}
-		d.pool.Put(buf)
-		return vanished
-	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
 	const chunk = 32
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := d.getBuf()
-			defer d.pool.Put(buf)
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= len(todo) {
-					return
-				}
-				for _, i := range todo[start:min(start+chunk, len(todo))] {
-					read(i, buf)
-				}
+	work := func() {
+		buf := d.getBuf()
+		defer d.pool.Put(buf)
+		for {
+			start := int(next.Add(chunk)) - chunk
+			if start >= len(todo) {
+				return
 			}
-		}()
+			for _, i := range todo[start:min(start+chunk, len(todo))] {
+				d.read(&entries[i], now, buf)
+			}
+		}
+	}
+	if workers == 1 {
+		work()
+		return
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(work)
 	}
 	wg.Wait()
-	return vanished
-}
-
-// compact leaves out, in place, the entries whose files vanished: their
-// publishers just shut down.
-func compact(entries []Entry, vanished []bool) []Entry {
-	out := entries[:0]
-	for i := range entries {
-		if !vanished[i] {
-			out = append(out, entries[i])
-		}
-	}
-	return out
 }
 
 func (d *Dir) getBuf() *[]byte {

@@ -69,9 +69,7 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 	sem := make(chan struct{}, cfg.fanOut())
 	var wg sync.WaitGroup
 	for i, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			args, err := cfg.args(h, []string{"--json", "--all"})
 			select {
 			case sem <- struct{}{}:
@@ -87,7 +85,7 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 				out[i] = listHost(ctx, cfg, h, args)
 			}
 			out[i].Took = time.Since(start)
-		}()
+		})
 	}
 	wg.Wait()
 	return out

@@ -182,21 +182,11 @@ func controlPath(dir, host string) string {
 // [shquote.Quote], except that a leading "~/" of the program stays unquoted
 // for the remote shell to expand.
 func remoteCommand(command string, args ...string) string {
-	if command == "" {
-		command = "statusls"
+	prog, home := cmp.Or(command, "statusls"), ""
+	if rest, ok := strings.CutPrefix(prog, "~/"); ok {
+		prog, home = rest, "~/"
 	}
-	var b strings.Builder
-	if rest, ok := strings.CutPrefix(command, "~/"); ok {
-		b.WriteString("~/")
-		b.WriteString(shquote.Quote(rest))
-	} else {
-		b.WriteString(shquote.Quote(command))
-	}
-	for _, a := range args {
-		b.WriteByte(' ')
-		b.WriteString(shquote.Quote(a))
-	}
-	return b.String()
+	return home + shquote.Join(append([]string{prog}, args...)...)
 }
 
 // defaultControlDir returns the default directory for shared connections' sockets:

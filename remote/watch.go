@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -63,9 +64,8 @@ func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup
 	for _, h := range hosts {
-		wg.Add(1)
 		hw := &hostWatch{cfg: &c, host: h, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
-		go func() { defer wg.Done(); hw.run(ctx) }()
+		wg.Go(func() { hw.run(ctx) })
 	}
 	go func() { wg.Wait(); close(out) }()
 	return out
@@ -176,12 +176,10 @@ func (h *hostWatch) sleep(ctx context.Context, d time.Duration) bool {
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			before := h.known[n]
-			after := *before
+			after := *h.known[n]
 			after.Verdict = reader.Stale
 			after.Age = now.Sub(h.staleAt[n]) + statusfile.StaleAfter
-			h.remember(&after)
-			if !h.emit(ctx, Event{Event: watch.Event{Kind: watch.Stale, Name: n, Before: before, After: &after}}) {
+			if !h.apply(ctx, n, &after, watch.Stale, "") {
 				return false
 			}
 		}
@@ -307,31 +305,16 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 			pending[e.Name] = e
 			continue
 		}
-		before := h.known[e.Name]
-		ev := Event{Event: watch.Event{Kind: kind, Name: e.Name, Before: before, After: e}}
-		switch kind {
-		case watch.Snapshot:
+		name := e.Name
+		switch {
+		case kind == watch.Snapshot:
 			return synced, fmt.Errorf("%w: snapshot after synced", errProtocol)
-		case watch.Removed:
-			if before == nil {
-				continue
-			}
-			h.forget(e.Name)
-			ev.After = nil
-			ev.Reason = text(w.Reason)
-		default:
-			if before == nil {
-				if len(h.known) >= maxHostEntries {
-					return synced, fmt.Errorf("%w: more than %d sessions", errProtocol, maxHostEntries)
-				}
-				ev.Kind = watch.Added
-			}
-			h.remember(e)
-			if kind == watch.Heartbeat && !h.cfg.Heartbeats && before != nil {
-				continue
-			}
+		case kind == watch.Removed:
+			e = nil
+		case h.known[name] == nil && len(h.known) >= maxHostEntries:
+			return synced, fmt.Errorf("%w: more than %d sessions", errProtocol, maxHostEntries)
 		}
-		if !h.emit(ctx, ev) {
+		if !h.apply(ctx, name, e, kind, text(w.Reason)) {
 			return synced, ctx.Err()
 		}
 	}
@@ -340,38 +323,15 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 // resync sends what the host's snapshot changes: the snapshot itself the
 // first time, else the difference with what was sent, then host-online.
 func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, missing bool) bool {
-	names := make([]string, 0, len(snap)+len(h.known))
-	for n := range snap {
-		names = append(names, n)
-	}
 	first := !h.synced && !h.offline // nothing known yet
-	for n := range h.known {
-		if snap[n] == nil {
-			names = append(names, n)
-		}
-	}
+	names := slices.AppendSeq(slices.Collect(maps.Keys(snap)), maps.Keys(h.known))
 	slices.Sort(names)
-	for _, n := range names {
-		before, after := h.known[n], snap[n]
-		ev := Event{Event: watch.Event{Name: n, Before: before, After: after}}
-		switch {
-		case after == nil:
-			ev.Kind, ev.Reason = watch.Removed, reasonOffline
-			h.forget(n)
-		case before == nil && first:
-			ev.Kind = watch.Snapshot
-			h.remember(after)
-		case before == nil:
-			ev.Kind = watch.Added
-			h.remember(after)
-		default:
-			h.remember(after)
-			ev.Kind = changeKind(before, after, h.cfg.Heartbeats)
-			if ev.Kind == "" {
-				continue
-			}
+	for _, n := range slices.Compact(names) {
+		kind := watch.Kind("")
+		if first {
+			kind = watch.Snapshot
 		}
-		if !h.emit(ctx, ev) {
+		if !h.apply(ctx, n, snap[n], kind, reasonOffline) {
 			return false
 		}
 	}
@@ -384,6 +344,33 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 	}
 	h.offline = false
 	return h.emit(ctx, Event{Event: watch.Event{Kind: hostOnline}})
+}
+
+// apply sends the change of name's entry from what was sent to after (nil:
+// removed, for reason): as the host's kind says, or, when kind is "", as
+// changeKind names it. A first entry is Added, unless kind is Snapshot.
+func (h *hostWatch) apply(ctx context.Context, name string, after *reader.Entry, kind watch.Kind, reason string) bool {
+	before := h.known[name]
+	ev := Event{Event: watch.Event{Kind: kind, Name: name, Before: before, After: after}}
+	switch {
+	case after == nil && before == nil:
+		return true
+	case after == nil:
+		h.forget(name)
+		ev.Kind, ev.Reason = watch.Removed, reason
+	case before == nil:
+		h.remember(after)
+		if kind != watch.Snapshot {
+			ev.Kind = watch.Added
+		}
+	default:
+		h.remember(after)
+		ev.Kind = cmp.Or(kind, changeKind(before, after, h.cfg.Heartbeats))
+		if ev.Kind == "" || ev.Kind == watch.Heartbeat && !h.cfg.Heartbeats {
+			return true
+		}
+	}
+	return h.emit(ctx, ev)
 }
 
 // changeKind names the change from before to after as package watch does,

@@ -1,12 +1,18 @@
 package statusfile
 
 import (
-	"github.com/agentstatus/agentstatus/internal/timefmt"
+	"cmp"
 	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
+	"github.com/agentstatus/agentstatus/internal/timefmt"
 )
+
+// decoder reads a record's fields from the spans the scanner finds.
+type decoder struct{ jsonstr.Scanner }
 
 // The fields Decode knows, in the order their errors are reported.
 const (
@@ -45,50 +51,40 @@ var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "age
 // and the one character that tells it the title was cut. No other part of
 // data is held by the result. Display the title through [SanitizeTitle].
 func Decode(data []byte) (Status, error) {
-	d := decoder{data: data}
-	d.ws()
-	if d.pos == len(data) {
+	d := decoder{jsonstr.Scanner{Data: data}}
+	d.WS()
+	if d.Pos == len(data) {
 		return Status{}, &DecodeError{Reason: reasonEmpty}
 	}
-	if first := data[d.pos]; first != '{' {
-		if err := d.value(0); err != nil {
-			return Status{}, err
-		}
-		if err := d.end(); err != nil {
-			return Status{}, err
-		}
+	var fields [nFields]jsonstr.Span
+	first := data[d.Pos]
+	var err error
+	if first != '{' {
+		err = d.Value(0)
+	} else {
+		err = d.Object(func(key []byte, v jsonstr.Span) {
+			if i := fieldIndex(key); i >= 0 {
+				fields[i] = v
+			}
+		})
+	}
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return Status{}, &DecodeError{Reason: reasonBadJSON, Detail: err.Error()}
+	}
+	if first != '{' {
 		return Status{}, &DecodeError{Reason: reasonNotObject, Detail: "top-level " + kindOf(first)}
-	}
-	var fields [nFields]span
-	if err := d.object(func(key []byte, v span) {
-		if i := fieldIndex(key); i >= 0 {
-			fields[i] = v
-		}
-	}); err != nil {
-		return Status{}, err
-	}
-	if err := d.end(); err != nil {
-		return Status{}, err
 	}
 	return d.interpret(&fields)
 }
 
-func kindOf(c byte) string {
-	switch c {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	default:
-		return "number"
-	}
-}
+// kinds names the JSON type of a value by its first byte; the others are
+// numbers.
+var kinds = [256]string{'{': "object", '[': "array", '"': "string", 't': "boolean", 'f': "boolean", 'n': "null"}
+
+func kindOf(c byte) string { return cmp.Or(kinds[c], "number") }
 
 func fieldIndex(key []byte) int {
 	for i, n := range fieldNames {
@@ -99,26 +95,26 @@ func fieldIndex(key []byte) int {
 	return -1
 }
 
-func (d *decoder) interpret(f *[nFields]span) (Status, error) {
+func (d *decoder) interpret(f *[nFields]jsonstr.Span) (Status, error) {
 	var s Status
 	// schema
 	sp := f[fSchema]
-	if sp.end == 0 || d.data[sp.start] != '"' {
+	if sp.End == 0 || d.Data[sp.Start] != '"' {
 		detail := "no schema"
-		if sp.end != 0 {
-			detail = "schema is " + kindOf(d.data[sp.start])
+		if sp.End != 0 {
+			detail = "schema is " + kindOf(d.Data[sp.Start])
 		}
 		return s, &DecodeError{Reason: reasonSchema, Detail: detail}
 	}
-	if raw := d.data[sp.start:sp.end]; len(raw) == len(Schema)+2 && string(raw[1:len(raw)-1]) == Schema {
+	if raw := d.Data[sp.Start:sp.End]; len(raw) == len(Schema)+2 && string(raw[1:len(raw)-1]) == Schema {
 		// the common case, without allocating
-	} else if schema := d.str(sp); schema != Schema {
+	} else if schema := d.Str(sp); schema != Schema {
 		return s, &DecodeError{Reason: reasonSchema, Detail: strconv.Quote(truncateDetail(schema))}
 	}
 	s.Schema = Schema
 
 	var err error
-	if s.Session, err = d.required(f, fSession); err != nil {
+	if s.Session, err = d.field(f, fSession, true); err != nil {
 		return Status{}, err
 	}
 	if s.Session == "" {
@@ -128,10 +124,10 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 		return Status{}, err
 	}
 	var ts []byte
-	if sp := f[fUpdatedAt]; sp.end != 0 && d.data[sp.start] == '"' && !hasEscapeOrHigh(d.data[sp.start+1:sp.end-1]) {
-		ts = d.data[sp.start+1 : sp.end-1] // the common case: parsed in place
+	if sp := f[fUpdatedAt]; sp.End != 0 && d.Data[sp.Start] == '"' && !jsonstr.HasEscapeOrHigh(d.Data[sp.Start+1:sp.End-1]) {
+		ts = d.Data[sp.Start+1 : sp.End-1] // the common case: parsed in place
 	} else {
-		t, err := d.required(f, fUpdatedAt)
+		t, err := d.field(f, fUpdatedAt, true)
 		if err != nil {
 			return Status{}, err
 		}
@@ -141,45 +137,45 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 	if s.UpdatedAt, ok = timefmt.Parse(ts); !ok {
 		return Status{}, &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(string(ts)))}
 	}
-	if s.Agent, err = d.optional(f, fAgent); err != nil {
+	if s.Agent, err = d.field(f, fAgent, false); err != nil {
 		return Status{}, err
 	}
-	if sp := f[fPID]; sp.end != 0 && !d.isNull(sp) {
-		c := d.data[sp.start]
+	if sp := f[fPID]; sp.End != 0 && !d.isNull(sp) {
+		c := d.Data[sp.Start]
 		if c != '-' && (c < '0' || c > '9') {
 			return Status{}, wrongType("pid", "number", c)
 		}
-		pid, ok := parsePID(d.data[sp.start:sp.end])
+		pid, ok := parsePID(d.Data[sp.Start:sp.End])
 		if !ok {
-			return Status{}, &DecodeError{Reason: reasonBadValue, Field: "pid", Detail: "not an integer from 0 to 2147483647: " + string(d.data[sp.start:sp.end])}
+			return Status{}, &DecodeError{Reason: reasonBadValue, Field: "pid", Detail: "not an integer from 0 to 2147483647: " + string(d.Data[sp.Start:sp.End])}
 		}
 		s.PID = pid
 	}
-	if s.Cwd, err = d.optional(f, fCwd); err != nil {
+	if s.Cwd, err = d.field(f, fCwd, false); err != nil {
 		return Status{}, err
 	}
-	if sp := f[fTask]; sp.end != 0 && !d.isNull(sp) {
-		if c := d.data[sp.start]; c != '{' {
+	if sp := f[fTask]; sp.End != 0 && !d.isNull(sp) {
+		if c := d.Data[sp.Start]; c != '{' {
 			return Status{}, wrongType("task", "object or null", c)
 		}
-		var v [1]span
+		var v [1]jsonstr.Span
 		d.members(sp, []string{"title"}, v[:])
-		if title := v[0]; title.end != 0 && !d.isNull(title) {
-			if c := d.data[title.start]; c != '"' {
+		if title := v[0]; title.End != 0 && !d.isNull(title) {
+			if c := d.Data[title.Start]; c != '"' {
 				return Status{}, wrongType("task.title", "string or null", c)
 			}
 			// Only what SanitizeTitle looks at outlives the file.
-			s.Title = d.strUnits(title, maxTitleUnits)
+			s.Title = d.StrUnits(title, maxTitleUnits)
 		}
 	}
 	switch s.State {
 	case Blocked:
-		var v [4]span
+		var v [4]jsonstr.Span
 		if d.members(f[fWaitingFor], []string{"kind", "tool", "detail", "since"}, v[:]) {
 			s.WaitingFor = Waiting{Kind: d.text(v[0]), Tool: d.text(v[1]), Detail: d.text(v[2]), Since: d.time(v[3])}
 		}
 	case Idle:
-		var v [3]span
+		var v [3]jsonstr.Span
 		if d.members(f[fEnded], []string{"reason", "detail", "at"}, v[:]) {
 			s.Ended = Ended{Reason: d.text(v[0]), Detail: d.text(v[1]), At: d.time(v[2])}
 		}
@@ -190,13 +186,13 @@ func (d *decoder) interpret(f *[nFields]span) (Status, error) {
 
 // members reports whether sp is an object, and sets v[i] to the value of
 // its member names[i], if any.
-func (d *decoder) members(sp span, names []string, v []span) bool {
-	if sp.end == 0 || d.data[sp.start] != '{' {
+func (d *decoder) members(sp jsonstr.Span, names []string, v []jsonstr.Span) bool {
+	if sp.End == 0 || d.Data[sp.Start] != '{' {
 		return false
 	}
-	sub := decoder{data: d.data, pos: sp.start, valid: true}
-	// The span was validated already: object cannot fail.
-	_ = sub.object(func(key []byte, val span) {
+	sub := jsonstr.Scanner{Data: d.Data, Pos: sp.Start, Valid: true}
+	// The jsonstr.Span was validated already: object cannot fail.
+	_ = sub.Object(func(key []byte, val jsonstr.Span) {
 		for i, n := range names {
 			if string(key) == n {
 				v[i] = val
@@ -207,30 +203,30 @@ func (d *decoder) members(sp span, names []string, v []span) bool {
 }
 
 // text returns the string at sp, or "" for any other value or none.
-func (d *decoder) text(sp span) string {
-	if sp.end == 0 || d.data[sp.start] != '"' {
+func (d *decoder) text(sp jsonstr.Span) string {
+	if sp.End == 0 || d.Data[sp.Start] != '"' {
 		return ""
 	}
-	return d.str(sp)
+	return d.Str(sp)
 }
 
 // time returns the RFC 3339 time at sp, or the zero time for anything else.
-func (d *decoder) time(sp span) time.Time {
+func (d *decoder) time(sp jsonstr.Span) time.Time {
 	t, _ := timefmt.Parse(d.text(sp))
 	return t
 }
 
 // state returns the required state, sharing the strings of the known
 // states instead of allocating them.
-func (d *decoder) state(f *[nFields]span) (State, error) {
-	if sp := f[fState]; sp.end != 0 && d.data[sp.start] == '"' {
+func (d *decoder) state(f *[nFields]jsonstr.Span) (State, error) {
+	if sp := f[fState]; sp.End != 0 && d.Data[sp.Start] == '"' {
 		for _, st := range [...]State{Working, Blocked, Idle} {
-			if string(d.data[sp.start+1:sp.end-1]) == string(st) { // no allocation
+			if string(d.Data[sp.Start+1:sp.End-1]) == string(st) { // no allocation
 				return st, nil
 			}
 		}
 	}
-	st, err := d.required(f, fState)
+	st, err := d.field(f, fState, true)
 	return State(st), err
 }
 
@@ -249,28 +245,23 @@ func truncateDetail(s string) string {
 	return s[:i] + "…"
 }
 
-func (d *decoder) isNull(sp span) bool { return d.data[sp.start] == 'n' }
+func (d *decoder) isNull(sp jsonstr.Span) bool { return d.Data[sp.Start] == 'n' }
 
-func (d *decoder) required(f *[nFields]span, i int) (string, error) {
+// field returns the string field i; when it is not required, "" for one
+// absent or null.
+func (d *decoder) field(f *[nFields]jsonstr.Span, i int, required bool) (string, error) {
 	sp := f[i]
-	if sp.end == 0 || d.isNull(sp) {
+	switch {
+	case (sp.End == 0 || d.isNull(sp)) && required:
 		return "", &DecodeError{Reason: reasonMissingField, Field: fieldNames[i]}
-	}
-	if c := d.data[sp.start]; c != '"' {
-		return "", wrongType(fieldNames[i], "string", c)
-	}
-	return d.str(sp), nil
-}
-
-func (d *decoder) optional(f *[nFields]span, i int) (string, error) {
-	sp := f[i]
-	if sp.end == 0 || d.isNull(sp) {
+	case sp.End == 0 || d.isNull(sp):
 		return "", nil
+	case d.Data[sp.Start] != '"' && required:
+		return "", wrongType(fieldNames[i], "string", d.Data[sp.Start])
+	case d.Data[sp.Start] != '"':
+		return "", wrongType(fieldNames[i], "string or null", d.Data[sp.Start])
 	}
-	if c := d.data[sp.start]; c != '"' {
-		return "", wrongType(fieldNames[i], "string or null", c)
-	}
-	return d.str(sp), nil
+	return d.Str(sp), nil
 }
 
 // parsePID accepts a JSON number whose value is an integer in [0, 2^31).

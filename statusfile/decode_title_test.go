@@ -4,10 +4,19 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 )
 
 // units is the length of s in UTF-16 code units.
 func units(s string) int { return len(utf16.Encode([]rune(s))) }
+
+// unquote decodes the inside of a valid JSON string, whole.
+func unquote(inside []byte) string {
+	data := append(append([]byte{'"'}, inside...), '"')
+	d := jsonstr.Scanner{Data: data}
+	return d.Str(jsonstr.Span{Start: 0, End: len(data)})
+}
 
 // withTitle is the valid record with a title whose JSON text, between the
 // quotes, is inside.
@@ -55,7 +64,7 @@ func TestDecodeCutsTitle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			whole := string(appendUnquoted(nil, []byte(tt.inside)))
+			whole := unquote([]byte(tt.inside))
 			if got, want := SanitizeTitle(s.Title), SanitizeTitle(whole); got != want {
 				t.Errorf("SanitizeTitle(Decode(x).Title) = %q\nwant SanitizeTitle(whole title) = %q", short(got), short(want))
 			}
@@ -87,13 +96,13 @@ func FuzzDecodeTitleCut(f *testing.F) {
 	f.Add([]byte("👩\u200d💻👩\u200d💻"), uint8(3))
 	f.Fuzz(func(t *testing.T, inside []byte, m uint8) {
 		data := append(append([]byte{'"'}, inside...), '"')
-		d := decoder{data: data}
-		if d.skipString() != nil || d.pos != len(data) {
+		d := decoder{jsonstr.Scanner{Data: data}}
+		if d.SkipString() != nil || d.Pos != len(data) {
 			return // not the inside of one JSON string
 		}
 		max := int(m % 64)
-		whole := string(appendUnquoted(nil, inside))
-		kept := d.strUnits(span{0, len(data)}, max)
+		whole := unquote(inside)
+		kept := d.StrUnits(jsonstr.Span{Start: 0, End: len(data)}, max)
 		if got, want := sanitizeCap(kept, max), sanitizeCap(whole, max); got != want {
 			t.Fatalf("max %d: kept %q shows as %q, the whole %q as %q", max, kept, got, whole, want)
 		}
@@ -107,4 +116,23 @@ func FuzzDecodeTitleCut(f *testing.F) {
 			t.Fatalf("max %d: cut %q, which fits, to %q", max, whole, kept)
 		}
 	})
+}
+
+func BenchmarkDecodeLongTitle(b *testing.B) {
+	for _, c := range []struct{ name, title string }{
+		{"ascii", strings.Repeat("refactor the parser ", 3000)},
+		{"utf8", strings.Repeat("réécrire le lecteur 日本語の 🚀 ", 1500)},
+		{"escapes", strings.Repeat(`a\n\"b\\`, 7500)},
+	} {
+		data := withTitle(c.title)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

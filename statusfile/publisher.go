@@ -334,7 +334,8 @@ func (p *Publisher) run() {
 			co, coC = nil, nil
 		}
 	}
-	rearm := func() {
+	write := func() { // and the next heartbeat a whole interval away
+		p.write()
 		hb.Stop()
 		hb = p.o.Clock.NewTimer(p.o.Heartbeat)
 	}
@@ -350,8 +351,7 @@ func (p *Publisher) run() {
 			}
 			since := p.o.Clock.Now().Sub(p.lastAttempt)
 			if since >= p.o.Coalesce || since < 0 {
-				p.write()
-				rearm()
+				write()
 			} else {
 				co = p.o.Clock.NewTimer(p.o.Coalesce - since)
 				coC = co.C()
@@ -359,17 +359,14 @@ func (p *Publisher) run() {
 		case <-coC:
 			co, coC = nil, nil
 			if p.dirty() {
-				p.write()
-				rearm()
+				write()
 			}
 		case <-hb.C():
-			p.write()
-			hb = p.o.Clock.NewTimer(p.o.Heartbeat)
+			write()
 		case reply := <-p.flush:
 			stopCoalesce()
 			if p.dirty() || p.lastErr != nil {
-				p.write()
-				rearm()
+				write()
 			}
 			reply <- p.lastErr
 		}

@@ -1,6 +1,7 @@
 package statusfile
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -45,15 +46,11 @@ func sanitizeCap(raw string, max int) string {
 // sanitizeCut is sanitizeCap without its shortcuts for plain ASCII.
 func sanitizeCut(raw string, max int) string {
 	text, cut, halfDropped := cutUTF16(raw, max)
-	out := make([]byte, 0, len(text))
-	out = sanitize(out, text, true)
+	out := sanitize(make([]byte, 0, len(text)), text, true)
 	if cut && !halfDropped {
 		// A lone surrogate left by the cut is itself the last cluster: it
 		// was dropped by cutUTF16. Otherwise drop the last cluster here.
-		out = dropLastCluster(out)
-		for len(out) > 0 && out[len(out)-1] == ' ' {
-			out = out[:len(out)-1]
-		}
+		out = bytes.TrimRight(dropLastCluster(out), " ")
 	}
 	return string(out)
 }

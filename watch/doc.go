@@ -17,25 +17,10 @@
 // The stream starts with the snapshot: one [Snapshot] event per entry of
 // the directory, in file-name order, then one [Synced] event (also when the
 // directory is missing: Synced.Missing). Every later event is a change of
-// one session, or an [Error]:
-//
-//   - [Added]: a record appeared.
-//   - [Updated]: state, title or another field changed (not only updatedAt).
-//   - [Heartbeat]: only updatedAt moved; sent only with [Options.Heartbeats].
-//   - [Stale]: the record crossed the 30 s line (SPEC.md FR1) with nothing
-//     else changed; usually found by a timer, as no file changes then.
-//   - [Fresh]: a stale record became fresh again: rewritten, or a record
-//     more than 30 s in the future (SPEC.md FR2) came within 30 s.
-//   - [Removed]: the entry left the view; Reason says why: "deleted",
-//     a SPEC.md §10 reason when a record became invalid, or one of
-//     "dir-gone", "dir-replaced", "dir-refused".
-//   - [Invalid]: only with [Options.Invalid]: a file that is not a record to
-//     show, with its reason.
-//
-// Every event carries the session's file name (the key), its session id,
-// the entry before and after ([reader.Entry]: the record, its verdict and
-// age; nil when not in the view), the time the watcher saw the change on
-// its clock, and a sequence number (1, 2, 3, ... without gaps).
+// one session ([Added], [Updated], [Heartbeat], [Stale], [Fresh],
+// [Removed], [Invalid]: each [Kind] says when it is sent), or an [Error].
+// An [Event] carries the session's file name (the key), the entry before
+// and after the change, when the watcher saw it, and a sequence number.
 //
 // Consumers can rely on this:
 //

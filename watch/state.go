@@ -2,6 +2,7 @@ package watch
 
 import (
 	"container/heap"
+	"maps"
 	"slices"
 	"time"
 
@@ -68,19 +69,11 @@ func (w *Watcher) visible(e *reader.Entry) bool {
 }
 
 // sameFields reports whether two records agree on everything but
-// updatedAt.
+// updatedAt. Decoded times are all UTC, so == compares them as Equal does.
 func sameFields(a, b *statusfile.Status) bool {
-	return a.Schema == b.Schema && a.Agent == b.Agent && a.Session == b.Session && a.PID == b.PID &&
-		a.Cwd == b.Cwd && a.State == b.State && a.Title == b.Title &&
-		sameWaiting(&a.WaitingFor, &b.WaitingFor) && sameEnded(&a.Ended, &b.Ended)
-}
-
-func sameWaiting(a, b *statusfile.Waiting) bool {
-	return a.Kind == b.Kind && a.Tool == b.Tool && a.Detail == b.Detail && a.Since.Equal(b.Since)
-}
-
-func sameEnded(a, b *statusfile.Ended) bool {
-	return a.Reason == b.Reason && a.Detail == b.Detail && a.At.Equal(b.At)
+	x, y := *a, *b
+	x.UpdatedAt, y.UpdatedAt = time.Time{}, time.Time{}
+	return x == y
 }
 
 // classify decides which event, if any, takes the view from old to new.
@@ -210,18 +203,12 @@ func (w *Watcher) expire(now time.Time) {
 // the reason gone. With no entries, it empties the view.
 func (w *Watcher) diff(entries []reader.Entry, gone string, now time.Time) {
 	listed := make(map[string]*reader.Entry, len(entries))
-	names := make([]string, 0, len(entries)+len(w.known))
 	for i := range entries {
 		listed[entries[i].Name] = &entries[i]
-		names = append(names, entries[i].Name)
 	}
-	for name := range w.known {
-		if listed[name] == nil {
-			names = append(names, name)
-		}
-	}
+	names := slices.AppendSeq(slices.Collect(maps.Keys(listed)), maps.Keys(w.known))
 	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Compact(names) {
 		w.update(name, listed[name], gone, now)
 	}
 }

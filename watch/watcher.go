@@ -109,11 +109,8 @@ func newWatcher(dir string, o Options, newSource func() (source, error)) (*Watch
 		srcErrors: src.Errors(),
 	}
 	w.ropts = reader.Options{Clock: batchClock{w}, Liveness: o.Liveness}
-	for p := path; ; p = filepath.Dir(p) {
+	for p := path; !w.chain[p]; p = filepath.Dir(p) { // up to the root, its own parent
 		w.chain[p] = true
-		if filepath.Dir(p) == p {
-			break
-		}
 	}
 	go w.run()
 	return w, nil

@@ -25,9 +25,8 @@ import (
 // its reflection and copies: statusls --jq decodes every session it lists.
 // On invalid JSON, encoding/json words the error.
 func Decode(data []byte, sanitize bool) (any, error) {
-	p := parser{data: data}
-	v, ok := p.value()
-	if p.space(); !ok || p.i != len(data) {
+	v, ok := parse(data)
+	if !ok {
 		return decodeStd(data, sanitize)
 	}
 	if sanitize {
@@ -53,17 +52,9 @@ func decodeStd(data []byte, sanitize bool) (any, error) {
 // DecodeObject decodes data as [Decode] does, sanitizing, and reports
 // whether it is exactly one JSON object.
 func DecodeObject(data []byte) (any, bool) {
-	if data == nil {
-		return nil, false
-	}
 	v, err := Decode(data, true)
-	if err != nil {
-		return nil, false
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, false
-	}
-	return v, true
+	_, ok := v.(map[string]any)
+	return v, ok && err == nil
 }
 
 // convert turns numbers into what gojq computes with and, with sanitize
@@ -105,18 +96,14 @@ func convert(v any, sanitize bool) any {
 		}
 		slices.Sort(unclean)
 		for _, k := range unclean {
-			if sk := statusfile.SanitizeText(k); !hasKey(out, sk) {
+			sk := statusfile.SanitizeText(k)
+			if _, taken := out[sk]; !taken {
 				out[sk] = convert(v[k], true)
 			}
 		}
 		return out
 	}
 	return v
-}
-
-func hasKey(m map[string]any, k string) bool {
-	_, ok := m[k]
-	return ok
 }
 
 // number converts a JSON number as gojq's own decoder does.

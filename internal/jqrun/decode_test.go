@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -107,10 +108,7 @@ func FuzzDecodeAlike(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := parser{data: data}
-		got, ok := p.value()
-		p.space()
-		ok = ok && p.i == len(data)
+		got, ok := parse(data)
 		want, err := decodeStd(data, false)
 		if ok != (err == nil) {
 			t.Fatalf("parser ok=%v, encoding/json error %v, for %q", ok, err, data)
@@ -131,12 +129,11 @@ func FuzzDecodeAlike(f *testing.F) {
 
 // TestDecodeDepth: encoding/json's limit on nesting, and its error.
 func TestDecodeDepth(t *testing.T) {
-	for _, n := range []int{maxDepth, maxDepth + 1} {
+	for _, n := range []int{jsonstr.MaxDepth, jsonstr.MaxDepth + 1} {
 		data := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
-		p := parser{data: data}
-		_, ok := p.value()
+		_, ok := parse(data)
 		_, err := decodeStd(data, false)
-		if ok != (err == nil) || ok != (n <= maxDepth) {
+		if ok != (err == nil) || ok != (n <= jsonstr.MaxDepth) {
 			t.Errorf("depth %d: parser ok=%v, encoding/json error %v", n, ok, err)
 		}
 		if _, err2 := Decode(data, false); fmt.Sprint(err2) != fmt.Sprint(err) {

@@ -1,50 +1,33 @@
 package jqrun
 
 import (
-	"bytes"
-	"strconv"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
-)
 
-// maxDepth is encoding/json's limit on nested arrays and objects.
-const maxDepth = 10000
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
+)
 
 // parser decodes JSON text as encoding/json with UseNumber does, followed
 // by convert without sanitizing: on what encoding/json rejects it fails,
-// and on the rest it gives the same value (FuzzDecodeAlike).
+// and on the rest it gives the same value (FuzzDecodeAlike). Strings,
+// numbers and literals are checked by the scanner statusfile's decoder
+// uses, in one pass with the building of the values.
 type parser struct {
-	data  []byte
-	i     int
+	jsonstr.Scanner
 	depth int
 }
 
-// space skips white space.
-func (p *parser) space() {
-	for p.i < len(p.data) {
-		switch p.data[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
+// parse decodes data, exactly one JSON value.
+func parse(data []byte) (any, bool) {
+	p := parser{Scanner: jsonstr.Scanner{Data: data, Std: true}}
+	v, ok := p.value()
+	p.WS()
+	return v, ok && p.Pos == len(data)
 }
 
 // accept skips c if it comes next.
 func (p *parser) accept(c byte) bool {
-	if p.i < len(p.data) && p.data[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-// literal skips s if it comes next.
-func (p *parser) literal(s string) bool {
-	if bytes.HasPrefix(p.data[p.i:], []byte(s)) {
-		p.i += len(s)
+	if p.Pos < len(p.Data) && p.Data[p.Pos] == c {
+		p.Pos++
 		return true
 	}
 	return false
@@ -52,39 +35,43 @@ func (p *parser) literal(s string) bool {
 
 // value parses one value, after white space.
 func (p *parser) value() (any, bool) {
-	p.space()
-	if p.i == len(p.data) {
+	p.WS()
+	if p.Pos == len(p.Data) {
 		return nil, false
 	}
-	switch c := p.data[p.i]; {
-	case c == '{':
+	switch start := p.Pos; p.Data[start] {
+	case '{':
 		return p.object()
-	case c == '[':
+	case '[':
 		return p.array()
-	case c == '"':
+	case '"':
 		s, ok := p.str()
 		return s, ok
-	case c == '-' || '0' <= c && c <= '9':
-		return p.number()
-	case p.literal("true"):
-		return true, true
-	case p.literal("false"):
-		return false, true
-	case p.literal("null"):
-		return nil, true
+	default:
+		if p.Value(0) != nil { // a number or a literal
+			return nil, false
+		}
+		switch p.Data[start] {
+		case 't':
+			return true, true
+		case 'f':
+			return false, true
+		case 'n':
+			return nil, true
+		}
+		return number(string(p.Data[start:p.Pos])), true
 	}
-	return nil, false
 }
 
 // container parses what is between the brackets of an object or array,
 // from the opening one to end, the closing one: each parses one member or
 // element.
 func (p *parser) container(end byte, each func() bool) bool {
-	p.i++ // { or [
-	if p.depth++; p.depth > maxDepth {
+	p.Pos++ // { or [
+	if p.depth++; p.depth > jsonstr.MaxDepth {
 		return false
 	}
-	if p.space(); p.accept(end) {
+	if p.WS(); p.accept(end) {
 		p.depth--
 		return true
 	}
@@ -92,7 +79,7 @@ func (p *parser) container(end byte, each func() bool) bool {
 		if !each() {
 			return false
 		}
-		if p.space(); p.accept(end) {
+		if p.WS(); p.accept(end) {
 			p.depth--
 			return true
 		}
@@ -105,11 +92,11 @@ func (p *parser) container(end byte, each func() bool) bool {
 func (p *parser) object() (any, bool) {
 	m := make(map[string]any)
 	ok := p.container('}', func() bool {
-		if p.space(); p.i == len(p.data) || p.data[p.i] != '"' {
+		if p.WS(); p.Pos == len(p.Data) || p.Data[p.Pos] != '"' {
 			return false
 		}
 		k, ok := p.str()
-		if p.space(); !ok || !p.accept(':') {
+		if p.WS(); !ok || !p.accept(':') {
 			return false
 		}
 		v, ok := p.value()
@@ -129,124 +116,22 @@ func (p *parser) array() (any, bool) {
 	return a, ok
 }
 
-// number parses a number and converts it as gojq does.
-func (p *parser) number() (any, bool) {
-	start := p.i
-	p.accept('-')
-	if !p.accept('0') && p.digits() == 0 {
-		return nil, false
-	}
-	if p.accept('.') && p.digits() == 0 {
-		return nil, false
-	}
-	if p.accept('e') || p.accept('E') {
-		if !p.accept('+') {
-			p.accept('-')
-		}
-		if p.digits() == 0 {
-			return nil, false
-		}
-	}
-	return number(string(p.data[start:p.i])), true
-}
-
-// digits skips decimal digits and returns how many.
-func (p *parser) digits() int {
-	start := p.i
-	for p.i < len(p.data) && '0' <= p.data[p.i] && p.data[p.i] <= '9' {
-		p.i++
-	}
-	return p.i - start
-}
-
-// str parses a string. A string without escapes and in valid UTF-8 is
-// copied once.
+// str parses a string. A short one of printable ASCII, the common case,
+// is found by one loop; others by the scanner's.
 func (p *parser) str() (string, bool) {
-	p.i++ // "
-	start := p.i
-	for p.i < len(p.data) {
-		switch c := p.data[p.i]; {
-		case c == '"':
-			p.i++
-			return string(p.data[start : p.i-1]), true
-		case c < 0x20:
-			return "", false
-		case c == '\\':
-			return p.strSlow(start)
-		case c < utf8.RuneSelf:
-			p.i++
-		default:
-			r, size := utf8.DecodeRune(p.data[p.i:])
-			if r == utf8.RuneError && size == 1 {
-				return p.strSlow(start)
-			}
-			p.i += size
+	start, i := p.Pos, p.Pos+1
+	for i < len(p.Data) && i < start+128 {
+		if c := p.Data[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
 		}
+		i++
 	}
-	return "", false
-}
-
-// strSlow parses the rest of a string that started at start, from the
-// first escape or invalid UTF-8 at p.i on, replacing as encoding/json does.
-func (p *parser) strSlow(start int) (string, bool) {
-	b := append(make([]byte, 0, p.i-start+64), p.data[start:p.i]...)
-	for p.i < len(p.data) {
-		c := p.data[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return string(b), true
-		case c < 0x20:
-			return "", false
-		case c == '\\':
-			if p.i+1 == len(p.data) {
-				return "", false
-			}
-			if c, ok := unescape[p.data[p.i+1]]; ok {
-				b = append(b, c)
-				p.i += 2
-				continue
-			}
-			r := p.u4(p.i)
-			if r < 0 {
-				return "", false
-			}
-			p.i += 6
-			if utf16.IsSurrogate(r) {
-				// A pair, or U+FFFD for the first half alone.
-				if d := utf16.DecodeRune(r, p.u4(p.i)); d != unicode.ReplacementChar {
-					r = d
-					p.i += 6
-				} else {
-					r = unicode.ReplacementChar
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			r, size := utf8.DecodeRune(p.data[p.i:])
-			if r == utf8.RuneError && size == 1 {
-				b = utf8.AppendRune(b, unicode.ReplacementChar)
-			} else {
-				b = append(b, p.data[p.i:p.i+size]...)
-			}
-			p.i += size
-		}
+	if i < len(p.Data) && p.Data[i] == '"' {
+		p.Pos = i + 1
+		return string(p.Data[start+1 : i]), true
 	}
-	return "", false
-}
-
-// unescape maps the character after a backslash to what it stands for,
-// but for \u.
-var unescape = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// u4 returns the code unit of the \uXXXX escape at i, or -1.
-func (p *parser) u4(i int) rune {
-	if len(p.data)-i < 6 || p.data[i] != '\\' || p.data[i+1] != 'u' {
-		return -1
+	if p.SkipString() != nil {
+		return "", false
 	}
-	n, err := strconv.ParseUint(string(p.data[i+2:i+6]), 16, 16)
-	if err != nil {
-		return -1
-	}
-	return rune(n)
+	return p.Str(jsonstr.Span{Start: start, End: p.Pos}), true
 }

@@ -15,13 +15,20 @@ var shortEscape = [128]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n
 // U+2028 and U+2029 are written as they are. Every maximal subpart of an
 // ill-formed UTF-8 sequence becomes one U+FFFD (see [DecodeRune]), so the
 // result is always valid UTF-8.
-func Append(dst []byte, s string) []byte {
+func Append(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+// AppendJQ appends s as the jq command line writes a string (gojq.Marshal):
+// as [Append] does, but DEL is escaped too, and each byte of invalid UTF-8
+// becomes the escape \ufffd.
+func AppendJQ(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+func appendString(dst []byte, s string, jq bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && (c != 0x7f || !jq) {
 				i++
 				continue
 			}
@@ -35,10 +42,17 @@ func Append(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := DecodeRune(s[i:])
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 && !jq {
+			size = maximalSubpart(s[i:])
+		}
 		if r == utf8.RuneError && s[i:i+size] != "\ufffd" { // ill-formed
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
+			if jq {
+				dst = append(dst, `\ufffd`...)
+			} else {
+				dst = append(dst, "\ufffd"...)
+			}
 			i += size
 			start = i
 			continue

@@ -120,8 +120,5 @@ func TestDecodeRuneMaximalSubparts(t *testing.T) {
 		if r != tt.r || size != tt.size {
 			t.Errorf("DecodeRune(%q) = %U, %d; want %U, %d", tt.in, r, size, tt.r, tt.size)
 		}
-		if r2, size2 := DecodeRuneBytes([]byte(tt.in)); r2 != r || size2 != size {
-			t.Errorf("DecodeRuneBytes(%q) = %U, %d; DecodeRune says %U, %d", tt.in, r2, size2, r, size)
-		}
 	}
 }

@@ -17,15 +17,6 @@ func DecodeRune(s string) (rune, int) {
 	return r, size
 }
 
-// DecodeRuneBytes is [DecodeRune] for a byte slice.
-func DecodeRuneBytes(b []byte) (rune, int) {
-	r, size := utf8.DecodeRune(b)
-	if r == utf8.RuneError && size == 1 {
-		return r, maximalSubpart(string(b[:min(len(b), utf8.UTFMax)]))
-	}
-	return r, size
-}
-
 // maximalSubpart returns the length of the longest prefix of s that starts
 // a well-formed sequence (Unicode Table 3-7) without completing it, or 1.
 // s must not start with a well-formed sequence.

@@ -8,7 +8,8 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 )
 
 // appendJSON appends v as gojq.Marshal writes it, as the jq command line
@@ -32,7 +33,7 @@ func appendJSON(b []byte, v any) []byte {
 	case json.Number:
 		return append(b, string(v)...)
 	case string:
-		return appendString(b, v)
+		return jsonstr.AppendJQ(b, v)
 	case []any:
 		b = append(b, '[')
 		for i, x := range v {
@@ -50,7 +51,7 @@ func appendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendString(b, k), ':')
+			b = append(jsonstr.AppendJQ(b, k), ':')
 			b = appendJSON(b, v[k])
 		}
 		return append(b, '}')
@@ -75,50 +76,4 @@ func appendFloat(b []byte, f float64) []byte {
 		return b
 	}
 	return strconv.AppendFloat(b, f, 'f', -1, 64)
-}
-
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if ' ' <= c && c <= '~' && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -341,16 +341,11 @@ func reportParseError(r *jqrun.Request, err error) {
 		off--
 	}
 	lineStart := strings.LastIndexByte(filter[:off], '\n') + 1
-	lineEnd := strings.IndexByte(filter[off:], '\n')
-	if lineEnd < 0 {
-		lineEnd = len(filter)
-	} else {
-		lineEnd += off
-	}
+	text, _, _ := strings.Cut(filter[lineStart:], "\n")
 	line := strings.Count(filter[:off], "\n") + 1
 	col := utf8.RuneCountInString(filter[lineStart:off]) + 1
 	fmt.Fprintf(r.Stderr, "%s: %s: syntax error at line %d, column %d: %v\n", r.Prog, r.Flag, line, col, err)
-	text := statusfile.SanitizeText(filter[lineStart:lineEnd])
+	text = statusfile.SanitizeText(text)
 	// The caret goes under the column; the sanitized line has one
 	// character per original one where it matters for printable text.
 	fmt.Fprintf(r.Stderr, "    %s\n    %s^\n", text, strings.Repeat(" ", col-1))

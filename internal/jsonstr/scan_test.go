@@ -1,4 +1,4 @@
-package statusfile
+package jsonstr
 
 import (
 	"encoding/binary"
@@ -33,16 +33,16 @@ func TestSkipStringStops(t *testing.T) {
 	for _, stop := range []string{`"`, `\n`, "\x01", "\x1f"} {
 		for n := 0; n < 40; n++ {
 			in := `"` + strings.Repeat("é", n/2) + strings.Repeat("a", n%2) + stop + `x"`
-			d := decoder{data: []byte(in)}
-			err := d.skipString()
+			d := Scanner{Data: []byte(in)}
+			err := d.SkipString()
 			switch stop {
 			case `"`:
-				if err != nil || d.pos != len(in)-2 {
-					t.Errorf("%q: pos %d, err %v; want pos %d", in, d.pos, err, len(in)-2)
+				if err != nil || d.Pos != len(in)-2 {
+					t.Errorf("%q: pos %d, err %v; want pos %d", in, d.Pos, err, len(in)-2)
 				}
 			case `\n`:
-				if err != nil || d.pos != len(in) {
-					t.Errorf("%q: pos %d, err %v; want the whole string", in, d.pos, err)
+				if err != nil || d.Pos != len(in) {
+					t.Errorf("%q: pos %d, err %v; want the whole string", in, d.Pos, err)
 				}
 			default:
 				if err == nil {
@@ -53,38 +53,19 @@ func TestSkipStringStops(t *testing.T) {
 	}
 }
 
-func BenchmarkDecodeLongTitle(b *testing.B) {
-	for _, c := range []struct{ name, title string }{
-		{"ascii", strings.Repeat("refactor the parser ", 3000)},
-		{"utf8", strings.Repeat("réécrire le lecteur 日本語の 🚀 ", 1500)},
-		{"escapes", strings.Repeat(`a\n\"b\\`, 7500)},
-	} {
-		data := withTitle(c.title)
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				if _, err := Decode(data); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
 // TestSkipValidString checks that skipping a string already validated ends
 // where the validating scan ends, whatever the backslashes before a quote.
 func TestSkipValidString(t *testing.T) {
 	for _, in := range []string{`""`, `"a"`, `"\\"`, `"\""`, `"\\\""`, `"\\\\"`, `"a\"b\\"`, `"\u0022\\\\\"x"`, `"é\"\\"`} {
 		for _, tail := range []string{"", `,"k":"v"}`, `"`} {
 			data := []byte(in + tail)
-			a := decoder{data: data}
-			if err := a.skipString(); err != nil {
+			a := Scanner{Data: data}
+			if err := a.SkipString(); err != nil {
 				t.Fatalf("%q: %v", in, err)
 			}
-			b := decoder{data: data, valid: true}
-			if err := b.skipString(); err != nil || b.pos != a.pos {
-				t.Errorf("%q: skipped to %d (%v), the validating scan to %d", data, b.pos, err, a.pos)
+			b := Scanner{Data: data, Valid: true}
+			if err := b.SkipString(); err != nil || b.Pos != a.Pos {
+				t.Errorf("%q: skipped to %d (%v), the validating scan to %d", data, b.Pos, err, a.Pos)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package statusfile
+package jsonstr
 
 import (
 	"bytes"
@@ -6,107 +6,119 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/agentstatus/agentstatus/internal/jsonstr"
 )
 
-// This file is the JSON scanner under Decode: a strict RFC 8259 scanner
-// that validates one input and returns where values are (spans), and the
-// decoding of JSON strings with SPEC.md C6's replacement of invalid UTF-8.
+// This file is the JSON scanner under statusfile.Decode and jqrun.Decode: a
+// strict RFC 8259 scanner that validates one input and returns where values
+// are (spans), and the decoding of JSON strings with SPEC.md C6's
+// replacement of invalid UTF-8.
 
-// maxDepth bounds the nesting of values that are skipped.
-const maxDepth = 10000
+// MaxDepth bounds the nesting of values, as encoding/json's limit does.
+const MaxDepth = 10000
 
-// span is where a value starts and ends in the input; end == 0 means absent.
-type span struct{ start, end int }
+// Span is where a value starts and ends in the input; End == 0 means absent.
+type Span struct{ Start, End int }
 
-// decoder is a strict RFC 8259 scanner over one input.
-type decoder struct {
-	data []byte
-	pos  int
+// Scanner is a strict RFC 8259 scanner over one input.
+type Scanner struct {
+	Data []byte
+	Pos  int
 	buf  []byte // scratch for keys with escapes
-	// valid says that data from pos on was scanned already and found
+	// Valid says that Data from Pos on was scanned already and found
 	// valid: strings are then skipped by looking for their closing quote.
-	valid bool
+	Valid bool
+	// Std decodes strings as encoding/json does: each byte of invalid
+	// UTF-8 becomes one U+FFFD, not each maximal subpart.
+	Std bool
 }
+
+// SyntaxError is the error of input that is not JSON.
+type SyntaxError struct {
+	Msg    string
+	Offset int
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset) }
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func (d *decoder) ws() {
-	for d.pos < len(d.data) && isWS(d.data[d.pos]) {
-		d.pos++
+// WS skips white space.
+func (d *Scanner) WS() {
+	for d.Pos < len(d.Data) && isWS(d.Data[d.Pos]) {
+		d.Pos++
 	}
 }
 
-func (d *decoder) syntax(msg string) *DecodeError {
-	return &DecodeError{Reason: reasonBadJSON, Detail: fmt.Sprintf("%s at offset %d", msg, d.pos)}
-}
+func (d *Scanner) syntax(msg string) *SyntaxError { return &SyntaxError{msg, d.Pos} }
 
-func (d *decoder) end() error {
-	d.ws()
-	if d.pos != len(d.data) {
+// End checks that nothing but white space follows.
+func (d *Scanner) End() error {
+	d.WS()
+	if d.Pos != len(d.Data) {
 		return d.syntax("data after the top-level value")
 	}
 	return nil
 }
 
-// object scans an object starting at d.pos, calling fn with every key (its
-// decoded bytes, valid until the next call) and the span of its value.
-func (d *decoder) object(fn func(key []byte, v span)) error {
+// Object scans an object starting at d.Pos, calling fn with every key (its
+// decoded bytes, valid until the next call) and the Span of its value.
+func (d *Scanner) Object(fn func(key []byte, v Span)) error {
 	return d.container(0, fn)
 }
 
-// container scans the object or array at d.pos; fn, if not nil, is called
-// as for object.
-func (d *decoder) container(depth int, fn func(key []byte, v span)) error {
-	if depth >= maxDepth {
+// container scans the object or array at d.Pos; fn, if not nil, is called
+// as for Object.
+func (d *Scanner) container(depth int, fn func(key []byte, v Span)) error {
+	if depth >= MaxDepth {
 		return d.syntax("nesting too deep")
 	}
-	isObject := d.data[d.pos] == '{'
+	isObject := d.Data[d.Pos] == '{'
 	closer, what := byte(']'), "array"
 	if isObject {
 		closer, what = '}', "object"
 	}
-	d.pos++ // '{' or '['
-	d.ws()
-	if d.pos < len(d.data) && d.data[d.pos] == closer {
-		d.pos++
+	d.Pos++ // '{' or '['
+	d.WS()
+	if d.Pos < len(d.Data) && d.Data[d.Pos] == closer {
+		d.Pos++
 		return nil
 	}
 	for {
-		d.ws()
+		d.WS()
 		var key []byte
 		if isObject {
-			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			if d.Pos >= len(d.Data) || d.Data[d.Pos] != '"' {
 				return d.syntax("expected a string key")
 			}
-			kstart := d.pos
-			if err := d.skipString(); err != nil {
+			kstart := d.Pos
+			if err := d.SkipString(); err != nil {
 				return err
 			}
-			key = d.keyBytes(kstart, d.pos)
-			d.ws()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			if fn != nil {
+				key = d.keyBytes(kstart, d.Pos)
+			}
+			d.WS()
+			if d.Pos >= len(d.Data) || d.Data[d.Pos] != ':' {
 				return d.syntax("expected ':'")
 			}
-			d.pos++
-			d.ws()
+			d.Pos++
+			d.WS()
 		}
-		vstart := d.pos
-		if err := d.value(depth + 1); err != nil {
+		vstart := d.Pos
+		if err := d.Value(depth + 1); err != nil {
 			return err
 		}
 		if fn != nil {
-			fn(key, span{vstart, d.pos})
+			fn(key, Span{vstart, d.Pos})
 		}
-		d.ws()
+		d.WS()
 		switch {
-		case d.pos >= len(d.data):
+		case d.Pos >= len(d.Data):
 			return d.syntax("unterminated " + what)
-		case d.data[d.pos] == ',':
-			d.pos++
-		case d.data[d.pos] == closer:
-			d.pos++
+		case d.Data[d.Pos] == ',':
+			d.Pos++
+		case d.Data[d.Pos] == closer:
+			d.Pos++
 			return nil
 		default:
 			return d.syntax(fmt.Sprintf("expected ',' or '%c'", closer))
@@ -114,25 +126,25 @@ func (d *decoder) container(depth int, fn func(key []byte, v span)) error {
 	}
 }
 
-func (d *decoder) keyBytes(start, end int) []byte {
-	raw := d.data[start+1 : end-1]
-	if hasEscapeOrHigh(raw) {
-		d.buf = appendUnquoted(d.buf[:0], raw)
+func (d *Scanner) keyBytes(start, end int) []byte {
+	raw := d.Data[start+1 : end-1]
+	if HasEscapeOrHigh(raw) {
+		d.buf = appendUnquotedUnits(d.buf[:0], raw, -1, d.Std)
 		return d.buf
 	}
 	return raw
 }
 
-// value scans one JSON value at d.pos (white space already skipped).
-func (d *decoder) value(depth int) error {
-	if d.pos >= len(d.data) {
+// Value scans one JSON value at d.Pos (white space already skipped).
+func (d *Scanner) Value(depth int) error {
+	if d.Pos >= len(d.Data) {
 		return d.syntax("unexpected end of input")
 	}
-	switch c := d.data[d.pos]; c {
+	switch c := d.Data[d.Pos]; c {
 	case '{', '[':
 		return d.container(depth, nil)
 	case '"':
-		return d.skipString()
+		return d.SkipString()
 	case 't':
 		return d.literal("true")
 	case 'f':
@@ -147,42 +159,42 @@ func (d *decoder) value(depth int) error {
 	}
 }
 
-func (d *decoder) literal(word string) error {
-	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
+func (d *Scanner) literal(word string) error {
+	if len(d.Data)-d.Pos < len(word) || string(d.Data[d.Pos:d.Pos+len(word)]) != word {
 		return d.syntax("invalid literal")
 	}
-	d.pos += len(word)
+	d.Pos += len(word)
 	return nil
 }
 
-func (d *decoder) digits() int {
+func (d *Scanner) digits() int {
 	n := 0
-	for d.pos < len(d.data) && '0' <= d.data[d.pos] && d.data[d.pos] <= '9' {
-		d.pos++
+	for d.Pos < len(d.Data) && '0' <= d.Data[d.Pos] && d.Data[d.Pos] <= '9' {
+		d.Pos++
 		n++
 	}
 	return n
 }
 
-func (d *decoder) number() error {
-	if d.data[d.pos] == '-' {
-		d.pos++
+func (d *Scanner) number() error {
+	if d.Data[d.Pos] == '-' {
+		d.Pos++
 	}
-	if d.pos < len(d.data) && d.data[d.pos] == '0' {
-		d.pos++
+	if d.Pos < len(d.Data) && d.Data[d.Pos] == '0' {
+		d.Pos++
 	} else if d.digits() == 0 {
 		return d.syntax("invalid number")
 	}
-	if d.pos < len(d.data) && d.data[d.pos] == '.' {
-		d.pos++
+	if d.Pos < len(d.Data) && d.Data[d.Pos] == '.' {
+		d.Pos++
 		if d.digits() == 0 {
 			return d.syntax("invalid number")
 		}
 	}
-	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
-		d.pos++
-		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
-			d.pos++
+	if d.Pos < len(d.Data) && (d.Data[d.Pos] == 'e' || d.Data[d.Pos] == 'E') {
+		d.Pos++
+		if d.Pos < len(d.Data) && (d.Data[d.Pos] == '+' || d.Data[d.Pos] == '-') {
+			d.Pos++
 		}
 		if d.digits() == 0 {
 			return d.syntax("invalid number")
@@ -228,16 +240,16 @@ func stops8(w uint64) uint64 {
 	return ((w - ones*0x20) | (q - ones) | (b - ones)) &^ w & highs
 }
 
-// skipString scans a string at d.pos, checking its escapes.
-func (d *decoder) skipString() error {
-	if d.valid {
+// SkipString scans a string at d.Pos, checking its escapes.
+func (d *Scanner) SkipString() error {
+	if d.Valid {
 		d.skipValidString()
 		return nil
 	}
-	d.pos++ // opening quote
-	for d.pos < len(d.data) {
+	d.Pos++ // opening quote
+	for d.Pos < len(d.Data) {
 		// Plain bytes: eight at a time, then one at a time.
-		data, i := d.data, d.pos
+		data, i := d.Data, d.Pos
 		for i+32 <= len(data) {
 			c := data[i : i+32]
 			if stops8(binary.LittleEndian.Uint64(c))|stops8(binary.LittleEndian.Uint64(c[8:]))|
@@ -252,58 +264,60 @@ func (d *decoder) skipString() error {
 		for i < len(data) && !stringStop[data[i]] {
 			i++
 		}
-		d.pos = i
-		if d.pos >= len(d.data) {
+		d.Pos = i
+		if d.Pos >= len(d.Data) {
 			break
 		}
-		c := d.data[d.pos]
+		c := d.Data[d.Pos]
 		switch {
 		case c == '"':
-			d.pos++
+			d.Pos++
 			return nil
 		case c == '\\':
-			if d.pos+1 >= len(d.data) {
+			if d.Pos+1 >= len(d.Data) {
 				return d.syntax("unterminated string")
 			}
-			switch e := d.data[d.pos+1]; {
+			switch e := d.Data[d.Pos+1]; {
 			case unescape[e] != 0:
-				d.pos += 2
+				d.Pos += 2
 			case e == 'u':
-				if d.pos+6 > len(d.data) || !isHex(d.data[d.pos+2]) || !isHex(d.data[d.pos+3]) || !isHex(d.data[d.pos+4]) || !isHex(d.data[d.pos+5]) {
+				if d.Pos+6 > len(d.Data) || !isHex(d.Data[d.Pos+2]) || !isHex(d.Data[d.Pos+3]) || !isHex(d.Data[d.Pos+4]) || !isHex(d.Data[d.Pos+5]) {
 					return d.syntax("invalid \\u escape")
 				}
-				d.pos += 6
+				d.Pos += 6
 			default:
 				return d.syntax("invalid escape")
 			}
 		case c < 0x20:
 			return d.syntax("control character in string")
 		default:
-			d.pos++
+			d.Pos++
 		}
 	}
 	return d.syntax("unterminated string")
 }
 
-// skipValidString skips the validated string at d.pos: its end is the
+// skipValidString skips the validated string at d.Pos: its end is the
 // first quote after an even number of backslashes.
-func (d *decoder) skipValidString() {
-	i := d.pos + 1
+func (d *Scanner) skipValidString() {
+	i := d.Pos + 1
 	for {
-		i += bytes.IndexByte(d.data[i:], '"')
+		i += bytes.IndexByte(d.Data[i:], '"')
 		k := i - 1
-		for d.data[k] == '\\' { // the opening quote stops this
+		for d.Data[k] == '\\' { // the opening quote stops this
 			k--
 		}
 		i++
 		if (i-2-k)%2 == 0 {
-			d.pos = i
+			d.Pos = i
 			return
 		}
 	}
 }
 
-func hasEscapeOrHigh(raw []byte) bool {
+// HasEscapeOrHigh reports whether the inside of a string holds an escape
+// or a byte outside ASCII: whether it decodes to other bytes.
+func HasEscapeOrHigh(raw []byte) bool {
 	for _, c := range raw {
 		if c == '\\' || c >= utf8.RuneSelf {
 			return true
@@ -312,11 +326,11 @@ func hasEscapeOrHigh(raw []byte) bool {
 	return false
 }
 
-// strUnits returns the decoded value of a validated string span, cut as
+// StrUnits returns the decoded value of a validated string span, cut as
 // appendUnquotedUnits cuts it, without looking past the cut.
-func (d *decoder) strUnits(sp span, max int) string {
-	raw := d.data[sp.start+1 : sp.end-1]
-	if n := min(len(raw), max+1); !hasEscapeOrHigh(raw[:n]) {
+func (d *Scanner) StrUnits(sp Span, max int) string {
+	raw := d.Data[sp.Start+1 : sp.End-1]
+	if n := min(len(raw), max+1); !HasEscapeOrHigh(raw[:n]) {
 		return string(raw[:n]) // one byte, one code unit
 	}
 	// Room for the cut text: a code unit takes at most three bytes of
@@ -324,17 +338,17 @@ func (d *decoder) strUnits(sp span, max int) string {
 	if room := min(3*len(raw), 3*max+4); cap(d.buf) < room {
 		d.buf = make([]byte, 0, room)
 	}
-	d.buf = appendUnquotedUnits(d.buf[:0], raw, max)
+	d.buf = appendUnquotedUnits(d.buf[:0], raw, max, d.Std)
 	return string(d.buf)
 }
 
-// str returns the decoded value of a validated string span.
-func (d *decoder) str(sp span) string {
-	raw := d.data[sp.start+1 : sp.end-1]
-	if hasEscapeOrHigh(raw) {
-		return string(appendUnquoted(make([]byte, 0, len(raw)), raw))
+// Str returns the decoded value of a validated string span.
+func (d *Scanner) Str(sp Span) string {
+	raw := d.Data[sp.Start+1 : sp.End-1]
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw)
 	}
-	return string(raw)
+	return string(appendUnquotedUnits(make([]byte, 0, len(raw)), raw, -1, d.Std))
 }
 
 func hexVal(b []byte) rune {
@@ -353,17 +367,13 @@ func hexVal(b []byte) rune {
 	return r
 }
 
-// appendUnquoted decodes the inside of a validated JSON string. Invalid UTF-8
-// and unpaired surrogates become U+FFFD.
-func appendUnquoted(dst, raw []byte) []byte {
-	return appendUnquotedUnits(dst, raw, -1)
-}
-
-// appendUnquotedUnits is appendUnquoted, but when max >= 0 it stops after
-// the first character that takes the decoded text past max UTF-16 code
-// units: what [sanitizeCap] looks at with the same max, and the one
+// appendUnquotedUnits decodes the inside of a validated JSON string:
+// invalid UTF-8 (each maximal subpart, SPEC.md C6; each byte with perByte)
+// and unpaired surrogates become U+FFFD. When max >= 0 it stops after the
+// first character that takes the decoded text past max UTF-16 code units:
+// what statusfile's sanitizer looks at with the same max, and the one
 // character that tells it there was more.
-func appendUnquotedUnits(dst, raw []byte, max int) []byte {
+func appendUnquotedUnits(dst, raw []byte, max int, perByte bool) []byte {
 	units := 0
 	for i := 0; i < len(raw); {
 		if max >= 0 && units > max {
@@ -398,7 +408,10 @@ func appendUnquotedUnits(dst, raw []byte, max int) []byte {
 			i++
 			continue
 		}
-		r, size := jsonstr.DecodeRuneBytes(raw[i:])
+		r, size := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && size == 1 && !perByte {
+			size = maximalSubpart(string(raw[i:min(len(raw), i+utf8.UTFMax)]))
+		}
 		if r == utf8.RuneError { // ill-formed, or U+FFFD itself: the same bytes out
 			dst = append(dst, "\ufffd"...)
 		} else {
