@@ -149,11 +149,12 @@ statusls doctor --dir /tmp/mystatus --json`,
 				fs.Bool(&o.json, "json", false, "print the findings as one JSON object")
 				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true})
 				return noArgs(env, "doctor: ", func() int {
-					if code := o.hostFlags.misuse(env); code >= 0 {
+					hosts, cfg, code := o.hostFlags.targets(env)
+					switch {
+					case code >= 0:
 						return code
-					}
-					if o.hostFlags.active() {
-						return doctorHosts(&o.hostFlags, o.json, env)
+					case cfg != nil:
+						return doctorHosts(hosts, cfg, o.json, env)
 					}
 					return doctor(o, env)
 				})

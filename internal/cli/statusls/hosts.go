@@ -69,45 +69,37 @@ func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, of hostFlagsOf) {
 	fs.Duration(&h.hostTimeout, "host-timeout", 0, "DUR", "give up on a host after DUR (default 10s)")
 }
 
-// misuse is a usage error for a flag that only means something with
-// --host (or --all-hosts) given without it, rather than ignoring it. It
-// returns -1 to go on.
-func (h *hostFlags) misuse(env *cmdEnv) int {
-	if h.active() || h.given == nil {
-		return -1
-	}
-	need := "--host"
-	if h.many {
-		need = "--host or --all-hosts"
-	}
-	for _, name := range []string{"local", "host-timeout"} {
-		if h.given.Changed(name) {
-			return usageError(env, "--%s needs %s", name, need)
-		}
-	}
-	return -1
-}
-
 // active reports whether other machines are asked for.
 func (h *hostFlags) active() bool { return len(h.hosts) > 0 || h.allHosts }
 
 // targets returns the hosts to ask, and the ssh configuration; nothing
-// when no host is asked for.
-func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, error) {
+// when no host is asked for. A usage error, its exit status, else -1: a
+// flag that only means something with --host (or --all-hosts) is one
+// without it, rather than ignored.
+func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, int) {
 	if !h.active() {
-		return nil, nil, nil
+		need := "--host"
+		if h.many {
+			need = "--host or --all-hosts"
+		}
+		for _, name := range []string{"local", "host-timeout"} {
+			if h.given.Changed(name) {
+				return nil, nil, usageError(env, "--%s needs %s", name, need)
+			}
+		}
+		return nil, nil, -1
 	}
 	if h.given.Changed("host-timeout") && h.hostTimeout <= 0 {
-		return nil, nil, errors.New("--host-timeout must be positive")
+		return nil, nil, usageError(env, "--host-timeout must be positive")
 	}
 	hosts := h.hosts
 	if h.allHosts {
 		more, from, err := configuredHosts(env.Getenv)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, usageError(env, "%s", err)
 		}
 		if len(more) == 0 && len(hosts) == 0 {
-			return nil, nil, fmt.Errorf("--all-hosts: no hosts configured in %s (set $%s, or write them there, one per line)", from, hostsEnv)
+			return nil, nil, usageError(env, "--all-hosts: no hosts configured in %s (set $%s, or write them there, one per line)", from, hostsEnv)
 		}
 		hosts = appendNew(hosts, more...)
 	}
@@ -116,7 +108,7 @@ func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, error) {
 		fmt.Fprintf(env.Stderr, "statusls: %s: connections are not shared\n", statusfile.SanitizeText(err.Error()))
 	}
 	cfg.Timeout = h.hostTimeout // 0: remote's default
-	return hosts, &cfg, nil
+	return hosts, &cfg, -1
 }
 
 // localHostName is how the table shows this machine.

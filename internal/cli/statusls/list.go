@@ -154,23 +154,21 @@ func splitList(s string) []string {
 // (--host), or both (--local), each a part (this machine's with host "");
 // a table, TSV, JSON or a count over them all.
 func list(o *listOptions, env *cmdEnv) int {
-	if code := o.hostFlags.misuse(env); code >= 0 {
+	withHosts := o.hostFlags.active()
+	jq := o.mode == modeJQ || o.mode == modeJQFiles
+	if jq && withHosts {
+		return usageError(env, "--%s cannot be combined with --host: pipe 'statusls --host H --json' into jq instead", o.mode)
+	}
+	hosts, cfg, code := o.hostFlags.targets(env)
+	if code >= 0 {
 		return code
 	}
-	withHosts := o.hostFlags.active()
-	if o.mode == modeJQ || o.mode == modeJQFiles {
-		if withHosts {
-			return usageError(env, "--%s cannot be combined with --host: pipe 'statusls --host H --json' into jq instead", o.mode)
-		}
+	if jq && (o.mode == modeJQFiles || !jqrun.Linked()) {
 		loc, now, err := o.resolve(env)
 		if err != nil {
 			return usageError(env, "%v", err)
 		}
-		return runJQ(o, loc, now, env)
-	}
-	hosts, cfg, err := o.hostFlags.targets(env)
-	if err != nil {
-		return usageError(env, "%s", err)
+		return runJQ(o, loc, now, nil, env)
 	}
 	isTerm, termWidth := env.Terminal()
 	mode := o.mode
@@ -190,13 +188,14 @@ func list(o *listOptions, env *cmdEnv) int {
 
 	var parts []remote.Result
 	var loc location.Location
+	var now time.Time
 	var local *reader.Listing
 	if !withHosts || o.hostFlags.local {
-		var now time.Time
+		var err error
 		if loc, now, err = o.resolve(env); err != nil {
 			return usageError(env, "%v", err)
 		}
-		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: mode == "json" || mode == "ndjson"})
+		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: mode == "json" || mode == "ndjson" || mode == modeJQ})
 		if err != nil {
 			code := dirError(env, err)
 			if !withHosts {
@@ -293,6 +292,8 @@ func list(o *listOptions, env *cmdEnv) int {
 			n += len(p.Entries)
 		}
 		out.WriteString(strconv.Itoa(n) + "\n")
+	case modeJQ: // this machine's alone
+		return runJQ(o, loc, now, parts[0].Entries, env)
 	case "table":
 		writeTable(out, parts, withHosts, o, local, loc, isTerm, termWidth, env)
 	}

@@ -100,12 +100,12 @@ func waitCmd(o *waitOptions, env *cmdEnv) int {
 	if code := o.validate(env); code >= 0 {
 		return code
 	}
-	if code := o.hostFlags.misuse(env); code >= 0 {
-		return code
-	}
 	ws := &waitState{o: o, env: env, name: statusfile.FileName(o.session)}
 	if o.hostFlags.active() {
 		return ws.onHost()
+	}
+	if _, _, code := o.hostFlags.targets(env); code >= 0 {
+		return code
 	}
 	loc, err := location.ForReader(o.where.dir, o.where.configHome, env.Getenv)
 	if err != nil {
@@ -266,9 +266,9 @@ func (s *waitState) onHost() int {
 	if o.cwd != "" && !strings.HasPrefix(o.cwd, "/") {
 		return usageError(env, "--cwd with --host needs an absolute path (of the host)")
 	}
-	hosts, cfg, err := o.hostFlags.targets(env)
-	if err != nil {
-		return usageError(env, "%s", err)
+	hosts, cfg, code := o.hostFlags.targets(env)
+	if code >= 0 {
+		return code
 	}
 	host := hosts[0]
 	args := []string{"--session", o.session}
@@ -308,6 +308,7 @@ func (s *waitState) onHost() int {
 		// The session as the host printed it: its object, or its id.
 		e := &reader.Entry{Status: statusfile.Status{Session: string(res.Output)}}
 		if o.json {
+			var err error
 			if e, err = remote.DecodeEntry(res.Output); err != nil {
 				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", shown, err)
 				return base.ExitError

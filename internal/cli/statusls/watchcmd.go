@@ -239,15 +239,13 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	if code := o.validate(env); code >= 0 {
 		return code
 	}
-	if code := o.hostFlags.misuse(env); code >= 0 {
+	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]*view{}, offline: map[string]string{}}
+	hosts, cfg, code := o.hostFlags.targets(env)
+	if code >= 0 {
 		return code
 	}
-	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]*view{}, offline: map[string]string{}}
-	hosts, cfg, err := o.hostFlags.targets(env)
-	if err != nil {
-		return usageError(env, "%s", err)
-	}
 	var loc location.Location
+	var err error
 	if !r.withHosts || o.local {
 		if loc, err = location.ForReader(o.dir, o.configHome, env.Getenv); err != nil {
 			return usageError(env, "%v", err)
