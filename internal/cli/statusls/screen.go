@@ -50,20 +50,15 @@ type screenMessage struct {
 	until time.Time
 }
 
-// size takes in the terminal's size: $COLUMNS and $LINES first, as for
-// statusls.
-func (t *tableScreen) size(termWidth int) {
-	t.width = tableWidth(t.env, termWidth)
+// resize asks the terminal for its size (at start, and after SIGWINCH):
+// $COLUMNS and $LINES first, as for statusls.
+func (t *tableScreen) resize() {
+	_, w := t.env.Terminal()
+	t.width = tableWidth(t.env, w)
 	t.rows = t.env.Rows()
 	if n, err := strconv.Atoi(strings.TrimSpace(t.env.Getenv("LINES"))); err == nil && n > 0 {
 		t.rows = n
 	}
-}
-
-// resize asks the terminal for its size again (after SIGWINCH).
-func (t *tableScreen) resize() {
-	_, w := t.env.Terminal()
-	t.size(w)
 	t.last = "" // redraw everything
 }
 

@@ -59,16 +59,11 @@ func Main() int {
 	if !longRunning {
 		tuneGC(os.Getenv, 400, 24<<20)
 	}
-	return Run(os.Args[1:], base.Env{
-		Stdin:    os.Stdin,
-		Stdout:   os.Stdout,
-		Stderr:   os.Stderr,
-		Getenv:   os.Getenv,
-		Environ:  os.Environ,
-		Terminal: func() (bool, int) { return terminal(os.Stdout) },
-		Rows:     func() int { return terminalRows(os.Stdout) },
-		Keyboard: func() (io.Reader, func(), error) { return keyboard(os.Stdin) },
-	})
+	env := base.OSEnv()
+	env.Terminal = func() (bool, int) { return terminal(os.Stdout) }
+	env.Rows = func() int { return terminalRows(os.Stdout) }
+	env.Keyboard = func() (io.Reader, func(), error) { return keyboard(os.Stdin) }
+	return Run(os.Args[1:], env)
 }
 
 // tuneGC sets the garbage collector's percent and soft memory limit,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"github.com/agentstatus/agentstatus/watch"
@@ -59,12 +60,12 @@ func newTrigger(o *watchOptions, clock clock.Clock, run func(e *reader.Entry, li
 	}
 }
 
-// see takes in one event of the view about a session: c, whose --json
+// see takes in one event of the view about a session: ev, whose --json
 // line is line, under key; extra are variables its command gets besides
 // the record's.
-func (t *trigger) see(key string, c *change, line []byte, extra ...string) {
-	e := c.entry
-	if c.kind == watch.Removed || e.Verdict != reader.Fresh {
+func (t *trigger) see(key string, ev *render.Event, line []byte, extra ...string) {
+	e := ev.Entry
+	if ev.Kind == string(watch.Removed) || e.Verdict != reader.Fresh {
 		if s := t.sessions[key]; s != nil {
 			delete(t.sessions, key)
 			if !s.due.IsZero() {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
-	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/remote"
@@ -107,17 +106,9 @@ func waitCmd(o *waitOptions, env *cmdEnv) int {
 	if _, _, code := o.hostFlags.targets(env); code >= 0 {
 		return code
 	}
-	loc, err := location.ForReader(o.where.dir, o.where.configHome, env.Getenv)
-	if err != nil {
-		return usageError(env, "%v", err)
-	}
-	if code := checkDir(env, loc); code >= 0 {
+	w, _, code := watchDir(o.where.dir, o.where.configHome, watch.Options{Clock: env.Clock, Liveness: o.json}, env)
+	if code >= 0 {
 		return code
-	}
-	w, err := watch.New(loc.Dir, watch.Options{Clock: env.Clock, Liveness: o.json})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-		return base.ExitError
 	}
 	defer w.Close()
 	var timeout <-chan time.Time

@@ -169,18 +169,26 @@ func (o *watchOptions) validate(env *cmdEnv) int {
 	return -1
 }
 
-// checkDir refuses at start a status directory that statusls refuses
-// (exit 1). A missing one is fine: the watcher waits for it.
-func checkDir(env *cmdEnv, loc location.Location) int {
-	d, err := reader.Open(loc.Dir, reader.Options{})
-	if errors.Is(err, fs.ErrNotExist) {
-		return -1
-	}
+// watchDir watches the status directory that dir and configHome (or the
+// environment) name, refusing at start one that statusls refuses (exit 1);
+// a missing one is fine: the watcher waits for it. The exit status of a
+// failure, else -1.
+func watchDir(dir, configHome string, opts watch.Options, env *cmdEnv) (*watch.Watcher, location.Location, int) {
+	loc, err := location.ForReader(dir, configHome, env.Getenv)
 	if err != nil {
-		return dirError(env, err)
+		return nil, loc, usageError(env, "%v", err)
 	}
-	d.Close()
-	return -1
+	if d, err := reader.Open(loc.Dir, reader.Options{}); err == nil {
+		d.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, loc, dirError(env, err)
+	}
+	w, err := watch.New(loc.Dir, opts)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
+		return nil, loc, base.ExitError
+	}
+	return w, loc, -1
 }
 
 // How watch prints.
@@ -244,15 +252,24 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	if code >= 0 {
 		return code
 	}
+	isTerm, _ := env.Terminal()
+	r.mode = o.outputMode(isTerm)
+	// The table's age column needs every updatedAt.
+	heartbeats := o.heartbeats || r.mode == watchTable
 	var loc location.Location
-	var err error
+	var local <-chan watch.Event
 	if !r.withHosts || o.local {
-		if loc, err = location.ForReader(o.dir, o.configHome, env.Getenv); err != nil {
-			return usageError(env, "%v", err)
-		}
-		if code := checkDir(env, loc); code >= 0 {
+		w, l, code := watchDir(o.dir, o.configHome, watch.Options{
+			Clock:      env.Clock,
+			Heartbeats: heartbeats,
+			// alive, as statusls --json has it.
+			Liveness: r.mode == watchJSON || o.execSet,
+		}, env)
+		if code >= 0 {
 			return code
 		}
+		defer w.Close()
+		loc, local = l, w.Events()
 		r.order = append(r.order, "")
 	}
 	r.order = append(r.order, hosts...)
@@ -267,11 +284,6 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	// stderr it was given, which is the process's own when that is a file.
 	defer r.stderr.close()
 
-	isTerm, termWidth := env.Terminal()
-	r.mode = o.outputMode(isTerm)
-	// The table's age column needs every updatedAt.
-	heartbeats := o.heartbeats || r.mode == watchTable
-
 	// The signals that stop watch, and for the table, those that redraw it.
 	sigs, handled := make(chan os.Signal, 4), stopSignals
 	if r.mode == watchTable {
@@ -279,26 +291,10 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	}
 	defer env.Signals(sigs, handled...)()
 
-	var local <-chan watch.Event
-	if !r.withHosts || o.local {
-		w, err := watch.New(loc.Dir, watch.Options{
-			Clock:      env.Clock,
-			Heartbeats: heartbeats,
-			// alive, as statusls --json has it.
-			Liveness: r.mode == watchJSON || o.execSet,
-		})
-		if err != nil {
-			fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-			return base.ExitError
-		}
-		defer w.Close()
-		local = w.Events()
-	}
-
 	if r.mode == watchTable {
 		r.messages = make(chan string, 16)
 		r.table = &tableScreen{out: env.Stdout, env: env, o: o, loc: loc, color: useColor(o.color, true, env)}
-		r.table.size(termWidth)
+		r.table.resize()
 		if err := r.table.begin(); err != nil {
 			return r.writeError(err)
 		}
@@ -428,11 +424,11 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 		if r.table == nil {
 			fmt.Fprintf(r.stderr, "statusls: host %s offline: %s; retrying\n", statusfile.SanitizeText(host), herr.Msg)
 		}
-		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg}, nil)
+		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg})
 	case "host-online":
 		delete(r.offline, host)
 		r.dirty = true
-		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At}, nil)
+		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At})
 	case watch.Synced:
 		// One synced, once every host has sent its snapshot.
 		if r.table != nil {
@@ -443,21 +439,20 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 			return nil
 		}
 		r.synced, r.dirty = true, true
-		return r.print("", &render.Event{Kind: string(watch.Synced), At: ev.At, Missing: ev.Missing && !r.withHosts}, nil)
-	}
-	c, ok := r.views[host].apply(ev)
-	if !ok {
-		return nil
-	}
-	switch c.kind {
+		return r.print("", &render.Event{Kind: string(watch.Synced), At: ev.At, Missing: ev.Missing && !r.withHosts})
 	case watch.Error:
 		msg := statusfile.SanitizeText(base.Message(ev.Err))
 		if host != "" {
 			msg = "host " + statusfile.SanitizeText(host) + ": " + msg
 		}
 		r.report(msg)
-		return r.print(host, &render.Event{Kind: string(watch.Error), At: ev.At, Err: ev.Err.Error()}, nil)
-	case watch.Heartbeat:
+		return r.print(host, &render.Event{Kind: string(watch.Error), At: ev.At, Err: ev.Err.Error()})
+	}
+	c, ok := r.views[host].apply(ev)
+	switch {
+	case !ok:
+		return nil
+	case c.Kind == string(watch.Heartbeat):
 		// The table shows ages as time passes; a heartbeat only resets
 		// one. Printed only when asked for.
 		if !r.o.heartbeats {
@@ -465,16 +460,16 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 		}
 	default:
 		r.dirty = true
-		if r.table != nil && c.entry != nil {
+		if r.table != nil {
 			r.table.missing = false
 		}
 	}
-	return r.print(host, &render.Event{Kind: string(c.kind), At: ev.At, Entry: c.entry, Reason: c.reason}, &c)
+	return r.print(host, c)
 }
 
-// print numbers ev, shows it to the --exec trigger (c: the view's change
-// it is, if any), and writes it as the mode says.
-func (r *watchRun) print(host string, ev *render.Event, c *change) error {
+// print numbers ev, shows it to the --exec trigger when it is about a
+// session, and writes it as the mode says.
+func (r *watchRun) print(host string, ev *render.Event) error {
 	if r.mode == watchTable && r.runner == nil {
 		return nil
 	}
@@ -488,11 +483,11 @@ func (r *watchRun) print(host string, ev *render.Event, c *change) error {
 			r.buf = render.AppendEventJSON(r.buf, ev)
 		}
 	}
-	if r.runner != nil && c != nil && c.entry != nil {
+	if r.runner != nil && ev.Entry != nil {
 		if r.withHosts {
-			r.trig.see(host+"\x00"+c.entry.Name, c, r.buf, "STATUS_HOST="+statusfile.SanitizeText(host))
+			r.trig.see(host+"\x00"+ev.Entry.Name, ev, r.buf, "STATUS_HOST="+statusfile.SanitizeText(host))
 		} else {
-			r.trig.see(c.entry.Name, c, r.buf)
+			r.trig.see(ev.Entry.Name, ev, r.buf)
 		}
 	}
 	switch r.mode {
