@@ -189,7 +189,7 @@ func list(o *listOptions, env *cmdEnv) int {
 	var parts []remote.Result
 	var loc location.Location
 	var now time.Time
-	var local *reader.Listing
+	missing := false // this machine's status directory does not exist
 	if !withHosts || o.hostFlags.local {
 		var err error
 		if loc, now, err = o.resolve(env); err != nil {
@@ -205,7 +205,7 @@ func list(o *listOptions, env *cmdEnv) int {
 			msg := statusfile.SanitizeText(err.Error())
 			parts = append(parts, remote.Result{Err: &remote.HostError{Kind: failRefused, Msg: msg, Hint: "run 'statusls doctor'"}})
 		} else {
-			local = l
+			missing = l.Missing
 			parts = append(parts, remote.Result{Entries: l.Entries})
 		}
 	}
@@ -225,6 +225,13 @@ func list(o *listOptions, env *cmdEnv) int {
 		}
 		p.Entries = render.Select(p.Entries, &o.filter)
 		render.Sort(p.Entries, order)
+	}
+	// The parts' entries in one list, for the summary, the count and the
+	// table: the first part's as it is when it is the only one (appending
+	// writes past what Select kept).
+	all := parts[0].Entries
+	for _, p := range parts[1:] {
+		all = append(all, p.Entries...)
 	}
 
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
@@ -277,7 +284,7 @@ func list(o *listOptions, env *cmdEnv) int {
 	case "summary":
 		// A status bar drops stderr: the line itself says hosts are missing.
 		var words []string
-		if s := render.Summary(allEntries(parts)); s != "" {
+		if s := render.Summary(all); s != "" {
 			words = append(words, s)
 		}
 		if failed > 0 {
@@ -287,15 +294,36 @@ func list(o *listOptions, env *cmdEnv) int {
 			out.WriteString(strings.Join(words, " · ") + "\n")
 		}
 	case "count":
-		n := 0
-		for _, p := range parts {
-			n += len(p.Entries)
-		}
-		out.WriteString(strconv.Itoa(n) + "\n")
+		out.WriteString(strconv.Itoa(len(all)) + "\n")
 	case modeJQ: // this machine's alone
 		return runJQ(o, loc, now, parts[0].Entries, env)
 	case "table":
-		writeTable(out, parts, withHosts, o, local, loc, isTerm, termWidth, env)
+		// With a HOST column after SESSION when other machines are
+		// listed.
+		opts := render.TableOptions{Width: tableWidth(env, termWidth), Color: useColor(o.color, isTerm, env), Wide: o.wide}
+		for _, p := range parts {
+			for range p.Entries { // no invalid files: see validate
+				if withHosts {
+					opts.Hosts = append(opts.Hosts, cmp.Or(p.Host, localHostName))
+				}
+			}
+		}
+		if !withHosts {
+			opts.Home = env.Getenv("HOME")
+		}
+		// No sessions: a notice, not data, on stderr, so that stdout stays
+		// empty.
+		switch {
+		case len(all) > 0:
+			out.WriteString(render.Table(all, opts))
+		case withHosts:
+			fmt.Fprintln(env.Stderr, "statusls: no sessions on these hosts")
+		default:
+			fmt.Fprintf(env.Stderr, "statusls: %s\n", noSessions(o.all, &o.filter, loc, env))
+			if missing {
+				fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
+			}
+		}
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
@@ -308,17 +336,6 @@ func list(o *listOptions, env *cmdEnv) int {
 		return base.ExitError
 	}
 	return base.ExitPartial
-}
-
-func allEntries(parts []remote.Result) []reader.Entry {
-	if len(parts) == 1 {
-		return parts[0].Entries
-	}
-	var all []reader.Entry
-	for _, p := range parts {
-		all = append(all, p.Entries...)
-	}
-	return all
 }
 
 // expandPath expands a leading ~ and makes p absolute; "" (no --cwd)
