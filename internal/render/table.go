@@ -196,8 +196,12 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 			l.WriteString(cell + pad) // the last column's padding is trimmed below
 		}
 		text := strings.TrimRight(l.String(), " ")
-		if total() > width {
-			text = cutANSI(text, width)
+		if total() > width { // the state alone, wider than the line: cut, in its colour
+			if color == "" {
+				text = cut(strings.TrimRight(cells[colState], " "), width)
+			} else {
+				text = color + cut(cells[colState], width) + sgrReset
+			}
 		}
 		if stale && opts.Color {
 			text = sgrStale + strings.ReplaceAll(text, sgrReset, sgrReset+sgrStale) + sgrReset
@@ -266,35 +270,6 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// cutANSI cuts a line to width display columns, keeping (and closing) the
-// colour sequences this package adds.
-func cutANSI(s string, width int) string {
-	var b strings.Builder
-	used := 0
-	colored := false
-	for len(s) > 0 {
-		if s[0] == '\x1b' {
-			end := strings.IndexByte(s, 'm')
-			seq := s[:end+1]
-			b.WriteString(seq)
-			colored = seq != sgrReset
-			s = s[end+1:]
-			continue
-		}
-		cluster, rest, cw, _ := uniseg.FirstGraphemeClusterInString(s, -1)
-		if used+cw > width {
-			break
-		}
-		b.WriteString(cluster)
-		used += cw
-		s = rest
-	}
-	if colored {
-		b.WriteString(sgrReset)
-	}
-	return b.String()
-}
-
 // Truncate shortens s to at most width display columns, ending it with …
 // when it had to be cut. It cuts between grapheme clusters.
 func Truncate(s string, width int) string {
@@ -304,19 +279,21 @@ func Truncate(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
-	var b strings.Builder
-	used := 0
-	state := -1
-	for len(s) > 0 {
-		cluster, rest, cw, st := uniseg.FirstGraphemeClusterInString(s, state)
-		if used+cw > width-1 {
+	return strings.TrimRight(cut(s, width-1), " ") + "…"
+}
+
+// cut returns the longest start of s, in whole grapheme clusters, that is
+// at most width display columns wide.
+func cut(s string, width int) string {
+	n, used, state := 0, 0, -1
+	for n < len(s) {
+		_, rest, cw, st := uniseg.FirstGraphemeClusterInString(s[n:], state)
+		if used+cw > width {
 			break
 		}
-		b.WriteString(cluster)
-		used += cw
-		s, state = rest, st
+		n, used, state = len(s)-len(rest), used+cw, st
 	}
-	return strings.TrimRight(b.String(), " ") + "…"
+	return s[:n]
 }
 
 // TruncateLeft shortens s to at most width display columns by cutting its
