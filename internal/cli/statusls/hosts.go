@@ -169,47 +169,10 @@ func hostsFile(getenv func(string) string) (string, error) {
 // maxHostsFile bounds the hosts file.
 const maxHostsFile = 1 << 20
 
-// readHostsFile reads a hosts file: one or more hosts per line, separated
-// by commas or white space; "#" starts a comment. A missing file is an
-// empty list.
-func readHostsFile(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxHostsFile+1))
-	if err == nil && len(b) > maxHostsFile {
-		err = errors.New("output too large")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		hosts, err := splitHosts(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		out = appendNew(out, hosts...)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
-}
-
 // configuredHosts returns the configured hosts: those of $STATUSLS_HOSTS
-// when it is set and not empty, else those of the hosts file. from says
-// which.
+// when it is set and not empty, else those of the hosts file (one or more
+// hosts per line, separated by commas or white space; "#" starts a
+// comment; a missing file is an empty list). from says which.
 func configuredHosts(getenv func(string) string) (hosts []string, from string, err error) {
 	if v := getenv(hostsEnv); strings.TrimSpace(v) != "" {
 		hosts, err = splitHosts(v)
@@ -222,6 +185,32 @@ func configuredHosts(getenv func(string) string) (hosts []string, from string, e
 	if err != nil {
 		return nil, "", err
 	}
-	hosts, err = readHostsFile(path)
-	return hosts, path, err
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, path, nil
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxHostsFile+1))
+	if err == nil && len(b) > maxHostsFile {
+		err = errors.New("output too large")
+	}
+	if err != nil {
+		return nil, path, fmt.Errorf("%s: %w", path, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		more, err := splitHosts(line)
+		if err != nil {
+			return nil, path, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		hosts = appendNew(hosts, more...)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, path, fmt.Errorf("%s: %w", path, err)
+	}
+	return hosts, path, nil
 }

@@ -19,9 +19,11 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
+	"golang.org/x/term"
 )
 
 // cmdEnv is one run of statusls: the process's [base.Env], the program
@@ -130,3 +132,30 @@ func (c *common) resolve(env *cmdEnv) (location.Location, time.Time, error) {
 	}
 	return loc, now, nil
 }
+
+// terminal reports whether f is a terminal (a console on Windows) and, if
+// so, its width in columns (0 when the terminal does not say: term.GetSize
+// answers 0 with its error).
+func terminal(f *os.File) (bool, int) {
+	fd := int(f.Fd())
+	if !term.IsTerminal(fd) {
+		return false, 0
+	}
+	w, _, _ := term.GetSize(fd)
+	return true, w
+}
+
+// terminalRows returns the height of the terminal f in lines, or 0.
+func terminalRows(f *os.File) int {
+	_, h, _ := term.GetSize(int(f.Fd()))
+	return h
+}
+
+// atClock is the clock of a one-shot listing: it reads the moment statusls
+// took once, so that verdicts and the ages printed agree. Its timers are
+// the system's (a listing arms none).
+type atClock time.Time
+
+func (c atClock) Now() time.Time { return time.Time(c) }
+
+func (atClock) NewTimer(d time.Duration) clock.Timer { return clock.System.NewTimer(d) }
