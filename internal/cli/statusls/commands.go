@@ -1,15 +1,11 @@
 package statusls
 
 import (
-	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
-	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 )
 
@@ -265,32 +261,4 @@ func checkColor(env *cmdEnv, when string) int {
 		msg += "; did you mean " + s + "?"
 	}
 	return usageError(env, "%s", msg)
-}
-
-// parseJSONFields checks a --json field list; withHost (--host) adds the
-// field host.
-func parseJSONFields(s string, withHost bool) ([]string, error) {
-	known := render.JSONFields
-	if withHost {
-		known = append([]string{render.FieldHost}, known...)
-	}
-	var fields []string
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if !slices.Contains(known, f) {
-			msg := fmt.Sprintf("--json: unknown field %q", f)
-			if s := base.Suggest(f, known); s != "" {
-				msg += "; did you mean " + s + "?"
-			}
-			return nil, errors.New(msg + "; the fields are " + strings.Join(known, ", "))
-		}
-		fields = append(fields, f)
-	}
-	if len(fields) == 0 {
-		return nil, errors.New("--json: no field given; the fields are " + strings.Join(known, ", "))
-	}
-	return fields, nil
 }

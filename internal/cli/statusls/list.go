@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,12 +89,24 @@ func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 // validate checks the flags together, once parsed. It returns -1 to go on.
 func (o *listOptions) validate(env *cmdEnv) int {
 	o.json = o.given.Changed("json")
-	if o.json && o.jsonFields != "*" {
-		fields, err := parseJSONFields(o.jsonFields, o.hostFlags.active())
-		if err != nil {
-			return usageError(env, "%v", err)
+	if o.json && o.jsonFields != "*" { // a field list; --host adds the field host
+		known := render.JSONFields
+		if o.hostFlags.active() {
+			known = append([]string{render.FieldHost}, known...)
 		}
-		o.fields = fields
+		o.fields = splitList(o.jsonFields)
+		for _, f := range o.fields {
+			if !slices.Contains(known, f) {
+				msg := fmt.Sprintf("--json: unknown field %q", f)
+				if s := base.Suggest(f, known); s != "" {
+					msg += "; did you mean " + s + "?"
+				}
+				return usageError(env, "%s; the fields are %s", msg, strings.Join(known, ", "))
+			}
+		}
+		if len(o.fields) == 0 {
+			return usageError(env, "--json: no field given; the fields are %s", strings.Join(known, ", "))
+		}
 	}
 	var modes []string
 	for _, m := range []struct {

@@ -62,12 +62,6 @@ func (t *tableScreen) resize() {
 	t.last = "" // redraw everything
 }
 
-func (t *tableScreen) begin() error {
-	_, err := io.WriteString(t.out, seqEnter)
-	t.started = err == nil
-	return err
-}
-
 // end gives the terminal back as it was. It may be called more than once.
 func (t *tableScreen) end() {
 	if t.started {
@@ -76,19 +70,13 @@ func (t *tableScreen) end() {
 	}
 }
 
-// message shows msg under the table for a while.
-func (t *tableScreen) message(msg string, now time.Time) {
-	t.msgs = append(t.msgs, screenMessage{"statusls: " + msg, now.Add(messageTTL)})
-	if len(t.msgs) > 3 {
-		t.msgs = slices.Delete(t.msgs, 0, len(t.msgs)-3)
-	}
-}
-
 // draw shows the sessions of every host of the run as at now: grouped by
 // host in the run's order ("" is this machine), each group most urgent
 // first, with a HOST column after SESSION when other machines are watched,
-// and a line per host that cannot be reached. It draws nothing when the
-// screen shows exactly that already.
+// and a line per host that cannot be reached; then the messages. Never
+// more lines than the terminal has, less one: the newline after the last
+// would scroll the screen. It draws nothing when the screen shows exactly
+// that already.
 func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 	t.msgs = slices.DeleteFunc(t.msgs, func(m screenMessage) bool { return !now.Before(m.until) })
 	var entries []reader.Entry
@@ -111,9 +99,7 @@ func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 		}
 	}
 
-	// Never more lines than the terminal has, less one: the newline after
-	// the last would scroll the screen.
-	budget := max(t.rows-1, 0)
+	budget := max(t.rows-1, 0) // 0: no limit
 	var lines []string
 	switch {
 	case len(entries) > 0:
@@ -143,12 +129,7 @@ func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 			lines = append(lines, "(the directory does not exist yet; waiting for it)")
 		}
 	}
-	return t.show(append(lines, down...), budget)
-}
-
-// show puts lines, then the messages, on the screen, in at most budget
-// lines (0: no limit), unless the screen shows exactly that already.
-func (t *tableScreen) show(lines []string, budget int) error {
+	lines = append(lines, down...)
 	for _, m := range t.msgs {
 		lines = append(lines, m.text)
 	}

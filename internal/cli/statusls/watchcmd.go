@@ -191,29 +191,14 @@ func watchDir(dir, configHome string, opts watch.Options, env *cmdEnv) (*watch.W
 	return w, loc, -1
 }
 
-// How watch prints.
+// How watch prints: as asked, else a table on a terminal, nothing but the
+// commands' effects with --exec alone, else TSV.
 const (
 	watchJSON  = "json"
 	watchTSV   = "tsv"
 	watchTable = "table"
 	watchQuiet = "quiet" // --exec only
 )
-
-// outputMode is how watch prints: as asked, else a table on a terminal,
-// nothing but the commands' effects with --exec alone, else TSV.
-func (o *watchOptions) outputMode(isTerm bool) string {
-	switch {
-	case o.json:
-		return watchJSON
-	case o.tsv:
-		return watchTSV
-	case isTerm:
-		return watchTable
-	case o.execSet:
-		return watchQuiet
-	}
-	return watchTSV
-}
 
 // watchRun is one run of statusls watch: this machine's directory, other
 // machines' (--host), or both (--local), each a host of the run ("" is this
@@ -252,8 +237,16 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	if code >= 0 {
 		return code
 	}
-	isTerm, _ := env.Terminal()
-	r.mode = o.outputMode(isTerm)
+	r.mode = watchTSV
+	switch isTerm, _ := env.Terminal(); {
+	case o.json:
+		r.mode = watchJSON
+	case o.tsv:
+	case isTerm:
+		r.mode = watchTable
+	case o.execSet:
+		r.mode = watchQuiet
+	}
 	// The table's age column needs every updatedAt.
 	heartbeats := o.heartbeats || r.mode == watchTable
 	var loc location.Location
@@ -295,9 +288,10 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 		r.messages = make(chan string, 16)
 		r.table = &tableScreen{out: env.Stdout, env: env, o: o, loc: loc, color: useColor(o.color, true, env)}
 		r.table.resize()
-		if err := r.table.begin(); err != nil {
+		if _, err := io.WriteString(env.Stdout, seqEnter); err != nil {
 			return r.writeError(err)
 		}
+		r.table.started = true
 		defer r.table.end()
 		defer func() { // the table's redraw timer, if one is armed
 			if r.tick != nil {
@@ -363,8 +357,10 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 			if err := r.handle(ev.Host, &ev.Event, ev.HostErr); err != nil {
 				return r.writeError(err)
 			}
-		case msg := <-r.messages:
-			r.table.message(msg, env.Clock.Now())
+		case msg := <-r.messages: // shown under the table for a while, the latest three
+			t := r.table
+			t.msgs = append(t.msgs, screenMessage{"statusls: " + msg, env.Clock.Now().Add(messageTTL)})
+			t.msgs = t.msgs[max(len(t.msgs)-3, 0):]
 			force = true
 		case <-r.tickC:
 			r.tick, r.tickC = nil, nil
