@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -28,23 +27,6 @@ const (
 // --exec command).
 const messageTTL = 10 * time.Second
 
-// tableScreen draws the watch table in place on a terminal: on the
-// alternate screen, as full-screen programs do, so that the shell's screen
-// comes back as it was when watch ends.
-type tableScreen struct {
-	out         io.Writer
-	env         *cmdEnv
-	o           *watchOptions
-	loc         location.Location
-	width, rows int
-	color       bool
-	missing     bool // the directory did not exist at start, and no session came since
-
-	started bool
-	last    string // what the screen shows
-	msgs    []screenMessage
-}
-
 type screenMessage struct {
 	text  string
 	until time.Time
@@ -52,21 +34,21 @@ type screenMessage struct {
 
 // resize asks the terminal for its size (at start, and after SIGWINCH):
 // $COLUMNS and $LINES first, as for statusls.
-func (t *tableScreen) resize() {
-	_, w := t.env.Terminal()
-	t.width = tableWidth(t.env, w)
-	t.rows = t.env.Rows()
-	if n, err := strconv.Atoi(strings.TrimSpace(t.env.Getenv("LINES"))); err == nil && n > 0 {
-		t.rows = n
+func (r *watchRun) resize() {
+	_, w := r.env.Terminal()
+	r.width = tableWidth(r.env, w)
+	r.rows = r.env.Rows()
+	if n, err := strconv.Atoi(strings.TrimSpace(r.env.Getenv("LINES"))); err == nil && n > 0 {
+		r.rows = n
 	}
-	t.last = "" // redraw everything
+	r.last = "" // redraw everything
 }
 
 // end gives the terminal back as it was. It may be called more than once.
-func (t *tableScreen) end() {
-	if t.started {
-		t.started = false
-		io.WriteString(t.out, seqLeave)
+func (r *watchRun) end() {
+	if r.started {
+		r.started = false
+		io.WriteString(r.env.Stdout, seqLeave)
 	}
 }
 
@@ -77,8 +59,8 @@ func (t *tableScreen) end() {
 // more lines than the terminal has, less one: the newline after the last
 // would scroll the screen. It draws nothing when the screen shows exactly
 // that already.
-func (t *tableScreen) draw(r *watchRun, now time.Time) error {
-	t.msgs = slices.DeleteFunc(t.msgs, func(m screenMessage) bool { return !now.Before(m.until) })
+func (r *watchRun) draw(now time.Time) error {
+	r.msgs = slices.DeleteFunc(r.msgs, func(m screenMessage) bool { return !now.Before(m.until) })
 	var entries []reader.Entry
 	var names, down []string
 	for _, h := range r.order {
@@ -99,22 +81,22 @@ func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 		}
 	}
 
-	budget := max(t.rows-1, 0) // 0: no limit
+	budget := max(r.rows-1, 0) // 0: no limit
 	var lines []string
 	switch {
 	case len(entries) > 0:
 		shown, more := len(entries), 0
 		if budget > 0 {
-			if room := budget - 1 - len(t.msgs) - len(down); shown > room {
+			if room := budget - 1 - len(r.msgs) - len(down); shown > room {
 				shown = max(room-1, 0)
 				more = len(entries) - shown
 			}
 		}
-		opts := render.TableOptions{Width: t.width, Color: t.color, Wide: t.o.wide}
+		opts := render.TableOptions{Width: r.width, Color: r.color, Wide: r.o.wide}
 		if r.withHosts {
 			opts.Hosts = names[:shown]
 		} else {
-			opts.Home = t.env.Getenv("HOME")
+			opts.Home = r.env.Getenv("HOME")
 		}
 		table := render.Table(entries[:shown], opts)
 		lines = strings.Split(strings.TrimSuffix(table, "\n"), "\n")
@@ -124,13 +106,13 @@ func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 	case r.withHosts:
 		lines = append(lines, "no sessions on these hosts")
 	default:
-		lines = append(lines, noSessions(t.o.all, &t.o.filter, t.loc, t.env))
-		if t.missing {
+		lines = append(lines, noSessions(r.o.all, &r.o.filter, r.loc, r.env))
+		if r.missing {
 			lines = append(lines, "(the directory does not exist yet; waiting for it)")
 		}
 	}
 	lines = append(lines, down...)
-	for _, m := range t.msgs {
+	for _, m := range r.msgs {
 		lines = append(lines, m.text)
 	}
 	if budget > 0 && len(lines) > budget {
@@ -140,17 +122,17 @@ func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 	b.WriteString(seqHome)
 	for _, l := range lines {
 		if !strings.Contains(l, "\x1b") { // table rows are fitted already
-			l = render.Truncate(l, t.width)
+			l = render.Truncate(l, r.width)
 		}
 		b.WriteString(l)
 		b.WriteString(seqEraseLine + "\n")
 	}
 	b.WriteString(seqEraseDown)
 	text := b.String()
-	if text == t.last {
+	if text == r.last {
 		return nil
 	}
-	t.last = text
-	_, err := io.WriteString(t.out, text)
+	r.last = text
+	_, err := io.WriteString(r.env.Stdout, text)
 	return err
 }

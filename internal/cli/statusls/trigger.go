@@ -1,6 +1,7 @@
 package statusls
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -183,15 +184,11 @@ func (t *trigger) C() <-chan time.Time {
 func (t *trigger) fire() {
 	t.timer, t.timerC, t.timerAt = nil, nil, time.Time{}
 	now := t.clock.Now()
-	keys := make([]string, 0, len(t.sessions))
-	for k, s := range t.sessions {
-		if !s.due.IsZero() && !s.due.After(now) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys) // the same order every time
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(t.sessions)) { // the same order every time
 		s := t.sessions[k]
+		if s.due.IsZero() || s.due.After(now) {
+			continue
+		}
 		s.due = time.Time{}
 		t.start(k, &s.entry, s.line, s.extra, now)
 		s.line, s.extra = nil, nil

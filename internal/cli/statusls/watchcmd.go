@@ -221,11 +221,20 @@ type watchRun struct {
 	trig   *trigger  // when runner runs its command
 	keys   chan byte // the keyboard's keys (table on a terminal), or nil
 
-	table    *tableScreen
-	dirty    bool        // the table shows something else than the views
-	messages chan string // the runner's reports, for the table
-	tick     clock.Timer // the table's redraw for its age column
-	tickC    <-chan time.Time
+	// The table (screen.go), drawn in place on a terminal: on the
+	// alternate screen, as full-screen programs do, so that the shell's
+	// screen comes back as it was when watch ends.
+	loc         location.Location
+	width, rows int
+	color       bool
+	missing     bool   // the directory did not exist at start, and no session came since
+	started     bool   // the alternate screen is on
+	last        string // what the screen shows
+	msgs        []screenMessage
+	dirty       bool        // the table shows something else than the views
+	messages    chan string // the runner's reports, for the table
+	tick        clock.Timer // the table's redraw for its age column
+	tickC       <-chan time.Time
 }
 
 func watchCmd(o *watchOptions, env *cmdEnv) int {
@@ -286,13 +295,13 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 
 	if r.mode == watchTable {
 		r.messages = make(chan string, 16)
-		r.table = &tableScreen{out: env.Stdout, env: env, o: o, loc: loc, color: useColor(o.color, true, env)}
-		r.table.resize()
+		r.loc, r.color = loc, useColor(o.color, true, env)
+		r.resize()
 		if _, err := io.WriteString(env.Stdout, seqEnter); err != nil {
 			return r.writeError(err)
 		}
-		r.table.started = true
-		defer r.table.end()
+		r.started = true
+		defer r.end()
 		defer func() { // the table's redraw timer, if one is armed
 			if r.tick != nil {
 				r.tick.Stop()
@@ -358,9 +367,8 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 				return r.writeError(err)
 			}
 		case msg := <-r.messages: // shown under the table for a while, the latest three
-			t := r.table
-			t.msgs = append(t.msgs, screenMessage{"statusls: " + msg, env.Clock.Now().Add(messageTTL)})
-			t.msgs = t.msgs[max(len(t.msgs)-3, 0):]
+			r.msgs = append(r.msgs, screenMessage{"statusls: " + msg, env.Clock.Now().Add(messageTTL)})
+			r.msgs = r.msgs[max(len(r.msgs)-3, 0):]
 			force = true
 		case <-r.tickC:
 			r.tick, r.tickC = nil, nil
@@ -379,7 +387,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 			if !slices.Contains(resizeSignals, sig) {
 				return base.ExitOK
 			}
-			r.table.resize()
+			r.resize()
 			force = true
 		}
 		if err := r.redraw(force); err != nil {
@@ -417,7 +425,7 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 	switch ev.Kind {
 	case "host-offline":
 		r.offline[host], r.dirty = herr.Msg, true
-		if r.table == nil {
+		if r.mode != watchTable {
 			fmt.Fprintf(r.stderr, "statusls: host %s offline: %s; retrying\n", statusfile.SanitizeText(host), herr.Msg)
 		}
 		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg})
@@ -427,9 +435,7 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At})
 	case watch.Synced:
 		// One synced, once every host has sent its snapshot.
-		if r.table != nil {
-			r.table.missing = ev.Missing
-		}
+		r.missing = ev.Missing
 		r.waiting--
 		if r.waiting > 0 || r.synced {
 			return nil
@@ -456,9 +462,7 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 		}
 	default:
 		r.dirty = true
-		if r.table != nil {
-			r.table.missing = false
-		}
+		r.missing = false
 	}
 	return r.print(host, c)
 }
@@ -523,15 +527,15 @@ func (r *watchRun) report(msg string) {
 // keeps a timer for the next second while the table shows ages, messages
 // or hosts.
 func (r *watchRun) redraw(force bool) error {
-	if r.table == nil || !r.synced || !r.dirty && !force {
+	if r.mode != watchTable || !r.synced || !r.dirty && !force {
 		return nil
 	}
 	r.dirty = false
 	now := r.env.Clock.Now()
-	if err := r.table.draw(r, now); err != nil {
+	if err := r.draw(now); err != nil {
 		return err
 	}
-	if r.tick == nil && (r.withHosts || len(r.views[""].shown) > 0 || len(r.table.msgs) > 0) {
+	if r.tick == nil && (r.withHosts || len(r.views[""].shown) > 0 || len(r.msgs) > 0) {
 		r.tick = r.env.Clock.NewTimer(time.Second)
 		r.tickC = r.tick.C()
 	}
@@ -539,9 +543,7 @@ func (r *watchRun) redraw(force bool) error {
 }
 
 func (r *watchRun) writeError(err error) int {
-	if r.table != nil {
-		r.table.end()
-	}
+	r.end()
 	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 	return base.ExitError
 }
