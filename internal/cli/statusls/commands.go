@@ -143,7 +143,7 @@ statusls doctor --dir /tmp/mystatus --json`,
 				o := &doctorOptions{}
 				o.common.register(fs)
 				fs.Bool(&o.json, "json", false, "print the findings as one JSON object")
-				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true})
+				o.hostFlags.register(fs, env, "check these hosts instead (repeatable)", true, false)
 				return noArgs(env, "doctor: ", func() int {
 					hosts, cfg, code := o.hostFlags.targets(env)
 					switch {

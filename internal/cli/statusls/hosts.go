@@ -30,23 +30,17 @@ type hostFlags struct {
 	many        bool          // --all-hosts is one of them
 }
 
-// hostFlagsOf says which host flags a command takes.
-type hostFlagsOf struct {
-	usage string // --host's help
-	many  bool   // several hosts: --host H[,H], --all-hosts, and a heading in help
-	local bool   // --local
-}
-
-// register declares --host and --host-timeout, and what of declares
-// besides.
-func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, of hostFlagsOf) {
-	h.given, h.many = fs, of.many
+// register declares --host, with usage as its help, and --host-timeout;
+// with many, several hosts: --host H[,H], --all-hosts, and a heading in
+// help; with local, --local.
+func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, usage string, many, local bool) {
+	h.given, h.many = fs, many
 	arg := "H"
-	if of.many {
+	if many {
 		fs.Group("Other machines (over ssh, each running statusls; see docs/statusls.md)")
 		arg = "H[,H]"
 	}
-	fs.Func("host", arg, of.usage, func(s string) error {
+	fs.Func("host", arg, usage, func(s string) error {
 		hosts, err := splitHosts(s)
 		if err != nil {
 			return err
@@ -60,10 +54,10 @@ func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, of hostFlagsOf) {
 		hosts, _, _ := configuredHosts(env.Getenv)
 		return hosts
 	}
-	if of.many {
+	if many {
 		fs.Bool(&h.allHosts, "all-hosts", false, "the hosts of $STATUSLS_HOSTS, else of ~/.config/agentstatus/hosts")
 	}
-	if of.local {
+	if local {
 		fs.Bool(&h.local, "local", false, "with --host or --all-hosts: this machine too")
 	}
 	fs.Duration(&h.hostTimeout, "host-timeout", 0, "DUR", "give up on a host after DUR (default 10s)")

@@ -80,7 +80,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.Duration(&o.jqTimeout, "jq-timeout", 5*time.Second, "DUR", "stop a filter that runs longer than DUR on one input (default 5s;\ntime spent writing output or reading files does not count)")
 
 	o.common.register(fs)
-	o.hostFlags.register(fs, env, hostFlagsOf{usage: "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", many: true, local: true})
+	o.hostFlags.register(fs, env, "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", true, true)
 
 	fs.Group("Terminal")
 	colorFlag(fs, &o.color, "auto (default: on a terminal), always, never; see \"Environment\"\nThe table fits $COLUMNS, else the terminal's width, else 80 columns.")

@@ -61,7 +61,7 @@ func (o *waitOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.String(&c.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&c.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
 	fs.Bool(&o.untilEOF, "until-eof", false, "give up (exit 1) when standard input ends: for a wait run\nby another program, as wait --host runs it over ssh")
-	o.hostFlags.register(fs, env, hostFlagsOf{usage: "wait on host H instead, through ssh (see above)"})
+	o.hostFlags.register(fs, env, "wait on host H instead, through ssh (see above)", false, false)
 }
 
 // validate checks the flags together. It returns -1 to go on.

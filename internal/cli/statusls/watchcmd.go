@@ -125,7 +125,7 @@ least DUR, from when watch saw the session start working:
 	fs.String(&o.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&o.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
 
-	o.hostFlags.register(fs, env, hostFlagsOf{usage: "follow these hosts (repeatable; see \"Other machines\" above);\nwithout --local, only them", many: true, local: true})
+	o.hostFlags.register(fs, env, "follow these hosts (repeatable; see \"Other machines\" above);\nwithout --local, only them", true, true)
 }
 
 // validate checks the flags together. It returns -1 to go on.
