@@ -85,7 +85,6 @@ statusls -r --jq-files 'select(.state == "blocked") | .task.title // empty'`,
 			return noArgs(env, "", func() int {
 				o.jqArgs = jqArgs
 				o.args = fullArgs
-				o.given = fs
 				if code := o.validate(env); code >= 0 {
 					return code
 				}

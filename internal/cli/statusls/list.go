@@ -28,7 +28,6 @@ type listOptions struct {
 	wide                                     bool
 	jsonFields                               string
 	fields                                   []string
-	given                                    *base.FlagSet
 	all                                      bool
 	states, agents                           string
 	cwd                                      string

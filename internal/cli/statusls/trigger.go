@@ -28,10 +28,9 @@ import (
 // A session that leaves the state, goes stale or is removed before its run
 // is due cancels the run. Times come from the watch's clock.
 type trigger struct {
-	on                            []string
-	after, afterWorking, cooldown time.Duration
-	clock                         clock.Clock
-	run                           func(e *reader.Entry, line []byte, extra []string)
+	o     *watchOptions // --on, --after, --after-working, --cooldown
+	clock clock.Clock
+	run   func(e *reader.Entry, line []byte, extra []string)
 
 	sessions map[string]*triggered // by key: the file name, with its host
 	lastRun  map[string]time.Time  // by key, kept for --cooldown
@@ -55,8 +54,7 @@ type triggered struct {
 
 func newTrigger(o *watchOptions, clock clock.Clock, run func(e *reader.Entry, line []byte, extra []string)) *trigger {
 	return &trigger{
-		on: o.onStates, after: o.after, afterWorking: o.afterWorking, cooldown: o.cooldown,
-		clock: clock, run: run,
+		o: o, clock: clock, run: run,
 		sessions: map[string]*triggered{}, lastRun: map[string]time.Time{},
 	}
 }
@@ -111,8 +109,8 @@ func (t *trigger) see(key string, ev *render.Event, line []byte, extra ...string
 	}
 	s.state = state
 	switch {
-	case !slices.Contains(t.on, state):
-	case t.afterWorking > 0 && state == string(statusfile.Idle) && worked < t.afterWorking:
+	case !slices.Contains(t.o.onStates, state):
+	case t.o.afterWorking > 0 && state == string(statusfile.Idle) && worked < t.o.afterWorking:
 	default:
 		if due := t.dueTime(e, now); due.After(now) {
 			s.due = due
@@ -130,7 +128,7 @@ func (t *trigger) see(key string, ev *render.Event, line []byte, extra ...string
 // dueTime is when a run for e, seen now, is due: --after past the start of
 // its state.
 func (t *trigger) dueTime(e *reader.Entry, now time.Time) time.Time {
-	if t.after <= 0 {
+	if t.o.after <= 0 {
 		return now
 	}
 	since := now
@@ -145,7 +143,7 @@ func (t *trigger) dueTime(e *reader.Entry, now time.Time) time.Time {
 	if !began.IsZero() && began.Before(now) {
 		since = began
 	}
-	return since.Add(t.after)
+	return since.Add(t.o.after)
 }
 
 func (s *triggered) hold(e *reader.Entry, line []byte, extra []string) {
@@ -157,12 +155,12 @@ func (s *triggered) hold(e *reader.Entry, line []byte, extra []string) {
 // start runs the command for the session under key, unless --cooldown
 // says it ran too recently.
 func (t *trigger) start(key string, e *reader.Entry, line []byte, extra []string, now time.Time) {
-	if t.cooldown > 0 {
-		if last, ok := t.lastRun[key]; ok && now.Sub(last) < t.cooldown {
+	if t.o.cooldown > 0 {
+		if last, ok := t.lastRun[key]; ok && now.Sub(last) < t.o.cooldown {
 			return
 		}
 		for k, last := range t.lastRun {
-			if now.Sub(last) >= t.cooldown {
+			if now.Sub(last) >= t.o.cooldown {
 				delete(t.lastRun, k)
 			}
 		}
