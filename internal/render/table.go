@@ -102,10 +102,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		width = 80
 	}
 	rows := make([][nCols]string, len(entries))
-	var ids []string
-	if !opts.Wide {
-		ids = shortIDs(entries)
-	}
+	ids := shortIDs(entries, opts.Wide)
 	var w [nCols]int
 	anyWhy := false
 	for c := range headers {
@@ -116,11 +113,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		s := &e.Status
 		r := &rows[i]
 		r[colState] = statusfile.SanitizeText(string(s.State))
-		if ids != nil {
-			r[colSession] = statusfile.SanitizeText(ids[i])
-		} else {
-			r[colSession] = statusfile.SanitizeText(s.Session)
-		}
+		r[colSession] = statusfile.SanitizeText(ids[i])
 		if opts.Hosts != nil && i < len(opts.Hosts) {
 			r[colHost] = statusfile.SanitizeText(opts.Hosts[i])
 		}
@@ -223,18 +216,19 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 // shortID is the shortest prefix a session id is cut to in the table.
 const shortID = 8
 
-// shortIDs returns, for each entry, its session id cut to the shortest
-// prefix of at least 8 characters (bytes) that is not a prefix of another
-// entry's id, with "…" when it was cut. An id that is a prefix of another
-// stays whole.
-func shortIDs(entries []reader.Entry) []string {
+// shortIDs returns, for each entry, its session id; unless wide, cut to
+// the shortest prefix of at least 8 characters (bytes) that is not a
+// prefix of another entry's id, with "…" when it was cut. An id that is a
+// prefix of another stays whole.
+func shortIDs(entries []reader.Entry, wide bool) []string {
 	ids := make([]string, len(entries))
 	for i := range entries {
 		ids[i] = entries[i].Status.Session
 	}
-	sorted := slices.Clone(ids)
-	slices.Sort(sorted)
-	out := make([]string, len(ids))
+	if wide {
+		return ids
+	}
+	sorted := slices.Sorted(slices.Values(ids))
 	for i, id := range ids {
 		// The neighbours in sorted order share the longest prefixes.
 		j, _ := slices.BinarySearch(sorted, id)
@@ -245,21 +239,17 @@ func shortIDs(entries []reader.Entry) []string {
 			}
 		}
 		if n+1 >= len(id) {
-			// Cutting would not make it shorter.
-			out[i] = id
-			continue
+			continue // cutting would not make it shorter
 		}
 		// Cut on a character boundary.
 		for n < len(id) && !utf8.RuneStart(id[n]) {
 			n++
 		}
-		if n >= len(id) {
-			out[i] = id
-		} else {
-			out[i] = id[:n] + "…"
+		if n < len(id) {
+			ids[i] = id[:n] + "…"
 		}
 	}
-	return out
+	return ids
 }
 
 func commonPrefix(a, b string) int {
