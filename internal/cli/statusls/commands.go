@@ -6,6 +6,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 )
 
@@ -47,7 +48,7 @@ the others listed.`
 // program is the statusls command line: the listing is the default
 // command, the others are subcommands. A flag is one line in its Setup;
 // see package base for how to add either.
-func program(env *cmdEnv, jqArgs []jqrun.Var, fullArgs []string) *base.Program {
+func program(env *cmdEnv, jqArgs *[]jqrun.Var, fullArgs []string) *base.Program {
 	p := &base.Program{
 		Name:    "statusls",
 		Summary: summary,
@@ -83,7 +84,7 @@ statusls -r --jq-files 'select(.state == "blocked") | .task.title // empty'`,
 				return next != "" && next[0] != '-' && p.Lookup(next) == nil && next != "help" && next != "completion"
 			}
 			return noArgs(env, "", func() int {
-				o.jqArgs = jqArgs
+				o.jqArgs = *jqArgs
 				o.args = fullArgs
 				if code := o.validate(env); code >= 0 {
 					return code
@@ -236,10 +237,8 @@ func sessionIDs(c *common, env *cmdEnv) func() []string {
 			return nil
 		}
 		var ids []string
-		for _, e := range l.Entries {
-			if e.Verdict == reader.Fresh || e.Verdict == reader.Stale {
-				ids = append(ids, e.Status.Session)
-			}
+		for _, e := range render.Select(l.Entries, &render.Filter{All: true}) {
+			ids = append(ids, e.Status.Session)
 		}
 		return ids
 	}

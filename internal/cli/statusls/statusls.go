@@ -91,11 +91,7 @@ func tuneGC(getenv func(string) string, percent int, limit int64) (restore func(
 
 // usageError reports a usage error.
 func usageError(env *cmdEnv, format string, args ...any) int {
-	prog := env.prog
-	if prog == nil { // before the command line is parsed
-		prog = program(env, nil, nil)
-	}
-	return prog.ReportUsage(format, args...)
+	return env.prog.ReportUsage(format, args...)
 }
 
 // Run runs statusls with args (without the program name).
@@ -109,11 +105,12 @@ func runEnv(args []string, env *cmdEnv) int {
 	// --arg and --argjson take two values, which no flag parser
 	// expresses: take them out first.
 	var jqArgs []jqrun.Var
+	p := program(env, &jqArgs, args)
 	rest, err := extractJQArgs(args, &jqArgs)
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
-	return program(env, jqArgs, args).Run(rest)
+	return p.Run(rest)
 }
 
 // resolve finds the directory and the time.
