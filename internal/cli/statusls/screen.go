@@ -64,8 +64,8 @@ func (r *watchRun) draw(now time.Time) error {
 	var entries []reader.Entry
 	var names, down []string
 	for _, h := range r.order {
-		group := make([]reader.Entry, 0, len(r.views[h].shown))
-		for _, e := range r.views[h].shown {
+		group := make([]reader.Entry, 0, len(r.views[h]))
+		for _, e := range r.views[h] {
 			c := *e
 			c.Age = now.Sub(c.Status.UpdatedAt)
 			group = append(group, c)

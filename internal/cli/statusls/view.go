@@ -10,20 +10,14 @@ import (
 // still there but no longer matches --state, --agent or --cwd.
 const reasonFiltered = "filtered"
 
-// view follows what statusls, with the same filters, would list: the
-// sessions that match them, fresh ones only unless the filter takes stale
-// ones too (--all). Invalid files are never in it. It turns the watcher's
-// events, which describe the whole directory, into events of the view, so
-// that a consumer who sets the session's record on every event, deletes it
-// on removed and (unless --all) on stale, always holds the view.
-type view struct {
-	filter *render.Filter
-	shown  map[string]*reader.Entry // by file name
-}
-
-func newView(f *render.Filter) *view {
-	return &view{filter: f, shown: map[string]*reader.Entry{}}
-}
+// view follows what statusls, with the same filter, would list: the
+// sessions that match it, fresh ones only unless the filter takes stale
+// ones too (--all), by file name. Invalid files are never in it. It turns
+// the watcher's events, which describe the whole directory, into events of
+// the view, so that a consumer who sets the session's record on every
+// event, deletes it on removed and (unless --all) on stale, always holds
+// the view.
+type view map[string]*reader.Entry
 
 // apply takes in one event of the watcher about a session and returns the
 // view's event, if any. Its kinds are the watcher's, and named as it names
@@ -31,10 +25,10 @@ func newView(f *render.Filter) *view {
 // (--heartbeats), stale, fresh and removed (Reason says why); never
 // invalid, which is removed. Entry is the record now; for removed, the
 // last one shown.
-func (v *view) apply(ev *watch.Event) (*render.Event, bool) {
-	before := v.shown[ev.Name]
+func (v view) apply(filter *render.Filter, ev *watch.Event) (*render.Event, bool) {
+	before := v[ev.Name]
 	var after *reader.Entry
-	if ev.After != nil && v.filter.Match(ev.After) { // Match leaves invalid files out
+	if ev.After != nil && filter.Match(ev.After) { // Match leaves invalid files out
 		after = ev.After
 	}
 	c := &render.Event{Kind: string(watch.Updated), At: ev.At, Entry: after}
@@ -42,14 +36,14 @@ func (v *view) apply(ev *watch.Event) (*render.Event, bool) {
 	case before == nil && after == nil:
 		return nil, false
 	case before == nil:
-		v.shown[ev.Name] = after
+		v[ev.Name] = after
 		c.Kind = string(watch.Added)
 		if ev.Kind == watch.Snapshot || ev.Kind == watch.Fresh {
 			c.Kind = string(ev.Kind)
 		}
 	case after == nil:
-		delete(v.shown, ev.Name)
-		if ev.After != nil && ev.After.Verdict == reader.Stale && !v.filter.All {
+		delete(v, ev.Name)
+		if ev.After != nil && ev.After.Verdict == reader.Stale && !filter.All {
 			c.Kind, c.Entry = string(watch.Stale), ev.After
 			break
 		}
@@ -58,7 +52,7 @@ func (v *view) apply(ev *watch.Event) (*render.Event, bool) {
 			c.Reason = ev.Reason
 		}
 	default:
-		v.shown[ev.Name] = after
+		v[ev.Name] = after
 		if ev.Kind == watch.Heartbeat || ev.Kind == watch.Stale || ev.Kind == watch.Fresh {
 			c.Kind = string(ev.Kind)
 		}

@@ -209,7 +209,7 @@ type watchRun struct {
 	mode      string
 	stderr    *lockedWriter
 	withHosts bool              // other machines are watched: events and lines name the host
-	views     map[string]*view  // by host
+	views     map[string]view   // by host
 	order     []string          // the hosts, "" (this machine) first
 	offline   map[string]string // host -> why it cannot be reached
 	waiting   int               // hosts whose snapshot is not in yet
@@ -241,7 +241,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	if code := o.validate(env); code >= 0 {
 		return code
 	}
-	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]*view{}, offline: map[string]string{}}
+	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]view{}, offline: map[string]string{}}
 	hosts, cfg, code := o.hostFlags.targets(env)
 	if code >= 0 {
 		return code
@@ -276,7 +276,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	}
 	r.order = append(r.order, hosts...)
 	for _, h := range r.order {
-		r.views[h] = newView(&o.filter)
+		r.views[h] = view{}
 	}
 	r.waiting = len(r.order)
 
@@ -450,7 +450,7 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 		r.report(msg)
 		return r.print(host, &render.Event{Kind: string(watch.Error), At: ev.At, Err: ev.Err.Error()})
 	}
-	c, ok := r.views[host].apply(ev)
+	c, ok := r.views[host].apply(&r.o.filter, ev)
 	switch {
 	case !ok:
 		return nil
@@ -535,7 +535,7 @@ func (r *watchRun) redraw(force bool) error {
 	if err := r.draw(now); err != nil {
 		return err
 	}
-	if r.tick == nil && (r.withHosts || len(r.views[""].shown) > 0 || len(r.msgs) > 0) {
+	if r.tick == nil && (r.withHosts || len(r.views[""]) > 0 || len(r.msgs) > 0) {
 		r.tick = r.env.Clock.NewTimer(time.Second)
 		r.tickC = r.tick.C()
 	}
