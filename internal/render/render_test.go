@@ -193,7 +193,7 @@ func TestShortIDs(t *testing.T) {
 	for i, id := range ids {
 		entries[i].Status.Session = id
 	}
-	got := shortIDs(entries)
+	got := shortIDs(entries, false)
 	want := []string{
 		"0f1e2d3c-aaaa-4bbb-8ccc-000000000001",
 		"0f1e2d3c-aaaa-4bbb-8ccc-000000000002",

@@ -102,10 +102,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		width = 80
 	}
 	rows := make([][nCols]string, len(entries))
-	var ids []string
-	if !opts.Wide {
-		ids = shortIDs(entries)
-	}
+	ids := shortIDs(entries, opts.Wide)
 	var w [nCols]int
 	anyWhy := false
 	for c := range headers {
@@ -116,11 +113,7 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 		s := &e.Status
 		r := &rows[i]
 		r[colState] = statusfile.SanitizeText(string(s.State))
-		if ids != nil {
-			r[colSession] = statusfile.SanitizeText(ids[i])
-		} else {
-			r[colSession] = statusfile.SanitizeText(s.Session)
-		}
+		r[colSession] = statusfile.SanitizeText(ids[i])
 		if opts.Hosts != nil && i < len(opts.Hosts) {
 			r[colHost] = statusfile.SanitizeText(opts.Hosts[i])
 		}
@@ -196,8 +189,12 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 			l.WriteString(cell + pad) // the last column's padding is trimmed below
 		}
 		text := strings.TrimRight(l.String(), " ")
-		if total() > width {
-			text = cutANSI(text, width)
+		if total() > width { // the state alone, wider than the line: cut, in its colour
+			if color == "" {
+				text = cut(strings.TrimRight(cells[colState], " "), width)
+			} else {
+				text = color + cut(cells[colState], width) + sgrReset
+			}
 		}
 		if stale && opts.Color {
 			text = sgrStale + strings.ReplaceAll(text, sgrReset, sgrReset+sgrStale) + sgrReset
@@ -219,18 +216,19 @@ func Table(entries []reader.Entry, opts TableOptions) string {
 // shortID is the shortest prefix a session id is cut to in the table.
 const shortID = 8
 
-// shortIDs returns, for each entry, its session id cut to the shortest
-// prefix of at least 8 characters (bytes) that is not a prefix of another
-// entry's id, with "…" when it was cut. An id that is a prefix of another
-// stays whole.
-func shortIDs(entries []reader.Entry) []string {
+// shortIDs returns, for each entry, its session id; unless wide, cut to
+// the shortest prefix of at least 8 characters (bytes) that is not a
+// prefix of another entry's id, with "…" when it was cut. An id that is a
+// prefix of another stays whole.
+func shortIDs(entries []reader.Entry, wide bool) []string {
 	ids := make([]string, len(entries))
 	for i := range entries {
 		ids[i] = entries[i].Status.Session
 	}
-	sorted := slices.Clone(ids)
-	slices.Sort(sorted)
-	out := make([]string, len(ids))
+	if wide {
+		return ids
+	}
+	sorted := slices.Sorted(slices.Values(ids))
 	for i, id := range ids {
 		// The neighbours in sorted order share the longest prefixes.
 		j, _ := slices.BinarySearch(sorted, id)
@@ -241,21 +239,17 @@ func shortIDs(entries []reader.Entry) []string {
 			}
 		}
 		if n+1 >= len(id) {
-			// Cutting would not make it shorter.
-			out[i] = id
-			continue
+			continue // cutting would not make it shorter
 		}
 		// Cut on a character boundary.
 		for n < len(id) && !utf8.RuneStart(id[n]) {
 			n++
 		}
-		if n >= len(id) {
-			out[i] = id
-		} else {
-			out[i] = id[:n] + "…"
+		if n < len(id) {
+			ids[i] = id[:n] + "…"
 		}
 	}
-	return out
+	return ids
 }
 
 func commonPrefix(a, b string) int {
@@ -264,35 +258,6 @@ func commonPrefix(a, b string) int {
 		n++
 	}
 	return n
-}
-
-// cutANSI cuts a line to width display columns, keeping (and closing) the
-// colour sequences this package adds.
-func cutANSI(s string, width int) string {
-	var b strings.Builder
-	used := 0
-	colored := false
-	for len(s) > 0 {
-		if s[0] == '\x1b' {
-			end := strings.IndexByte(s, 'm')
-			seq := s[:end+1]
-			b.WriteString(seq)
-			colored = seq != sgrReset
-			s = s[end+1:]
-			continue
-		}
-		cluster, rest, cw, _ := uniseg.FirstGraphemeClusterInString(s, -1)
-		if used+cw > width {
-			break
-		}
-		b.WriteString(cluster)
-		used += cw
-		s = rest
-	}
-	if colored {
-		b.WriteString(sgrReset)
-	}
-	return b.String()
 }
 
 // Truncate shortens s to at most width display columns, ending it with …
@@ -304,19 +269,21 @@ func Truncate(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
-	var b strings.Builder
-	used := 0
-	state := -1
-	for len(s) > 0 {
-		cluster, rest, cw, st := uniseg.FirstGraphemeClusterInString(s, state)
-		if used+cw > width-1 {
+	return strings.TrimRight(cut(s, width-1), " ") + "…"
+}
+
+// cut returns the longest start of s, in whole grapheme clusters, that is
+// at most width display columns wide.
+func cut(s string, width int) string {
+	n, used, state := 0, 0, -1
+	for n < len(s) {
+		_, rest, cw, st := uniseg.FirstGraphemeClusterInString(s[n:], state)
+		if used+cw > width {
 			break
 		}
-		b.WriteString(cluster)
-		used += cw
-		s, state = rest, st
+		n, used, state = len(s)-len(rest), used+cw, st
 	}
-	return strings.TrimRight(b.String(), " ") + "…"
+	return s[:n]
 }
 
 // TruncateLeft shortens s to at most width display columns by cutting its

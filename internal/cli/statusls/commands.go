@@ -1,10 +1,7 @@
 package statusls
 
 import (
-	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/jqrun"
@@ -51,7 +48,7 @@ the others listed.`
 // program is the statusls command line: the listing is the default
 // command, the others are subcommands. A flag is one line in its Setup;
 // see package base for how to add either.
-func program(env *cmdEnv, jqArgs []jqrun.Var, fullArgs []string) *base.Program {
+func program(env *cmdEnv, jqArgs *[]jqrun.Var, fullArgs []string) *base.Program {
 	p := &base.Program{
 		Name:    "statusls",
 		Summary: summary,
@@ -87,9 +84,8 @@ statusls -r --jq-files 'select(.state == "blocked") | .task.title // empty'`,
 				return next != "" && next[0] != '-' && p.Lookup(next) == nil && next != "help" && next != "completion"
 			}
 			return noArgs(env, "", func() int {
-				o.jqArgs = jqArgs
+				o.jqArgs = *jqArgs
 				o.args = fullArgs
-				o.given = fs
 				if code := o.validate(env); code >= 0 {
 					return code
 				}
@@ -147,13 +143,14 @@ statusls doctor --dir /tmp/mystatus --json`,
 				o := &doctorOptions{}
 				o.common.register(fs)
 				fs.Bool(&o.json, "json", false, "print the findings as one JSON object")
-				o.hostFlags.register(fs, env, hostFlagsOf{usage: "check these hosts instead (repeatable)", many: true})
+				o.hostFlags.register(fs, env, "check these hosts instead (repeatable)", true, false)
 				return noArgs(env, "doctor: ", func() int {
-					if code := o.hostFlags.misuse(env); code >= 0 {
+					hosts, cfg, code := o.hostFlags.targets(env)
+					switch {
+					case code >= 0:
 						return code
-					}
-					if o.hostFlags.active() {
-						return doctorHosts(&o.hostFlags, o.json, env)
+					case cfg != nil:
+						return doctorHosts(hosts, cfg, o.json, env)
 					}
 					return doctor(o, env)
 				})
@@ -240,10 +237,8 @@ func sessionIDs(c *common, env *cmdEnv) func() []string {
 			return nil
 		}
 		var ids []string
-		for _, e := range l.Entries {
-			if e.Verdict == reader.Fresh || e.Verdict == reader.Stale {
-				ids = append(ids, e.Status.Session)
-			}
+		for _, e := range render.Select(l.Entries, &render.Filter{All: true}) {
+			ids = append(ids, e.Status.Session)
 		}
 		return ids
 	}
@@ -264,32 +259,4 @@ func checkColor(env *cmdEnv, when string) int {
 		msg += "; did you mean " + s + "?"
 	}
 	return usageError(env, "%s", msg)
-}
-
-// parseJSONFields checks a --json field list; withHost (--host) adds the
-// field host.
-func parseJSONFields(s string, withHost bool) ([]string, error) {
-	known := render.JSONFields
-	if withHost {
-		known = append([]string{render.FieldHost}, known...)
-	}
-	var fields []string
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if !slices.Contains(known, f) {
-			msg := fmt.Sprintf("--json: unknown field %q", f)
-			if s := base.Suggest(f, known); s != "" {
-				msg += "; did you mean " + s + "?"
-			}
-			return nil, errors.New(msg + "; the fields are " + strings.Join(known, ", "))
-		}
-		fields = append(fields, f)
-	}
-	if len(fields) == 0 {
-		return nil, errors.New("--json: no field given; the fields are " + strings.Join(known, ", "))
-	}
-	return fields, nil
 }

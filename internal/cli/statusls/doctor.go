@@ -121,9 +121,19 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 	show := func(p string) string { return quotePath(render.TildePath(p, home)) }
 	r := &doctorReport{StatusDir: loc.Dir, ChosenBy: string(loc.Source), ConfigHome: loc.ConfigHome,
 		Counts: map[string]int{}, OK: true, hinted: map[string]bool{}, Checks: []doctorCheck{}, Files: []doctorFile{}, Agents: []doctorAgent{}, Hints: []string{}}
+	// The value of the variable or flag that chose the directory.
+	detail := ""
+	switch loc.Source {
+	case location.FromStatusDir:
+		detail = " = " + quotePath(env.Getenv(location.StatusDirEnv))
+	case location.FromConfigHome:
+		detail = " = " + quotePath(env.Getenv(location.ConfigHomeEnv))
+	case location.FromDefault:
+		detail = ": neither --dir, --config-home, $STATUS_DIR nor $GENTLE_PI_CONFIG_HOME is set"
+	}
 	header := []string{
 		fmt.Sprintf("status directory: %s", show(loc.Dir)),
-		fmt.Sprintf("  chosen by %s%s", loc.Source, sourceDetail(loc, env)),
+		fmt.Sprintf("  chosen by %s%s", loc.Source, detail),
 		fmt.Sprintf("config home: %s", show(loc.ConfigHome)),
 	}
 	if sd := env.Getenv(location.StatusDirEnv); sd != "" && loc.Source == location.FromStatusDir {
@@ -227,20 +237,6 @@ func writeReport(env *cmdEnv, asJSON bool, rep any, ok bool, text func(*bufio.Wr
 	return base.ExitOK
 }
 
-// sourceDetail adds the value of the variable or flag that chose the
-// directory.
-func sourceDetail(loc location.Location, env *cmdEnv) string {
-	switch loc.Source {
-	case location.FromStatusDir:
-		return " = " + quotePath(env.Getenv(location.StatusDirEnv))
-	case location.FromConfigHome:
-		return " = " + quotePath(env.Getenv(location.ConfigHomeEnv))
-	case location.FromDefault:
-		return ": neither --dir, --config-home, $STATUS_DIR nor $GENTLE_PI_CONFIG_HOME is set"
-	}
-	return ""
-}
-
 // doctorFiles lists every entry with its verdict, into r, and returns
 // the text lines.
 func doctorFiles(r *doctorReport, l *reader.Listing) []string {
@@ -276,7 +272,17 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 				b.WriteString(" (a state this reader does not know: kept, S2)")
 			}
 		case reader.Invalid:
-			fmt.Fprintf(&b, "%s: %s", e.Reason, statusfile.SanitizeText(errText(e.Err, e.Reason)))
+			// The error without the reason that the line shows already.
+			msg := ""
+			if e.Err != nil {
+				msg = base.Message(e.Err)
+				if m, ok := strings.CutPrefix(msg, e.Reason+": "); ok {
+					msg = m
+				} else {
+					msg = strings.TrimPrefix(msg, e.Reason+" ")
+				}
+			}
+			fmt.Fprintf(&b, "%s: %s", e.Reason, statusfile.SanitizeText(msg))
 		case reader.Ignored:
 			var what string
 			kind, what = ignoredKind(e.Name)
@@ -336,21 +342,6 @@ func ignoredKind(name string) (kind, what string) {
 		return "other", "dot-file: hidden from readers (R3)"
 	}
 	return "other", "not a status file name: <64 lowercase hex digits>.json (R3)"
-}
-
-// errText is an invalid file's error without package prefixes, nor the
-// reason that the line shows already.
-func errText(err error, reason string) string {
-	if err == nil {
-		return ""
-	}
-	msg := base.Message(err)
-	for _, prefix := range []string{reason + ": ", reason + " "} {
-		if m, ok := strings.CutPrefix(msg, prefix); ok {
-			return m
-		}
-	}
-	return msg
 }
 
 func agoText(age time.Duration) string {

@@ -12,9 +12,12 @@ import (
 // doctorAgent is one agent found on the machine, and whether statuspub's
 // hooks are installed in its user configuration.
 type doctorAgent struct {
-	Agent   string   `json:"agent"`
-	Found   string   `json:"found"` // its configuration directory or its program
-	Path    string   `json:"path"`  // the file that holds the hooks
+	Agent string `json:"agent"`
+	Found string `json:"found"` // its configuration directory or its program
+	Path  string `json:"path"`  // the file that holds the hooks
+	// Status is installed, not-installed, problem (its settings cannot be
+	// read or parsed) or untrusted (installed, but the agent runs the
+	// hooks only once the user trusts them, as Codex does, and has not).
 	Status  string   `json:"status"`
 	Missing []string `json:"missing,omitempty"` // the events without statuspub's hook
 	// Untrusted (Codex) are the events whose hook Codex will not run until
@@ -23,19 +26,6 @@ type doctorAgent struct {
 	Detail    string   `json:"detail,omitempty"`
 	Installed bool     `json:"installed"`
 }
-
-// Statuses of a doctorAgent.
-const (
-	agentInstalled    = "installed"
-	agentNotInstalled = "not-installed"
-	agentProblem      = "problem" // its settings cannot be read or parsed
-	// agentUntrusted: installed, but the agent runs the hooks only once
-	// the user trusts them (Codex), and has not.
-	agentUntrusted = "untrusted"
-)
-
-// codexTrustHow is how a user trusts statuspub's hooks in Codex.
-const codexTrustHow = "in Codex type /hooks and press t, or run 'statuspub install codex --trust'"
 
 // doctorAgents adds, for each agent found on the machine, whether
 // statuspub's hooks are installed, with a hint for each that is not, and
@@ -55,18 +45,18 @@ func doctorAgents(r *doctorReport, env *cmdEnv) []string {
 		path := quotePath(render.TildePath(st.Path, home))
 		switch {
 		case st.Err != nil:
-			a.Status, a.Detail = agentProblem, base.Message(st.Err)
+			a.Status, a.Detail = "problem", base.Message(st.Err)
 			lines = append(lines, fmt.Sprintf("  %s: PROBLEM: %s", st.Agent, a.Detail))
 			r.hint("agent-"+st.Agent, fmt.Sprintf("%s's settings cannot be read (see above): fix them, then run 'statuspub install %s'", st.Agent, st.Agent))
 		case st.Installed && len(st.Untrusted) > 0:
-			a.Status, a.Untrusted = agentUntrusted, st.Untrusted
+			a.Status, a.Untrusted = "untrusted", st.Untrusted
 			lines = append(lines, fmt.Sprintf("  %s: hooks installed but not trusted, so %s does not run them (%s: %s)", st.Agent, st.Agent, path, strings.Join(st.Untrusted, ", ")))
-			r.hint("agent-"+st.Agent, fmt.Sprintf("%s runs statuspub's hooks only once you trust them: %s", st.Agent, codexTrustHow))
+			r.hint("agent-"+st.Agent, fmt.Sprintf("%s runs statuspub's hooks only once you trust them: in Codex type /hooks and press t, or run 'statuspub install codex --trust'", st.Agent))
 		case st.Installed:
-			a.Status = agentInstalled
+			a.Status = "installed"
 			lines = append(lines, fmt.Sprintf("  %s: hooks installed (%s)", st.Agent, path))
 		default:
-			a.Status, a.Missing = agentNotInstalled, st.Missing
+			a.Status, a.Missing = "not-installed", st.Missing
 			lines = append(lines, fmt.Sprintf("  %s: hooks not installed (%s: missing %s)", st.Agent, path, strings.Join(st.Missing, ", ")))
 			r.hint("agent-"+st.Agent, fmt.Sprintf("run 'statuspub install %s' to publish %s's state", st.Agent, st.Agent))
 		}

@@ -37,11 +37,7 @@ type doctorHost struct {
 
 // doctorHosts is statusls doctor --host: what fails for each host, and
 // the fix.
-func doctorHosts(hf *hostFlags, asJSON bool, env *cmdEnv) int {
-	hosts, cfg, err := hf.targets(env)
-	if err != nil {
-		return usageError(env, "%s", err)
-	}
+func doctorHosts(hosts []string, cfg *remote.Config, asJSON bool, env *cmdEnv) int {
 	rep := doctorHostsReport{ConnectionReuse: cfg.Reuse, ControlDir: cfg.ControlDir, Hosts: []doctorHost{}, OK: true}
 	for _, r := range remote.List(context.Background(), cfg, hosts) {
 		h := doctorHost{Host: statusfile.SanitizeText(r.Host), Command: r.Args, OK: r.Err == nil, Millis: r.Took.Milliseconds()}

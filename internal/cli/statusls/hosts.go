@@ -30,23 +30,17 @@ type hostFlags struct {
 	many        bool          // --all-hosts is one of them
 }
 
-// hostFlagsOf says which host flags a command takes.
-type hostFlagsOf struct {
-	usage string // --host's help
-	many  bool   // several hosts: --host H[,H], --all-hosts, and a heading in help
-	local bool   // --local
-}
-
-// register declares --host and --host-timeout, and what of declares
-// besides.
-func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, of hostFlagsOf) {
-	h.given, h.many = fs, of.many
+// register declares --host, with usage as its help, and --host-timeout;
+// with many, several hosts: --host H[,H], --all-hosts, and a heading in
+// help; with local, --local.
+func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, usage string, many, local bool) {
+	h.given, h.many = fs, many
 	arg := "H"
-	if of.many {
+	if many {
 		fs.Group("Other machines (over ssh, each running statusls; see docs/statusls.md)")
 		arg = "H[,H]"
 	}
-	fs.Func("host", arg, of.usage, func(s string) error {
+	fs.Func("host", arg, usage, func(s string) error {
 		hosts, err := splitHosts(s)
 		if err != nil {
 			return err
@@ -60,54 +54,46 @@ func (h *hostFlags) register(fs *base.FlagSet, env *cmdEnv, of hostFlagsOf) {
 		hosts, _, _ := configuredHosts(env.Getenv)
 		return hosts
 	}
-	if of.many {
+	if many {
 		fs.Bool(&h.allHosts, "all-hosts", false, "the hosts of $STATUSLS_HOSTS, else of ~/.config/agentstatus/hosts")
 	}
-	if of.local {
+	if local {
 		fs.Bool(&h.local, "local", false, "with --host or --all-hosts: this machine too")
 	}
 	fs.Duration(&h.hostTimeout, "host-timeout", 0, "DUR", "give up on a host after DUR (default 10s)")
-}
-
-// misuse is a usage error for a flag that only means something with
-// --host (or --all-hosts) given without it, rather than ignoring it. It
-// returns -1 to go on.
-func (h *hostFlags) misuse(env *cmdEnv) int {
-	if h.active() || h.given == nil {
-		return -1
-	}
-	need := "--host"
-	if h.many {
-		need = "--host or --all-hosts"
-	}
-	for _, name := range []string{"local", "host-timeout"} {
-		if h.given.Changed(name) {
-			return usageError(env, "--%s needs %s", name, need)
-		}
-	}
-	return -1
 }
 
 // active reports whether other machines are asked for.
 func (h *hostFlags) active() bool { return len(h.hosts) > 0 || h.allHosts }
 
 // targets returns the hosts to ask, and the ssh configuration; nothing
-// when no host is asked for.
-func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, error) {
+// when no host is asked for. A usage error, its exit status, else -1: a
+// flag that only means something with --host (or --all-hosts) is one
+// without it, rather than ignored.
+func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, int) {
 	if !h.active() {
-		return nil, nil, nil
+		need := "--host"
+		if h.many {
+			need = "--host or --all-hosts"
+		}
+		for _, name := range []string{"local", "host-timeout"} {
+			if h.given.Changed(name) {
+				return nil, nil, usageError(env, "--%s needs %s", name, need)
+			}
+		}
+		return nil, nil, -1
 	}
 	if h.given.Changed("host-timeout") && h.hostTimeout <= 0 {
-		return nil, nil, errors.New("--host-timeout must be positive")
+		return nil, nil, usageError(env, "--host-timeout must be positive")
 	}
 	hosts := h.hosts
 	if h.allHosts {
 		more, from, err := configuredHosts(env.Getenv)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, usageError(env, "%s", err)
 		}
 		if len(more) == 0 && len(hosts) == 0 {
-			return nil, nil, fmt.Errorf("--all-hosts: no hosts configured in %s (set $%s, or write them there, one per line)", from, hostsEnv)
+			return nil, nil, usageError(env, "--all-hosts: no hosts configured in %s (set $%s, or write them there, one per line)", from, hostsEnv)
 		}
 		hosts = appendNew(hosts, more...)
 	}
@@ -116,7 +102,7 @@ func (h *hostFlags) targets(env *cmdEnv) ([]string, *remote.Config, error) {
 		fmt.Fprintf(env.Stderr, "statusls: %s: connections are not shared\n", statusfile.SanitizeText(err.Error()))
 	}
 	cfg.Timeout = h.hostTimeout // 0: remote's default
-	return hosts, &cfg, nil
+	return hosts, &cfg, -1
 }
 
 // localHostName is how the table shows this machine.
@@ -177,47 +163,10 @@ func hostsFile(getenv func(string) string) (string, error) {
 // maxHostsFile bounds the hosts file.
 const maxHostsFile = 1 << 20
 
-// readHostsFile reads a hosts file: one or more hosts per line, separated
-// by commas or white space; "#" starts a comment. A missing file is an
-// empty list.
-func readHostsFile(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxHostsFile+1))
-	if err == nil && len(b) > maxHostsFile {
-		err = errors.New("output too large")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		hosts, err := splitHosts(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		out = appendNew(out, hosts...)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
-}
-
 // configuredHosts returns the configured hosts: those of $STATUSLS_HOSTS
-// when it is set and not empty, else those of the hosts file. from says
-// which.
+// when it is set and not empty, else those of the hosts file (one or more
+// hosts per line, separated by commas or white space; "#" starts a
+// comment; a missing file is an empty list). from says which.
 func configuredHosts(getenv func(string) string) (hosts []string, from string, err error) {
 	if v := getenv(hostsEnv); strings.TrimSpace(v) != "" {
 		hosts, err = splitHosts(v)
@@ -230,6 +179,32 @@ func configuredHosts(getenv func(string) string) (hosts []string, from string, e
 	if err != nil {
 		return nil, "", err
 	}
-	hosts, err = readHostsFile(path)
-	return hosts, path, err
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, path, nil
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxHostsFile+1))
+	if err == nil && len(b) > maxHostsFile {
+		err = errors.New("output too large")
+	}
+	if err != nil {
+		return nil, path, fmt.Errorf("%s: %w", path, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		more, err := splitHosts(line)
+		if err != nil {
+			return nil, path, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		hosts = appendNew(hosts, more...)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, path, fmt.Errorf("%s: %w", path, err)
+	}
+	return hosts, path, nil
 }

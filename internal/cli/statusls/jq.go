@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -120,10 +121,11 @@ const jqHelper = "statusls-jq"
 // a helper without the engine cannot start itself again.
 const helperEnv = "STATUSLS_JQ_HELPER"
 
-// runJQ runs --jq or --jq-files. In a binary without the jq engine
-// (statusls itself) it re-executes the statusls-jq helper with the same
-// arguments, and returns its exit status (see base.ExecHelper).
-func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) int {
+// runJQ runs --jq FILTER over entries, the listing --json prints, or
+// --jq-files. In a binary without the jq engine (statusls itself) it
+// re-executes the statusls-jq helper with the same arguments instead, and
+// returns its exit status (see base.ExecHelper).
+func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reader.Entry, env *cmdEnv) int {
 	if !jqrun.Linked() {
 		if env.Getenv(helperEnv) != "" {
 			fmt.Fprintf(env.Stderr, "statusls: --%s: this statusls-jq has no jq engine\n", o.mode)
@@ -158,12 +160,12 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) in
 		r.Now = now
 	}
 	if o.mode == modeJQFiles {
-		files, err := openFiles(loc.Dir)
+		files, closeFiles, err := openFiles(loc.Dir)
 		if err != nil {
 			return dirError(env, err)
 		}
-		defer files.close()
-		r.Inputs = files.all
+		defer closeFiles()
+		r.Inputs = files
 		// Each file is garbage once filtered, and little stays live (the
 		// names, one file, the filter's state): the listing modes' GOGC of
 		// 400 and 24 MiB limit (see Main) would let the heap grow with the
@@ -174,32 +176,11 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) in
 	}
 
 	// --jq: as gh does, strings raw, and JSON indented only for a
-	// terminal.
+	// terminal; over the objects --json prints, decoded. The listing is
+	// held, then the decoded objects in its place, never the printed array.
 	isTerm, _ := env.Terminal()
 	r.Raw = true
 	r.Compact = o.compact || !isTerm
-	sessions, code := jsonSessions(o, loc, now, env)
-	if sessions == nil {
-		return code
-	}
-	r.Inputs = func(yield func(string, any) bool) { yield("", sessions) }
-	return jqrun.Run(r)
-}
-
-// jsonSessions returns, decoded, the array --json prints: the same
-// entries, objects and order. It holds the listing, then the decoded
-// objects in its place, never the printed array.
-func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) ([]any, int) {
-	l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true})
-	if err != nil {
-		return nil, dirError(env, err)
-	}
-	entries := render.Select(l.Entries, &o.filter)
-	order := o.order
-	if order == "" {
-		order = render.ByName
-	}
-	render.Sort(entries, order)
 	sessions := make([]any, 0, len(entries))
 	var buf []byte
 	for i := range entries {
@@ -213,70 +194,56 @@ func jsonSessions(o *listOptions, loc location.Location, now time.Time, env *cmd
 		}
 		sessions = append(sessions, v)
 	}
-	return sessions, base.ExitOK
-}
-
-// statusFiles reads a status directory's files one at a time, for
-// --jq-files: memory stays flat in the number of files (one 64 KiB buffer,
-// one decoded file, and the list of names).
-type statusFiles struct {
-	d     *safefs.Dir
-	names []string
+	r.Inputs = func(yield func(string, any) bool) { yield("", sessions) }
+	return jqrun.Run(r)
 }
 
 // openFiles opens the status directory with the reader's rules (SPEC.md
-// R2) and lists its status file names (R3), in order. A missing directory
-// has no files.
-func openFiles(dir string) (*statusFiles, error) {
+// R2) and lists its status file names (R3), in order, for --jq-files: a
+// missing directory has no files. files yields the decoded object of every
+// readable status file, one at a time, so that memory stays flat in the
+// number of files (one 64 KiB buffer, one decoded file, and the list of
+// names): regular, owned by the current account, at most 64 KiB, exactly
+// one JSON object. Other files are skipped silently, as the one-liner
+// prints nothing for them either (--json --all and doctor say why).
+func openFiles(dir string) (files iter.Seq2[string, any], closeFiles func(), err error) {
 	d, err := safefs.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &statusFiles{}, nil
+		return func(func(string, any) bool) {}, func() {}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := d.Check(); err != nil {
-		d.Close()
-		return nil, err
+	var des []safefs.DirEntry
+	if err = d.Check(); err == nil {
+		des, err = d.List()
 	}
-	des, err := d.List()
 	if err != nil {
 		d.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	f := &statusFiles{d: d}
+	var names []string
 	for _, de := range des {
 		// The type from the directory saves opening what cannot be a
-		// record (symbolic links, FIFOs, ...); ReadFile checks again
-		// on the opened file.
+		// record (symbolic links, FIFOs, ...); ReadFile checks again on
+		// the opened file.
 		if safefs.IsStatusName(de.Name) && de.Type&fs.ModeType == 0 {
-			f.names = append(f.names, de.Name)
+			names = append(names, de.Name)
 		}
 	}
-	slices.Sort(f.names)
-	return f, nil
-}
-
-func (f *statusFiles) close() {
-	if f.d != nil {
-		f.d.Close()
-	}
-}
-
-// all yields the decoded object of every readable status file: regular,
-// owned by the current account, at most 64 KiB, exactly one JSON object.
-// Other files are skipped silently, as the one-liner prints nothing for
-// them either (--json --all and doctor say why).
-func (f *statusFiles) all(yield func(string, any) bool) {
-	buf := make([]byte, 0, statusfile.MaxFileSize+1)
-	for _, name := range f.names {
-		data, _, err := f.d.ReadFile(name, buf, statusfile.MaxFileSize)
-		if err != nil {
-			continue
-		}
-		buf = data[:0]
-		if v, ok := jqrun.DecodeObject(data); ok && !yield(name, v) {
-			return
+	slices.Sort(names)
+	files = func(yield func(string, any) bool) {
+		buf := make([]byte, 0, statusfile.MaxFileSize+1)
+		for _, name := range names {
+			data, _, err := d.ReadFile(name, buf, statusfile.MaxFileSize)
+			if err != nil {
+				continue
+			}
+			buf = data[:0]
+			if v, ok := jqrun.DecodeObject(data); ok && !yield(name, v) {
+				return
+			}
 		}
 	}
+	return files, func() { d.Close() }, nil
 }

@@ -45,13 +45,13 @@ func TestJQFilesReadOneAtATime(t *testing.T) {
 		names = append(names, publish(t, dir, statusfile.Status{Agent: "pi", Session: s, State: "idle", UpdatedAt: now}))
 	}
 	slices.Sort(names)
-	files, err := openFiles(dir)
+	files, closeFiles, err := openFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer files.close()
+	defer closeFiles()
 	var seen []string
-	for name := range files.all {
+	for name := range files {
 		seen = append(seen, name)
 		if len(seen) == 1 {
 			if err := os.Remove(filepath.Join(dir, names[1])); err != nil {

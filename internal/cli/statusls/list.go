@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,6 @@ type listOptions struct {
 	wide                                     bool
 	jsonFields                               string
 	fields                                   []string
-	given                                    *base.FlagSet
 	all                                      bool
 	states, agents                           string
 	cwd                                      string
@@ -79,7 +79,7 @@ func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.Duration(&o.jqTimeout, "jq-timeout", 5*time.Second, "DUR", "stop a filter that runs longer than DUR on one input (default 5s;\ntime spent writing output or reading files does not count)")
 
 	o.common.register(fs)
-	o.hostFlags.register(fs, env, hostFlagsOf{usage: "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", many: true, local: true})
+	o.hostFlags.register(fs, env, "list these hosts (repeatable): a HOST column, a \"host\" key;\nwithout --local, only them", true, true)
 
 	fs.Group("Terminal")
 	colorFlag(fs, &o.color, "auto (default: on a terminal), always, never; see \"Environment\"\nThe table fits $COLUMNS, else the terminal's width, else 80 columns.")
@@ -88,12 +88,24 @@ func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 // validate checks the flags together, once parsed. It returns -1 to go on.
 func (o *listOptions) validate(env *cmdEnv) int {
 	o.json = o.given.Changed("json")
-	if o.json && o.jsonFields != "*" {
-		fields, err := parseJSONFields(o.jsonFields, o.hostFlags.active())
-		if err != nil {
-			return usageError(env, "%v", err)
+	if o.json && o.jsonFields != "*" { // a field list; --host adds the field host
+		known := render.JSONFields
+		if o.hostFlags.active() {
+			known = append([]string{render.FieldHost}, known...)
 		}
-		o.fields = fields
+		o.fields = splitList(o.jsonFields)
+		for _, f := range o.fields {
+			if !slices.Contains(known, f) {
+				msg := fmt.Sprintf("--json: unknown field %q", f)
+				if s := base.Suggest(f, known); s != "" {
+					msg += "; did you mean " + s + "?"
+				}
+				return usageError(env, "%s; the fields are %s", msg, strings.Join(known, ", "))
+			}
+		}
+		if len(o.fields) == 0 {
+			return usageError(env, "--json: no field given; the fields are %s", strings.Join(known, ", "))
+		}
 	}
 	var modes []string
 	for _, m := range []struct {
@@ -154,23 +166,21 @@ func splitList(s string) []string {
 // (--host), or both (--local), each a part (this machine's with host "");
 // a table, TSV, JSON or a count over them all.
 func list(o *listOptions, env *cmdEnv) int {
-	if code := o.hostFlags.misuse(env); code >= 0 {
+	withHosts := o.hostFlags.active()
+	jq := o.mode == modeJQ || o.mode == modeJQFiles
+	if jq && withHosts {
+		return usageError(env, "--%s cannot be combined with --host: pipe 'statusls --host H --json' into jq instead", o.mode)
+	}
+	hosts, cfg, code := o.hostFlags.targets(env)
+	if code >= 0 {
 		return code
 	}
-	withHosts := o.hostFlags.active()
-	if o.mode == modeJQ || o.mode == modeJQFiles {
-		if withHosts {
-			return usageError(env, "--%s cannot be combined with --host: pipe 'statusls --host H --json' into jq instead", o.mode)
-		}
+	if jq && (o.mode == modeJQFiles || !jqrun.Linked()) {
 		loc, now, err := o.resolve(env)
 		if err != nil {
 			return usageError(env, "%v", err)
 		}
-		return runJQ(o, loc, now, env)
-	}
-	hosts, cfg, err := o.hostFlags.targets(env)
-	if err != nil {
-		return usageError(env, "%s", err)
+		return runJQ(o, loc, now, nil, env)
 	}
 	isTerm, termWidth := env.Terminal()
 	mode := o.mode
@@ -190,13 +200,14 @@ func list(o *listOptions, env *cmdEnv) int {
 
 	var parts []remote.Result
 	var loc location.Location
-	var local *reader.Listing
+	var now time.Time
+	missing := false // this machine's status directory does not exist
 	if !withHosts || o.hostFlags.local {
-		var now time.Time
+		var err error
 		if loc, now, err = o.resolve(env); err != nil {
 			return usageError(env, "%v", err)
 		}
-		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: mode == "json" || mode == "ndjson"})
+		l, err := reader.List(loc.Dir, reader.Options{Clock: atClock(now), Liveness: mode == "json" || mode == "ndjson" || mode == modeJQ})
 		if err != nil {
 			code := dirError(env, err)
 			if !withHosts {
@@ -206,7 +217,7 @@ func list(o *listOptions, env *cmdEnv) int {
 			msg := statusfile.SanitizeText(err.Error())
 			parts = append(parts, remote.Result{Err: &remote.HostError{Kind: failRefused, Msg: msg, Hint: "run 'statusls doctor'"}})
 		} else {
-			local = l
+			missing = l.Missing
 			parts = append(parts, remote.Result{Entries: l.Entries})
 		}
 	}
@@ -226,6 +237,13 @@ func list(o *listOptions, env *cmdEnv) int {
 		}
 		p.Entries = render.Select(p.Entries, &o.filter)
 		render.Sort(p.Entries, order)
+	}
+	// The parts' entries in one list, for the summary, the count and the
+	// table: the first part's as it is when it is the only one (appending
+	// writes past what Select kept).
+	all := parts[0].Entries
+	for _, p := range parts[1:] {
+		all = append(all, p.Entries...)
 	}
 
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
@@ -278,7 +296,7 @@ func list(o *listOptions, env *cmdEnv) int {
 	case "summary":
 		// A status bar drops stderr: the line itself says hosts are missing.
 		var words []string
-		if s := render.Summary(allEntries(parts)); s != "" {
+		if s := render.Summary(all); s != "" {
 			words = append(words, s)
 		}
 		if failed > 0 {
@@ -288,13 +306,36 @@ func list(o *listOptions, env *cmdEnv) int {
 			out.WriteString(strings.Join(words, " · ") + "\n")
 		}
 	case "count":
-		n := 0
-		for _, p := range parts {
-			n += len(p.Entries)
-		}
-		out.WriteString(strconv.Itoa(n) + "\n")
+		out.WriteString(strconv.Itoa(len(all)) + "\n")
+	case modeJQ: // this machine's alone
+		return runJQ(o, loc, now, parts[0].Entries, env)
 	case "table":
-		writeTable(out, parts, withHosts, o, local, loc, isTerm, termWidth, env)
+		// With a HOST column after SESSION when other machines are
+		// listed.
+		opts := render.TableOptions{Width: tableWidth(env, termWidth), Color: useColor(o.color, isTerm, env), Wide: o.wide}
+		for _, p := range parts {
+			for range p.Entries { // no invalid files: see validate
+				if withHosts {
+					opts.Hosts = append(opts.Hosts, cmp.Or(p.Host, localHostName))
+				}
+			}
+		}
+		if !withHosts {
+			opts.Home = env.Getenv("HOME")
+		}
+		// No sessions: a notice, not data, on stderr, so that stdout stays
+		// empty.
+		switch {
+		case len(all) > 0:
+			out.WriteString(render.Table(all, opts))
+		case withHosts:
+			fmt.Fprintln(env.Stderr, "statusls: no sessions on these hosts")
+		default:
+			fmt.Fprintf(env.Stderr, "statusls: %s\n", noSessions(o.all, &o.filter, loc, env))
+			if missing {
+				fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
+			}
+		}
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
@@ -307,17 +348,6 @@ func list(o *listOptions, env *cmdEnv) int {
 		return base.ExitError
 	}
 	return base.ExitPartial
-}
-
-func allEntries(parts []remote.Result) []reader.Entry {
-	if len(parts) == 1 {
-		return parts[0].Entries
-	}
-	var all []reader.Entry
-	for _, p := range parts {
-		all = append(all, p.Entries...)
-	}
-	return all
 }
 
 // expandPath expands a leading ~ and makes p absolute; "" (no --cwd)

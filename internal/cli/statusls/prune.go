@@ -127,7 +127,11 @@ func prune(o *pruneOptions, env *cmdEnv) int {
 // judge decides whether the stale entry e may be removed, and says why
 // (SPEC.md D1–D3).
 func judge(e *reader.Entry, olderThan time.Duration) (string, bool) {
-	why := staleFor(e.Age) + ", " + pidSays(e)
+	why := "stale for " + render.FormatAge(e.Age)
+	if e.Age < 0 {
+		why = "updated " + agoText(e.Age)
+	}
+	why += ", " + pidSays(e)
 	switch {
 	case e.Alive == reader.Dead:
 		return why, true
@@ -144,14 +148,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// staleFor says how stale a record is.
-func staleFor(age time.Duration) string {
-	if age < 0 {
-		return "updated " + agoText(age)
-	}
-	return "stale for " + render.FormatAge(age)
 }
 
 // pidSays says what the pid's liveness is.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -28,79 +27,45 @@ const (
 // --exec command).
 const messageTTL = 10 * time.Second
 
-// tableScreen draws the watch table in place on a terminal: on the
-// alternate screen, as full-screen programs do, so that the shell's screen
-// comes back as it was when watch ends.
-type tableScreen struct {
-	out         io.Writer
-	env         *cmdEnv
-	o           *watchOptions
-	loc         location.Location
-	width, rows int
-	color       bool
-	missing     bool // the directory did not exist at start, and no session came since
-
-	started bool
-	last    string // what the screen shows
-	msgs    []screenMessage
-}
-
 type screenMessage struct {
 	text  string
 	until time.Time
 }
 
-// size takes in the terminal's size: $COLUMNS and $LINES first, as for
-// statusls.
-func (t *tableScreen) size(termWidth int) {
-	t.width = tableWidth(t.env, termWidth)
-	t.rows = t.env.Rows()
-	if n, err := strconv.Atoi(strings.TrimSpace(t.env.Getenv("LINES"))); err == nil && n > 0 {
-		t.rows = n
+// resize asks the terminal for its size (at start, and after SIGWINCH):
+// $COLUMNS and $LINES first, as for statusls.
+func (r *watchRun) resize() {
+	_, w := r.env.Terminal()
+	r.width = tableWidth(r.env, w)
+	r.rows = r.env.Rows()
+	if n, err := strconv.Atoi(strings.TrimSpace(r.env.Getenv("LINES"))); err == nil && n > 0 {
+		r.rows = n
 	}
-}
-
-// resize asks the terminal for its size again (after SIGWINCH).
-func (t *tableScreen) resize() {
-	_, w := t.env.Terminal()
-	t.size(w)
-	t.last = "" // redraw everything
-}
-
-func (t *tableScreen) begin() error {
-	_, err := io.WriteString(t.out, seqEnter)
-	t.started = err == nil
-	return err
+	r.last = "" // redraw everything
 }
 
 // end gives the terminal back as it was. It may be called more than once.
-func (t *tableScreen) end() {
-	if t.started {
-		t.started = false
-		io.WriteString(t.out, seqLeave)
-	}
-}
-
-// message shows msg under the table for a while.
-func (t *tableScreen) message(msg string, now time.Time) {
-	t.msgs = append(t.msgs, screenMessage{"statusls: " + msg, now.Add(messageTTL)})
-	if len(t.msgs) > 3 {
-		t.msgs = slices.Delete(t.msgs, 0, len(t.msgs)-3)
+func (r *watchRun) end() {
+	if r.started {
+		r.started = false
+		io.WriteString(r.env.Stdout, seqLeave)
 	}
 }
 
 // draw shows the sessions of every host of the run as at now: grouped by
 // host in the run's order ("" is this machine), each group most urgent
 // first, with a HOST column after SESSION when other machines are watched,
-// and a line per host that cannot be reached. It draws nothing when the
-// screen shows exactly that already.
-func (t *tableScreen) draw(r *watchRun, now time.Time) error {
-	t.msgs = slices.DeleteFunc(t.msgs, func(m screenMessage) bool { return !now.Before(m.until) })
+// and a line per host that cannot be reached; then the messages. Never
+// more lines than the terminal has, less one: the newline after the last
+// would scroll the screen. It draws nothing when the screen shows exactly
+// that already.
+func (r *watchRun) draw(now time.Time) error {
+	r.msgs = slices.DeleteFunc(r.msgs, func(m screenMessage) bool { return !now.Before(m.until) })
 	var entries []reader.Entry
 	var names, down []string
 	for _, h := range r.order {
-		group := make([]reader.Entry, 0, len(r.views[h].shown))
-		for _, e := range r.views[h].shown {
+		group := make([]reader.Entry, 0, len(r.views[h]))
+		for _, e := range r.views[h] {
 			c := *e
 			c.Age = now.Sub(c.Status.UpdatedAt)
 			group = append(group, c)
@@ -116,24 +81,22 @@ func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 		}
 	}
 
-	// Never more lines than the terminal has, less one: the newline after
-	// the last would scroll the screen.
-	budget := max(t.rows-1, 0)
+	budget := max(r.rows-1, 0) // 0: no limit
 	var lines []string
 	switch {
 	case len(entries) > 0:
 		shown, more := len(entries), 0
 		if budget > 0 {
-			if room := budget - 1 - len(t.msgs) - len(down); shown > room {
+			if room := budget - 1 - len(r.msgs) - len(down); shown > room {
 				shown = max(room-1, 0)
 				more = len(entries) - shown
 			}
 		}
-		opts := render.TableOptions{Width: t.width, Color: t.color, Wide: t.o.wide}
+		opts := render.TableOptions{Width: r.width, Color: r.color, Wide: r.o.wide}
 		if r.withHosts {
 			opts.Hosts = names[:shown]
 		} else {
-			opts.Home = t.env.Getenv("HOME")
+			opts.Home = r.env.Getenv("HOME")
 		}
 		table := render.Table(entries[:shown], opts)
 		lines = strings.Split(strings.TrimSuffix(table, "\n"), "\n")
@@ -143,18 +106,13 @@ func (t *tableScreen) draw(r *watchRun, now time.Time) error {
 	case r.withHosts:
 		lines = append(lines, "no sessions on these hosts")
 	default:
-		lines = append(lines, noSessions(t.o.all, &t.o.filter, t.loc, t.env))
-		if t.missing {
+		lines = append(lines, noSessions(r.o.all, &r.o.filter, r.loc, r.env))
+		if r.missing {
 			lines = append(lines, "(the directory does not exist yet; waiting for it)")
 		}
 	}
-	return t.show(append(lines, down...), budget)
-}
-
-// show puts lines, then the messages, on the screen, in at most budget
-// lines (0: no limit), unless the screen shows exactly that already.
-func (t *tableScreen) show(lines []string, budget int) error {
-	for _, m := range t.msgs {
+	lines = append(lines, down...)
+	for _, m := range r.msgs {
 		lines = append(lines, m.text)
 	}
 	if budget > 0 && len(lines) > budget {
@@ -164,17 +122,17 @@ func (t *tableScreen) show(lines []string, budget int) error {
 	b.WriteString(seqHome)
 	for _, l := range lines {
 		if !strings.Contains(l, "\x1b") { // table rows are fitted already
-			l = render.Truncate(l, t.width)
+			l = render.Truncate(l, r.width)
 		}
 		b.WriteString(l)
 		b.WriteString(seqEraseLine + "\n")
 	}
 	b.WriteString(seqEraseDown)
 	text := b.String()
-	if text == t.last {
+	if text == r.last {
 		return nil
 	}
-	t.last = text
-	_, err := io.WriteString(t.out, text)
+	r.last = text
+	_, err := io.WriteString(r.env.Stdout, text)
 	return err
 }

@@ -19,9 +19,11 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
+	"golang.org/x/term"
 )
 
 // cmdEnv is one run of statusls: the process's [base.Env], the program
@@ -59,16 +61,11 @@ func Main() int {
 	if !longRunning {
 		tuneGC(os.Getenv, 400, 24<<20)
 	}
-	return Run(os.Args[1:], base.Env{
-		Stdin:    os.Stdin,
-		Stdout:   os.Stdout,
-		Stderr:   os.Stderr,
-		Getenv:   os.Getenv,
-		Environ:  os.Environ,
-		Terminal: func() (bool, int) { return terminal(os.Stdout) },
-		Rows:     func() int { return terminalRows(os.Stdout) },
-		Keyboard: func() (io.Reader, func(), error) { return keyboard(os.Stdin) },
-	})
+	env := base.OSEnv()
+	env.Terminal = func() (bool, int) { return terminal(os.Stdout) }
+	env.Rows = func() int { return terminalRows(os.Stdout) }
+	env.Keyboard = func() (io.Reader, func(), error) { return keyboard(os.Stdin) }
+	return Run(os.Args[1:], env)
 }
 
 // tuneGC sets the garbage collector's percent and soft memory limit,
@@ -94,11 +91,7 @@ func tuneGC(getenv func(string) string, percent int, limit int64) (restore func(
 
 // usageError reports a usage error.
 func usageError(env *cmdEnv, format string, args ...any) int {
-	prog := env.prog
-	if prog == nil { // before the command line is parsed
-		prog = program(env, nil, nil)
-	}
-	return prog.ReportUsage(format, args...)
+	return env.prog.ReportUsage(format, args...)
 }
 
 // Run runs statusls with args (without the program name).
@@ -112,11 +105,12 @@ func runEnv(args []string, env *cmdEnv) int {
 	// --arg and --argjson take two values, which no flag parser
 	// expresses: take them out first.
 	var jqArgs []jqrun.Var
+	p := program(env, &jqArgs, args)
 	rest, err := extractJQArgs(args, &jqArgs)
 	if err != nil {
 		return usageError(env, "%v", err)
 	}
-	return program(env, jqArgs, args).Run(rest)
+	return p.Run(rest)
 }
 
 // resolve finds the directory and the time.
@@ -135,3 +129,30 @@ func (c *common) resolve(env *cmdEnv) (location.Location, time.Time, error) {
 	}
 	return loc, now, nil
 }
+
+// terminal reports whether f is a terminal (a console on Windows) and, if
+// so, its width in columns (0 when the terminal does not say: term.GetSize
+// answers 0 with its error).
+func terminal(f *os.File) (bool, int) {
+	fd := int(f.Fd())
+	if !term.IsTerminal(fd) {
+		return false, 0
+	}
+	w, _, _ := term.GetSize(fd)
+	return true, w
+}
+
+// terminalRows returns the height of the terminal f in lines, or 0.
+func terminalRows(f *os.File) int {
+	_, h, _ := term.GetSize(int(f.Fd()))
+	return h
+}
+
+// atClock is the clock of a one-shot listing: it reads the moment statusls
+// took once, so that verdicts and the ages printed agree. Its timers are
+// the system's (a listing arms none).
+type atClock time.Time
+
+func (c atClock) Now() time.Time { return time.Time(c) }
+
+func (atClock) NewTimer(d time.Duration) clock.Timer { return clock.System.NewTimer(d) }

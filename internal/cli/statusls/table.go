@@ -1,58 +1,12 @@
 package statusls
 
 import (
-	"cmp"
-	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
-	"github.com/agentstatus/agentstatus/reader"
-	"github.com/agentstatus/agentstatus/remote"
 )
-
-// writeTable prints the listing as the table, with a HOST column after
-// SESSION when other machines are listed; or, when there are no sessions,
-// a notice on stderr (a terminal or --table only: scripts get empty
-// output).
-func writeTable(out io.Writer, parts []remote.Result, withHosts bool, o *listOptions, l *reader.Listing, loc location.Location, isTerm bool, termWidth int, env *cmdEnv) {
-	var entries []reader.Entry
-	var hosts []string
-	for _, p := range parts {
-		entries = append(entries, p.Entries...) // no invalid files: see validate
-		for range p.Entries {
-			hosts = append(hosts, cmp.Or(p.Host, localHostName))
-		}
-	}
-	if len(entries) == 0 {
-		// A notice, not data: on stderr, so that stdout stays empty.
-		if !isTerm && o.mode != "table" {
-			return
-		}
-		if withHosts {
-			fmt.Fprintln(env.Stderr, "statusls: no sessions on these hosts")
-			return
-		}
-		fmt.Fprintf(env.Stderr, "statusls: %s\n", noSessions(o.all, &o.filter, loc, env))
-		if l.Missing {
-			fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
-		}
-		return
-	}
-	opts := render.TableOptions{
-		Width: tableWidth(env, termWidth),
-		Color: useColor(o.color, isTerm, env),
-		Wide:  o.wide,
-	}
-	if withHosts {
-		opts.Hosts = hosts
-	} else {
-		opts.Home = env.Getenv("HOME")
-	}
-	io.WriteString(out, render.Table(entries, opts))
-}
 
 // noSessions says that the table has no rows: "no fresh sessions in DIR",
 // "no matching sessions in DIR" (--all and a selection).

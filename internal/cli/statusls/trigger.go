@@ -1,10 +1,12 @@
 package statusls
 
 import (
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"github.com/agentstatus/agentstatus/watch"
@@ -26,10 +28,9 @@ import (
 // A session that leaves the state, goes stale or is removed before its run
 // is due cancels the run. Times come from the watch's clock.
 type trigger struct {
-	on                            []string
-	after, afterWorking, cooldown time.Duration
-	clock                         clock.Clock
-	run                           func(e *reader.Entry, line []byte, extra []string)
+	o     *watchOptions // --on, --after, --after-working, --cooldown
+	clock clock.Clock
+	run   func(e *reader.Entry, line []byte, extra []string)
 
 	sessions map[string]*triggered // by key: the file name, with its host
 	lastRun  map[string]time.Time  // by key, kept for --cooldown
@@ -53,18 +54,17 @@ type triggered struct {
 
 func newTrigger(o *watchOptions, clock clock.Clock, run func(e *reader.Entry, line []byte, extra []string)) *trigger {
 	return &trigger{
-		on: o.onStates, after: o.after, afterWorking: o.afterWorking, cooldown: o.cooldown,
-		clock: clock, run: run,
+		o: o, clock: clock, run: run,
 		sessions: map[string]*triggered{}, lastRun: map[string]time.Time{},
 	}
 }
 
-// see takes in one event of the view about a session: c, whose --json
+// see takes in one event of the view about a session: ev, whose --json
 // line is line, under key; extra are variables its command gets besides
 // the record's.
-func (t *trigger) see(key string, c *change, line []byte, extra ...string) {
-	e := c.entry
-	if c.kind == watch.Removed || e.Verdict != reader.Fresh {
+func (t *trigger) see(key string, ev *render.Event, line []byte, extra ...string) {
+	e := ev.Entry
+	if ev.Kind == string(watch.Removed) || e.Verdict != reader.Fresh {
 		if s := t.sessions[key]; s != nil {
 			delete(t.sessions, key)
 			if !s.due.IsZero() {
@@ -109,8 +109,8 @@ func (t *trigger) see(key string, c *change, line []byte, extra ...string) {
 	}
 	s.state = state
 	switch {
-	case !slices.Contains(t.on, state):
-	case t.afterWorking > 0 && state == string(statusfile.Idle) && worked < t.afterWorking:
+	case !slices.Contains(t.o.onStates, state):
+	case t.o.afterWorking > 0 && state == string(statusfile.Idle) && worked < t.o.afterWorking:
 	default:
 		if due := t.dueTime(e, now); due.After(now) {
 			s.due = due
@@ -128,7 +128,7 @@ func (t *trigger) see(key string, c *change, line []byte, extra ...string) {
 // dueTime is when a run for e, seen now, is due: --after past the start of
 // its state.
 func (t *trigger) dueTime(e *reader.Entry, now time.Time) time.Time {
-	if t.after <= 0 {
+	if t.o.after <= 0 {
 		return now
 	}
 	since := now
@@ -143,7 +143,7 @@ func (t *trigger) dueTime(e *reader.Entry, now time.Time) time.Time {
 	if !began.IsZero() && began.Before(now) {
 		since = began
 	}
-	return since.Add(t.after)
+	return since.Add(t.o.after)
 }
 
 func (s *triggered) hold(e *reader.Entry, line []byte, extra []string) {
@@ -155,12 +155,12 @@ func (s *triggered) hold(e *reader.Entry, line []byte, extra []string) {
 // start runs the command for the session under key, unless --cooldown
 // says it ran too recently.
 func (t *trigger) start(key string, e *reader.Entry, line []byte, extra []string, now time.Time) {
-	if t.cooldown > 0 {
-		if last, ok := t.lastRun[key]; ok && now.Sub(last) < t.cooldown {
+	if t.o.cooldown > 0 {
+		if last, ok := t.lastRun[key]; ok && now.Sub(last) < t.o.cooldown {
 			return
 		}
 		for k, last := range t.lastRun {
-			if now.Sub(last) >= t.cooldown {
+			if now.Sub(last) >= t.o.cooldown {
 				delete(t.lastRun, k)
 			}
 		}
@@ -182,15 +182,11 @@ func (t *trigger) C() <-chan time.Time {
 func (t *trigger) fire() {
 	t.timer, t.timerC, t.timerAt = nil, nil, time.Time{}
 	now := t.clock.Now()
-	keys := make([]string, 0, len(t.sessions))
-	for k, s := range t.sessions {
-		if !s.due.IsZero() && !s.due.After(now) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys) // the same order every time
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(t.sessions)) { // the same order every time
 		s := t.sessions[k]
+		if s.due.IsZero() || s.due.After(now) {
+			continue
+		}
 		s.due = time.Time{}
 		t.start(k, &s.entry, s.line, s.extra, now)
 		s.line, s.extra = nil, nil

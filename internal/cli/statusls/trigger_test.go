@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clocktest"
+	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"github.com/agentstatus/agentstatus/watch"
@@ -163,14 +164,14 @@ func TestTrigger(t *testing.T) {
 				default:
 				}
 				if st.session != "" {
-					c := change{kind: watch.Updated, entry: &reader.Entry{Name: statusfile.FileName(st.session), Verdict: reader.Fresh,
+					c := render.Event{Kind: string(watch.Updated), Entry: &reader.Entry{Name: statusfile.FileName(st.session), Verdict: reader.Fresh,
 						Status: statusfile.Status{Session: st.session, State: statusfile.State(st.state)}}}
-					s := &c.entry.Status
+					s := &c.Entry.Status
 					switch st.state {
 					case "removed":
-						c.kind = watch.Removed
+						c.Kind = string(watch.Removed)
 					case "stale":
-						c.entry.Verdict = reader.Stale
+						c.Entry.Verdict = reader.Stale
 						s.State = statusfile.Working
 					case "blocked":
 						s.WaitingFor = statusfile.Waiting{Kind: "permission", Tool: st.tool}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
-	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/remote"
@@ -62,7 +61,7 @@ func (o *waitOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.String(&c.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&c.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
 	fs.Bool(&o.untilEOF, "until-eof", false, "give up (exit 1) when standard input ends: for a wait run\nby another program, as wait --host runs it over ssh")
-	o.hostFlags.register(fs, env, hostFlagsOf{usage: "wait on host H instead, through ssh (see above)"})
+	o.hostFlags.register(fs, env, "wait on host H instead, through ssh (see above)", false, false)
 }
 
 // validate checks the flags together. It returns -1 to go on.
@@ -100,24 +99,16 @@ func waitCmd(o *waitOptions, env *cmdEnv) int {
 	if code := o.validate(env); code >= 0 {
 		return code
 	}
-	if code := o.hostFlags.misuse(env); code >= 0 {
-		return code
-	}
 	ws := &waitState{o: o, env: env, name: statusfile.FileName(o.session)}
 	if o.hostFlags.active() {
 		return ws.onHost()
 	}
-	loc, err := location.ForReader(o.where.dir, o.where.configHome, env.Getenv)
-	if err != nil {
-		return usageError(env, "%v", err)
-	}
-	if code := checkDir(env, loc); code >= 0 {
+	if _, _, code := o.hostFlags.targets(env); code >= 0 {
 		return code
 	}
-	w, err := watch.New(loc.Dir, watch.Options{Clock: env.Clock, Liveness: o.json})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-		return base.ExitError
+	w, _, code := watchDir(o.where.dir, o.where.configHome, watch.Options{Clock: env.Clock, Liveness: o.json}, env)
+	if code >= 0 {
+		return code
 	}
 	defer w.Close()
 	var timeout <-chan time.Time
@@ -266,9 +257,9 @@ func (s *waitState) onHost() int {
 	if o.cwd != "" && !strings.HasPrefix(o.cwd, "/") {
 		return usageError(env, "--cwd with --host needs an absolute path (of the host)")
 	}
-	hosts, cfg, err := o.hostFlags.targets(env)
-	if err != nil {
-		return usageError(env, "%s", err)
+	hosts, cfg, code := o.hostFlags.targets(env)
+	if code >= 0 {
+		return code
 	}
 	host := hosts[0]
 	args := []string{"--session", o.session}
@@ -308,6 +299,7 @@ func (s *waitState) onHost() int {
 		// The session as the host printed it: its object, or its id.
 		e := &reader.Entry{Status: statusfile.Status{Session: string(res.Output)}}
 		if o.json {
+			var err error
 			if e, err = remote.DecodeEntry(res.Output); err != nil {
 				fmt.Fprintf(env.Stderr, "statusls: host %s: %s\n", shown, err)
 				return base.ExitError

@@ -125,7 +125,7 @@ least DUR, from when watch saw the session start working:
 	fs.String(&o.dir, "dir", "", "DIR", "the status directory itself")
 	fs.String(&o.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
 
-	o.hostFlags.register(fs, env, hostFlagsOf{usage: "follow these hosts (repeatable; see \"Other machines\" above);\nwithout --local, only them", many: true, local: true})
+	o.hostFlags.register(fs, env, "follow these hosts (repeatable; see \"Other machines\" above);\nwithout --local, only them", true, true)
 }
 
 // validate checks the flags together. It returns -1 to go on.
@@ -169,43 +169,36 @@ func (o *watchOptions) validate(env *cmdEnv) int {
 	return -1
 }
 
-// checkDir refuses at start a status directory that statusls refuses
-// (exit 1). A missing one is fine: the watcher waits for it.
-func checkDir(env *cmdEnv, loc location.Location) int {
-	d, err := reader.Open(loc.Dir, reader.Options{})
-	if errors.Is(err, fs.ErrNotExist) {
-		return -1
-	}
+// watchDir watches the status directory that dir and configHome (or the
+// environment) name, refusing at start one that statusls refuses (exit 1);
+// a missing one is fine: the watcher waits for it. The exit status of a
+// failure, else -1.
+func watchDir(dir, configHome string, opts watch.Options, env *cmdEnv) (*watch.Watcher, location.Location, int) {
+	loc, err := location.ForReader(dir, configHome, env.Getenv)
 	if err != nil {
-		return dirError(env, err)
+		return nil, loc, usageError(env, "%v", err)
 	}
-	d.Close()
-	return -1
+	if d, err := reader.Open(loc.Dir, reader.Options{}); err == nil {
+		d.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, loc, dirError(env, err)
+	}
+	w, err := watch.New(loc.Dir, opts)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
+		return nil, loc, base.ExitError
+	}
+	return w, loc, -1
 }
 
-// How watch prints.
+// How watch prints: as asked, else a table on a terminal, nothing but the
+// commands' effects with --exec alone, else TSV.
 const (
 	watchJSON  = "json"
 	watchTSV   = "tsv"
 	watchTable = "table"
 	watchQuiet = "quiet" // --exec only
 )
-
-// outputMode is how watch prints: as asked, else a table on a terminal,
-// nothing but the commands' effects with --exec alone, else TSV.
-func (o *watchOptions) outputMode(isTerm bool) string {
-	switch {
-	case o.json:
-		return watchJSON
-	case o.tsv:
-		return watchTSV
-	case isTerm:
-		return watchTable
-	case o.execSet:
-		return watchQuiet
-	}
-	return watchTSV
-}
 
 // watchRun is one run of statusls watch: this machine's directory, other
 // machines' (--host), or both (--local), each a host of the run ("" is this
@@ -216,7 +209,7 @@ type watchRun struct {
 	mode      string
 	stderr    *lockedWriter
 	withHosts bool              // other machines are watched: events and lines name the host
-	views     map[string]*view  // by host
+	views     map[string]view   // by host
 	order     []string          // the hosts, "" (this machine) first
 	offline   map[string]string // host -> why it cannot be reached
 	waiting   int               // hosts whose snapshot is not in yet
@@ -228,38 +221,62 @@ type watchRun struct {
 	trig   *trigger  // when runner runs its command
 	keys   chan byte // the keyboard's keys (table on a terminal), or nil
 
-	table    *tableScreen
-	dirty    bool        // the table shows something else than the views
-	messages chan string // the runner's reports, for the table
-	tick     clock.Timer // the table's redraw for its age column
-	tickC    <-chan time.Time
+	// The table (screen.go), drawn in place on a terminal: on the
+	// alternate screen, as full-screen programs do, so that the shell's
+	// screen comes back as it was when watch ends.
+	loc         location.Location
+	width, rows int
+	color       bool
+	missing     bool   // the directory did not exist at start, and no session came since
+	started     bool   // the alternate screen is on
+	last        string // what the screen shows
+	msgs        []screenMessage
+	dirty       bool        // the table shows something else than the views
+	messages    chan string // the runner's reports, for the table
+	tick        clock.Timer // the table's redraw for its age column
+	tickC       <-chan time.Time
 }
 
 func watchCmd(o *watchOptions, env *cmdEnv) int {
 	if code := o.validate(env); code >= 0 {
 		return code
 	}
-	if code := o.hostFlags.misuse(env); code >= 0 {
+	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]view{}, offline: map[string]string{}}
+	hosts, cfg, code := o.hostFlags.targets(env)
+	if code >= 0 {
 		return code
 	}
-	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]*view{}, offline: map[string]string{}}
-	hosts, cfg, err := o.hostFlags.targets(env)
-	if err != nil {
-		return usageError(env, "%s", err)
+	r.mode = watchTSV
+	switch isTerm, _ := env.Terminal(); {
+	case o.json:
+		r.mode = watchJSON
+	case o.tsv:
+	case isTerm:
+		r.mode = watchTable
+	case o.execSet:
+		r.mode = watchQuiet
 	}
+	// The table's age column needs every updatedAt.
+	heartbeats := o.heartbeats || r.mode == watchTable
 	var loc location.Location
+	var local <-chan watch.Event
 	if !r.withHosts || o.local {
-		if loc, err = location.ForReader(o.dir, o.configHome, env.Getenv); err != nil {
-			return usageError(env, "%v", err)
-		}
-		if code := checkDir(env, loc); code >= 0 {
+		w, l, code := watchDir(o.dir, o.configHome, watch.Options{
+			Clock:      env.Clock,
+			Heartbeats: heartbeats,
+			// alive, as statusls --json has it.
+			Liveness: r.mode == watchJSON || o.execSet,
+		}, env)
+		if code >= 0 {
 			return code
 		}
+		defer w.Close()
+		loc, local = l, w.Events()
 		r.order = append(r.order, "")
 	}
 	r.order = append(r.order, hosts...)
 	for _, h := range r.order {
-		r.views[h] = newView(&o.filter)
+		r.views[h] = view{}
 	}
 	r.waiting = len(r.order)
 
@@ -269,11 +286,6 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	// stderr it was given, which is the process's own when that is a file.
 	defer r.stderr.close()
 
-	isTerm, termWidth := env.Terminal()
-	r.mode = o.outputMode(isTerm)
-	// The table's age column needs every updatedAt.
-	heartbeats := o.heartbeats || r.mode == watchTable
-
 	// The signals that stop watch, and for the table, those that redraw it.
 	sigs, handled := make(chan os.Signal, 4), stopSignals
 	if r.mode == watchTable {
@@ -281,30 +293,15 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	}
 	defer env.Signals(sigs, handled...)()
 
-	var local <-chan watch.Event
-	if !r.withHosts || o.local {
-		w, err := watch.New(loc.Dir, watch.Options{
-			Clock:      env.Clock,
-			Heartbeats: heartbeats,
-			// alive, as statusls --json has it.
-			Liveness: r.mode == watchJSON || o.execSet,
-		})
-		if err != nil {
-			fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
-			return base.ExitError
-		}
-		defer w.Close()
-		local = w.Events()
-	}
-
 	if r.mode == watchTable {
 		r.messages = make(chan string, 16)
-		r.table = &tableScreen{out: env.Stdout, env: env, o: o, loc: loc, color: useColor(o.color, true, env)}
-		r.table.size(termWidth)
-		if err := r.table.begin(); err != nil {
+		r.loc, r.color = loc, useColor(o.color, true, env)
+		r.resize()
+		if _, err := io.WriteString(env.Stdout, seqEnter); err != nil {
 			return r.writeError(err)
 		}
-		defer r.table.end()
+		r.started = true
+		defer r.end()
 		defer func() { // the table's redraw timer, if one is armed
 			if r.tick != nil {
 				r.tick.Stop()
@@ -369,8 +366,9 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 			if err := r.handle(ev.Host, &ev.Event, ev.HostErr); err != nil {
 				return r.writeError(err)
 			}
-		case msg := <-r.messages:
-			r.table.message(msg, env.Clock.Now())
+		case msg := <-r.messages: // shown under the table for a while, the latest three
+			r.msgs = append(r.msgs, screenMessage{"statusls: " + msg, env.Clock.Now().Add(messageTTL)})
+			r.msgs = r.msgs[max(len(r.msgs)-3, 0):]
 			force = true
 		case <-r.tickC:
 			r.tick, r.tickC = nil, nil
@@ -389,7 +387,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 			if !slices.Contains(resizeSignals, sig) {
 				return base.ExitOK
 			}
-			r.table.resize()
+			r.resize()
 			force = true
 		}
 		if err := r.redraw(force); err != nil {
@@ -427,39 +425,36 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 	switch ev.Kind {
 	case "host-offline":
 		r.offline[host], r.dirty = herr.Msg, true
-		if r.table == nil {
+		if r.mode != watchTable {
 			fmt.Fprintf(r.stderr, "statusls: host %s offline: %s; retrying\n", statusfile.SanitizeText(host), herr.Msg)
 		}
-		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg}, nil)
+		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg})
 	case "host-online":
 		delete(r.offline, host)
 		r.dirty = true
-		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At}, nil)
+		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At})
 	case watch.Synced:
 		// One synced, once every host has sent its snapshot.
-		if r.table != nil {
-			r.table.missing = ev.Missing
-		}
+		r.missing = ev.Missing
 		r.waiting--
 		if r.waiting > 0 || r.synced {
 			return nil
 		}
 		r.synced, r.dirty = true, true
-		return r.print("", &render.Event{Kind: string(watch.Synced), At: ev.At, Missing: ev.Missing && !r.withHosts}, nil)
-	}
-	c, ok := r.views[host].apply(ev)
-	if !ok {
-		return nil
-	}
-	switch c.kind {
+		return r.print("", &render.Event{Kind: string(watch.Synced), At: ev.At, Missing: ev.Missing && !r.withHosts})
 	case watch.Error:
 		msg := statusfile.SanitizeText(base.Message(ev.Err))
 		if host != "" {
 			msg = "host " + statusfile.SanitizeText(host) + ": " + msg
 		}
 		r.report(msg)
-		return r.print(host, &render.Event{Kind: string(watch.Error), At: ev.At, Err: ev.Err.Error()}, nil)
-	case watch.Heartbeat:
+		return r.print(host, &render.Event{Kind: string(watch.Error), At: ev.At, Err: ev.Err.Error()})
+	}
+	c, ok := r.views[host].apply(&r.o.filter, ev)
+	switch {
+	case !ok:
+		return nil
+	case c.Kind == string(watch.Heartbeat):
 		// The table shows ages as time passes; a heartbeat only resets
 		// one. Printed only when asked for.
 		if !r.o.heartbeats {
@@ -467,16 +462,14 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 		}
 	default:
 		r.dirty = true
-		if r.table != nil && c.entry != nil {
-			r.table.missing = false
-		}
+		r.missing = false
 	}
-	return r.print(host, &render.Event{Kind: string(c.kind), At: ev.At, Entry: c.entry, Reason: c.reason}, &c)
+	return r.print(host, c)
 }
 
-// print numbers ev, shows it to the --exec trigger (c: the view's change
-// it is, if any), and writes it as the mode says.
-func (r *watchRun) print(host string, ev *render.Event, c *change) error {
+// print numbers ev, shows it to the --exec trigger when it is about a
+// session, and writes it as the mode says.
+func (r *watchRun) print(host string, ev *render.Event) error {
 	if r.mode == watchTable && r.runner == nil {
 		return nil
 	}
@@ -490,11 +483,11 @@ func (r *watchRun) print(host string, ev *render.Event, c *change) error {
 			r.buf = render.AppendEventJSON(r.buf, ev)
 		}
 	}
-	if r.runner != nil && c != nil && c.entry != nil {
+	if r.runner != nil && ev.Entry != nil {
 		if r.withHosts {
-			r.trig.see(host+"\x00"+c.entry.Name, c, r.buf, "STATUS_HOST="+statusfile.SanitizeText(host))
+			r.trig.see(host+"\x00"+ev.Entry.Name, ev, r.buf, "STATUS_HOST="+statusfile.SanitizeText(host))
 		} else {
-			r.trig.see(c.entry.Name, c, r.buf)
+			r.trig.see(ev.Entry.Name, ev, r.buf)
 		}
 	}
 	switch r.mode {
@@ -534,15 +527,15 @@ func (r *watchRun) report(msg string) {
 // keeps a timer for the next second while the table shows ages, messages
 // or hosts.
 func (r *watchRun) redraw(force bool) error {
-	if r.table == nil || !r.synced || !r.dirty && !force {
+	if r.mode != watchTable || !r.synced || !r.dirty && !force {
 		return nil
 	}
 	r.dirty = false
 	now := r.env.Clock.Now()
-	if err := r.table.draw(r, now); err != nil {
+	if err := r.draw(now); err != nil {
 		return err
 	}
-	if r.tick == nil && (r.withHosts || len(r.views[""].shown) > 0 || len(r.table.msgs) > 0) {
+	if r.tick == nil && (r.withHosts || len(r.views[""]) > 0 || len(r.msgs) > 0) {
 		r.tick = r.env.Clock.NewTimer(time.Second)
 		r.tickC = r.tick.C()
 	}
@@ -550,9 +543,7 @@ func (r *watchRun) redraw(force bool) error {
 }
 
 func (r *watchRun) writeError(err error) int {
-	if r.table != nil {
-		r.table.end()
-	}
+	r.end()
 	fmt.Fprintf(r.stderr, "statusls: %s\n", statusfile.SanitizeText(base.Message(err)))
 	return base.ExitError
 }
@@ -577,4 +568,20 @@ func (l *lockedWriter) close() {
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()
+}
+
+// stdinEOF returns a channel that is closed when standard input ends (with
+// --until-eof), or nil, which never is. A watch or wait run over ssh by
+// statusls --host learns so that its reader went away: sshd closes its
+// input then, while its output may stay quiet for hours.
+func stdinEOF(env *cmdEnv, on bool) <-chan struct{} {
+	if !on {
+		return nil
+	}
+	c := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, env.Stdin)
+		close(c)
+	}()
+	return c
 }
