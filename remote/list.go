@@ -70,7 +70,7 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 	var wg sync.WaitGroup
 	for i, h := range hosts {
 		wg.Go(func() {
-			args, err := cfg.args(h, []string{"--json", "--all"})
+			args, he := cfg.args(h, []string{"--json", "--all"})
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
@@ -79,8 +79,8 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 				return
 			}
 			start := time.Now()
-			if err != nil {
-				out[i] = Result{Host: h, Err: &HostError{Host: sanitizeHost(h), Kind: kindSSH, Msg: err.Error()}}
+			if he != nil {
+				out[i] = Result{Host: h, Err: he}
 			} else {
 				out[i] = listHost(ctx, cfg, h, args)
 			}
