@@ -3,6 +3,7 @@ package statusfile
 import (
 	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -63,7 +64,7 @@ func Decode(data []byte) (Status, error) {
 		err = d.Value(0)
 	} else {
 		err = d.Object(func(key []byte, v jsonstr.Span) {
-			if i := fieldIndex(key); i >= 0 {
+			if i := slices.Index(fieldNames[:], string(key)); i >= 0 {
 				fields[i] = v
 			}
 		})
@@ -85,15 +86,6 @@ func Decode(data []byte) (Status, error) {
 var kinds = [256]string{'{': "object", '[': "array", '"': "string", 't': "boolean", 'f': "boolean", 'n': "null"}
 
 func kindOf(c byte) string { return cmp.Or(kinds[c], "number") }
-
-func fieldIndex(key []byte) int {
-	for i, n := range fieldNames {
-		if string(key) == n {
-			return i
-		}
-	}
-	return -1
-}
 
 func (d *decoder) interpret(f *[nFields]jsonstr.Span) (Status, error) {
 	var s Status
@@ -193,10 +185,8 @@ func (d *decoder) members(sp jsonstr.Span, names []string, v []jsonstr.Span) boo
 	sub := jsonstr.Scanner{Data: d.Data, Pos: sp.Start, Valid: true}
 	// The jsonstr.Span was validated already: object cannot fail.
 	_ = sub.Object(func(key []byte, val jsonstr.Span) {
-		for i, n := range names {
-			if string(key) == n {
-				v[i] = val
-			}
+		if i := slices.Index(names, string(key)); i >= 0 {
+			v[i] = val
 		}
 	})
 	return true
