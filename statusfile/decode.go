@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
@@ -101,7 +100,7 @@ func (d *decoder) interpret(f *[nFields]jsonstr.Span) (Status, error) {
 	if raw := d.Data[sp.Start:sp.End]; len(raw) == len(Schema)+2 && string(raw[1:len(raw)-1]) == Schema {
 		// the common case, without allocating
 	} else if schema := d.Str(sp); schema != Schema {
-		return s, &DecodeError{Reason: reasonSchema, Detail: strconv.Quote(truncateDetail(schema))}
+		return s, &DecodeError{Reason: reasonSchema, Detail: strconv.Quote(jsonstr.Shorten(schema, 64, 64, "…"))}
 	}
 	s.Schema = Schema
 
@@ -127,7 +126,7 @@ func (d *decoder) interpret(f *[nFields]jsonstr.Span) (Status, error) {
 	}
 	var ok bool
 	if s.UpdatedAt, ok = timefmt.Parse(ts); !ok {
-		return Status{}, &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(string(ts)))}
+		return Status{}, &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(jsonstr.Shorten(string(ts), 64, 64, "…"))}
 	}
 	if s.Agent, err = d.field(f, fAgent, false); err != nil {
 		return Status{}, err
@@ -222,17 +221,6 @@ func (d *decoder) state(f *[nFields]jsonstr.Span) (State, error) {
 
 func wrongType(field, want string, c byte) *DecodeError {
 	return &DecodeError{Reason: reasonWrongType, Field: field, Detail: "want " + want + ", got " + kindOf(c)}
-}
-
-func truncateDetail(s string) string {
-	if len(s) <= 64 {
-		return s
-	}
-	i := 64
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 func (d *decoder) isNull(sp jsonstr.Span) bool { return d.Data[sp.Start] == 'n' }
