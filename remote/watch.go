@@ -153,24 +153,15 @@ func (h *hostWatch) remember(e *reader.Entry) {
 func (h *hostWatch) sleep(ctx context.Context, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for {
-		wake := deadline
-		for _, k := range h.known {
-			if !k.staleAt.IsZero() && k.staleAt.Before(wake) {
-				wake = k.staleAt
-			}
-		}
-		t := time.NewTimer(time.Until(wake))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false
-		case <-t.C:
-		}
-		now := time.Now()
-		var names []string
+		now, wake := time.Now(), deadline
+		var names []string // the sessions due, the others' next line
 		for n, k := range h.known {
-			if !k.staleAt.IsZero() && !k.staleAt.After(now) {
+			switch {
+			case k.staleAt.IsZero():
+			case !k.staleAt.After(now):
 				names = append(names, n)
+			case k.staleAt.Before(wake):
+				wake = k.staleAt
 			}
 		}
 		slices.Sort(names)
@@ -184,6 +175,13 @@ func (h *hostWatch) sleep(ctx context.Context, d time.Duration) bool {
 		}
 		if !now.Before(deadline) {
 			return true
+		}
+		t := time.NewTimer(time.Until(wake))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
 		}
 	}
 }
