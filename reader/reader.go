@@ -11,9 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/perm"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -373,7 +373,8 @@ func judge(e *Entry, data []byte, now time.Time) {
 	e.Age = now.Sub(rec.UpdatedAt)
 	if e.Name != statusfile.FileName(rec.Session) {
 		e.Verdict, e.Reason = Invalid, reasonNameMismatch
-		e.Err = errors.New(e.Name + " is not the file name of session " + quoteShort(rec.Session))
+		session := jsonstr.Shorten(statusfile.SanitizeText(rec.Session), 80, 77, "...")
+		e.Err = errors.New(e.Name + ` is not the file name of session "` + session + `"`)
 		return
 	}
 	if rec.Fresh(now) {
@@ -381,16 +382,4 @@ func judge(e *Entry, data []byte, now time.Time) {
 	} else {
 		e.Verdict = Stale
 	}
-}
-
-func quoteShort(s string) string {
-	s = statusfile.SanitizeText(s)
-	if len(s) > 80 {
-		i := 77
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i] + "..."
-	}
-	return `"` + s + `"`
 }

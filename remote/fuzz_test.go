@@ -5,7 +5,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -112,7 +111,7 @@ func FuzzWatchStream(f *testing.F) {
 				}
 			}
 		}()
-		h := &hostWatch{cfg: &Config{Clock: clock.System}, host: "h", out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		h := &hostWatch{cfg: &Config{Clock: clock.System}, host: "h", out: out, known: map[string]sent{}}
 		h.read(context.Background(), bytes.NewReader(stream))
 		close(out)
 		<-done

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -70,7 +71,7 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 	var wg sync.WaitGroup
 	for i, h := range hosts {
 		wg.Go(func() {
-			args, err := cfg.args(h, []string{"--json", "--all"})
+			args, he := cfg.args(h, []string{"--json", "--all"})
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
@@ -79,8 +80,8 @@ func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 				return
 			}
 			start := time.Now()
-			if err != nil {
-				out[i] = Result{Host: h, Err: &HostError{Host: sanitizeHost(h), Kind: kindSSH, Msg: err.Error()}}
+			if he != nil {
+				out[i] = Result{Host: h, Err: he}
 			} else {
 				out[i] = listHost(ctx, cfg, h, args)
 			}
@@ -240,7 +241,7 @@ func lastLine(b []byte) string {
 		if l == "" || strings.HasPrefix(l, "Warning: Permanently added") {
 			continue
 		}
-		return short200(statusfile.SanitizeText(l))
+		return jsonstr.Shorten(statusfile.SanitizeText(l), 200, 197, "...")
 	}
 	return ""
 }
@@ -251,23 +252,12 @@ func remoteMessage(b []byte) (msg, hint string) {
 	for _, l := range strings.Split(string(b), "\n") {
 		l = strings.TrimSpace(l)
 		if h, ok := strings.CutPrefix(l, "statusls: hint: "); ok {
-			hint = short200(statusfile.SanitizeText(h))
+			hint = jsonstr.Shorten(statusfile.SanitizeText(h), 200, 197, "...")
 		} else if m, ok := strings.CutPrefix(l, "statusls: "); ok && msg == "" {
-			msg = short200(statusfile.SanitizeText(m))
+			msg = jsonstr.Shorten(statusfile.SanitizeText(m), 200, 197, "...")
 		}
 	}
 	return msg, hint
-}
-
-func short200(s string) string {
-	if len(s) > 200 {
-		i := 197
-		for i > 0 && s[i]&0xc0 == 0x80 {
-			i--
-		}
-		return s[:i] + "..."
-	}
-	return s
 }
 
 func sanitizeHost(h string) string { return statusfile.SanitizeText(h) }

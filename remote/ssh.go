@@ -108,14 +108,14 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 
 // args returns ssh's arguments (without the program) that run the words
 // of remote, quoted, on host, as [List], [Watch] and [Wait] do. It fails
-// for a host hostname.Check refuses.
+// for a host hostname.Check refuses, as ssh's failure to reach it.
 //
 // The options come before "--", the host right after it, and the remote
 // command as one argument: ssh would join several with spaces anyway, for
 // the remote shell to split again.
-func (c *Config) args(host string, remote []string, extra ...string) ([]string, error) {
+func (c *Config) args(host string, remote []string, extra ...string) ([]string, *HostError) {
 	if err := hostname.Check(host); err != nil {
-		return nil, err
+		return nil, &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: err.Error()}
 	}
 	ct := orDefault(c.ConnectTimeout, defaultConnectTimeout)
 	args := append([]string(nil), c.SSHArgs...)

@@ -71,9 +71,9 @@ func Wait(ctx context.Context, cfg *Config, host string, args []string, timeout 
 }
 
 func waitOnce(ctx context.Context, cfg *Config, host string, remote []string, deadline time.Time) WaitResult {
-	args, err := cfg.args(host, remote, watchSSHOptions...)
-	if err != nil {
-		return WaitResult{Code: -1, Err: &HostError{Host: sanitizeHost(host), Kind: kindSSH, Msg: err.Error()}}
+	args, he := cfg.args(host, remote, watchSSHOptions...)
+	if he != nil {
+		return WaitResult{Code: -1, Err: he}
 	}
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc

@@ -64,7 +64,7 @@ func Watch(ctx context.Context, cfg *Config, hosts []string) <-chan Event {
 	out := make(chan Event, 256)
 	var wg sync.WaitGroup
 	for _, h := range hosts {
-		hw := &hostWatch{cfg: &c, host: h, out: out, known: map[string]*reader.Entry{}, staleAt: map[string]time.Time{}}
+		hw := &hostWatch{cfg: &c, host: h, out: out, known: map[string]sent{}}
 		wg.Go(func() { hw.run(ctx) })
 	}
 	go func() { wg.Wait(); close(out) }()
@@ -76,10 +76,9 @@ type hostWatch struct {
 	cfg     *Config // backoffs and clock filled in
 	host    string
 	out     chan<- Event
-	known   map[string]*reader.Entry // what was sent, by file name
-	staleAt map[string]time.Time     // when a fresh known entry goes stale, on this clock
-	synced  bool                     // Synced was sent
-	offline bool                     // host-offline was sent, host-online not yet
+	known   map[string]sent // what was sent, by file name
+	synced  bool            // Synced was sent
+	offline bool            // host-offline was sent, host-online not yet
 
 	gotSnapshot atomic.Bool // this stream's synced came
 }
@@ -130,21 +129,21 @@ func (h *hostWatch) run(ctx context.Context) {
 	}
 }
 
-// remember takes in e as the host's entry now, and when it goes stale: the
-// host judged its age when it sent it, on its own clock, so the line is
-// drawn on this clock without trusting the two to agree.
-func (h *hostWatch) remember(e *reader.Entry) {
-	h.known[e.Name] = e
-	if e.Verdict == reader.Fresh {
-		h.staleAt[e.Name] = time.Now().Add(statusfile.StaleAfter - e.Age + time.Millisecond)
-	} else {
-		delete(h.staleAt, e.Name)
-	}
+// sent is an entry as it was sent, and when it goes stale if it is fresh
+// (zero otherwise): the host judged its age when it sent it, on its own
+// clock, so the line is drawn on this clock without trusting the two to
+// agree.
+type sent struct {
+	e       *reader.Entry
+	staleAt time.Time
 }
 
-func (h *hostWatch) forget(name string) {
-	delete(h.known, name)
-	delete(h.staleAt, name)
+func (h *hostWatch) remember(e *reader.Entry) {
+	k := sent{e: e}
+	if e.Verdict == reader.Fresh {
+		k.staleAt = time.Now().Add(statusfile.StaleAfter - e.Age + time.Millisecond)
+	}
+	h.known[e.Name] = k
 }
 
 // sleep waits d while the host is offline; the sessions it holds that pass
@@ -154,11 +153,28 @@ func (h *hostWatch) forget(name string) {
 func (h *hostWatch) sleep(ctx context.Context, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for {
-		wake := deadline
-		for _, at := range h.staleAt {
-			if at.Before(wake) {
-				wake = at
+		now, wake := time.Now(), deadline
+		var names []string // the sessions due, the others' next line
+		for n, k := range h.known {
+			switch {
+			case k.staleAt.IsZero():
+			case !k.staleAt.After(now):
+				names = append(names, n)
+			case k.staleAt.Before(wake):
+				wake = k.staleAt
 			}
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			after := *h.known[n].e
+			after.Verdict = reader.Stale
+			after.Age = now.Sub(h.known[n].staleAt) + statusfile.StaleAfter
+			if !h.apply(ctx, n, &after, watch.Stale, "") {
+				return false
+			}
+		}
+		if !now.Before(deadline) {
+			return true
 		}
 		t := time.NewTimer(time.Until(wake))
 		select {
@@ -166,25 +182,6 @@ func (h *hostWatch) sleep(ctx context.Context, d time.Duration) bool {
 			t.Stop()
 			return false
 		case <-t.C:
-		}
-		now := time.Now()
-		var names []string
-		for n, at := range h.staleAt {
-			if !at.After(now) {
-				names = append(names, n)
-			}
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			after := *h.known[n]
-			after.Verdict = reader.Stale
-			after.Age = now.Sub(h.staleAt[n]) + statusfile.StaleAfter
-			if !h.apply(ctx, n, &after, watch.Stale, "") {
-				return false
-			}
-		}
-		if !now.Before(deadline) {
-			return true
 		}
 	}
 }
@@ -198,9 +195,9 @@ func (h *hostWatch) session(ctx context.Context) (online bool, herr *HostError) 
 	// --heartbeats: every record's latest updatedAt is known here, so that
 	// its staleness can be told while the host is offline.
 	remote := []string{"watch", "--json", "--all", "--until-eof", "--heartbeats"}
-	args, err := h.cfg.args(h.host, remote, watchSSHOptions...)
-	if err != nil {
-		return false, &HostError{Host: sanitizeHost(h.host), Kind: kindSSH, Msg: err.Error()}
+	args, he := h.cfg.args(h.host, remote, watchSSHOptions...)
+	if he != nil {
+		return false, he
 	}
 	h.gotSnapshot.Store(false)
 	sctx, cancel := context.WithCancel(ctx)
@@ -311,7 +308,7 @@ func (h *hostWatch) read(ctx context.Context, r io.Reader) (online bool, err err
 			return synced, fmt.Errorf("%w: snapshot after synced", errProtocol)
 		case kind == watch.Removed:
 			e = nil
-		case h.known[name] == nil && len(h.known) >= maxHostEntries:
+		case h.known[name].e == nil && len(h.known) >= maxHostEntries:
 			return synced, fmt.Errorf("%w: more than %d sessions", errProtocol, maxHostEntries)
 		}
 		if !h.apply(ctx, name, e, kind, text(w.Reason)) {
@@ -350,13 +347,13 @@ func (h *hostWatch) resync(ctx context.Context, snap map[string]*reader.Entry, m
 // removed, for reason): as the host's kind says, or, when kind is "", as
 // changeKind names it. A first entry is Added, unless kind is Snapshot.
 func (h *hostWatch) apply(ctx context.Context, name string, after *reader.Entry, kind watch.Kind, reason string) bool {
-	before := h.known[name]
+	before := h.known[name].e
 	ev := Event{Event: watch.Event{Kind: kind, Name: name, Before: before, After: after}}
 	switch {
 	case after == nil && before == nil:
 		return true
 	case after == nil:
-		h.forget(name)
+		delete(h.known, name)
 		ev.Kind, ev.Reason = watch.Removed, reason
 	case before == nil:
 		h.remember(after)

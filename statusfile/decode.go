@@ -3,9 +3,9 @@ package statusfile
 import (
 	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentstatus/agentstatus/internal/jsonstr"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
@@ -63,7 +63,7 @@ func Decode(data []byte) (Status, error) {
 		err = d.Value(0)
 	} else {
 		err = d.Object(func(key []byte, v jsonstr.Span) {
-			if i := fieldIndex(key); i >= 0 {
+			if i := slices.Index(fieldNames[:], string(key)); i >= 0 {
 				fields[i] = v
 			}
 		})
@@ -86,15 +86,6 @@ var kinds = [256]string{'{': "object", '[': "array", '"': "string", 't': "boolea
 
 func kindOf(c byte) string { return cmp.Or(kinds[c], "number") }
 
-func fieldIndex(key []byte) int {
-	for i, n := range fieldNames {
-		if string(key) == n {
-			return i
-		}
-	}
-	return -1
-}
-
 func (d *decoder) interpret(f *[nFields]jsonstr.Span) (Status, error) {
 	var s Status
 	// schema
@@ -109,7 +100,7 @@ func (d *decoder) interpret(f *[nFields]jsonstr.Span) (Status, error) {
 	if raw := d.Data[sp.Start:sp.End]; len(raw) == len(Schema)+2 && string(raw[1:len(raw)-1]) == Schema {
 		// the common case, without allocating
 	} else if schema := d.Str(sp); schema != Schema {
-		return s, &DecodeError{Reason: reasonSchema, Detail: strconv.Quote(truncateDetail(schema))}
+		return s, &DecodeError{Reason: reasonSchema, Detail: strconv.Quote(jsonstr.Shorten(schema, 64, 64, "…"))}
 	}
 	s.Schema = Schema
 
@@ -135,7 +126,7 @@ func (d *decoder) interpret(f *[nFields]jsonstr.Span) (Status, error) {
 	}
 	var ok bool
 	if s.UpdatedAt, ok = timefmt.Parse(ts); !ok {
-		return Status{}, &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(truncateDetail(string(ts)))}
+		return Status{}, &DecodeError{Reason: reasonBadValue, Field: "updatedAt", Detail: "not an RFC 3339 time: " + strconv.Quote(jsonstr.Shorten(string(ts), 64, 64, "…"))}
 	}
 	if s.Agent, err = d.field(f, fAgent, false); err != nil {
 		return Status{}, err
@@ -193,10 +184,8 @@ func (d *decoder) members(sp jsonstr.Span, names []string, v []jsonstr.Span) boo
 	sub := jsonstr.Scanner{Data: d.Data, Pos: sp.Start, Valid: true}
 	// The jsonstr.Span was validated already: object cannot fail.
 	_ = sub.Object(func(key []byte, val jsonstr.Span) {
-		for i, n := range names {
-			if string(key) == n {
-				v[i] = val
-			}
+		if i := slices.Index(names, string(key)); i >= 0 {
+			v[i] = val
 		}
 	})
 	return true
@@ -232,17 +221,6 @@ func (d *decoder) state(f *[nFields]jsonstr.Span) (State, error) {
 
 func wrongType(field, want string, c byte) *DecodeError {
 	return &DecodeError{Reason: reasonWrongType, Field: field, Detail: "want " + want + ", got " + kindOf(c)}
-}
-
-func truncateDetail(s string) string {
-	if len(s) <= 64 {
-		return s
-	}
-	i := 64
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 func (d *decoder) isNull(sp jsonstr.Span) bool { return d.Data[sp.Start] == 'n' }

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentstatus/agentstatus/internal/clock"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/clock"
+	"github.com/agentstatus/agentstatus/internal/location"
 )
 
 // DefaultHeartbeat is how often a [Publisher] rewrites an unchanged record:
@@ -152,9 +154,13 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if o.Coalesce >= o.Heartbeat {
 		return nil, fmt.Errorf("coalescing window %v not in [0, heartbeat)", o.Coalesce)
 	}
-	loc, err := publisherLocation(o.Dir, o.ConfigHome)
+	// The location of SPEC.md L1, as Options.ConfigHome and Dir say.
+	loc, err := location.ForPublisher(o.Dir, o.ConfigHome, nil)
+	if errors.Is(err, location.ErrNoHome) {
+		return nil, errors.New("cannot find the config home: " + location.ConfigHomeEnv + " is not set and the home directory is unknown")
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("config home: %w", err)
 	}
 	o.PID = cmp.Or(o.PID, os.Getpid())
 	if o.PID < 0 || o.PID > maxPID {

@@ -68,25 +68,9 @@ func SanitizeText(s string) string {
 
 // isPlainRun reports whether s is printable ASCII without two spaces in a
 // row.
-func isPlainRun(s string) bool {
-	prevSpace := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == ' ' {
-			if prevSpace {
-				return false
-			}
-			prevSpace = true
-			continue
-		}
-		if c < 0x21 || c > 0x7e {
-			return false
-		}
-		prevSpace = false
-	}
-	return true
-}
+func isPlainRun(s string) bool { return isPlainText(s) && !strings.Contains(s, "  ") }
 
+// isPlainText reports whether s is printable ASCII.
 func isPlainText(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e {

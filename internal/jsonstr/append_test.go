@@ -122,3 +122,20 @@ func TestDecodeRuneMaximalSubparts(t *testing.T) {
 		}
 	}
 }
+
+func TestShorten(t *testing.T) {
+	for _, c := range []struct {
+		s         string
+		max, keep int
+		ell, want string
+	}{
+		{"abc", 3, 2, "...", "abc"},
+		{"abcd", 3, 2, "...", "ab..."},
+		{"aé", 2, 2, "…", "a…"}, // é is not cut in two
+		{"éé", 3, 1, "…", "…"},
+	} {
+		if got := Shorten(c.s, c.max, c.keep, c.ell); got != c.want {
+			t.Errorf("Shorten(%q, %d, %d, %q) = %q, want %q", c.s, c.max, c.keep, c.ell, got, c.want)
+		}
+	}
+}

@@ -54,3 +54,16 @@ func maximalSubpart(s string) int {
 	}
 	return n
 }
+
+// Shorten returns s when it is at most max bytes long, else its first keep
+// bytes, less a character they would cut in two, followed by ell: how
+// messages quote what they were given.
+func Shorten(s string, max, keep int, ell string) string {
+	if len(s) <= max {
+		return s
+	}
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep] + ell
+}

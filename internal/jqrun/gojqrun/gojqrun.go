@@ -87,11 +87,8 @@ func compile(r *jqrun.Request) (*gojq.Code, int) {
 	for i, v := range r.Vars {
 		names[i] = "$" + v.Name
 	}
-	environ := r.Environ
-	if environ == nil {
-		environ = func() []string { return nil }
-	}
-	code, err := gojq.Compile(q, gojq.WithVariables(names), gojq.WithEnvironLoader(environ))
+	// A nil Environ is an empty $ENV, to gojq as to us.
+	code, err := gojq.Compile(q, gojq.WithVariables(names), gojq.WithEnvironLoader(r.Environ))
 	if err != nil {
 		fmt.Fprintf(r.Stderr, "%s: %s: %v\n", r.Prog, r.Flag, err)
 		return nil, jqrun.ExitUsage
