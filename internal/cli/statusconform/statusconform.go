@@ -4,6 +4,7 @@
 package statusconform
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -322,10 +323,7 @@ func finish(ctx context.Context, rep *conformance.Report, c *suiteFlags, env *ru
 		}
 		f, err := os.Create(out.file)
 		if err == nil {
-			err = out.write(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+			err = cmp.Or(out.write(f), f.Close())
 		}
 		if err != nil {
 			return errorf(env, "writing the %s report: %v", out.what, err)
