@@ -26,13 +26,7 @@ const (
 )
 
 func (k Kind) String() string {
-	switch k {
-	case Set:
-		return "set"
-	case Remove:
-		return "remove"
-	}
-	return "ignore"
+	return cmp.Or(map[Kind]string{Set: "set", Remove: "remove"}[k], "ignore")
 }
 
 // Action is what one agent event does to its session's record.

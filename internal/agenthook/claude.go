@@ -106,11 +106,9 @@ func Claude(data []byte) (Action, error) {
 			}
 		}
 	case "Stop":
-		a.State = statusfile.Idle
-		a.Ended = done
+		a.State, a.Ended = statusfile.Idle, done
 	case "StopFailure":
-		a.State = statusfile.Idle
-		a.Ended = failure(in.Error)
+		a.State, a.Ended = statusfile.Idle, failure(in.Error)
 	case "SessionEnd":
 		return Action{Kind: Remove, Session: in.SessionID}, nil
 	default:
@@ -152,16 +150,11 @@ func todoTitle(raw json.RawMessage) *string {
 // session's state: auth_success, and agent_needs_input and agent_completed,
 // which describe other (background) agents.
 func claudeNotification(typ, message string) (statusfile.State, bool) {
-	switch typ {
-	case "permission_prompt", "elicitation_dialog", "elicitation_url_dialog":
-		return statusfile.Blocked, true
-	case "idle_prompt":
-		return statusfile.Idle, true
-	case "elicitation_complete", "elicitation_response":
-		return statusfile.Working, true
-	case "":
-	default:
-		return "", false
+	if typ != "" {
+		st, ok := map[string]statusfile.State{"permission_prompt": statusfile.Blocked, "elicitation_dialog": statusfile.Blocked,
+			"elicitation_url_dialog": statusfile.Blocked, "idle_prompt": statusfile.Idle,
+			"elicitation_complete": statusfile.Working, "elicitation_response": statusfile.Working}[typ]
+		return st, ok
 	}
 	m := strings.ToLower(message)
 	switch {

@@ -95,8 +95,7 @@ func Copilot(data []byte) (Action, error) {
 			Message string `json:"message"`
 		}
 		json.Unmarshal(in.Error, &e)
-		a.State = statusfile.Idle
-		a.Ended = statusfile.Ended{Reason: "failed", Detail: e.Message}
+		a.State, a.Ended = statusfile.Idle, statusfile.Ended{Reason: "failed", Detail: e.Message}
 	case "SessionEnd":
 		return Action{Kind: Remove, Session: a.Session}, nil
 	default:

@@ -44,6 +44,11 @@ import (
 // line that is not JSON say nothing. The log is the session's own file,
 // named by its id, so session and pid are not needed.
 func CopilotEventsState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
+	states := map[string]statusfile.State{ // permission.completed only when approved
+		"user.message": statusfile.Working, "elicitation.completed": statusfile.Working, "user_input.completed": statusfile.Working,
+		"permission.completed": statusfile.Working, "abort": statusfile.Idle,
+		"permission.requested": statusfile.Blocked, "elicitation.requested": statusfile.Blocked, "user_input.requested": statusfile.Blocked,
+	}
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] != '{' {
@@ -61,20 +66,8 @@ func CopilotEventsState(data []byte, session string, pid int) (st statusfile.Sta
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
-		var s statusfile.State
-		switch ev.Type {
-		case "user.message", "elicitation.completed", "user_input.completed":
-			s = statusfile.Working
-		case "permission.requested", "elicitation.requested", "user_input.requested":
-			s = statusfile.Blocked
-		case "permission.completed":
-			if ev.Data.Result.Kind != "approved" {
-				continue
-			}
-			s = statusfile.Working
-		case "abort":
-			s = statusfile.Idle
-		default:
+		s, known := states[ev.Type]
+		if !known || ev.Type == "permission.completed" && ev.Data.Result.Kind != "approved" {
 			continue
 		}
 		st, since, ok = s, ev.ID, true

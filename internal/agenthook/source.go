@@ -104,14 +104,8 @@ func ClaudeSessionState(data []byte, session string, pid int) (st statusfile.Sta
 	if n, err := strconv.Atoi(string(f.PID)); err != nil || n != pid {
 		return "", "", false
 	}
-	switch f.Status {
-	case "busy":
-		st = statusfile.Working
-	case "waiting":
-		st = statusfile.Blocked
-	case "idle":
-		st = statusfile.Idle
-	default:
+	st, ok = map[string]statusfile.State{"busy": statusfile.Working, "waiting": statusfile.Blocked, "idle": statusfile.Idle}[f.Status]
+	if !ok {
 		return "", "", false
 	}
 	return st, string(f.Since), true

@@ -1,6 +1,7 @@
 package agentinstall
 
 import (
+	"cmp"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,28 +17,17 @@ func openNoFollow(path string) (*os.File, error) { return os.Open(path) }
 // (os.Rename replaces an existing file on Windows). renameio, which does
 // this on the other systems, has no WriteFile on Windows. On failure the
 // temporary file is removed and path is untouched.
-func replaceFile(path string, data []byte, mode fs.FileMode) (err error) {
+func replaceFile(path string, data []byte, mode fs.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".agentstatus-*")
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
+	_, err = f.Write(data)
+	if err = cmp.Or(err, f.Chmod(mode), f.Sync(), f.Close()); err == nil {
+		err = os.Rename(f.Name(), path)
 	}
-	if err = f.Chmod(mode); err != nil {
-		return err
+	if err != nil {
+		os.Remove(f.Name())
 	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return err
 }

@@ -621,10 +621,7 @@ func Apply(c Change, now time.Time) (string, error) {
 			return "", fmt.Errorf("backup: %w", err)
 		}
 		_, err = f.Write(c.Old)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err = cmp.Or(err, f.Close()); err != nil {
 			os.Remove(backup)
 			return "", fmt.Errorf("backup: %w", err)
 		}

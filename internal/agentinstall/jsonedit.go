@@ -65,9 +65,7 @@ func (e *ParseError) Error() string {
 
 // LineCol turns a byte offset into a 1-based line and column.
 func LineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
+	off = min(off, int64(len(data)))
 	before := data[:off]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1

@@ -147,15 +147,14 @@ func removeLine(data []byte, line string) []byte {
 		return data
 	}
 	// A trailing "[features]" with nothing after it (blank lines aside).
-	end := len(out)
-	for end > 0 && strings.TrimSpace(out[end-1]) == "" {
-		end--
-	}
-	if end > 0 && featuresHeader().MatchString(strings.TrimRight(out[end-1], "\n")) {
-		out = out[:end-1]
-		for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
-			out = out[:len(out)-1]
+	trim := func(ls []string) []string { // without the blank lines at the end
+		for len(ls) > 0 && strings.TrimSpace(ls[len(ls)-1]) == "" {
+			ls = ls[:len(ls)-1]
 		}
+		return ls
+	}
+	if t := trim(out); len(t) > 0 && featuresHeader().MatchString(strings.TrimRight(t[len(t)-1], "\n")) {
+		out = trim(t[:len(t)-1])
 	}
 	return []byte(strings.Join(out, ""))
 }

@@ -131,10 +131,10 @@ statusconform report --no-builtin --reader 'mine=./my-reader --json'`,
 
 func report(ctx context.Context, f *reportFlags, args []string, env *runner) int {
 	if len(args) > 0 {
-		return usageError(env, "report: unexpected argument %q", args[0])
+		return env.prog.ReportUsage("report: unexpected argument %q", args[0])
 	}
 	if f.scale < 1 {
-		return usageError(env, "report: --timeout-scale must be at least 1")
+		return env.prog.ReportUsage("report: --timeout-scale must be at least 1")
 	}
 	var impls []implementation
 	if !f.noBuiltin {
@@ -151,13 +151,13 @@ func report(ctx context.Context, f *reportFlags, args []string, env *runner) int
 		for _, v := range x.vals {
 			name, argv, err := parseImplementation(v)
 			if err != nil {
-				return usageError(env, "report: --%s %q: %v", x.role, v, err)
+				return env.prog.ReportUsage("report: --%s %q: %v", x.role, v, err)
 			}
 			impls = append(impls, implementation{name: name, role: x.role, command: argv})
 		}
 	}
 	if len(impls) == 0 {
-		return usageError(env, "report: nothing to run (--no-builtin without --reader or --publisher)")
+		return env.prog.ReportUsage("report: nothing to run (--no-builtin without --reader or --publisher)")
 	}
 	table := &Table{}
 	ok := true
@@ -211,22 +211,14 @@ func rows(im implementation, rep *conformance.Report) []Row {
 	for _, lv := range []string{"core", "hardened"} {
 		r := Row{Implementation: im.name, Role: im.role, Level: lv, Command: cmp.Or(im.display, strings.Join(im.command, " ")),
 			Vectors: rep.Vectors, Note: im.note}
+		count := map[string]*int{"PASS": &r.Passed, "FAIL": &r.Failed, "XFAIL": &r.ExpectedFailures, "XPASS": &r.UnexpectedPasses}
 		for _, x := range rep.Results {
 			if lv == "core" && x.Level != "core" {
 				continue
 			}
-			switch x.Verdict() {
-			case "PASS":
-				r.Passed++
-			case "FAIL":
-				r.Failed++
+			*cmp.Or(count[x.Verdict()], &r.Skipped)++ // any other verdict is a skip
+			if x.Verdict() == "FAIL" {
 				r.Failures = append(r.Failures, x.ID)
-			case "XFAIL":
-				r.ExpectedFailures++
-			case "XPASS":
-				r.UnexpectedPasses++
-			default:
-				r.Skipped++
 			}
 		}
 		out = append(out, r)

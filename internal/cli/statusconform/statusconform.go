@@ -4,6 +4,7 @@
 package statusconform
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -134,12 +135,6 @@ func Run(ctx context.Context, args []string, env base.Env) int {
 	return program(ctx, &runner{Env: env}).Run(args)
 }
 
-// usageError reports a usage error of the running command, with a hint at
-// its help.
-func usageError(env *runner, format string, args ...any) int {
-	return env.prog.ReportUsage(format, args...)
-}
-
 func errorf(env *runner, format string, args ...any) int {
 	fmt.Fprintf(env.Stderr, "statusconform: "+format+"\n", args...)
 	return base.ExitError
@@ -238,13 +233,13 @@ func runError(env *runner, cmd string, err error) int {
 func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *runner) int {
 	switch {
 	case name == "hooks" && f.agent == "":
-		return usageError(env, "hooks: --agent is required (claude, codex, gemini, copilot or qwen)")
+		return env.prog.ReportUsage("hooks: --agent is required (claude, codex, gemini, copilot or qwen)")
 	case name != "hooks" && f.level != "core" && f.level != "hardened":
-		return usageError(env, "%s: --level must be core or hardened, not %q", name, f.level)
+		return env.prog.ReportUsage("%s: --level must be core or hardened, not %q", name, f.level)
 	case name != "hooks" && f.scale < 1:
-		return usageError(env, "%s: --timeout-scale must be at least 1", name)
+		return env.prog.ReportUsage("%s: --timeout-scale must be at least 1", name)
 	case name != "publisher" && f.timeout <= 0:
-		return usageError(env, "%s: --timeout must be positive", name)
+		return env.prog.ReportUsage("%s: --timeout must be positive", name)
 	}
 	run, unit, usage := conformance.RunReader, "case", "statusconform reader [flags] -- CMD [ARGS...]"
 	switch name {
@@ -265,7 +260,7 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 			if s := base.Suggest(f.agent, agenthook.Agents); s != "" {
 				msg = fmt.Sprintf("no traces for agent %q; did you mean %s?", f.agent, s)
 			}
-			return usageError(env, "hooks: %s", msg)
+			return env.prog.ReportUsage("hooks: %s", msg)
 		}
 	}
 	opts.Run = f.run
@@ -284,14 +279,14 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 		return base.ExitOK
 	}
 	if len(args) == 0 {
-		return usageError(env, "%s: no command given (%s)", name, usage)
+		return env.prog.ReportUsage("%s: no command given (%s)", name, usage)
 	}
 	if len(listed.Results) == 0 && name != "hooks" {
-		return usageError(env, "%s: --run %s selects no %s", name, f.run.String(), unit)
+		return env.prog.ReportUsage("%s: --run %s selects no %s", name, f.run.String(), unit)
 	}
 	expected, err := readExpectedFailures(f.expected)
 	if err != nil {
-		return usageError(env, "%s: --expected-failures: %v", name, err)
+		return env.prog.ReportUsage("%s: --expected-failures: %v", name, err)
 	}
 	opts.List, opts.ExpectedFailures = false, expected
 	rep, err := run(ctx, opts)
@@ -300,7 +295,7 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 	}
 	if len(rep.Results) == 0 {
 		// Only the traces are checked after the run, as they always were.
-		return usageError(env, "%s: --run %s selects no %s", name, f.run.String(), unit)
+		return env.prog.ReportUsage("%s: --run %s selects no %s", name, f.run.String(), unit)
 	}
 	return finish(ctx, rep, f, env)
 }
@@ -322,10 +317,7 @@ func finish(ctx context.Context, rep *conformance.Report, c *suiteFlags, env *ru
 		}
 		f, err := os.Create(out.file)
 		if err == nil {
-			err = out.write(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+			err = cmp.Or(out.write(f), f.Close())
 		}
 		if err != nil {
 			return errorf(env, "writing the %s report: %v", out.what, err)
@@ -342,7 +334,7 @@ func finish(ctx context.Context, rep *conformance.Report, c *suiteFlags, env *ru
 
 func materialize(args []string, env *runner) int {
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		return usageError(env, "materialize: want exactly one argument, the directory to write")
+		return env.prog.ReportUsage("materialize: want exactly one argument, the directory to write")
 	}
 	dir := args[0]
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -71,12 +72,7 @@ func (c *Case) parseHeader(comment []byte) error {
 			return errAt(1, "missing %q", k)
 		}
 	}
-	if c.Dir.Mode == 0 {
-		c.Dir.Mode = 0o700
-	}
-	if c.Runs == 0 {
-		c.Runs = 1
-	}
+	c.Dir.Mode, c.Runs = cmp.Or(c.Dir.Mode, 0o700), cmp.Or(c.Runs, 1)
 	return nil
 }
 

@@ -90,17 +90,16 @@ func ParseLine(line []byte, strict bool) (Session, error) {
 		key string
 		dst *json.RawMessage
 	}{{"waitingFor", &s.WaitingFor}, {"ended", &s.Ended}} {
-		k := f.key
-		raw, ok := m[k]
+		raw, ok := m[f.key]
 		if !ok {
 			continue
 		}
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return s, fmt.Errorf("%q: %v", k, err)
+			return s, fmt.Errorf("%q: %v", f.key, err)
 		}
 		if _, obj := v.(map[string]any); v != nil && !obj {
-			return s, fmt.Errorf("%q is not an object or null: %s", k, raw)
+			return s, fmt.Errorf("%q is not an object or null: %s", f.key, raw)
 		}
 		*f.dst, _ = json.Marshal(v) // keys sorted
 	}

@@ -6,6 +6,7 @@ package vector
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -208,10 +209,7 @@ func load[T any](fsys fs.FS, root, ext string, parse func(id string, data []byte
 		}
 		return nil
 	})
-	if err == nil {
-		err = errors.Join(errs...)
-	}
-	if err != nil {
+	if err = cmp.Or(err, errors.Join(errs...)); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b T) int { return strings.Compare(key(a), key(b)) })
