@@ -150,11 +150,8 @@ func (o *listOptions) validate(env *cmdEnv) int {
 }
 
 func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
 	var out []string
-	for _, part := range strings.Split(s, ",") {
+	for part := range strings.SplitSeq(s, ",") {
 		if part = strings.TrimSpace(part); part != "" {
 			out = append(out, part)
 		}
