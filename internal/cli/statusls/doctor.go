@@ -297,25 +297,21 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 	if count[reader.Stale] > 0 {
 		r.hint("stale", "stale sessions stopped heartbeating (every 10 s) more than 30 s ago, so readers hide them; 'statusls prune' removes those whose process is gone")
 	}
-	for _, h := range []struct {
-		reason string
-		hint   string
-	}{
+	// A hint for each reason found; one for all the reasons of a file that
+	// is not a valid record (a hint is given once).
+	const invalid = "some files are not valid records (see their reason above): the publisher writing them does not follow SPEC.md §4; 'statusls --json --all' shows the details"
+	for _, h := range [][2]string{
 		{"name-mismatch", "name-mismatch: a file was copied or renamed; a status file must be named after the SHA-256 of its session id (N1)"},
 		{"unsupported-schema", "unsupported-schema: written for another protocol version; update the publisher or the reader"},
 		{"symlink", "symlink: readers never follow links in the status directory (R4); publishers write regular files"},
 		{"not-owned", "not-owned: files of another account are not trusted (R7)"},
 		{"too-large", "too-large: readers read at most 64 KiB of a file (R6)"},
 		{"not-regular", "not-regular: only regular files can be status files (R5)"},
+		{"empty", invalid}, {"bad-json", invalid}, {"not-object", invalid},
+		{"missing-field", invalid}, {"wrong-type", invalid}, {"bad-value", invalid},
 	} {
-		if reasons[h.reason] > 0 {
-			r.hint(string(h.reason), h.hint)
-		}
-	}
-	for _, reason := range []string{"empty", "bad-json", "not-object", "missing-field", "wrong-type", "bad-value"} {
-		if reasons[reason] > 0 {
-			r.hint("invalid", "some files are not valid records (see their reason above): the publisher writing them does not follow SPEC.md §4; 'statusls --json --all' shows the details")
-			break
+		if reasons[h[0]] > 0 {
+			r.hint(h[1], h[1])
 		}
 	}
 	return lines
