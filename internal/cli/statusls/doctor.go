@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,7 +71,7 @@ type doctorReport struct {
 	Hints  []string      `json:"hints"`
 	OK     bool          `json:"ok"`
 
-	out    []string        // the text report's lines before the files
+	out    []string        // the text report's lines before the hints
 	hinted map[string]bool // one hint per problem
 }
 
@@ -131,20 +130,21 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 	case location.FromDefault:
 		detail = ": neither --dir, --config-home, $STATUS_DIR nor $GENTLE_PI_CONFIG_HOME is set"
 	}
-	header := []string{
+	r.out = append(r.out,
 		fmt.Sprintf("status directory: %s", show(loc.Dir)),
 		fmt.Sprintf("  chosen by %s%s", loc.Source, detail),
 		fmt.Sprintf("config home: %s", show(loc.ConfigHome)),
-	}
+	)
 	if sd := env.Getenv(location.StatusDirEnv); sd != "" && loc.Source == location.FromStatusDir {
 		if pub, err := location.ForPublisher("", "", env.Getenv); err == nil && filepath.Clean(pub.Dir) != filepath.Clean(loc.Dir) {
-			header = append(header, fmt.Sprintf("  note: publishers ignore $STATUS_DIR (SPEC.md L4): they write to %s", show(pub.Dir)))
+			r.out = append(r.out, fmt.Sprintf("  note: publishers ignore $STATUS_DIR (SPEC.md L4): they write to %s", show(pub.Dir)))
 			r.hint("L4", "readers list $STATUS_DIR but publishers write to "+show(pub.Dir)+
 				"; unset STATUS_DIR or set GENTLE_PI_CONFIG_HOME to "+show(filepath.Dir(loc.Dir))+" for both")
 		}
 	}
 
 	// P2 and P4: the config home and the status directory, for publishers.
+	r.out = append(r.out, "\npermissions:")
 	var sdInfo dirInfo
 	for _, c := range []struct {
 		subject, path, rule  string
@@ -177,11 +177,10 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 			r.check(doctorCheck{c.subject, "publishers", c.path, info.mode, "ok", c.rule, ""}, prefix+fmt.Sprintf(c.okLine, info.mode))
 		}
 	}
-	var files []string
 	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true, Ignored: true})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		files = append(files, "", "files: none (no status directory)")
+		r.out = append(r.out, "", "files: none (no status directory)")
 		r.hint("no-dir", "no agent has published here yet: start one that publishes status, check that it uses the same config home, or try 'statusls demo'")
 	case err != nil:
 		text := refusalText(err, sdInfo)
@@ -202,12 +201,12 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 		}
 		r.check(doctorCheck{"status directory", "readers", loc.Dir, sdInfo.mode, "ok", "R2", ""},
 			"  status directory: ok for readers (R2: not a symbolic link, yours, not writable by group or others)")
-		files = doctorFiles(r, l)
+		doctorFiles(r, l)
 	}
-	agents := doctorAgents(r, env)
+	doctorAgents(r, env)
 
 	return writeReport(env, o.json, r, r.OK, func(out *bufio.Writer) {
-		for _, l := range slices.Concat(header, []string{"\npermissions:"}, r.out, files, agents) {
+		for _, l := range r.out {
 			fmt.Fprintln(out, l)
 		}
 		if len(r.Hints) > 0 {
@@ -237,9 +236,8 @@ func writeReport(env *cmdEnv, asJSON bool, rep any, ok bool, text func(*bufio.Wr
 	return base.ExitOK
 }
 
-// doctorFiles lists every entry with its verdict, into r, and returns
-// the text lines.
-func doctorFiles(r *doctorReport, l *reader.Listing) []string {
+// doctorFiles lists every entry with its verdict into r, and its text.
+func doctorFiles(r *doctorReport, l *reader.Listing) {
 	count := map[reader.Verdict]int{}
 	reasons := map[string]int{}
 	for _, e := range l.Entries {
@@ -251,8 +249,8 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 	for _, v := range []reader.Verdict{reader.Fresh, reader.Stale, reader.Invalid, reader.Ignored} {
 		r.Counts[string(v)] = count[v]
 	}
-	lines := []string{"", fmt.Sprintf("files: %d (%d fresh, %d stale, %d invalid, %d ignored)",
-		len(l.Entries), count[reader.Fresh], count[reader.Stale], count[reader.Invalid], count[reader.Ignored])}
+	r.out = append(r.out, "", fmt.Sprintf("files: %d (%d fresh, %d stale, %d invalid, %d ignored)",
+		len(l.Entries), count[reader.Fresh], count[reader.Stale], count[reader.Invalid], count[reader.Ignored]))
 	for i := range l.Entries {
 		e := &l.Entries[i]
 		var b strings.Builder
@@ -289,7 +287,7 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 			b.WriteString(what)
 		}
 		r.Files = append(r.Files, doctorFile{Name: statusfile.SanitizeText(e.Name), Verdict: string(e.Verdict), Kind: kind, Detail: b.String()})
-		lines = append(lines, fmt.Sprintf("  %-7s  %s  %s", e.Verdict, quotePath(e.Name), b.String()))
+		r.out = append(r.out, fmt.Sprintf("  %-7s  %s  %s", e.Verdict, quotePath(e.Name), b.String()))
 	}
 	if count[reader.Fresh] == 0 && count[reader.Stale] == 0 && count[reader.Invalid] == 0 {
 		r.hint("no-files", "no status files: the agent is not publishing here; check that it runs with the same config home ($GENTLE_PI_CONFIG_HOME) or try 'statusls demo'")
@@ -314,7 +312,6 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 			r.hint(h[1], h[1])
 		}
 	}
-	return lines
 }
 
 // ignoredKind names a file readers ignore: statuspub's lock, owner and
