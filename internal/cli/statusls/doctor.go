@@ -1,10 +1,10 @@
 package statusls
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -205,30 +205,23 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 	}
 	doctorAgents(r, env)
 
-	return writeReport(env, o.json, r, r.OK, func(out *bufio.Writer) {
-		for _, l := range r.out {
-			fmt.Fprintln(out, l)
+	if len(r.Hints) > 0 {
+		r.out = append(r.out, "\nhints:")
+		for _, h := range r.Hints {
+			r.out = append(r.out, "  - "+h)
 		}
-		if len(r.Hints) > 0 {
-			fmt.Fprintln(out, "\nhints:")
-			for _, h := range r.Hints {
-				fmt.Fprintf(out, "  - %s\n", h)
-			}
-		}
-	})
+	}
+	return writeReport(env, o.json, r, r.OK, r.out)
 }
 
 // writeReport prints what doctor (or doctor --host) found: rep as indented
-// JSON with --json, else the text that text writes; the exit status is 1
-// unless ok.
-func writeReport(env *cmdEnv, asJSON bool, rep any, ok bool, text func(*bufio.Writer)) int {
+// JSON with --json, else the text's lines; the exit status is 1 unless ok.
+func writeReport(env *cmdEnv, asJSON bool, rep any, ok bool, text []string) int {
 	if asJSON {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		env.Stdout.Write(append(b, '\n'))
 	} else {
-		out := bufio.NewWriter(env.Stdout)
-		text(out)
-		out.Flush()
+		io.WriteString(env.Stdout, strings.Join(text, "\n")+"\n")
 	}
 	if !ok {
 		return base.ExitError
