@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,12 +66,11 @@ func (r *watchRun) draw(now time.Time) error {
 	var names, down []string
 	for _, h := range r.order {
 		group := make([]reader.Entry, 0, len(r.views[h]))
-		for _, e := range r.views[h] {
-			c := *e
+		for _, name := range slices.Sorted(maps.Keys(r.views[h])) {
+			c := *r.views[h][name]
 			c.Age = now.Sub(c.Status.UpdatedAt)
 			group = append(group, c)
 		}
-		slices.SortFunc(group, func(a, b reader.Entry) int { return cmp.Compare(a.Name, b.Name) })
 		render.Sort(group, render.ByAttention)
 		entries = append(entries, group...)
 		for range group {
