@@ -73,9 +73,7 @@ func (r *watchRun) draw(now time.Time) error {
 		}
 		render.Sort(group, render.ByAttention)
 		entries = append(entries, group...)
-		for range group {
-			names = append(names, cmp.Or(h, localHostName))
-		}
+		names = append(names, slices.Repeat([]string{cmp.Or(h, localHostName)}, len(group))...)
 		if msg, ok := r.offline[h]; ok {
 			down = append(down, "host "+statusfile.SanitizeText(h)+" offline: "+msg+"; retrying")
 		}
@@ -106,7 +104,7 @@ func (r *watchRun) draw(now time.Time) error {
 	case r.withHosts:
 		lines = append(lines, "no sessions on these hosts")
 	default:
-		lines = append(lines, noSessions(r.o.all, &r.o.filter, r.loc, r.env))
+		lines = append(lines, noSessions(&r.o.filter, r.loc, r.env))
 		if r.missing {
 			lines = append(lines, "(the directory does not exist yet; waiting for it)")
 		}
