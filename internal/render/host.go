@@ -57,15 +57,13 @@ func AppendHostTSV(dst []byte, host string, s *statusfile.Status) []byte {
 // "error" (what happened) and "hint" (what to do, null when none), with the
 // session keys null so that filters on sessions skip it.
 func AppendHostErrorJSON(dst []byte, host, reason, msg, hint string) []byte {
-	dst = append(dst, `{"host":`...)
-	dst = appendOptString(dst, host != "", host) // null: this machine
-	dst = append(dst, `,"file":null,"session":null,"state":null,"fresh":false,"verdict":"`+VerdictHostError+`","reason":`...)
-	dst = appendOptString(dst, true, reason)
-	dst = append(dst, `,"error":`...)
-	dst = appendOptString(dst, true, msg)
-	dst = append(dst, `,"hint":`...)
-	dst = appendOptString(dst, hint != "", hint)
-	return append(dst, '}')
+	obj := []byte(`{"file":null,"session":null,"state":null,"fresh":false,"verdict":"` + VerdictHostError + `","reason":`)
+	obj = appendOptString(obj, true, reason)
+	obj = append(obj, `,"error":`...)
+	obj = appendOptString(obj, true, msg)
+	obj = append(obj, `,"hint":`...)
+	obj = appendOptString(obj, hint != "", hint)
+	return withHost(dst, host, append(obj, '}'))
 }
 
 // withHost appends obj (a JSON object) with "host" as its first key.

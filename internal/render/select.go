@@ -67,10 +67,8 @@ func UnderPath(path, prefix string) bool {
 		return false
 	}
 	path, prefix = cleanSlash(path), cleanSlash(prefix)
-	if path == prefix || prefix == "/" {
-		return true
-	}
-	return strings.HasPrefix(path, prefix) && path[len(prefix)] == '/'
+	rest, ok := strings.CutPrefix(path, prefix)
+	return prefix == "/" || ok && (rest == "" || rest[0] == '/')
 }
 
 func cleanSlash(p string) string {

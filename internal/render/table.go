@@ -311,12 +311,8 @@ func TildePath(path, home string) string {
 	if home == "" || home == "/" || path == "" {
 		return path
 	}
-	home = strings.TrimRight(home, "/")
-	if path == home {
-		return "~"
-	}
-	if strings.HasPrefix(path, home+"/") {
-		return "~" + path[len(home):]
+	if rest, ok := strings.CutPrefix(path, strings.TrimRight(home, "/")); ok && (rest == "" || rest[0] == '/') {
+		return "~" + rest
 	}
 	return path
 }

@@ -1,13 +1,12 @@
 package statusls
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,7 +71,7 @@ type doctorReport struct {
 	Hints  []string      `json:"hints"`
 	OK     bool          `json:"ok"`
 
-	out    []string        // the text report's lines before the files
+	out    []string        // the text report's lines before the hints
 	hinted map[string]bool // one hint per problem
 }
 
@@ -131,20 +130,21 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 	case location.FromDefault:
 		detail = ": neither --dir, --config-home, $STATUS_DIR nor $GENTLE_PI_CONFIG_HOME is set"
 	}
-	header := []string{
+	r.out = append(r.out,
 		fmt.Sprintf("status directory: %s", show(loc.Dir)),
 		fmt.Sprintf("  chosen by %s%s", loc.Source, detail),
 		fmt.Sprintf("config home: %s", show(loc.ConfigHome)),
-	}
+	)
 	if sd := env.Getenv(location.StatusDirEnv); sd != "" && loc.Source == location.FromStatusDir {
 		if pub, err := location.ForPublisher("", "", env.Getenv); err == nil && filepath.Clean(pub.Dir) != filepath.Clean(loc.Dir) {
-			header = append(header, fmt.Sprintf("  note: publishers ignore $STATUS_DIR (SPEC.md L4): they write to %s", show(pub.Dir)))
+			r.out = append(r.out, fmt.Sprintf("  note: publishers ignore $STATUS_DIR (SPEC.md L4): they write to %s", show(pub.Dir)))
 			r.hint("L4", "readers list $STATUS_DIR but publishers write to "+show(pub.Dir)+
 				"; unset STATUS_DIR or set GENTLE_PI_CONFIG_HOME to "+show(filepath.Dir(loc.Dir))+" for both")
 		}
 	}
 
 	// P2 and P4: the config home and the status directory, for publishers.
+	r.out = append(r.out, "\npermissions:")
 	var sdInfo dirInfo
 	for _, c := range []struct {
 		subject, path, rule  string
@@ -177,11 +177,10 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 			r.check(doctorCheck{c.subject, "publishers", c.path, info.mode, "ok", c.rule, ""}, prefix+fmt.Sprintf(c.okLine, info.mode))
 		}
 	}
-	var files []string
 	d, err := reader.Open(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true, Ignored: true})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		files = append(files, "", "files: none (no status directory)")
+		r.out = append(r.out, "", "files: none (no status directory)")
 		r.hint("no-dir", "no agent has published here yet: start one that publishes status, check that it uses the same config home, or try 'statusls demo'")
 	case err != nil:
 		text := refusalText(err, sdInfo)
@@ -202,34 +201,27 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 		}
 		r.check(doctorCheck{"status directory", "readers", loc.Dir, sdInfo.mode, "ok", "R2", ""},
 			"  status directory: ok for readers (R2: not a symbolic link, yours, not writable by group or others)")
-		files = doctorFiles(r, l)
+		doctorFiles(r, l)
 	}
-	agents := doctorAgents(r, env)
+	doctorAgents(r, env)
 
-	return writeReport(env, o.json, r, r.OK, func(out *bufio.Writer) {
-		for _, l := range slices.Concat(header, []string{"\npermissions:"}, r.out, files, agents) {
-			fmt.Fprintln(out, l)
+	if len(r.Hints) > 0 {
+		r.out = append(r.out, "\nhints:")
+		for _, h := range r.Hints {
+			r.out = append(r.out, "  - "+h)
 		}
-		if len(r.Hints) > 0 {
-			fmt.Fprintln(out, "\nhints:")
-			for _, h := range r.Hints {
-				fmt.Fprintf(out, "  - %s\n", h)
-			}
-		}
-	})
+	}
+	return writeReport(env, o.json, r, r.OK, r.out)
 }
 
 // writeReport prints what doctor (or doctor --host) found: rep as indented
-// JSON with --json, else the text that text writes; the exit status is 1
-// unless ok.
-func writeReport(env *cmdEnv, asJSON bool, rep any, ok bool, text func(*bufio.Writer)) int {
+// JSON with --json, else the text's lines; the exit status is 1 unless ok.
+func writeReport(env *cmdEnv, asJSON bool, rep any, ok bool, text []string) int {
 	if asJSON {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		env.Stdout.Write(append(b, '\n'))
 	} else {
-		out := bufio.NewWriter(env.Stdout)
-		text(out)
-		out.Flush()
+		io.WriteString(env.Stdout, strings.Join(text, "\n")+"\n")
 	}
 	if !ok {
 		return base.ExitError
@@ -237,9 +229,8 @@ func writeReport(env *cmdEnv, asJSON bool, rep any, ok bool, text func(*bufio.Wr
 	return base.ExitOK
 }
 
-// doctorFiles lists every entry with its verdict, into r, and returns
-// the text lines.
-func doctorFiles(r *doctorReport, l *reader.Listing) []string {
+// doctorFiles lists every entry with its verdict into r, and its text.
+func doctorFiles(r *doctorReport, l *reader.Listing) {
 	count := map[reader.Verdict]int{}
 	reasons := map[string]int{}
 	for _, e := range l.Entries {
@@ -251,8 +242,8 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 	for _, v := range []reader.Verdict{reader.Fresh, reader.Stale, reader.Invalid, reader.Ignored} {
 		r.Counts[string(v)] = count[v]
 	}
-	lines := []string{"", fmt.Sprintf("files: %d (%d fresh, %d stale, %d invalid, %d ignored)",
-		len(l.Entries), count[reader.Fresh], count[reader.Stale], count[reader.Invalid], count[reader.Ignored])}
+	r.out = append(r.out, "", fmt.Sprintf("files: %d (%d fresh, %d stale, %d invalid, %d ignored)",
+		len(l.Entries), count[reader.Fresh], count[reader.Stale], count[reader.Invalid], count[reader.Ignored]))
 	for i := range l.Entries {
 		e := &l.Entries[i]
 		var b strings.Builder
@@ -289,7 +280,7 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 			b.WriteString(what)
 		}
 		r.Files = append(r.Files, doctorFile{Name: statusfile.SanitizeText(e.Name), Verdict: string(e.Verdict), Kind: kind, Detail: b.String()})
-		lines = append(lines, fmt.Sprintf("  %-7s  %s  %s", e.Verdict, quotePath(e.Name), b.String()))
+		r.out = append(r.out, fmt.Sprintf("  %-7s  %s  %s", e.Verdict, quotePath(e.Name), b.String()))
 	}
 	if count[reader.Fresh] == 0 && count[reader.Stale] == 0 && count[reader.Invalid] == 0 {
 		r.hint("no-files", "no status files: the agent is not publishing here; check that it runs with the same config home ($GENTLE_PI_CONFIG_HOME) or try 'statusls demo'")
@@ -297,28 +288,23 @@ func doctorFiles(r *doctorReport, l *reader.Listing) []string {
 	if count[reader.Stale] > 0 {
 		r.hint("stale", "stale sessions stopped heartbeating (every 10 s) more than 30 s ago, so readers hide them; 'statusls prune' removes those whose process is gone")
 	}
-	for _, h := range []struct {
-		reason string
-		hint   string
-	}{
+	// A hint for each reason found; one for all the reasons of a file that
+	// is not a valid record (a hint is given once).
+	const invalid = "some files are not valid records (see their reason above): the publisher writing them does not follow SPEC.md §4; 'statusls --json --all' shows the details"
+	for _, h := range [][2]string{
 		{"name-mismatch", "name-mismatch: a file was copied or renamed; a status file must be named after the SHA-256 of its session id (N1)"},
 		{"unsupported-schema", "unsupported-schema: written for another protocol version; update the publisher or the reader"},
 		{"symlink", "symlink: readers never follow links in the status directory (R4); publishers write regular files"},
 		{"not-owned", "not-owned: files of another account are not trusted (R7)"},
 		{"too-large", "too-large: readers read at most 64 KiB of a file (R6)"},
 		{"not-regular", "not-regular: only regular files can be status files (R5)"},
+		{"empty", invalid}, {"bad-json", invalid}, {"not-object", invalid},
+		{"missing-field", invalid}, {"wrong-type", invalid}, {"bad-value", invalid},
 	} {
-		if reasons[h.reason] > 0 {
-			r.hint(string(h.reason), h.hint)
+		if reasons[h[0]] > 0 {
+			r.hint(h[1], h[1])
 		}
 	}
-	for _, reason := range []string{"empty", "bad-json", "not-object", "missing-field", "wrong-type", "bad-value"} {
-		if reasons[reason] > 0 {
-			r.hint("invalid", "some files are not valid records (see their reason above): the publisher writing them does not follow SPEC.md §4; 'statusls --json --all' shows the details")
-			break
-		}
-	}
-	return lines
 }
 
 // ignoredKind names a file readers ignore: statuspub's lock, owner and

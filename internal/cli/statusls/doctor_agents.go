@@ -29,38 +29,36 @@ type doctorAgent struct {
 
 // doctorAgents adds, for each agent found on the machine, whether
 // statuspub's hooks are installed, with a hint for each that is not, and
-// returns the text lines: none when no agent is found. An agent's
-// settings never make doctor fail: they are not the status directory's.
-func doctorAgents(r *doctorReport, env *cmdEnv) []string {
+// its text: none when no agent is found. An agent's settings never make
+// doctor fail: they are not the status directory's.
+func doctorAgents(r *doctorReport, env *cmdEnv) {
 	home := env.Getenv("HOME")
-	var lines []string
 	for _, st := range agentinstall.Check(env.Getenv) {
 		if st.Found == "" {
 			continue
 		}
-		if lines == nil {
-			lines = []string{"", "agents:"}
+		if len(r.Agents) == 0 {
+			r.out = append(r.out, "", "agents:")
 		}
 		a := doctorAgent{Agent: st.Agent, Found: st.Found, Path: st.Path, Installed: st.Installed}
 		path := quotePath(render.TildePath(st.Path, home))
 		switch {
 		case st.Err != nil:
 			a.Status, a.Detail = "problem", base.Message(st.Err)
-			lines = append(lines, fmt.Sprintf("  %s: PROBLEM: %s", st.Agent, a.Detail))
+			r.out = append(r.out, fmt.Sprintf("  %s: PROBLEM: %s", st.Agent, a.Detail))
 			r.hint("agent-"+st.Agent, fmt.Sprintf("%s's settings cannot be read (see above): fix them, then run 'statuspub install %s'", st.Agent, st.Agent))
 		case st.Installed && len(st.Untrusted) > 0:
 			a.Status, a.Untrusted = "untrusted", st.Untrusted
-			lines = append(lines, fmt.Sprintf("  %s: hooks installed but not trusted, so %s does not run them (%s: %s)", st.Agent, st.Agent, path, strings.Join(st.Untrusted, ", ")))
+			r.out = append(r.out, fmt.Sprintf("  %s: hooks installed but not trusted, so %s does not run them (%s: %s)", st.Agent, st.Agent, path, strings.Join(st.Untrusted, ", ")))
 			r.hint("agent-"+st.Agent, fmt.Sprintf("%s runs statuspub's hooks only once you trust them: in Codex type /hooks and press t, or run 'statuspub install codex --trust'", st.Agent))
 		case st.Installed:
 			a.Status = "installed"
-			lines = append(lines, fmt.Sprintf("  %s: hooks installed (%s)", st.Agent, path))
+			r.out = append(r.out, fmt.Sprintf("  %s: hooks installed (%s)", st.Agent, path))
 		default:
 			a.Status, a.Missing = "not-installed", st.Missing
-			lines = append(lines, fmt.Sprintf("  %s: hooks not installed (%s: missing %s)", st.Agent, path, strings.Join(st.Missing, ", ")))
+			r.out = append(r.out, fmt.Sprintf("  %s: hooks not installed (%s: missing %s)", st.Agent, path, strings.Join(st.Missing, ", ")))
 			r.hint("agent-"+st.Agent, fmt.Sprintf("run 'statuspub install %s' to publish %s's state", st.Agent, st.Agent))
 		}
 		r.Agents = append(r.Agents, a)
 	}
-	return lines
 }

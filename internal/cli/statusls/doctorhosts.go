@@ -1,7 +1,6 @@
 package statusls
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"fmt"
@@ -57,23 +56,23 @@ func doctorHosts(hosts []string, cfg *remote.Config, asJSON bool, env *cmdEnv) i
 		}
 		rep.Hosts = append(rep.Hosts, h)
 	}
-	return writeReport(env, asJSON, rep, rep.OK, func(out *bufio.Writer) {
-		if cfg.Reuse {
-			fmt.Fprintf(out, "connection reuse: on (ControlMaster sockets in %s, kept %v after use)\n", quotePath(cfg.ControlDir), cfg.ControlPersist)
-		} else {
-			fmt.Fprintf(out, "connection reuse: off (%s is not a private directory of yours)\n", quotePath(cfg.ControlDir))
+	var text []string
+	if cfg.Reuse {
+		text = append(text, fmt.Sprintf("connection reuse: on (ControlMaster sockets in %s, kept %v after use)", quotePath(cfg.ControlDir), cfg.ControlPersist))
+	} else {
+		text = append(text, fmt.Sprintf("connection reuse: off (%s is not a private directory of yours)", quotePath(cfg.ControlDir)))
+	}
+	for _, h := range rep.Hosts {
+		text = append(text, "\nhost "+h.Host+":",
+			fmt.Sprintf("  ran: %s %s", quotePath(cmp.Or(cfg.SSH, "ssh")), statusfile.SanitizeText(shquote.Join(h.Command...))))
+		if !h.OK {
+			text = append(text, fmt.Sprintf("  PROBLEM (%s): %s", h.Kind, h.Error),
+				"  fix: "+h.Fix)
+			continue
 		}
-		for _, h := range rep.Hosts {
-			fmt.Fprintf(out, "\nhost %s:\n", h.Host)
-			fmt.Fprintf(out, "  ran: %s %s\n", quotePath(cmp.Or(cfg.SSH, "ssh")), statusfile.SanitizeText(shquote.Join(h.Command...)))
-			if !h.OK {
-				fmt.Fprintf(out, "  PROBLEM (%s): %s\n", h.Kind, h.Error)
-				fmt.Fprintf(out, "  fix: %s\n", h.Fix)
-				continue
-			}
-			fmt.Fprintf(out, "  ok: ssh, statusls and its status directory answer (%d files, %d fresh sessions) in %v\n", h.Files, h.Fresh, (time.Duration(h.Millis) * time.Millisecond))
-		}
-	})
+		text = append(text, fmt.Sprintf("  ok: ssh, statusls and its status directory answer (%d files, %d fresh sessions) in %v", h.Files, h.Fresh, (time.Duration(h.Millis)*time.Millisecond)))
+	}
+	return writeReport(env, asJSON, rep, rep.OK, text)
 }
 
 // doctorFix says what to do about a failing host.

@@ -150,11 +150,8 @@ func (o *listOptions) validate(env *cmdEnv) int {
 }
 
 func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
 	var out []string
-	for _, part := range strings.Split(s, ",") {
+	for part := range strings.SplitSeq(s, ",") {
 		if part = strings.TrimSpace(part); part != "" {
 			out = append(out, part)
 		}
@@ -313,14 +310,11 @@ func list(o *listOptions, env *cmdEnv) int {
 		// With a HOST column after SESSION when other machines are
 		// listed.
 		opts := render.TableOptions{Width: tableWidth(env, termWidth), Color: useColor(o.color, isTerm, env), Wide: o.wide}
-		for _, p := range parts {
-			for range p.Entries { // no invalid files: see validate
-				if withHosts {
-					opts.Hosts = append(opts.Hosts, cmp.Or(p.Host, localHostName))
-				}
+		if withHosts {
+			for _, p := range parts { // no invalid files: see validate
+				opts.Hosts = append(opts.Hosts, slices.Repeat([]string{cmp.Or(p.Host, localHostName)}, len(p.Entries))...)
 			}
-		}
-		if !withHosts {
+		} else {
 			opts.Home = env.Getenv("HOME")
 		}
 		// No sessions: a notice, not data, on stderr, so that stdout stays
@@ -331,7 +325,7 @@ func list(o *listOptions, env *cmdEnv) int {
 		case withHosts:
 			fmt.Fprintln(env.Stderr, "statusls: no sessions on these hosts")
 		default:
-			fmt.Fprintf(env.Stderr, "statusls: %s\n", noSessions(o.all, &o.filter, loc, env))
+			fmt.Fprintf(env.Stderr, "statusls: %s\n", noSessions(&o.filter, loc, env))
 			if missing {
 				fmt.Fprintln(env.Stderr, "statusls: hint: the directory does not exist yet; run 'statusls doctor' if you expected sessions")
 			}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,17 +66,14 @@ func (r *watchRun) draw(now time.Time) error {
 	var names, down []string
 	for _, h := range r.order {
 		group := make([]reader.Entry, 0, len(r.views[h]))
-		for _, e := range r.views[h] {
-			c := *e
+		for _, name := range slices.Sorted(maps.Keys(r.views[h])) {
+			c := *r.views[h][name]
 			c.Age = now.Sub(c.Status.UpdatedAt)
 			group = append(group, c)
 		}
-		slices.SortFunc(group, func(a, b reader.Entry) int { return cmp.Compare(a.Name, b.Name) })
 		render.Sort(group, render.ByAttention)
 		entries = append(entries, group...)
-		for range group {
-			names = append(names, cmp.Or(h, localHostName))
-		}
+		names = append(names, slices.Repeat([]string{cmp.Or(h, localHostName)}, len(group))...)
 		if msg, ok := r.offline[h]; ok {
 			down = append(down, "host "+statusfile.SanitizeText(h)+" offline: "+msg+"; retrying")
 		}
@@ -106,7 +104,7 @@ func (r *watchRun) draw(now time.Time) error {
 	case r.withHosts:
 		lines = append(lines, "no sessions on these hosts")
 	default:
-		lines = append(lines, noSessions(r.o.all, &r.o.filter, r.loc, r.env))
+		lines = append(lines, noSessions(&r.o.filter, r.loc, r.env))
 		if r.missing {
 			lines = append(lines, "(the directory does not exist yet; waiting for it)")
 		}

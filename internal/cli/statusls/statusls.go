@@ -62,8 +62,21 @@ func Main() int {
 		tuneGC(os.Getenv, 400, 24<<20)
 	}
 	env := base.OSEnv()
-	env.Terminal = func() (bool, int) { return terminal(os.Stdout) }
-	env.Rows = func() int { return terminalRows(os.Stdout) }
+	// Whether stdout is a terminal (a console on Windows) and, if so, its
+	// width in columns; its height in lines. 0 when the terminal does not
+	// say: term.GetSize answers 0 with its error.
+	fd := int(os.Stdout.Fd())
+	env.Terminal = func() (bool, int) {
+		if !term.IsTerminal(fd) {
+			return false, 0
+		}
+		w, _, _ := term.GetSize(fd)
+		return true, w
+	}
+	env.Rows = func() int {
+		_, h, _ := term.GetSize(fd)
+		return h
+	}
 	env.Keyboard = func() (io.Reader, func(), error) { return keyboard(os.Stdin) }
 	return Run(os.Args[1:], env)
 }
@@ -128,24 +141,6 @@ func (c *common) resolve(env *cmdEnv) (location.Location, time.Time, error) {
 		now = t
 	}
 	return loc, now, nil
-}
-
-// terminal reports whether f is a terminal (a console on Windows) and, if
-// so, its width in columns (0 when the terminal does not say: term.GetSize
-// answers 0 with its error).
-func terminal(f *os.File) (bool, int) {
-	fd := int(f.Fd())
-	if !term.IsTerminal(fd) {
-		return false, 0
-	}
-	w, _, _ := term.GetSize(fd)
-	return true, w
-}
-
-// terminalRows returns the height of the terminal f in lines, or 0.
-func terminalRows(f *os.File) int {
-	_, h, _ := term.GetSize(int(f.Fd()))
-	return h
 }
 
 // atClock is the clock of a one-shot listing: it reads the moment statusls

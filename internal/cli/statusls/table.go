@@ -8,11 +8,11 @@ import (
 	"github.com/agentstatus/agentstatus/internal/render"
 )
 
-// noSessions says that the table has no rows: "no fresh sessions in DIR",
-// "no matching sessions in DIR" (--all and a selection).
-func noSessions(all bool, f *render.Filter, loc location.Location, env *cmdEnv) string {
+// noSessions says that the table, with filter f, has no rows: "no fresh
+// sessions in DIR", "no matching sessions in DIR" (--all and a selection).
+func noSessions(f *render.Filter, loc location.Location, env *cmdEnv) string {
 	what := "fresh sessions"
-	if all {
+	if f.All {
 		what = "sessions"
 	}
 	if f.Narrowed() {

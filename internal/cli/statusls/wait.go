@@ -37,10 +37,9 @@ type waitOptions struct {
 	session         string
 	sessionSet      bool
 	any, gone, json bool
-	states          []string
 	agents, cwd     string
 	timeout         time.Duration
-	filter          render.Filter
+	filter          render.Filter // --state, --agent, --cwd
 	stateList       string
 	where           common // --dir and --config-home
 
@@ -67,7 +66,7 @@ func (o *waitOptions) register(fs *base.FlagSet, env *cmdEnv) {
 // validate checks the flags together. It returns -1 to go on.
 func (o *waitOptions) validate(env *cmdEnv) int {
 	var err error
-	if o.states, err = parseStateList("state", o.stateList); err != nil {
+	if o.filter.States, err = parseStateList("state", o.stateList); err != nil {
 		return usageError(env, "%v", err)
 	}
 	switch {
@@ -77,7 +76,7 @@ func (o *waitOptions) validate(env *cmdEnv) int {
 		return usageError(env, "--session: empty session id")
 	case o.gone && o.stateList != "":
 		return usageError(env, "--state and --gone cannot be combined")
-	case !o.gone && len(o.states) == 0:
+	case !o.gone && len(o.filter.States) == 0:
 		return usageError(env, "wait needs --state S[,S] or --gone")
 	case o.any && o.gone:
 		return usageError(env, "--any waits for a state: use --state")
@@ -88,7 +87,7 @@ func (o *waitOptions) validate(env *cmdEnv) int {
 	case o.timeout < 0:
 		return usageError(env, "--timeout must not be negative")
 	}
-	o.filter = render.Filter{States: o.states, Agents: splitList(o.agents)}
+	o.filter.Agents = splitList(o.agents)
 	if o.filter.Cwd, err = expandPath(o.cwd, env); err != nil {
 		return usageError(env, "--cwd: %v", err)
 	}
@@ -198,7 +197,7 @@ func (s *waitState) check(ev *watch.Event) int {
 	}
 	if fresh {
 		s.seen = true
-		if slices.Contains(s.o.states, string(s.cur.Status.State)) {
+		if slices.Contains(s.o.filter.States, string(s.cur.Status.State)) {
 			return s.done(s.cur)
 		}
 		return -1
@@ -237,7 +236,7 @@ func (s *waitState) done(e *reader.Entry) int {
 
 // what says what the wait is for, in messages.
 func (s *waitState) what() string {
-	states := statusfile.SanitizeText(strings.Join(s.o.states, ","))
+	states := statusfile.SanitizeText(strings.Join(s.o.filter.States, ","))
 	switch {
 	case s.o.any:
 		return "any session in state " + states
@@ -269,7 +268,7 @@ func (s *waitState) onHost() int {
 	if o.gone {
 		args = append(args, "--gone")
 	} else {
-		args = append(args, "--state", strings.Join(o.states, ","))
+		args = append(args, "--state", strings.Join(o.filter.States, ","))
 	}
 	if o.agents != "" {
 		args = append(args, "--agent", o.agents)

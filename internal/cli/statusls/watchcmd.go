@@ -191,22 +191,13 @@ func watchDir(dir, configHome string, opts watch.Options, env *cmdEnv) (*watch.W
 	return w, loc, -1
 }
 
-// How watch prints: as asked, else a table on a terminal, nothing but the
-// commands' effects with --exec alone, else TSV.
-const (
-	watchJSON  = "json"
-	watchTSV   = "tsv"
-	watchTable = "table"
-	watchQuiet = "quiet" // --exec only
-)
-
 // watchRun is one run of statusls watch: this machine's directory, other
 // machines' (--host), or both (--local), each a host of the run ("" is this
 // machine) with its view.
 type watchRun struct {
 	o         *watchOptions
 	env       *cmdEnv
-	mode      string
+	mode      string // "json", "tsv", "table" or "quiet" (--exec alone): see watchCmd
 	stderr    *lockedWriter
 	withHosts bool              // other machines are watched: events and lines name the host
 	views     map[string]view   // by host
@@ -246,18 +237,20 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	if code >= 0 {
 		return code
 	}
-	r.mode = watchTSV
+	// How watch prints: as asked, else a table on a terminal, nothing but
+	// the commands' effects with --exec alone, else TSV.
+	r.mode = "tsv"
 	switch isTerm, _ := env.Terminal(); {
 	case o.json:
-		r.mode = watchJSON
+		r.mode = "json"
 	case o.tsv:
 	case isTerm:
-		r.mode = watchTable
+		r.mode = "table"
 	case o.execSet:
-		r.mode = watchQuiet
+		r.mode = "quiet"
 	}
 	// The table's age column needs every updatedAt.
-	heartbeats := o.heartbeats || r.mode == watchTable
+	heartbeats := o.heartbeats || r.mode == "table"
 	var loc location.Location
 	var local <-chan watch.Event
 	if !r.withHosts || o.local {
@@ -265,7 +258,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 			Clock:      env.Clock,
 			Heartbeats: heartbeats,
 			// alive, as statusls --json has it.
-			Liveness: r.mode == watchJSON || o.execSet,
+			Liveness: r.mode == "json" || o.execSet,
 		}, env)
 		if code >= 0 {
 			return code
@@ -288,12 +281,12 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 
 	// The signals that stop watch, and for the table, those that redraw it.
 	sigs, handled := make(chan os.Signal, 4), stopSignals
-	if r.mode == watchTable {
+	if r.mode == "table" {
 		handled = append(slices.Clip(stopSignals), resizeSignals...)
 	}
 	defer env.Signals(sigs, handled...)()
 
-	if r.mode == watchTable {
+	if r.mode == "table" {
 		r.messages = make(chan string, 16)
 		r.loc, r.color = loc, useColor(o.color, true, env)
 		r.resize()
@@ -317,7 +310,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 	}
 	if o.execSet {
 		var out io.Writer
-		if r.mode != watchTable {
+		if r.mode != "table" {
 			out = r.stderr
 			if f, ok := env.Stderr.(*os.File); ok {
 				out = f // the commands write to it directly
@@ -425,7 +418,7 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 	switch ev.Kind {
 	case "host-offline":
 		r.offline[host], r.dirty = herr.Msg, true
-		if r.mode != watchTable {
+		if r.mode != "table" {
 			fmt.Fprintf(r.stderr, "statusls: host %s offline: %s; retrying\n", statusfile.SanitizeText(host), herr.Msg)
 		}
 		return r.print(host, &render.Event{Kind: string(ev.Kind), At: ev.At, Err: herr.Msg})
@@ -470,13 +463,13 @@ func (r *watchRun) handle(host string, ev *watch.Event, herr *remote.HostError) 
 // print numbers ev, shows it to the --exec trigger when it is about a
 // session, and writes it as the mode says.
 func (r *watchRun) print(host string, ev *render.Event) error {
-	if r.mode == watchTable && r.runner == nil {
+	if r.mode == "table" && r.runner == nil {
 		return nil
 	}
 	r.seq++
 	ev.Seq = r.seq
 	r.buf = r.buf[:0]
-	if r.mode == watchJSON || r.runner != nil {
+	if r.mode == "json" || r.runner != nil {
 		if r.withHosts {
 			r.buf = render.AppendHostEventJSON(r.buf, host, ev)
 		} else {
@@ -491,11 +484,11 @@ func (r *watchRun) print(host string, ev *render.Event) error {
 		}
 	}
 	switch r.mode {
-	case watchJSON:
+	case "json":
 		r.buf = append(r.buf, '\n')
 		_, err := r.env.Stdout.Write(r.buf)
 		return err
-	case watchTSV:
+	case "tsv":
 		if ev.Kind == string(watch.Error) {
 			return nil // on stderr only
 		}
@@ -512,7 +505,7 @@ func (r *watchRun) print(host string, ev *render.Event) error {
 
 // report says what went wrong: on stderr, or in the table.
 func (r *watchRun) report(msg string) {
-	if r.mode == watchTable {
+	if r.mode == "table" {
 		select {
 		case r.messages <- msg:
 		default: // the table shows the latest few anyway
@@ -527,7 +520,7 @@ func (r *watchRun) report(msg string) {
 // keeps a timer for the next second while the table shows ages, messages
 // or hosts.
 func (r *watchRun) redraw(force bool) error {
-	if r.mode != watchTable || !r.synced || !r.dirty && !force {
+	if r.mode != "table" || !r.synced || !r.dirty && !force {
 		return nil
 	}
 	r.dirty = false
