@@ -116,21 +116,14 @@ func (d *Dir) LockFile(name string, create bool, take func(fd int) error) (*Lock
 			}
 			return nil, err
 		}
-		if d.stillNamed(fd, name) {
+		// Is name still the file locked?
+		var st unix.Stat_t
+		named, err := d.Lstat(name)
+		if err == nil && unix.Fstat(fd, &st) == nil && named.dev == uint64(st.Dev) && named.ino == uint64(st.Ino) {
 			return &Lock{d: d, name: name, fd: fd}, nil
 		}
 		unix.Close(fd)
 	}
-}
-
-// stillNamed reports whether name in the directory is still the file open
-// as fd.
-func (d *Dir) stillNamed(fd int, name string) bool {
-	var a, b unix.Stat_t
-	if unix.Fstat(fd, &a) != nil || unix.Fstatat(d.fd, name, &b, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return false
-	}
-	return a.Dev == b.Dev && a.Ino == b.Ino
 }
 
 // TryFlock takes an exclusive flock(2) on the lock file name in the
