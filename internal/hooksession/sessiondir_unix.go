@@ -76,18 +76,6 @@ func (s *sessionDir) lockLive(timeout time.Duration) (*safefs.Lock, error) {
 	return l, nil
 }
 
-// tryOwnerLock takes the owner lock without waiting. It returns nil, nil
-// when another process holds it.
-func (s *sessionDir) tryOwnerLock() (*safefs.Lock, error) {
-	return s.LockFile(s.ownerName, true, func(fd int) error {
-		err := safefs.RecordLock(fd, false)
-		if err != nil && err != unix.EWOULDBLOCK {
-			err = &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
-		}
-		return err
-	})
-}
-
 // read returns the session's record on disk. exists is false when there
 // is no file; err is set, with exists true, for a file that is there but
 // cannot be read or is not a valid record of this session. It opens

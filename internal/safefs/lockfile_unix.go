@@ -127,13 +127,20 @@ func (d *Dir) LockFile(name string, create bool, take func(fd int) error) (*Lock
 }
 
 // TryFlock takes an exclusive flock(2) on the lock file name in the
-// directory without waiting and without creating the file (see
-// [Dir.LockFile]).
-func (d *Dir) TryFlock(name string) (*Lock, error) {
-	return d.LockFile(name, false, func(fd int) error {
-		err := Flock(fd, false)
+// directory without waiting and without creating the file; TryRecordLock
+// takes a POSIX record lock (see [RecordLock]), creating the file. Both
+// return nil, nil when another process holds the lock (see [Dir.LockFile]).
+func (d *Dir) TryFlock(name string) (*Lock, error) { return d.tryLock(name, false, "flock", Flock) }
+
+func (d *Dir) TryRecordLock(name string) (*Lock, error) {
+	return d.tryLock(name, true, "fcntl", RecordLock)
+}
+
+func (d *Dir) tryLock(name string, create bool, op string, lock func(fd int, wait bool) error) (*Lock, error) {
+	return d.LockFile(name, create, func(fd int) error {
+		err := lock(fd, false)
 		if err != nil && err != unix.EWOULDBLOCK {
-			err = &fs.PathError{Op: "flock", Path: d.pathOf(name), Err: err}
+			err = &fs.PathError{Op: op, Path: d.pathOf(name), Err: err}
 		}
 		return err
 	})
@@ -157,12 +164,10 @@ func FlockUntil(fd int, deadline time.Time) error {
 			unix.Close(fd) // too late: nobody waits for this lock any more
 		}
 	}()
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
 	select {
 	case err := <-done:
 		return err
-	case <-t.C:
+	case <-time.After(time.Until(deadline)):
 		select {
 		case err := <-done:
 			return err // acquired (or failed) just now after all
