@@ -3,9 +3,10 @@
 package hooksession
 
 import (
-	"bytes"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/agentstatus/agentstatus/reader"
 )
@@ -41,13 +42,5 @@ func EndOtherSessions(dir, session string, pid int) error {
 // TUI connected to it (`codex app-server ... --managed-daemon`).
 func singleClient(pid int) bool {
 	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil || len(cmdline) == 0 {
-		return false
-	}
-	for _, arg := range bytes.Split(cmdline, []byte{0}) {
-		if string(arg) == "app-server" {
-			return false
-		}
-	}
-	return true
+	return err == nil && len(cmdline) > 0 && !slices.Contains(strings.Split(string(cmdline), "\x00"), "app-server")
 }

@@ -125,7 +125,7 @@ func Clear(dir, session string) error {
 	s.removeTasks()
 	// Holding the owner lock is the only proof that no owner runs (and
 	// the right to remove its file, SPEC.md H5).
-	ol, err := s.tryOwnerLock()
+	ol, err := s.TryRecordLock(s.ownerName)
 	switch {
 	case err != nil:
 		return err
@@ -230,7 +230,7 @@ func RunOwner(dir, session string, heartbeat time.Duration, term <-chan os.Signa
 		return err
 	}
 	defer s.Close()
-	lock, err := s.tryOwnerLock()
+	lock, err := s.TryRecordLock(s.ownerName)
 	if err != nil || lock == nil {
 		return err // nil: another owner runs
 	}

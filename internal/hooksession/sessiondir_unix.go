@@ -52,16 +52,6 @@ func openSession(dir, session string, create bool) (*sessionDir, error) {
 
 func (s *sessionDir) pathOf(name string) string { return s.Path() + string(os.PathSeparator) + name }
 
-// stillThere reports whether the status directory's path still leads to
-// the directory opened. Writes go through the directory's descriptor, so
-// they cannot be redirected; but a directory renamed or replaced is no
-// longer the one readers of the path see, and a session there is left
-// alone.
-func (s *sessionDir) stillThere() bool {
-	fi, err := os.Lstat(s.Path())
-	return err == nil && os.SameFile(fi, s.Info())
-}
-
 // lockWrite takes the session's write lock, waiting at most timeout.
 func (s *sessionDir) lockWrite(timeout time.Duration) (*safefs.Lock, error) {
 	deadline := time.Now().Add(timeout)
@@ -69,27 +59,21 @@ func (s *sessionDir) lockWrite(timeout time.Duration) (*safefs.Lock, error) {
 }
 
 // lockLive is lockWrite for a command that goes on only in the status
-// directory its path still leads to (see stillThere): else it releases
-// the lock and returns an error wrapping perm.ErrChanged.
+// directory its path still leads to: else it releases the lock and returns
+// an error wrapping perm.ErrChanged. Writes go through the directory's
+// descriptor, so they cannot be redirected; but a directory renamed or
+// replaced is no longer the one readers of the path see, and a session
+// there is left alone.
 func (s *sessionDir) lockLive(timeout time.Duration) (*safefs.Lock, error) {
 	l, err := s.lockWrite(timeout)
-	if err == nil && !s.stillThere() {
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(s.Path()); err != nil || !os.SameFile(fi, s.Info()) {
 		l.Release()
 		return nil, &perm.Error{What: safefs.StatusDir, Path: s.Path(), Err: perm.ErrChanged}
 	}
-	return l, err
-}
-
-// tryOwnerLock takes the owner lock without waiting. It returns nil, nil
-// when another process holds it.
-func (s *sessionDir) tryOwnerLock() (*safefs.Lock, error) {
-	return s.LockFile(s.ownerName, true, func(fd int) error {
-		err := safefs.RecordLock(fd, false)
-		if err != nil && err != unix.EWOULDBLOCK {
-			err = &fs.PathError{Op: "fcntl", Path: s.pathOf(s.ownerName), Err: err}
-		}
-		return err
-	})
+	return l, nil
 }
 
 // read returns the session's record on disk. exists is false when there

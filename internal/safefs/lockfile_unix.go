@@ -116,31 +116,31 @@ func (d *Dir) LockFile(name string, create bool, take func(fd int) error) (*Lock
 			}
 			return nil, err
 		}
-		if d.stillNamed(fd, name) {
+		// Is name still the file locked?
+		var st unix.Stat_t
+		named, err := d.Lstat(name)
+		if err == nil && unix.Fstat(fd, &st) == nil && named.dev == uint64(st.Dev) && named.ino == uint64(st.Ino) {
 			return &Lock{d: d, name: name, fd: fd}, nil
 		}
 		unix.Close(fd)
 	}
 }
 
-// stillNamed reports whether name in the directory is still the file open
-// as fd.
-func (d *Dir) stillNamed(fd int, name string) bool {
-	var a, b unix.Stat_t
-	if unix.Fstat(fd, &a) != nil || unix.Fstatat(d.fd, name, &b, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return false
-	}
-	return a.Dev == b.Dev && a.Ino == b.Ino
+// TryFlock takes an exclusive flock(2) on the lock file name in the
+// directory without waiting and without creating the file; TryRecordLock
+// takes a POSIX record lock (see [RecordLock]), creating the file. Both
+// return nil, nil when another process holds the lock (see [Dir.LockFile]).
+func (d *Dir) TryFlock(name string) (*Lock, error) { return d.tryLock(name, false, "flock", Flock) }
+
+func (d *Dir) TryRecordLock(name string) (*Lock, error) {
+	return d.tryLock(name, true, "fcntl", RecordLock)
 }
 
-// TryFlock takes an exclusive flock(2) on the lock file name in the
-// directory without waiting and without creating the file (see
-// [Dir.LockFile]).
-func (d *Dir) TryFlock(name string) (*Lock, error) {
-	return d.LockFile(name, false, func(fd int) error {
-		err := Flock(fd, false)
+func (d *Dir) tryLock(name string, create bool, op string, lock func(fd int, wait bool) error) (*Lock, error) {
+	return d.LockFile(name, create, func(fd int) error {
+		err := lock(fd, false)
 		if err != nil && err != unix.EWOULDBLOCK {
-			err = &fs.PathError{Op: "flock", Path: d.pathOf(name), Err: err}
+			err = &fs.PathError{Op: op, Path: d.pathOf(name), Err: err}
 		}
 		return err
 	})
@@ -164,12 +164,10 @@ func FlockUntil(fd int, deadline time.Time) error {
 			unix.Close(fd) // too late: nobody waits for this lock any more
 		}
 	}()
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
 	select {
 	case err := <-done:
 		return err
-	case <-t.C:
+	case <-time.After(time.Until(deadline)):
 		select {
 		case err := <-done:
 			return err // acquired (or failed) just now after all

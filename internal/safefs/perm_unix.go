@@ -98,6 +98,7 @@ type FileStat struct {
 	ModTime time.Time
 	dev     uint64
 	ino     uint64
+	nlink   uint64
 	// A sum of the content read or written, when known: removals compare
 	// it (see [Dir.Remove]).
 	sum    uint64
@@ -189,6 +190,7 @@ func statOf(st *unix.Stat_t) FileStat {
 		ModTime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
 		dev:     uint64(st.Dev),
 		ino:     uint64(st.Ino),
+		nlink:   uint64(st.Nlink),
 	}
 }
 

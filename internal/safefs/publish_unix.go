@@ -3,6 +3,7 @@
 package safefs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,14 +60,14 @@ func OpenPublishDir(dir string, create bool) (*PubDir, error) {
 // P5): when it exists it must be a regular file with one link, owned by
 // the current account. A missing file is fine.
 func (d *PubDir) CheckFile(name string) error {
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		if err == unix.ENOENT {
-			return nil
-		}
-		return &fs.PathError{Op: "lstat", Path: d.pathOf(name), Err: err}
+	st, err := d.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	return checkFile(d.pathOf(name), modeOf(uint32(st.Mode)), int(st.Uid), uint64(st.Nlink))
+	if err != nil {
+		return err
+	}
+	return checkFile(d.pathOf(name), st.Mode, st.UID, st.nlink)
 }
 
 // Publish writes a status file the way every publisher of this module

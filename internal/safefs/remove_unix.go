@@ -3,6 +3,7 @@
 package safefs
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -52,14 +53,14 @@ func asideName(name string) string {
 // or link(2) where that is missing), and dropped if one was: that one is
 // newer. Between the two renames the name is briefly absent.
 func (d *Dir) Remove(name string, want FileStat) (bool, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		if err == unix.ENOENT {
-			return false, nil
-		}
-		return false, &fs.PathError{Op: "lstat", Path: d.pathOf(name), Err: err}
+	st, err := d.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
 	}
-	if !want.matches(statOf(&st)) {
+	if err != nil {
+		return false, err
+	}
+	if !want.matches(st) {
 		return false, nil // replaced by another file: nothing to do
 	}
 	testhook.At(testhook.RemoveJudged, name)
@@ -199,15 +200,12 @@ func (d *Dir) Restore(aside, name string) (bool, error) {
 // RemoveTemp removes name, a temporary file its writer left behind, if it
 // is a regular file of the current account.
 func (d *Dir) RemoveTemp(name string) error {
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		if err == unix.ENOENT {
-			return nil
-		}
-		return &fs.PathError{Op: "lstat", Path: d.pathOf(name), Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != d.euid {
+	st, err := d.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if err != nil || !st.Mode.IsRegular() || st.UID != d.euid {
+		return err
 	}
 	if err := unix.Unlinkat(d.fd, name, 0); err != nil && err != unix.ENOENT {
 		return &fs.PathError{Op: "remove", Path: d.pathOf(name), Err: err}

@@ -96,10 +96,9 @@ func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Progra
 			verb = "removed"
 		}
 		if backup != "" {
-			fmt.Fprintf(env.Stdout, "%s: %s (backup: %s)\n", verb, ch.Path, backup)
-		} else {
-			fmt.Fprintf(env.Stdout, "%s: %s\n", verb, ch.Path)
+			backup = " (backup: " + backup + ")"
 		}
+		fmt.Fprintf(env.Stdout, "%s: %s%s\n", verb, ch.Path, backup)
 	}
 	if opts.Agent == "codex" && !o.uninstall && !o.dryRun && codexUntrusted(opts) {
 		fmt.Fprintln(env.Stderr, "statuspub: Codex runs these hooks only once you trust them: start codex, type /hooks and press t (or run 'statuspub install codex --trust')")

@@ -446,12 +446,10 @@ func flushBounded(ctx context.Context, p *statusfile.Publisher) error {
 func closeAndExit(p *statusfile.Publisher, env *runner) int {
 	done := make(chan error, 1)
 	go func() { done <- p.Close() }()
-	t := time.NewTimer(serveCloseWait)
-	defer t.Stop()
 	var err error
 	select {
 	case err = <-done:
-	case <-t.C:
+	case <-time.After(serveCloseWait):
 		err = errors.New("a write still hangs: the status file was not removed")
 	}
 	if err != nil {
