@@ -222,13 +222,9 @@ func calibrate(ctx context.Context, opts Options) (cal calibration) {
 			}
 			return false
 		}
-		deadline := time.Now().Add(limit)
-		for !appeared() {
-			if !p.running() || time.Now().After(deadline) {
-				cal.note = fmt.Sprintf("calibration: the publisher did not publish within %v (%s); deadlines not stretched", limit, p.exitString())
-				return
-			}
-			p.pause(5 * time.Millisecond)
+		if !p.poll(limit, true, appeared) {
+			cal.note = fmt.Sprintf("calibration: the publisher did not publish within %v (%s); deadlines not stretched", limit, p.exitString())
+			return
 		}
 		startup := time.Since(p.started)
 		sent := time.Now()
