@@ -110,12 +110,6 @@ func (p *pubRun) event(format string, args ...any) {
 	p.timeline = append(p.timeline, fmt.Sprintf("+%06.3fs ", time.Since(p.started).Seconds())+fmt.Sprintf(format, args...))
 }
 
-func (p *pubRun) timelineCopy() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.timeline)
-}
-
 func (p *pubRun) result(id string) *Result {
 	i := slices.IndexFunc(p.results, func(r Result) bool { return r.ID == id })
 	if i < 0 {
@@ -216,12 +210,11 @@ func (p *pubRun) start() {
 		pipes[i], pipes[i+1] = r, w
 	}
 	inR, inW, outR, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
-	stderrDone := make(chan struct{})
-	p.stderrDone = stderrDone
+	p.stderrDone = make(chan struct{})
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
-		close(stderrDone)
+		close(p.stderrDone)
 	}()
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
 	p.stdin = inW
@@ -251,7 +244,7 @@ func (p *pubRun) start() {
 		// pipe delays that by a moment at most. Checks that judge
 		// standard error wait for it with stderrText.
 		select {
-		case <-stderrDone:
+		case <-p.stderrDone:
 		case <-time.After(100 * time.Millisecond):
 		}
 		p.exit = exitOf(p.cmd, err)
