@@ -273,9 +273,8 @@ func basicScenario(p *pubRun, w1 string) {
 	p.expect(len(decoy) == 0, "L4/ignores-status-dir", "the publisher wrote into $STATUS_DIR (%d entries there)", len(decoy))
 }
 
-func modes(umask int) func(p *pubRun, _ string) {
-	return func(p *pubRun, _ string) {
-		dirID := fmt.Sprintf("P3/status-dir-0700/umask-%03o", umask)
+func modes(umask int) func(p *pubRun, dirID string) {
+	return func(p *pubRun, dirID string) {
 		fileID := fmt.Sprintf("P6/file-0600/umask-%03o", umask)
 		p.umask = umask
 		p.startInHome(fileID)
@@ -652,13 +651,11 @@ func heartbeatsDone(start, lastBeat time.Time, beats int, limit time.Duration) b
 func heartbeat(lines bool) func(p *pubRun, id string) {
 	return func(p *pubRun, id string) {
 		exited, still := "the publisher exited while idle: %s", "with no input (P9: at least every 10 s)"
-		if lines {
-			exited, still = "the publisher exited: %s",
-				"while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)"
-		}
 		limit := statusfile.HeartbeatInterval + p.opts.heartbeatSlack()
 		rec, _ := p.startInHome(id)
 		if lines {
+			exited, still = "the publisher exited: %s",
+				"while lines that change nothing arrived every 2 s (W5: a heartbeat whether or not lines arrive)"
 			p.sendOK(id, `{"state":"blocked","title":"Keep me"}`)
 			var err error
 			rec, _, err = p.readRecord()
