@@ -136,13 +136,10 @@ func runCommand(ctx context.Context, argv []string, env []string, stdin []byte, 
 func exitOf(cmd *exec.Cmd, err error) exitInfo {
 	var e exitInfo
 	var ee *exec.ExitError
-	switch {
-	case cmd.ProcessState == nil:
+	if ps := cmd.ProcessState; ps == nil {
 		e.err = err
-	case signalOf(cmd.ProcessState) != "":
-		e.signal = signalOf(cmd.ProcessState)
-	default:
-		e.code = cmd.ProcessState.ExitCode()
+	} else if e.signal = signalOf(ps); e.signal == "" {
+		e.code = ps.ExitCode()
 	}
 	if err != nil && !errors.As(err, &ee) && e.err == nil && !errors.Is(err, exec.ErrWaitDelay) {
 		e.err = err

@@ -168,11 +168,9 @@ func (r *Report) run(ctx context.Context, o Options, units []unit) {
 		if !wanted {
 			continue
 		}
-		wg.Add(1)
 		sem <- struct{}{}
 		release := sync.OnceFunc(func() { <-sem })
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer release()
 			results := u.run(ctx, o, release)
 			mu.Lock()
@@ -182,7 +180,7 @@ func (r *Report) run(ctx context.Context, o Options, units []unit) {
 					r.Results = append(r.Results, x)
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	r.finish()

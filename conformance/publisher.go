@@ -179,7 +179,10 @@ func runScenario(ctx context.Context, s scenario, opts Options, release func()) 
 	}
 	if first >= 0 {
 		r := &results[first]
-		r.Stderr, r.Timeline, r.Exit = p.stderrText(time.Second), p.timelineCopy(), p.exitString()
+		r.Stderr, r.Exit = p.stderrText(time.Second), p.exitString()
+		p.mu.Lock()
+		r.Timeline = slices.Clone(p.timeline)
+		p.mu.Unlock()
 	}
 	return results
 }
@@ -222,13 +225,9 @@ func calibrate(ctx context.Context, opts Options) (cal calibration) {
 			}
 			return false
 		}
-		deadline := time.Now().Add(limit)
-		for !appeared() {
-			if !p.running() || time.Now().After(deadline) {
-				cal.note = fmt.Sprintf("calibration: the publisher did not publish within %v (%s); deadlines not stretched", limit, p.exitString())
-				return
-			}
-			p.pause(5 * time.Millisecond)
+		if !p.poll(limit, true, appeared) {
+			cal.note = fmt.Sprintf("calibration: the publisher did not publish within %v (%s); deadlines not stretched", limit, p.exitString())
+			return
 		}
 		startup := time.Since(p.started)
 		sent := time.Now()
@@ -236,9 +235,8 @@ func calibrate(ctx context.Context, opts Options) (cal calibration) {
 			cal.note = fmt.Sprintf("calibration: could not write to the publisher: %v", err)
 			return
 		}
-		var answered time.Duration
 		if _, err := p.next(limit); err == nil {
-			answered = time.Since(sent)
+			cal.answered = time.Since(sent)
 		}
 		stopped := time.Now()
 		p.closeStdin()
@@ -246,11 +244,10 @@ func calibrate(ctx context.Context, opts Options) (cal calibration) {
 		if p.waitExit(limit) {
 			exited = time.Since(stopped)
 		}
-		cal.answered = answered
-		slowest := max(startup, answered, exited)
+		slowest := max(startup, cal.answered, exited)
 		cal.factor = max(1, calibrationMargin*slowest.Seconds()/2)
 		cal.note = fmt.Sprintf("calibration: first record %v after the start, answer %v after a change, exit %v after the end of input; deadlines ×%.2f (%d× the slowest, at least the 2 s of the suite)",
-			startup.Round(time.Millisecond), answered.Round(time.Millisecond), exited.Round(time.Millisecond), cal.factor, calibrationMargin)
+			startup.Round(time.Millisecond), cal.answered.Round(time.Millisecond), exited.Round(time.Millisecond), cal.factor, calibrationMargin)
 	}) {
 		cal.note = "calibration: " + p.stop + "; deadlines not stretched"
 	}

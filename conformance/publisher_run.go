@@ -64,8 +64,8 @@ type pubRun struct {
 	mu         sync.Mutex
 	timeline   []string
 	stop       string // why the scenario stopped early
-	// published, if set, is called once the publisher has published
-	// its first record.
+	// published is called once the publisher has published its first
+	// record.
 	published func()
 }
 
@@ -77,7 +77,7 @@ const (
 
 func newPubRun(ctx context.Context, opts Options, results []Result) *pubRun {
 	return &pubRun{ctx: ctx, opts: opts, results: results, session: defaultSession, agent: defaultAgent,
-		umask: -1, stderr: &limitedBuffer{max: 64 << 10}, started: time.Now()}
+		umask: -1, stderr: &limitedBuffer{max: 64 << 10}, started: time.Now(), published: func() {}}
 }
 
 // setup makes the scenario's directories. Like every step, it aborts the
@@ -92,9 +92,7 @@ func (p *pubRun) setup() {
 		}
 		err = os.Chmod(base, privateDir)
 	}
-	if err != nil {
-		p.harnessError(err)
-	}
+	p.must(err)
 	p.base = base
 	p.home = filepath.Join(base, "home")
 	p.decoy = filepath.Join(base, "decoy", statusName)
@@ -110,12 +108,6 @@ func (p *pubRun) event(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.timeline = append(p.timeline, fmt.Sprintf("+%06.3fs ", time.Since(p.started).Seconds())+fmt.Sprintf(format, args...))
-}
-
-func (p *pubRun) timelineCopy() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.timeline)
 }
 
 func (p *pubRun) result(id string) *Result {
@@ -218,12 +210,11 @@ func (p *pubRun) start() {
 		pipes[i], pipes[i+1] = r, w
 	}
 	inR, inW, outR, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
-	stderrDone := make(chan struct{})
-	p.stderrDone = stderrDone
+	p.stderrDone = make(chan struct{})
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
-		close(stderrDone)
+		close(p.stderrDone)
 	}()
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
 	p.stdin = inW
@@ -253,7 +244,7 @@ func (p *pubRun) start() {
 		// pipe delays that by a moment at most. Checks that judge
 		// standard error wait for it with stderrText.
 		select {
-		case <-stderrDone:
+		case <-p.stderrDone:
 		case <-time.After(100 * time.Millisecond):
 		}
 		p.exit = exitOf(p.cmd, err)
@@ -470,10 +461,22 @@ func (p *pubRun) exitString() string {
 	return p.exit.String()
 }
 
-// guard runs f, then ends what is left of the publisher; it reports
-// whether f stopped early (stopNow).
+// guard runs f, then kills what is left of the publisher and removes the
+// scenario's directory; it reports whether f stopped early (stopNow).
 func (p *pubRun) guard(f func()) (stopped bool) {
-	defer p.finish()
+	defer func() {
+		if p.cmd != nil && p.cmd.Process != nil {
+			if p.running() {
+				p.event("killed by the harness at the end of the scenario")
+			}
+			killGroup(p.cmd)
+			<-p.exited
+			p.stdin.Close()
+		}
+		if p.base != "" {
+			removeAll(p.base)
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(abort); !ok {
@@ -484,22 +487,6 @@ func (p *pubRun) guard(f func()) (stopped bool) {
 	}()
 	f()
 	return false
-}
-
-// finish kills what is left of the publisher and removes the scenario's
-// directory.
-func (p *pubRun) finish() {
-	if p.cmd != nil && p.cmd.Process != nil {
-		if p.running() {
-			p.event("killed by the harness at the end of the scenario")
-		}
-		killGroup(p.cmd)
-		<-p.exited
-		p.stdin.Close()
-	}
-	if p.base != "" {
-		removeAll(p.base)
-	}
 }
 
 // readRecord reads and decodes the status file, without following a link.
@@ -552,16 +539,20 @@ func (p *pubRun) waitGone(timeout time.Duration) bool {
 }
 
 // startAndWait starts the publisher and waits for its first record (W1),
-// failing check id when it does not come.
-func (p *pubRun) startAndWait(id string) (statusfile.Status, []byte) {
+// failing check id when it does not come, after diagnose (if not nil) had
+// its say.
+func (p *pubRun) startAndWait(id string, diagnose func()) (statusfile.Status, []byte) {
 	p.start()
 	rec, data, err := p.waitRecord(p.d(2))
 	if err != nil {
+		if diagnose != nil {
+			diagnose()
+		}
 		p.fail(id, "%s", p.noRecord(err))
 		p.stopNow("the publisher did not publish")
 	}
 	p.event("file: %s", describe(rec))
-	p.firstRecord()
+	p.published()
 	return rec, data
 }
 
@@ -569,14 +560,7 @@ func (p *pubRun) startAndWait(id string) (statusfile.Status, []byte) {
 // waits for its first record as startAndWait does.
 func (p *pubRun) startInHome(id string) (statusfile.Status, []byte) {
 	p.must(mkdir(p.home, privateDir))
-	return p.startAndWait(id)
-}
-
-// firstRecord tells the run that the publisher has published.
-func (p *pubRun) firstRecord() {
-	if p.published != nil {
-		p.published()
-	}
+	return p.startAndWait(id, nil)
 }
 
 // noRecord says why no first record came within the deadline: never, or
@@ -664,8 +648,13 @@ func (p *pubRun) refused(id, line, format string, args ...any) {
 // itself with status 0 (W4).
 func (p *pubRun) exitsAtEOF(id string) {
 	p.closeStdin()
-	from := time.Now()
-	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v of the end of its input%s", p.d(2), p.lateness(from, p.d(2), p.waitExit)) {
+	p.exits(id, time.Now(), " of the end of its input")
+}
+
+// exits fails check id unless the publisher exits by itself with status 0
+// within the deadline from what happened at from (W4); after says what.
+func (p *pubRun) exits(id string, from time.Time, after string) {
+	if p.expect(p.waitExit(p.d(2)), id, "the publisher did not exit within %v%s%s", p.d(2), after, p.lateness(from, p.d(2), p.waitExit)) {
 		p.expect(p.exit.ok(), id, "the publisher ended with %s, want exit status 0", p.exit)
 	}
 }

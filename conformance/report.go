@@ -128,10 +128,8 @@ func (r *Report) OK() bool { return r.Failed == r.ExpectedFailed && r.Unexpected
 
 // find returns the result with the given id.
 func (r *Report) find(id string) (Result, bool) {
-	for _, x := range r.Results {
-		if x.ID == id {
-			return x, true
-		}
+	if i := slices.IndexFunc(r.Results, func(x Result) bool { return x.ID == id }); i >= 0 {
+		return r.Results[i], true
 	}
 	return Result{}, false
 }

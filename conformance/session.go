@@ -121,12 +121,9 @@ func ndjson(s []vector.Session) string {
 	if len(s) == 0 {
 		return "(no sessions)"
 	}
-	var b strings.Builder
-	for i, x := range sortedSessions(s) {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(x.String())
+	var lines []string
+	for _, x := range sortedSessions(s) {
+		lines = append(lines, x.String())
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
