@@ -2,10 +2,11 @@
 // configuration of the agents that run them: Claude Code
 // (~/.claude/settings.json), Codex (~/.codex/hooks.json and, for the
 // hooks' trust and the daemon switch when asked, ~/.codex/config.toml),
-// Gemini CLI (~/.gemini/settings.json)
+// Gemini CLI (~/.gemini/settings.json), GitHub Copilot CLI
+// (~/.copilot/hooks/agentstatus.json), Qwen Code (~/.qwen/settings.json)
 // and OpenCode (a plugin file in ~/.config/opencode/plugins/); with a
 // project directory, the same files under it (.claude/, .codex/, .gemini/,
-// .opencode/plugins/).
+// .github/hooks/, .qwen/, .opencode/plugins/). [Agents] lists their names.
 //
 // For most uses, call [Plan], show [Change.Diff], then [Apply] each change.
 // [Check] reports, per agent found on the machine, whether the hooks are
