@@ -470,14 +470,18 @@ func TestHookBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		args  []string
 		stdin string
+		msg   string // in stderr, when not ""
 	}{
-		{[]string{"claude-hook"}, ""},
-		{[]string{"claude-hook"}, "not json"},
-		{[]string{"claude-hook"}, `{"hook_event_name":"Stop"}`},
-		{[]string{"claude-hook"}, `{"session_id":"a\u0007b","hook_event_name":"Stop"}`},
-		{[]string{"claude-hook"}, strings.Repeat(" ", 64<<20+1)}, // more than claude-hook reads
-		{[]string{"codex-notify", "{"}, ""},
-		{[]string{"codex-notify", `{"type":"agent-turn-complete"}`}, ""},
+		{[]string{"claude-hook"}, "", "stdin is empty"},
+		{[]string{"claude-hook"}, strings.Repeat(" ", 1<<20), "stdin is empty"},
+		{[]string{"claude-hook"}, "not json", ""},
+		{[]string{"claude-hook"}, `{"hook_event_name":"Stop"}`, ""},
+		{[]string{"claude-hook"}, `{"session_id":"a\u0007b","hook_event_name":"Stop"}`, ""},
+		// More than claude-hook reads; not blank, so it is the size
+		// that refuses it.
+		{[]string{"claude-hook"}, "{" + strings.Repeat(" ", 64<<20), "longer than 67108864 bytes"},
+		{[]string{"codex-notify", "{"}, "", ""},
+		{[]string{"codex-notify", `{"type":"agent-turn-complete"}`}, "", ""},
 	} {
 		for _, strict := range []bool{false, true} {
 			args := append([]string{tc.args[0], "--dir", dir}, tc.args[1:]...)
@@ -487,8 +491,8 @@ func TestHookBadInput(t *testing.T) {
 				want = 1
 			}
 			code, stderr := pub(t, tc.stdin, nil, args...)
-			if code != want || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "statuspub: "+tc.args[0]+": ") {
-				t.Errorf("%q < %q: exit %d, stderr %q", args, tc.stdin, code, stderr)
+			if code != want || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "statuspub: "+tc.args[0]+": ") || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("%q < %.40q: exit %d, stderr %q", args, tc.stdin, code, stderr)
 			}
 		}
 	}
