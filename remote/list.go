@@ -67,7 +67,7 @@ type Result struct {
 // within cfg.Timeout) and returns one result per host, in the order given.
 func List(ctx context.Context, cfg *Config, hosts []string) []Result {
 	out := make([]Result, len(hosts))
-	sem := make(chan struct{}, cfg.fanOut())
+	sem := make(chan struct{}, orDefault(cfg.FanOut, maxFanOut))
 	var wg sync.WaitGroup
 	for i, h := range hosts {
 		wg.Go(func() {
@@ -140,11 +140,7 @@ func decodeListing(r io.Reader) ([]reader.Entry, error) {
 			return out, trailing(lr)
 		}
 		line = bytes.TrimSuffix(line, []byte{','})
-		w, err := decodeObject(line)
-		if err != nil {
-			return nil, err
-		}
-		e, err := w.entry()
+		e, err := DecodeEntry(line)
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +179,7 @@ func listErr(err error, atEOF string) error {
 func classify(host string, ctx context.Context, werr error, stderr []byte, derr error) *HostError {
 	he := &HostError{Host: host}
 	word := hostWord(host)
-	msg := lastLine(stderr)
+	msg, remoteMsg, remoteHint := stderrLines(stderr)
 	code := -1
 	var ee *exec.ExitError
 	if errors.As(werr, &ee) {
@@ -211,10 +207,10 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 	case code > 0:
 		he.Kind, he.Msg = kindRefused, "its statusls failed (exit status "+fmt.Sprint(code)+")"
 		he.Hint = "run " + shquote.Hint("statusls doctor --host "+word)
-		if m, hint := remoteMessage(stderr); m != "" {
-			he.Msg = "its statusls: " + m
-			if hint != "" {
-				he.Hint = "on " + sanitizeHost(host) + ": " + hint
+		if remoteMsg != "" {
+			he.Msg = "its statusls: " + remoteMsg
+			if remoteHint != "" {
+				he.Hint = "on " + sanitizeHost(host) + ": " + remoteHint
 			}
 		}
 	case werr != nil && derr == nil:
@@ -232,32 +228,24 @@ func classify(host string, ctx context.Context, werr error, stderr []byte, derr 
 	return he
 }
 
-// lastLine returns the last non-empty line of ssh's standard error,
-// sanitized and without ssh's own warnings about known hosts.
-func lastLine(b []byte) string {
-	lines := strings.Split(string(b), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if l == "" || strings.HasPrefix(l, "Warning: Permanently added") {
-			continue
-		}
-		return jsonstr.Shorten(statusfile.SanitizeText(l), 200, 197, "...")
-	}
-	return ""
-}
-
-// remoteMessage finds the remote statusls's own message and hint
-// ("statusls: ..." and "statusls: hint: ..." lines), sanitized.
-func remoteMessage(b []byte) (msg, hint string) {
+// stderrLines reads ssh's standard error: its last non-empty line, but for
+// ssh's own warnings about known hosts, and the remote statusls's own
+// message and hint ("statusls: ..." and "statusls: hint: ..." lines), each
+// sanitized and shortened.
+func stderrLines(b []byte) (last, msg, hint string) {
+	short := func(s string) string { return jsonstr.Shorten(statusfile.SanitizeText(s), 200, 197, "...") }
 	for _, l := range strings.Split(string(b), "\n") {
 		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "Warning: Permanently added") {
+			last = l
+		}
 		if h, ok := strings.CutPrefix(l, "statusls: hint: "); ok {
-			hint = jsonstr.Shorten(statusfile.SanitizeText(h), 200, 197, "...")
+			hint = short(h)
 		} else if m, ok := strings.CutPrefix(l, "statusls: "); ok && msg == "" {
-			msg = jsonstr.Shorten(statusfile.SanitizeText(m), 200, 197, "...")
+			msg = short(m)
 		}
 	}
-	return msg, hint
+	return short(last), msg, hint
 }
 
 func sanitizeHost(h string) string { return statusfile.SanitizeText(h) }

@@ -95,7 +95,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 func (c *Config) ssh() string            { return cmp.Or(c.SSH, "ssh") }
 func (c *Config) maxBytes() int64        { return orDefault(c.MaxBytes, maxHostBytes) }
 func (c *Config) timeout() time.Duration { return orDefault(c.Timeout, defaultTimeout) }
-func (c *Config) fanOut() int            { return orDefault(c.FanOut, maxFanOut) }
 
 // orDefault is v, or def when v is not positive: a Config field left zero
 // means its default.
