@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -74,15 +75,6 @@ func codexTimeout(event string, t int, has bool) int {
 	return max(t, 1)
 }
 
-// codexMatcherEvent reports whether Codex keeps a group's matcher for event.
-func codexMatcherEvent(event string) bool {
-	switch event {
-	case "UserPromptSubmit", "Stop", "Interrupt":
-		return false
-	}
-	return true
-}
-
 // CodexHookHash is the trusted_hash Codex records for one command handler.
 func CodexHookHash(event, matcher, command string, timeout int) string {
 	type handler struct {
@@ -97,7 +89,8 @@ func CodexHookHash(event, matcher, command string, timeout int) string {
 		Matcher   *string   `json:"matcher,omitempty"`
 	}
 	id := identity{EventName: codexEventLabel(event), Hooks: []handler{{Command: command, Timeout: timeout, Type: "command"}}}
-	if m := strings.TrimSpace(matcher); m != "" && codexMatcherEvent(event) {
+	// Codex drops the matcher of the events that take none.
+	if m := strings.TrimSpace(matcher); m != "" && !slices.Contains([]string{"UserPromptSubmit", "Stop", "Interrupt"}, event) {
 		id.Matcher = &matcher
 	}
 	var b bytes.Buffer
