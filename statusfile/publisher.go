@@ -139,12 +139,7 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	o.State = cmp.Or(o.State, Idle)
 	o.Clock = cmp.Or(o.Clock, clock.System)
 	o.Heartbeat = cmp.Or(o.Heartbeat, DefaultHeartbeat)
-	switch {
-	case o.Coalesce == 0:
-		o.Coalesce = defaultCoalesce
-	case o.Coalesce < 0:
-		o.Coalesce = 0
-	}
+	o.Coalesce = max(cmp.Or(o.Coalesce, defaultCoalesce), 0) // negative: none
 	if !o.State.Known() {
 		return nil, fmt.Errorf("%w %q", errUnknownState, o.State)
 	}
@@ -166,12 +161,7 @@ func newPublisher(session string, o Options, h hooks) (*Publisher, error) {
 	if o.PID < 0 || o.PID > maxPID {
 		return nil, fmt.Errorf("pid %d not in 0 … %d", o.PID, maxPID)
 	}
-	if o.Cwd == "" {
-		if o.Cwd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("cwd: %w", err)
-		}
-	}
-	if o.Cwd, err = filepath.Abs(o.Cwd); err != nil {
+	if o.Cwd, err = filepath.Abs(o.Cwd); err != nil { // "": the working directory
 		return nil, fmt.Errorf("cwd: %w", err)
 	}
 	o.Agent = cmp.Or(o.Agent, filepath.Base(os.Args[0]))
