@@ -78,12 +78,7 @@ func New(dir string, o Options) (*Watcher, error) {
 
 // newWatcher is [New] with the source of notifications tests choose.
 func newWatcher(dir string, o Options, newSource func() (source, error)) (*Watcher, error) {
-	switch {
-	case o.RescanInterval == 0:
-		o.RescanInterval = defaultRescanInterval
-	case o.RescanInterval < 0:
-		o.RescanInterval = 0 // off
-	}
+	o.RescanInterval = max(cmp.Or(o.RescanInterval, defaultRescanInterval), 0) // negative: off
 	o.Clock = cmp.Or(o.Clock, clock.System)
 	path, err := filepath.Abs(dir)
 	if err != nil {
