@@ -78,9 +78,6 @@ func (c Change) Changed() bool {
 
 // Diff is the change as a unified diff ("" when nothing changes).
 func (c Change) Diff() string {
-	if !c.Changed() {
-		return ""
-	}
 	from, to := c.Path, c.Path
 	if !c.Exists {
 		from = "/dev/null"
