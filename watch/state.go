@@ -63,9 +63,14 @@ func (d *deadlines) Pop() any {
 // invalid file.
 func record(e *reader.Entry) bool { return e.Verdict == reader.Fresh || e.Verdict == reader.Stale }
 
-// visible reports whether e is in the consumer's view.
-func (w *Watcher) visible(e *reader.Entry) bool {
-	return e != nil && (record(e) || w.cfg.Invalid && e.Verdict == reader.Invalid)
+// view is a copy of e for the consumer's view (see [Event]); nil when e is
+// nil or not in that view.
+func (w *Watcher) view(e *reader.Entry) *reader.Entry {
+	if e == nil || !record(e) && !(w.cfg.Invalid && e.Verdict == reader.Invalid) {
+		return nil
+	}
+	c := *e
+	return &c
 }
 
 // sameFields reports whether two records agree on everything but
@@ -76,16 +81,9 @@ func sameFields(a, b *statusfile.Status) bool {
 	return x == y
 }
 
-// classify decides which event, if any, takes the view from old to new.
-// gone is the reason when new is nil.
-func (w *Watcher) classify(old, new *reader.Entry, gone string) (Kind, string, bool) {
-	b, a := old, new
-	if !w.visible(b) {
-		b = nil
-	}
-	if !w.visible(a) {
-		a = nil
-	}
+// classify decides which event, if any, takes the view from b to a (nil:
+// not in the view). gone is the reason when a is nil.
+func (w *Watcher) classify(b, a *reader.Entry, gone string) (Kind, string, bool) {
 	switch {
 	case b == nil && a == nil:
 		return "", "", false
@@ -96,9 +94,6 @@ func (w *Watcher) classify(old, new *reader.Entry, gone string) (Kind, string, b
 	case b == nil:
 		return Added, "", true
 	case a == nil:
-		if new != nil {
-			return Removed, new.Reason, true
-		}
 		return Removed, gone, true
 	case a.Verdict == reader.Invalid:
 		if b.Verdict != reader.Invalid || a.Reason != b.Reason || !sameFields(&a.Status, &b.Status) {
@@ -129,17 +124,12 @@ func (w *Watcher) update(name string, new *reader.Entry, gone string, now time.T
 	if t != nil {
 		old = &t.e
 	}
-	kind, reason, ok := w.classify(old, new, gone)
-	if ok {
-		ev := Event{Kind: kind, At: now, Name: name, Reason: reason}
-		if w.visible(old) {
-			c := *old
-			ev.Before = &c
-		}
-		if w.visible(new) {
-			c := *new
-			ev.After = &c
-		}
+	if new != nil {
+		gone = new.Reason // an entry that leaves the view leaves for its own reason
+	}
+	before, after := w.view(old), w.view(new)
+	if kind, reason, ok := w.classify(before, after, gone); ok {
+		ev := Event{Kind: kind, At: now, Name: name, Reason: reason, Before: before, After: after}
 		switch {
 		case ev.After != nil:
 			ev.Session = ev.After.Status.Session
