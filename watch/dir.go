@@ -39,7 +39,7 @@ func (w *Watcher) reconcile() {
 		return
 	}
 	w.missing, w.dirErr = false, ""
-	if w.dir != nil && !os.SameFile(d.Info(), w.dirInfo) {
+	if w.dir != nil && !os.SameFile(d.Info(), w.dir.Info()) {
 		w.closeDir(reasonDirReplaced)
 	}
 	if w.dir != nil {
@@ -60,7 +60,7 @@ func (w *Watcher) reconcile() {
 		// the newcomer. Its arrival was notified; look again then.
 		w.dirDirty = true
 	}
-	w.dir, w.dirInfo = d, d.Info()
+	w.dir = d
 	l, err := d.List()
 	if err != nil {
 		w.reportOnce(&w.dirErr, err)
@@ -79,7 +79,7 @@ func (w *Watcher) closeDir(reason string) {
 	w.diff(nil, reason, w.now)
 	_ = w.src.Remove(w.path) // fsnotify may have dropped it already
 	w.dir.Close()
-	w.dir, w.dirInfo = nil, nil
+	w.dir = nil
 }
 
 // watchAncestor watches the status directory's parent or, while that is

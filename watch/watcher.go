@@ -50,7 +50,6 @@ type Watcher struct {
 	dirDirty  bool // the directory or an ancestor changed: reconcile
 	expireDue bool // the staleness timer fired
 	dir       *reader.Dir
-	dirInfo   fs.FileInfo
 	missing   bool        // the status directory does not exist
 	anc       string      // the watched ancestor (the parent, or higher while it is missing)
 	ancInfo   fs.FileInfo // its identity when it was added
