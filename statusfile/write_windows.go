@@ -3,6 +3,7 @@
 package statusfile
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -52,33 +53,20 @@ func writeFile(home, dir, name string, data []byte) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			root.Remove(tmp)
+	_, err = f.Write(data)
+	if err = cmp.Or(err, f.Sync(), f.Close()); err == nil {
+		for i := 0; ; i++ {
+			err = root.Rename(tmp, name)
+			if err == nil || i == 4 {
+				break
+			}
+			time.Sleep(time.Duration(i+1) * 5 * time.Millisecond)
 		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return nil, err
-	}
-	if err := f.Sync(); err != nil {
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	for i := 0; ; i++ {
-		err = root.Rename(tmp, name)
-		if err == nil || i == 4 {
-			break
-		}
-		time.Sleep(time.Duration(i+1) * 5 * time.Millisecond)
 	}
 	if err != nil {
+		root.Remove(tmp)
 		return nil, err
 	}
-	ok = true
 	// The identity of a file on Windows is read through its path: read it
 	// from the destination.
 	return root.Lstat(name)
