@@ -85,15 +85,11 @@ func parseJSON(path string, data []byte) (*jnode, error) {
 		msg := err.Error()
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			off = se.Offset
-			if off > 0 {
-				off-- // the offset is after the bad byte
-			}
+			off = max(se.Offset-1, 0) // the offset is after the bad byte
 		}
 		if bytes.Contains(data, []byte("//")) || bytes.Contains(data, []byte("/*")) {
 			msg += commentsNote
 		}
-		off = min(off, int64(len(data)))
 		line, col := LineCol(data, off)
 		return nil, &ParseError{Path: path, Line: line, Col: col, Msg: msg, off: int(off)}
 	}
