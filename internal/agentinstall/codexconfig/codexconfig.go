@@ -82,8 +82,7 @@ func Plan(path string, req agentinstall.CodexConfigRequest) (agentinstall.Change
 	if err != nil {
 		return agentinstall.Change{}, err
 	}
-	out := append([]byte{}, data...)
-	out = removeLine(out, oldFeatureLine)
+	out := removeLine(data, oldFeatureLine) // each edit returns new bytes, never changing its input
 	if req.Uninstall {
 		out = removeLine(out, daemonLine)
 	}
