@@ -377,10 +377,6 @@ func lineStart(data []byte, off int) int {
 
 // lineIndent is the white space that starts off's line.
 func lineIndent(data []byte, off int) string {
-	ls := lineStart(data, off)
-	end := ls
-	for end < off && (data[end] == ' ' || data[end] == '\t') {
-		end++
-	}
-	return string(data[ls:end])
+	line := data[lineStart(data, off):off]
+	return string(line[:len(line)-len(bytes.TrimLeft(line, " \t"))])
 }
