@@ -24,7 +24,7 @@ func (w *Watcher) reconcile() {
 		w.missing = true
 		return
 	}
-	d, err := reader.Open(w.path, w.ropts)
+	d, err := reader.Open(w.path, reader.Options{Clock: batchClock{w}, Liveness: w.cfg.Liveness})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		w.closeDir(reasonDirGone)

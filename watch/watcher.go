@@ -27,7 +27,6 @@ type Watcher struct {
 	parent string          // its parent, the config home
 	chain  map[string]bool // path and every ancestor of it
 	src    source
-	ropts  reader.Options
 
 	out     chan Event
 	stop    chan struct{}
@@ -102,7 +101,6 @@ func newWatcher(dir string, o Options, newSource func() (source, error)) (*Watch
 		srcEvents: src.Events(),
 		srcErrors: src.Errors(),
 	}
-	w.ropts = reader.Options{Clock: batchClock{w}, Liveness: o.Liveness}
 	for p := path; !w.chain[p]; p = filepath.Dir(p) { // up to the root, its own parent
 		w.chain[p] = true
 	}
