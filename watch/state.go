@@ -63,10 +63,17 @@ func (d *deadlines) Pop() any {
 // invalid file.
 func record(e *reader.Entry) bool { return e.Verdict == reader.Fresh || e.Verdict == reader.Stale }
 
-// view is a copy of e for the consumer's view (see [Event]); nil when e is
-// nil or not in that view.
-func (w *Watcher) view(e *reader.Entry) *reader.Entry {
+// inView is e when it is in the consumer's view, else nil.
+func (w *Watcher) inView(e *reader.Entry) *reader.Entry {
 	if e == nil || !record(e) && !(w.cfg.Invalid && e.Verdict == reader.Invalid) {
+		return nil
+	}
+	return e
+}
+
+// clone is a copy of e, or nil: an event's entries are the consumer's.
+func clone(e *reader.Entry) *reader.Entry {
+	if e == nil {
 		return nil
 	}
 	c := *e
@@ -127,9 +134,9 @@ func (w *Watcher) update(name string, new *reader.Entry, gone string, now time.T
 	if new != nil {
 		gone = new.Reason // an entry that leaves the view leaves for its own reason
 	}
-	before, after := w.view(old), w.view(new)
+	before, after := w.inView(old), w.inView(new)
 	if kind, reason, ok := w.classify(before, after, gone); ok {
-		ev := Event{Kind: kind, At: now, Name: name, Reason: reason, Before: before, After: after}
+		ev := Event{Kind: kind, At: now, Name: name, Reason: reason, Before: clone(before), After: clone(after)}
 		switch {
 		case ev.After != nil:
 			ev.Session = ev.After.Status.Session
