@@ -37,17 +37,26 @@ type Ended struct {
 // keys, and drops the one the state does not allow: waitingFor is kept
 // only while blocked, ended only while idle.
 func sanitizeWhy(s *Status) {
-	w, e := &s.WaitingFor, &s.Ended
-	w.Kind = sanitizeCap(w.Kind, maxWhyWordUnits)
-	w.Tool = sanitizeCap(w.Tool, maxWhyDetailUnits)
-	w.Detail = sanitizeCap(w.Detail, maxWhyDetailUnits)
-	if s.State != Blocked || w.Kind == "" {
-		*w = Waiting{}
+	if s.State != Blocked || s.WaitingFor.Kind == "" {
+		s.WaitingFor = Waiting{}
+	} else {
+		w := &s.WaitingFor
+		w.Kind = sanitizeCap(w.Kind, maxWhyWordUnits)
+		w.Tool = sanitizeCap(w.Tool, maxWhyDetailUnits)
+		w.Detail = sanitizeCap(w.Detail, maxWhyDetailUnits)
+		if w.Kind == "" {
+			*w = Waiting{}
+		}
 	}
-	e.Reason = sanitizeCap(e.Reason, maxWhyWordUnits)
-	e.Detail = sanitizeCap(e.Detail, maxWhyDetailUnits)
-	if s.State != Idle || e.Reason == "" {
-		*e = Ended{}
+	if s.State != Idle || s.Ended.Reason == "" {
+		s.Ended = Ended{}
+	} else {
+		e := &s.Ended
+		e.Reason = sanitizeCap(e.Reason, maxWhyWordUnits)
+		e.Detail = sanitizeCap(e.Detail, maxWhyDetailUnits)
+		if e.Reason == "" {
+			*e = Ended{}
+		}
 	}
 }
 
