@@ -1,24 +1,36 @@
 #!/usr/bin/env bash
 # hook-init.sh: the package initialisation of `statuspub claude-hook`, the
-# program every agent starts on every hook event, side by side with two
-# floors: an empty Go program (bench/startup/empty), and one that links
-# only the standard library the hook cannot do without (os, os/signal,
-# encoding/json, crypto/sha256, time). Each runs N times, interleaved,
-# under GODEBUG=inittrace=1; prints the median and p90 of the summed
-# "ms clock" of every package init, then statuspub's packages by median
-# init time. With strace, it also compares the files statuspub opens
+# program every agent starts on every hook event, side by side with three
+# floors: an empty Go program (bench/startup/empty); one that imports only
+# os, the floor of any Go program that opens a file (os reaches
+# internal/godebug through time, whose init alone costs 0.3-0.6 ms); and
+# one that links only the standard library the hook cannot do without (os,
+# os/signal, encoding/json, crypto/sha256, time). Given OLD, another
+# statuspub binary (an earlier build), it runs that too, in the same
+# rounds. Each runs N times, interleaved, under GODEBUG=inittrace=1;
+# prints the median and p90 of the summed "ms clock" of every package
+# init, then statuspub's packages by median init time. With strace, it also compares the files statuspub opens
 # before its first read of stdin with the empty program's: they must be
 # the same (the Go runtime's own), or the script exits 1.
 #
-#   bash bench/hook-init.sh [N]      (default N=300)
+#   bash bench/hook-init.sh [N [OLD]]      (default N=300)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-300}
+old=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/statuspub" ./cmd/statuspub
 go build -o "$work/empty" ./bench/startup/empty
-mkdir "$work/stdfloor"
+mkdir "$work/osfloor" "$work/stdfloor"
+cat >"$work/osfloor/main.go" <<'GO'
+package main
+
+import "os"
+
+func main() { os.Stdout.Write(nil) }
+GO
+(cd "$work/osfloor" && go mod init osfloor >/dev/null 2>&1 && go build -o "$work/osonly" .)
 cat >"$work/stdfloor/main.go" <<'GO'
 package main
 
@@ -43,10 +55,14 @@ inits() { GODEBUG=inittrace=1 "$@" </dev/null 2>&1 >/dev/null | grep '^init ' ||
 
 for ((i = 0; i < n; i++)); do
 	inits "$work/empty" | awk '{ s += $5 } END { printf "%.3f\n", s }' >>"$work/empty.sum"
+	inits "$work/osonly" | awk '{ s += $5 } END { printf "%.3f\n", s }' >>"$work/osonly.sum"
 	inits "$work/floor" | awk '{ s += $5 } END { printf "%.3f\n", s }' >>"$work/floor.sum"
 	inits "$work/statuspub" claude-hook >"$work/run"
 	awk '{ s += $5 } END { printf "%.3f\n", s }' "$work/run" >>"$work/pub.sum"
 	awk '{ print $2, $5 }' "$work/run" >>"$work/pub.pkgs"
+	if [ -n "$old" ]; then
+		inits "$old" claude-hook | awk '{ s += $5 } END { printf "%.3f\n", s }' >>"$work/old.sum"
+	fi
 done
 stats() {
 	sort -n "$2" | awk -v name="$1" '{ d[NR] = $1 } END {
@@ -54,8 +70,12 @@ stats() {
 }
 echo "summed package init (GODEBUG=inittrace=1):"
 stats "empty program" "$work/empty.sum"
+stats "os-only program (os.Stdout.Write)" "$work/osonly.sum"
 stats "stdlib floor (os, signal, json, sha256)" "$work/floor.sum"
 stats "statuspub claude-hook" "$work/pub.sum"
+if [ -n "$old" ]; then
+	stats "OLD statuspub claude-hook" "$work/old.sum"
+fi
 echo "statuspub claude-hook, packages with init work, median ms:"
 sort -k1,1 -k2,2n "$work/pub.pkgs" | awk '{ k[NR] = $1; v[NR] = $2 } END {
 	for (i = 1; i <= NR; i = j) { for (j = i; j <= NR && k[j] == k[i]; j++) {} ; m = v[int((i + j - 1) / 2)]; if (m > 0) printf "  %-58s %.3f\n", k[i], m } }' | sort -k2 -rn

@@ -11,20 +11,20 @@ import (
 // maxShellHops bounds the walk up the process tree.
 const maxShellHops = 8
 
-// shells are the programs the agent-pid search walks past: a hook is
-// usually run as `sh -c 'command'`, and the shell (unless it execs its last
-// command, as bash does and dash does not) is the hook program's parent,
-// living only as long as the hook.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ksh93": true,
-	"mksh": true, "pdksh": true, "oksh": true, "ash": true, "busybox": true, "yash": true,
-	"posh": true, "fish": true, "csh": true, "tcsh": true,
-}
-
-// isShell reports whether comm names a shell.
+// isShell reports whether comm names a shell, one of the programs the
+// agent-pid search walks past: a hook is usually run as `sh -c 'command'`,
+// and the shell (unless it execs its last command, as bash does and dash
+// does not) is the hook program's parent, living only as long as the hook.
+// A switch, not a map: a map literal is built at every start of the
+// program, which every agent runs on every hook event.
 func isShell(comm string) bool {
-	comm = strings.TrimPrefix(filepath.Base(comm), "-") // "-bash" for a login shell
-	return shells[comm]
+	switch strings.TrimPrefix(filepath.Base(comm), "-") { // "-bash" for a login shell
+	case "sh", "bash", "dash", "zsh", "ksh", "ksh93",
+		"mksh", "pdksh", "oksh", "ash", "busybox", "yash",
+		"posh", "fish", "csh", "tcsh":
+		return true
+	}
+	return false
 }
 
 // agentPID finds the agent's process for a hook whose parent is parent:
