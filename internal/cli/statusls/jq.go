@@ -198,40 +198,21 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reade
 	return jqrun.Run(r)
 }
 
-// openFiles opens the status directory with the reader's rules (SPEC.md
-// R2) and lists its status file names (R3), in order, for --jq-files: a
-// missing directory has no files. files yields the decoded object of every
+// openFiles opens the status directory for --jq-files: a missing
+// directory has no files. files yields the decoded object of every
 // readable status file, one at a time, so that memory stays flat in the
 // number of files (one 64 KiB buffer, one decoded file, and the list of
 // names): regular, owned by the current account, at most 64 KiB, exactly
 // one JSON object. Other files are skipped silently, as the one-liner
 // prints nothing for them either (--json --all and doctor say why).
 func openFiles(dir string) (files iter.Seq2[string, any], closeFiles func(), err error) {
-	d, err := safefs.OpenDir(dir)
+	d, names, err := statusNames(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return func(func(string, any) bool) {}, func() {}, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	var des []safefs.DirEntry
-	if err = d.Check(); err == nil {
-		des, err = d.List()
-	}
-	if err != nil {
-		d.Close()
-		return nil, nil, err
-	}
-	var names []string
-	for _, de := range des {
-		// The type from the directory saves opening what cannot be a
-		// record (symbolic links, FIFOs, ...); ReadFile checks again on
-		// the opened file.
-		if safefs.IsStatusName(de.Name) && de.Type&fs.ModeType == 0 {
-			names = append(names, de.Name)
-		}
-	}
-	slices.Sort(names)
 	files = func(yield func(string, any) bool) {
 		buf := make([]byte, 0, statusfile.MaxFileSize+1)
 		for _, name := range names {
@@ -246,4 +227,33 @@ func openFiles(dir string) (files iter.Seq2[string, any], closeFiles func(), err
 		}
 	}
 	return files, func() { d.Close() }, nil
+}
+
+// statusNames opens the status directory dir with the reader's rules
+// (SPEC.md R2) and returns it with the names of its status files (R3), in
+// order: those of regular files, by the type the directory gives, which
+// saves opening what cannot be a record (symbolic links, FIFOs, ...);
+// ReadFile checks again on the opened file. A missing directory is an
+// error satisfying errors.Is(err, fs.ErrNotExist).
+func statusNames(dir string) (*safefs.Dir, []string, error) {
+	d, err := safefs.OpenDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var des []safefs.DirEntry
+	if err = d.Check(); err == nil {
+		des, err = d.List()
+	}
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	var names []string
+	for _, de := range des {
+		if safefs.IsStatusName(de.Name) && de.Type&fs.ModeType == 0 {
+			names = append(names, de.Name)
+		}
+	}
+	slices.Sort(names)
+	return d, names, nil
 }

@@ -194,6 +194,9 @@ func list(o *listOptions, env *cmdEnv) int {
 			order = render.ByAttention
 		}
 	}
+	if mode == "tsv" && order == render.ByName && !withHosts {
+		return listTSV(o, env)
+	}
 
 	var parts []remote.Result
 	var loc location.Location
