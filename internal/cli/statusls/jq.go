@@ -121,11 +121,12 @@ const jqHelper = "statusls-jq"
 // a helper without the engine cannot start itself again.
 const helperEnv = "STATUSLS_JQ_HELPER"
 
-// runJQ runs --jq FILTER over entries, the listing --json prints, or
+// runJQ runs --jq FILTER over entries, the listing --json prints (or,
+// streamed, over this machine's listing in file-name order, read here), or
 // --jq-files. In a binary without the jq engine (statusls itself) it
 // re-executes the statusls-jq helper with the same arguments instead, and
 // returns its exit status (see base.ExecHelper).
-func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reader.Entry, env *cmdEnv) int {
+func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reader.Entry, streamed bool, env *cmdEnv) int {
 	if !jqrun.Linked() {
 		if env.Getenv(helperEnv) != "" {
 			fmt.Fprintf(env.Stderr, "statusls: --%s: this statusls-jq has no jq engine\n", o.mode)
@@ -181,18 +182,36 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reade
 	isTerm, _ := env.Terminal()
 	r.Raw = true
 	r.Compact = o.compact || !isTerm
-	sessions := make([]any, 0, len(entries))
+	var sessions []any
 	var buf []byte
-	for i := range entries {
-		buf = render.AppendJSON(buf[:0], &entries[i])
-		// The object replaces the entry: at most one copy of each
-		// session is held.
-		entries[i] = reader.Entry{}
+	add := func(e *reader.Entry) {
+		buf = render.AppendJSON(buf[:0], e)
 		v, err := jqrun.Decode(buf, false) // already sanitized
 		if err != nil {
 			panic("statusls: --json printed invalid JSON: " + err.Error())
 		}
 		sessions = append(sessions, v)
+	}
+	if streamed {
+		// In file-name order, the sessions are decoded as they are read:
+		// the listing is never held.
+		err := eachRecord(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true}, o.filter.Invalid, func(e *reader.Entry) {
+			if o.filter.Match(e) {
+				add(e)
+			}
+		})
+		if err != nil {
+			return dirError(env, err)
+		}
+	}
+	for i := range entries {
+		add(&entries[i])
+		// The object replaces the entry: at most one copy of each
+		// session is held.
+		entries[i] = reader.Entry{}
+	}
+	if sessions == nil {
+		sessions = []any{} // [], not null
 	}
 	r.Inputs = func(yield func(string, any) bool) { yield("", sessions) }
 	return jqrun.Run(r)
@@ -206,7 +225,7 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reade
 // one JSON object. Other files are skipped silently, as the one-liner
 // prints nothing for them either (--json --all and doctor say why).
 func openFiles(dir string) (files iter.Seq2[string, any], closeFiles func(), err error) {
-	d, names, err := statusNames(dir)
+	d, des, err := statusNames(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return func(func(string, any) bool) {}, func() {}, nil
 	}
@@ -215,13 +234,16 @@ func openFiles(dir string) (files iter.Seq2[string, any], closeFiles func(), err
 	}
 	files = func(yield func(string, any) bool) {
 		buf := make([]byte, 0, statusfile.MaxFileSize+1)
-		for _, name := range names {
-			data, _, err := d.ReadFile(name, buf, statusfile.MaxFileSize)
+		for _, de := range des {
+			if de.Type&fs.ModeType != 0 {
+				continue
+			}
+			data, _, err := d.ReadFile(de.Name, buf, statusfile.MaxFileSize)
 			if err != nil {
 				continue
 			}
 			buf = data[:0]
-			if v, ok := jqrun.DecodeObject(data); ok && !yield(name, v) {
+			if v, ok := jqrun.DecodeObject(data); ok && !yield(de.Name, v) {
 				return
 			}
 		}
@@ -230,12 +252,12 @@ func openFiles(dir string) (files iter.Seq2[string, any], closeFiles func(), err
 }
 
 // statusNames opens the status directory dir with the reader's rules
-// (SPEC.md R2) and returns it with the names of its status files (R3), in
-// order: those of regular files, by the type the directory gives, which
-// saves opening what cannot be a record (symbolic links, FIFOs, ...);
-// ReadFile checks again on the opened file. A missing directory is an
-// error satisfying errors.Is(err, fs.ErrNotExist).
-func statusNames(dir string) (*safefs.Dir, []string, error) {
+// (SPEC.md R2) and returns it with its status file names (R3), in order,
+// each with its type as the directory gives it, which saves opening what
+// cannot be a record (symbolic links, FIFOs, ...); ReadFile checks again on
+// the opened file. A missing directory is an error satisfying
+// errors.Is(err, fs.ErrNotExist).
+func statusNames(dir string) (*safefs.Dir, []safefs.DirEntry, error) {
 	d, err := safefs.OpenDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -248,12 +270,7 @@ func statusNames(dir string) (*safefs.Dir, []string, error) {
 		d.Close()
 		return nil, nil, err
 	}
-	var names []string
-	for _, de := range des {
-		if safefs.IsStatusName(de.Name) && de.Type&fs.ModeType == 0 {
-			names = append(names, de.Name)
-		}
-	}
-	slices.Sort(names)
-	return d, names, nil
+	des = slices.DeleteFunc(des, func(de safefs.DirEntry) bool { return !safefs.IsStatusName(de.Name) })
+	slices.SortFunc(des, func(a, b safefs.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return d, des, nil
 }

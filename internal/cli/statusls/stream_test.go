@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +40,11 @@ func TestTSVAsListed(t *testing.T) {
 				os.Mkdir(filepath.Join(dir, name), 0o700)
 			case 17:
 				os.Rename(filepath.Join(dir, name), filepath.Join(dir, statusfile.FileName("other-"+s.Session)))
+			case 19:
+				os.Remove(filepath.Join(dir, name))
+				if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		for _, args := range [][]string{nil, {"--all"}, {"--all", "--state", "blocked,idle", "--cwd", "/src/p1"}} {
@@ -59,6 +65,13 @@ func TestTSVAsListed(t *testing.T) {
 				if got.code != 0 || got.stderr != "" || got.stdout != string(want) {
 					t.Errorf("exit %d, stderr %q, %d lines, want %d:\n%s", got.code, got.stderr,
 						strings.Count(got.stdout, "\n"), strings.Count(string(want), "\n"), got.stdout)
+				}
+				streamed := run(t, runOpts{}, append([]string{"--dir", dir, "--jq", ".[]"}, args...)...)
+				whole := run(t, runOpts{}, append([]string{"--dir", dir, "--sort", "updated", "--jq", "sort_by(.file)[]"}, args...)...)
+				if streamed != whole || whole.code != 0 || strings.Count(whole.stdout, "\n") < strings.Count(string(want), "\n") {
+					t.Errorf("--jq: exit %d, stderr %q, %d lines; listed whole: exit %d, stderr %q, %d lines:\n%s\n---\n%s",
+						streamed.code, streamed.stderr, strings.Count(streamed.stdout, "\n"), whole.code, whole.stderr,
+						strings.Count(whole.stdout, "\n"), streamed.stdout, whole.stdout)
 				}
 			})
 		}
