@@ -246,20 +246,23 @@ func (d *Scanner) SkipString() error {
 		d.skipValidString()
 		return nil
 	}
-	d.Pos++ // opening quote
+	d.Pos++     // opening quote
+	quote := -1 // the first quote at or after d.Pos, once looked for
 	for d.Pos < len(d.Data) {
-		// Plain bytes: eight at a time, then one at a time.
+		// Plain bytes: eight at a time, then one at a time; past the
+		// first 32 (a long string), as plainRun finds them.
 		data, i := d.Data, d.Pos
-		for i+32 <= len(data) {
-			c := data[i : i+32]
-			if stops8(binary.LittleEndian.Uint64(c))|stops8(binary.LittleEndian.Uint64(c[8:]))|
-				stops8(binary.LittleEndian.Uint64(c[16:]))|stops8(binary.LittleEndian.Uint64(c[24:])) != 0 {
-				break
-			}
-			i += 32
-		}
-		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
+		for n := 0; i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])); n++ {
 			i += 8
+			if n == 3 {
+				if quote < i {
+					quote = len(data)
+					if q := bytes.IndexByte(data[i:], '"'); q >= 0 {
+						quote = i + q
+					}
+				}
+				i = plainRun(data, i, quote)
+			}
 		}
 		for i < len(data) && !stringStop[data[i]] {
 			i++
@@ -297,6 +300,30 @@ func (d *Scanner) SkipString() error {
 	return d.syntax("unterminated string")
 }
 
+// plainRun returns how far from i the bytes of data are plain string
+// bytes, up to quote (the first quote at or after i, or len(data)), 32 at
+// a time: the backslash is looked for with bytes.IndexByte, as the quote
+// was, and so only control characters are left to the words, which is
+// half the work of stops8. What it stops short of is left to the caller's
+// exact loops.
+func plainRun(data []byte, i, quote int) int {
+	end := quote
+	if b := bytes.IndexByte(data[i:end], '\\'); b >= 0 {
+		end = i + b
+	}
+	for i+32 <= end {
+		c := data[i : i+32]
+		w0, w1 := binary.LittleEndian.Uint64(c), binary.LittleEndian.Uint64(c[8:])
+		w2, w3 := binary.LittleEndian.Uint64(c[16:]), binary.LittleEndian.Uint64(c[24:])
+		// The high bit of a byte below 0x20 (see stops8).
+		if ((w0-ones*0x20)&^w0|(w1-ones*0x20)&^w1|(w2-ones*0x20)&^w2|(w3-ones*0x20)&^w3)&highs != 0 {
+			break
+		}
+		i += 32
+	}
+	return i
+}
+
 // skipValidString skips the validated string at d.Pos: its end is the
 // first quote after an even number of backslashes.
 func (d *Scanner) skipValidString() {
@@ -326,11 +353,31 @@ func HasEscapeOrHigh(raw []byte) bool {
 	return false
 }
 
+// hasEscapeOrHighLong is HasEscapeOrHigh for long strings (a title), the
+// backslash found by bytes.IndexByte, the high bits eight bytes at a time.
+func hasEscapeOrHighLong(raw []byte) bool {
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return true
+	}
+	i := 0
+	for ; i+8 <= len(raw); i += 8 {
+		if binary.LittleEndian.Uint64(raw[i:])&highs != 0 {
+			return true
+		}
+	}
+	for _, c := range raw[i:] {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
 // StrUnits returns the decoded value of a validated string span, cut as
 // appendUnquotedUnits cuts it, without looking past the cut.
 func (d *Scanner) StrUnits(sp Span, max int) string {
 	raw := d.Data[sp.Start+1 : sp.End-1]
-	if n := min(len(raw), max+1); !HasEscapeOrHigh(raw[:n]) {
+	if n := min(len(raw), max+1); !hasEscapeOrHighLong(raw[:n]) {
 		return string(raw[:n]) // one byte, one code unit
 	}
 	// Room for the cut text: a code unit takes at most three bytes of
@@ -345,7 +392,7 @@ func (d *Scanner) StrUnits(sp Span, max int) string {
 // Str returns the decoded value of a validated string span.
 func (d *Scanner) Str(sp Span) string {
 	raw := d.Data[sp.Start+1 : sp.End-1]
-	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+	if !HasEscapeOrHigh(raw) || bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw)
 	}
 	return string(appendUnquotedUnits(make([]byte, 0, len(raw)), raw, -1, d.Std))

@@ -70,3 +70,55 @@ func TestSkipValidString(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipStringLong checks the scan of long strings (plainRun) against
+// one byte at a time: where it ends and what error it returns, with a
+// stop of each kind at every offset of the first 200 bytes, and a quote
+// escaped before the end.
+func TestSkipStringLong(t *testing.T) {
+	ref := func(data []byte) (int, string) {
+		for i := 1; i < len(data); i++ {
+			switch c := data[i]; {
+			case c == '"':
+				return i + 1, ""
+			case c == '\\':
+				switch {
+				case i+1 >= len(data):
+					return i, "unterminated string"
+				case unescape[data[i+1]] != 0:
+					i++
+				case data[i+1] == 'u' && i+6 <= len(data) && isHex(data[i+2]) && isHex(data[i+3]) && isHex(data[i+4]) && isHex(data[i+5]):
+					i += 5
+				case data[i+1] == 'u':
+					return i, "invalid \\u escape"
+				default:
+					return i, "invalid escape"
+				}
+			case c < 0x20:
+				return i, "control character in string"
+			}
+		}
+		return len(data), "unterminated string"
+	}
+	stops := []string{`"`, `\"`, `\\`, `\n`, `\u00e9`, `\u00`, `\x`, "\x00", "\x1f", "\\", ""}
+	for _, plain := range []string{"a", "é", "~\x7f"} {
+		for _, stop := range stops {
+			for n := 0; n < 200; n++ {
+				body := strings.Repeat(plain, n)[:n] + stop
+				for _, tail := range []string{"", strings.Repeat("b", 70) + `"`, strings.Repeat(`b\"`, 30) + `"`} {
+					in := []byte(`"` + body + tail)
+					d := Scanner{Data: in}
+					err := d.SkipString()
+					wantPos, wantErr := ref(in)
+					gotErr := ""
+					if err != nil {
+						gotErr = err.(*SyntaxError).Msg
+					}
+					if d.Pos != wantPos || gotErr != wantErr {
+						t.Fatalf("%q: pos %d, error %q; want %d, %q", in, d.Pos, gotErr, wantPos, wantErr)
+					}
+				}
+			}
+		}
+	}
+}

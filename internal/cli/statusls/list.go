@@ -177,7 +177,7 @@ func list(o *listOptions, env *cmdEnv) int {
 		if err != nil {
 			return usageError(env, "%v", err)
 		}
-		return runJQ(o, loc, now, nil, env)
+		return runJQ(o, loc, now, nil, false, env)
 	}
 	isTerm, termWidth := env.Terminal()
 	mode := o.mode
@@ -192,6 +192,19 @@ func list(o *listOptions, env *cmdEnv) int {
 		order = render.ByName
 		if mode == "table" {
 			order = render.ByAttention
+		}
+	}
+	if order == render.ByName && !withHosts {
+		// What needs no other order is printed as it is read.
+		switch mode {
+		case "tsv":
+			return listTSV(o, env)
+		case modeJQ:
+			loc, now, err := o.resolve(env)
+			if err != nil {
+				return usageError(env, "%v", err)
+			}
+			return runJQ(o, loc, now, nil, true, env)
 		}
 	}
 
@@ -305,7 +318,7 @@ func list(o *listOptions, env *cmdEnv) int {
 	case "count":
 		out.WriteString(strconv.Itoa(len(all)) + "\n")
 	case modeJQ: // this machine's alone
-		return runJQ(o, loc, now, parts[0].Entries, env)
+		return runJQ(o, loc, now, parts[0].Entries, false, env)
 	case "table":
 		// With a HOST column after SESSION when other machines are
 		// listed.
