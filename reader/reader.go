@@ -174,20 +174,67 @@ const parallelFrom = 64
 
 // List reads every entry of the directory.
 func (d *Dir) List() (*Listing, error) {
-	now := d.opts.now()
-	des, err := d.pd.List()
+	l := &Listing{Dir: d.pd.Path(), Now: d.opts.now(), Entries: []Entry{}}
+	err := d.walk(l.Now, 0, func(entries []Entry) bool {
+		l.Entries = entries
+		return true
+	})
 	if err != nil {
 		return nil, err
 	}
-	entries := d.entries(d.names(des))
+	return l, nil
+}
+
+// Each reads every entry of the directory, as List does, and calls yield
+// with each in file-name order as soon as it is read, until yield returns
+// false: a few chunks of entries are held at a time, not the listing, so
+// that a caller which prints or drops each entry holds memory flat in the
+// number and the size of the records. An entry is valid until yield
+// returns. Freshness is judged at one time, the reader's clock when Each
+// starts.
+func (d *Dir) Each(yield func(*Entry) bool) error {
+	return d.walk(d.opts.now(), eachWindow, func(entries []Entry) bool {
+		for i := range entries {
+			if !yield(&entries[i]) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// eachWindow is how many names Each reads before it yields them: enough
+// for the workers of readAll, few enough that what is held stays small.
+const eachWindow = 256
+
+// walk lists the directory and reads its entries, judged at now, window
+// names at a time (all of them when window is 0), calling fn with each
+// window's entries in file-name order until it returns false. The entries
+// of files that vanished while they were read are left out: their
+// publishers just shut down. A window's entries are fn's to keep only
+// when window is 0.
+func (d *Dir) walk(now time.Time, window int, fn func([]Entry) bool) error {
+	des, err := d.pd.List()
+	if err != nil {
+		return err
+	}
+	des = d.names(des)
 	if d.afterList != nil {
 		d.afterList()
 	}
-	d.readAll(entries, now)
-	// An entry still without a verdict vanished while it was read: its
-	// publisher just shut down.
-	entries = slices.DeleteFunc(entries, func(e Entry) bool { return e.Verdict == "" })
-	return &Listing{Dir: d.pd.Path(), Now: now, Entries: entries}, nil
+	if window == 0 {
+		window = len(des)
+	}
+	var entries []Entry
+	for start := 0; start < len(des); start += window {
+		entries = d.entries(entries, des[start:min(start+window, len(des))])
+		d.readAll(entries, now)
+		entries = slices.DeleteFunc(entries, func(e Entry) bool { return e.Verdict == "" })
+		if !fn(entries) {
+			break
+		}
+	}
+	return nil
 }
 
 // names keeps the entries to list, each name checked once, and sorts them
@@ -212,9 +259,10 @@ func (d *Dir) names(des []safefs.DirEntry) []safefs.DirEntry {
 // decide already: ignored names, symbolic links and other non-regular
 // files. The type from the directory saves opening what cannot be a
 // record; reading checks again on the opened file. The other entries have
-// no verdict yet.
-func (d *Dir) entries(des []safefs.DirEntry) []Entry {
-	entries := make([]Entry, len(des))
+// no verdict yet. It reuses buf's memory when it can.
+func (d *Dir) entries(buf []Entry, des []safefs.DirEntry) []Entry {
+	entries := slices.Grow(buf[:0], len(des))[:len(des)]
+	clear(entries)
 	for i, de := range des {
 		e := &entries[i]
 		e.Name = de.Name

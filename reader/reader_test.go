@@ -298,6 +298,52 @@ func TestListOrderAndMissing(t *testing.T) {
 	}
 }
 
+// Each yields what List lists, in the same order, across more than one
+// window of names, with a file that vanishes meanwhile left out; it stops
+// when yield says so.
+func TestEachAsList(t *testing.T) {
+	dir := privateDir(t)
+	for i := range eachWindow + 45 {
+		s := fmt.Sprintf("s%d", i)
+		data := record(s, now)
+		if i%50 == 3 {
+			data = []byte("{")
+		}
+		write(t, dir, statusfile.FileName(s), data)
+	}
+	os.Symlink(filepath.Join(dir, statusfile.FileName("s0")), filepath.Join(dir, statusfile.FileName("link")))
+	l, err := List(dir, Options{Clock: testClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(dir, Options{Clock: testClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	goes := l.Entries[eachWindow+7].Name
+	d.afterList = func() { os.Remove(filepath.Join(dir, goes)) }
+	var got []Entry
+	if err := d.Each(func(e *Entry) bool { got = append(got, *e); return true }); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.DeleteFunc(slices.Clone(l.Entries), func(e Entry) bool { return e.Name == goes })
+	if len(got) != len(want) || len(want) != eachWindow+45 {
+		t.Fatalf("Each yielded %d entries, List listed %d (one vanished)", len(got), len(l.Entries))
+	}
+	for i := range want {
+		if g, w := got[i], want[i]; g.Name != w.Name || g.Verdict != w.Verdict || g.Reason != w.Reason || g.Status != w.Status {
+			t.Fatalf("entry %d: Each %s %s %s, List %s %s %s", i, g.Name, g.Verdict, g.Reason, w.Name, w.Verdict, w.Reason)
+		}
+	}
+	d.afterList = nil
+	n := 0
+	d.Each(func(*Entry) bool { n++; return n < 3 })
+	if n != 3 {
+		t.Errorf("Each went on after yield returned false: %d entries", n)
+	}
+}
+
 func TestListRefusesDirectory(t *testing.T) {
 	base := t.TempDir()
 	real := filepath.Join(base, "real")

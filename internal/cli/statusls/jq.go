@@ -195,7 +195,7 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reade
 	if streamed {
 		// In file-name order, the sessions are decoded as they are read:
 		// the listing is never held.
-		err := eachRecord(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true}, o.filter.Invalid, func(e *reader.Entry) {
+		err := eachRecord(loc.Dir, reader.Options{Clock: atClock(now), Liveness: true}, func(e *reader.Entry) {
 			if o.filter.Match(e) {
 				add(e)
 			}
@@ -217,48 +217,19 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reade
 	return jqrun.Run(r)
 }
 
-// openFiles opens the status directory for --jq-files: a missing
-// directory has no files. files yields the decoded object of every
+// openFiles opens the status directory with the reader's rules (SPEC.md
+// R2) and lists its status file names (R3), in order, for --jq-files: a
+// missing directory has no files. files yields the decoded object of every
 // readable status file, one at a time, so that memory stays flat in the
 // number of files (one 64 KiB buffer, one decoded file, and the list of
 // names): regular, owned by the current account, at most 64 KiB, exactly
 // one JSON object. Other files are skipped silently, as the one-liner
 // prints nothing for them either (--json --all and doctor say why).
 func openFiles(dir string) (files iter.Seq2[string, any], closeFiles func(), err error) {
-	d, des, err := statusNames(dir)
+	d, err := safefs.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return func(func(string, any) bool) {}, func() {}, nil
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	files = func(yield func(string, any) bool) {
-		buf := make([]byte, 0, statusfile.MaxFileSize+1)
-		for _, de := range des {
-			if de.Type&fs.ModeType != 0 {
-				continue
-			}
-			data, _, err := d.ReadFile(de.Name, buf, statusfile.MaxFileSize)
-			if err != nil {
-				continue
-			}
-			buf = data[:0]
-			if v, ok := jqrun.DecodeObject(data); ok && !yield(de.Name, v) {
-				return
-			}
-		}
-	}
-	return files, func() { d.Close() }, nil
-}
-
-// statusNames opens the status directory dir with the reader's rules
-// (SPEC.md R2) and returns it with its status file names (R3), in order,
-// each with its type as the directory gives it, which saves opening what
-// cannot be a record (symbolic links, FIFOs, ...); ReadFile checks again on
-// the opened file. A missing directory is an error satisfying
-// errors.Is(err, fs.ErrNotExist).
-func statusNames(dir string) (*safefs.Dir, []safefs.DirEntry, error) {
-	d, err := safefs.OpenDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -270,7 +241,28 @@ func statusNames(dir string) (*safefs.Dir, []safefs.DirEntry, error) {
 		d.Close()
 		return nil, nil, err
 	}
-	des = slices.DeleteFunc(des, func(de safefs.DirEntry) bool { return !safefs.IsStatusName(de.Name) })
-	slices.SortFunc(des, func(a, b safefs.DirEntry) int { return strings.Compare(a.Name, b.Name) })
-	return d, des, nil
+	var names []string
+	for _, de := range des {
+		// The type from the directory saves opening what cannot be a
+		// record (symbolic links, FIFOs, ...); ReadFile checks again on
+		// the opened file.
+		if safefs.IsStatusName(de.Name) && de.Type&fs.ModeType == 0 {
+			names = append(names, de.Name)
+		}
+	}
+	slices.Sort(names)
+	files = func(yield func(string, any) bool) {
+		buf := make([]byte, 0, statusfile.MaxFileSize+1)
+		for _, name := range names {
+			data, _, err := d.ReadFile(name, buf, statusfile.MaxFileSize)
+			if err != nil {
+				continue
+			}
+			buf = data[:0]
+			if v, ok := jqrun.DecodeObject(data); ok && !yield(name, v) {
+				return
+			}
+		}
+	}
+	return files, func() { d.Close() }, nil
 }

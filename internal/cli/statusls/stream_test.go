@@ -17,10 +17,10 @@ import (
 )
 
 // TestTSVAsListed checks that the TSV listing, printed as the directory is
-// read (in batches, by workers, from 64 files on), prints what a
-// reader.List selects and renders: over 1 and 300 files (parallelFrom is 256), fresh, stale and
-// invalid, with a symbolic link, a directory and a file not named after
-// its session among them.
+// read (reader.Dir.Each, 256 names at a time), prints what a reader.List
+// selects and renders: over 1 and 300 files, fresh, stale and invalid,
+// with a symbolic link, a directory and a file not named after its session
+// among them.
 func TestTSVAsListed(t *testing.T) {
 	for _, n := range []int{1, 300} {
 		dir := privateDir(t)
