@@ -11,9 +11,10 @@ arguments and working directory, runs SCRIPT as __main__, sends its exit
 status as a line and exits with it. The server stops at the end of its
 standard input.
 
-What differs from "python3 SCRIPT": the interpreter and the imported modules
-were set up before the environment was the client's, so a module that reads
-the environment when imported sees the server's.
+What differs from "python3 SCRIPT": the interpreter and the standard
+library's modules were set up before the environment was the client's. The
+modules of SCRIPT's own directory are imported afresh in each run, under the
+client's environment (statusproto reads STATUSPROTO_FLAW when imported).
 """
 
 import json
@@ -58,6 +59,9 @@ def child(conn, code, script):
         os.close(fd)
     os.environ.clear()
     os.environ.update(req["env"])
+    for name, m in list(sys.modules.items()):
+        if os.path.dirname(os.path.abspath(getattr(m, "__file__", None) or "/")) == sys.path[0]:
+            del sys.modules[name]
     os.chdir(req["cwd"])
     sys.argv = [script] + req["args"]
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
