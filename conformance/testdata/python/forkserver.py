@@ -17,6 +17,7 @@ modules of SCRIPT's own directory are imported afresh in each run, under the
 client's environment (statusproto reads STATUSPROTO_FLAW when imported).
 """
 
+import array
 import json
 import os
 import select
@@ -51,8 +52,18 @@ def run(code, script):
                 pass
 
 
+def recv_fds(sock, bufsize, maxfds):
+    """socket.recv_fds, which Python 3.8 (the adapters' oldest) lacks."""
+    fds = array.array("i")
+    msg, ancdata, _, _ = sock.recvmsg(bufsize, socket.CMSG_LEN(maxfds * fds.itemsize))
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+    return msg, list(fds)
+
+
 def child(conn, code, script):
-    msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+    msg, fds = recv_fds(conn, 1 << 20, 3)
     req = json.loads(msg)
     for i, fd in enumerate(fds):
         os.dup2(fd, i)
