@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 			os.Exit(helperReader(flaw, os.Stdout, os.Stderr))
 		case "publisher":
 			os.Exit(helperPublisher(flaw))
+		case "forkclient":
+			os.Exit(forkClient(flaw, os.Args[4:]))
 		}
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Args[2])
 		os.Exit(2)

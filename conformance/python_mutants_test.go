@@ -109,12 +109,22 @@ func TestPythonMutants(t *testing.T) {
 	}
 	// None of these variants hangs, so a generous timeout without a
 	// calibration run cannot turn a failure into a pass; it saves an
-	// interpreter start per variant.
+	// interpreter start per variant. The variants' cases are forked by one
+	// server (as in TestPythonReader), which imports statusproto afresh
+	// for each, under the variant's STATUSPROTO_FLAW.
 	t.Run("reader", func(t *testing.T) {
+		var forked []string
+		if forkServerOK {
+			forked = pythonForkServer(t, python(t, "status_reader.py"))
+		}
 		for _, m := range pythonReaderFlaws {
 			t.Run(m.flaw, func(t *testing.T) {
 				t.Parallel()
-				rep := runReader(t, Options{Command: pythonFlawCommand(t, m.flaw, "status_reader.py"), Run: m.mustFail,
+				cmd := pythonFlawCommand(t, m.flaw, "status_reader.py")
+				if forked != nil {
+					cmd = append(cmd[:2:2], forked...)
+				}
+				rep := runReader(t, Options{Command: cmd, Run: m.mustFail,
 					NoCalibrate: true, Timeout: 30 * time.Second})
 				wantFailed(t, rep, m.flaw, m.mustFail)
 			})

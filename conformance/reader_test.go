@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -247,9 +248,53 @@ var python3Exe struct {
 	err error
 }
 
+// The Python reader passes every case. Each case is a process of its own,
+// but forked by a server that started the interpreter and imported the
+// reader's modules once (testdata/python/forkserver.py): an interpreter
+// start per case was most of this test's processor time. python3 itself
+// runs the basic, dir and location cases, refusals among them.
 func TestPythonReader(t *testing.T) {
 	t.Parallel()
-	wantAllPass(t, runReader(t, Options{Command: python(t, "status_reader.py"), Timeout: 30 * time.Second, Parallel: readerTestParallel}))
+	py := python(t, "status_reader.py")
+	if forkServerOK {
+		t.Run("forkserver", func(t *testing.T) {
+			wantAllPass(t, runReader(t, Options{Command: pythonForkServer(t, py), Timeout: 30 * time.Second, Parallel: readerTestParallel}))
+		})
+	}
+	t.Run("python3", func(t *testing.T) {
+		opts := Options{Command: py, Timeout: 30 * time.Second, Parallel: readerTestParallel}
+		if forkServerOK {
+			opts.Run = []string{"basic/*", "dir/*", "location/*"}
+		}
+		wantAllPass(t, runReader(t, opts))
+	})
+}
+
+// pythonForkServer starts a fork server for the Python command py (the
+// interpreter, its options, the script) and returns the command that runs
+// the script once through it: the helper as forkClient.
+func pythonForkServer(t *testing.T, py []string) []string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "forkserver-") // short: a socket's path has at most 104 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "s")
+	script := py[len(py)-1]
+	args := append(slices.Clone(py[:len(py)-1]), filepath.Join("testdata", "python", "forkserver.py"), script, sock)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = os.Stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	if ready, err := bufio.NewReader(out).ReadString('\n'); ready != "ready\n" {
+		t.Fatalf("the fork server did not start: %q %v", ready, err)
+	}
+	return helperCommand(t, "forkclient", sock)
 }
 
 // jqFailures are the cases the published jq one-liner fails with jq 1.6,

@@ -34,7 +34,16 @@ import (
 
 var binDir string
 
+// helpers are what this test binary runs instead of the tests when its
+// first argument names one ("<test binary> NAME ARGS...").
+var helpers = map[string]func(args []string) int{}
+
 func TestMain(m *testing.M) {
+	if len(os.Args) >= 2 {
+		if run, ok := helpers[os.Args[1]]; ok {
+			os.Exit(run(os.Args[2:]))
+		}
+	}
 	// Node reads and parses every certificate of NODE_EXTRA_CA_CERTS
 	// when it starts, which doubles the start-up of the node programs the
 	// tests run (hundreds of them), none of which speaks TLS.

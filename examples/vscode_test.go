@@ -27,6 +27,7 @@ import (
 	"github.com/agentstatus/agentstatus/conformance"
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/internal/timefmt"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -178,19 +179,32 @@ func vscodeSourceHash() (string, error) {
 }
 
 // The extension's reader logic passes every reader case of the suite, at
-// the hardened level (core alone with -short).
+// the hardened level (core alone with -short). It runs in one Node
+// process, as in VS Code's extension host (vscode/src/test/reader-server.ts),
+// which each case's command asks: a Node start per case was most of this
+// package's processor time. reader-cli.js itself, the same logic with a
+// process around it, runs the cases of a few topics, refusals among them.
 func TestVSCodeReaderConformance(t *testing.T) {
 	node, out := vscodeBuild(t)
 	level := "hardened"
 	if testing.Short() {
 		level = "core"
 	}
-	rep, err := conformance.RunReader(context.Background(), conformance.Options{
-		Command:  []string{node, filepath.Join(out, "reader-cli.js")},
-		Level:    level,
-		Timeout:  30 * time.Second,
-		Parallel: 4,
+	t.Run("server", func(t *testing.T) {
+		vscodeReaderCases(t, conformance.Options{Command: vscodeReaderServer(t, node, out), Level: level})
 	})
+	t.Run("reader-cli", func(t *testing.T) {
+		vscodeReaderCases(t, conformance.Options{Command: []string{node, filepath.Join(out, "reader-cli.js")}, Level: level,
+			Run: []string{"basic/*", "dir/*", "location/*"}})
+	})
+}
+
+// vscodeReaderCases runs the selected reader cases and wants every one to
+// pass.
+func vscodeReaderCases(t *testing.T, opts conformance.Options) {
+	t.Helper()
+	opts.Timeout, opts.Parallel = 30*time.Second, 4
+	rep, err := conformance.RunReader(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +220,92 @@ func TestVSCodeReaderConformance(t *testing.T) {
 	if passed == 0 {
 		t.Fatal("no case passed")
 	}
+}
+
+// vscodeReaderServer starts the extension's reader logic as a server
+// (vscode/src/test/reader-server.ts) for the test, and returns the command
+// that runs one case against it: this test binary, without -race
+// (testbin.Helper), as vscodeReaderClient.
+func vscodeReaderServer(t *testing.T, node, out string) []string {
+	t.Helper()
+	client, err := testbin.Helper()
+	if err != nil {
+		t.Fatalf("building the client: %v", err)
+	}
+	dir, err := os.MkdirTemp("", "vscode-reader-") // short: a socket's path has at most 104 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "s")
+	cmd := exec.Command(node, filepath.Join(out, "test", "reader-server.js"), sock)
+	cmd.Stderr = os.Stderr
+	in, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	if ready, err := bufio.NewReader(stdout).ReadString('\n'); ready != "ready\n" {
+		t.Fatalf("the reader server did not start: %q %v", ready, err)
+	}
+	return []string{client, "-vscode-reader-client", sock}
+}
+
+func init() { helpers["-vscode-reader-client"] = vscodeReaderClient }
+
+// vscodeReaderClient runs one case against the reader server listening on
+// args[0]: it sends its environment, writes what readerMain wrote to its
+// own standard output and error, and exits with readerMain's status.
+func vscodeReaderClient(args []string) int {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	var res struct {
+		Code           int
+		Stdout, Stderr string
+	}
+	err := func() error {
+		if len(args) != 1 {
+			return fmt.Errorf("usage: -vscode-reader-client SOCKET")
+		}
+		conn, err := dialUnix(args[0])
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		line, _ := json.Marshal(env)
+		if _, err := conn.Write(append(line, '\n')); err != nil {
+			return err
+		}
+		return json.NewDecoder(conn).Decode(&res)
+	}()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "vscode-reader-client:", err)
+		return 2
+	}
+	os.Stdout.WriteString(res.Stdout)
+	os.Stderr.WriteString(res.Stderr)
+	return res.Code
+}
+
+// dialUnix connects to the Unix socket at path. Package net would do, but
+// it links the C resolver into this test binary, which then starts slower
+// as a client (dynamically linked), once per case.
+func dialUnix(path string) (*os.File, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	syscall.CloseOnExec(fd)
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "connect", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // differ is the extension's protocol logic as a line server

@@ -6,22 +6,43 @@
 // keys waitingFor and ended (null when none), every string sanitized.
 // Exit status 1, with a line on standard error, for a refused directory
 // (R2, R23).
+//
+// readerMain is the whole command but for the process around it:
+// src/test/reader-server.ts runs it for the Go tests, one call per case.
 
 import { list, locate, nowNs, parseTime, Refused, view } from "./protocol";
 
-async function main(): Promise<number> {
-  const nowText = process.env.STATUSCONFORM_NOW;
+/** Output is where readerMain writes: standard output or standard error. */
+export interface Output {
+  write(s: string): unknown;
+}
+
+/**
+ * readerMain lists the status directory that env names, writes the lines
+ * to out and errors to err, and returns the exit status.
+ */
+export async function readerMain(env: NodeJS.ProcessEnv, out: Output, err: Output): Promise<number> {
+  try {
+    return await listFresh(env, out, err);
+  } catch (e) {
+    err.write(`reader-cli: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}
+
+async function listFresh(env: NodeJS.ProcessEnv, stdout: Output, stderr: Output): Promise<number> {
+  const nowText = env.STATUSCONFORM_NOW;
   const now = nowText ? parseTime(nowText) : nowNs();
   if (now === null) {
-    process.stderr.write("reader-cli: STATUSCONFORM_NOW is not an RFC 3339 time\n");
+    stderr.write("reader-cli: STATUSCONFORM_NOW is not an RFC 3339 time\n");
     return 2;
   }
   let entries;
   try {
-    entries = await list(locate().dir, now);
+    entries = await list(locate({ env }).dir, now);
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
-    process.stderr.write(`reader-cli: refusing ${e.message}\n`);
+    stderr.write(`reader-cli: refusing ${e.message}\n`);
     return 1;
   }
   let out = "";
@@ -33,13 +54,12 @@ async function main(): Promise<number> {
       waitingFor: v.waitingFor, ended: v.ended,
     }) + "\n";
   }
-  process.stdout.write(out);
+  stdout.write(out);
   return 0;
 }
 
-main().then((code) => {
-  process.exitCode = code;
-}, (e) => {
-  process.stderr.write(`reader-cli: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exitCode = 1;
-});
+if (require.main === module) {
+  readerMain(process.env, process.stdout, process.stderr).then((code) => {
+    process.exitCode = code;
+  });
+}
