@@ -238,14 +238,7 @@ func vscodeReaderServer(t *testing.T, node, out string) []string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	sock := filepath.Join(dir, "s")
-	cmd := exec.Command(node, filepath.Join(out, "test", "reader-server.js"), sock)
-	cmd.Stderr = os.Stderr
-	in, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	_, stdout := startNode(t, node, filepath.Join(out, "test", "reader-server.js"), sock)
 	if ready, err := bufio.NewReader(stdout).ReadString('\n'); ready != "ready\n" {
 		t.Fatalf("the reader server did not start: %q %v", ready, err)
 	}
@@ -334,7 +327,18 @@ func (d *differ) ask(t testing.TB, op string, data []byte, v any) {
 
 func startDiffer(t testing.TB, node, out string) *differ {
 	t.Helper()
-	cmd := exec.Command(node, filepath.Join(out, "test", "differential.js"))
+	in, stdout := startNode(t, node, filepath.Join(out, "test", "differential.js"))
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	return &differ{in: in, out: sc}
+}
+
+// startNode starts node with args for the rest of the test, its standard
+// error on the test's, and returns pipes to its standard input and output.
+// Closing its input at the end of the test ends it.
+func startNode(t testing.TB, node string, args ...string) (io.WriteCloser, io.Reader) {
+	t.Helper()
+	cmd := exec.Command(node, args...)
 	cmd.Stderr = os.Stderr
 	in, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -342,9 +346,7 @@ func startDiffer(t testing.TB, node, out string) *differ {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	return &differ{in: in, out: sc}
+	return in, stdout
 }
 
 // sanitizeInputs are titles to compare: the statusfile fuzz corpus, the
