@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
+	"golang.org/x/sys/unix"
 )
 
 // TestTSVAsListed checks that the TSV listing, printed as the directory is
@@ -42,7 +42,7 @@ func TestTSVAsListed(t *testing.T) {
 				os.Rename(filepath.Join(dir, name), filepath.Join(dir, statusfile.FileName("other-"+s.Session)))
 			case 19:
 				os.Remove(filepath.Join(dir, name))
-				if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+				if err := unix.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
