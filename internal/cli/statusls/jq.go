@@ -177,8 +177,9 @@ func runJQ(o *listOptions, loc location.Location, now time.Time, entries []reade
 	}
 
 	// --jq: as gh does, strings raw, and JSON indented only for a
-	// terminal; over the objects --json prints, decoded. The listing is
-	// held, then the decoded objects in its place, never the printed array.
+	// terminal; over the objects --json prints, decoded. Streamed, each
+	// entry is decoded as it is read; otherwise the listing is held, then
+	// the decoded objects in its place. Never the printed array.
 	isTerm, _ := env.Terminal()
 	r.Raw = true
 	r.Compact = o.compact || !isTerm

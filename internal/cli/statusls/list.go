@@ -194,18 +194,16 @@ func list(o *listOptions, env *cmdEnv) int {
 			order = render.ByAttention
 		}
 	}
-	if order == render.ByName && !withHosts {
+	if order == render.ByName && !withHosts && (mode == "tsv" || mode == modeJQ) {
 		// What needs no other order is printed as it is read.
-		switch mode {
-		case "tsv":
-			return listTSV(o, env)
-		case modeJQ:
-			loc, now, err := o.resolve(env)
-			if err != nil {
-				return usageError(env, "%v", err)
-			}
-			return runJQ(o, loc, now, nil, true, env)
+		loc, now, err := o.resolve(env)
+		if err != nil {
+			return usageError(env, "%v", err)
 		}
+		if mode == "tsv" {
+			return listTSV(o, loc, now, env)
+		}
+		return runJQ(o, loc, now, nil, true, env)
 	}
 
 	var parts []remote.Result

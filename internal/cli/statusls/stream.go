@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/render"
 	"github.com/agentstatus/agentstatus/reader"
 )
@@ -16,11 +18,7 @@ import (
 // needs no order but the files', so each record is printed, then let go
 // of, and memory stays flat in the number and the size of the records
 // (bench/memory.sh). It prints what list prints from a reader.List.
-func listTSV(o *listOptions, env *cmdEnv) int {
-	loc, now, err := o.resolve(env)
-	if err != nil {
-		return usageError(env, "%v", err)
-	}
+func listTSV(o *listOptions, loc location.Location, now time.Time, env *cmdEnv) int {
 	// What is read is garbage once printed: at Main's 400 % the heap would
 	// grow to 16 MiB before the first collection, and every page it takes
 	// costs a page fault. At 100 % the first comes at the runtime's 4 MiB
@@ -29,7 +27,7 @@ func listTSV(o *listOptions, env *cmdEnv) int {
 	defer tuneGC(env.Getenv, 100, 16<<20)()
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	var buf []byte
-	err = eachRecord(loc.Dir, reader.Options{Clock: atClock(now)}, func(e *reader.Entry) {
+	err := eachRecord(loc.Dir, reader.Options{Clock: atClock(now)}, func(e *reader.Entry) {
 		if o.filter.Match(e) {
 			buf = render.AppendTSV(buf[:0], &e.Status)
 			out.Write(buf)
