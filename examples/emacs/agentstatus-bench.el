@@ -23,16 +23,18 @@
 ;;; Code:
 
 (require 'agentstatus)
+(require 'seq)
 
-(defvar agentstatus-bench--calls nil "Each filter call: (SECONDS CPU-SECONDS . BYTES).")
+(defvar agentstatus-bench--calls nil
+  "Each filter call: (SECONDS CPU-SECONDS BYTES GCS).")
 (defvar agentstatus-bench--lines nil "The output chunks, in order.")
 
 (defun agentstatus-bench--timed (orig proc string)
   "Call ORIG with PROC and STRING, and record how long it took."
-  (let ((t0 (float-time)) (c0 (float-time (get-internal-run-time))))
+  (let ((t0 (float-time)) (c0 (float-time (get-internal-run-time))) (g0 gcs-done))
     (funcall orig proc string)
-    (push (cons (- (float-time) t0)
-                (cons (- (float-time (get-internal-run-time)) c0) (string-bytes string)))
+    (push (list (- (float-time) t0) (- (float-time (get-internal-run-time)) c0)
+                (string-bytes string) (- gcs-done g0))
           agentstatus-bench--calls)
     (push string agentstatus-bench--lines)))
 
@@ -52,11 +54,15 @@
   "Print WHAT with the figures of the filter's TIMINGS."
   (let* ((wall (sort (mapcar #'car timings) #'<))
          (cpu (sort (mapcar #'cadr timings) #'<))
+         (no-gc (or (sort (mapcar #'cadr (seq-filter (lambda (c) (= 0 (nth 3 c))) timings)) #'<)
+                    '(0)))
          (n (length wall)))
-    (message "%s: %d filter calls; longest %.2f ms wall, %.2f ms CPU; median %.3f ms wall, %.3f ms CPU; total %.0f ms wall; largest chunk %d bytes"
-             what n (* 1000 (car (last wall))) (* 1000 (car (last cpu)))
-             (* 1000 (nth (/ n 2) wall)) (* 1000 (nth (/ n 2) cpu))
-             (* 1000 (apply #'+ wall)) (apply #'max (mapcar #'cddr timings)))))
+    (message "%s: %d filter calls (%d with a garbage collection); longest %.1f ms CPU, %.1f ms wall; longest without a collection %.2f ms CPU; median %.3f ms CPU, %.3f ms wall; total %.0f ms CPU; largest chunk %d bytes"
+             what n (seq-count (lambda (c) (> (nth 3 c) 0)) timings)
+             (* 1000 (car (last cpu))) (* 1000 (car (last wall)))
+             (* 1000 (car (last no-gc)))
+             (* 1000 (nth (/ n 2) cpu)) (* 1000 (nth (/ n 2) wall))
+             (* 1000 (apply #'+ cpu)) (apply #'max (mapcar #'caddr timings)))))
 
 (defun agentstatus-bench--wait (pred seconds)
   "Wait for PRED at most SECONDS; signal an error when it does not hold."
@@ -125,6 +131,10 @@
                                        stale chunk)
               (unless (= (hash-table-count agentstatus--sessions) 0)
                 (error "Sessions left: %d" (hash-table-count agentstatus--sessions))))
+            (let ((c0 (float-time (get-internal-run-time))))
+              (garbage-collect)
+              (message "one garbage collection of this Emacs with 10,000 sessions: %.1f ms CPU"
+                       (* 1000 (- (float-time (get-internal-run-time)) c0))))
             ;; The list with 10,000 rows.
             (let ((agentstatus--process 'bench))
               (agentstatus--filter 'bench (apply #'concat (reverse agentstatus-bench--lines))))

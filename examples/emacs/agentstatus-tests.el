@@ -169,7 +169,7 @@ value."
       (agentstatus-tests--shows "2 blocked · 1 working")
       (agentstatus-tests--pub "b" "--title" "still waiting")
       (agentstatus-tests--wait "title" (lambda ()
-                                         (equal (cdr (assq 'title (cdr (gethash "b" agentstatus--sessions))))
+                                         (equal (agentstatus--session-title (gethash "b" agentstatus--sessions))
                                                 "still waiting")))
       (should (equal (reverse blocked)
                      '(("a" "claude-code" "Bash: rm -rf build")
@@ -364,7 +364,7 @@ value."
     (agentstatus-tests--feed (list (substring agentstatus-tests--lines 0 i)
                                    (substring agentstatus-tests--lines i)))
     (should (equal (agentstatus-summary) "1 blocked · 1 working"))
-    (should (equal (alist-get 'title (cdr (gethash "a" agentstatus--sessions))) "caf\u00e9 \u2603"))
+    (should (equal (agentstatus--session-title (gethash "a" agentstatus--sessions)) "caf\u00e9 \u2603"))
     (should agentstatus--synced))
   (agentstatus--clear))
 

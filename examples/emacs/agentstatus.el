@@ -144,10 +144,18 @@ with `agentstatus-session-get'.")
 
 (defvar agentstatus--process nil "The statusls watch process, or nil.")
 (defvar agentstatus--partial "" "The start of a line not yet ended.")
+(cl-defstruct (agentstatus--session
+               (:constructor agentstatus--session-make)
+               (:copier nil) (:predicate nil))
+  "What the list shows of a session.
+A few fields, not the whole event: thousands of sessions stay
+cheap for the garbage collector."
+  received state agent cwd title why file age fresh host)
+
 (defvar agentstatus--sessions (make-hash-table :test #'equal)
-  "The sessions, as statusls lists them: key -> (RECEIVED . OBJECT).
-RECEIVED is the `float-time' the object arrived; OBJECT the
-event's alist.")
+  "The sessions, as statusls lists them: key -> `agentstatus--session'.
+RECEIVED is the `float-time' the event arrived, AGE the age statusls
+gave then, FRESH nil for a stale session (with --all).")
 (defvar agentstatus--counts (make-hash-table :test #'equal)
   "The number of sessions in each state.")
 (defvar agentstatus--offline (make-hash-table :test #'equal)
@@ -165,6 +173,7 @@ Their snapshot in the next watch does not run the hook again.")
 (defvar agentstatus--started 0 "When the current watch started (`float-time').")
 (defvar agentstatus--stopping nil "Non-nil while the mode stops the watch.")
 (defvar agentstatus--list-timer nil "The pending redraw of the list buffer.")
+(defvar agentstatus--list-cost 0.0 "How long the last redraw of the list took.")
 (defvar agentstatus--watch-error nil "The last error event of the stream.")
 
 (defvar agentstatus--mode-line ""
@@ -234,11 +243,11 @@ With --host, sessions of other machines are told apart by host."
         (puthash state c agentstatus--counts)
       (remhash state agentstatus--counts))))
 
-(defun agentstatus--blocked-p (entry)
-  "Return non-nil when ENTRY, a (RECEIVED . OBJECT), is fresh and blocked."
-  (and entry
-       (equal (alist-get 'state (cdr entry)) "blocked")
-       (not (eq (alist-get 'fresh (cdr entry)) :false))))
+(defun agentstatus--blocked-p (session)
+  "Return non-nil when SESSION, an `agentstatus--session', is fresh and blocked."
+  (and session
+       (equal (agentstatus--session-state session) "blocked")
+       (agentstatus--session-fresh session)))
 
 (defun agentstatus--keep-stale-p ()
   "Return non-nil when stale sessions stay in the list (--all)."
@@ -256,8 +265,8 @@ JSON null is nil, false is :false."
 
 (defun agentstatus--handle (line)
   "Apply LINE, one event of `statusls watch --json'.
-Return the key of a session that became blocked, t for another
-change, or nil when nothing changed.  Lines that are not JSON
+Return (KEY . OBJECT) for a session that became blocked, t for
+another change, or nil when nothing changed.  Lines that are not JSON
 objects, and events this package does not know, are ignored."
   (let ((ev (condition-case nil (agentstatus--parse line) (error nil))))
     (when (consp ev)
@@ -284,22 +293,29 @@ objects, and events this package does not know, are ignored."
               (and (equal event "stale") (not (agentstatus--keep-stale-p))))
           (let ((old (gethash key agentstatus--sessions)))
             (when old
-              (agentstatus--count (alist-get 'state (cdr old)) -1)
+              (agentstatus--count (agentstatus--session-state old) -1)
               (remhash key agentstatus--sessions)
               t)))
          ((stringp (alist-get 'state ev))
           (let* ((old (gethash key agentstatus--sessions))
-                 (new (cons (float-time) ev))
-                 (state (alist-get 'state ev)))
+                 (state (alist-get 'state ev))
+                 (age (alist-get 'age ev))
+                 (new (agentstatus--session-make
+                       :received (float-time) :state state
+                       :agent (alist-get 'agent ev) :cwd (alist-get 'cwd ev)
+                       :title (alist-get 'title ev) :why (agentstatus-why ev)
+                       :file (alist-get 'file ev) :age (if (numberp age) age 0)
+                       :fresh (not (eq (alist-get 'fresh ev) :false))
+                       :host (alist-get 'host ev))))
             (when old
-              (agentstatus--count (alist-get 'state (cdr old)) -1))
+              (agentstatus--count (agentstatus--session-state old) -1))
             (agentstatus--count state 1)
             (puthash key new agentstatus--sessions)
             (if (and (agentstatus--blocked-p new)
                      (not (agentstatus--blocked-p old))
                      (not (and (not agentstatus--synced)
                                (member key agentstatus--blocked-before))))
-                key
+                (cons key ev)
               t))))))))
 
 (defun agentstatus-summary ()
@@ -443,7 +459,7 @@ line is redrawn once per call, and the list soon after."
         (let ((r (agentstatus--handle (substring s start nl))))
           (when r
             (setq changed t)
-            (when (stringp r) (push r blocked))))
+            (when (consp r) (push r blocked))))
         (setq start (1+ nl)))
       (setq agentstatus--partial
             (if (> (- (length s) start) agentstatus--max-line) ""
@@ -454,12 +470,12 @@ line is redrawn once per call, and the list soon after."
       (when changed
         (agentstatus--update-mode-line)
         (agentstatus--schedule-list-update))
-      (dolist (key (nreverse blocked))
-        (let ((entry (gethash key agentstatus--sessions)))
-          (when (agentstatus--blocked-p entry)
-            (let ((agentstatus-blocked-session (cdr entry)))
-              (with-demoted-errors "agentstatus-blocked-hook: %S"
-                (run-hooks 'agentstatus-blocked-hook)))))))))
+      (dolist (b (nreverse blocked))
+        ;; Still blocked after the whole chunk.
+        (when (agentstatus--blocked-p (gethash (car b) agentstatus--sessions))
+          (let ((agentstatus-blocked-session (cdr b)))
+            (with-demoted-errors "agentstatus-blocked-hook: %S"
+              (run-hooks 'agentstatus-blocked-hook))))))))
 
 (defun agentstatus--exit-text (proc)
   "Return the message of the exit of PROC, with what it said on stderr."
@@ -572,16 +588,16 @@ run, the mode line shows \"agentstatus!\" and its tooltip says why."
 
 (defun agentstatus--before-p (a b)
   "Return non-nil when session A comes before B in statusls's table.
-A and B are (KEY RECEIVED . OBJECT): blocked, working, idle, other
+A and B are `agentstatus--session's: blocked, working, idle, other
 states by name, then the local machine first, then file-name order."
-  (let* ((oa (cddr a)) (ob (cddr b))
-         (sa (alist-get 'state oa)) (sb (alist-get 'state ob))
+  (let* ((sa (agentstatus--session-state a)) (sb (agentstatus--session-state b))
          (ra (agentstatus--rank sa)) (rb (agentstatus--rank sb))
-         (ha (or (alist-get 'host oa) "")) (hb (or (alist-get 'host ob) "")))
+         (ha (or (agentstatus--session-host a) "")) (hb (or (agentstatus--session-host b) "")))
     (cond ((/= ra rb) (< ra rb))
           ((and (= ra 3) (not (equal sa sb))) (string< sa sb))
           ((not (equal ha hb)) (string< ha hb))
-          (t (string< (or (alist-get 'file oa) "") (or (alist-get 'file ob) ""))))))
+          (t (string< (or (agentstatus--session-file a) "")
+                      (or (agentstatus--session-file b) ""))))))
 
 (defun agentstatus--cell (v)
   "Return V for a cell: a string, \"\" when unknown."
@@ -602,20 +618,20 @@ states by name, then the local machine first, then file-name order."
     (maphash (lambda (k v) (push (cons k v) all)) agentstatus--sessions)
     (mapcar
      (lambda (e)
-       (let* ((o (cddr e))
-              (age (+ (or (alist-get 'age o) 0) (- now (cadr e))))
-              (state (agentstatus--cell (alist-get 'state o))))
+       (let* ((o (cdr e))
+              (state (agentstatus--cell (agentstatus--session-state o))))
          (list (car e)
                (vector (if (equal state "blocked")
                            (propertize state 'face 'agentstatus-blocked)
                          state)
-                       (concat (agentstatus--age age)
-                               (if (eq (alist-get 'fresh o) :false) " stale" ""))
-                       (agentstatus--cell (alist-get 'agent o))
-                       (agentstatus--tilde (alist-get 'cwd o))
-                       (agentstatus--cell (alist-get 'title o))
-                       (or (agentstatus-why o) "")))))
-     (sort all #'agentstatus--before-p))))
+                       (concat (agentstatus--age (+ (agentstatus--session-age o)
+                                                    (- now (agentstatus--session-received o))))
+                               (if (agentstatus--session-fresh o) "" " stale"))
+                       (agentstatus--cell (agentstatus--session-agent o))
+                       (agentstatus--tilde (agentstatus--session-cwd o))
+                       (agentstatus--cell (agentstatus--session-title o))
+                       (or (agentstatus--session-why o) "")))))
+     (sort all (lambda (a b) (agentstatus--before-p (cdr a) (cdr b)))))))
 
 (defun agentstatus--list-refresh ()
   "Fill the list's entries and columns from the sessions."
@@ -634,10 +650,31 @@ states by name, then the local machine first, then file-name order."
                       names widths caps)))
     (tabulated-list-init-header)))
 
+(defun agentstatus--print-entry (id cols)
+  "Insert the row of session ID, with cells COLS, as one line.
+The `tabulated-list-printer': one insertion a row, padded with
+spaces, keeps a redraw of thousands of rows short."
+  (let ((beg (point)) (n (length cols))
+        (parts (list (make-string tabulated-list-padding ?\s))))
+    (dotimes (i n)
+      (let ((cell (bidi-string-mark-left-to-right (aref cols i))))
+        (if (= i (1- n))
+            (push cell parts)
+          (let ((w (nth 1 (aref tabulated-list-format i)))
+                (cw (string-width cell)))
+            (when (> cw w)
+              (setq cell (truncate-string-to-width cell w nil nil t)
+                    cw (string-width cell)))
+            (push cell parts)
+            (push (make-string (- (1+ w) cw) ?\s) parts)))))
+    (insert (apply #'concat (nreverse parts)) "\n")
+    (add-text-properties beg (point) `(tabulated-list-id ,id tabulated-list-entry ,cols))))
+
 (defun agentstatus--list-update ()
   "Redraw the list buffer, if it is open."
   (setq agentstatus--list-timer nil)
-  (let ((buf (get-buffer agentstatus--list-buffer)))
+  (let ((buf (get-buffer agentstatus--list-buffer))
+        (t0 (float-time)))
     (when (buffer-live-p buf)
       (with-current-buffer buf
         (agentstatus--list-refresh)
@@ -645,12 +682,18 @@ states by name, then the local machine first, then file-name order."
         (setq mode-line-process
               (cond (agentstatus--error '(" " (:propertize "error" face agentstatus-error)))
                     ((not agentstatus-mode) " off")
-                    (agentstatus--missing " no directory yet")))))))
+                    (agentstatus--missing " no directory yet"))))
+      (setq agentstatus--list-cost (- (float-time) t0)))))
 
 (defun agentstatus--schedule-list-update ()
-  "Redraw the list soon: once after a burst."
+  "Redraw the list soon: once after a burst.
+The wait is 0.1 s, or ten times the last redraw's time when that is
+longer, so that a list of thousands of sessions under a stream of
+changes leaves Emacs free most of the time."
   (when (and (not agentstatus--list-timer) (get-buffer agentstatus--list-buffer))
-    (setq agentstatus--list-timer (run-at-time 0.1 nil #'agentstatus--list-update))))
+    (setq agentstatus--list-timer
+          (run-at-time (max 0.1 (* 10 agentstatus--list-cost)) nil
+                       #'agentstatus--list-update))))
 
 (define-derived-mode agentstatus-list-mode tabulated-list-mode "Agents"
   "The coding agents' sessions, as statusls lists them.
@@ -659,7 +702,8 @@ in its state.  The sessions that need you come first.  The list
 follows the changes while `agentstatus-mode' is on; \\[revert-buffer]
 redraws it (and the ages)."
   (setq tabulated-list-padding 1
-        tabulated-list-sort-key nil)
+        tabulated-list-sort-key nil
+        tabulated-list-printer #'agentstatus--print-entry)
   (add-hook 'tabulated-list-revert-hook #'agentstatus--list-refresh nil t))
 
 ;;;###autoload

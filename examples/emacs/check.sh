@@ -15,18 +15,21 @@ emacs --version | head -n 1
 echo "building statusls and statuspub into $tmp"
 (cd "$root" && go build -o "$tmp" ./cmd/statusls ./cmd/statuspub)
 
-echo "ERT tests"
-AGENTSTATUS_TEST_BIN=$tmp HOME=$tmp emacs -Q --batch -L "$here" \
-	-l "$here/agentstatus-tests.el" -f ert-run-tests-batch-and-exit
-
+# The package is byte-compiled (warnings are errors) and the tests and the
+# benchmark load the compiled file, as an installed package runs.
 echo "byte-compile (warnings are errors)"
-cp "$here/agentstatus.el" "$tmp/"
+mkdir "$tmp/lisp"
+cp "$here/agentstatus.el" "$tmp/lisp/"
 emacs -Q --batch --eval '(setq byte-compile-error-on-warn t)' \
-	-f batch-byte-compile "$tmp/agentstatus.el"
+	-f batch-byte-compile "$tmp/lisp/agentstatus.el"
+
+echo "ERT tests"
+AGENTSTATUS_TEST_BIN=$tmp HOME=$tmp emacs -Q --batch -L "$tmp/lisp" \
+	-l "$here/agentstatus-tests.el" -f ert-run-tests-batch-and-exit
 
 echo "package-lint and checkdoc (any report fails)"
 (cd "$here" && emacs -Q --batch -l lint.el agentstatus.el agentstatus-tests.el agentstatus-bench.el lint.el)
 
 echo "benchmark: the filter under a burst of 10,000 watch lines"
-HOME=$tmp AGENTSTATUS_TEST_BIN=$tmp emacs -Q --batch -L "$here" \
+HOME=$tmp AGENTSTATUS_TEST_BIN=$tmp emacs -Q --batch -L "$tmp/lisp" \
 	-l "$here/agentstatus-bench.el" -f agentstatus-bench-run
