@@ -1,4 +1,4 @@
-;;; agentstatus-bench.el --- How long the watch filter holds Emacs -*- lexical-binding: t; -*-
+;;; agentstatus-bench.el --- How long the watch filter holds Emacs -*- lexical-binding: t; no-byte-compile: t; -*-
 
 ;;; Commentary:
 

@@ -1,4 +1,4 @@
-;;; agentstatus-tests.el --- Tests of agentstatus.el -*- lexical-binding: t; -*-
+;;; agentstatus-tests.el --- Tests of agentstatus.el -*- lexical-binding: t; no-byte-compile: t; -*-
 
 ;;; Commentary:
 

@@ -420,7 +420,10 @@ host cannot be reached."
                    agentstatus-statusls-program))
         (setq agentstatus--stderr "")
         (condition-case err
-            (let ((stderr (make-pipe-process
+            (let* ((default-directory
+                    ;; Not the current buffer's, which may be remote or gone.
+                    (if (file-accessible-directory-p "~/") (expand-file-name "~/") "/"))
+                   (stderr (make-pipe-process
                            :name "agentstatus stderr" :noquery t
                            :coding 'utf-8-unix
                            :filter #'agentstatus--stderr-filter

@@ -1,4 +1,4 @@
-;;; lint.el --- package-lint and checkdoc, failing on any report -*- lexical-binding: t; -*-
+;;; agentstatus-lint.el --- package-lint and checkdoc, failing on any report -*- lexical-binding: t; no-byte-compile: t; -*-
 
 ;;; Commentary:
 
@@ -13,7 +13,8 @@
 ;; 28.1 was released and calls any Package-Requires of Emacs 28 or later
 ;; "uninstallable in all released Emacs versions".  The package needs
 ;; Emacs 28.1 (`string-search', `json-available-p'), so the header says
-;; so; newer package-lint versions do not report it.
+;; so; later package-lint versions, which know that Emacs 28 is
+;; released, do not report it.
 
 ;;; Code:
 
@@ -23,19 +24,19 @@
 (package-initialize)
 (require 'package-lint)
 
-(defvar lint--reports 0 "The number of reports so far.")
+(defvar agentstatus-lint--reports 0 "The number of reports so far.")
 
-(defun lint--count (&rest _)
+(defun agentstatus-lint--count (&rest _)
   "Count one report of checkdoc."
-  (setq lint--reports (1+ lint--reports)))
+  (setq agentstatus-lint--reports (1+ agentstatus-lint--reports)))
 
-(defun lint--known-p (report)
+(defun agentstatus-lint--known-p (report)
   "Return non-nil when REPORT is the Emacs 28 one of an old package-lint."
   (and (string-match-p "\\`This makes the package uninstallable in all released Emacs versions\\.\\'"
                        (nth 3 report))
-       (version<= (lint--package-lint-version) "0.16")))
+       (version<= (agentstatus-lint--package-lint-version) "0.16")))
 
-(defun lint--package-lint-version ()
+(defun agentstatus-lint--package-lint-version ()
   "Return the version of the loaded package-lint."
   (let ((desc (cadr (assq 'package-lint package-alist))))
     (if desc (package-version-join (package-desc-version desc)) "0")))
@@ -45,20 +46,20 @@
     (insert-file-contents main)
     (emacs-lisp-mode)
     (dolist (r (package-lint-buffer))
-      (if (lint--known-p r)
+      (if (agentstatus-lint--known-p r)
           (message "%s:%d:%d: %s: %s (set aside: package-lint %s predates Emacs 28.1)"
-                   main (nth 0 r) (nth 1 r) (nth 2 r) (nth 3 r) (lint--package-lint-version))
-        (setq lint--reports (1+ lint--reports))
+                   main (nth 0 r) (nth 1 r) (nth 2 r) (nth 3 r) (agentstatus-lint--package-lint-version))
+        (setq agentstatus-lint--reports (1+ agentstatus-lint--reports))
         (message "%s:%d:%d: %s: %s" main (nth 0 r) (nth 1 r) (nth 2 r) (nth 3 r)))))
-  (message "package-lint %s: %s: %d reports" (lint--package-lint-version) main lint--reports)
+  (message "package-lint %s: %s: %d reports" (agentstatus-lint--package-lint-version) main agentstatus-lint--reports)
   (push main command-line-args-left))
 
-(let ((before lint--reports))
-  (advice-add 'checkdoc-error :before #'lint--count)
+(let ((before agentstatus-lint--reports))
+  (advice-add 'checkdoc-error :before #'agentstatus-lint--count)
   (setq checkdoc-spellcheck-documentation-flag nil)
   (while command-line-args-left
     (checkdoc-file (pop command-line-args-left)))
-  (message "checkdoc: %d reports" (- lint--reports before)))
-(kill-emacs (if (= lint--reports 0) 0 1))
+  (message "checkdoc: %d reports" (- agentstatus-lint--reports before)))
+(kill-emacs (if (= agentstatus-lint--reports 0) 0 1))
 
-;;; lint.el ends here
+;;; agentstatus-lint.el ends here
