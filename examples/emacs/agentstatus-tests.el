@@ -274,6 +274,20 @@ value."
 
 ;;; Bad input
 
+(ert-deftest agentstatus-directory-appears-late ()
+  "A directory that does not exist yet is no error; its sessions show once it does."
+  (agentstatus-tests--with-dir
+    (let ((agentstatus-directory (expand-file-name "later/agent-status" agentstatus-tests--dir)))
+      (agentstatus-mode 1)
+      (agentstatus-tests--wait "synced" (lambda () agentstatus--synced))
+      (should agentstatus--missing)
+      (should-not agentstatus--error)
+      (should (equal (agentstatus-tests--mode-line) ""))
+      (let ((agentstatus-tests--dir agentstatus-directory))
+        (agentstatus-tests--pub "a" "--state" "working")
+        (agentstatus-tests--shows "1 working"))
+      (should-not agentstatus--missing))))
+
 (ert-deftest agentstatus-missing-program ()
   "A missing statusls is one message, and no process or timer."
   (agentstatus-tests--with-dir
@@ -318,6 +332,19 @@ value."
             (agentstatus-tests--shows "1 working")
             (should-not agentstatus--error))
         (advice-remove 'agentstatus--start count)))))
+
+(ert-deftest agentstatus-hook-error ()
+  "A hook function that fails is reported once per run; the watch goes on."
+  (agentstatus-tests--with-dir
+    (add-hook 'agentstatus-blocked-hook (lambda () (error "Broken hook")))
+    (agentstatus-mode 1)
+    (agentstatus-tests--pub "a" "--state" "blocked")
+    (agentstatus-tests--shows "1 blocked")
+    (agentstatus-tests--pub "b" "--state" "working")
+    (agentstatus-tests--shows "1 blocked · 1 working")
+    (should (process-live-p agentstatus--process))
+    (should-not agentstatus--error)
+    (should (= 1 (agentstatus-tests--messages-matching "agentstatus-blocked-hook: (error \"Broken hook\")")))))
 
 (ert-deftest agentstatus-watch-exits ()
   "A watch that dies is restarted; the hook does not run again."

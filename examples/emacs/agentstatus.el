@@ -161,7 +161,9 @@ gave then, FRESH nil for a stale session (with --all).")
 (defvar agentstatus--offline (make-hash-table :test #'equal)
   "Hosts that cannot be reached (with --host).")
 (defvar agentstatus--synced nil "Non-nil once the snapshot has arrived.")
-(defvar agentstatus--missing nil "Non-nil while the directory does not exist.")
+(defvar agentstatus--missing nil
+  "Non-nil when the directory did not exist as the watch started.
+The stream says so only then: a session that appears clears it.")
 (defvar agentstatus--blocked-before nil
   "Keys of the sessions blocked when the last watch exited.
 Their snapshot in the next watch does not run the hook again.")
@@ -297,6 +299,7 @@ objects, and events this package does not know, are ignored."
               (remhash key agentstatus--sessions)
               t)))
          ((stringp (alist-get 'state ev))
+          (setq agentstatus--missing nil)
           (let* ((old (gethash key agentstatus--sessions))
                  (state (alist-get 'state ev))
                  (age (alist-get 'age ev))
@@ -350,7 +353,7 @@ host cannot be reached."
   "Return the tooltip of the summary."
   (concat "Coding agents' sessions"
           (when agentstatus--missing
-            "\nthe status directory does not exist yet")
+            "\nthe status directory did not exist when the watch started")
           (when agentstatus--watch-error
             (concat "\nlast error: " agentstatus--watch-error))
           "\nmouse-1: list them"))
@@ -477,8 +480,10 @@ line is redrawn once per call, and the list soon after."
         ;; Still blocked after the whole chunk.
         (when (agentstatus--blocked-p (gethash (car b) agentstatus--sessions))
           (let ((agentstatus-blocked-session (cdr b)))
-            (with-demoted-errors "agentstatus-blocked-hook: %S"
-              (run-hooks 'agentstatus-blocked-hook))))))))
+            ;; Caught even with `debug-on-error': the stream goes on.
+            (condition-case err
+                (run-hooks 'agentstatus-blocked-hook)
+              (error (message "agentstatus-blocked-hook: %S" err)))))))))
 
 (defun agentstatus--exit-text (proc)
   "Return the message of the exit of PROC, with what it said on stderr."
