@@ -242,8 +242,8 @@ value."
   (agentstatus-tests--with-dir
     (agentstatus-mode 1)
     (agentstatus-tests--pub "live" "--state" "idle")
-    ;; 29 s old: fresh now, stale within about a second.
-    (agentstatus-tests--write-record "old" "working" (time-subtract nil 29) "Going stale")
+    ;; 25 s old: fresh now, stale within about 5 s.
+    (agentstatus-tests--write-record "old" "working" (time-subtract nil 25) "Going stale")
     ;; Already stale: never shown.
     (agentstatus-tests--write-record "older" "blocked" (time-subtract nil 120))
     (agentstatus-list)
@@ -251,7 +251,7 @@ value."
     (agentstatus-tests--list-shows (lambda (lines) (and (= 2 (length lines))
                                                         (string-match-p "Going stale" (car lines))))
                                    "the row about to go stale")
-    (agentstatus-tests--wait "stale" (lambda () (equal (agentstatus-tests--mode-line) " 1 idle")) 5)
+    (agentstatus-tests--wait "stale" (lambda () (equal (agentstatus-tests--mode-line) " 1 idle")) 15)
     (agentstatus-tests--shows "1 idle")
     (agentstatus-tests--list-shows (lambda (lines) (and (= 1 (length lines))
                                                         (string-match-p "\\`idle " (car lines))))
@@ -323,7 +323,7 @@ value."
             (should (string-match-p "writable by group or others"
                                     (get-text-property 1 'help-echo agentstatus--mode-line)))
             ;; Restarts come with a doubling delay: 0.2, 0.4, 0.8, 1.6 s.
-            (agentstatus-tests--wait "four exits" (lambda () (>= agentstatus--delay 3.2)) 10)
+            (agentstatus-tests--wait "four exits" (lambda () (>= agentstatus--delay 3.2)) 20)
             (should (= starts 4))
             (should (= (1+ before) (agentstatus-tests--messages-matching "writable by group or others")))
             ;; Fixed: the next restart runs and the mark goes.
