@@ -195,6 +195,7 @@ var trapFlaw = map[string][]string{
 	"qwen/real-0.24.4-esc-in-tool":             {"tool-interrupt-ignored", "interrupt-is-done"},
 	"qwen/real-0.24.4-esc-streaming":           {"idle-prompt-ignored"},
 	"qwen/real-0.24.4-failed-turn":             {"stop-failure-ignored"},
+	"qwen/real-0.24.4-failed-turn-late-stop":   {"stop-failure-ignored"},
 	"qwen/real-0.24.4-parallel-tool-calls":     {"tool-end-is-turn-end"},
 	"qwen/real-0.24.4-question":                {"permission-from-notification-only"},
 	"qwen/real-0.24.4-question-dismissed":      {"idle-prompt-ignored"},

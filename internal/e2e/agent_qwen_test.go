@@ -3,15 +3,20 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentstatus/agentstatus/reader"
 )
 
 // Qwen Code, as a new user runs it after `statuspub install qwen`, signed
@@ -72,7 +77,11 @@ const qwenSettings = `{
 
 // startQwen starts Qwen Code in tmux with its hooks installed and samples
 // the status.
-func startQwen(t *testing.T) *agentRun {
+func startQwen(t *testing.T) *agentRun { return startQwenWith(t, "") }
+
+// startQwenWith is startQwen with each hook command run as hook, a shell
+// command that gets the installed command in $HOOK ("": as installed).
+func startQwenWith(t *testing.T, hook string) *agentRun {
 	t.Helper()
 	m := startModel(t, func(m *model) http.Handler { return chatHandlerWith(m, qwenTools) })
 	home := t.TempDir()
@@ -100,6 +109,16 @@ func startQwen(t *testing.T) *agentRun {
 	if data, _ := os.ReadFile(settings); !strings.Contains(string(data), "// chosen in the first-run dialog") ||
 		!strings.Contains(string(data), "qwen-hook") {
 		t.Fatalf("install did not keep the comments and add the hooks:\n%s", data)
+	}
+	if hook != "" {
+		data, _ := os.ReadFile(settings)
+		quoted, _ := json.Marshal("HOOK='statuspub qwen-hook'; " + hook)
+		data = bytes.ReplaceAll(data, []byte(`"statuspub qwen-hook"`), quoted)
+		// Time for a hook that waits for another (5 s as installed).
+		data = bytes.ReplaceAll(data, []byte(`"timeout": 5`), []byte(`"timeout": 30`))
+		if err := os.WriteFile(settings, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	traceHooks(t, settings, "statuspub qwen-hook", "qwen")
 	tm := startTmux(t, proj, env, []string{pinned["qwen"].path()})
@@ -157,4 +176,126 @@ func TestQwenCode(t *testing.T) {
 		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled})
 	r.do("clear", step{name: "/clear", act: typingSlowly("/clear"), truth: idle, settle: time.Second})
 	r.do("quit", step{name: "/quit", act: typingSlowly("/quit"), truth: gone, within: 30 * time.Second})
+}
+
+// qwenHookOrder is a hook command that runs $HOOK for each event, and for
+// StopFailure and the Notification idle_prompt puts them in an order: the
+// one named in $DIR/late waits until the other one's $HOOK has exited
+// ($DIR/applied-EVENT), at most 20 s. Qwen Code runs StopFailure under a
+// helper of its own (a detached node that waits for the hook) and
+// idle_prompt directly, at about the same time, in either order. It
+// appends to $DIR/ancestry one line per hook: the event, then each
+// process from the hook's shell up to init as pid:comm:exe; to
+// $DIR/order the events whose $HOOK has exited; and the payloads to
+// $DIR/payloads.jsonl.
+func qwenHookOrder(dir string) string {
+	return `in=$(cat); case $in in *'"hook_event_name":"StopFailure"'*) ev=StopFailure;; ` +
+		`*'"notification_type":"idle_prompt"'*) ev=idle_prompt;; *) ev=other;; esac; ` +
+		`p=$$; chain=; while [ "$p" -gt 0 ]; do s=$(cat /proc/$p/stat) || break; c=${s#*(}; c=${c%)*}; ` +
+		`chain="$chain $p:$c:$(readlink /proc/$p/exe)"; r=${s##*) }; set -- $r; p=$2; done; ` +
+		`echo "$ev$chain" >> ` + dir + `/ancestry; printf '%s\n' "$in" >> ` + dir + `/payloads.jsonl; ` +
+		`if [ "$ev" = "$(cat ` + dir + `/late 2>/dev/null)" ]; then i=0; ` +
+		`while [ ! -e ` + dir + `/applied-StopFailure ] && [ ! -e ` + dir + `/applied-idle_prompt ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done; fi; ` +
+		`printf '%s' "$in" | $HOOK; echo $ev >> ` + dir + `/order; : > ` + dir + `/applied-$ev`
+}
+
+// qwenHold is how long after a failed turn the session must stay idle,
+// failed: once both hooks have run, a record bound to the helper went
+// about 1.8 s later (longer on a loaded machine). Whether or not it has gone by then, the
+// record must still name Qwen Code's process.
+const qwenHold = 8 * time.Second
+
+// A failed turn leaves the session idle, failed, and there it stays,
+// whichever of StopFailure (run under Qwen Code's helper process) and the
+// Notification idle_prompt (run directly) is applied last: the record
+// stays bound to Qwen Code's process (SPEC.md H6), not the helper's.
+func TestQwenCodeFailedTurn(t *testing.T) {
+	needE2E(t)
+	for _, order := range []struct{ name, late string }{
+		{"StopFailure last", "StopFailure"},
+		{"StopFailure first", "idle_prompt"},
+	} {
+		t.Run(order.name, func(t *testing.T) {
+			ctl := t.TempDir()
+			r := startQwenWith(t, qwenHookOrder(ctl))
+			// Qwen Code took over 90 s to start at a load average of 40.
+			r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 4 * time.Minute})
+			dir := r.status.dir
+			bound := r.recordPID(dir)
+			for _, f := range []string{"order", "applied-StopFailure", "applied-idle_prompt"} {
+				os.Remove(filepath.Join(ctl, f))
+			}
+			if err := os.WriteFile(filepath.Join(ctl, "late"), []byte(order.late+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// How the turn ended is checked below: the late hook waits for
+			// the other one, which on a loaded machine can take longer
+			// than the bound of a step's words.
+			r.do("failed-turn",
+				step{name: "prompt", act: typingSlowly("e2e:fail 400"), truth: working},
+				step{name: "error", truth: idle, settle: qwenSettled})
+			// Idle, failed: from when the status says so, for qwenHold.
+			failed := regexp.MustCompile("^failed")
+			from, ok := time.Now(), false
+			for !ok && time.Since(from) < measureFor {
+				time.Sleep(50 * time.Millisecond)
+				_, ok = r.status.held(time.Now(), idle, failed)
+			}
+			from = time.Now()
+			for time.Since(from) < qwenHold {
+				time.Sleep(100 * time.Millisecond)
+			}
+			got, ok := r.status.held(from, idle, failed)
+			fmt.Printf("E2E-HOLD agent=qwen order=%q held=%v for=%v %s\n", order.name, ok, qwenHold, got)
+			if !ok {
+				t.Errorf("qwen failed turn (%s): the status did not stay idle, failed for %v: %s\nstatus timeline:\n%s",
+					order.name, qwenHold, got, r.status.timeline(from))
+			}
+			if pid := r.recordPID(dir); pid != bound || pid <= 0 {
+				t.Errorf("qwen failed turn (%s): the record's pid went from %d to %d", order.name, bound, pid)
+			}
+			if anc, err := os.ReadFile(filepath.Join(ctl, "ancestry")); err == nil {
+				t.Logf("hooks' ancestry:\n%s", anc)
+			}
+			applied, _ := os.ReadFile(filepath.Join(ctl, "order"))
+			if got := strings.Fields(strings.ReplaceAll(string(applied), "other", "")); len(got) != 2 || got[1] != order.late {
+				t.Errorf("qwen failed turn (%s): the hooks were applied in the order %q", order.name, got)
+			}
+			if trace := os.Getenv("AGENTSTATUS_E2E_TRACE"); trace != "" {
+				// The payloads, for conformance/hooktraces (see traceHooks).
+				data, _ := os.ReadFile(filepath.Join(ctl, "payloads.jsonl"))
+				name := "qwen-failed-turn-" + strings.ReplaceAll(strings.ToLower(order.name), " ", "-") + ".jsonl"
+				os.WriteFile(filepath.Join(trace, name), data, 0o644)
+			}
+		})
+	}
+}
+
+// recordPID is the pid of the one fresh record in dir, 0 for none.
+func (r *agentRun) recordPID(dir string) int {
+	l, err := reader.List(dir, reader.Options{})
+	if err != nil {
+		return 0
+	}
+	if fresh := l.Fresh(); len(fresh) == 1 {
+		return fresh[0].Status.PID
+	}
+	return 0
+}
+
+// held reports whether the status showed state, with words for why that
+// match want, from t0 until now without a break; else it says what it
+// showed.
+func (s *sampler) held(t0 time.Time, state string, want *regexp.Regexp) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.changes {
+		if i+1 < len(s.changes) && !s.changes[i+1].at.After(t0) {
+			continue // over before t0
+		}
+		if c.state != state || !want.MatchString(c.why) {
+			return fmt.Sprintf("%s %q at %+.3fs", c.state, c.why, c.at.Sub(t0).Seconds()), false
+		}
+	}
+	return "", len(s.changes) > 0
 }

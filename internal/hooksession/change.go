@@ -26,6 +26,10 @@ type Change struct {
 	Cwd   string            // "" keeps the cwd
 	PID   int               // the agent's process; always written
 	Task  *agenthook.TaskOp // a change to the session's task list
+	// PIDFound says PID is what the search of SPEC.md H6 found, not a
+	// --pid: it yields to the process the record is bound to unless that
+	// one is gone or PID is a new process of the same agent (bindAgent).
+	PIDFound bool
 	// Source is the file the agent keeps its state in (nil: unchanged).
 	Source *agenthook.Source
 	// Wait says what a change to blocked waits for, Ended how a change

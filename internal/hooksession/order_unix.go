@@ -30,6 +30,10 @@ type fieldStamps struct {
 	Agent int64 `json:"agent,omitempty"`
 	Cwd   int64 `json:"cwd,omitempty"`
 	PID   int64 `json:"pid,omitempty"`
+	// PIDStart is the start time of the record's process when it was
+	// bound (procfs.Stat.Start), to tell it from a later process given
+	// the same pid.
+	PIDStart uint64 `json:"pidStart,omitempty"`
 	// Cleared is the stamp of the last clear: an update started before
 	// it does not bring the record back.
 	Cleared int64 `json:"cleared,omitempty"`

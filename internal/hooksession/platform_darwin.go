@@ -2,6 +2,7 @@ package hooksession
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 
@@ -34,3 +35,7 @@ func lookupProc(pid int) (procfs.Stat, error) {
 		Zombie: kp.Proc.P_stat == sZomb,
 	}, nil
 }
+
+// exePath is not known here: an agent is never rebound to an unrelated
+// process (see bindAgent).
+func exePath(int) (string, error) { return "", errors.ErrUnsupported }

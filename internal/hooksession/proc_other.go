@@ -13,3 +13,6 @@ import (
 func lookupProc(pid int) (procfs.Stat, error) {
 	return procfs.Stat{}, errors.ErrUnsupported
 }
+
+// exePath is not known here.
+func exePath(int) (string, error) { return "", errors.ErrUnsupported }

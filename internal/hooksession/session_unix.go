@@ -65,6 +65,20 @@ func Set(dir, session string, ch Change, wd, exe string) error {
 	}
 	found := exists && rerr == nil
 	stamps.order(&ch, issued, cur.PID, found)
+	if ch.PIDFound && found {
+		if pid := bindAgent(ch.PID, cur.PID, stamps.PIDStart, hostProcs); pid != ch.PID {
+			// The source was found for a process that is not the
+			// agent's: keep the one on record.
+			ch.PID, ch.Source = pid, nil
+		}
+	}
+	if !found || cur.PID != ch.PID || stamps.PIDStart == 0 {
+		// Bound now: what a later hook tells a reused pid by.
+		stamps.PIDStart = 0
+		if info, err := lookupProc(ch.PID); ch.PID > 0 && err == nil {
+			stamps.PIDStart = info.Start
+		}
+	}
 	newSource := ch.Source != nil && (stamps.Source == nil || *stamps.Source != *ch.Source)
 	if newSource {
 		stamps.Source = ch.Source

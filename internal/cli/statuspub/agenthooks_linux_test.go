@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -135,4 +136,70 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 		t.Errorf("after SessionEnd statusls shows %v", got)
 	}
 	waitNoOwner(t, dir)
+}
+
+// Qwen Code runs its StopFailure hook under a short-lived helper of its
+// own (a detached node process that waits for the hook): the record stays
+// bound to the agent, in either order of StopFailure and the idle_prompt
+// Notification, survives the helper's exit, and goes only when the agent
+// exits (SPEC.md H4, H6).
+func TestHookUnderAHelper(t *testing.T) {
+	t.Parallel()
+	const hb = 100 * time.Millisecond
+	const session = "7e751eb0-cf3e-4174-b1fb-19d6018741ca"
+	type hook struct {
+		file   string
+		helper bool
+	}
+	prompt, failure, idlePrompt := hook{"real-user-prompt-submit.json", false},
+		hook{"real-stop-failure-400.json", true}, hook{"real-notification-idle-prompt.json", false}
+	for _, tt := range []struct {
+		name  string
+		hooks []hook
+	}{
+		{"StopFailure last", []hook{prompt, idlePrompt, failure}},
+		{"StopFailure first", []hook{prompt, failure, idlePrompt}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
+			a := startAgent(t, hbEnv(hb)...)
+			owner := 0
+			for i, h := range tt.hooks {
+				input, err := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", "qwen", h.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep := a.run(agentRequest{Shell: []string{"bash", "-c"}, Cmd: bin + " qwen-hook --dir " + dir, Stdin: string(input), Helper: h.helper})
+				if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
+					t.Fatalf("hook %d %s: %+v", i, h.file, rep)
+				}
+				if rec := mustRecord(t, dir, session); rec.PID != a.pid {
+					t.Fatalf("after %s: the record is bound to %d, want the agent %d", h.file, rec.PID, a.pid)
+				}
+				if i == 0 {
+					owner = waitOneOwner(t, dir, session)
+				}
+			}
+			// The helper has exited with its hook: the owner, checking
+			// the agent four times a heartbeat, would have removed a
+			// record bound to it by now.
+			rec := mustRecord(t, dir, session)
+			for range 3 {
+				rec = waitBeat(t, dir, session, rec.UpdatedAt)
+			}
+			if rec.PID != a.pid || rec.State != idle || rec.Ended.Reason != "failed" {
+				t.Errorf("record %+v, want idle, ended failed, the agent's pid %d", rec, a.pid)
+			}
+			if got := waitOneOwner(t, dir, session); got != owner {
+				t.Errorf("owner %d replaced by %d: the record was removed and made again", owner, got)
+			}
+			a.kill()
+			waitFor(t, "record removed after the agent died", 20*time.Second, func() bool {
+				_, ok := record(t, dir, session)
+				return !ok
+			})
+			waitNoOwner(t, dir)
+		})
+	}
 }

@@ -92,12 +92,13 @@ func (f *hookFlags) statusDir(env *runner) (string, error) {
 }
 
 // agentProcess is --pid, else the agent found from the parent process
-// (see agentPID).
-func (f *hookFlags) agentProcess() int {
+// (see agentPID); found reports the latter, which yields to the process
+// the record is bound to (SPEC.md H6).
+func (f *hookFlags) agentProcess() (pid int, found bool) {
 	if f.given("pid") {
-		return f.pid
+		return f.pid, false
 	}
-	return hooksession.AgentPID()
+	return hooksession.AgentPID(), true
 }
 
 // failed reports a failure of a short-lived command as ONE line on stderr.
@@ -188,7 +189,8 @@ func setCmd(f *hookFlags, args []string, env *runner) int {
 	if code := f.checkRecord(env, "set", args); code >= 0 {
 		return code
 	}
-	ch := hooksession.Change{Agent: f.agent, PID: f.agentProcess(), NoDetail: f.withoutDetail(env)}
+	ch := hooksession.Change{Agent: f.agent, NoDetail: f.withoutDetail(env)}
+	ch.PID, ch.PIDFound = f.agentProcess()
 	if f.given("state") {
 		st, err := base.ParseState(f.state)
 		if err != nil {
@@ -302,8 +304,9 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 	if a.Kind == agenthook.Remove {
 		return f.apply(env, name, func(dir string) error { return hooksession.Clear(dir, a.Session) })
 	}
-	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: cmp.Or(f.agent, defaultAgent), Cwd: a.Cwd, PID: f.agentProcess(), Task: a.Task,
+	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: cmp.Or(f.agent, defaultAgent), Cwd: a.Cwd, Task: a.Task,
 		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
+	ch.PID, ch.PIDFound = f.agentProcess()
 	if sourceOf != nil && ch.PID > 0 {
 		// Only a source the adapter checked (SPEC.md H17).
 		ch.Source = sourceOf(env, ch.PID, a)

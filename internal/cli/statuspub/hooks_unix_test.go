@@ -31,6 +31,31 @@ type agentRequest struct {
 	Cmd   string   `json:"cmd"`
 	Stdin string   `json:"stdin"`
 	Env   []string `json:"env"`
+	// Helper runs the hook through a short-lived helper process, as
+	// Qwen Code runs StopFailure: the same executable as the agent,
+	// started detached (a session of its own), waiting for the hook and
+	// exiting with it (see hookHelper).
+	Helper bool `json:"helper"`
+}
+
+// hookHelperEnv makes the test binary a hook's helper (see hookHelper).
+const hookHelperEnv = "STATUSPUB_TEST_HOOK_HELPER"
+
+// hookHelper is what the test binary does as the stand-in agent's helper:
+// it runs argv with its own standard streams and exits with its status.
+func hookHelper(argv []string) int {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	case err != nil:
+		fmt.Fprintln(os.Stderr, err)
+		return 127
+	}
+	return 0
 }
 
 type agentReply struct {
@@ -56,6 +81,15 @@ func fakeAgent(in io.Reader, out io.Writer) int {
 		}
 		cmd := exec.Command(req.Shell[0], append(req.Shell[1:], req.Cmd)...)
 		cmd.Env = append(os.Environ(), req.Env...)
+		if req.Helper {
+			self, err := os.Executable()
+			if err != nil {
+				return 2
+			}
+			cmd = exec.Command(self, append(req.Shell, req.Cmd)...)
+			cmd.Env = append(os.Environ(), append(req.Env, hookHelperEnv+"=1")...)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		}
 		cmd.Stdin = strings.NewReader(req.Stdin)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -115,10 +149,17 @@ func startAgent(t *testing.T, env ...string) *agent {
 // hook runs cmd under the agent through shell (sh -c by default).
 func (a *agent) hook(shell []string, cmd, stdin string, env ...string) agentReply {
 	a.t.Helper()
-	if shell == nil {
-		shell = []string{"sh", "-c"}
+	return a.run(agentRequest{Shell: shell, Cmd: cmd, Stdin: stdin, Env: env})
+}
+
+// run has the agent run the hook req.
+func (a *agent) run(req agentRequest) agentReply {
+	a.t.Helper()
+	if req.Shell == nil {
+		req.Shell = []string{"sh", "-c"}
 	}
-	line, _ := json.Marshal(agentRequest{Shell: shell, Cmd: cmd, Stdin: stdin, Env: env})
+	cmd := req.Cmd
+	line, _ := json.Marshal(req)
 	if _, err := a.in.Write(append(line, '\n')); err != nil {
 		a.t.Fatal(err)
 	}

@@ -34,6 +34,10 @@ func TestMain(m *testing.M) {
 		os.Unsetenv(fakeAgentEnv)
 		os.Exit(fakeAgent(os.Stdin, os.Stdout))
 	}
+	if os.Getenv(hookHelperEnv) == "1" {
+		os.Unsetenv(hookHelperEnv)
+		os.Exit(hookHelper(os.Args[1:]))
+	}
 	testbin.Main(m, map[string]func() int{"statuspub": statuspub.Main, "statusls": statusls.Main}, func(dir string) { bin = filepath.Join(dir, "statuspub") })
 }
 
