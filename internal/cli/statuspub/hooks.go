@@ -33,6 +33,8 @@ type hookFlags struct {
 	pid                               int
 	noTitle, noDetail, strict         bool
 	fs                                *base.FlagSet // for what the command line set
+
+	heartbeatOwner bool // serve --heartbeat-owner
 }
 
 // given reports whether the command line set the flag name.
