@@ -24,6 +24,8 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:fail 200", directive{kind: "ok"}},
 		{"e2e:fail x", directive{kind: "ok"}},
 		{"e2e:ask Which database?", directive{kind: "ask", args: []string{"Which database?"}}},
+		{"e2e:agent sleep 8", directive{kind: "agent", args: []string{"sleep 8"}}},
+		{"e2e:agent", directive{kind: "ok"}},
 		{"<session>\ne2e:tool rm x\n</session> Write a title", directive{kind: "ok"}}, // a side request quoting it
 		{"hello", directive{kind: "ok"}},
 		{"e2e:dance", directive{kind: "ok"}},

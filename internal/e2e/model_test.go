@@ -31,6 +31,8 @@ import (
 //	e2e:parallel A ;; B  two shell tool calls at once, then "done."
 //	e2e:fail CODE        answer HTTP CODE with the API's error body
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
+//	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
+//	                     prompt is "e2e:tool CMD"; then "done."
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
@@ -53,7 +55,7 @@ func parseDirective(text string) directive {
 	switch word {
 	case "text", "slow":
 		return directive{kind: word}
-	case "tool", "ask":
+	case "tool", "ask", "agent":
 		if rest == "" {
 			break
 		}
@@ -173,6 +175,9 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	switch {
 	case !tools && d.kind != "fail":
 		d = directive{kind: "ok"}
+	case afterTool && d.kind == "agent":
+		// The subagent's own tool calls may still be pending.
+		d = directive{kind: "text"}
 	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
 		d = directive{kind: "text"}
 		m.called("") // done with those calls
