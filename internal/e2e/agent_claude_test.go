@@ -27,7 +27,7 @@ func claudeScreen(s string) string {
 		return blocked // a permission dialog, or a question
 	case strings.Contains(s, "esc to interrupt"):
 		return working
-	case backgroundWait.MatchString(s):
+	case waitsForBackground(s):
 		// The turn was given up, but a background agent or shell runs
 		// and will start the next turn by itself (SPEC.md Y8).
 		return working
@@ -40,6 +40,22 @@ func claudeScreen(s string) string {
 // backgroundWait is the line Claude Code shows while its turn waits for
 // background work: "Waiting for 1 background agent to finish".
 var backgroundWait = regexp.MustCompile(`Waiting for \d+ background \w+ to finish`)
+
+// waitsForBackground reports whether the screen's last word on the turn is
+// backgroundWait: the line stays in the transcript above the next entries
+// ("● Agent … finished") once the work is done.
+func waitsForBackground(s string) bool {
+	wait, entry := -1, -1
+	for i, l := range strings.Split(s, "\n") {
+		switch t := strings.TrimSpace(l); {
+		case backgroundWait.MatchString(t):
+			wait = i
+		case strings.HasPrefix(t, "●"), strings.HasPrefix(t, "✻"):
+			entry = i
+		}
+	}
+	return wait >= 0 && wait > entry
+}
 
 // startClaude starts Claude Code in tmux with its hooks installed, in the
 // permission mode mode ("" for its default), and samples the status.

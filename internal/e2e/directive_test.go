@@ -62,3 +62,16 @@ func TestModelDirectiveAfterTools(t *testing.T) {
 		t.Fatalf("a side request without tools: %+v", d)
 	}
 }
+
+// Claude Code's wait for background work counts only while it is the
+// screen's last word on the turn.
+func TestClaudeScreenBackground(t *testing.T) {
+	waiting := "❯ e2e:agent x\n● Agent(e2e subagent)\n  ⎿  Backgrounded agent\n● done.\n✻ Waiting for 1 background agent to finish\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
+	after := "❯ e2e:agent x\n● done.\n✻ Waiting for 1 background agent to finish\n● Agent \"e2e subagent\" finished · 38s\n● done.\n✻ Cogitated for 1m 1s\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
+	if got := claudeScreen(waiting); got != working {
+		t.Errorf("waiting for the agent: %q", got)
+	}
+	if got := claudeScreen(after); got != idle {
+		t.Errorf("after it: %q", got)
+	}
+}
