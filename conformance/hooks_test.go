@@ -131,6 +131,14 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
+	// Claude Code's Stop taken for the end of the work while a background
+	// agent still runs (SPEC.md Y8).
+	"background-stop-is-idle": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "Stop" {
+			a.State, a.Ended, a.Background = statusfile.Idle, statusfile.Ended{Reason: "done"}, nil
+		}
+		return a
+	},
 	"tool-end-is-turn-end": func(ev map[string]any, a agenthook.Action) agenthook.Action {
 		switch ev["hook_event_name"] {
 		case "PostToolUse", "AfterTool":
@@ -170,35 +178,37 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 
 // trapFlaw names the flaws each trap trace must catch.
 var trapFlaw = map[string][]string{
-	"claude/compaction-mid-turn":               {"compaction-is-a-new-session"},
-	"claude/idle-prompt":                       {"every-notification-blocks"},
-	"claude/late-permission-prompt":            {"notification-replaces-wait", "permission-from-notification-only"},
-	"claude/other-agents-notifications":        {"other-agents-block"},
-	"claude/parallel-tool-calls":               {"tool-end-is-turn-end"},
-	"claude/stop-failure":                      {"stop-failure-ignored", "rate-limit-is-failure"},
-	"claude/subagent-stop":                     {"subagent-stop-is-stop"},
-	"codex/compaction-mid-turn":                {"compaction-is-a-new-session"},
-	"codex/interrupt":                          {"interrupt-ignored"},
-	"codex/parallel-tool-calls":                {"tool-end-is-turn-end"},
-	"codex/permission-request":                 {"permission-from-notification-only"},
-	"codex/real-esc-in-tool":                   {"interrupt-is-done"},
-	"codex/stop-failure":                       {"stop-failure-ignored", "rate-limit-is-failure"},
-	"codex/subagent-stop":                      {"subagent-stop-is-stop"},
-	"gemini/after-model-streaming":             {"after-model-publishes"},
-	"gemini/compression-mid-turn":              {"compaction-is-a-new-session"},
-	"gemini/parallel-tool-calls":               {"tool-end-is-turn-end"},
-	"gemini/tool-permission":                   {"permission-from-notification-only"},
-	"copilot/real-1.0.102-failed-turn":         {"error-occurred-ignored"},
-	"copilot/real-1.0.102-parallel-tool-calls": {"pre-tool-use-blocks"},
-	"copilot/real-1.0.102-session":             {"session-id-snake-case-only"},
-	"qwen/real-0.24.4-deny":                    {"idle-prompt-ignored", "notification-replaces-wait"},
-	"qwen/real-0.24.4-esc-in-tool":             {"tool-interrupt-ignored", "interrupt-is-done"},
-	"qwen/real-0.24.4-esc-streaming":           {"idle-prompt-ignored"},
-	"qwen/real-0.24.4-failed-turn":             {"stop-failure-ignored"},
-	"qwen/real-0.24.4-parallel-tool-calls":     {"tool-end-is-turn-end"},
-	"qwen/real-0.24.4-question":                {"permission-from-notification-only"},
-	"qwen/real-0.24.4-question-dismissed":      {"idle-prompt-ignored"},
-	"qwen/real-0.24.4-session":                 {"permission-from-notification-only", "notification-replaces-wait"},
+	"claude/compaction-mid-turn":                {"compaction-is-a-new-session"},
+	"claude/idle-prompt":                        {"every-notification-blocks"},
+	"claude/late-permission-prompt":             {"notification-replaces-wait", "permission-from-notification-only"},
+	"claude/other-agents-notifications":         {"other-agents-block"},
+	"claude/parallel-tool-calls":                {"tool-end-is-turn-end"},
+	"claude/real-2.1.332-background-agent":      {"background-stop-is-idle"},
+	"claude/real-2.1.332-background-agent-asks": {"background-stop-is-idle"},
+	"claude/stop-failure":                       {"stop-failure-ignored", "rate-limit-is-failure"},
+	"claude/subagent-stop":                      {"subagent-stop-is-stop"},
+	"codex/compaction-mid-turn":                 {"compaction-is-a-new-session"},
+	"codex/interrupt":                           {"interrupt-ignored"},
+	"codex/parallel-tool-calls":                 {"tool-end-is-turn-end"},
+	"codex/permission-request":                  {"permission-from-notification-only"},
+	"codex/real-esc-in-tool":                    {"interrupt-is-done"},
+	"codex/stop-failure":                        {"stop-failure-ignored", "rate-limit-is-failure"},
+	"codex/subagent-stop":                       {"subagent-stop-is-stop"},
+	"gemini/after-model-streaming":              {"after-model-publishes"},
+	"gemini/compression-mid-turn":               {"compaction-is-a-new-session"},
+	"gemini/parallel-tool-calls":                {"tool-end-is-turn-end"},
+	"gemini/tool-permission":                    {"permission-from-notification-only"},
+	"copilot/real-1.0.102-failed-turn":          {"error-occurred-ignored"},
+	"copilot/real-1.0.102-parallel-tool-calls":  {"pre-tool-use-blocks"},
+	"copilot/real-1.0.102-session":              {"session-id-snake-case-only"},
+	"qwen/real-0.24.4-deny":                     {"idle-prompt-ignored", "notification-replaces-wait"},
+	"qwen/real-0.24.4-esc-in-tool":              {"tool-interrupt-ignored", "interrupt-is-done"},
+	"qwen/real-0.24.4-esc-streaming":            {"idle-prompt-ignored"},
+	"qwen/real-0.24.4-failed-turn":              {"stop-failure-ignored"},
+	"qwen/real-0.24.4-parallel-tool-calls":      {"tool-end-is-turn-end"},
+	"qwen/real-0.24.4-question":                 {"permission-from-notification-only"},
+	"qwen/real-0.24.4-question-dismissed":       {"idle-prompt-ignored"},
+	"qwen/real-0.24.4-session":                  {"permission-from-notification-only", "notification-replaces-wait"},
 }
 
 func hookHelper(agent, flaw, home string, in io.Reader) error {
@@ -241,8 +251,14 @@ func hookHelper(agent, flaw, home string, in io.Reader) error {
 		return err
 	}
 	prev := rec
-	if a.State != "" {
+	// A turn given up to background work leaves a wait that is on (S1, Y8).
+	keepWait := a.State == statusfile.Working && a.Background != nil && *a.Background != (statusfile.Background{}) &&
+		prev.State == statusfile.Blocked
+	if a.State != "" && !keepWait {
 		rec.State = a.State
+	}
+	if a.State != "" && a.Background != nil {
+		rec.Background = *a.Background
 	}
 	// The reason keys, as SPEC.md §4.4 says a hook publisher keeps them: a
 	// wait that names nothing more than its kind keeps the one already on.
