@@ -112,6 +112,9 @@ func anthropicHandler(m *model) http.Handler {
 		for i := at + 1; parseDirective(text).kind == "agent" && at >= 0 && i < len(req.Messages); i++ {
 			afterAgent = afterAgent || req.Messages[i].Role == "assistant"
 		}
+		if parseDirective(text).kind == "agent" && len(req.Tools) > 0 && !afterAgent {
+			afterAgent = !m.agentOnce(parseDirective(text).args[0])
+		}
 		d := m.directive(text, afterAgent || m.answered(text, results), len(req.Tools) > 0)
 		if d.kind == "fail" {
 			w.Header().Set("Content-Type", "application/json")

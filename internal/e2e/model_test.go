@@ -99,6 +99,22 @@ type model struct {
 	logs    []string
 	pending map[string]bool // ids of the tool calls last made
 	pendFor string          // the user text they were made for
+	agents  map[string]bool // the commands of agent directives whose subagent started
+}
+
+// agentOnce reports whether the subagent of the agent directive for cmd
+// is yet to start, and from now on that it has: the agent's later
+// requests (its answer, its next turn when the subagent is done) quote
+// the directive again in ways a request alone does not tell apart.
+func (m *model) agentOnce(cmd string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.agents == nil {
+		m.agents = map[string]bool{}
+	}
+	first := !m.agents[cmd]
+	m.agents[cmd] = true
+	return first
 }
 
 // called records the ids of the tool calls just made for the directive in
