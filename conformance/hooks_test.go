@@ -131,6 +131,14 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
+	// Claude Code's Stop taken for the end of the work while a background
+	// agent still runs (SPEC.md Y8).
+	"background-stop-is-idle": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "Stop" {
+			a.State, a.Ended, a.Background = statusfile.Idle, statusfile.Ended{Reason: "done"}, nil
+		}
+		return a
+	},
 	"tool-end-is-turn-end": func(ev map[string]any, a agenthook.Action) agenthook.Action {
 		switch ev["hook_event_name"] {
 		case "PostToolUse", "AfterTool":
@@ -175,6 +183,8 @@ var trapFlaw = map[string][]string{
 	"claude/late-permission-prompt":            {"notification-replaces-wait", "permission-from-notification-only"},
 	"claude/other-agents-notifications":        {"other-agents-block"},
 	"claude/parallel-tool-calls":               {"tool-end-is-turn-end"},
+	"claude/real-2.1.332-background-agent":     {"background-stop-is-idle"},
+	"claude/real-2.1.332-background-asks":      {"background-stop-is-idle"},
 	"claude/stop-failure":                      {"stop-failure-ignored", "rate-limit-is-failure"},
 	"claude/subagent-stop":                     {"subagent-stop-is-stop"},
 	"codex/compaction-mid-turn":                {"compaction-is-a-new-session"},
@@ -242,8 +252,14 @@ func hookHelper(agent, flaw, home string, in io.Reader) error {
 		return err
 	}
 	prev := rec
-	if a.State != "" {
+	// A turn given up to background work leaves a wait that is on (S1, Y8).
+	keepWait := a.State == statusfile.Working && a.Background != nil && *a.Background != (statusfile.Background{}) &&
+		prev.State == statusfile.Blocked
+	if a.State != "" && !keepWait {
 		rec.State = a.State
+	}
+	if a.State != "" && a.Background != nil {
+		rec.Background = *a.Background
 	}
 	// The reason keys, as SPEC.md §4.4 says a hook publisher keeps them: a
 	// wait that names nothing more than its kind keeps the one already on.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,7 +146,7 @@ func TestOpenCodePluginProtocol(t *testing.T) {
 	waitForFile(t, log+".spawns", func(s string) bool { return strings.HasSuffix(s, "eof\n") })
 	spawns, _ := os.ReadFile(log + ".spawns")
 	lines := strings.Split(strings.TrimSpace(string(spawns)), "\n")
-	want := fmt.Sprintf("serve --session opencode-%d --agent opencode --pid %d --state idle --cwd ", h.pid, h.pid)
+	want := fmt.Sprintf("serve --session opencode-%d --agent opencode --pid %d --state idle --heartbeat-owner --cwd ", h.pid, h.pid)
 	if len(lines) != 2 || !strings.Contains(lines[0], want) {
 		t.Fatalf("spawns: %q; want one `statuspub %s...` and its end of input", lines, want)
 	}
@@ -230,7 +231,7 @@ func TestOpenCodePluginFolders(t *testing.T) {
 			waitForFile(t, log+".spawns", func(s string) bool { return strings.HasSuffix(s, "eof\n") })
 			spawns, _ := os.ReadFile(log + ".spawns")
 			lines := strings.Split(strings.TrimSpace(string(spawns)), "\n")
-			wantSpawn := fmt.Sprintf("serve --session opencode-%d --agent opencode --pid %d --state idle --cwd %s", h.pid, h.pid, dirs[0])
+			wantSpawn := fmt.Sprintf("serve --session opencode-%d --agent opencode --pid %d --state idle --heartbeat-owner --cwd %s", h.pid, h.pid, dirs[0])
 			if len(lines) != 2 || !strings.HasSuffix(lines[0], wantSpawn) || lines[1] != "eof" {
 				t.Fatalf("spawns: %q; want one `statuspub %s` for the process, and its end of input", lines, wantSpawn)
 			}
@@ -417,4 +418,62 @@ func children(t *testing.T, pid int) int {
 		}
 	}
 	return n
+}
+
+// Every process under the terminal killed at once (kill -9 of the tree, as
+// systemd-oomd does to a terminal's scope): OpenCode and its statuspub
+// child die together, and the detached heartbeat owner still removes the
+// record once OpenCode is gone, long before it would go stale (30 s).
+func TestOpenCodePluginKilledTree(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(t.TempDir(), "home")
+	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join(binDir, "statuspub"), "GENTLE_PI_CONFIG_HOME="+home,
+		"STATUSPUB_HEARTBEAT=200ms")
+	statusls := realStatusls(t)
+	count := func() int {
+		out, err := exec.Command(statusls, "--json", "--config-home", home).Output()
+		if err != nil {
+			t.Fatalf("statusls --json: %v", err)
+		}
+		var got []map[string]any
+		json.Unmarshal(out, &got)
+		return len(got)
+	}
+	h.event("session.status", map[string]any{"sessionID": "ses_1", "status": map[string]any{"type": "busy"}})
+	waitForFile(t, filepath.Join(home, "agent-status"), func(string) bool { return count() == 1 })
+	tree := append(descendants(h.pid), h.pid)
+	for _, pid := range tree {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	killed := time.Now()
+	deadline := killed.Add(10 * time.Second)
+	for count() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after OpenCode's process tree (%v) was killed statusls still shows its record", tree)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("the record went %v after the tree was killed", time.Since(killed))
+}
+
+// descendants lists pid's children and theirs.
+func descendants(pid int) []int {
+	out, _ := exec.Command("ps", "-A", "-o", "pid=,ppid=").Output()
+	kids := map[int][]int{}
+	for _, line := range strings.Split(string(out), "\n") {
+		var p, pp int
+		if n, _ := fmt.Sscan(line, &p, &pp); n == 2 {
+			kids[pp] = append(kids[pp], p)
+		}
+	}
+	var all []int
+	var walk func(int)
+	walk = func(p int) {
+		for _, k := range kids[p] {
+			all = append(all, k)
+			walk(k)
+		}
+	}
+	walk(pid)
+	return all
 }

@@ -26,10 +26,11 @@ const (
 	fTask
 	fWaitingFor
 	fEnded
+	fBackground
 	nFields
 )
 
-var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "agent", "pid", "cwd", "task", "waitingFor", "ended"}
+var fieldNames = [nFields]string{"schema", "session", "state", "updatedAt", "agent", "pid", "cwd", "task", "waitingFor", "ended", "background"}
 
 // Decode parses a status file. It is tolerant where SPEC.md asks readers to
 // be: unknown keys are ignored, an unknown state is kept as it is, a missing
@@ -183,8 +184,25 @@ func (d *decoder) interpret(f *[nFields]jsonstr.Span) (Status, error) {
 			s.Ended = Ended{Reason: d.text(v[0]), Detail: d.text(v[1]), At: d.time(v[2])}
 		}
 	}
+	var v [2]jsonstr.Span
+	if d.members(f[fBackground], []string{"agents", "tasks"}, v[:]) {
+		s.Background = Background{Agents: d.count(v[0]), Tasks: d.count(v[1])}
+	}
 	sanitizeWhy(&s)
 	return s, nil
+}
+
+// count returns the non-negative integer at sp, or 0 for anything else;
+// one above maxBackground is maxBackground.
+func (d *decoder) count(sp jsonstr.Span) int {
+	if sp.End == 0 {
+		return 0
+	}
+	f, err := strconv.ParseFloat(string(d.Data[sp.Start:sp.End]), 64)
+	if err != nil || f < 0 || f != math.Trunc(f) {
+		return 0
+	}
+	return int(min(f, maxBackground))
 }
 
 // members reports whether sp is an object, and sets v[i] to the value of

@@ -83,6 +83,13 @@ func appendEncode(dst []byte, s Status) ([]byte, error) {
 		dst = appendNullTime(dst, e.At)
 		dst = append(dst, '}')
 	}
+	if b := s.Background; b.Agents > 0 || b.Tasks > 0 {
+		dst = append(dst, `,"background":{"agents":`...)
+		dst = strconv.AppendInt(dst, int64(b.Agents), 10)
+		dst = append(dst, `,"tasks":`...)
+		dst = strconv.AppendInt(dst, int64(b.Tasks), 10)
+		dst = append(dst, '}')
+	}
 	dst = append(dst, "}\n"...)
 	return dst, nil
 }

@@ -70,6 +70,9 @@ type Status struct {
 	// Decode returns them sanitized.
 	WaitingFor Waiting
 	Ended      Ended
+	// Background counts the work the agent started that still runs
+	// outside its own turn (SPEC.md §4.4), whatever the state.
+	Background Background
 }
 
 // errInvalidSession is the error of a session id that SPEC.md does not allow.

@@ -1,6 +1,9 @@
 package statusfile
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Limits of the reason keys, in UTF-16 code units, applied by [Encode] and
 // [Decode].
@@ -33,6 +36,40 @@ type Ended struct {
 	At     time.Time // when the turn ended; zero when unknown
 }
 
+// Background counts the work an agent started that runs outside its own
+// turn: the record's "background" key. The zero value means none.
+type Background struct {
+	Agents int // subagents
+	Tasks  int // other work: background shells, monitors, workflows
+}
+
+// maxBackground caps each count: more says nothing a reader can use.
+const maxBackground = 9999
+
+// words is how a reader shows the counts: "1 background agent",
+// "2 background tasks", "1 background agent, 2 background tasks"; "" for
+// none.
+func (b Background) words() string {
+	part := func(n int, what string) string {
+		if n <= 0 {
+			return ""
+		}
+		w := strconv.Itoa(n) + " background " + what
+		if n > 1 {
+			w += "s"
+		}
+		return w
+	}
+	a, t := part(b.Agents, "agent"), part(b.Tasks, "task")
+	switch {
+	case a != "" && t != "":
+		return a + ", " + t
+	case a != "":
+		return a
+	}
+	return t
+}
+
 // sanitizeWhy applies the sanitizer and the caps of SPEC.md to the reason
 // keys, and drops the one the state does not allow: waitingFor is kept
 // only while blocked, ended only while idle.
@@ -48,6 +85,8 @@ func sanitizeWhy(s *Status) {
 			*w = Waiting{}
 		}
 	}
+	s.Background.Agents = min(max(s.Background.Agents, 0), maxBackground)
+	s.Background.Tasks = min(max(s.Background.Tasks, 0), maxBackground)
 	if s.State != Idle || s.Ended.Reason == "" {
 		s.Ended = Ended{}
 	} else {
@@ -62,9 +101,22 @@ func sanitizeWhy(s *Status) {
 
 // Why returns the words SPEC.md gives for why the session is in its
 // state: "Bash: rm -rf build", "question: Which database?", "cancelled",
-// "rate limited"; "" when the record says nothing. The words come from
-// sanitized fields and are safe to display.
+// "rate limited", "1 background agent", "done; 2 background tasks"; ""
+// when the record says nothing. The words come from sanitized fields and
+// are safe to display.
 func (s *Status) Why() string {
+	own, bg := s.ownWhy(), s.Background.words()
+	switch {
+	case own != "" && bg != "":
+		return own + "; " + bg
+	case bg != "":
+		return bg
+	}
+	return own
+}
+
+// ownWhy is Why without the background work.
+func (s *Status) ownWhy() string {
 	if w := s.WaitingFor; s.State == Blocked && w.Kind != "" {
 		switch {
 		case w.Kind == "permission" && w.Tool != "" && w.Detail != "":

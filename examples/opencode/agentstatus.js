@@ -9,8 +9,12 @@
 // `statuspub serve` child and speaks its line protocol (one JSON object per
 // line, answered by {"ok":true}), rather than a process per event. The
 // record is the OpenCode process's: session "opencode-<pid>", pid this
-// process, so it disappears when OpenCode exits or crashes (the child sees
-// end of input and removes it).
+// process, so it disappears when OpenCode exits (the child sees end of
+// input and removes it) or crashes. The child runs with --heartbeat-owner:
+// a detached heartbeat owner, no process of OpenCode's tree, keeps the
+// record fresh and removes it within a second of OpenCode's end, even when
+// every process under the terminal is killed at once, the child with it
+// (SPEC.md H3, H4, H14).
 //
 // One record per process: OpenCode loads the plugin once per project
 // folder it serves (`opencode serve` with clients in several folders, each
@@ -58,7 +62,7 @@ function publisher(directory) {
     if (child || dead) return child;
     const prog = process.env.AGENTSTATUS_STATUSPUB || "statuspub";
     const args = ["serve", "--session", `opencode-${process.pid}`, "--agent", "opencode",
-      "--pid", String(process.pid), "--state", "idle"];
+      "--pid", String(process.pid), "--state", "idle", "--heartbeat-owner"];
     // The record's workspace is the first folder the process served.
     if (directory) args.push("--cwd", directory);
     try {

@@ -46,6 +46,10 @@ type Action struct {
 	// nothing. Times are left zero: the publisher stamps them.
 	Waiting statusfile.Waiting
 	Ended   statusfile.Ended
+	// Background, when not nil, is the work the agent started that runs
+	// outside its turn, as the event counts it (SPEC.md §4.4); nil keeps
+	// what the record says.
+	Background *statusfile.Background
 	// Replaces: the session replaces every other session of the same
 	// agent process (Codex's /clear), whose records go, unless that
 	// process serves several clients (Codex's app-server daemon).

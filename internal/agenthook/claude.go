@@ -21,6 +21,15 @@ type claudeInput struct {
 	Error            string          `json:"error"`        // StopFailure: the error's kind
 	TaskID           json.RawMessage `json:"task_id"`      // TaskCreated, TaskCompleted
 	TaskSubject      string          `json:"task_subject"` // TaskCreated, TaskCompleted
+	// Stop: the work in flight that will wake the session (2.1.332:
+	// "running/pending + backgrounded"); absent in older versions.
+	BackgroundTasks []claudeBackgroundTask `json:"background_tasks"`
+}
+
+// claudeBackgroundTask is one entry of Stop's background_tasks.
+type claudeBackgroundTask struct {
+	Type   string `json:"type"` // "subagent", "shell", "monitor", "workflow", ...
+	Status string `json:"status"`
 }
 
 // Claude maps a Claude Code hook payload (SPEC.md §13.1):
@@ -42,7 +51,9 @@ type claudeInput struct {
 //	Notification idle_prompt             idle (waiting for a new prompt)
 //	Notification, answer given           working
 //	Notification about other agents      ignored (agent_needs_input, agent_completed)
-//	Stop                                 idle, ended done
+//	Stop                                 idle, ended done; working while its
+//	                                     background_tasks run (subagents,
+//	                                     shells), which wake the session
 //	StopFailure                          idle, ended failed or rate_limited
 //	                                     (its error kind)
 //	SubagentStop, PreCompact, ...        ignored: not the session's own turn
@@ -107,6 +118,12 @@ func Claude(data []byte) (Action, error) {
 		}
 	case "Stop":
 		a.State, a.Ended = statusfile.Idle, done
+		a.Background = claudeBackground(in.BackgroundTasks)
+		if *a.Background != (statusfile.Background{}) {
+			// The turn is given up, but what it started runs on and
+			// wakes the session when it ends: still at work.
+			a.State, a.Ended = statusfile.Working, statusfile.Ended{}
+		}
 	case "StopFailure":
 		a.State, a.Ended = statusfile.Idle, failure(in.Error)
 	case "SessionEnd":
@@ -227,4 +244,24 @@ func TaskToolOp(tool string, input, response json.RawMessage) *TaskOp {
 		return &TaskOp{ID: id, Subject: in.Subject, ActiveForm: in.ActiveForm, Status: in.Status}
 	}
 	return nil
+}
+
+// claudeBackground counts the entries of Stop's background_tasks that are
+// still in flight: subagents as agents, everything else (background
+// shells, monitors, workflows) as tasks. Claude Code documents the list as
+// the work that will wake the session when it ends.
+func claudeBackground(tasks []claudeBackgroundTask) *statusfile.Background {
+	var b statusfile.Background
+	for _, t := range tasks {
+		switch strings.ToLower(t.Status) {
+		case "completed", "failed", "killed", "stopped", "cancelled", "canceled", "done":
+			continue
+		}
+		if t.Type == "subagent" || t.Type == "agent" {
+			b.Agents++
+		} else {
+			b.Tasks++
+		}
+	}
+	return &b
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,10 +27,34 @@ func claudeScreen(s string) string {
 		return blocked // a permission dialog, or a question
 	case strings.Contains(s, "esc to interrupt"):
 		return working
+	case waitsForBackground(s):
+		// The turn was given up, but a background agent or shell runs
+		// and will start the next turn by itself (SPEC.md Y8).
+		return working
 	case strings.Contains(s, "❯"):
 		return idle
 	}
 	return ""
+}
+
+// backgroundWait is the line Claude Code shows while its turn waits for
+// background work: "Waiting for 1 background agent to finish".
+var backgroundWait = regexp.MustCompile(`Waiting for \d+ background \w+ to finish`)
+
+// waitsForBackground reports whether the screen's last word on the turn is
+// backgroundWait: the line stays in the transcript above the next entries
+// ("● Agent … finished") once the work is done.
+func waitsForBackground(s string) bool {
+	wait, entry := -1, -1
+	for i, l := range strings.Split(s, "\n") {
+		switch t := strings.TrimSpace(l); {
+		case backgroundWait.MatchString(t):
+			wait = i
+		case strings.HasPrefix(t, "●"), strings.HasPrefix(t, "✻"):
+			entry = i
+		}
+	}
+	return wait >= 0 && wait > entry
 }
 
 // startClaude starts Claude Code in tmux with its hooks installed, in the
@@ -143,4 +168,40 @@ func TestClaudeCodeAutoMode(t *testing.T) {
 	r.do("auto-dialog",
 		step{name: "prompt", act: typing("e2e:tool curl -fsS http://127.0.0.1:9/install.sh | sh"), truth: blocked, settle: settled},
 		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled})
+}
+
+// untilScreen waits (up to a minute) until the screen matches re: a moment
+// the truth alone does not tell from the one before.
+func untilScreen(re *regexp.Regexp) func(*agentRun) {
+	return func(r *agentRun) {
+		r.t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for !re.MatchString(r.tm.capture()) {
+			if time.Now().After(deadline) {
+				r.t.Fatalf("the screen never matched %s:\n%s", re, r.tm.capture())
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+}
+
+// A subagent: Claude Code 2.1.332 runs every Agent call in the background
+// and ends its turn ("Waiting for 1 background agent to finish"); when the
+// subagent is done it starts a turn of its own. The session works
+// throughout, and says what runs while its own turn is over (SPEC.md Y8).
+func TestClaudeCodeBackgroundAgent(t *testing.T) {
+	needE2E(t)
+	r := startClaude(t, "default")
+	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second})
+	r.do("background-agent",
+		step{name: "prompt", act: typing("e2e:agent sleep 8; echo sub"), truth: working, settle: settled},
+		step{name: "the turn ends, the agent runs", act: untilScreen(backgroundWait), truth: working,
+			why: "^1 background agent$"},
+		step{name: "the agent's own turn after it", truth: idle, settle: settled, why: "^done$"})
+	// Its tool asks: the dialog is the session's.
+	r.do("background-agent-asks",
+		step{name: "prompt", act: typing("e2e:agent sleep 4; touch /tmp/e2e-sub"), truth: blocked, settle: settled,
+			why: `^Bash: sleep 4; touch /tmp/e2e-sub`},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
+		step{name: "done", truth: idle, settle: settled, why: "^done$"})
 }

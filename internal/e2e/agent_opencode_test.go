@@ -283,8 +283,14 @@ func TestOpenCodeDefaultPermissions(t *testing.T) {
 	r.do("default-tool", slow(
 		step{name: "prompt", act: typing("e2e:tool sleep 3; touch made-by-e2e"), truth: working, settle: settled},
 		step{name: "answer", truth: idle, settle: settled})...)
-	r.do("kill-9", step{name: "kill -9", act: func(r *agentRun) {
-		syscall.Kill(r.tm.pid(), syscall.SIGKILL)
+	// Every process under the terminal at once, as a crash or
+	// systemd-oomd would: OpenCode and its statuspub child die together,
+	// and only the detached heartbeat owner is left to remove the record.
+	r.do("kill-9", step{name: "kill -9 of the process tree", act: func(r *agentRun) {
+		pane := r.tm.pid()
+		for _, pid := range append(childPids(pane), pane) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}, truth: gone})
 }
 

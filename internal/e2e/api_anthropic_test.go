@@ -46,6 +46,13 @@ func anthropicBlocks(raw json.RawMessage) []anthropicBlock {
 // Claude Code merges a new prompt into the message that carries the last
 // tool results, so order tells nothing.
 func (r *anthropicRequest) lastUser() (text string, results []string) {
+	text, results, _ = r.lastUserAt()
+	return text, results
+}
+
+// lastUserAt is lastUser, and the index of the message the directive is
+// in (-1: none).
+func (r *anthropicRequest) lastUserAt() (text string, results []string, at int) {
 	last := true
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		msg := r.Messages[i]
@@ -65,14 +72,14 @@ func (r *anthropicRequest) lastUser() (text string, results []string) {
 		}
 		for j := len(bs) - 1; j >= 0; j-- {
 			if bs[j].Type == "text" && strings.HasPrefix(strings.TrimSpace(bs[j].Text), "e2e:") {
-				return bs[j].Text, results
+				return bs[j].Text, results, i
 			}
 			if bs[j].Type == "text" && text == "" && !strings.HasPrefix(bs[j].Text, "<") {
 				text = bs[j].Text
 			}
 		}
 	}
-	return text, results
+	return text, results, -1
 }
 
 // toolIDs numbers tool calls: an id is never used twice.
@@ -97,8 +104,18 @@ func anthropicHandler(m *model) http.Handler {
 			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad json"}}`, 400)
 			return
 		}
-		text, results := req.lastUser()
-		d := m.directive(text, m.answered(text, results), len(req.Tools) > 0)
+		text, results, at := req.lastUserAt()
+		// A subagent's directive is done once anything follows it: the
+		// subagent's result, or the note that it runs in the background
+		// (the tool calls since are the subagent's own).
+		afterAgent := false
+		for i := at + 1; parseDirective(text).kind == "agent" && at >= 0 && i < len(req.Messages); i++ {
+			afterAgent = afterAgent || req.Messages[i].Role == "assistant"
+		}
+		if parseDirective(text).kind == "agent" && len(req.Tools) > 0 && !afterAgent {
+			afterAgent = !m.agentOnce(parseDirective(text).args[0])
+		}
+		d := m.directive(text, afterAgent || m.answered(text, results), len(req.Tools) > 0)
 		if d.kind == "fail" {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(d.status())
@@ -123,6 +140,10 @@ func anthropicHandler(m *model) http.Handler {
 				content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)),
 					"name": "Bash", "input": map[string]any{"command": c, "description": "Run " + c}})
 			}
+		case "agent":
+			stop = "tool_use"
+			content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)), "name": "Agent",
+				"input": map[string]any{"description": "e2e subagent", "prompt": "e2e:tool " + d.args[0], "subagent_type": "general-purpose"}})
 		case "ask":
 			stop = "tool_use"
 			content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)), "name": "AskUserQuestion",

@@ -24,6 +24,8 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:fail 200", directive{kind: "ok"}},
 		{"e2e:fail x", directive{kind: "ok"}},
 		{"e2e:ask Which database?", directive{kind: "ask", args: []string{"Which database?"}}},
+		{"e2e:agent sleep 8", directive{kind: "agent", args: []string{"sleep 8"}}},
+		{"e2e:agent", directive{kind: "ok"}},
 		{"<session>\ne2e:tool rm x\n</session> Write a title", directive{kind: "ok"}}, // a side request quoting it
 		{"hello", directive{kind: "ok"}},
 		{"e2e:dance", directive{kind: "ok"}},
@@ -58,5 +60,18 @@ func TestModelDirectiveAfterTools(t *testing.T) {
 	}
 	if d := m.directive("e2e:tool ls", false, false); d.kind != "ok" {
 		t.Fatalf("a side request without tools: %+v", d)
+	}
+}
+
+// Claude Code's wait for background work counts only while it is the
+// screen's last word on the turn.
+func TestClaudeScreenBackground(t *testing.T) {
+	waiting := "❯ e2e:agent x\n● Agent(e2e subagent)\n  ⎿  Backgrounded agent\n● done.\n✻ Waiting for 1 background agent to finish\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
+	after := "❯ e2e:agent x\n● done.\n✻ Waiting for 1 background agent to finish\n● Agent \"e2e subagent\" finished · 38s\n● done.\n✻ Cogitated for 1m 1s\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
+	if got := claudeScreen(waiting); got != working {
+		t.Errorf("waiting for the agent: %q", got)
+	}
+	if got := claudeScreen(after); got != idle {
+		t.Errorf("after it: %q", got)
 	}
 }

@@ -31,6 +31,8 @@ import (
 //	e2e:parallel A ;; B  two shell tool calls at once, then "done."
 //	e2e:fail CODE        answer HTTP CODE with the API's error body
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
+//	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
+//	                     prompt is "e2e:tool CMD"; then "done."
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
@@ -53,7 +55,7 @@ func parseDirective(text string) directive {
 	switch word {
 	case "text", "slow":
 		return directive{kind: word}
-	case "tool", "ask":
+	case "tool", "ask", "agent":
 		if rest == "" {
 			break
 		}
@@ -97,6 +99,22 @@ type model struct {
 	logs    []string
 	pending map[string]bool // ids of the tool calls last made
 	pendFor string          // the user text they were made for
+	agents  map[string]bool // the commands of agent directives whose subagent started
+}
+
+// agentOnce reports whether the subagent of the agent directive for cmd
+// is yet to start, and from now on that it has: the agent's later
+// requests (its answer, its next turn when the subagent is done) quote
+// the directive again in ways a request alone does not tell apart.
+func (m *model) agentOnce(cmd string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.agents == nil {
+		m.agents = map[string]bool{}
+	}
+	first := !m.agents[cmd]
+	m.agents[cmd] = true
+	return first
 }
 
 // called records the ids of the tool calls just made for the directive in
@@ -173,6 +191,9 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	switch {
 	case !tools && d.kind != "fail":
 		d = directive{kind: "ok"}
+	case afterTool && d.kind == "agent":
+		// The subagent's own tool calls may still be pending.
+		d = directive{kind: "text"}
 	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
 		d = directive{kind: "text"}
 		m.called("") // done with those calls

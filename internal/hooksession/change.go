@@ -39,6 +39,9 @@ type Change struct {
 	Ended statusfile.Ended
 	// NoDetail leaves their detail out (--no-detail, AGENTSTATUS_NO_DETAIL).
 	NoDetail bool
+	// Background, when not nil, replaces the count of work that runs
+	// outside the agent's turn (SPEC.md §4.4), with State; nil keeps it.
+	Background *statusfile.Background
 }
 
 // apply returns the record that c makes of cur, the record on disk
@@ -56,7 +59,7 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 		}
 	}
 	prev := rec
-	if c.State != "" {
+	if c.State != "" && !c.keepsWait(prev) {
 		rec.State = c.State
 	}
 	if c.State == statusfile.Blocked && c.Wait.Kind != "" {
@@ -71,6 +74,10 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 	if c.NoDetail {
 		rec.WaitingFor.Detail, rec.Ended.Detail = "", ""
 	}
+	if c.Background != nil && c.State != "" {
+		// It goes with the state it came with (H12 may drop both).
+		rec.Background = *c.Background
+	}
 	if c.Title != nil {
 		rec.Title = *c.Title
 	}
@@ -84,6 +91,15 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 	rec.Title = statusfile.SanitizeTitle(rec.Title)
 	rec.UpdatedAt = rec.UpdatedAt.UTC()
 	return rec
+}
+
+// keepsWait reports whether c, a change to working because the agent gave
+// its turn up to background work (SPEC.md Y8), leaves the wait of prev on:
+// a subagent's permission dialog outlasts the turn that started it, and
+// blocked takes precedence (S1).
+func (c Change) keepsWait(prev statusfile.Status) bool {
+	return c.State == statusfile.Working && c.Background != nil && *c.Background != (statusfile.Background{}) &&
+		prev.State == statusfile.Blocked
 }
 
 // mergeWait returns the wait w, begun at now, that follows the record prev.

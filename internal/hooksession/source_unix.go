@@ -275,6 +275,11 @@ func (o *owner) applyObserved(ob observed) {
 	if rec.State != ob.state {
 		rec.State = ob.state
 		rec.Ended = ob.ended
+		if rec.Background != (statusfile.Background{}) {
+			// Background work ended (SPEC.md Y8), not the user's
+			// interrupt: the agent's next turn says more.
+			rec.Ended = statusfile.Ended{}
+		}
 		if rec.Ended.Reason != "" {
 			rec.Ended.At = time.Now()
 		}

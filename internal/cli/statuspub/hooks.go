@@ -33,6 +33,8 @@ type hookFlags struct {
 	pid                               int
 	noTitle, noDetail, strict         bool
 	fs                                *base.FlagSet // for what the command line set
+
+	heartbeatOwner bool // serve --heartbeat-owner
 }
 
 // given reports whether the command line set the flag name.
@@ -305,7 +307,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 		return f.apply(env, name, func(dir string) error { return hooksession.Clear(dir, a.Session) })
 	}
 	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: cmp.Or(f.agent, defaultAgent), Cwd: a.Cwd, Task: a.Task,
-		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env)}
+		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env), Background: a.Background}
 	ch.PID, ch.PIDFound = f.agentProcess()
 	if sourceOf != nil && ch.PID > 0 {
 		// Only a source the adapter checked (SPEC.md H17).

@@ -174,8 +174,14 @@ func (b *syncBuffer) String() string {
 func isOK(m map[string]any) bool { return m["ok"] == true }
 
 func TestServeLineProtocol(t *testing.T) {
+	for _, mode := range [][]string{nil, {"--heartbeat-owner"}} {
+		t.Run(strings.Join(append([]string{"serve"}, mode...), " "), func(t *testing.T) { testServeLineProtocol(t, mode...) })
+	}
+}
+
+func testServeLineProtocol(t *testing.T, args ...string) {
 	home := filepath.Join(t.TempDir(), "home")
-	s := startServe(t, home)
+	s := startServe(t, home, args...)
 	s.waitFile()
 	rec := s.record()
 	if rec.State != statusfile.Idle || rec.Title != "" || rec.Agent != "tester" || rec.Session != "sess-1" {

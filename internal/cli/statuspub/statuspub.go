@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,13 +89,17 @@ the change is on disk or has failed. {"waitingFor":{"kind":"permission",
 "tool":"Bash","detail":"rm -rf build"}} makes the session blocked and says
 on what; {"ended":{"reason":"cancelled","detail":null}} makes it idle and
 says how the turn ended (SPEC.md 4.4, 11). On end of input, SIGTERM or
-SIGINT it removes its file and exits 0.`,
+SIGINT it removes its file and exits 0. With --heartbeat-owner a detached
+heartbeat owner keeps the file fresh, as for the hook adapters, and removes
+it within a second of the end of --pid's process, even when serve is killed
+with it (not on Windows).`,
 			Examples: `coproc statuspub serve --session "$ID" --agent my-agent
 echo '{"state":"blocked","title":"Waiting for review"}' >&"${COPROC[1]}"`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &hookFlags{}
 				o.registerPublisher(fs, "idle", "statuspub's parent")
 				fs.Bool(&o.noDetail, "no-detail", false, noDetailUsage)
+				fs.Bool(&o.heartbeatOwner, "heartbeat-owner", false, "keep the record through a detached owner that outlives serve (SPEC.md H3, H4)")
 				return func(args []string) int { return serve(o, args, p, env) }
 			},
 		},
@@ -374,9 +379,18 @@ func serve(o *hookFlags, args []string, prog *base.Program, env *runner) int {
 	if err != nil {
 		return prog.Errorf(c, "%s", base.Message(err))
 	}
-	p, err := statusfile.NewPublisher(o.session, opts)
-	if err != nil {
-		return prog.UsageErrorf(c, "--session: %s", base.Message(err))
+	var p servePublisher
+	if o.heartbeatOwner && runtime.GOOS != "windows" {
+		if err := statusfile.ValidateSession(o.session); err != nil {
+			return prog.UsageErrorf(c, "--session: %s", base.Message(err))
+		}
+		p = newOwnedPublisher(env, opts.Dir, o.session, opts)
+	} else {
+		sp, err := statusfile.NewPublisher(o.session, opts)
+		if err != nil {
+			return prog.UsageErrorf(c, "--session: %s", base.Message(err))
+		}
+		p = sp
 	}
 	// Every return below goes through closeAndExit.
 	ctx := context.Background()
@@ -431,7 +445,7 @@ var serveCloseWait = 2 * time.Second
 // errWriteHangs is the answer for a change not on disk after serveFlushWait.
 var errWriteHangs = errors.New("the write did not finish in time (is the file system frozen?): the change is kept and written when it can be")
 
-func flushBounded(ctx context.Context, p *statusfile.Publisher) error {
+func flushBounded(ctx context.Context, p servePublisher) error {
 	ctx, cancel := context.WithTimeout(ctx, serveFlushWait)
 	defer cancel()
 	err := p.Flush(ctx)
@@ -443,7 +457,7 @@ func flushBounded(ctx context.Context, p *statusfile.Publisher) error {
 
 // closeAndExit closes p, waiting at most serveCloseWait, and reports a
 // failure.
-func closeAndExit(p *statusfile.Publisher, env *runner) int {
+func closeAndExit(p servePublisher, env *runner) int {
 	done := make(chan error, 1)
 	go func() { done <- p.Close() }()
 	var err error
@@ -487,7 +501,7 @@ func readLines(r io.Reader, lines chan<- []byte) {
 }
 
 // apply applies one input line to p, or returns why it cannot.
-func apply(p *statusfile.Publisher, line []byte) error {
+func apply(p servePublisher, line []byte) error {
 	if len(line) > maxLine {
 		return fmt.Errorf("line longer than %d bytes", maxLine)
 	}

@@ -1,0 +1,43 @@
+package hooksession
+
+import (
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
+
+// The count of background work goes with the state it came with, and a
+// turn given up to background work leaves a wait that is on (SPEC.md Y8,
+// S1).
+func TestChangeApplyBackground(t *testing.T) {
+	one := &statusfile.Background{Agents: 1}
+	none := &statusfile.Background{}
+	wait := statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "sleep 4"}
+	working := statusfile.Status{State: statusfile.Working}
+	blocked := statusfile.Status{State: statusfile.Blocked, WaitingFor: wait}
+	running := statusfile.Status{State: statusfile.Working, Background: *one}
+	tests := []struct {
+		name     string
+		cur      statusfile.Status
+		ch       Change
+		state    statusfile.State
+		bg       statusfile.Background
+		keptWait bool
+	}{
+		{"the turn is given up to a background agent", working, Change{State: statusfile.Working, Background: one}, statusfile.Working, *one, false},
+		{"its permission dialog stays on", blocked, Change{State: statusfile.Working, Background: one}, statusfile.Blocked, *one, true},
+		{"a later event keeps the count", running, Change{State: statusfile.Working}, statusfile.Working, *one, false},
+		{"the agent's own turn ends with nothing running", running, Change{State: statusfile.Idle, Background: none}, statusfile.Idle, statusfile.Background{}, false},
+		{"a count without its state is dropped with it", working, Change{Background: one}, statusfile.Working, statusfile.Background{}, false},
+		{"a Stop without background work ends a wait", blocked, Change{State: statusfile.Idle, Background: none}, statusfile.Idle, statusfile.Background{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.ch.apply(tt.cur, true, "/wd", time.Time{})
+			if got.State != tt.state || got.Background != tt.bg || (got.State == statusfile.Blocked && got.WaitingFor == wait) != tt.keptWait {
+				t.Errorf("got %s %+v (wait %+v), want %s %+v (wait kept %v)", got.State, got.Background, got.WaitingFor, tt.state, tt.bg, tt.keptWait)
+			}
+		})
+	}
+}
