@@ -91,4 +91,4 @@ go build -o "$bin" ./cmd/statuspub
 # The run stops itself (and its code-server process group) on any failure;
 # timeout is the guard against a hang.
 CODE_SERVER="$code_server" STATUSPUB="$bin/statuspub" VSIX="$vsix" SHOTS="$shots" CHROMIUM="$(command -v chromium)" \
-	timeout -k 10 600 node examples/vscode/e2e/run.mjs
+	timeout -k 10 900 node examples/vscode/e2e/run.mjs
