@@ -205,7 +205,7 @@ export function start(context: vscode.ExtensionContext, opts: StartOptions = {})
     scheduleTree();
     const blocked = sessions.filter((s) => s.state === "blocked").length;
     if (error) {
-      setItem("$(warning) agents", `Agent status: refusing ${t.dir}: ${error}`, "statusBarItem.errorBackground", true);
+      setItem("$(warning) agents", `Agent status: refusing the status directory: ${error}`, "statusBarItem.errorBackground", true);
     } else if (sessions.length === 0) {
       setItem("", "", "", false);
     } else {
