@@ -41,7 +41,9 @@ export interface Report {
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
 export class Tracker {
-  private records = new Map<string, StatusRecord>();
+  // Each record with its view, made once per read: a listing judges only
+  // freshness again, so a change costs O(n) comparisons, not n sanitizings.
+  private records = new Map<string, { record: StatusRecord; view: View }>();
   private shown = new Map<string, View>();
   private error: string | null = null;
   private listed = false;
@@ -88,7 +90,7 @@ export class Tracker {
       this.error = e instanceof Error ? e.message : String(e);
     }
     this.records.clear();
-    for (const e of entries) if (e.verdict !== "invalid") this.records.set(e.name, e.record);
+    for (const e of entries) if (e.verdict !== "invalid") this.keep(e.name, e.record);
     const initial = !this.listed;
     this.listed = true;
     this.settle(now, initial);
@@ -109,7 +111,7 @@ export class Tracker {
         await this.listNow(); // the directory changed under us: list it again
         return;
       }
-      if (e && e.verdict !== "invalid") this.records.set(name, e.record);
+      if (e && e.verdict !== "invalid") this.keep(name, e.record);
       else this.records.delete(name);
       this.settle(now, false);
     });
@@ -133,16 +135,21 @@ export class Tracker {
     return this.chain;
   }
 
+  /** keep stores a record read from name, with its view. */
+  private keep(name: string, record: StatusRecord): void {
+    this.records.set(name, { record, view: view(record) });
+  }
+
   /** settle judges every record at now, reports what changed, and arms the timer. */
   private settle(now: bigint, initial: boolean): void {
     const next = new Map<string, View>();
     for (const [name, r] of this.records) {
-      if (isFresh(r.updatedAt, now)) next.set(name, view(r));
+      if (isFresh(r.record.updatedAt, now)) next.set(name, r.view);
     }
     const transitions: Transition[] = [];
     for (const [name, before] of this.shown) {
       const after = next.get(name) ?? null;
-      if (!after || !same(before, after)) transitions.push({ name, before, after });
+      if (!after || (after !== before && !same(before, after))) transitions.push({ name, before, after });
     }
     for (const [name, after] of next) {
       if (!this.shown.has(name)) transitions.push({ name, before: null, after });
@@ -161,7 +168,7 @@ export class Tracker {
     this.timer = undefined;
     let first: bigint | null = null;
     for (const r of this.records.values()) {
-      const b = nextBoundary(r.updatedAt, now);
+      const b = nextBoundary(r.record.updatedAt, now);
       if (b !== null && (first === null || b < first)) first = b;
     }
     if (first === null || this.disposed) return;

@@ -100,6 +100,7 @@ test("notifications can be turned off, and never render links", async () => {
   await settle();
   assert.deepEqual(stub.recorded.messages, ["gemini is waiting: question: [click] (command:workbench.action.quit) (project)"]);
   stub.recorded.config["agentstatus.notifyBlocked"] = false;
+  stub.recorded.configEmitter.fire({ affectsConfiguration: (s) => s === "agentstatus.notifyBlocked" });
   write(dir, { session: "q", state: "working", updatedAt: clock.now() });
   files.changed.fire(stub.Uri.file(path.join(dir, name)));
   await settle();

@@ -45,6 +45,7 @@ export enum StatusBarAlignment { Left = 1, Right = 2 }
 
 export class TreeItem {
   description?: string;
+  command?: { command: string; title: string; arguments?: unknown[] };
   tooltip?: string;
   iconPath?: ThemeIcon;
   id?: string;
@@ -77,6 +78,15 @@ export interface StatusBarItem {
   dispose(): void;
 }
 
+/** An integrated terminal: its shell's pid, and whether it was shown. */
+export class Terminal {
+  shown = 0;
+  constructor(readonly name: string, readonly processId: Promise<number | undefined>) {}
+  show(): void {
+    this.shown++;
+  }
+}
+
 /** What the extension did, for the tests to look at. */
 export const recorded = {
   statusBar: [] as StatusBarItem[],
@@ -88,7 +98,12 @@ export const recorded = {
   config: {} as { [key: string]: unknown },
   configEmitter: new EventEmitter<{ affectsConfiguration(s: string): boolean }>(),
   windowState: new EventEmitter<{ focused: boolean }>(),
+  /** What the user picks in a notification. */
+  pick: undefined as string | undefined,
+  terminals: [] as Terminal[],
   reset(): void {
+    this.pick = undefined;
+    this.terminals = [];
     this.statusBar = [];
     this.trees = [];
     this.watchers = [];
@@ -118,7 +133,14 @@ export const window = {
   },
   showWarningMessage(msg: string): Promise<string | undefined> {
     recorded.messages.push(msg);
-    return Promise.resolve(undefined);
+    return Promise.resolve(recorded.pick);
+  },
+  showInformationMessage(msg: string): Promise<string | undefined> {
+    recorded.messages.push(msg);
+    return Promise.resolve(recorded.pick);
+  },
+  get terminals() {
+    return recorded.terminals;
   },
   onDidChangeWindowState: recorded.windowState.event,
 };
