@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -212,6 +213,47 @@ func TestPublisherTitlesAgreeWithSanitizer(t *testing.T) {
 	}
 	if err := statusfile.ValidateSession(escapingSession); err != nil {
 		t.Errorf("the E2 session is not a valid id: %v", err)
+	}
+}
+
+// The reason keys' texts the Y4 check expects are what the toolkit's
+// decoder, which applies Y4, makes of the texts it sends; and the cuts land
+// where the check says: just after a surrogate pair, between its halves.
+func TestPublisherWhyAgreesWithDecoder(t *testing.T) {
+	rec, err := statusfile.Encode(statusfile.Status{Session: "s", State: statusfile.Blocked, UpdatedAt: time.Now(),
+		WaitingFor: statusfile.Waiting{Kind: "permission", Tool: whyTool, Detail: whyDetail}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := statusfile.Decode(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.WaitingFor.Tool != whyToolShown || got.WaitingFor.Detail != whyDetailShown {
+		t.Errorf("tool %q, detail %q\nwant %q, %q", got.WaitingFor.Tool, got.WaitingFor.Detail, whyToolShown, whyDetailShown)
+	}
+	rec, err = statusfile.Encode(statusfile.Status{Session: "s", State: statusfile.Idle, UpdatedAt: time.Now(),
+		Ended: statusfile.Ended{Reason: "failed", Detail: whyEndDetail}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = statusfile.Decode(rec); err != nil || got.Ended.Detail != whyEndDetailShown {
+		t.Errorf("ended detail %q (%v), want %q", got.Ended.Detail, err, whyEndDetailShown)
+	}
+	for _, c := range []struct {
+		raw  string
+		pair bool // the 200th unit is the second half of a pair, else the first
+	}{{whyTool, true}, {whyDetail, false}} {
+		u := utf16.Encode([]rune(c.raw))
+		if c.pair && !utf16.IsSurrogate(rune(u[199])) || !c.pair && !(utf16.IsSurrogate(rune(u[199])) && utf16.IsSurrogate(rune(u[200]))) {
+			t.Errorf("%.20q...: the cut at 200 units does not land where the check says", c.raw)
+		}
+		if c.pair && !(utf16.IsSurrogate(rune(u[198])) && u[198] < 0xDC00) {
+			t.Errorf("%.20q...: unit 199 is not the first half of a pair", c.raw)
+		}
+		if len(c.raw) <= 200 || len(u) <= 200 {
+			t.Errorf("%.20q...: not past the limit", c.raw)
+		}
 	}
 }
 

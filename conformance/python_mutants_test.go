@@ -55,6 +55,8 @@ var pythonReaderFlaws = []struct {
 	{"why-wrong-type-drops", []string{"records/why-wrong-types"}},
 	{"why-any-state", []string{"records/why-wrong-state"}},
 	{"why-unsanitized", []string{"records/why-sanitized-capped"}},
+	{"why-cut-utf8-bytes", []string{"records/why-cut-counts-utf16-units", "records/why-words-cut-counts-utf16-units"}},
+	{"why-cut-code-points", []string{"records/why-cut-counts-utf16-units", "records/why-words-cut-counts-utf16-units"}},
 }
 
 var pythonPublisherFlaws = []struct {
@@ -63,6 +65,13 @@ var pythonPublisherFlaws = []struct {
 }{
 	{"temp-without-dot", []string{"P8/temporary-file-dot-named"}},
 	{"why-outlives-state", []string{"Y1/why-with-its-state"}},
+	{"why-written-cut-utf8-bytes", []string{"Y4/why-cut-utf16-units"}},
+	{"no-detail-ended-kept", []string{"Y5/no-detail-flag", "Y5/no-detail-env"}},
+	{"no-detail-tool-dropped", []string{"Y5/no-detail-flag", "Y5/no-detail-env"}},
+	{"no-detail-flag-ignored", []string{"Y5/no-detail-flag"}},
+	{"no-detail-env-ignored", []string{"Y5/no-detail-env"}},
+	{"no-detail-env-zero-on", []string{"Y5/no-detail-env-0-keeps-detail"}},
+	{"no-detail-env-set-on", []string{"Y5/no-detail-env-0-keeps-detail", "Y5/no-detail-env-empty-keeps-detail"}},
 	{"temp-in-config-home", []string{"P8/temporary-file-in-status-dir"}},
 	{"heartbeat-reset-by-input", []string{"P9/heartbeat-keeps-state"}},
 	{"heartbeat-stale-copy", []string{"P9/heartbeat-keeps-state"}},

@@ -439,10 +439,19 @@ def _cut_utf16(s, max_units):
     """Step 1: the longest prefix of at most max_units UTF-16 units; whether
     anything was cut; whether the cut fell inside a surrogate pair."""
     units = 0
+    # The limits of the reason keys (Y4), misread as counts of UTF-8 bytes
+    # or of code points (the flaws of the conformance suite's tests).
+    why = max_units != MAX_TITLE_UNITS
+    as_bytes = why and FLAW in ("why-cut-utf8-bytes", "why-written-cut-utf8-bytes")
+    as_code_points = why and FLAW == "why-cut-code-points"
     for i, c in enumerate(s):
         w = 2 if ord(c) > 0xFFFF else 1
+        if as_bytes:
+            w = len(c.encode("utf-8", "surrogatepass"))
+        elif as_code_points:
+            w = 1
         if units + w > max_units:
-            return s[:i], True, units + 1 == max_units
+            return s[:i], True, units + 1 == max_units and not as_bytes
         units += w
     return s, False, False
 
