@@ -32,6 +32,12 @@ var (
 	// ZWJ sequence 👩‍💻 (4,094 + 5 units), whose partial cluster is dropped.
 	longTitle      = strings.Repeat("x", 4094) + "\U0001F469\u200d\U0001F4BB" + strings.Repeat("y", 903)
 	longTitleShown = strings.Repeat("x", 4094)
+	// 2-, 3- and 4-byte characters from the start: the cut at 4,096
+	// UTF-16 units falls between the halves of the last 😀 (units 4,096
+	// and 4,097), which is left out. A count of code points or of UTF-8
+	// bytes cuts elsewhere.
+	longMixedTitle      = strings.Repeat(whyMix, 818) + "abcde😀" + strings.Repeat("ü€", 50)
+	longMixedTitleShown = strings.Repeat(whyMix, 818) + "abcde"
 	// E2: characters JSON.stringify leaves alone, or escapes with a
 	// backslash; a session id may hold them all (N2 forbids controls only).
 	escapingSession = "e2 \"quoted\" \\back <tag>&amp; \u2028\u2029 é ☕"
@@ -58,6 +64,15 @@ var (
 	whyEndDetailShown = "Error: " + strings.Repeat("€ü", 96)
 )
 
+// controlAgent is an agent name with every kind of control character E2
+// escapes (a publisher writes the agent it is given; only titles are
+// sanitized), and controlAgentJSON the JSON string JSON.stringify makes
+// of it: short forms, lowercase hex, DEL and U+2028 as they are.
+const (
+	controlAgent     = "e2\x01\x1f\t\n\b\f\r\x7f\u2028é"
+	controlAgentJSON = `"e2\u0001\u001f\t\n\b\f\r` + "\x7f\u2028é" + `"`
+)
+
 // noDetailEnv is Y5's environment variable.
 const noDetailEnv = "AGENTSTATUS_NO_DETAIL"
 
@@ -77,7 +92,10 @@ func scenarios() []scenario {
 		{checks: []Result{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
 		{checks: []Result{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
 		{checks: []Result{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
-		{checks: []Result{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
+		{checks: []Result{
+			check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2"),
+			check("E1/why-compact-encoding", "E1", "Y1"),
+		}, run: whyKeys},
 		{checks: []Result{check("Y4/why-cut-utf16-units", "Y4", "W2")}, run: whyCut},
 		{checks: []Result{check("Y5/no-detail-flag", "Y5", "W2")}, run: noDetail([]string{"--no-detail"}, nil, true)},
 		{checks: []Result{check("Y5/no-detail-env", "Y5", "W2")}, run: noDetail(nil, map[string]string{noDetailEnv: "1"}, true)},
@@ -93,11 +111,13 @@ func scenarios() []scenario {
 			check("P12/title-sanitized", "P12"),
 			check("P12/title-empty-is-null", "P12", "F1"),
 			check("P12/long-title-cut", "P12"),
+			check("P12/long-title-cut-non-ascii", "P12"),
 		}, run: titles},
 		{checks: []Result{
 			coreCheck("N1/non-ascii-session", "N1"),
 			check("E2/json-escaping", "E2"),
 		}, run: escaping},
+		{checks: []Result{check("E2/control-characters-escaped", "E2")}, run: controlEscaping},
 		{checks: []Result{
 			coreCheck("P8/never-partial", "P8"),
 			coreCheck("P8/no-temporary-file-left", "P8"),
@@ -392,10 +412,19 @@ func whyKeys(p *pubRun, id string) {
 		{`{"waitingFor":{"kind":"question","tool":null,"detail":"Which database?"},"state":"blocked"}`, "blocked", "question: Which database?", true, false},
 		{`{"ended":{"reason":"cancelled","detail":null}}`, "idle", "cancelled", false, true},
 	}
+	const e1 = "E1/why-compact-encoding"
 	for _, s := range steps {
 		rec, data, ok := p.change(id, s.line)
 		if !ok {
 			break
+		}
+		// Byte for byte the §4.3 encoding: waitingFor and ended after
+		// updatedAt, their members in the order Y1 shows.
+		if want, err := statusfile.Encode(rec); p.expect(err == nil, e1, "the record cannot be encoded: %v", err) && !bytes.Equal(data, want) {
+			if p.result(e1).Outcome != outcomeFail {
+				p.setExpected(e1, fmt.Sprintf("%q", want), fmt.Sprintf("%q", data))
+			}
+			p.fail(e1, "after %s the file is not compact JSON with the keys and members in order and one newline", s.line)
 		}
 		p.expect(string(rec.State) == s.state && rec.Why() == s.why, id,
 			"after %s the file says state %q and %q, want state %q and %q", s.line, rec.State, rec.Why(), s.state, s.why)
@@ -412,6 +441,7 @@ func whyKeys(p *pubRun, id string) {
 			p.expect(!rec.Ended.At.IsZero(), id, "after %s ended has no at (Y3)", s.line)
 		}
 	}
+	p.pass(e1)
 }
 
 // whyMembers returns the members of the written record's waitingFor and
@@ -543,7 +573,7 @@ func malformedLines(p *pubRun, id string) {
 	p.startInHome(id)
 	p.sendOK(id, `{"state":"working","title":"Keep me"}`)
 	for _, line := range []string{
-		`not json`, `[1,2]`, `"working"`, `{"state":"sleeping"}`, `{"state":5}`,
+		`not json`, `[1,2]`, `"working"`, `{"state":"sleeping"}`, `{"state":"Working"}`, `{"state":"idle "}`, `{"state":5}`,
 		`{"state":null}`, `{"title":5}`, `{"title":{"text":"x"}}`, `{"state":"blocked","title":7}`,
 	} {
 		a := p.send(id, line)
@@ -583,6 +613,7 @@ func titles(p *pubRun, id string) {
 		{"P12/title-sanitized", hostileTitle, hostileTitleShown, "P12/title-no-controls"},
 		{"P12/title-empty-is-null", escapeOnlyTitle, "", ""},
 		{"P12/long-title-cut", longTitle, longTitleShown, "P12/long-title-bounded"},
+		{"P12/long-title-cut-non-ascii", longMixedTitle, longMixedTitleShown, ""},
 	} {
 		line, _ := json.Marshal(map[string]string{"title": t.raw})
 		p.sendOK(t.id, string(line))
@@ -662,6 +693,21 @@ func escaping(p *pubRun, n1 string) {
 			p.setExpected(id, printableQuote(want), printableQuote(string(data)))
 		}
 	}
+}
+
+// controlEscaping: an agent name with control characters is written as
+// JSON.stringify writes it (E2): \b \f \n \r \t in short form, other
+// characters below U+0020 as \u00XX in lowercase hex, DEL and U+2028 as
+// they are.
+func controlEscaping(p *pubRun, id string) {
+	p.agent = controlAgent
+	_, data := p.startInHome(id)
+	want := `"agent":` + controlAgentJSON + `,`
+	if !bytes.Contains(data, []byte(want)) {
+		p.fail(id, "the file does not contain %s", strconv.Quote(want))
+		p.setExpected(id, strconv.Quote(want), strconv.Quote(strings.TrimRight(string(data), "\n")))
+	}
+	p.pass(id)
 }
 
 // printableQuote shows bytes with U+2028 and U+2029 visible.

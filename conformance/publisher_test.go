@@ -199,6 +199,7 @@ func TestPublisherTitlesAgreeWithSanitizer(t *testing.T) {
 		hostileTitle:    hostileTitleShown,
 		escapeOnlyTitle: "",
 		longTitle:       longTitleShown,
+		longMixedTitle:  longMixedTitleShown,
 		escapingTitle:   escapingTitle,
 	} {
 		if got := statusfile.SanitizeTitle(raw); got != want {

@@ -56,6 +56,9 @@ var pythonReaderFlaws = []struct {
 	{"why-any-state", []string{"records/why-wrong-state"}},
 	{"why-unsanitized", []string{"records/why-sanitized-capped"}},
 	{"why-cut-utf8-bytes", []string{"records/why-cut-counts-utf16-units", "records/why-words-cut-counts-utf16-units"}},
+	{"invisible-range-short", []string{"sanitize/invisible-and-space-range-ends"}},
+	{"spaces-range-short", []string{"sanitize/invisible-and-space-range-ends"}},
+	{"strip-any-white-space", []string{"records/white-space-around-object"}},
 	{"why-cut-code-points", []string{"records/why-cut-counts-utf16-units", "records/why-words-cut-counts-utf16-units"}},
 }
 
@@ -71,6 +74,11 @@ var pythonPublisherFlaws = []struct {
 	{"no-detail-flag-ignored", []string{"Y5/no-detail-flag"}},
 	{"no-detail-env-ignored", []string{"Y5/no-detail-env"}},
 	{"no-detail-env-zero-on", []string{"Y5/no-detail-env-0-keeps-detail"}},
+	{"title-cut-code-points", []string{"P12/long-title-cut-non-ascii"}},
+	{"escape-uppercase-hex", []string{"E2/control-characters-escaped"}},
+	{"escape-controls-as-hex", []string{"E2/control-characters-escaped"}},
+	{"why-members-sorted", []string{"E1/why-compact-encoding"}},
+	{"state-any-case", []string{"W3/malformed-lines-refused"}},
 	{"no-detail-env-set-on", []string{"Y5/no-detail-env-0-keeps-detail", "Y5/no-detail-env-empty-keeps-detail"}},
 	{"temp-in-config-home", []string{"P8/temporary-file-in-status-dir"}},
 	{"heartbeat-reset-by-input", []string{"P9/heartbeat-keeps-state"}},
@@ -91,10 +99,16 @@ func TestPythonMutants(t *testing.T) {
 	requireTool(t, "python3")
 	var wg sync.WaitGroup
 	pubReports := make([]*Report, len(pythonPublisherFlaws))
+	// Each run starts an interpreter per scenario and calibrates first:
+	// a few at a time, so that thirty of them do not starve each other
+	// into missing the calibration's 20 s on a busy machine.
+	sem := make(chan struct{}, 4)
 	for i, m := range pythonPublisherFlaws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
 			pubReports[i], _ = RunPublisher(context.Background(), Options{
 				Command: pythonFlawCommand(t, m.flaw, "status_publisher.py"), Run: m.mustFail})
 		}()

@@ -224,6 +224,8 @@ class Publisher:
             return "not a JSON object"
         state, title = self.state, self.title
         if "state" in obj:
+            if sp.FLAW == "state-any-case" and isinstance(obj["state"], str):
+                obj["state"] = obj["state"].strip().lower()  # wrongly: W3 refuses any other spelling
             if not isinstance(obj["state"], str) or obj["state"] not in sp.STATES:
                 return '"state" must be working, blocked or idle'
             state = obj["state"]
