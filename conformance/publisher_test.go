@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -309,4 +311,46 @@ func TestPublisherWithADaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantAllPass(t, rep)
+}
+
+// The options W1 gives statuspub serve beyond what the suite passes:
+// --dir in place of --config-home, and the first record's --state and
+// --title (sanitized, P12).
+func TestServeStartOptions(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "home", "status")
+	cmd := exec.Command(toolkitCommand(t, "statuspub"), "serve", "--dir", dir, "--session", "s-opts",
+		"--agent", "a", "--state", "blocked", "--title", "Start \x1b[1mhere\x1b[0m")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	path := filepath.Join(dir, fileName("s-opts"))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			rec, err := statusfile.Decode(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.State != statusfile.Blocked || rec.Title != "Start here" {
+				t.Errorf("the first record says state %q title %q, want blocked and %q", rec.State, rec.Title, "Start here")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no record at %s: %v", path, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
