@@ -249,3 +249,74 @@ func TestEveryRuleHasMisreading(t *testing.T) {
 		}
 	}
 }
+
+// README.md's audit table: every row says what exercises its rule and
+// names a mutant that fails one of the row's cases or checks, or says why
+// the suite holds none.
+func TestAuditTable(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Audit: limits, positions, character classes and options")
+	if !ok {
+		t.Fatal("README.md has no audit section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	ids := map[string]bool{}
+	for _, c := range loadCases(t) {
+		ids[c.ID] = true
+	}
+	for _, c := range checks() {
+		ids[c.ID] = true
+	}
+	mutants := misreadings()
+	idRE := regexp.MustCompile("`([A-Za-z0-9.-]+/[^`]+)`")
+	mutantRE := regexp.MustCompile("`([a-z0-9-]+)`(?:, `[a-z0-9-]+`)* \\((?:each an? )?(Python|test) (reader|publisher)\\)")
+	nameRE := regexp.MustCompile("`([a-z0-9-]+)`")
+	rows := 0
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| ") || len(cells) != 4 || strings.HasPrefix(line, "| rule |") || strings.HasPrefix(line, "| --- |") {
+			continue
+		}
+		rows++
+		rule, exercised, proof := strings.TrimPrefix(cells[0], "| "), cells[2], strings.TrimSuffix(cells[3], " |")
+		if strings.TrimSpace(exercised) == "" || strings.TrimSpace(proof) == "" {
+			t.Errorf("%s: an empty cell", rule)
+			continue
+		}
+		var rowIDs []string
+		for _, m := range idRE.FindAllStringSubmatch(exercised, -1) {
+			switch {
+			case ids[m[1]]:
+				rowIDs = append(rowIDs, m[1])
+			case !strings.HasPrefix(m[1], "internal/"): // a package's tests
+				t.Errorf("%s: %s is no case or check", rule, m[1])
+			}
+		}
+		if strings.HasPrefix(proof, "outside the suite: ") {
+			continue
+		}
+		groups := mutantRE.FindAllStringSubmatch(proof, -1)
+		if len(groups) == 0 {
+			t.Errorf("%s: no mutant named in %q", rule, proof)
+		}
+		for _, g := range mutantRE.FindAllString(proof, -1) {
+			kind := mutantRE.FindStringSubmatch(g)
+			prefix := strings.ToLower(kind[2]) + " " + kind[3] + " "
+			for _, n := range nameRE.FindAllStringSubmatch(g, -1) {
+				mustFail, ok := mutants[prefix+n[1]]
+				switch {
+				case !ok:
+					t.Errorf("%s: no mutant %s%s", rule, prefix, n[1])
+				case !slices.ContainsFunc(mustFail, func(id string) bool { return slices.Contains(rowIDs, id) }):
+					t.Errorf("%s: %s%s fails none of the row's cases or checks (it fails %v)", rule, prefix, n[1], mustFail)
+				}
+			}
+		}
+	}
+	if rows < 40 {
+		t.Errorf("only %d rows in the audit table", rows)
+	}
+}
