@@ -66,11 +66,12 @@ var (
 
 // controlAgent is an agent name with every kind of control character E2
 // escapes (a publisher writes the agent it is given; only titles are
-// sanitized), and controlAgentJSON the JSON string JSON.stringify makes
-// of it: short forms, lowercase hex, DEL and U+2028 as they are.
+// sanitized) and invalid UTF-8, and controlAgentJSON the JSON string
+// JSON.stringify makes of it: short forms, lowercase hex, DEL and U+2028
+// as they are, and one U+FFFD per maximal subpart of the invalid bytes.
 const (
-	controlAgent     = "e2\x01\x1f\t\n\b\f\r\x7f\u2028é"
-	controlAgentJSON = `"e2\u0001\u001f\t\n\b\f\r` + "\x7f\u2028é" + `"`
+	controlAgent     = "e2\x01\x1f\t\n\b\f\r\x7f\u2028é\xffb\xc0\xaf"
+	controlAgentJSON = `"e2\u0001\u001f\t\n\b\f\r` + "\x7f\u2028é\ufffdb\ufffd\ufffd" + `"`
 )
 
 // noDetailEnv is Y5's environment variable.
@@ -695,10 +696,10 @@ func escaping(p *pubRun, n1 string) {
 	}
 }
 
-// controlEscaping: an agent name with control characters is written as
-// JSON.stringify writes it (E2): \b \f \n \r \t in short form, other
-// characters below U+0020 as \u00XX in lowercase hex, DEL and U+2028 as
-// they are.
+// controlEscaping: an agent name with control characters and invalid
+// UTF-8 is written as JSON.stringify writes it (E2): \b \f \n \r \t in
+// short form, other characters below U+0020 as \u00XX in lowercase hex,
+// DEL and U+2028 as they are, invalid bytes as U+FFFD.
 func controlEscaping(p *pubRun, id string) {
 	p.agent = controlAgent
 	_, data := p.startInHome(id)

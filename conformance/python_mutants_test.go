@@ -77,6 +77,7 @@ var pythonPublisherFlaws = []struct {
 	{"title-cut-code-points", []string{"P12/long-title-cut-non-ascii"}},
 	{"escape-uppercase-hex", []string{"E2/control-characters-escaped"}},
 	{"escape-controls-as-hex", []string{"E2/control-characters-escaped"}},
+	{"surrogates-escaped", []string{"E2/control-characters-escaped"}},
 	{"why-members-sorted", []string{"E1/why-compact-encoding"}},
 	{"state-any-case", []string{"W3/malformed-lines-refused"}},
 	{"no-detail-env-set-on", []string{"Y5/no-detail-env-0-keeps-detail", "Y5/no-detail-env-empty-keeps-detail"}},

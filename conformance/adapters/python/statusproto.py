@@ -274,7 +274,10 @@ def _json_string(s):
             else:
                 out.append({8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"}.get(o, "\\u%04x" % o))
         elif 0xD800 <= o <= 0xDFFF:
-            out.append("\ufffd")
+            if FLAW == "surrogates-escaped":
+                out.append("\\u%04x" % o)  # wrongly, as json.dumps writes an invalid byte it was given
+            else:
+                out.append("\ufffd")
         else:
             out.append(c)
     out.append('"')
