@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -465,4 +466,80 @@ func FuzzParseHookTrace(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Y5 for hook adapters: statuspub's adapters, run over every trace with
+// AGENTSTATUS_NO_DETAIL=1 and, separately, with --no-detail, write every
+// detail of waitingFor and ended as null, and still the kind, tool and
+// reason the trace's why: lines name.
+func TestHookAdaptersNoDetail(t *testing.T) {
+	t.Parallel()
+	statuspub := toolkitCommand(t, "statuspub")
+	for _, agent := range agenthook.Agents {
+		all, err := hookTraces(agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The traces with a detail to leave out (the others say the same
+		// with the switch on).
+		traces := slices.DeleteFunc(all, func(tr *vector.HookTrace) bool {
+			return !slices.ContainsFunc(tr.Steps, func(st vector.HookStep) bool { return st.HasWhy && strings.Contains(st.Why, ": ") })
+		})
+		for _, how := range []struct {
+			name string
+			args []string
+			env  []string
+		}{
+			{"env", nil, []string{"AGENTSTATUS_NO_DETAIL=1"}},
+			{"flag", []string{"--no-detail"}, nil},
+		} {
+			t.Run(agent+"/"+how.name, func(t *testing.T) {
+				t.Parallel()
+				opts := Options{Command: append([]string{statuspub, agent + "-hook", "--config-home", "{home}"}, how.args...),
+					Env: append([]string{"STATUSPUB_HEARTBEAT=10s"}, how.env...), Timeout: 20 * time.Second}
+				withDetail := 0 // steps whose why: line has a detail
+				for _, tr := range traces {
+					home := t.TempDir()
+					file := filepath.Join(home, statusName, statusfile.FileName(tr.Session))
+					for i, st := range tr.Steps {
+						if _, errOut, code, err := runAdapter(context.Background(), opts, home, st.Payload); err != nil || code != 0 {
+							t.Fatalf("%s step %d: exit %d, %v (%s)", tr.ID, i+1, code, err, errOut)
+						}
+						data, err := os.ReadFile(file)
+						if err != nil {
+							continue // removed (absent), or not written yet
+						}
+						wait, ended, err := whyMembers(data)
+						if err != nil {
+							t.Fatalf("%s step %d: %v", tr.ID, i+1, err)
+						}
+						for key, obj := range map[string]map[string]json.RawMessage{"waitingFor": wait, "ended": ended} {
+							if obj != nil && member(obj, "detail") != "null" {
+								t.Errorf("%s step %d: %s.detail is %q with the switch on (Y5)", tr.ID, i+1, key, member(obj, "detail"))
+							}
+						}
+						if !st.HasWhy || st.Why == "" {
+							continue
+						}
+						rec, err := statusfile.Decode(data)
+						if err != nil {
+							t.Fatalf("%s step %d: %v", tr.ID, i+1, err)
+						}
+						// Y7's words without the detail: the trace's words,
+						// or their part before ": DETAIL".
+						got := rec.Why()
+						if got != st.Why && !strings.HasPrefix(st.Why, got+": ") || got == "" {
+							t.Errorf("%s step %d: waitingFor/ended say %q; want %q without its detail", tr.ID, i+1, got, st.Why)
+						}
+						if got != st.Why {
+							withDetail++
+						}
+					}
+				}
+				if withDetail == 0 {
+					t.Errorf("no step of the %s traces has a detail to leave out", agent)
+				}
+			})
+		}
+	}
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,11 +32,50 @@ var (
 	// ZWJ sequence 👩‍💻 (4,094 + 5 units), whose partial cluster is dropped.
 	longTitle      = strings.Repeat("x", 4094) + "\U0001F469\u200d\U0001F4BB" + strings.Repeat("y", 903)
 	longTitleShown = strings.Repeat("x", 4094)
+	// 2-, 3- and 4-byte characters from the start: the cut at 4,096
+	// UTF-16 units falls between the halves of the last 😀 (units 4,096
+	// and 4,097), which is left out. A count of code points or of UTF-8
+	// bytes cuts elsewhere.
+	longMixedTitle      = strings.Repeat(whyMix, 818) + "abcde😀" + strings.Repeat("ü€", 50)
+	longMixedTitleShown = strings.Repeat(whyMix, 818) + "abcde"
 	// E2: characters JSON.stringify leaves alone, or escapes with a
 	// backslash; a session id may hold them all (N2 forbids controls only).
 	escapingSession = "e2 \"quoted\" \\back <tag>&amp; \u2028\u2029 é ☕"
 	escapingTitle   = "say \"hi\" \\ <b>&c"
 )
+
+// The reason keys' limits (Y4) through 2-, 3- and 4-byte characters: the
+// texts the check sends and what a conforming publisher writes for them
+// (go test checks these against statusfile's decoder, which applies Y4).
+// whyMix is 5 UTF-16 units and 10 UTF-8 bytes.
+const whyMix = "é€😀 "
+
+var (
+	// The 200th unit is the second half of 😀: the cut keeps the pair,
+	// which is then dropped as the last cluster.
+	whyTool      = "ab" + strings.Repeat(whyMix, 39) + "é😀zz€ü"
+	whyToolShown = "ab" + strings.Repeat(whyMix, 39) + "é"
+	// The cut falls between the halves of 😀 (units 200 and 201): the
+	// first half is left out, and nothing else is dropped.
+	whyDetail      = "rm " + strings.Repeat(whyMix, 39) + "a😀tail é€😀"
+	whyDetailShown = "rm " + strings.Repeat(whyMix, 39) + "a"
+	// 3- and 2-byte characters past the limit.
+	whyEndDetail      = "Error: " + strings.Repeat("€ü", 130)
+	whyEndDetailShown = "Error: " + strings.Repeat("€ü", 96)
+)
+
+// controlAgent is an agent name with every kind of control character E2
+// escapes (a publisher writes the agent it is given; only titles are
+// sanitized) and invalid UTF-8, and controlAgentJSON the JSON string
+// JSON.stringify makes of it: short forms, lowercase hex, DEL and U+2028
+// as they are, and one U+FFFD per maximal subpart of the invalid bytes.
+const (
+	controlAgent     = "e2\x01\x1f\t\n\b\f\r\x7f\u2028é\xffb\xc0\xaf"
+	controlAgentJSON = `"e2\u0001\u001f\t\n\b\f\r` + "\x7f\u2028é\ufffdb\ufffd\ufffd" + `"`
+)
+
+// noDetailEnv is Y5's environment variable.
+const noDetailEnv = "AGENTSTATUS_NO_DETAIL"
 
 func scenarios() []scenario {
 	s := []scenario{
@@ -52,7 +93,15 @@ func scenarios() []scenario {
 		{checks: []Result{coreCheck("L5/config-home-parent-symlink", "L5")}, run: parentSymlink},
 		{checks: []Result{coreCheck("W2/state-changes-land", "W2", "W3")}, run: stateChanges},
 		{checks: []Result{coreCheck("W2/title-changes-land", "W2", "W3", "F1")}, run: titleChanges},
-		{checks: []Result{check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2")}, run: whyKeys},
+		{checks: []Result{
+			check("Y1/why-with-its-state", "Y1", "Y2", "Y3", "W2"),
+			check("E1/why-compact-encoding", "E1", "Y1"),
+		}, run: whyKeys},
+		{checks: []Result{check("Y4/why-cut-utf16-units", "Y4", "W2")}, run: whyCut},
+		{checks: []Result{check("Y5/no-detail-flag", "Y5", "W2")}, run: noDetail([]string{"--no-detail"}, nil, true)},
+		{checks: []Result{check("Y5/no-detail-env", "Y5", "W2")}, run: noDetail(nil, map[string]string{noDetailEnv: "1"}, true)},
+		{checks: []Result{check("Y5/no-detail-env-0-keeps-detail", "Y5", "W2")}, run: noDetail(nil, map[string]string{noDetailEnv: "0"}, false)},
+		{checks: []Result{check("Y5/no-detail-env-empty-keeps-detail", "Y5", "W2")}, run: noDetail(nil, map[string]string{noDetailEnv: ""}, false)},
 		{checks: []Result{
 			coreCheck("W3/malformed-lines-refused", "W3", "S2"),
 			coreCheck("W3/blank-lines-unanswered", "W3"),
@@ -63,11 +112,13 @@ func scenarios() []scenario {
 			check("P12/title-sanitized", "P12"),
 			check("P12/title-empty-is-null", "P12", "F1"),
 			check("P12/long-title-cut", "P12"),
+			check("P12/long-title-cut-non-ascii", "P12"),
 		}, run: titles},
 		{checks: []Result{
 			coreCheck("N1/non-ascii-session", "N1"),
 			check("E2/json-escaping", "E2"),
 		}, run: escaping},
+		{checks: []Result{check("E2/control-characters-escaped", "E2")}, run: controlEscaping},
 		{checks: []Result{
 			coreCheck("P8/never-partial", "P8"),
 			coreCheck("P8/no-temporary-file-left", "P8"),
@@ -362,10 +413,19 @@ func whyKeys(p *pubRun, id string) {
 		{`{"waitingFor":{"kind":"question","tool":null,"detail":"Which database?"},"state":"blocked"}`, "blocked", "question: Which database?", true, false},
 		{`{"ended":{"reason":"cancelled","detail":null}}`, "idle", "cancelled", false, true},
 	}
+	const e1 = "E1/why-compact-encoding"
 	for _, s := range steps {
 		rec, data, ok := p.change(id, s.line)
 		if !ok {
 			break
+		}
+		// Byte for byte the §4.3 encoding: waitingFor and ended after
+		// updatedAt, their members in the order Y1 shows.
+		if want, err := statusfile.Encode(rec); p.expect(err == nil, e1, "the record cannot be encoded: %v", err) && !bytes.Equal(data, want) {
+			if p.result(e1).Outcome != outcomeFail {
+				p.setExpected(e1, fmt.Sprintf("%q", want), fmt.Sprintf("%q", data))
+			}
+			p.fail(e1, "after %s the file is not compact JSON with the keys and members in order and one newline", s.line)
 		}
 		p.expect(string(rec.State) == s.state && rec.Why() == s.why, id,
 			"after %s the file says state %q and %q, want state %q and %q", s.line, rec.State, rec.Why(), s.state, s.why)
@@ -382,6 +442,131 @@ func whyKeys(p *pubRun, id string) {
 			p.expect(!rec.Ended.At.IsZero(), id, "after %s ended has no at (Y3)", s.line)
 		}
 	}
+	p.pass(e1)
+}
+
+// whyMembers returns the members of the written record's waitingFor and
+// ended as written (nil when the key is absent), not as a reader shows
+// them: a reader applies Y4 again.
+func whyMembers(data []byte) (wait, ended map[string]json.RawMessage, err error) {
+	var rec struct {
+		WaitingFor map[string]json.RawMessage `json:"waitingFor"`
+		Ended      map[string]json.RawMessage `json:"ended"`
+	}
+	err = json.Unmarshal(data, &rec)
+	return rec.WaitingFor, rec.Ended, err
+}
+
+// member is a member as written: a string, or "null" for JSON null (and
+// for an absent member, which says "absent").
+func member(obj map[string]json.RawMessage, key string) string {
+	v, ok := obj[key]
+	if !ok {
+		return "absent"
+	}
+	var s *string
+	if json.Unmarshal(v, &s) != nil {
+		return "not a string: " + string(v)
+	}
+	if s == nil {
+		return "null"
+	}
+	return *s
+}
+
+func units(s string) int { return len(utf16.Encode([]rune(s))) }
+
+// whyCut: tool and detail are cut at 200 UTF-16 units (Y4) when the text
+// past the cut is not ASCII, the cut landing just after a surrogate pair
+// and between its halves.
+func whyCut(p *pubRun, id string) {
+	p.startInHome(id)
+	for _, s := range []struct {
+		key  string
+		why  map[string]any
+		want map[string]string
+	}{
+		{"waitingFor", map[string]any{"kind": "permission", "tool": whyTool, "detail": whyDetail},
+			map[string]string{"kind": "permission", "tool": whyToolShown, "detail": whyDetailShown}},
+		{"ended", map[string]any{"reason": "failed", "detail": whyEndDetail},
+			map[string]string{"reason": "failed", "detail": whyEndDetailShown}},
+	} {
+		line, _ := json.Marshal(map[string]any{s.key: s.why})
+		_, data, ok := p.change(id, string(line))
+		if !ok {
+			return
+		}
+		wait, ended, err := whyMembers(data)
+		if !p.expect(err == nil, id, "the record: %v", err) {
+			return
+		}
+		obj := map[string]map[string]json.RawMessage{"waitingFor": wait, "ended": ended}[s.key]
+		for _, m := range slices.Sorted(maps.Keys(s.want)) {
+			got, want := member(obj, m), s.want[m]
+			if got != want {
+				if p.result(id).Outcome != outcomeFail {
+					p.setExpected(id, strconv.Quote(want), strconv.Quote(got))
+				}
+				p.fail(id, "%s.%s written is not the text sanitized and cut at %d UTF-16 units: %d units, want %d (a count of UTF-8 bytes or of code points cuts elsewhere)",
+					s.key, m, map[bool]int{true: 64, false: 200}[m == "kind" || m == "reason"], units(got), units(want))
+			}
+		}
+	}
+	p.pass(id)
+}
+
+// noDetail: with Y5's switch on (args or env), every detail under both
+// keys is null, while kind, tool and reason are still written; with
+// AGENTSTATUS_NO_DETAIL set to 0 or empty (on false), details are kept.
+func noDetail(args []string, env map[string]string, on bool) func(p *pubRun, id string) {
+	return func(p *pubRun, id string) {
+		p.args, p.env = args, env
+		how := strings.Join(args, " ")
+		for k, v := range env {
+			how = k + "=" + strconv.Quote(v)
+		}
+		p.startInHome(id)
+		for _, s := range []struct {
+			key, line string
+			want      map[string]string // the members that must be written so
+		}{
+			{"waitingFor", `{"waitingFor":{"kind":"permission","tool":"Bash","detail":"rm -rf build"}}`,
+				map[string]string{"kind": "permission", "tool": "Bash", "detail": "rm -rf build"}},
+			{"waitingFor", `{"waitingFor":{"kind":"question","tool":null,"detail":"Which database?"}}`,
+				map[string]string{"kind": "question", "tool": "null", "detail": "Which database?"}},
+			{"ended", `{"ended":{"reason":"failed","detail":"overloaded"}}`,
+				map[string]string{"reason": "failed", "detail": "overloaded"}},
+		} {
+			if on {
+				s.want["detail"] = "null"
+			}
+			_, data, ok := p.change(id, s.line)
+			if !ok {
+				return
+			}
+			wait, ended, err := whyMembers(data)
+			if !p.expect(err == nil, id, "the record: %v", err) {
+				return
+			}
+			obj := map[string]map[string]json.RawMessage{"waitingFor": wait, "ended": ended}[s.key]
+			if !p.expect(obj != nil, id, "after %s (with %s) the record has no %s", s.line, how, s.key) {
+				continue
+			}
+			for _, m := range slices.Sorted(maps.Keys(s.want)) {
+				got, want := member(obj, m), s.want[m]
+				switch {
+				case got == want:
+				case m == "detail" && on:
+					p.fail(id, "after %s, with %s, %s.detail is %q: with the switch on every detail is null (Y5)", s.line, how, s.key, got)
+				case m == "detail":
+					p.fail(id, "after %s, with %s, %s.detail is %q, want %q: only a value other than empty and 0 turns details off (Y5)", s.line, how, s.key, got, want)
+				default:
+					p.fail(id, "after %s, with %s, %s.%s is %q, want %q: the switch leaves out details only (Y5)", s.line, how, s.key, m, got, want)
+				}
+			}
+		}
+		p.pass(id)
+	}
 }
 
 func malformedLines(p *pubRun, id string) {
@@ -389,7 +574,7 @@ func malformedLines(p *pubRun, id string) {
 	p.startInHome(id)
 	p.sendOK(id, `{"state":"working","title":"Keep me"}`)
 	for _, line := range []string{
-		`not json`, `[1,2]`, `"working"`, `{"state":"sleeping"}`, `{"state":5}`,
+		`not json`, `[1,2]`, `"working"`, `{"state":"sleeping"}`, `{"state":"Working"}`, `{"state":"idle "}`, `{"state":5}`,
 		`{"state":null}`, `{"title":5}`, `{"title":{"text":"x"}}`, `{"state":"blocked","title":7}`,
 	} {
 		a := p.send(id, line)
@@ -429,6 +614,7 @@ func titles(p *pubRun, id string) {
 		{"P12/title-sanitized", hostileTitle, hostileTitleShown, "P12/title-no-controls"},
 		{"P12/title-empty-is-null", escapeOnlyTitle, "", ""},
 		{"P12/long-title-cut", longTitle, longTitleShown, "P12/long-title-bounded"},
+		{"P12/long-title-cut-non-ascii", longMixedTitle, longMixedTitleShown, ""},
 	} {
 		line, _ := json.Marshal(map[string]string{"title": t.raw})
 		p.sendOK(t.id, string(line))
@@ -508,6 +694,21 @@ func escaping(p *pubRun, n1 string) {
 			p.setExpected(id, printableQuote(want), printableQuote(string(data)))
 		}
 	}
+}
+
+// controlEscaping: an agent name with control characters and invalid
+// UTF-8 is written as JSON.stringify writes it (E2): \b \f \n \r \t in
+// short form, other characters below U+0020 as \u00XX in lowercase hex,
+// DEL and U+2028 as they are, invalid bytes as U+FFFD.
+func controlEscaping(p *pubRun, id string) {
+	p.agent = controlAgent
+	_, data := p.startInHome(id)
+	want := `"agent":` + controlAgentJSON + `,`
+	if !bytes.Contains(data, []byte(want)) {
+		p.fail(id, "the file does not contain %s", strconv.Quote(want))
+		p.setExpected(id, strconv.Quote(want), strconv.Quote(strings.TrimRight(string(data), "\n")))
+	}
+	p.pass(id)
 }
 
 // printableQuote shows bytes with U+2028 and U+2029 visible.

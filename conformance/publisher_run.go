@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -67,6 +68,10 @@ type pubRun struct {
 	// published is called once the publisher has published its first
 	// record.
 	published func()
+	// args are added after the command's own arguments, and env to its
+	// environment (Y5's switch: --no-detail, AGENTSTATUS_NO_DETAIL).
+	args []string
+	env  map[string]string
 }
 
 // The session and agent a scenario publishes as, unless it says otherwise.
@@ -183,16 +188,22 @@ func (p *pubRun) statusPath() string { return filepath.Join(p.statusDir(), fileN
 // start starts the publisher under test.
 func (p *pubRun) start() {
 	vars := map[string]string{"home": p.home, "session": p.session, "agent": p.agent}
-	argv := substitute(p.opts.Command, vars)
+	argv := append(substitute(p.opts.Command, vars), p.args...)
 	p.cmd = exec.Command(argv[0], argv[1:]...)
-	p.cmd.Env = environ(map[string]string{
+	env := map[string]string{
 		"STATUSCONFORM_CONFIG_HOME": p.home,
 		"STATUSCONFORM_SESSION":     p.session,
 		"STATUSCONFORM_AGENT":       p.agent,
 		"GENTLE_PI_CONFIG_HOME":     p.home,
 		// A decoy: publishers must ignore STATUS_DIR (L4).
 		"STATUS_DIR": p.decoy,
-	})
+	}
+	// The harness's own AGENTSTATUS_NO_DETAIL (Y5) never reaches the
+	// publisher: only the checks of Y5 set it.
+	p.cmd.Env = slices.DeleteFunc(environ(env), func(kv string) bool { return strings.HasPrefix(kv, noDetailEnv+"=") })
+	for _, k := range slices.Sorted(maps.Keys(p.env)) {
+		p.cmd.Env = append(p.cmd.Env, k+"="+p.env[k])
+	}
 	setProcessGroup(p.cmd)
 	// Standard input, output and error, each through a pipe of our own.
 	// Standard error is not an io.Writer: with a Writer, cmd.Wait would

@@ -2,11 +2,14 @@ package conformance
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -198,6 +201,7 @@ func TestPublisherTitlesAgreeWithSanitizer(t *testing.T) {
 		hostileTitle:    hostileTitleShown,
 		escapeOnlyTitle: "",
 		longTitle:       longTitleShown,
+		longMixedTitle:  longMixedTitleShown,
 		escapingTitle:   escapingTitle,
 	} {
 		if got := statusfile.SanitizeTitle(raw); got != want {
@@ -212,6 +216,47 @@ func TestPublisherTitlesAgreeWithSanitizer(t *testing.T) {
 	}
 	if err := statusfile.ValidateSession(escapingSession); err != nil {
 		t.Errorf("the E2 session is not a valid id: %v", err)
+	}
+}
+
+// The reason keys' texts the Y4 check expects are what the toolkit's
+// decoder, which applies Y4, makes of the texts it sends; and the cuts land
+// where the check says: just after a surrogate pair, between its halves.
+func TestPublisherWhyAgreesWithDecoder(t *testing.T) {
+	rec, err := statusfile.Encode(statusfile.Status{Session: "s", State: statusfile.Blocked, UpdatedAt: time.Now(),
+		WaitingFor: statusfile.Waiting{Kind: "permission", Tool: whyTool, Detail: whyDetail}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := statusfile.Decode(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.WaitingFor.Tool != whyToolShown || got.WaitingFor.Detail != whyDetailShown {
+		t.Errorf("tool %q, detail %q\nwant %q, %q", got.WaitingFor.Tool, got.WaitingFor.Detail, whyToolShown, whyDetailShown)
+	}
+	rec, err = statusfile.Encode(statusfile.Status{Session: "s", State: statusfile.Idle, UpdatedAt: time.Now(),
+		Ended: statusfile.Ended{Reason: "failed", Detail: whyEndDetail}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = statusfile.Decode(rec); err != nil || got.Ended.Detail != whyEndDetailShown {
+		t.Errorf("ended detail %q (%v), want %q", got.Ended.Detail, err, whyEndDetailShown)
+	}
+	for _, c := range []struct {
+		raw  string
+		pair bool // the 200th unit is the second half of a pair, else the first
+	}{{whyTool, true}, {whyDetail, false}} {
+		u := utf16.Encode([]rune(c.raw))
+		if c.pair && !utf16.IsSurrogate(rune(u[199])) || !c.pair && !(utf16.IsSurrogate(rune(u[199])) && utf16.IsSurrogate(rune(u[200]))) {
+			t.Errorf("%.20q...: the cut at 200 units does not land where the check says", c.raw)
+		}
+		if c.pair && !(utf16.IsSurrogate(rune(u[198])) && u[198] < 0xDC00) {
+			t.Errorf("%.20q...: unit 199 is not the first half of a pair", c.raw)
+		}
+		if len(c.raw) <= 200 || len(u) <= 200 {
+			t.Errorf("%.20q...: not past the limit", c.raw)
+		}
 	}
 }
 
@@ -266,4 +311,46 @@ func TestPublisherWithADaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantAllPass(t, rep)
+}
+
+// The options W1 gives statuspub serve beyond what the suite passes:
+// --dir in place of --config-home, and the first record's --state and
+// --title (sanitized, P12).
+func TestServeStartOptions(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "home", "status")
+	cmd := exec.Command(toolkitCommand(t, "statuspub"), "serve", "--dir", dir, "--session", "s-opts",
+		"--agent", "a", "--state", "blocked", "--title", "Start \x1b[1mhere\x1b[0m")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	path := filepath.Join(dir, fileName("s-opts"))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			rec, err := statusfile.Decode(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.State != statusfile.Blocked || rec.Title != "Start here" {
+				t.Errorf("the first record says state %q title %q, want blocked and %q", rec.State, rec.Title, "Start here")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no record at %s: %v", path, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -55,6 +55,11 @@ var pythonReaderFlaws = []struct {
 	{"why-wrong-type-drops", []string{"records/why-wrong-types"}},
 	{"why-any-state", []string{"records/why-wrong-state"}},
 	{"why-unsanitized", []string{"records/why-sanitized-capped"}},
+	{"why-cut-utf8-bytes", []string{"records/why-cut-counts-utf16-units", "records/why-words-cut-counts-utf16-units"}},
+	{"invisible-range-short", []string{"sanitize/invisible-and-space-range-ends"}},
+	{"spaces-range-short", []string{"sanitize/invisible-and-space-range-ends"}},
+	{"strip-any-white-space", []string{"records/white-space-around-object"}},
+	{"why-cut-code-points", []string{"records/why-cut-counts-utf16-units", "records/why-words-cut-counts-utf16-units"}},
 }
 
 var pythonPublisherFlaws = []struct {
@@ -63,6 +68,19 @@ var pythonPublisherFlaws = []struct {
 }{
 	{"temp-without-dot", []string{"P8/temporary-file-dot-named"}},
 	{"why-outlives-state", []string{"Y1/why-with-its-state"}},
+	{"why-written-cut-utf8-bytes", []string{"Y4/why-cut-utf16-units"}},
+	{"no-detail-ended-kept", []string{"Y5/no-detail-flag", "Y5/no-detail-env"}},
+	{"no-detail-tool-dropped", []string{"Y5/no-detail-flag", "Y5/no-detail-env"}},
+	{"no-detail-flag-ignored", []string{"Y5/no-detail-flag"}},
+	{"no-detail-env-ignored", []string{"Y5/no-detail-env"}},
+	{"no-detail-env-zero-on", []string{"Y5/no-detail-env-0-keeps-detail"}},
+	{"title-cut-code-points", []string{"P12/long-title-cut-non-ascii"}},
+	{"escape-uppercase-hex", []string{"E2/control-characters-escaped"}},
+	{"escape-controls-as-hex", []string{"E2/control-characters-escaped"}},
+	{"surrogates-escaped", []string{"E2/control-characters-escaped"}},
+	{"why-members-sorted", []string{"E1/why-compact-encoding"}},
+	{"state-any-case", []string{"W3/malformed-lines-refused"}},
+	{"no-detail-env-set-on", []string{"Y5/no-detail-env-0-keeps-detail", "Y5/no-detail-env-empty-keeps-detail"}},
 	{"temp-in-config-home", []string{"P8/temporary-file-in-status-dir"}},
 	{"heartbeat-reset-by-input", []string{"P9/heartbeat-keeps-state"}},
 	{"heartbeat-stale-copy", []string{"P9/heartbeat-keeps-state"}},
@@ -82,10 +100,16 @@ func TestPythonMutants(t *testing.T) {
 	requireTool(t, "python3")
 	var wg sync.WaitGroup
 	pubReports := make([]*Report, len(pythonPublisherFlaws))
+	// Each run starts an interpreter per scenario and calibrates first:
+	// a few at a time, so that thirty of them do not starve each other
+	// into missing the calibration's 20 s on a busy machine.
+	sem := make(chan struct{}, 4)
 	for i, m := range pythonPublisherFlaws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
 			pubReports[i], _ = RunPublisher(context.Background(), Options{
 				Command: pythonFlawCommand(t, m.flaw, "status_publisher.py"), Run: m.mustFail})
 		}()
@@ -224,5 +248,76 @@ func TestEveryRuleHasMisreading(t *testing.T) {
 				t.Errorf("no misreading of %s (checked by %s and maybe others) is shown to be caught: add a mutant that fails a case or check of %s", r, id, r)
 			}
 		}
+	}
+}
+
+// README.md's audit table: every row says what exercises its rule and
+// names a mutant that fails one of the row's cases or checks, or says why
+// the suite holds none.
+func TestAuditTable(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Audit: limits, positions, character classes and options")
+	if !ok {
+		t.Fatal("README.md has no audit section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	ids := map[string]bool{}
+	for _, c := range loadCases(t) {
+		ids[c.ID] = true
+	}
+	for _, c := range checks() {
+		ids[c.ID] = true
+	}
+	mutants := misreadings()
+	idRE := regexp.MustCompile("`([A-Za-z0-9.-]+/[^`]+)`")
+	mutantRE := regexp.MustCompile("`([a-z0-9-]+)`(?:, `[a-z0-9-]+`)* \\((?:each an? )?(Python|test) (reader|publisher)\\)")
+	nameRE := regexp.MustCompile("`([a-z0-9-]+)`")
+	rows := 0
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| ") || len(cells) != 4 || strings.HasPrefix(line, "| rule |") || strings.HasPrefix(line, "| --- |") {
+			continue
+		}
+		rows++
+		rule, exercised, proof := strings.TrimPrefix(cells[0], "| "), cells[2], strings.TrimSuffix(cells[3], " |")
+		if strings.TrimSpace(exercised) == "" || strings.TrimSpace(proof) == "" {
+			t.Errorf("%s: an empty cell", rule)
+			continue
+		}
+		var rowIDs []string
+		for _, m := range idRE.FindAllStringSubmatch(exercised, -1) {
+			switch {
+			case ids[m[1]]:
+				rowIDs = append(rowIDs, m[1])
+			case !strings.HasPrefix(m[1], "internal/"): // a package's tests
+				t.Errorf("%s: %s is no case or check", rule, m[1])
+			}
+		}
+		if strings.HasPrefix(proof, "outside the suite: ") {
+			continue
+		}
+		groups := mutantRE.FindAllStringSubmatch(proof, -1)
+		if len(groups) == 0 {
+			t.Errorf("%s: no mutant named in %q", rule, proof)
+		}
+		for _, g := range mutantRE.FindAllString(proof, -1) {
+			kind := mutantRE.FindStringSubmatch(g)
+			prefix := strings.ToLower(kind[2]) + " " + kind[3] + " "
+			for _, n := range nameRE.FindAllStringSubmatch(g, -1) {
+				mustFail, ok := mutants[prefix+n[1]]
+				switch {
+				case !ok:
+					t.Errorf("%s: no mutant %s%s", rule, prefix, n[1])
+				case !slices.ContainsFunc(mustFail, func(id string) bool { return slices.Contains(rowIDs, id) }):
+					t.Errorf("%s: %s%s fails none of the row's cases or checks (it fails %v)", rule, prefix, n[1], mustFail)
+				}
+			}
+		}
+	}
+	if rows < 40 {
+		t.Errorf("only %d rows in the audit table", rows)
 	}
 }

@@ -152,7 +152,6 @@ var exempt = map[string]string{
 	"H14": "the agent's way of running hooks is outside any harness; internal/cli/statuspub's tests run the adapters under sh -c, bash -c, bash -lc and exec form, and examples/ runs the OpenCode plugin",
 	"H21": "the hook traces check it (the why: lines of claude/late-permission-prompt and codex/real-parallel-approvals, with the notification-replaces-wait flaw), and internal/cli/statuspub's TestChangeApplyWhy",
 	"H22": "what a source file says of a turn's end is the heartbeat owner's: internal/agenthook's TestCodexRolloutEvent (CodexRolloutEnded on the recorded rollout) and SourceEnded, and the real-agent harness (internal/e2e)",
-	"Y5":  "a publisher's own setting, not the line protocol's: statusfile's TestPublisherReasonKeys (WithDetail) and internal/cli/statuspub's TestSetWhy (--no-detail, AGENTSTATUS_NO_DETAIL)",
 	"Y7":  "the words of this toolkit's displays, not of the reader protocol (which compares the keys themselves): statusfile's TestWhy, and the hook traces' why: lines",
 	"H15": "the hook traces check it ('unchanged' steps), not the reader or publisher suites",
 	"H16": "a negative rule about adapters' mappings: the hook traces hold no timed steps, and internal/agenthook is pure (no clock)",

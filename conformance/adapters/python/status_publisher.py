@@ -13,7 +13,9 @@ from GENTLE_PI_CONFIG_HOME or ~/.pi/gentle-ai (never from STATUS_DIR, L4).
 It publishes at once (state idle, no task), applies each JSON line of
 standard input ({"state": ...}, {"title": ...}) and answers it once the
 change is on disk or has failed, rewrites the file every 9 seconds, and
-removes it on end of input, SIGTERM or SIGINT.
+removes it on end of input, SIGTERM or SIGINT. With --no-detail, or
+AGENTSTATUS_NO_DETAIL set to anything but empty or 0, it writes every
+detail of waitingFor and ended as null (SPEC.md Y5).
 
 With STATUSPROTO_VARIANT=published-only it follows only what the published
 page requires: it takes any session id (no limits of SPEC.md N2) and never
@@ -83,6 +85,7 @@ class Publisher:
         self.state = "idle"
         self.title = ""
         self.why = {}  # "waitingFor" or "ended" -> its object (SPEC.md 4.4)
+        self.no_detail = False  # Y5: leave every detail out
         self.written = None  # (st_dev, st_ino) of the file written last
         self.reported = None
         self.lock = threading.Lock()
@@ -221,6 +224,8 @@ class Publisher:
             return "not a JSON object"
         state, title = self.state, self.title
         if "state" in obj:
+            if sp.FLAW == "state-any-case" and isinstance(obj["state"], str):
+                obj["state"] = obj["state"].strip().lower()  # wrongly: W3 refuses any other spelling
             if not isinstance(obj["state"], str) or obj["state"] not in sp.STATES:
                 return '"state" must be working, blocked or idle'
             state = obj["state"]
@@ -244,13 +249,19 @@ class Publisher:
                 return '"%s" needs the state %s' % (key, st)
             state = st
             now = sp.format_time_ns(time.time_ns())
+            detail = v.get("detail")
+            if self.no_detail and not (sp.FLAW == "no-detail-ended-kept" and key == "ended"):
+                detail = None  # Y5: the switch leaves every detail out
             if key == "waitingFor":
                 old = why.get(key) if self.state == "blocked" else None
-                new = {"kind": v["kind"], "tool": v.get("tool"), "detail": v.get("detail")}
+                tool = v.get("tool")
+                if self.no_detail and sp.FLAW == "no-detail-tool-dropped":
+                    tool = None  # wrongly: the tool is still written (Y5)
+                new = {"kind": v["kind"], "tool": tool, "detail": detail}
                 since = old["since"] if old and all(old.get(k) == new[k] for k in new) else now
                 why[key] = dict(new, since=since)
             else:
-                why[key] = {"reason": v["reason"], "detail": v.get("detail"), "at": now}
+                why[key] = {"reason": v["reason"], "detail": detail, "at": now}
         if "waitingFor" in obj and "ended" in obj and obj["waitingFor"] is not None and obj["ended"] is not None:
             return '"waitingFor" and "ended" exclude each other'
         if sp.FLAW != "why-outlives-state":
@@ -291,10 +302,27 @@ class Args:
         self.agent = os.environ.get("STATUSCONFORM_AGENT") or "python"
 
 
+def no_detail(argv):
+    """Y5: --no-detail, or AGENTSTATUS_NO_DETAIL set to anything but empty
+    or 0, leaves the detail of waitingFor and ended out."""
+    flag = "--no-detail" in argv[1:] and sp.FLAW != "no-detail-flag-ignored"
+    env = os.environ.get("AGENTSTATUS_NO_DETAIL")
+    if sp.FLAW == "no-detail-env-ignored":
+        env = None
+    elif sp.FLAW == "no-detail-env-set-on" and env is not None:
+        env = "1"  # wrongly: any value, even empty or 0, turns it on
+    elif sp.FLAW == "no-detail-env-zero-on" and env == "0":
+        env = "1"  # wrongly: only empty leaves it off
+    return flag or env not in (None, "", "0")
+
+
 def parse_args():
     # argparse (with gettext and shutil) was a quarter of a start, and
-    # the suite passes no arguments: parse only when there are some.
+    # the suite passes no arguments but --no-detail: parse only when there
+    # are others.
     args = Args()
+    args.no_detail = no_detail(sys.argv)
+    sys.argv[1:] = [a for a in sys.argv[1:] if a != "--no-detail"]
     if len(sys.argv) > 1:
         import argparse
 
@@ -302,6 +330,8 @@ def parse_args():
         ap.add_argument("--config-home", default=args.config_home)
         ap.add_argument("--session", default=args.session)
         ap.add_argument("--agent", default=args.agent)
+        ap.add_argument("--no-detail", action="store_true", default=args.no_detail,
+                        help="leave the detail of waitingFor and ended out (also: AGENTSTATUS_NO_DETAIL=1)")
         ap.parse_args(namespace=args)
     return args
 
@@ -315,6 +345,7 @@ def main():
         print("status_publisher.py: invalid session id: %s" % why, file=sys.stderr)
         return 2
     pub = Publisher(home, session, args.agent)
+    pub.no_detail = args.no_detail
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     out = sys.stdout

@@ -145,6 +145,8 @@ def decode(data):
         text = re.sub("\ufffd+", "\ufffd", text)  # wrongly one per ill-formed run
     if text.strip(" \t\r\n") == "":
         raise Invalid("empty")
+    if FLAW == "strip-any-white-space":
+        text = text.strip()  # wrongly: Python's white space, not JSON's
     try:
         # Duplicate keys: the last one counts (C5), as dict() does.
         hooks = {}
@@ -265,9 +267,17 @@ def _json_string(s):
         elif c == "\\":
             out.append("\\\\")
         elif o < 0x20:
-            out.append({8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"}.get(o, "\\u%04x" % o))
+            if FLAW == "escape-controls-as-hex":
+                out.append("\\u%04x" % o)  # wrongly: \b \f \n \r \t have short forms
+            elif FLAW == "escape-uppercase-hex":
+                out.append({8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"}.get(o, "\\u%04X" % o))
+            else:
+                out.append({8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"}.get(o, "\\u%04x" % o))
         elif 0xD800 <= o <= 0xDFFF:
-            out.append("\ufffd")
+            if FLAW == "surrogates-escaped":
+                out.append("\\u%04x" % o)  # wrongly, as json.dumps writes an invalid byte it was given
+            else:
+                out.append("\ufffd")
         else:
             out.append(c)
     out.append('"')
@@ -290,6 +300,8 @@ def encode(session, agent, pid, cwd, state, title, updated_ns, why=None):
         v = (why or {}).get(key)
         if not v:
             continue
+        if FLAW == "why-members-sorted":
+            members = sorted(members)  # wrongly: Y1 gives their order
         parts = []
         for m in members:
             x = v.get(m)
@@ -317,11 +329,17 @@ def _to_space(c):
         return True
     if o in (0x061C, 0x200B, 0x200C, 0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF):
         return True
-    if 0x202A <= o <= 0x202E or 0x2060 <= o <= 0x206F:
+    if FLAW == "invisible-range-short":
+        # wrongly: only the word joiner, the invisible operators and the
+        # isolates, not the rest of U+2060-U+206F
+        if 0x202A <= o <= 0x202E or 0x2060 <= o <= 0x2064 or 0x2066 <= o <= 0x2069:
+            return True
+    elif 0x202A <= o <= 0x202E or 0x2060 <= o <= 0x206F:
         return True
     # Step 4's white space: U+0085, U+00A0, U+1680, U+2000-U+200A, U+202F,
     # U+205F, U+3000 (and the ASCII ones above).
-    return o in (0xA0, 0x1680, 0x202F, 0x205F, 0x3000) or 0x2000 <= o <= 0x200A
+    last_space = 0x2009 if FLAW == "spaces-range-short" else 0x200A  # the flaw: U+200A forgotten
+    return o in (0xA0, 0x1680, 0x202F, 0x205F, 0x3000) or 0x2000 <= o <= last_space
 
 
 def _introducer(o):
@@ -439,10 +457,19 @@ def _cut_utf16(s, max_units):
     """Step 1: the longest prefix of at most max_units UTF-16 units; whether
     anything was cut; whether the cut fell inside a surrogate pair."""
     units = 0
+    # The limits of the reason keys (Y4), misread as counts of UTF-8 bytes
+    # or of code points (the flaws of the conformance suite's tests).
+    why = max_units != MAX_TITLE_UNITS
+    as_bytes = why and FLAW in ("why-cut-utf8-bytes", "why-written-cut-utf8-bytes")
+    as_code_points = FLAW == "why-cut-code-points" and why or FLAW == "title-cut-code-points" and not why
     for i, c in enumerate(s):
         w = 2 if ord(c) > 0xFFFF else 1
+        if as_bytes:
+            w = len(c.encode("utf-8", "surrogatepass"))
+        elif as_code_points:
+            w = 1
         if units + w > max_units:
-            return s[:i], True, units + 1 == max_units
+            return s[:i], True, units + 1 == max_units and not as_bytes
         units += w
     return s, False, False
 
