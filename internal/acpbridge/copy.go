@@ -19,9 +19,9 @@ const MaxHead = 64 << 10
 const copyBuffer = 64 << 10
 
 // Copy copies src to dst unchanged until src ends or a write fails, and
-// hands every complete line (without its newline) to line as a copy of its
-// own, before the write of the bytes that end it: line sees a request
-// before the agent can answer it. A line longer than [MaxParse] is handed
+// hands every complete line (without its newline) to line before the
+// write of the bytes that end it: line sees a request before the agent
+// can answer it. line must not keep b after it returns. A line longer than [MaxParse] is handed
 // over as its first [MaxHead] bytes, with truncated set. A last line
 // without a newline is handed over at the end of src. Copy returns the
 // number of bytes written and the first error other than io.EOF, and
@@ -93,7 +93,7 @@ func (s *splitter) add(part []byte) {
 func (s *splitter) emit(line func([]byte, bool)) {
 	b := bytes.TrimSuffix(s.cur, []byte("\r"))
 	if len(bytes.TrimSpace(b)) > 0 {
-		line(bytes.Clone(b), s.over)
+		line(b, s.over)
 	}
 	// A buffer grown by a long line is not kept for the next ones.
 	if cap(s.cur) > 64<<10 {

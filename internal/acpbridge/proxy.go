@@ -1,6 +1,7 @@
 package acpbridge
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +71,16 @@ func AgentName(command string) string {
 	return base
 }
 
+// Worth reports whether the tracker can learn anything from line: all but
+// the session/update notifications that stream chunks, tool calls, plans
+// and usage, which are most of the traffic and say nothing of the state.
+// A byte search, so that the stream's busiest lines cost no parse and no
+// hand-over.
+func Worth(line []byte) bool {
+	return !bytes.Contains(line, []byte(`"session/update"`)) ||
+		bytes.Contains(line, []byte(`state_update`)) || bytes.Contains(line, []byte(`session_info_update`))
+}
+
 type line struct {
 	d         Direction
 	b         []byte
@@ -127,8 +138,11 @@ func Run(c Config) (int, error) {
 	}()
 	handTo := func(d Direction) func([]byte, bool) {
 		return func(b []byte, truncated bool) {
+			if !Worth(b) {
+				return
+			}
 			select {
-			case lines <- line{d, b, truncated}:
+			case lines <- line{d, bytes.Clone(b), truncated}:
 			case <-stopped:
 			}
 		}

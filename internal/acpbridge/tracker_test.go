@@ -190,6 +190,9 @@ func TestTracker(t *testing.T) {
 			tr := NewTracker(func() time.Time { return t0 })
 			for i, st := range append(append([]step{}, opening...), tc.steps...) {
 				ups := tr.Observe(st.d, []byte(st.line), false)
+				if len(ups) > 0 && !Worth([]byte(st.line)) {
+					t.Fatalf("step %d: Worth skips a line that updates: %s", i, st.line)
+				}
 				if got := describe(ups); got != st.want && !(st.want == "-" && got == "-") {
 					t.Fatalf("step %d (%s %s): got %s, want %s", i, st.d, st.line, got, st.want)
 				}

@@ -388,7 +388,7 @@ func runACP(t *testing.T, a acpSetup) {
 
 	init := c.wait(c.request("initialize", map[string]any{"protocolVersion": 1,
 		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false},
-		"clientInfo":         map[string]any{"name": "zed", "title": "Zed", "version": "0.212.0"}}, ""), "initialize", 90*time.Second)
+		"clientInfo":         map[string]any{"name": "zed", "title": "Zed", "version": "0.212.0"}}, ""), "initialize", 240*time.Second)
 	if init.Error != nil {
 		t.Fatalf("initialize: %s", init.Error.Message)
 	}
