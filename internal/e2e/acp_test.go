@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // The agents over the Agent Client Protocol, run by `statuspub acp` as an
@@ -309,7 +311,7 @@ func startACPSampler(t *testing.T, home string) *acpSampler {
 				for _, r := range recs {
 					if strings.HasPrefix(r.Session, "acp:") {
 						acp = append(acp, r.State)
-						state, why = r.State, acpWhy(r.WaitingFor, r.Ended)
+						state, why = r.State, acpWhy(r.State, r.WaitingFor, r.Ended)
 					}
 				}
 				if len(acp) > 1 {
@@ -333,18 +335,16 @@ func startACPSampler(t *testing.T, home string) *acpSampler {
 	return s
 }
 
-// acpWhy is the kind or reason of statusls's waitingFor and ended, with
-// the detail.
-func acpWhy(wait, end json.RawMessage) string {
+// acpWhy is what statusls's waitingFor and ended say, in the words of
+// SPEC.md Y7 (statusfile.Status.Why).
+func acpWhy(state string, wait, end json.RawMessage) string {
 	var w struct{ Kind, Tool, Detail string }
 	var e struct{ Reason, Detail string }
-	if json.Unmarshal(wait, &w) == nil && w.Kind != "" {
-		return strings.TrimSpace(w.Kind + " " + w.Tool + ": " + w.Detail)
-	}
-	if json.Unmarshal(end, &e) == nil && e.Reason != "" {
-		return strings.TrimSpace(e.Reason + " " + e.Detail)
-	}
-	return ""
+	json.Unmarshal(wait, &w)
+	json.Unmarshal(end, &e)
+	st := statusfile.Status{State: statusfile.State(state), WaitingFor: statusfile.Waiting{Kind: w.Kind, Tool: w.Tool, Detail: w.Detail},
+		Ended: statusfile.Ended{Reason: e.Reason, Detail: e.Detail}}
+	return st.Why()
 }
 
 // agreement is when the status first showed state at or after t0 and
@@ -486,7 +486,6 @@ func runACP(t *testing.T, a acpSetup) {
 		writeACPTrace(t, dir, a, lines, whys)
 	}
 }
-
 
 // volatile are the parts of a recorded line that change from run to run.
 var volatile = regexp.MustCompile(`/tmp/[^"/]+/\d+`)
