@@ -98,6 +98,21 @@ are in SPEC.md 13.`,
 statusconform hooks --agent codex --list
 statusconform hooks --agent gemini --run 'hooks/gemini/tool-*' -- ./my-adapter --home {home}`,
 			}),
+			suiteCommand(ctx, env, &base.Command{
+				Name:    "acp",
+				Summary: "replay the ACP traces through a bridge command",
+				Usage:   "acp [--agent NAME] [flags] -- CMD [ARGS...]",
+				Description: `acp runs the ACP traces (conformance/acptraces: real exchanges between an
+editor and Gemini CLI or OpenCode) through CMD, a bridge that runs the agent
+given after its own arguments as statuspub acp does, "{home}" in ARGS
+replaced by the config home (also $GENTLE_PI_CONFIG_HOME). The harness is
+the editor, and the agent too; every line must come out unchanged on the
+other side, and after each line the trace expects a record of, the
+session's record (acp: and its id) must show it within --timeout. SPEC.md
+13.5.`,
+				Examples: `statusconform acp -- statuspub acp --config-home {home} --
+statusconform acp --agent opencode -- python3 conformance/adapters/python/acp_bridge.py --`,
+			}),
 			reportCommand(ctx, env),
 			{
 				Name:    "materialize",
@@ -169,13 +184,16 @@ func (f *suiteFlags) register(fs *base.FlagSet, cmd string) {
 	case "hooks":
 		fs.String(&f.agent, "agent", "", "NAME", "claude, codex, gemini, copilot or qwen (required)").Complete = func() []string { return agenthook.Agents }
 		fs.Duration(&f.timeout, "timeout", 5*time.Second, "D", "per step (default 5s)")
+	case "acp":
+		fs.String(&f.agent, "agent", "", "NAME", "only the traces of gemini or opencode")
+		fs.Duration(&f.timeout, "timeout", 2*time.Second, "D", "per expected record (default 2s)")
 	}
-	if cmd != "hooks" {
+	if cmd != "hooks" && cmd != "acp" {
 		fs.String(&f.level, "level", "hardened", "LEVEL", "core: what the published page requires (for a publisher, with\nthe config home already present); hardened (default): also this\ntoolkit's rules").Complete = func() []string { return []string{"core", "hardened"} }
 		scaleFlag(fs, &f.scale)
 	}
 	fs.Var(&f.run, "run", "GLOB", "only the ids GLOB matches (* matches across /); repeatable")
-	if cmd != "hooks" {
+	if cmd != "hooks" && cmd != "acp" {
 		fs.Var(&f.skip, "skip", "GLOB", "do not run the ids GLOB matches (reported as SKIP); repeatable")
 	}
 	fs.String(&f.expected, "expected-failures", "", "FILE", "ids (or globs) expected to fail, one a line, # comments: their\nfailures (XFAIL) do not fail the run, but their passes (XPASS) do")
@@ -234,9 +252,9 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 	switch {
 	case name == "hooks" && f.agent == "":
 		return env.prog.ReportUsage("hooks: --agent is required (claude, codex, gemini, copilot or qwen)")
-	case name != "hooks" && f.level != "core" && f.level != "hardened":
+	case name != "hooks" && name != "acp" && f.level != "core" && f.level != "hardened":
 		return env.prog.ReportUsage("%s: --level must be core or hardened, not %q", name, f.level)
-	case name != "hooks" && f.scale < 1:
+	case name != "hooks" && name != "acp" && f.scale < 1:
 		return env.prog.ReportUsage("%s: --timeout-scale must be at least 1", name)
 	case name != "publisher" && f.timeout <= 0:
 		return env.prog.ReportUsage("%s: --timeout must be positive", name)
@@ -247,6 +265,8 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 		run, unit, usage = conformance.RunPublisher, "check", "statusconform publisher [flags] -- CMD [ARGS...]"
 	case "hooks":
 		run, unit, usage = conformance.RunHooks, "trace", "statusconform hooks --agent NAME -- CMD [ARGS...]"
+	case "acp":
+		run, unit, usage = conformance.RunACP, "trace", "statusconform acp [--agent NAME] -- CMD [ARGS...]"
 	}
 	opts := conformance.Options{Command: args, Level: f.level, TimeoutScale: f.scale, Timeout: f.timeout,
 		Agent: f.agent, Skip: f.skip, List: true}
@@ -270,7 +290,7 @@ func suite(ctx context.Context, name string, f *suiteFlags, args []string, env *
 	}
 	if f.list {
 		for _, x := range listed.Results {
-			if name == "hooks" {
+			if name == "hooks" || name == "acp" {
 				fmt.Fprintf(env.Stdout, "%s\t%s\n", x.ID, x.Requirements[0])
 			} else {
 				fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", x.ID, x.Level, strings.Join(x.Rules, " "))

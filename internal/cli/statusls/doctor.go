@@ -204,6 +204,7 @@ func doctor(o *doctorOptions, env *cmdEnv) int {
 		doctorFiles(r, l)
 	}
 	doctorAgents(r, env)
+	doctorACP(r, env)
 
 	if len(r.Hints) > 0 {
 		r.out = append(r.out, "\nhints:")

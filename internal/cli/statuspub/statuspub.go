@@ -64,8 +64,8 @@ whatever goes wrong, a usage error included, they exit 0 with one line on
 stderr, or 1 with --strict, and never 2, which an agent reads as "block".
 They need file locks that Windows lacks, and report so there.
 
-Exit status: 0 success, 1 error, 2 usage error; run: CMD's own status, 126
-when CMD cannot run, 127 when it is not found.`
+Exit status: 0 success, 1 error, 2 usage error; run and acp: CMD's own
+status, 126 when CMD cannot run, 127 when it is not found.`
 
 // Commands, one entry each. A flag is one line in its Setup; see package
 // base for how to add either.
@@ -118,6 +118,7 @@ CMD's name, so CMD's own flags are CMD's.`,
 				return func(args []string) int { return run(o, args, p, env) }
 			},
 		},
+		acpCommand(env, p),
 		{
 			Name:    "set",
 			Summary: "change a session's record once (for scripts and hooks)",

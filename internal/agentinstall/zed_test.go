@@ -1,0 +1,35 @@
+package agentinstall
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestZedACPServers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if s, err := ZedACPServers(path); s != nil || err != nil {
+		t.Fatalf("missing file: %v, %v", s, err)
+	}
+	os.WriteFile(path, []byte(`{
+  // comments, as Zed allows
+  "agent_servers": {
+    "Gemini CLI": { "command": "statuspub", "args": ["acp", "--", "gemini", "--acp"] },
+    "OpenCode": { "command": "/usr/local/bin/statuspub", "args": ["acp", "--agent", "oc", "--", "opencode", "acp"] },
+    "Plain": { "command": "gemini", "args": ["--acp"] },
+    "No command": { "command": "statuspub", "args": ["acp"] }
+  }
+}`), 0o600)
+	got, err := ZedACPServers(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ACPServer{{"Gemini CLI", []string{"gemini", "--acp"}}, {"OpenCode", []string{"opencode", "acp"}}, {"No command", nil}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if p := ZedSettingsPath(func(k string) string { return map[string]string{"HOME": "/h"}[k] }); p != "/h/.config/zed/settings.json" {
+		t.Fatalf("path %s", p)
+	}
+}
