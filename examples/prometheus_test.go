@@ -136,6 +136,13 @@ scrape_configs:
 	step("e2e-long blocked for 11 minutes", func() {}, "1")
 	api.waitFiring("AgentSessionBlocked", 10*time.Second, logs)
 
+	// Every query of the Grafana dashboard runs on what Prometheus has.
+	for name, expr := range dashboardExprs(t) {
+		if _, err := api.get("/api/v1/query", url.Values{"query": {expr}}); err != nil {
+			t.Errorf("dashboard panel %s: %v", name, err)
+		}
+	}
+
 	// promtool's rule test over the series Prometheus recorded.
 	series := api.series(`agentstatus_oldest_seconds{state="blocked"}`, begin, time.Now())
 	ruleTest(t, promtool, rules, series)
@@ -434,4 +441,123 @@ func dumpLogs(dir string) string {
 		fmt.Fprintf(&b, "--- %s (end)\n%s\n", n.Name(), data)
 	}
 	return b.String()
+}
+
+// dashboardExprs returns the PromQL of every panel of the Grafana
+// dashboard, with its $instance variable set to all hosts.
+func dashboardExprs(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile("prometheus/grafana-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		UID    string `json:"uid"`
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr  string `json:"expr"`
+				RefID string `json:"refId"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatalf("the dashboard is not JSON: %v", err)
+	}
+	if d.UID == "" || len(d.Panels) == 0 {
+		t.Fatalf("the dashboard has no uid or no panels")
+	}
+	exprs := map[string]string{}
+	for _, p := range d.Panels {
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			exprs[p.Title+" "+tg.RefID] = strings.ReplaceAll(tg.Expr, "$instance", ".*")
+		}
+	}
+	return exprs
+}
+
+// TestPrometheusDashboard: every query of the Grafana dashboard is PromQL
+// that promtool accepts (as a recording rule).
+func TestPrometheusDashboard(t *testing.T) {
+	promtool := promtest.Tool(t, "promtool")
+	var b strings.Builder
+	b.WriteString("groups:\n  - name: dashboard\n    rules:\n")
+	i := 0
+	for name, expr := range dashboardExprs(t) {
+		i++
+		q, _ := json.Marshal(expr) // a JSON string is a YAML string
+		fmt.Fprintf(&b, "      # %s\n      - record: dashboard:query_%d\n        expr: %s\n", name, i, q)
+	}
+	file := filepath.Join(t.TempDir(), "dashboard.rules.yml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(promtool, "check", "rules", file).CombinedOutput(); err != nil {
+		t.Fatalf("promtool check rules: %v\n%s\n%s", err, out, b.String())
+	}
+}
+
+// TestPrometheusSystemdUnit: the unit's command line, with statusls where
+// the test built it, keeps the textfile current; systemd-analyze verify
+// accepts the unit where systemd is installed.
+func TestPrometheusSystemdUnit(t *testing.T) {
+	data, err := os.ReadFile("prometheus/agentstatus-metrics.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var execStart, textfile string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "ExecStart="); ok {
+			execStart = v
+		}
+		if v, ok := strings.CutPrefix(line, "Environment=TEXTFILE="); ok {
+			textfile = v
+		}
+	}
+	if !strings.HasPrefix(execStart, "%h/go/bin/statusls ") || textfile == "" {
+		t.Fatalf("ExecStart %q, TEXTFILE %q", execStart, textfile)
+	}
+	base := t.TempDir()
+	os.Chmod(base, 0o700)
+	statusDir := filepath.Join(base, "agent-status")
+	os.Mkdir(statusDir, 0o700)
+	textDir := filepath.Join(base, "textfile")
+	os.Mkdir(textDir, 0o755)
+	file := filepath.Join(textDir, filepath.Base(textfile))
+	args := strings.Fields(strings.ReplaceAll(execStart, "${TEXTFILE}", file))[1:]
+	cmd := exec.Command(realStatusls(t), args...)
+	cmd.Env = append(os.Environ(), "STATUS_DIR="+statusDir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if data, err := os.ReadFile(file); err == nil && strings.Contains(string(data), "agentstatus_sessions{") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v: no textfile within 15 s; stderr: %s", args, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Log("systemd-analyze not installed: the unit's syntax is not verified")
+		return
+	}
+	unit := filepath.Join(t.TempDir(), "agentstatus-metrics.service")
+	os.WriteFile(unit, []byte(strings.ReplaceAll(string(data), "%h/go/bin/statusls", realStatusls(t))), 0o644)
+	if out, err := exec.Command(analyze, "verify", unit).CombinedOutput(); err != nil {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
 }
