@@ -67,11 +67,13 @@ func main() {
 		{"statusls metrics --textfile", []string{"metrics", "--textfile", textDir, "--now", now}},
 	}
 	walls := make([][]time.Duration, len(cmds))
+	cpus := make([][]time.Duration, len(cmds))
 	rss := make([][]int64, len(cmds))
 	for r := 0; r < *reps; r++ {
 		for i, c := range cmds { // interleaved: load changes hit every command alike
-			d, m := run(*bin, c.args, env)
+			d, cpu, m := run(*bin, c.args, env)
 			walls[i] = append(walls[i], d)
+			cpus[i] = append(cpus[i], cpu)
 			rss[i] = append(rss[i], m)
 		}
 	}
@@ -82,17 +84,21 @@ func main() {
 	cmd.Env = env
 	count, _ := cmd.Output()
 	fmt.Printf("%d sessions (a tenth stale, 20 invalid; --count says %s), %d runs each, interleaved; metrics output %d bytes\n", *n, bytes.TrimSpace(count), *reps, len(out))
-	fmt.Printf("%-34s %10s %8s %12s %8s\n", "command", "wall (ms)", "ratio", "peak RSS KiB", "ratio")
-	baseW, baseM := median(walls[0]), medianInt(rss[0])
+	fmt.Printf("%-32s %10s %6s %10s %6s %12s %6s\n", "command", "wall (ms)", "ratio", "CPU (ms)", "ratio", "peak RSS KiB", "ratio")
+	baseW, baseC, baseM := median(walls[0]), median(cpus[0]), medianInt(rss[0])
 	for i, c := range cmds {
-		w, m := median(walls[i]), medianInt(rss[i])
-		fmt.Printf("%-34s %10.2f %8.2f %12d %8.2f\n", c.name, float64(w.Microseconds())/1000, float64(w)/float64(baseW), m, float64(m)/float64(baseM))
+		w, cpu, m := median(walls[i]), median(cpus[i]), medianInt(rss[i])
+		fmt.Printf("%-32s %10.2f %6.2f %10.2f %6.2f %12d %6.2f\n", c.name,
+			float64(w.Microseconds())/1000, float64(w)/float64(baseW),
+			float64(cpu.Microseconds())/1000, float64(cpu)/float64(baseC),
+			m, float64(m)/float64(baseM))
 	}
 }
 
 // run runs statusls once with its output drained through a pipe, and
-// returns its wall time and peak RSS.
-func run(bin string, args, env []string) (time.Duration, int64) {
+// returns its wall time, CPU time (user and system) and peak RSS. On a
+// loaded machine the CPU time is the steadier figure.
+func run(bin string, args, env []string) (time.Duration, time.Duration, int64) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout = io.Discard
@@ -106,7 +112,7 @@ func run(bin string, args, env []string) (time.Duration, int64) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m = int64(ru.Maxrss)
 	}
-	return d, m
+	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), m
 }
 
 // generate writes n status files: a third each working, blocked (waiting
