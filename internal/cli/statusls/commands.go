@@ -180,6 +180,7 @@ statusls prune`,
 			},
 		},
 	}
+	p.Commands = append(p.Commands, metricsCommand(env)) // metrics.go
 	return p
 }
 

@@ -77,6 +77,8 @@ type watchOptions struct {
 
 	hostFlags // --host, --all-hosts, --local: hosts.go
 	untilEOF  bool
+
+	metricsFile string // --metrics-textfile: watchmetrics.go
 }
 
 func (o *watchOptions) register(fs *base.FlagSet, env *cmdEnv) {
@@ -126,6 +128,7 @@ least DUR, from when watch saw the session start working:
 	fs.String(&o.configHome, "config-home", "", "DIR", "the config home (the status directory is DIR/agent-status)")
 
 	o.hostFlags.register(fs, env, "follow these hosts (repeatable; see \"Other machines\" above);\nwithout --local, only them", true, true)
+	o.registerMetrics(fs)
 }
 
 // validate checks the flags together. It returns -1 to go on.
@@ -231,6 +234,9 @@ type watchRun struct {
 func watchCmd(o *watchOptions, env *cmdEnv) int {
 	if code := o.validate(env); code >= 0 {
 		return code
+	}
+	if o.metricsFile != "" {
+		return watchMetrics(o, env)
 	}
 	r := &watchRun{o: o, env: env, withHosts: o.hostFlags.active(), views: map[string]view{}, offline: map[string]string{}}
 	hosts, cfg, code := o.hostFlags.targets(env)
