@@ -51,6 +51,13 @@ if ! "$goreleaser" --version 2>/dev/null | grep -q "${goreleaser_version#v}"; th
 	go install "github.com/goreleaser/goreleaser/v2@$goreleaser_version"
 fi
 
+# GoReleaser reads the commit through git and gives up on it ("none") in
+# a checkout with no remote: give it the project's URL through the
+# environment, leaving the repository's config alone.
+if [ -z "$(git remote)" ]; then
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/agentstatus/agentstatus.git
+fi
+
 # run_goreleaser LOG ARGS...: runs it quietly; on failure prints its log,
 # whose last lines name the target that failed.
 run_goreleaser() {
