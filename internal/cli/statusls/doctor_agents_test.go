@@ -101,6 +101,11 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 	}
 	dir := filepath.Join(home, ".codex")
 	os.MkdirAll(dir, 0o700)
+	// The statuspub the hooks start exists, or doctor would report it gone.
+	prog := filepath.Join(t.TempDir(), "statuspub")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	hooks := `{"hooks":{` + strings.Join(func() []string {
 		var evs []string
 		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "Interrupt", "SessionEnd"} {
@@ -108,7 +113,7 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 			if ev == "Interrupt" || ev == "SessionEnd" {
 				t = 3
 			}
-			evs = append(evs, fmt.Sprintf(`%q:[{"hooks":[{"type":"command","command":"/opt/bin/statuspub codex-hook","timeout":%d}]}]`, ev, t))
+			evs = append(evs, fmt.Sprintf(`%q:[{"hooks":[{"type":"command","command":%q,"timeout":%d}]}]`, ev, prog+" codex-hook", t))
 		}
 		return evs
 	}(), ",") + `}}`
@@ -149,7 +154,7 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 		if ev == "Interrupt" || ev == "SessionEnd" {
 			tm = 3
 		}
-		id := fmt.Sprintf(`{"event_name":%q,"hooks":[{"async":false,"command":"/opt/bin/statuspub codex-hook","timeout":%d,"type":"command"}]}`, label, tm)
+		id := fmt.Sprintf(`{"event_name":%q,"hooks":[{"async":false,"command":%q,"timeout":%d,"type":"command"}]}`, label, prog+" codex-hook", tm)
 		sum := sha256.Sum256([]byte(id))
 		fmt.Fprintf(&config, "[hooks.state.\"%s:%s:0:0\"]\ntrusted_hash = \"sha256:%x\"\n\n", filepath.Join(dir, "hooks.json"), label, sum)
 	}
