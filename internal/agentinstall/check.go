@@ -2,10 +2,12 @@ package agentinstall
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentstatus/agentstatus/examples/opencode"
 )
@@ -21,7 +23,11 @@ type Status struct {
 	// run until the user trusts it: config.toml records no trusted_hash
 	// for it, or one of an older hook.
 	Untrusted []string
-	Err       error // the file could not be read or parsed
+	// Gone are the programs (paths) that the installed hooks start and
+	// that no longer exist: statuspub was removed or moved since install
+	// (an archive deleted, a package removed, npx's cache emptied).
+	Gone []string
+	Err  error // the file could not be read or parsed
 }
 
 // Check reports, for each agent, whether it is on the machine (its user
@@ -57,17 +63,21 @@ func (o *Options) check(agent string) Status {
 		st.Installed = exists && bytes.Contains(data, []byte(opencode.Marker))
 		if !st.Installed {
 			st.Missing = []string{"the plugin"}
+		} else if prog, ok := pluginProgram(data); ok {
+			st.Gone = gone([]string{prog})
 		}
 		return st
 	}
+	var progs []string
 	if err == nil {
-		st.Missing, err = missingHooks(st.Path, data, spec)
+		st.Missing, progs, err = missingHooks(st.Path, data, spec)
 	}
 	if err != nil {
 		st.Err = err
 		return st
 	}
 	st.Installed = len(st.Missing) == 0
+	st.Gone = gone(progs)
 	if agent == "codex" && len(st.Missing) < len(spec.events) {
 		st.Untrusted = codexUntrusted(st.Path, data, spec)
 	}
@@ -75,23 +85,75 @@ func (o *Options) check(agent string) Status {
 }
 
 // missingHooks lists the events of spec in whose list the settings data
-// (read from path) have no statuspub hook.
-func missingHooks(path string, data []byte, spec hookSpec) ([]string, error) {
+// (read from path) have no statuspub hook, and the programs that
+// statuspub's hooks start, each once.
+func missingHooks(path string, data []byte, spec hookSpec) (missing, progs []string, err error) {
 	var hooks *jnode
 	if len(bytes.TrimSpace(data)) > 0 {
 		doc, err := parseSettings(path, data, spec.jsonc)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		hooks = doc.root.get("hooks")
 	}
-	var missing []string
 	for _, ev := range spec.events {
-		if l := hooks.get(ev); l == nil || l.kind != jArray || len(spec.ours(l)) == 0 {
+		l := hooks.get(ev)
+		if l == nil || l.kind != jArray || len(spec.ours(l)) == 0 {
 			missing = append(missing, ev)
+			continue
+		}
+		for _, h := range spec.ours(l) {
+			if p := spec.program(h); p != "" && !slices.Contains(progs, p) {
+				progs = append(progs, p)
+			}
 		}
 	}
-	return missing, nil
+	return missing, progs, nil
+}
+
+// program is the program that statuspub's handler h starts: the first
+// word of its command (of its bash command in a flat list).
+func (s hookSpec) program(h *jnode) string {
+	cmd, ok := "", false
+	if s.flat {
+		cmd, ok = h.get("bash").stringValue()
+	}
+	if !ok {
+		cmd, _ = h.get("command").stringValue()
+	}
+	prog, _, _ := firstWord(strings.TrimSpace(cmd))
+	return prog
+}
+
+// pluginProgram is the statuspub that OpenCode's plugin (data) starts
+// when $AGENTSTATUS_STATUSPUB is unset.
+func pluginProgram(data []byte) (string, bool) {
+	const prefix = "process.env.AGENTSTATUS_STATUSPUB || "
+	i := bytes.Index(data, []byte(prefix))
+	if i < 0 {
+		return "", false
+	}
+	var prog string
+	if err := json.NewDecoder(bytes.NewReader(data[i+len(prefix):])).Decode(&prog); err != nil {
+		return "", false
+	}
+	return prog, true
+}
+
+// gone lists the programs among progs that are paths (not names looked
+// up on the agent's PATH, which is not necessarily doctor's) and that no
+// longer exist as files.
+func gone(progs []string) []string {
+	var out []string
+	for _, p := range progs {
+		if !strings.ContainsRune(p, '/') && !strings.ContainsRune(p, filepath.Separator) {
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // codexUntrusted lists the events of spec whose statuspub hook in the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"strings"
 )
@@ -340,30 +339,6 @@ func hookStatus(args []string) int {
 		return ExitError
 	}
 	return ExitOK
-}
-
-// Version is the module version and VCS revision from the build info.
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := cmp.Or(bi.Main.Version, "(devel)")
-	vcs := map[string]string{}
-	for _, s := range bi.Settings {
-		vcs[s.Key] = s.Value
-	}
-	if rev := vcs["vcs.revision"]; rev != "" {
-		v += " (revision " + rev[:min(len(rev), 12)]
-		if when := vcs["vcs.time"]; when != "" {
-			v += ", " + when
-		}
-		if vcs["vcs.modified"] == "true" {
-			v += ", modified"
-		}
-		v += ")"
-	}
-	return v + " " + bi.GoVersion
 }
 
 func (p *Program) version() int {

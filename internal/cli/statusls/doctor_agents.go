@@ -16,13 +16,16 @@ type doctorAgent struct {
 	Found string `json:"found"` // its configuration directory or its program
 	Path  string `json:"path"`  // the file that holds the hooks
 	// Status is installed, not-installed, problem (its settings cannot be
-	// read or parsed) or untrusted (installed, but the agent runs the
-	// hooks only once the user trusts them, as Codex does, and has not).
+	// read or parsed), untrusted (installed, but the agent runs the
+	// hooks only once the user trusts them, as Codex does, and has not) or
+	// gone (installed, but the statuspub they start no longer exists).
 	Status  string   `json:"status"`
 	Missing []string `json:"missing,omitempty"` // the events without statuspub's hook
 	// Untrusted (Codex) are the events whose hook Codex will not run until
 	// the user trusts it.
 	Untrusted []string `json:"untrusted,omitempty"`
+	// Gone are the programs the hooks start that no longer exist.
+	Gone      []string `json:"gone,omitempty"`
 	Detail    string   `json:"detail,omitempty"`
 	Installed bool     `json:"installed"`
 }
@@ -47,6 +50,10 @@ func doctorAgents(r *doctorReport, env *cmdEnv) {
 			a.Status, a.Detail = "problem", base.Message(st.Err)
 			r.out = append(r.out, fmt.Sprintf("  %s: PROBLEM: %s", st.Agent, a.Detail))
 			r.hint("agent-"+st.Agent, fmt.Sprintf("%s's settings cannot be read (see above): fix them, then run 'statuspub install %s'", st.Agent, st.Agent))
+		case len(st.Gone) > 0:
+			a.Status, a.Gone = "gone", st.Gone
+			r.out = append(r.out, fmt.Sprintf("  %s: PROBLEM: the hooks start %s, which no longer exists (%s)", st.Agent, quotePath(render.TildePath(st.Gone[0], home)), path))
+			r.hint("agent-"+st.Agent, fmt.Sprintf("run 'statuspub install %s' with the statuspub you use now, so that %s's hooks start it", st.Agent, st.Agent))
 		case st.Installed && len(st.Untrusted) > 0:
 			a.Status, a.Untrusted = "untrusted", st.Untrusted
 			r.out = append(r.out, fmt.Sprintf("  %s: hooks installed but not trusted, so %s does not run them (%s: %s)", st.Agent, st.Agent, path, strings.Join(st.Untrusted, ", ")))

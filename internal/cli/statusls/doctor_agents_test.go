@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agentstatus/agentstatus/internal/agentinstall"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
@@ -99,6 +101,11 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 	}
 	dir := filepath.Join(home, ".codex")
 	os.MkdirAll(dir, 0o700)
+	// The statuspub the hooks start exists, or doctor would report it gone.
+	prog := filepath.Join(t.TempDir(), "statuspub")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	hooks := `{"hooks":{` + strings.Join(func() []string {
 		var evs []string
 		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "Interrupt", "SessionEnd"} {
@@ -106,7 +113,7 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 			if ev == "Interrupt" || ev == "SessionEnd" {
 				t = 3
 			}
-			evs = append(evs, fmt.Sprintf(`%q:[{"hooks":[{"type":"command","command":"/opt/bin/statuspub codex-hook","timeout":%d}]}]`, ev, t))
+			evs = append(evs, fmt.Sprintf(`%q:[{"hooks":[{"type":"command","command":%q,"timeout":%d}]}]`, ev, prog+" codex-hook", t))
 		}
 		return evs
 	}(), ",") + `}}`
@@ -147,12 +154,78 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 		if ev == "Interrupt" || ev == "SessionEnd" {
 			tm = 3
 		}
-		id := fmt.Sprintf(`{"event_name":%q,"hooks":[{"async":false,"command":"/opt/bin/statuspub codex-hook","timeout":%d,"type":"command"}]}`, label, tm)
+		id := fmt.Sprintf(`{"event_name":%q,"hooks":[{"async":false,"command":%q,"timeout":%d,"type":"command"}]}`, label, prog+" codex-hook", tm)
 		sum := sha256.Sum256([]byte(id))
 		fmt.Fprintf(&config, "[hooks.state.\"%s:%s:0:0\"]\ntrusted_hash = \"sha256:%x\"\n\n", filepath.Join(dir, "hooks.json"), label, sum)
 	}
 	os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config.String()), 0o600)
 	if got := doctor(); !strings.Contains(got, "  codex: hooks installed (~/.codex/hooks.json)") {
 		t.Errorf("trusted:\n%s", got)
+	}
+}
+
+// doctor reports hooks that start a statuspub that is no longer there
+// (an archive deleted, a package removed, npx's cache emptied), for the
+// agents with JSON settings and for OpenCode's plugin alike.
+func TestDoctorAgentsGone(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("PATH", t.TempDir())
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	prog := filepath.Join(t.TempDir(), "statuspub")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"claude", "opencode"} {
+		changes, err := agentinstall.Plan(agentinstall.Options{Agent: agent, Command: prog, Getenv: getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range changes {
+			if _, err := agentinstall.Apply(c, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	doctor := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		Run(append([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+		return out.String()
+	}
+	if got := doctor(); !strings.Contains(got, "  claude: hooks installed (") || !strings.Contains(got, "  opencode: hooks installed (") {
+		t.Fatalf("with the statuspub there:\n%s", got)
+	}
+	os.Remove(prog)
+	got := doctor()
+	for _, want := range []string{
+		"  claude: PROBLEM: the hooks start " + prog + ", which no longer exists (~/.claude/settings.json)",
+		"  opencode: PROBLEM: the hooks start " + prog + ", which no longer exists (~/.config/opencode/plugins/agentstatus.js)",
+		"run 'statuspub install claude' with the statuspub you use now, so that claude's hooks start it",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, got)
+		}
+	}
+	var rep struct {
+		Agents []struct {
+			Agent  string   `json:"agent"`
+			Status string   `json:"status"`
+			Gone   []string `json:"gone"`
+		} `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(doctor("--json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Agents) != 2 {
+		t.Fatalf("--json: %+v", rep.Agents)
+	}
+	for _, a := range rep.Agents {
+		if a.Status != "gone" || len(a.Gone) != 1 || a.Gone[0] != prog {
+			t.Errorf("--json: %+v, want status gone of %s", a, prog)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package statuspub
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,7 +44,14 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env *runne
 	if agent == "codex" && codexTOML == nil {
 		return execInstallHelper(prog, c, env)
 	}
-	opts := agentinstall.Options{Agent: agent, Uninstall: o.uninstall, Command: hookCommand(env, agent), Getenv: env.Getenv,
+	command, note, err := hookCommand(env, o.uninstall)
+	if err != nil {
+		return prog.Errorf(c, "%v", err)
+	}
+	if note != "" {
+		fmt.Fprintf(env.Stderr, "statuspub: note: %s\n", note)
+	}
+	opts := agentinstall.Options{Agent: agent, Uninstall: o.uninstall, Command: command, Getenv: env.Getenv,
 		Trust: o.trust, NoDaemon: o.noDaemon}
 	if codexTOML != nil {
 		opts.CodexConfig = codexTOML.plan
@@ -184,33 +192,25 @@ func codexUntrusted(opts agentinstall.Options) bool {
 	return false
 }
 
-// hookCommand is how agent's hooks start statuspub: "statuspub" when that
-// is this program on PATH, else this program's absolute path. Codex gets
-// the absolute path always: it runs hooks with a PATH of its own (that of
-// /etc/profile and its own directories, with or without its app-server
-// daemon, in 0.171.0), not the user's shell's, so "statuspub" in ~/bin or
-// ~/go/bin fails there with status 127.
-func hookCommand(env *runner, agent string) string {
+// hookCommand is how the hooks start statuspub: the absolute path that
+// stays valid for the way this statuspub is installed (see
+// [agentinstall.HookProgram]), also because Codex runs hooks with a PATH
+// of its own, not the user's shell's, in which a bare "statuspub" in
+// ~/bin or ~/go/bin fails with status 127. A statuspub run from npx's
+// cache is refused, unless to uninstall: its hooks are found by name.
+func hookCommand(env *runner, uninstall bool) (command, note string, err error) {
 	if env.Executable == "" {
-		return "statuspub"
+		return "statuspub", "", nil
 	}
-	if agent == "codex" {
-		if abs, err := filepath.Abs(env.Executable); err == nil {
-			return abs
+	command, note, err = agentinstall.HookProgram(env.Executable, exec.LookPath)
+	if errors.Is(err, agentinstall.ErrNPXCache) {
+		if uninstall {
+			return "statuspub", "", nil
 		}
-		return env.Executable
+		return "", "", errors.New("this statuspub runs from npx's temporary cache, which npm empties when it likes: install it first (npm install -g agentstatus), then run install again")
 	}
-	exe, err := filepath.EvalSymlinks(env.Executable)
 	if err != nil {
-		return env.Executable
+		return "", "", err
 	}
-	if p, err := exec.LookPath("statuspub"); err == nil {
-		// os.Stat follows the links that lead to either.
-		a, err1 := os.Stat(p)
-		b, err2 := os.Stat(exe)
-		if err1 == nil && err2 == nil && os.SameFile(a, b) {
-			return "statuspub"
-		}
-	}
-	return exe
+	return command, note, nil
 }

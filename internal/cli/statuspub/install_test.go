@@ -2,6 +2,7 @@ package statuspub
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,5 +126,61 @@ func TestInstallCodex(t *testing.T) {
 				t.Errorf("%s %s: exit %d, %q", agent, flag, code, stderr)
 			}
 		}
+	}
+}
+
+// The hooks name the installed statuspub by an absolute path that lasts:
+// npm's global bin for npm install -g; a statuspub run from npx's cache
+// is refused in one line, unless to uninstall.
+func TestInstallHookProgram(t *testing.T) {
+	home := t.TempDir()
+	d := t.TempDir()
+	mk := func(p string) string {
+		p = filepath.Join(d, p)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	npx := mk("npm-cache/_npx/5e1f/node_modules/@agentstatus/linux-x64/bin/statuspub")
+	launcher := mk("prefix/lib/node_modules/agentstatus/bin/statuspub.js")
+	global := filepath.Join(d, "prefix", "bin", "statuspub")
+	os.MkdirAll(filepath.Dir(global), 0o755)
+	if err := os.Symlink(launcher, global); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	native := mk("prefix/lib/node_modules/agentstatus/node_modules/@agentstatus/linux-x64/bin/statuspub")
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	run := func(exe string, args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := Run(append([]string{"install"}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv, Executable: exe})
+		return code, out.String(), errOut.String()
+	}
+	settings := filepath.Join(home, ".claude", "settings.json")
+	code, out, stderr := run(npx, "claude")
+	if code != base.ExitError || out != "" || stderr != "statuspub: install: this statuspub runs from npx's temporary cache, which npm empties when it likes: install it first (npm install -g agentstatus), then run install again\n" {
+		t.Errorf("from npx: exit %d, %q, %q", code, out, stderr)
+	}
+	if _, err := os.Stat(settings); !os.IsNotExist(err) {
+		t.Errorf("from npx: %s written", settings)
+	}
+	if code, out, stderr := run(native, "claude"); code != base.ExitOK || stderr != "" || out != "wrote: "+settings+"\n" {
+		t.Fatalf("npm -g: exit %d, %q, %q", code, out, stderr)
+	}
+	data, _ := os.ReadFile(settings)
+	if want, _ := json.Marshal(global + " claude-hook"); !bytes.Contains(data, want) {
+		t.Errorf("npm -g: the hooks do not start %s:\n%s", global, data)
+	}
+	if code, out, stderr := run(npx, "claude", "--uninstall"); code != base.ExitOK || !strings.HasPrefix(out, "wrote: "+settings) {
+		t.Errorf("uninstall from npx: exit %d, %q, %q", code, out, stderr)
+	}
+	if data, _ := os.ReadFile(settings); bytes.Contains(data, []byte("claude-hook")) {
+		t.Errorf("uninstall from npx left the hooks:\n%s", data)
 	}
 }
