@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentstatus/agentstatus/reader"
@@ -192,7 +191,7 @@ func runACPTrace(ctx context.Context, tr *ACPTrace, opts Options) (res Result) {
 	defer os.RemoveAll(home)
 	toAgent, fromAgent := filepath.Join(home, "to-agent"), filepath.Join(home, "from-agent")
 	for _, f := range []string{toAgent, fromAgent} {
-		if err := syscall.Mkfifo(f, 0o600); err != nil {
+		if err := mkfifo(f, 0o600); err != nil {
 			return fail("harness: "+err.Error(), "", "")
 		}
 	}
@@ -209,8 +208,8 @@ func runACPTrace(ctx context.Context, tr *ACPTrace, opts Options) (res Result) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "GENTLE_PI_CONFIG_HOME="+home, "STATUSCONFORM_CONFIG_HOME="+home)
 	// The bridge, the fake agent and whatever they start go together.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
