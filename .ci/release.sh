@@ -117,8 +117,8 @@ check_installed() {
 mkdir -p "$tmp/home"
 
 case $(uname -m) in
-x86_64 | amd64) arch=amd64 npmcpu=x64 ;;
-aarch64 | arm64) arch=arm64 npmcpu=arm64 ;;
+x86_64 | amd64) arch=amd64 npmcpu=x64 apkarch=x86_64 ;;
+aarch64 | arm64) arch=arm64 npmcpu=arm64 apkarch=aarch64 ;;
 *) fail "no release build for $(uname -m)" ;;
 esac
 
@@ -175,7 +175,7 @@ else
 fi
 
 # Other packages: what they hold, read without their package managers.
-for pkg in dist/agentstatus_*_"$arch".apk; do
+for pkg in dist/agentstatus_*_"$apkarch".apk; do
 	tar -tzf "$pkg" 2>/dev/null | grep -q '^usr/bin/statusls$' || fail "$pkg: no usr/bin/statusls"
 done
 say ".apk holds usr/bin/statusls; .rpm: $(ls dist/*.rpm | wc -l) built (not installed: no rpm here)"
@@ -227,7 +227,10 @@ cask=dist/homebrew/Casks/agentstatus.rb
 [ -f "$cask" ] || fail "no $cask"
 n=0
 awk -F'"' '/^ *url "/ { u = $2 } /^ *sha256 "/ { print u, $2 }' "$cask" >"$tmp/cask.sums"
+# The cask names its archives through Ruby's #{version}: the cask's own.
+cask_version=$(sed -n 's/^ *version "\(.*\)"$/\1/p' "$cask" | head -n 1)
 while read -r url want; do
+	url=$(printf '%s\n' "$url" | sed "s/#{version}/$cask_version/g")
 	name=${url##*/}
 	case $url in
 	"https://github.com/agentstatus/agentstatus/releases/download/"*"/$name") ;;
