@@ -111,13 +111,7 @@ func metricsCmd(o *metricsOptions, env *cmdEnv) int {
 		fmt.Fprintf(env.Stderr, "statusls: %s\n", base.Message(err))
 		return base.ExitError
 	}
-	switch {
-	case failed == 0:
-		return base.ExitOK
-	case failed == len(parts):
-		return base.ExitError
-	}
-	return base.ExitPartial
+	return hostsExit(failed, len(parts))
 }
 
 // textfileError reports a failed textfile write, with a hint for a
