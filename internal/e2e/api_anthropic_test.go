@@ -41,17 +41,11 @@ func anthropicBlocks(raw json.RawMessage) []anthropicBlock {
 	return bs
 }
 
-// lastUser returns the user's last directive (else last) text, and the
-// ids of the tool results in the last message that is not the system's.
-// Claude Code merges a new prompt into the message that carries the last
-// tool results, so order tells nothing.
-func (r *anthropicRequest) lastUser() (text string, results []string) {
-	text, results, _ = r.lastUserAt()
-	return text, results
-}
-
-// lastUserAt is lastUser, and the index of the message the directive is
-// in (-1: none).
+// lastUserAt returns the user's last directive (else last) text, the
+// ids of the tool results in the last message that is not the system's,
+// and the index of the message the directive is in (-1: none). Claude
+// Code merges a new prompt into the message that carries the last tool
+// results, so order tells nothing.
 func (r *anthropicRequest) lastUserAt() (text string, results []string, at int) {
 	last := true
 	for i := len(r.Messages) - 1; i >= 0; i-- {
