@@ -112,8 +112,9 @@ func startQwenWith(t *testing.T, hook string) *agentRun {
 	}
 	if hook != "" {
 		data, _ := os.ReadFile(settings)
-		quoted, _ := json.Marshal("HOOK='statuspub qwen-hook'; " + hook)
-		data = bytes.ReplaceAll(data, []byte(`"statuspub qwen-hook"`), quoted)
+		cmd := installedHook(data, "qwen-hook")
+		quoted, _ := json.Marshal("HOOK='" + cmd + "'; " + hook)
+		data = bytes.ReplaceAll(data, []byte(`"`+cmd+`"`), quoted)
 		// Time for a hook that waits for another (5 s as installed).
 		data = bytes.ReplaceAll(data, []byte(`"timeout": 5`), []byte(`"timeout": 30`))
 		if err := os.WriteFile(settings, data, 0o600); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -107,6 +108,17 @@ func (tm *tmux) dead() bool {
 // one line each, to $AGENTSTATUS_E2E_TRACE/<name>.jsonl: what the real
 // agent sent, for the hook traces of conformance/hooktraces. Without
 // AGENTSTATUS_E2E_TRACE it does nothing.
+// installedHook is the hook command `statuspub install` wrote into an
+// agent's settings (data) for the adapter sub, such as "qwen-hook": the
+// installed statuspub's absolute path, then sub.
+func installedHook(data []byte, sub string) string {
+	re := regexp.MustCompile(`"([^"\\]*statuspub ` + regexp.QuoteMeta(sub) + `)"`)
+	if m := re.FindSubmatch(data); m != nil {
+		return string(m[1])
+	}
+	return "statuspub " + sub
+}
+
 func traceHooks(t testing.TB, settings, command, name string) {
 	dir := os.Getenv("AGENTSTATUS_E2E_TRACE")
 	if dir == "" {
@@ -117,6 +129,7 @@ func traceHooks(t testing.TB, settings, command, name string) {
 		t.Fatal(err)
 	}
 	log := filepath.Join(dir, name+".jsonl")
+	command = installedHook(data, strings.TrimPrefix(command, "statuspub "))
 	traced := fmt.Sprintf("tee -a %s | %s; echo >> %s", log, command, log)
 	quoted, _ := json.Marshal(traced)
 	data = bytes.ReplaceAll(data, []byte(`"`+command+`"`), quoted)
