@@ -10,7 +10,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
-trap 'tmux -S "$tmp/tmux" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+trap 'tmux -S "$tmp/tmux" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT INT TERM
 
 emacs --version | head -n 1
 echo "building statusls and statuspub into $tmp"
