@@ -26,7 +26,7 @@ rel_ls=$(ls "$dist"/statusls_linux_"$arch"*/statusls)
 rel_pub=$(ls "$dist"/statuspub_linux_"$arch"*/statuspub)
 work=$(mktemp -d)
 sleep 600 & agent=$!
-trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null || true; rm -rf "$work"' EXIT
 GOBIN=$work/gobin go install ./cmd/statusls ./cmd/statuspub
 
 dir=$work/home/agent-status
