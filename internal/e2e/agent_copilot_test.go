@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -89,10 +88,7 @@ func startCopilot(t *testing.T) *agentRun {
 	tm := startTmux(t, proj, env, []string{pinned["copilot"].path()})
 	t.Cleanup(func() {
 		if pid := tm.pid(); pid > 0 && !tm.dead() {
-			for _, kid := range childrenOf(pid) {
-				syscall.Kill(kid, syscall.SIGKILL)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
+			killTree([]int{pid})
 		}
 	})
 	return watchAgent(t, "copilot", home, tm, m, copilotScreen)

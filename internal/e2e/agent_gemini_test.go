@@ -82,10 +82,7 @@ func startGemini(t *testing.T) *agentRun {
 	// SIGTERM. Killed first (cleanups run last in, first out).
 	t.Cleanup(func() {
 		if pid := tm.pid(); pid > 0 && !tm.dead() {
-			for _, kid := range childrenOf(pid) {
-				syscall.Kill(kid, syscall.SIGKILL)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
+			killTree([]int{pid})
 		}
 	})
 	return watchAgent(t, "gemini", home, tm, m, geminiScreen)

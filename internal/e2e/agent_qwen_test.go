@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -125,10 +124,7 @@ func startQwenWith(t *testing.T, hook string) *agentRun {
 	tm := startTmux(t, proj, env, []string{pinned["qwen"].path()})
 	t.Cleanup(func() {
 		if pid := tm.pid(); pid > 0 && !tm.dead() {
-			for _, kid := range childrenOf(pid) {
-				syscall.Kill(kid, syscall.SIGKILL)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
+			killTree([]int{pid})
 		}
 	})
 	return watchAgent(t, "qwen", home, tm, m, qwenScreen)

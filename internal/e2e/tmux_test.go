@@ -41,20 +41,71 @@ func startTmux(t testing.TB, dir string, env, argv []string) *tmux {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
 	t.Cleanup(func() {
-		// The agent may still write into the test's HOME while it exits:
-		// wait for it before the directory is removed.
+		// The agent, and whatever it started, may still write into the
+		// test's HOME while they exit: wait for every one of them before
+		// the directory is removed. Their pids are taken first, since the
+		// pane's death hands its children to init.
 		pid := tm.pid()
-		tm.cmd("kill-server").Run()
+		var tree []int
 		if pid > 0 {
-			deadline := time.Now().Add(5 * time.Second)
-			for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
+			tree = append([]int{pid}, descendants(pid)...)
 		}
+		tm.cmd("kill-server").Run()
+		waitGone(tree[:min(1, len(tree))], 5*time.Second)
+		killTree(tree)
 	})
 	tm.run("set-option", "-g", "remain-on-exit", "on")
 	return tm
+}
+
+// descendants returns pid's children, theirs, and so on (Linux).
+func descendants(pid int) []int {
+	var all []int
+	for queue := childrenOf(pid); len(queue) > 0; queue = queue[1:] {
+		all = append(all, queue[0])
+		queue = append(queue, childrenOf(queue[0])...)
+	}
+	return all
+}
+
+// killTree stops every process in pids and, while stopped, their
+// descendants too (so that none starts another), kills them all, and
+// waits until they are gone (at most 5 s).
+func killTree(pids []int) {
+	var all []int
+	for queue := pids; len(queue) > 0; queue = queue[1:] {
+		if exited(queue[0]) {
+			continue
+		}
+		syscall.Kill(queue[0], syscall.SIGSTOP)
+		all = append(all, queue[0])
+		queue = append(queue, childrenOf(queue[0])...)
+	}
+	for _, p := range all {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	waitGone(all, 5*time.Second)
+}
+
+// waitGone waits until every process in pids has exited, at most d.
+func waitGone(pids []int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for _, p := range pids {
+		for !exited(p) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// exited reports whether pid has exited: no such process, or a zombie.
+func exited(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z'
 }
 
 func (tm *tmux) cmd(args ...string) *exec.Cmd {
