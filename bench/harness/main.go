@@ -9,16 +9,15 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/bench/internal/measure"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -103,9 +102,9 @@ func main() {
 		if time.Since(generated) > 30*time.Second+ahead-5*time.Second {
 			fmt.Fprintf(os.Stderr, "harness: warning: size %d took %v, records may have gone stale during the run\n", n, time.Since(generated).Round(time.Second))
 		}
-		ms, ml, mf := median(ts), median(tl), median(tf)
+		ms, ml, mf := measure.Median(ts), measure.Median(tl), measure.Median(tf)
 		fmt.Printf("%-8d %11s %11s %11s %10.2fx %10.1fx %8.1f MiB %8v\n", n, ms, ml, mf,
-			float64(ms)/float64(mf), float64(ml)/float64(ms), float64(medianInt(rss))/1024, same)
+			float64(ms)/float64(mf), float64(ml)/float64(ms), float64(measure.Median(rss))/1024, same)
 		fmt.Printf("%-8s %11s %11s %11s   (min)   statusls max RSS %.1f MiB, rows %d\n", "", slices.Min(ts), slices.Min(tl), slices.Min(tf),
 			float64(slices.Max(rss))/1024, bytes.Count(a, []byte("\n")))
 	}
@@ -132,18 +131,11 @@ func (c *command) output() ([]byte, error) { return c.cmd().Output() }
 // time runs the command once with its output read from a pipe and thrown
 // away, and returns its wall time and peak resident memory (KiB).
 func (c *command) time() (time.Duration, int64) {
-	cmd := c.cmd()
-	cmd.Stdout = io.Discard // a pipe, drained: "statusls | ..."
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		fail(fmt.Errorf("%s: %v", c.argv[0], err))
+	r, err := measure.Once(c.cmd())
+	if err != nil {
+		fail(err)
 	}
-	d := time.Since(start)
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss)
-	}
-	return d, rss
+	return r.Wall, r.MaxRSS
 }
 
 // generate writes n status files: a third each working, blocked and idle,
@@ -183,18 +175,6 @@ func generate(dir string, n int) time.Time {
 		}
 	}
 	return time.Now()
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func medianInt(d []int64) int64 {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func fail(err error) {

@@ -20,16 +20,15 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/bench/internal/measure"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -63,21 +62,11 @@ func main() {
 // run runs argv once, output to a drained pipe, and returns its wall time
 // and peak resident memory in KiB.
 func run(argv ...string) (time.Duration, int64) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout = io.Discard
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
+	r, err := measure.Once(exec.Command(argv[0], argv[1:]...))
 	if err != nil {
-		fail(fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, errb.String()))
+		fail(err)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss)
-	}
-	return d, rss
+	return r.Wall, r.MaxRSS
 }
 
 func startup(work, statusls, helper, floor, empty, gojq string, reps int) {

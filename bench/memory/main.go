@@ -25,16 +25,15 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/bench/internal/measure"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -84,7 +83,7 @@ func main() {
 	large := filepath.Join(base, "large", location.DirName)
 	spawnGenerate(large, *files, *size, *title)
 	fmt.Printf("\n%d records of %d bytes (long %s titles), %d runs of each, interleaved\n", *files, *size, *title, *reps)
-	rs := measure(*reps, []command{
+	rs := interleave(*reps, []command{
 		{"floor", []string{*floorBin, large}},
 		{"statusls --all", []string{*statusls, "--dir", large, "--all"}},
 		{"statusls --all --jq '.[]'", []string{*statusls, "--dir", large, "--all", "--jq", ".[]"}},
@@ -98,7 +97,7 @@ func main() {
 	small := filepath.Join(base, "small", location.DirName)
 	spawnGenerate(small, *sessions, 0, "ascii")
 	fmt.Printf("\n%d ordinary records, %d runs of each, interleaved\n", *sessions, *smallReps)
-	rs = measure(*smallReps, []command{
+	rs = interleave(*smallReps, []command{
 		{"floor", []string{*floorBin, small}},
 		{"statusls", []string{*statusls, "--dir", small}},
 	})
@@ -128,7 +127,7 @@ type result struct {
 	rss  []int64 // KiB
 }
 
-func (r *result) median() time.Duration { return median(r.wall) }
+func (r *result) median() time.Duration { return measure.Median(r.wall) }
 
 func (r *result) maxRSS() float64 { return float64(slices.Max(r.rss)) / 1024 }
 
@@ -136,9 +135,9 @@ func (r *result) factor(floor result) float64 {
 	return float64(r.median()) / float64(floor.median())
 }
 
-// measure runs the commands reps times each, in turn, starting each round
+// interleave runs the commands reps times each, in turn, starting each round
 // with the next command, and prints a table.
-func measure(reps int, cmds []command) []result {
+func interleave(reps int, cmds []command) []result {
 	rs := make([]result, len(cmds))
 	for i, c := range cmds {
 		rs[i].command = c
@@ -154,7 +153,7 @@ func measure(reps int, cmds []command) []result {
 	fmt.Printf("%-28s %10s %10s %10s %12s %12s\n", "command", "median", "min", "x floor", "median RSS", "max RSS")
 	for _, r := range rs {
 		fmt.Printf("%-28s %10s %10s %9.2fx %8.1f MiB %8.1f MiB\n", r.name, ms(r.median()), ms(slices.Min(r.wall)),
-			r.factor(rs[0]), float64(medianInt(r.rss))/1024, r.maxRSS())
+			r.factor(rs[0]), float64(measure.Median(r.rss))/1024, r.maxRSS())
 	}
 	return rs
 }
@@ -172,21 +171,11 @@ func check(what string, got, limit float64, unit string) bool {
 // run runs argv once, its output to a drained pipe, and returns its wall
 // time and peak resident memory in KiB.
 func run(argv []string) (time.Duration, int64) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout = io.Discard
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
+	r, err := measure.Once(exec.Command(argv[0], argv[1:]...))
 	if err != nil {
-		fail(fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, errb.String()))
+		fail(err)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss)
-	}
-	return d, rss
+	return r.Wall, r.MaxRSS
 }
 
 // spawnGenerate runs generate in a child process (see the package doc).
@@ -267,18 +256,6 @@ func longTitle(i, n int, kind string) []byte {
 }
 
 func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) + " ms" }
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func medianInt(d []int64) int64 {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "bench/memory:", err)

@@ -16,15 +16,13 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/bench/internal/measure"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -85,9 +83,9 @@ func main() {
 	count, _ := cmd.Output()
 	fmt.Printf("%d sessions (a tenth stale, 20 invalid; --count says %s), %d runs each, interleaved; metrics output %d bytes\n", *n, bytes.TrimSpace(count), *reps, len(out))
 	fmt.Printf("%-32s %10s %6s %10s %6s %12s %6s\n", "command", "wall (ms)", "ratio", "CPU (ms)", "ratio", "peak RSS KiB", "ratio")
-	baseW, baseC, baseM := median(walls[0]), median(cpus[0]), medianInt(rss[0])
+	baseW, baseC, baseM := measure.Median(walls[0]), measure.Median(cpus[0]), measure.Median(rss[0])
 	for i, c := range cmds {
-		w, cpu, m := median(walls[i]), median(cpus[i]), medianInt(rss[i])
+		w, cpu, m := measure.Median(walls[i]), measure.Median(cpus[i]), measure.Median(rss[i])
 		fmt.Printf("%-32s %10.2f %6.2f %10.2f %6.2f %12d %6.2f\n", c.name,
 			float64(w.Microseconds())/1000, float64(w)/float64(baseW),
 			float64(cpu.Microseconds())/1000, float64(cpu)/float64(baseC),
@@ -101,18 +99,11 @@ func main() {
 func run(bin string, args, env []string) (time.Duration, time.Duration, int64) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
-	cmd.Stdout = io.Discard
-	cmd.Stderr = os.Stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		fail(fmt.Errorf("%v: %v", args, err))
+	r, err := measure.Once(cmd)
+	if err != nil {
+		fail(err)
 	}
-	d := time.Since(start)
-	var m int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m = int64(ru.Maxrss)
-	}
-	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), m
+	return r.Wall, r.CPU, r.MaxRSS
 }
 
 // generate writes n status files: a third each working, blocked (waiting
@@ -161,18 +152,6 @@ func generate(dir string, n int) {
 // judges freshness at it (--now), so that a slow run sees what a fast one
 // sees.
 var genTime = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func medianInt(d []int64) int64 {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "metrics:", err)
