@@ -118,7 +118,7 @@ func TestParseSettingsAsGemini(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseSettings("f", []byte(tt.data), true)
+			_, err := parseSettings("f", []byte(tt.data), jsonComments)
 			if (err == nil) != tt.ok {
 				t.Errorf("parse: %v, Gemini CLI accepts it: %v", err, tt.ok)
 			}
@@ -151,7 +151,7 @@ func FuzzJSONC(f *testing.F) {
 		if len(stripped) != len(data) || len(kind) != len(data) {
 			t.Fatal("stripping moved bytes")
 		}
-		doc, err := parseSettings("f", data, true)
+		doc, err := parseSettings("f", data, jsonComments)
 		if (err == nil) != json.Valid(stripped) {
 			t.Fatalf("parse error %v, but json.Valid(stripped) = %v", err, json.Valid(stripped))
 		}

@@ -32,7 +32,7 @@ func ZedACPServers(path string) ([]ACPServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parseSettings(path, data, true)
+	doc, err := parseSettings(path, data, zedJSON)
 	if err != nil {
 		return nil, err
 	}
