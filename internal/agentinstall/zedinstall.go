@@ -2,6 +2,7 @@ package agentinstall
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -341,6 +342,18 @@ func unwrapZed(path string, data []byte, exists bool, agent zedAgent, restore *z
 		}
 		if rec != nil && rec.Servers && len(servers.items) == 0 {
 			doc.root.del("agent_servers")
+		}
+		if rec != nil && len(servers.items) > 0 {
+			// What install made (agent_servers, the file) goes with the
+			// last of its entries to go: another install's passes it on.
+			for _, k := range memberKeys(servers) {
+				if other := restore.Entries[k]; other != nil {
+					other.Servers = other.Servers || rec.Servers
+					other.File = cmp.Or(other.File, rec.File)
+					rec.File = nil
+					break
+				}
+			}
 		}
 		if rec != nil && rec.File != nil {
 			file = rec.File
