@@ -18,9 +18,9 @@ func TestZedACPServers(t *testing.T) {
     "Gemini CLI": { "command": "statuspub", "args": ["acp", "--", "gemini", "--acp"] },
     "OpenCode": { "command": "/usr/local/bin/statuspub", "args": ["acp", "--agent", "oc", "--", "opencode", "acp"] },
     "Plain": { "command": "gemini", "args": ["--acp"] },
-    "No command": { "command": "statuspub", "args": ["acp"] }
-  }
-}`), 0o600)
+    "No command": { "command": "statuspub", "args": ["acp",], },
+  },
+}`), 0o600) // trailing commas, as Zed allows
 	got, err := ZedACPServers(path)
 	if err != nil {
 		t.Fatal(err)
