@@ -33,3 +33,26 @@ func TestZedACPServers(t *testing.T) {
 		t.Fatalf("path %s", p)
 	}
 }
+
+// Where Zed keeps settings.json, per system, as Zed's config_dir says.
+func TestZedSettingsPath(t *testing.T) {
+	env := map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/x", "APPDATA": `C:\\Users\\u\\AppData\\Roaming`}
+	getenv := func(k string) string { return env[k] }
+	tests := []struct{ goos, flatpak, want string }{
+		{"linux", "", "/x/zed/settings.json"},
+		{"linux", "/f", "/f/zed/settings.json"},
+		{"darwin", "", "/h/.config/zed/settings.json"},
+		{"freebsd", "", "/h/.config/zed/settings.json"},
+		{"windows", "", filepath.Join(env["APPDATA"], "Zed", "settings.json")},
+	}
+	for _, tt := range tests {
+		env["FLATPAK_XDG_CONFIG_HOME"] = tt.flatpak
+		if got := zedSettingsPath(tt.goos, getenv); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.goos, got, tt.want)
+		}
+	}
+	env["XDG_CONFIG_HOME"] = "relative"
+	if got := zedSettingsPath("linux", getenv); got != "/h/.config/zed/settings.json" {
+		t.Errorf("a relative XDG_CONFIG_HOME: %s", got)
+	}
+}

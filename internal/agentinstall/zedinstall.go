@@ -99,10 +99,10 @@ func planZed(o Options) ([]Change, error) {
 	if !ok {
 		return nil, ErrZedAgent
 	}
-	if getenv("HOME") == "" && getenv("XDG_CONFIG_HOME") == "" {
+	c := Change{Path: ZedSettingsPath(getenv)}
+	if !filepath.IsAbs(c.Path) {
 		return nil, errors.New("HOME is not set")
 	}
-	c := Change{Path: ZedSettingsPath(getenv)}
 	var err error
 	if c.Old, c.Mode, c.Exists, err = ReadFile(c.Path); err != nil {
 		return nil, err

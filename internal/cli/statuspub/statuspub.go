@@ -250,8 +250,8 @@ it twice changes nothing. statusls doctor says which agents are wired.
 install zed AGENT (gemini, opencode, qwen, claude or codex: Claude Code and
 Codex through their ACP adapters, claude-agent-acp or claude-code-acp and
 codex-acp) makes Zed run the agent through statuspub acp instead: the
-agent's entry in agent_servers of Zed's settings.json
-($XDG_CONFIG_HOME/zed/settings.json, else ~/.config/zed/settings.json) gets
+agent's entry in agent_servers of Zed's settings.json (~/.config/zed/, on
+Linux $XDG_CONFIG_HOME/zed/ when set; Windows %APPDATA%\Zed\) gets
 statuspub's path as "command" and "acp --agent NAME -- COMMAND ARGS..." as
 "args", keeping its other keys, comments and trailing commas; it prints the
 diff. What it replaced is kept in settings.json.agentstatus-restore beside
