@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -263,7 +264,8 @@ func wrapZed(path string, data []byte, exists bool, agent zedAgent, statuspub st
 		entry = &jnode{kind: jObject}
 		servers.set(key, entry)
 	}
-	if argv == nil {
+	chosen := argv == nil // the command is install's choice, not the entry's
+	if chosen {
 		argv = agent.programs[0]
 		for _, p := range agent.programs {
 			if _, err := findProgram(p[0], getenv); err == nil {
@@ -273,7 +275,7 @@ func wrapZed(path string, data []byte, exists bool, agent zedAgent, statuspub st
 		}
 	}
 	if _, err := findProgram(argv[0], getenv); err != nil {
-		if agent.adapter != "" && !filepath.IsAbs(argv[0]) && len(argv) == 1 {
+		if agent.adapter != "" && chosen {
 			var names []string
 			for _, p := range agent.programs {
 				names = append(names, p[0])
@@ -391,13 +393,22 @@ func restoreMembers(entry *jnode, before string) error {
 
 // findProgram looks name up as exec.LookPath does, in getenv's PATH.
 func findProgram(name string, getenv func(string) string) (string, error) {
-	isExec := func(p string) bool {
-		fi, err := os.Stat(p)
-		return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	exts := []string{""}
+	if runtime.GOOS == "windows" { // no mode bits: a file of PATHEXT's kinds
+		exts = filepath.SplitList(strings.ToLower(cmp.Or(getenv("PATHEXT"), ".com;.exe;.bat;.cmd")))
 	}
-	if strings.Contains(name, "/") {
-		if isExec(name) {
-			return name, nil
+	isExec := func(p string) (string, bool) {
+		for _, ext := range exts {
+			fi, err := os.Stat(p + ext)
+			if err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
+				return p + ext, true
+			}
+		}
+		return "", false
+	}
+	if strings.ContainsAny(name, `/\`) {
+		if p, ok := isExec(name); ok {
+			return p, nil
 		}
 		return "", fs.ErrNotExist
 	}
@@ -405,7 +416,7 @@ func findProgram(name string, getenv func(string) string) (string, error) {
 		if dir == "" {
 			continue
 		}
-		if p := filepath.Join(dir, name); isExec(p) {
+		if p, ok := isExec(filepath.Join(dir, name)); ok {
 			return p, nil
 		}
 	}

@@ -284,3 +284,19 @@ func TestEditTrailingComma(t *testing.T) {
 		})
 	}
 }
+
+// The user's own claude entry names its adapter: one not found is a
+// note, not a refusal (install did not choose it).
+func TestInstallZedOwnAdapter(t *testing.T) {
+	settings, getenv := zedHome(t, "")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	os.WriteFile(settings, []byte(`{"agent_servers": {"claude": {"command": "/opt/acp/claude-code-acp", "env": {"A": "1"}}}}`), 0o600)
+	_, notes := zedInstall(t, Options{Agent: "claude", Getenv: getenv})
+	if len(notes) != 1 || !strings.Contains(notes[0], "/opt/acp/claude-code-acp is not found") {
+		t.Errorf("notes %q", notes)
+	}
+	servers, _ := ZedACPServers(settings)
+	if len(servers) != 1 || strings.Join(servers[0].Command, " ") != "/opt/acp/claude-code-acp" {
+		t.Errorf("servers %+v", servers)
+	}
+}
