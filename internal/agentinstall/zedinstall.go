@@ -94,7 +94,7 @@ func planZed(o Options) ([]Change, error) {
 		getenv = os.Getenv
 	}
 	if o.Project != "" {
-		return nil, errors.New("Zed reads agent_servers from your own settings only, not a project's")
+		return nil, errors.New("agent_servers are read from your own Zed settings only, not a project's")
 	}
 	agent, ok := zedAgentFor(o.Agent)
 	if !ok {
