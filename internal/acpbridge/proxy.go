@@ -75,8 +75,12 @@ func AgentName(command string) string {
 // the session/update notifications that stream chunks, tool calls, plans
 // and usage, which are most of the traffic and say nothing of the state.
 // A byte search, so that the stream's busiest lines cost no parse and no
-// hand-over.
+// hand-over. A batch is always worth it: a streamed update in it says
+// nothing of the other elements.
 func Worth(line []byte) bool {
+	if t := bytes.TrimLeft(line, " \t\r"); len(t) > 0 && t[0] == '[' {
+		return true
+	}
 	return !bytes.Contains(line, []byte(`"session/update"`)) ||
 		bytes.Contains(line, []byte(`state_update`)) || bytes.Contains(line, []byte(`session_info_update`))
 }

@@ -178,6 +178,12 @@ func TestTracker(t *testing.T) {
 			{ed, `[` + prompt2 + `,{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"S1"}}]`, working},
 			{ag, `[` + resp(2, "end_turn") + `]`, "idle|Fix the tests|cancelled|/src/app"},
 		}},
+		{"a batch of a streamed update and a permission request", []step{
+			{ed, prompt2, working},
+			{ag, `[{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}},` +
+				`{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"S1","toolCall":{"toolCallId":"t","title":"ls","kind":"execute"},"options":[]}}]`,
+				"blocked|Fix the tests|execute: ls|/src/app"},
+		}},
 		{"a prompt of a session the tracker missed", []step{
 			{ed, strings.ReplaceAll(prompt2, "S1", "S2"), "S2 working|Fix the tests||"},
 			{ag, strings.ReplaceAll(resp(2, "end_turn"), "S1", "S2"), "S2 idle|Fix the tests|done|"},

@@ -90,7 +90,7 @@ func (o *Options) check(agent string) Status {
 func missingHooks(path string, data []byte, spec hookSpec) (missing, progs []string, err error) {
 	var hooks *jnode
 	if len(bytes.TrimSpace(data)) > 0 {
-		doc, err := parseSettings(path, data, spec.jsonc)
+		doc, err := parseSettings(path, data, commentsIf(spec.jsonc))
 		if err != nil {
 			return nil, nil, err
 		}

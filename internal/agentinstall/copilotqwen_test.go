@@ -74,7 +74,7 @@ func TestInstallCopilotQwen(t *testing.T) {
 			}
 			if tt.fixture != "" {
 				stripped := func(b []byte) any {
-					doc, err := parseSettings(path, b, true)
+					doc, err := parseSettings(path, b, jsonComments)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -42,12 +42,14 @@ func unifiedDiff(from, to string, old, new []byte) string {
 			ops = append(ops, op{' ', a[i], i, j})
 			i++
 			j++
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, op{'+', b[j], i, j})
-			j++
-		default:
+		// Lines go before the lines that replace them, as diff -u
+		// shows them.
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
 			ops = append(ops, op{'-', a[i], i, j})
 			i++
+		default:
+			ops = append(ops, op{'+', b[j], i, j})
+			j++
 		}
 	}
 	const ctx = 3

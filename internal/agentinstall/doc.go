@@ -7,6 +7,8 @@
 // and OpenCode (a plugin file in ~/.config/opencode/plugins/); with a
 // project directory, the same files under it (.claude/, .codex/, .gemini/,
 // .github/hooks/, .qwen/, .opencode/plugins/). [Agents] lists their names.
+// With [Options.Zed], Plan instead wraps one of [ZedAgents] in Zed's
+// agent_servers, so that Zed runs it through statuspub acp (zedinstall.go).
 //
 // For most uses, call [Plan], show [Change.Diff], then [Apply] each change.
 // [Check] reports, per agent found on the machine, whether the hooks are

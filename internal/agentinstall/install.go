@@ -43,6 +43,11 @@ type Options struct {
 	// ([features] daemon_auto_start = false), so that each session's hooks
 	// run in its own Codex process, which quits with the user.
 	NoDaemon bool
+	// Zed: run Agent (one of [ZedAgents]) from Zed through statuspub acp,
+	// by its entry in the agent_servers of Zed's settings.json
+	// ([ZedSettingsPath]), instead of installing its hooks. Command is
+	// then the entry's command.
+	Zed bool
 }
 
 // CodexConfigRequest is what Plan asks of Codex's config.toml.
@@ -66,6 +71,9 @@ type Change struct {
 	// OpenCode's plugin is backed up outside plugins/, where OpenCode loads
 	// every file as a plugin and a backup would be litter at best.
 	BackupDir string
+	// NoBackup: Apply keeps no copy of the old file (a file of ours
+	// that only records what install replaced).
+	NoBackup bool
 }
 
 // Changed reports whether the change does anything.
@@ -218,6 +226,9 @@ func (o *Options) agentDir(agent string) (hookSpec, string, error) {
 // Plan computes the changes that install (or uninstall) the hooks.
 func Plan(o Options) ([]Change, error) {
 	o.Command = cmp.Or(o.Command, "statuspub")
+	if o.Zed {
+		return planZed(o)
+	}
 	spec, dir, err := o.agentDir(o.Agent)
 	if err != nil {
 		return nil, err
@@ -365,7 +376,7 @@ func editHooks(path string, data []byte, spec hookSpec, o Options) ([]byte, erro
 	var err error
 	doc := jsonDoc{root: &jnode{kind: jObject}}
 	if len(bytes.TrimSpace(data)) > 0 {
-		doc, err = parseSettings(path, data, spec.jsonc)
+		doc, err = parseSettings(path, data, commentsIf(spec.jsonc))
 		if err != nil {
 			return nil, err
 		}
@@ -603,7 +614,7 @@ func Apply(c Change, now time.Time) (string, error) {
 		return "", fmt.Errorf("%w: %s (mode %v)", ErrReadOnly, c.Path, mode)
 	}
 	backup := ""
-	if exists {
+	if exists && !c.NoBackup {
 		base := c.Path + ".agentstatus-backup-" + now.UTC().Format("20060102T150405Z")
 		if c.BackupDir != "" {
 			base = filepath.Join(c.BackupDir, filepath.Base(base))

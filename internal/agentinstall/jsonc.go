@@ -99,23 +99,82 @@ type jsonDoc struct {
 	comment []byte // per byte of orig: 0, or the kind of comment it is in
 }
 
-// parseSettings parses a settings file: plain JSON, or JSON with comments
-// when jsonc (as Gemini CLI reads its own).
-func parseSettings(path string, data []byte, jsonc bool) (jsonDoc, error) {
-	if !jsonc {
+// syntax is the dialect of JSON a program reads its settings in.
+type syntax int
+
+const (
+	plainJSON syntax = iota
+	// jsonComments: comments, as Gemini CLI and Qwen Code read their
+	// settings (no trailing commas).
+	jsonComments
+	// zedJSON: comments and trailing commas, as Zed reads its
+	// settings.json (serde_json_lenient): a comma may follow the last
+	// member of an object or element of an array.
+	zedJSON
+)
+
+// commentsIf is jsonComments when jsonc, else plainJSON.
+func commentsIf(jsonc bool) syntax {
+	if jsonc {
+		return jsonComments
+	}
+	return plainJSON
+}
+
+// parseSettings parses a settings file in the syntax its program reads.
+func parseSettings(path string, data []byte, syn syntax) (jsonDoc, error) {
+	if syn == plainJSON {
 		n, err := parseJSON(path, data)
 		return jsonDoc{root: n}, err
 	}
 	stripped, comment := stripComments(data)
+	if syn == zedJSON {
+		blankTrailingCommas(stripped)
+	}
 	n, err := parseJSON(path, stripped)
 	var pe *ParseError
 	if errors.As(err, &pe) {
 		pe.Msg = strings.TrimSuffix(pe.Msg, commentsNote)
-		if trailingComma(stripped, pe.off) {
+		if syn == jsonComments && trailingComma(stripped, pe.off) {
 			pe.Msg += " (a comma before a closing bracket: Gemini CLI refuses trailing commas too)"
 		}
 	}
 	return jsonDoc{root: n, orig: data, comment: comment}, err
+}
+
+// blankTrailingCommas turns into a space, in text whose comments are
+// blanked, each comma that ends an object or array: one that follows a
+// member or element (not a bracket or another comma) and comes before a
+// closing bracket. The offsets of the rest stay, so the parsed tree still
+// points into the file as written.
+func blankTrailingCommas(stripped []byte) {
+	inString := false
+	prev := byte(0) // the last byte outside white space and strings
+	for i := 0; i < len(stripped); i++ {
+		c := stripped[i]
+		switch {
+		case inString && c == '\\':
+			i++
+			continue
+		case c == '"':
+			inString = !inString
+			prev = '"'
+			continue
+		case inString || c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			continue
+		}
+		if c == ',' && prev != ',' && prev != '[' && prev != '{' && prev != 0 {
+			j := i + 1
+			for j < len(stripped) && strings.IndexByte(" \t\r\n", stripped[j]) >= 0 {
+				j++
+			}
+			if j < len(stripped) && (stripped[j] == '}' || stripped[j] == ']') {
+				stripped[i] = ' '
+				continue
+			}
+		}
+		prev = c
+	}
 }
 
 // trailingComma reports whether the error at off is at a closing bracket
@@ -228,6 +287,10 @@ func (n *jnode) splice(w *textWriter) {
 	}
 	// What follows the last kept item: the tail, or, when the items after
 	// it went, the rest of its line and the tail's last lines.
+	// A trailing comma (zedJSON) stays one: after the last kept item
+	// when the items after it went, after the last new item when items
+	// are added.
+	trailing := w.comma(sp[k-1][1], closing)
 	var tail []int // pairs of offsets
 	switch {
 	case last == k-1:
@@ -235,6 +298,9 @@ func (n *jnode) splice(w *textWriter) {
 	case last >= 0:
 		a, c, b := sep(last)
 		tail = []int{a, c, c + 1, w.lineEnd(c+1, b)}
+		if trailing >= 0 {
+			tail = []int{a, w.lineEnd(c+1, b)}
+		}
 		if nl := w.lineEnd(sp[k-1][1], closing); nl < closing {
 			tail = append(tail, nl, closing)
 		}
@@ -258,7 +324,10 @@ func (n *jnode) splice(w *textWriter) {
 			}
 		}
 	}
-	if cut >= 0 && last >= 0 {
+	if trailing > cut && last == k-1 {
+		cut = -1 // the comma is on the closing bracket's line: add there
+	}
+	if cut >= 0 && last >= 0 && trailing < 0 {
 		w.str(",")
 	}
 	at := cut
@@ -275,10 +344,15 @@ func (n *jnode) splice(w *textWriter) {
 				w.str(",")
 			}
 			w.str("\n" + indent)
+		case i == 0 && last >= 0 && trailing >= 0:
+			w.str(" ")
 		case i > 0 || last >= 0:
 			w.str(", ")
 		}
 		w.item(it, n.kind, indent)
+		if i == len(added)-1 && trailing >= 0 {
+			w.str(",")
+		}
 	}
 	for i := 0; i < len(tail); i += 2 {
 		w.orig(max(tail[i], min(at, tail[i+1])), tail[i+1])
@@ -331,6 +405,17 @@ func (w *textWriter) trimEnd(from, to int) int {
 		to--
 	}
 	return to
+}
+
+// comma returns the offset of the first comma in src[from:to] that is
+// not in a comment; -1 when there is none.
+func (w *textWriter) comma(from, to int) int {
+	for i := from; i < to; i++ {
+		if w.src[i] == ',' && w.kind[i] == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // lineEnd returns the offset of the first line break in src[from:to] that

@@ -118,7 +118,7 @@ func TestParseSettingsAsGemini(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseSettings("f", []byte(tt.data), true)
+			_, err := parseSettings("f", []byte(tt.data), jsonComments)
 			if (err == nil) != tt.ok {
 				t.Errorf("parse: %v, Gemini CLI accepts it: %v", err, tt.ok)
 			}
@@ -134,7 +134,8 @@ func TestParseSettingsAsGemini(t *testing.T) {
 func FuzzJSONC(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "jsonc", "*.json"))
 	more, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	for _, file := range append(files, more...) {
+	zed, _ := filepath.Glob(filepath.Join("testdata", "zed", "*.json"))
+	for _, file := range append(append(files, more...), zed...) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -143,15 +144,21 @@ func FuzzJSONC(f *testing.F) {
 	}
 	f.Add([]byte("{\"hooks\":{\"AfterTool\":[ /* a */ {\"hooks\":[]} // b\n]}}"))
 	f.Add([]byte("[1, /* x */ 2]"))
+	// Trailing commas: Zed's syntax only.
+	f.Add([]byte("{\"agent_servers\":{\"gemini\":{\"env\":{},},},}"))
+	f.Add([]byte("{\n  \"a\": [1, 2,], // c\n  \"b\": {\"c\": 1 /* d */ ,},\n}\n"))
+	f.Add([]byte("{\"agent_servers\":{\"x\":{\"command\":\"statuspub\",\"args\":[\"acp\",\"--\",\"gemini\",],},}}"))
+	f.Add([]byte("[,]"))
 	spec := mustSpec("gemini")
 	plain := spec
 	plain.jsonc = false
 	f.Fuzz(func(t *testing.T, data []byte) {
+		zedRoundTrip(t, data)
 		stripped, kind := stripComments(data)
 		if len(stripped) != len(data) || len(kind) != len(data) {
 			t.Fatal("stripping moved bytes")
 		}
-		doc, err := parseSettings("f", data, true)
+		doc, err := parseSettings("f", data, jsonComments)
 		if (err == nil) != json.Valid(stripped) {
 			t.Fatalf("parse error %v, but json.Valid(stripped) = %v", err, json.Valid(stripped))
 		}
@@ -212,4 +219,66 @@ func sameValue(t *testing.T, what string, got, want []byte) {
 	if !reflect.DeepEqual(gv, wv) {
 		t.Fatalf("%s: %s\nwant the value of\n%s", what, got, want)
 	}
+}
+
+// zedRoundTrip: Zed's syntax takes every file Gemini CLI's takes, writes
+// an unedited file back byte for byte, and install zed then uninstall
+// leave a file that parses, keeps every comment, and has the value it
+// had.
+func zedRoundTrip(t *testing.T, data []byte) {
+	doc, err := parseSettings("f", data, zedJSON)
+	if _, gerr := parseSettings("f", data, jsonComments); gerr == nil && err != nil {
+		t.Fatalf("Zed's syntax refuses what Gemini CLI's takes: %v", err)
+	}
+	if err != nil {
+		return
+	}
+	if !bytes.Equal(doc.encode(), data) {
+		t.Fatalf("unedited: %q, want %q", doc.encode(), data)
+	}
+	if doc.root.kind != jObject {
+		return
+	}
+	agent, _ := zedAgentFor("gemini")
+	restore := zedRestore{Entries: map[string]*zedEntry{}}
+	var notes []string
+	getenv := func(string) string { return "" }
+	got, err := wrapZed("f", data, true, agent, "/bin/statuspub", getenv, &restore, &notes)
+	if err != nil {
+		return // agent_servers or the entry is not an object
+	}
+	if _, err := parseSettings("f", got, zedJSON); err != nil {
+		t.Fatalf("install: %v\n%q", err, got)
+	}
+	for _, c := range comments(data) {
+		if !bytes.Contains(got, c) {
+			t.Fatalf("install lost the comment %q: %q", c, got)
+		}
+	}
+	back, err := unwrapZed("f", got, true, agent, &restore)
+	if err != nil {
+		t.Fatalf("uninstall: %v", err)
+	}
+	if _, err := parseSettings("f", back, zedJSON); err != nil && len(bytes.TrimSpace(back)) > 0 {
+		t.Fatalf("uninstall: %v\n%q", err, back)
+	}
+	if servers := doc.root.get("agent_servers"); servers != nil {
+		for _, it := range servers.items {
+			if argv, ok := acpArgs(it.val); ok && agent.runs(argv) {
+				return // wrapped already: uninstall unwraps it
+			}
+		}
+	}
+	sameValue(t, "uninstall", zedPlain(back), zedPlain(data))
+}
+
+// zedPlain is Zed's settings as plain JSON: comments and trailing commas
+// blanked.
+func zedPlain(data []byte) []byte {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return []byte("{}")
+	}
+	s, _ := stripComments(data)
+	blankTrailingCommas(s)
+	return s
 }

@@ -3,6 +3,7 @@ package agentinstall
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // ACPServer is an agent server of Zed's settings that runs an agent
@@ -12,11 +13,23 @@ type ACPServer struct {
 	Command []string // the agent's command line, after "--"
 }
 
-// ZedSettingsPath is Zed's user settings file:
-// $XDG_CONFIG_HOME/zed/settings.json, else ~/.config/zed/settings.json.
+// ZedSettingsPath is Zed's user settings file, where Zed's config_dir
+// (crates/paths) puts it: on Linux $FLATPAK_XDG_CONFIG_HOME/zed (Zed's
+// Flatpak), else $XDG_CONFIG_HOME/zed, else ~/.config/zed; on Windows
+// %APPDATA%\Zed; on macOS and the other systems ~/.config/zed, whatever
+// $XDG_CONFIG_HOME says.
 func ZedSettingsPath(getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" {
-		return filepath.Join(d, "zed", "settings.json")
+	return zedSettingsPath(runtime.GOOS, getenv)
+}
+
+func zedSettingsPath(goos string, getenv func(string) string) string {
+	switch {
+	case goos == "windows" && getenv("APPDATA") != "":
+		return filepath.Join(getenv("APPDATA"), "Zed", "settings.json")
+	case goos == "linux" && getenv("FLATPAK_XDG_CONFIG_HOME") != "":
+		return filepath.Join(getenv("FLATPAK_XDG_CONFIG_HOME"), "zed", "settings.json")
+	case goos == "linux" && filepath.IsAbs(getenv("XDG_CONFIG_HOME")):
+		return filepath.Join(getenv("XDG_CONFIG_HOME"), "zed", "settings.json")
 	}
 	return filepath.Join(getenv("HOME"), ".config", "zed", "settings.json")
 }
@@ -32,7 +45,7 @@ func ZedACPServers(path string) ([]ACPServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parseSettings(path, data, true)
+	doc, err := parseSettings(path, data, zedJSON)
 	if err != nil {
 		return nil, err
 	}

@@ -103,9 +103,10 @@ statusconform hooks --agent gemini --run 'hooks/gemini/tool-*' -- ./my-adapter -
 				Summary: "replay the ACP traces through a bridge command",
 				Usage:   "acp [--agent NAME] [flags] -- CMD [ARGS...]",
 				Description: `acp runs the ACP traces (conformance/acptraces: real exchanges between an
-editor and Gemini CLI or OpenCode) through CMD, a bridge that runs the agent
-given after its own arguments as statuspub acp does, "{home}" in ARGS
-replaced by the config home (also $GENTLE_PI_CONFIG_HOME). The harness is
+editor and Gemini CLI or OpenCode, and synthetic ones for a batch and for
+state_update) through CMD, a bridge that runs the agent given after its own
+arguments as statuspub acp does, "{home}" in ARGS replaced by the config
+home (also $GENTLE_PI_CONFIG_HOME). The harness is
 the editor, and the agent too; every line must come out unchanged on the
 other side, and after each line the trace expects a record of, the
 session's record (acp: and its id) must show it within --timeout. SPEC.md

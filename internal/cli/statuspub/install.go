@@ -25,6 +25,9 @@ type installOptions struct {
 // [--project]`: thin glue over package agentinstall.
 func installCmd(o *installOptions, args []string, prog *base.Program, env *runner) int {
 	c := prog.Lookup("install")
+	if len(args) > 0 && args[0] == "zed" {
+		return installZedCmd(o, args[1:], prog, c, env)
+	}
 	switch {
 	case len(args) == 0:
 		return prog.UsageErrorf(c, "which agent? (claude, codex, gemini, opencode, copilot or qwen)")
@@ -75,6 +78,42 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env *runne
 	return code
 }
 
+// installZedCmd is `statuspub install zed AGENT [--dry-run] [--uninstall]`:
+// the agent's entry in Zed's agent_servers runs it through statuspub acp.
+func installZedCmd(o *installOptions, args []string, prog *base.Program, c *base.Command, env *runner) int {
+	switch {
+	case len(args) == 0:
+		return prog.UsageErrorf(c, "which agent for Zed? (gemini, opencode, qwen, claude or codex)")
+	case len(args) > 1:
+		return prog.UsageErrorf(c, "unexpected argument %q", args[1])
+	case !slices.Contains(agentinstall.ZedAgents, args[0]):
+		msg := fmt.Sprintf("unknown agent %q for Zed (gemini, opencode, qwen, claude or codex)", args[0])
+		if s := base.Suggest(args[0], agentinstall.ZedAgents); s != "" {
+			msg = fmt.Sprintf("unknown agent %q for Zed; did you mean %s?", args[0], s)
+		}
+		return prog.UsageErrorf(c, "%s", msg)
+	case o.trust || o.noDaemon:
+		return prog.UsageErrorf(c, "--trust and --no-daemon are for codex's hooks, not for zed")
+	case o.project:
+		return prog.UsageErrorf(c, "--project is not for zed: Zed reads agent_servers from your own settings.json")
+	}
+	command, note, err := hookCommand(env, o.uninstall)
+	if err != nil {
+		return prog.Errorf(c, "%v", err)
+	}
+	if note != "" {
+		fmt.Fprintf(env.Stderr, "statuspub: note: %s\n", note)
+	}
+	opts := agentinstall.Options{Agent: args[0], Zed: true, Uninstall: o.uninstall, Command: command, Getenv: env.Getenv}
+	code, err := beforeSignal(env, ": each settings file is either unchanged or replaced; run install again to finish", func() (int, error) {
+		return installPlan(o, opts, prog, c, env), nil
+	})
+	if err != nil {
+		return prog.Errorf(c, "%v", err)
+	}
+	return code
+}
+
 // installPlan plans the changes of opts and applies them, unless
 // --dry-run.
 func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Program, c *base.Command, env *runner) int {
@@ -90,8 +129,12 @@ func installPlan(o *installOptions, opts agentinstall.Options, prog *base.Progra
 			fmt.Fprintf(env.Stdout, "unchanged: %s\n", ch.Path)
 			continue
 		}
-		if o.dryRun {
+		if o.dryRun || opts.Zed {
+			// Zed's settings are the user's own, hand-edited file:
+			// show what changes in it.
 			fmt.Fprint(env.Stdout, ch.Diff())
+		}
+		if o.dryRun {
 			continue
 		}
 		testhook.At(testhook.InstallApply, ch.Path)

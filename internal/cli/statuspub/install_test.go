@@ -184,3 +184,65 @@ func TestInstallHookProgram(t *testing.T) {
 		t.Errorf("uninstall from npx left the hooks:\n%s", data)
 	}
 }
+
+// install zed AGENT: the entry of Zed's agent_servers (under
+// $XDG_CONFIG_HOME) runs the agent through statuspub acp by statuspub's
+// absolute path; the diff is printed, a second run says unchanged, a
+// broken file is refused untouched, and --uninstall gives the file back.
+func TestInstallZedCommand(t *testing.T) {
+	home, xdg := t.TempDir(), t.TempDir()
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "opencode"), []byte("#!/bin/sh\n"), 0o755)
+	const exe = "/opt/agentstatus/bin/statuspub"
+	run := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": xdg, "PATH": bin}
+		code := Run(append([]string{"install"}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }, Executable: exe})
+		return code, out.String(), errOut.String()
+	}
+	settings := filepath.Join(xdg, "zed", "settings.json")
+	orig := "// mine\n{\n  \"vim_mode\": true,\n}\n"
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	os.WriteFile(settings, []byte(orig), 0o600)
+
+	code, out, stderr := run("zed", "opencode", "--dry-run")
+	if code != base.ExitOK || stderr != "" || !strings.Contains(out, "+++ "+settings+"\n") || !strings.Contains(out, `+      "command": "`+exe+`",`) {
+		t.Fatalf("--dry-run: exit %d, %q\n%s", code, stderr, out)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != orig {
+		t.Fatal("--dry-run wrote the file")
+	}
+	code, out, stderr = run("zed", "opencode")
+	if code != base.ExitOK || stderr != "" || !strings.Contains(out, "\n+  \"agent_servers\": {\n") || !strings.Contains(out, "wrote: "+settings+" (backup: ") {
+		t.Fatalf("install: exit %d, %q\n%s", code, stderr, out)
+	}
+	if code, out, _ := run("zed", "opencode"); code != base.ExitOK || out != "unchanged: "+settings+"\n" {
+		t.Errorf("again: exit %d, %q", code, out)
+	}
+	if code, out, _ := run("zed", "opencode", "--uninstall"); code != base.ExitOK || !strings.Contains(out, "\n-  \"agent_servers\": {\n") {
+		t.Errorf("uninstall: exit %d, %q", code, out)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != orig {
+		t.Errorf("uninstall gave %q, want %q", data, orig)
+	}
+	// A missing agent is said; a broken file is refused, untouched.
+	if code, _, stderr := run("zed", "gemini", "--dry-run"); code != base.ExitOK || !strings.Contains(stderr, "statuspub: note: gemini is not found in PATH") {
+		t.Errorf("no gemini: exit %d, %q", code, stderr)
+	}
+	broken := "{\n  \"a\": 1\n  \"b\": 2\n}\n"
+	os.WriteFile(settings, []byte(broken), 0o600)
+	if code, _, stderr := run("zed", "opencode"); code != base.ExitError || !strings.HasPrefix(stderr, "statuspub: install: "+settings+":3:3: ") {
+		t.Errorf("broken: exit %d, %q", code, stderr)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != broken {
+		t.Error("the broken file changed")
+	}
+	for _, args := range [][]string{{"zed"}, {"zed", "copilot"}, {"zed", "gemini", "x"}, {"zed", "gemini", "--project"}, {"zed", "codex", "--trust"}} {
+		if code, _, stderr := run(args...); code != base.ExitUsage || !strings.HasPrefix(stderr, "statuspub: install: ") {
+			t.Errorf("%q: exit %d, %q", args, code, stderr)
+		}
+	}
+	if _, _, stderr := run("zed", "gemnii"); !strings.Contains(stderr, "did you mean gemini?") {
+		t.Errorf("a misspelt agent: %q", stderr)
+	}
+}

@@ -223,8 +223,8 @@ never 2.`,
 		},
 		{
 			Name:    "install",
-			Summary: "wire statuspub into an agent's hooks: claude, codex, gemini, opencode, copilot or qwen",
-			Usage:   "install AGENT [--dry-run] [--uninstall] [--project] [--trust] [--no-daemon]",
+			Summary: "wire statuspub into an agent's hooks (claude, codex, gemini, opencode, copilot, qwen) or Zed's agent_servers",
+			Usage:   "install [zed] AGENT [--dry-run] [--uninstall] [--project] [--trust] [--no-daemon]",
 			Description: `install merges statuspub's hooks into the agent's own settings: Claude Code
 ~/.claude/settings.json, Codex ~/.codex/hooks.json, Gemini CLI
 ~/.gemini/settings.json, OpenCode the plugin agentstatus.js in
@@ -245,12 +245,23 @@ It keeps every other key and every other tool's hooks, backs the file up as
 NAME.agentstatus-backup-TIME (OpenCode's plugin: in the folder above
 plugins/, which OpenCode loads) and replaces it atomically, and refuses a file
 it cannot parse (saying where), a symbolic link or a read-only file. Running
-it twice changes nothing. statusls doctor says which agents are wired.`,
+it twice changes nothing. statusls doctor says which agents are wired.
+
+install zed AGENT (gemini, opencode, qwen, claude or codex: Claude Code and
+Codex through their ACP adapters, claude-agent-acp or claude-code-acp and
+codex-acp) makes Zed run the agent through statuspub acp instead: the
+agent's entry in agent_servers of Zed's settings.json (~/.config/zed/, on
+Linux $XDG_CONFIG_HOME/zed/ when set; Windows %APPDATA%\Zed\) gets
+statuspub's path as "command" and "acp --agent NAME -- COMMAND ARGS..." as
+"args", keeping its other keys, comments and trailing commas; it prints the
+diff. What it replaced is kept in settings.json.agentstatus-restore beside
+it, so that --uninstall puts the entry back as it was (SPEC.md 13.5).`,
 			Examples: `statuspub install claude --dry-run     # print the diff, change nothing
 statuspub install claude
 statuspub install codex --project      # this repository's .codex/
 statuspub install codex --trust        # and trust the hooks, as /hooks in Codex would
-statuspub install gemini --uninstall`,
+statuspub install gemini --uninstall
+statuspub install zed gemini           # Zed runs gemini --acp through statuspub acp`,
 			Setup: func(fs *base.FlagSet) base.Runner {
 				o := &installOptions{}
 				fs.Bool(&o.dryRun, "dry-run", false, "print the diff, change nothing")
