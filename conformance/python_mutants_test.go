@@ -96,6 +96,7 @@ func pythonFlawCommand(t *testing.T, flaw, script string) []string {
 }
 
 func TestPythonMutants(t *testing.T) {
+	skipShort(t, "starts the Python publisher and reader under every flaw, heartbeat checks (20 s of real time) included")
 	t.Parallel()
 	requireTool(t, "python3")
 	var wg sync.WaitGroup

@@ -48,6 +48,7 @@ const followDeadline = 5 * time.Second
 // each change within 5 s; the blocked alert fires in Prometheus, and
 // promtool's rule test fires it on the series Prometheus recorded.
 func TestPrometheusEndToEnd(t *testing.T) {
+	skipShort(t, "starts Prometheus and node_exporter and waits for their scrapes")
 	promtool := promtest.Tool(t, "promtool")
 	prometheus := promtest.Tool(t, "prometheus")
 	nodeExporter := nodeExporterPath(t)
