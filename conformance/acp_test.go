@@ -38,7 +38,7 @@ func TestACPTracesAgainstStatuspub(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := filepath.Join(dir, "statuspub")
-	rep, err := RunACP(context.Background(), Options{Command: []string{pub, "acp", "--config-home", "{home}", "--"}, TempDir: t.TempDir(), Timeout: 2 * time.Second})
+	rep, err := RunACP(context.Background(), Options{Command: []string{pub, "acp", "--config-home", "{home}", "--"}, TempDir: t.TempDir(), Timeout: 2 * time.Second, Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestACPTracesAgainstStatuspub(t *testing.T) {
 		if _, err := exec.LookPath("sed"); err != nil {
 			t.Skip("no sed")
 		}
-		rep, err := RunACP(context.Background(), Options{Command: argv, TempDir: t.TempDir(), Timeout: 500 * time.Millisecond})
+		rep, err := RunACP(context.Background(), Options{Command: argv, TempDir: t.TempDir(), Timeout: 500 * time.Millisecond, Parallel: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
