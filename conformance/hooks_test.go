@@ -398,9 +398,6 @@ func TestHookTracesStatuspub(t *testing.T) {
 				Command: []string{statuspub, agent + "-hook", "--config-home", "{home}"},
 				Env:     []string{"STATUSPUB_HEARTBEAT=10s"},
 				Timeout: 20 * time.Second,
-				// Each trace has its own config home: a few at
-				// once, as a step mostly waits for its process.
-				Parallel: 3,
 			})
 		}()
 	}
