@@ -148,8 +148,9 @@ func RunACP(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	parallel := max(opts.Parallel, 1)
 	opts.defaults()
-	opts.Parallel = 1
+	opts.Parallel = parallel // one trace at a time unless Parallel says otherwise
 	var units []unit
 	for _, tr := range traces {
 		units = append(units, unit{checks: []Result{{ID: "acp/" + tr.ID, Rules: acpRules, Requirements: []string{tr.Description}}},

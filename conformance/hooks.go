@@ -31,10 +31,12 @@ func RunHooks(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	parallel := max(opts.Parallel, 1)
 	opts.defaults()
-	// The traces have no level and nothing to skip, and run one at a time;
-	// once the run is cancelled, the rest do not run.
-	opts.Level, opts.Skip, opts.Parallel = vector.Hardened, nil, 1
+	// The traces have no level and nothing to skip, and run one at a time
+	// unless Parallel says otherwise; once the run is cancelled, the rest
+	// do not run.
+	opts.Level, opts.Skip, opts.Parallel = vector.Hardened, nil, parallel
 	var units []unit
 	for _, tr := range traces {
 		units = append(units, unit{checks: []Result{{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}}},

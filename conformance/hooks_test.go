@@ -374,6 +374,7 @@ func TestHookTracesCatchFlaws(t *testing.T) {
 // side: a step mostly waits for its process, and -parallel would
 // serialize subtests.
 func TestHookTracesStatuspub(t *testing.T) {
+	skipShort(t, "runs every hook trace through statuspub's adapters as processes, a publisher heartbeating behind each session")
 	t.Parallel()
 	statuspub := toolkitCommand(t, "statuspub")
 	type run struct {

@@ -52,7 +52,9 @@ type Options struct {
 	// Parallel bounds the reader cases or publisher scenarios run at once;
 	// by default the number of processors (GOMAXPROCS). A long publisher
 	// scenario (the heartbeat) holds its place only until its publisher
-	// has published, then mostly waits.
+	// has published, then mostly waits. Hook and ACP traces run one at a
+	// time by default; each has its own config home, so Parallel may run
+	// several side by side.
 	Parallel int
 	// NoCalibrate turns off the first timed run that stretches the
 	// deadlines for a reader or publisher slower to start than they

@@ -34,6 +34,7 @@ func TestReaderPackage(t *testing.T) {
 // timeout), so a generous one, as for the Python reader: on a loaded
 // machine the suite's default of 5 s failed a case now and then.
 func TestStatusls(t *testing.T) {
+	skipShort(t, "starts statusls once for every case")
 	t.Parallel()
 	bin := toolkitCommand(t, "statusls")
 	wantAllPass(t, runReader(t, Options{Command: []string{bin, "--ndjson", "--now", "{now}"}, Timeout: 30 * time.Second, Parallel: readerTestParallel}))

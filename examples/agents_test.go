@@ -12,6 +12,7 @@ import (
 // The settings examples are exactly what `statuspub install AGENT` writes
 // into an empty configuration, so what the README shows is what users get.
 func TestSettingsExamplesAreWhatInstallWrites(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	getenv := func(k string) string {
 		if k == "HOME" {

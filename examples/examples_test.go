@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -21,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,11 +51,37 @@ func TestMain(m *testing.M) {
 	// tests run (hundreds of them), none of which speaks TLS.
 	os.Unsetenv("NODE_EXTRA_CA_CERTS")
 	// statusls-jq: statusls with the jq engine, which this binary links.
-	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statusls-jq": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { binDir = dir })
+	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statusls-jq": statusls.Main, "statuspub": statuspub.Main}, func(dir string) {
+		binDir = dir
+		moreParallel()
+	})
+}
+
+// moreParallel lets more tests run side by side than -parallel's default,
+// the number of processors, unless -parallel is given: they mostly wait
+// for the programs they drive (tmux, Neovim, Node, Prometheus). Called
+// only when the binary runs the tests (not as one of the commands, whose
+// flags are their own).
+func moreParallel() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "8")
+	}
 }
 
 // requireTool skips the test when name is not installed, unless CI asks
 // for every tool (AGENTSTATUS_REQUIRE_TOOLS=1), where it fails.
+// skipShort skips, under go test -short, a test that waits for real time
+// or starts real servers: why says which. They run in the full suite.
+func skipShort(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why + "; runs without -short")
+	}
+}
+
 func requireTool(t *testing.T, name string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
@@ -132,6 +160,7 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 // each running the documented command; run as Claude Code runs it (sh -c,
 // the payload on stdin), each leaves the expected record.
 func TestClaudeCodeSettings(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("claude-code", "settings.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -215,6 +244,7 @@ func TestClaudeCodeSettings(t *testing.T) {
 // The notify line, run as Codex runs it: the program directly, the
 // notification's JSON appended as the last argument.
 func TestCodexConfig(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("codex", "config.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -243,6 +273,9 @@ func TestCodexConfig(t *testing.T) {
 	}
 }
 
+// tmuxServers numbers the tmux servers the tests start side by side.
+var tmuxServers atomic.Int64
+
 // tmuxStatusRight runs tmux with the example configuration inside another
 // tmux, as a terminal would show it, and waits until the inner status line
 // shows want.
@@ -250,7 +283,7 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 	t.Helper()
 	requireTool(t, "tmux")
 	conf, _ := filepath.Abs(filepath.Join("tmux", "agentstatus.tmux.conf"))
-	sock := fmt.Sprintf("agentstatus-test-%d", os.Getpid())
+	sock := fmt.Sprintf("agentstatus-test-%d-%d", os.Getpid(), tmuxServers.Add(1))
 	tmux := func(args ...string) (string, error) {
 		cmd := exec.Command("tmux", append([]string{"-L", sock + "-outer", "-f", "/dev/null"}, args...)...)
 		cmd.Env = append(env, "SHELL=/bin/sh") // tmux runs commands with $SHELL -c
@@ -279,6 +312,8 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 }
 
 func TestTmuxStatusRight(t *testing.T) {
+	skipShort(t, "starts tmux servers and waits for their status line")
+	t.Parallel()
 	// The stand-in answers the program the recipe gives it, and checks
 	// it is the one of the file, whole.
 	stub := stubs(t, map[string]string{"statusls": `[ "$1 $2 $3" = "--sort attention --jq" ] && [ "$4" = "$WANT_JQ" ] && [ $# = 4 ] && echo "2 blocked (Bash, question) · 2 working"`})
@@ -303,6 +338,8 @@ func tmuxJQ(t *testing.T) string {
 // without reasons: one word per blocked session (in file-name order), the tool of a permission
 // prompt, else the kind of wait; "#" doubled for tmux.
 func TestTmuxReasonsStatusls(t *testing.T) {
+	skipShort(t, "starts tmux servers and waits for their status line")
+	t.Parallel()
 	real := realStatusls(t)
 	now := time.Now()
 	for _, tc := range []struct {
@@ -348,11 +385,13 @@ func TestTmuxReasonsStatusls(t *testing.T) {
 // TestTmuxKeepsUserOptions: the recipe appends to the user's status-right
 // and leaves the global status-interval as it was.
 func TestTmuxKeepsUserOptions(t *testing.T) {
+	skipShort(t, "starts a tmux server")
+	t.Parallel()
 	requireTool(t, "tmux")
 	conf, _ := filepath.Abs(filepath.Join("tmux", "agentstatus.tmux.conf"))
 	user := filepath.Join(t.TempDir(), "tmux.conf")
 	os.WriteFile(user, []byte("set -g status-right 'MINE %H:%M'\nset -g status-right-length 20\nsource-file "+conf+"\n"), 0o600)
-	sock := fmt.Sprintf("agentstatus-test-opts-%d", os.Getpid())
+	sock := fmt.Sprintf("agentstatus-test-opts-%d-%d", os.Getpid(), tmuxServers.Add(1))
 	tmux := func(args ...string) string {
 		cmd := exec.Command("tmux", append([]string{"-L", sock, "-f", user}, args...)...)
 		cmd.Env = append(os.Environ(), "SHELL=/bin/sh") // see tmuxStatusRight
@@ -415,6 +454,8 @@ func standInAgent(t *testing.T) (home, pid string) {
 }
 
 func TestTmuxStatusRightStatusls(t *testing.T) {
+	skipShort(t, "starts tmux servers and waits for their status line")
+	t.Parallel()
 	real := realStatusls(t)
 	home := publishBlocked(t)
 	// And one that says what it waits for.
@@ -451,6 +492,7 @@ func promptOf(t *testing.T, shell string, env []string) string {
 }
 
 func TestPromptSegment(t *testing.T) {
+	t.Parallel()
 	for _, shell := range []string{"bash", "zsh"} {
 		t.Run(shell, func(t *testing.T) {
 			cases := []struct {
@@ -496,6 +538,7 @@ echo "1 blocked · 1 idle"; exit 5`})
 }
 
 func TestPromptSegmentStatusls(t *testing.T) {
+	t.Parallel()
 	real := realStatusls(t)
 	home := publishBlocked(t)
 	got := promptOf(t, "bash", withPath([]string{filepath.Dir(real)}, location.ConfigHomeEnv+"="+home))
@@ -559,6 +602,8 @@ vim.cmd('qa!')
 }
 
 func TestNeovimModule(t *testing.T) {
+	skipShort(t, "starts headless Neovim and waits for its summary")
+	t.Parallel()
 	// A stand-in for statusls watch --json: a snapshot, then changes, a line
 	// split across two writes, a line that is not JSON, then it stays.
 	events := `{"event":"snapshot","seq":1,"at":"2026-07-17T12:00:00.000Z","session":"a","agent":"claude-code","state":"working","task":null}
@@ -598,6 +643,8 @@ head -c 100 "$EVENTS"; sleep 0.2; tail -c +101 "$EVENTS"; exec sleep 60`})
 // The multi-host form: sessions of several hosts with the same id are
 // counted apart, and an offline host is shown until it is back.
 func TestNeovimModuleHosts(t *testing.T) {
+	skipShort(t, "starts headless Neovim and waits for its summary")
+	t.Parallel()
 	events := `{"host":null,"event":"snapshot","seq":1,"at":"2026-07-17T12:00:00.000Z","session":"a","state":"working"}
 {"host":"devbox","event":"snapshot","seq":2,"at":"2026-07-17T12:00:00.000Z","session":"a","state":"blocked"}
 {"host":"gpu","event":"host-offline","seq":3,"at":"2026-07-17T12:00:00.000Z","session":null,"error":"ssh failed"}
@@ -617,6 +664,8 @@ cat "$EVENTS"; exec sleep 60`})
 }
 
 func TestNeovimModuleStatusls(t *testing.T) {
+	skipShort(t, "starts headless Neovim over statusls watch and waits for its summary")
+	t.Parallel()
 	real := realStatusls(t)
 	home := publishBlocked(t)
 	nvimSummary(t, withPath(nil, location.ConfigHomeEnv+"="+home), []string{real, "watch", "--json"}, "1 blocked · 1 working")
@@ -625,6 +674,8 @@ func TestNeovimModuleStatusls(t *testing.T) {
 // The module's words are statusls's: over the real statusls watch --json,
 // reasons() holds what Status.Why says for every kind of record.
 func TestNeovimModuleReasonsStatusls(t *testing.T) {
+	skipShort(t, "starts headless Neovim over statusls watch and waits for its summary")
+	t.Parallel()
 	real := realStatusls(t)
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -680,6 +731,7 @@ func TestNeovimModuleReasonsStatusls(t *testing.T) {
 // statusls runs it, sends the reason to notify-send and, with
 // AGENTSTATUS_PUSH_URL, to curl, every value as text.
 func TestNotify(t *testing.T) {
+	t.Parallel()
 	stub := stubs(t, map[string]string{
 		// Plays statusls: records its arguments, then runs the --exec
 		// command once, as for one session it was told about.
@@ -760,6 +812,8 @@ exec sh -c "$cmd"`,
 // With the real statusls: a session that has waited for a minute already
 // is notified at once, with what it waits for.
 func TestNotifyBlockedStatusls(t *testing.T) {
+	skipShort(t, "runs statusls watch and waits for its command to run")
+	t.Parallel()
 	real := realStatusls(t)
 	dir := t.TempDir()
 	stub := stubs(t, map[string]string{"notify-send": `printf '%s\n' "$@" >>"$OUT/notify.args"`})

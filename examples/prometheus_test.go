@@ -25,6 +25,7 @@ import (
 
 // TestPrometheusRules runs the alert rules' own unit tests.
 func TestPrometheusRules(t *testing.T) {
+	t.Parallel()
 	promtool := promtest.Tool(t, "promtool")
 	for _, args := range [][]string{
 		{"check", "rules", "agentstatus.rules.yml"},
@@ -48,6 +49,8 @@ const followDeadline = 5 * time.Second
 // each change within 5 s; the blocked alert fires in Prometheus, and
 // promtool's rule test fires it on the series Prometheus recorded.
 func TestPrometheusEndToEnd(t *testing.T) {
+	skipShort(t, "starts Prometheus and node_exporter and waits for their scrapes")
+	t.Parallel()
 	promtool := promtest.Tool(t, "promtool")
 	prometheus := promtest.Tool(t, "prometheus")
 	nodeExporter := nodeExporterPath(t)
@@ -482,6 +485,7 @@ func dashboardExprs(t *testing.T) map[string]string {
 // TestPrometheusDashboard: every query of the Grafana dashboard is PromQL
 // that promtool accepts (as a recording rule).
 func TestPrometheusDashboard(t *testing.T) {
+	t.Parallel()
 	promtool := promtest.Tool(t, "promtool")
 	var b strings.Builder
 	b.WriteString("groups:\n  - name: dashboard\n    rules:\n")
@@ -504,6 +508,7 @@ func TestPrometheusDashboard(t *testing.T) {
 // the test built it, keeps the textfile current; systemd-analyze verify
 // accepts the unit where systemd is installed.
 func TestPrometheusSystemdUnit(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("prometheus/agentstatus-metrics.service")
 	if err != nil {
 		t.Fatal(err)

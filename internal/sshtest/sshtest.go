@@ -74,9 +74,13 @@ func Need(t testing.TB) {
 }
 
 // Start starts sshd with the hosts as aliases; binDir (statusls) goes on
-// the $PATH of its sessions. The server stops when the test ends.
+// the $PATH of its sessions. The server stops when the test ends. Under
+// go test -short it skips the test: a real server is for the full suite.
 func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a real OpenSSH server; runs without -short")
+	}
 	Need(t)
 	// Short: socket paths of shared connections live below it.
 	dir, err := os.MkdirTemp("", "sshtest-")

@@ -3,7 +3,6 @@ package statusls
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/clock"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -36,6 +36,7 @@ type execRunner struct {
 	// command.
 	environ []string
 	timeout time.Duration // 0: none
+	clock   clock.Clock   // times the timeout
 	out     io.Writer     // the commands' stdout and stderr; nil discards
 	report  func(string)  // says what went wrong, without the "statusls: " prefix
 
@@ -123,11 +124,22 @@ func (r *execRunner) work(j execJob) {
 }
 
 func (r *execRunner) run(j execJob) {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The timeout runs on the watch's clock, so that tests advance it
+	// once the command has started, however slowly.
+	killed := make(chan struct{})
 	if r.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.timeout)
-		defer cancel()
+		timer := r.clock.NewTimer(r.timeout)
+		defer timer.Stop()
+		go func() {
+			select {
+			case <-timer.C():
+				close(killed)
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 	}
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", r.command)
 	cmd.Env = j.env
@@ -138,7 +150,7 @@ func (r *execRunner) run(j execJob) {
 	err := cmd.Run()
 	switch {
 	case err == nil:
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case isClosed(killed):
 		r.report(fmt.Sprintf("--exec: %s: killed after %v", j.who, r.timeout))
 	default:
 		r.report(fmt.Sprintf("--exec: %s: %v", j.who, err))
@@ -157,5 +169,15 @@ func (r *execRunner) close(grace time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(grace):
+	}
+}
+
+// isClosed reports whether c is closed.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }

@@ -342,11 +342,15 @@ func containsStr(list []string, s string) bool {
 
 func TestJSON(t *testing.T) {
 	dir := sessionsDir(t)
-	// Liveness compares the process's start with updatedAt: use the real
-	// clock, so that this (live) process started before the record.
-	base := time.Now().UTC().Truncate(time.Millisecond)
+	// Liveness compares the process's start with updatedAt: the record is
+	// written now, on the real clock, so that this (live) process started
+	// before it however recently the test binary started (a record 1.5 s
+	// old on the real clock came before a process that a loaded machine
+	// started less than 0.5 s ago, which made it "reused"). The listing's
+	// clock, --now, is 1.5 s later.
+	updated := time.Now().UTC().Truncate(time.Millisecond)
+	base := updated.Add(1500 * time.Millisecond)
 	baseText := string(timefmt.Append(nil, base))
-	updated := base.Add(-1500 * time.Millisecond)
 	publish(t, dir, statusfile.Status{Agent: "pi", Session: "me", PID: os.Getpid(), Cwd: "/w", State: "idle", UpdatedAt: updated})
 	publish(t, dir, statusfile.Status{Agent: "pi", Session: "me2", Cwd: "/w", State: "idle", UpdatedAt: updated})
 	r := run(t, runOpts{}, "--dir", dir, "--ndjson", "--cwd", "/w", "--now", baseText)

@@ -322,7 +322,7 @@ func watchCmd(o *watchOptions, env *cmdEnv) int {
 				out = f // the commands write to it directly
 			}
 		}
-		r.runner = &execRunner{command: o.exec, environ: env.Environ(), timeout: o.execTimeout, out: out, report: r.report}
+		r.runner = &execRunner{command: o.exec, environ: env.Environ(), timeout: o.execTimeout, clock: env.Clock, out: out, report: r.report}
 		r.trig = newTrigger(o, env.Clock, func(e *reader.Entry, line []byte, extra []string) { r.runner.start(e, line, extra...) })
 		defer r.runner.close(cmp.Or(env.execGrace, execGrace))
 		defer r.trig.stop()

@@ -211,21 +211,34 @@ func TestWatchExecSlow(t *testing.T) {
 }
 
 // TestWatchExecTimeout: a command that runs longer than --exec-timeout is
-// killed with its process group, and reported.
+// killed with its process group, and reported. The timeout runs on the
+// watch's clock: it is advanced once the command has started its child,
+// which on a loaded machine took longer than the 200 ms of real time this
+// test once gave it (the shell was killed before it wrote the child's pid).
 func TestWatchExecTimeout(t *testing.T) {
 	dir := privateDir(t)
 	work := t.TempDir()
 	clock := clocktest.New(now)
 	r := start(t, clock, cmdOpts{environ: []string{"OUT=" + work}}, "watch", "--dir", dir, "--on", "blocked",
-		"--exec", `sleep 30 & echo $! >"$OUT/child"; wait; touch "$OUT/done"`, "--exec-timeout", "200ms")
+		"--exec", `sleep 30 & echo $! >"$OUT/child.tmp"; mv "$OUT/child.tmp" "$OUT/child"; wait; touch "$OUT/done"`, "--exec-timeout", "200ms")
 	waitSynced(t, clock)
 	put(t, dir, statusfile.Status{Agent: "pi", Session: "x", State: statusfile.Blocked, UpdatedAt: now})
+	childFile := filepath.Join(work, "child")
+	poll(t, "the command's child started", func() bool { _, err := os.Stat(childFile); return err == nil },
+		func() string { return r.stderr.String() })
+	if !clock.WaitTimer(now.Add(200*time.Millisecond), patience) {
+		t.Fatalf("no timer for the timeout: %v", clock.Armed())
+	}
+	if strings.Contains(r.stderr.String(), "killed") {
+		t.Fatalf("killed before its time: %s", r.stderr.String())
+	}
+	clock.Advance(200 * time.Millisecond)
 	poll(t, "the kill reported", func() bool {
 		return strings.Contains(r.stderr.String(), "statusls: --exec: session x (blocked): killed after 200ms\n")
 	}, func() string { return r.stderr.String() })
 	// The shell's child is killed too. It is an orphan once the shell is
 	// gone, reaped by init whenever init gets to it: dead is enough.
-	data, err := os.ReadFile(filepath.Join(work, "child"))
+	data, err := os.ReadFile(childFile)
 	if err != nil {
 		t.Fatal(err)
 	}
