@@ -129,7 +129,7 @@ func TestCopilotCLIResume(t *testing.T) {
 		step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
 	r.do("resume",
 		step{name: "copilot --continue", act: restarting(copilot, "--continue"), truth: idle, settle: time.Second,
-			within: 90 * time.Second},
+			within: 90 * time.Second, unsignalled: copilotFirstPrompt},
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: copilotSettled},
 		step{name: "answer", truth: idle, settle: copilotSettled, why: "^done$"},
 		step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
@@ -151,4 +151,3 @@ func TestQwenCodeResume(t *testing.T) {
 		step{name: "answer", truth: idle, settle: qwenSettled, why: "^done$"},
 		step{name: "/quit", act: typingSlowly("/quit"), truth: gone, within: 30 * time.Second})
 }
-
