@@ -103,13 +103,13 @@ type model struct {
 	pendFor string          // the user text they were made for
 	agents  map[string]bool // the commands of agent directives whose subagent started
 	flaky   map[string]int  // failures answered, by the text of a flaky directive
-	// side is how long a side request (one that offers no tools: a
-	// title, a summary, a compaction) takes; a test sets it with
-	// setSide around the moment it looks at.
+	// side is how long a request without a directive (a title, a
+	// summary, a compaction: Copilot CLI's offers tools) takes; a test
+	// sets it with setSide around the moment it looks at.
 	side time.Duration
 }
 
-// setSide makes side requests take d from now on.
+// setSide makes requests without a directive take d from now on.
 func (m *model) setSide(d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -238,7 +238,7 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	if d.kind != "ok" {
 		time.Sleep(m.think)
 	}
-	if !tools {
+	if d.kind == "ok" {
 		m.mu.Lock()
 		side := m.side
 		m.mu.Unlock()
