@@ -106,4 +106,5 @@ func TestCodexHarder(t *testing.T) {
 		step{name: "answer", truth: idle, settle: codexSettled})
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/quit", act: typing("/quit"), truth: gone})
+	codexResumes(r)
 }

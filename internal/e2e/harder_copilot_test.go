@@ -36,4 +36,5 @@ func TestCopilotCLIHarder(t *testing.T) {
 		step{name: "answer after retries", truth: idle, settle: copilotSettled, why: "^done$"})
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
+	copilotResumes(r)
 }

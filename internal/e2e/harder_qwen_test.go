@@ -26,4 +26,5 @@ func TestQwenCodeHarder(t *testing.T) {
 		step{name: "answer after retries", truth: idle, settle: qwenSettled, why: "^done$"})
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/quit", act: typingSlowly("/quit"), truth: gone, within: 30 * time.Second})
+	qwenResumes(r)
 }

@@ -12,4 +12,4 @@ import "time"
 // the 30 s staleness of a record no hook touches, and past the 60 s after
 // which Claude Code and Qwen Code send their idle reminder (Notification
 // idle_prompt).
-const longIdle = 70 * time.Second
+const longIdle = 65 * time.Second

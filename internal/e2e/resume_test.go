@@ -63,26 +63,6 @@ func TestClaudeCodeResume(t *testing.T) {
 	}
 }
 
-func TestCodexResume(t *testing.T) {
-	needE2E(t)
-	r := startCodex(t, "--no-daemon")
-	codex := pinned["codex"].path()
-	r.noSignal("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second},
-		gone, 2*time.Second, "", time.Second)
-	r.do("resume-first",
-		step{name: "prompt", act: typing("e2e:text"), truth: working},
-		step{name: "answer", truth: idle, settle: codexSettled},
-		step{name: "/quit", act: typing("/quit"), truth: gone})
-	// Like a new session, a resumed one runs no hook before its first
-	// prompt (SPEC.md §13.2).
-	r.noSignal("resume", step{name: "codex resume --last", act: restarting(codex, "resume", "--last"), truth: idle, settle: time.Second},
-		gone, 2*time.Second, "", time.Second)
-	r.do("resume",
-		step{name: "prompt", act: typing("e2e:text"), truth: working},
-		step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"},
-		step{name: "/quit", act: typing("/quit"), truth: gone})
-}
-
 func TestGeminiCLIResume(t *testing.T) {
 	needE2E(t)
 	r := startGemini(t)
@@ -117,35 +97,39 @@ func TestOpenCodeResume(t *testing.T) {
 		step{name: "/exit", act: slash("/exit", "Exit the app", nil), truth: gone})...)
 }
 
-func TestCopilotCLIResume(t *testing.T) {
-	needE2E(t)
-	r := startCopilot(t)
-	copilot := pinned["copilot"].path()
-	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
-		unsignalled: copilotFirstPrompt})
-	r.do("resume-first",
-		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: copilotSettled},
-		step{name: "answer", truth: idle, settle: copilotSettled},
-		step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
+// Codex, Copilot CLI and Qwen Code resume at the end of their harder
+// moments (harder_*_test.go), after their /quit: one start fewer.
+
+// codexResumes starts the Codex session that quit last again. Like a new
+// session, a resumed one runs no hook before its first prompt (SPEC.md
+// §13.2).
+func codexResumes(r *codexRun) {
+	r.t.Helper()
+	r.noSignal("resume", step{name: "codex resume --last", act: restarting(pinned["codex"].path(), "resume", "--last"), truth: idle, settle: time.Second},
+		gone, 2*time.Second, "", time.Second)
 	r.do("resume",
-		step{name: "copilot --continue", act: restarting(copilot, "--continue"), truth: idle, settle: time.Second,
+		step{name: "prompt", act: typing("e2e:text"), truth: working},
+		step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"},
+		step{name: "/quit", act: typing("/quit"), truth: gone})
+}
+
+// copilotResumes is codexResumes for Copilot CLI, which runs sessionStart
+// (source resume) with the first prompt, as at a new start.
+func copilotResumes(r *agentRun) {
+	r.t.Helper()
+	r.do("resume",
+		step{name: "copilot --continue", act: restarting(pinned["copilot"].path(), "--continue"), truth: idle, settle: time.Second,
 			within: 90 * time.Second, unsignalled: copilotFirstPrompt},
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: copilotSettled},
 		step{name: "answer", truth: idle, settle: copilotSettled, why: "^done$"},
 		step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
 }
 
-func TestQwenCodeResume(t *testing.T) {
-	needE2E(t)
-	r := startQwen(t)
-	qwen := pinned["qwen"].path()
-	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
-	r.do("resume-first",
-		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
-		step{name: "answer", truth: idle, settle: qwenSettled},
-		step{name: "/quit", act: typingSlowly("/quit"), truth: gone, within: 30 * time.Second})
+// qwenResumes is codexResumes for Qwen Code (SessionStart resume).
+func qwenResumes(r *agentRun) {
+	r.t.Helper()
 	r.do("resume",
-		step{name: "qwen --continue", act: restarting(qwen, "--continue"), truth: idle, settle: time.Second,
+		step{name: "qwen --continue", act: restarting(pinned["qwen"].path(), "--continue"), truth: idle, settle: time.Second,
 			within: 90 * time.Second},
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
 		step{name: "answer", truth: idle, settle: qwenSettled, why: "^done$"},
