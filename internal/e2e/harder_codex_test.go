@@ -93,9 +93,9 @@ func TestCodexHarder(t *testing.T) {
 		step{name: "compacted", truth: idle, settle: codexSettled, why: "^done$"})
 	noSide(r.agentRun)
 	// A 500 is retried ("Reconnecting…"), and the turn goes on.
-	r.do("retry-500",
+	r.retries("retry-500",
 		step{name: "prompt", act: typing("e2e:flaky 500"), truth: working},
-		step{name: "answer after retries", truth: idle, settle: codexSettled, why: "^done$"})
+		step{name: "answer after retries", truth: idle, settle: codexSettled, why: "^done$"}, "")
 	r.do("rate-limit-429",
 		step{name: "prompt", act: typing("e2e:fail 429"), truth: working},
 		step{name: "error", truth: idle, settle: codexSettled, why: "^failed"})

@@ -31,10 +31,16 @@ func TestCopilotCLIHarder(t *testing.T) {
 	r.holds("compact", "compacting, the input open", idle, 2*time.Second)
 	untilScreen(regexp.MustCompile(`Compaction completed`))(r)
 	noSide(r)
-	r.do("retry-429",
+	// Each failed attempt runs ErrorOccurred, the same as a failure
+	// that ends the turn: the status says failed until the retry's answer.
+	r.retries("retry-429",
 		step{name: "prompt", act: typingSlowly("e2e:flaky 429"), truth: working, settle: copilotSettled},
-		step{name: "answer after retries", truth: idle, settle: copilotSettled, why: "^done$"})
+		step{name: "answer after retries", truth: idle, settle: copilotSettled, why: "^done$"}, copilotRetried)
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
 	copilotResumes(r)
 }
+
+// copilotRetried is why a retried model error shows failed.
+const copilotRetried = "Copilot CLI 1.0.102 runs ErrorOccurred (error_context model_call, recoverable true) for every failed " +
+	"request, the same for one it retries (429) as for one that ends the turn (400), and nothing when it retries: SPEC §13.2"

@@ -21,9 +21,9 @@ func TestQwenCodeHarder(t *testing.T) {
 		step{name: "/compress", act: compacting("/compress", typingSlowly, 3*time.Second), truth: working, settle: qwenSettled},
 		step{name: "compressed", truth: idle, settle: qwenSettled})
 	noSide(r)
-	r.do("retry-429",
+	r.retries("retry-429",
 		step{name: "prompt", act: typingSlowly("e2e:flaky 429"), truth: working, settle: qwenSettled},
-		step{name: "answer after retries", truth: idle, settle: qwenSettled, why: "^done$"})
+		step{name: "answer after retries", truth: idle, settle: qwenSettled, why: "^done$"}, "")
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/quit", act: typingSlowly("/quit"), truth: gone, within: 30 * time.Second})
 	qwenResumes(r)
