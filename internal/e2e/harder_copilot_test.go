@@ -32,7 +32,8 @@ func TestCopilotCLIHarder(t *testing.T) {
 	untilScreen(regexp.MustCompile(`Compaction completed`))(r)
 	noSide(r)
 	// Each failed attempt runs ErrorOccurred, the same as a failure
-	// that ends the turn: the status says failed until the retry's answer.
+	// that ends the turn: the status says failed until the retry's answer
+	// (SPEC §13.2).
 	r.retries("retry-429",
 		step{name: "prompt", act: typingSlowly("e2e:flaky 429"), truth: working, settle: copilotSettled},
 		step{name: "answer after retries", truth: idle, settle: copilotSettled, why: "^done$"}, copilotRetried)
@@ -42,5 +43,5 @@ func TestCopilotCLIHarder(t *testing.T) {
 }
 
 // copilotRetried is why a retried model error shows failed.
-const copilotRetried = "Copilot CLI 1.0.102 runs ErrorOccurred (error_context model_call, recoverable true) for every failed " +
-	"request, the same for one it retries (429) as for one that ends the turn (400), and nothing when it retries: SPEC §13.2"
+const copilotRetried = "Copilot CLI 1.0.102 runs the same errorOccurred (model_call, recoverable) for a request it retries (429) " +
+	"as for one that ends the turn (400), which statuspub maps to failed; only its session log's session.error tells the end: SPEC §13.2"
