@@ -2,7 +2,11 @@
 
 package e2e
 
-import "time"
+import (
+	"os"
+	"regexp"
+	"time"
+)
 
 // The harder moments: a long idle, compaction, retries, a new
 // conversation, subagents. Each agent's steps are in harder_<agent>_test.go;
@@ -23,6 +27,11 @@ const longIdle = 65 * time.Second
 // step fails when it is within maxWrong after all.
 func (r *agentRun) retries(scenario string, prompt, answer step, noSignal string) {
 	r.t.Helper()
+	if only := os.Getenv("AGENTSTATUS_E2E_ONLY"); only != "" {
+		if ok, _ := regexp.MatchString(only, scenario); !ok {
+			return
+		}
+	}
 	r.do(scenario, prompt)
 	from := time.Now()
 	deadline := from.Add(2 * time.Minute)
