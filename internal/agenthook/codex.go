@@ -31,7 +31,9 @@ const codexAskTool = "request_user_input"
 
 // Codex maps a Codex hook payload (SPEC.md §13.1):
 //
-//	SessionStart (startup, resume, clear)   idle; compact: ignored
+//	SessionStart (startup, resume, clear)   idle, replacing the process's
+//	                                        other sessions (/new, /clear);
+//	                                        compact: ignored
 //	UserPromptSubmit, PreToolUse,
 //	  PostToolUse                           working
 //	PreToolUse request_user_input           blocked: a question waits
@@ -65,9 +67,13 @@ func Codex(data []byte) (Action, error) {
 			return ignore(in.SessionID), nil
 		}
 		a.State = statusfile.Idle
-		// /clear starts a new thread; the one it left stays loaded, with
-		// no SessionEnd, for about 60 s (0.171.0).
-		a.Replaces = in.Source == "clear"
+		// The TUI shows one thread: /clear (source clear) and /new
+		// (source startup, a new session id in the same process) start
+		// another, /resume switches to one, and the thread left stays
+		// loaded, with no SessionEnd, for about 60 s (0.171.0). A real
+		// start has no other session in its process, and the daemon,
+		// which serves several TUIs, is left alone (EndOtherSessions).
+		a.Replaces = true
 	case "PreToolUse":
 		a.State = statusfile.Working
 		if in.ToolName == codexAskTool {
@@ -196,6 +202,9 @@ const MaxCodexRolloutLine = 1 << 20
 // transcript_path; JSON Lines, appended to) to the state it proves, for
 // the moments Codex 0.171.0 runs no hook:
 //
+//	event_msg task_started      working: a task began, also one no hook
+//	                            announces (/compact, written 3 ms after
+//	                            the screen showed "Compacting context")
 //	event_msg turn_aborted      idle: the turn was interrupted (Esc, a
 //	                            denied permission), written 8-35 ms after
 //	                            the screen
@@ -215,6 +224,8 @@ func CodexRolloutEvent(line []byte) (state statusfile.State, ok bool) {
 		return "", false
 	}
 	switch l.Payload.Type {
+	case "task_started":
+		return statusfile.Working, true
 	case "turn_aborted", "task_complete":
 		return statusfile.Idle, true
 	}

@@ -3,6 +3,7 @@ package agenthook
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -64,10 +65,11 @@ func TestCodexReal(t *testing.T) {
 // 500), and a question in Plan mode.
 func TestCodexRolloutEvent(t *testing.T) {
 	want := map[int]statusfile.State{
-		13:  statusfile.Idle, // task_complete
-		64:  statusfile.Idle, // turn_aborted "interrupted": the denial
-		101: statusfile.Idle, // task_complete with error: HTTP 400
-		107: statusfile.Idle, // task_complete with error: HTTP 500 after retries
+		1:   statusfile.Working, // task_started
+		13:  statusfile.Idle,    // task_complete
+		64:  statusfile.Idle,    // turn_aborted "interrupted": the denial
+		101: statusfile.Idle,    // task_complete with error: HTTP 400
+		107: statusfile.Idle,    // task_complete with error: HTTP 500 after retries
 	}
 	wantEnded := map[int]statusfile.Ended{
 		13:  {Reason: "done"},
@@ -106,24 +108,26 @@ func TestCodexRolloutEvent(t *testing.T) {
 
 func TestCodexRolloutEventEdges(t *testing.T) {
 	tests := []struct {
-		name string
-		line string
-		ok   bool
+		name  string
+		line  string
+		ok    bool
+		state statusfile.State // when ok; Idle unless set
 	}{
-		{"empty", "", false},
-		{"blank", "  \n", false},
-		{"not an object", `["event_msg"]`, false},
-		{"truncated (a line being written)", `{"type":"event_msg","payload":{"type":"turn_abor`, false},
-		{"aborted with a trailing newline", `{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}` + "\n", true},
-		{"aborted for another reason", `{"type":"event_msg","payload":{"type":"turn_aborted","reason":"replaced"}}`, true},
-		{"not an event_msg", `{"type":"response_item","payload":{"type":"turn_aborted"}}`, false},
-		{"task started", `{"type":"event_msg","payload":{"type":"task_started"}}`, false},
-		{"payload not an object", `{"type":"event_msg","payload":"task_complete"}`, false},
+		{"empty", "", false, ""},
+		{"blank", "  \n", false, ""},
+		{"not an object", `["event_msg"]`, false, ""},
+		{"truncated (a line being written)", `{"type":"event_msg","payload":{"type":"turn_abor`, false, ""},
+		{"aborted with a trailing newline", `{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}` + "\n", true, ""},
+		{"aborted for another reason", `{"type":"event_msg","payload":{"type":"turn_aborted","reason":"replaced"}}`, true, ""},
+		{"not an event_msg", `{"type":"response_item","payload":{"type":"turn_aborted"}}`, false, ""},
+		{"task started (also /compact's, which no hook announces)", `{"type":"event_msg","payload":{"type":"task_started"}}`, true, statusfile.Working},
+		{"payload not an object", `{"type":"event_msg","payload":"task_complete"}`, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			state, ok := CodexRolloutEvent([]byte(tt.line))
-			if ok != tt.ok || (ok && state != statusfile.Idle) || (!ok && state != "") {
+			want := cmp.Or(tt.state, statusfile.Idle)
+			if ok != tt.ok || (ok && state != want) || (!ok && state != "") {
 				t.Errorf("%q %v, want ok %v", state, ok, tt.ok)
 			}
 		})
@@ -145,11 +149,11 @@ func FuzzCodexRolloutEvent(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		state, ok := CodexRolloutEvent(line)
-		if ok != (state != "") || (ok && state != statusfile.Idle) {
+		if ok != (state != "") || (ok && state != statusfile.Idle && state != statusfile.Working) {
 			t.Fatalf("%q %v", state, ok)
 		}
 		// Every line that says idle says how the turn ended.
-		if e := CodexRolloutEnded(line); ok && e.Reason == "" {
+		if e := CodexRolloutEnded(line); state == statusfile.Idle && e.Reason == "" {
 			t.Fatalf("idle without a reason: %q", line)
 		}
 	})

@@ -38,6 +38,10 @@ import (
 //	elicitation.completed,
 //	  user_input.completed                working (answered)
 //	abort                                 idle (the turn was stopped)
+//	session.error                         idle (the turn failed: a model
+//	                                      error it does not retry, written
+//	                                      3 ms after errorOccurred; a
+//	                                      retried one writes none)
 //
 // since is that line's "id" (a new one for every event). Every other line,
 // a denied or cancelled permission.completed (abort follows it), and a
@@ -46,7 +50,7 @@ import (
 func CopilotEventsState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
 	states := map[string]statusfile.State{ // permission.completed only when approved
 		"user.message": statusfile.Working, "elicitation.completed": statusfile.Working, "user_input.completed": statusfile.Working,
-		"permission.completed": statusfile.Working, "abort": statusfile.Idle,
+		"permission.completed": statusfile.Working, "abort": statusfile.Idle, "session.error": statusfile.Idle,
 		"permission.requested": statusfile.Blocked, "elicitation.requested": statusfile.Blocked, "user_input.requested": statusfile.Blocked,
 	}
 	for _, line := range bytes.Split(data, []byte("\n")) {
@@ -85,4 +89,29 @@ func CopilotEventsPath(copilotHome, session string) (string, bool) {
 		return "", false
 	}
 	return filepath.Join(filepath.Clean(copilotHome), "session-state", session, "events.jsonl"), true
+}
+
+// CopilotEventsEnded is how the turn ended that lines for which
+// CopilotEventsState said idle report: the last of their abort (cancelled)
+// and session.error (failed, its message the detail) lines.
+func CopilotEventsEnded(data []byte) statusfile.Ended {
+	var e statusfile.Ended
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var ev struct {
+			Type string `json:"type"`
+			Data struct {
+				Message string `json:"message"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(line), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "abort":
+			e = cancelled
+		case "session.error":
+			e = statusfile.Ended{Reason: "failed", Detail: ev.Data.Message}
+		}
+	}
+	return e
 }

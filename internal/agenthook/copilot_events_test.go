@@ -39,6 +39,31 @@ func TestCopilotEventsReal(t *testing.T) {
 	}
 }
 
+// A real session log with an HTTP 400, which ends the turn (session.error
+// after the errorOccurred hook), and a prompt whose first two requests got
+// HTTP 429, which Copilot CLI retried: only hook lines until the answer.
+func TestCopilotEventsErrors(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "copilot-events", "events-1.0.102-errors.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]statusfile.State{5: statusfile.Working, 10: statusfile.Idle, 13: statusfile.Working}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for i, line := range lines {
+		st, _, ok := CopilotEventsState(line, "s", 1)
+		if w, signal := want[i+1]; ok != signal || st != w {
+			t.Errorf("line %d: %q %v, want %q", i+1, st, ok, w)
+		}
+	}
+	if e := SourceEnded(SourceCopilotEvents, lines[9]); e.Reason != "failed" || e.Detail != "400 e2e: scripted failure 400" {
+		t.Errorf("session.error ends the turn %+v", e)
+	}
+	// The retried requests' lines, read at once, say nothing.
+	if st, _, ok := CopilotEventsState(bytes.Join(lines[13:19], nil), "s", 1); ok {
+		t.Errorf("the retries say %q", st)
+	}
+}
+
 func TestCopilotEventsState(t *testing.T) {
 	tests := []struct {
 		name, data string

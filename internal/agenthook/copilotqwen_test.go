@@ -77,6 +77,8 @@ func TestCopilotAndQwenEdgeCases(t *testing.T) {
 		{"copilot unknown notification", Copilot, `{"sessionId":"s","hook_event_name":"Notification","notification_type":"future"}`, Ignore, ""},
 		{"copilot unknown event", Copilot, `{"session_id":"s","hook_event_name":"Future"}`, Ignore, ""},
 		{"qwen compaction keeps the state", Qwen, `{"session_id":"s","hook_event_name":"SessionStart","source":"compact"}`, Set, ""},
+		{"qwen /compress", Qwen, `{"session_id":"s","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":""}`, Set, statusfile.Working},
+		{"qwen compaction in the middle of a turn", Qwen, `{"session_id":"s","hook_event_name":"PreCompact","trigger":"auto"}`, Ignore, ""},
 		{"qwen resume", Qwen, `{"session_id":"s","hook_event_name":"SessionStart","source":"resume"}`, Set, statusfile.Idle},
 		{"qwen tool failure, not interrupted", Qwen, `{"session_id":"s","hook_event_name":"PostToolUseFailure","is_interrupt":false,"is_timeout":true}`, Set, statusfile.Working},
 		{"qwen auth success", Qwen, `{"session_id":"s","hook_event_name":"Notification","notification_type":"auth_success"}`, Ignore, ""},
@@ -153,6 +155,10 @@ func TestQwenReal(t *testing.T) {
 		{"real-pre-tool-use-ask-user-question.json", Set, s2, statusfile.Working, keep},
 		{"real-session-end-clear.json", Remove, s2, "", keep},
 		{"real-session-start-clear.json", Set, s3, statusfile.Idle, keep},
+	})
+	// /compress: PreCompact is the only hook before its end's idle_prompt.
+	runFixtures(t, "qwen", Qwen, []fixture{
+		{"real-pre-compact-manual.json", Set, "b42357ca-ce22-443d-90d2-5dc3dc06f5a2", statusfile.Working, keep},
 	})
 }
 

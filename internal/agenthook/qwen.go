@@ -24,7 +24,8 @@ type qwenInput struct {
 	IsInterrupt      bool            `json:"is_interrupt"` // PostToolUseFailure
 	ToolName         string          `json:"tool_name"`
 	ToolInput        json.RawMessage `json:"tool_input"`
-	Error            string          `json:"error"` // StopFailure: the error kind
+	Error            string          `json:"error"`   // StopFailure: the error kind
+	Trigger          string          `json:"trigger"` // PreCompact: manual (/compress) or auto
 }
 
 // Qwen maps a Qwen Code hook payload (SPEC.md §13.1). Qwen Code's hooks
@@ -52,9 +53,11 @@ type qwenInput struct {
 //	                                     error rate_limit), the error kind
 //	                                     as detail
 //	SessionEnd                           the record is removed
+//	PreCompact manual                    working: /compress, which runs no
+//	                                     other hook until idle_prompt
 //	other Notifications, PermissionDenied,
 //	  SubagentStart, SubagentStop,
-//	  PreCompact, PostCompact, Todo*,
+//	  PreCompact auto, PostCompact, Todo*,
 //	  UserPromptExpansion, MessageDisplay,
 //	  InstructionsLoaded, SessionDelete  ignored
 //	anything else                        ignored
@@ -69,6 +72,12 @@ func Qwen(data []byte) (Action, error) {
 		if in.Source != "compact" { // compaction can happen in the middle of a turn
 			a.State = statusfile.Idle
 		}
+	case "PreCompact":
+		if in.Trigger != "manual" { // auto: in the middle of a turn
+			return ignore(in.SessionID), nil
+		}
+		// /compress, which runs no UserPromptSubmit; idle_prompt ends it.
+		a.State = statusfile.Working
 	case "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch":
 		a.State = statusfile.Working
 	case "PostToolUseFailure":

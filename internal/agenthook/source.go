@@ -67,8 +67,10 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 
 // SourceEnded is how the turn ended when the source's data, for which
 // SourceState said idle, is the first word of it: Codex's rollout line
-// says ([CodexRolloutEnded]); Claude Code's session file, Gemini CLI's
-// cancellation line and Copilot CLI's abort only go idle without a hook
+// says ([CodexRolloutEnded]), and Copilot CLI's session log
+// ([CopilotEventsEnded]: abort, or session.error, a failed turn, for
+// which its recoverable errorOccurred hook says nothing); Claude Code's
+// session file and Gemini CLI's cancellation line only go idle without a hook
 // when the user interrupted the turn (Esc, or a denied prompt), which is
 // cancelled. A turn that ends otherwise sends its hook (Stop,
 // StopFailure, AfterAgent), which says more and replaces this.
@@ -76,7 +78,9 @@ func SourceEnded(kind string, data []byte) statusfile.Ended {
 	switch kind {
 	case SourceCodexRollout:
 		return CodexRolloutEnded(data)
-	case SourceClaudeSession, SourceGeminiChat, SourceCopilotEvents:
+	case SourceCopilotEvents:
+		return CopilotEventsEnded(data)
+	case SourceClaudeSession, SourceGeminiChat:
 		return cancelled
 	}
 	return statusfile.Ended{}

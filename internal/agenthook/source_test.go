@@ -76,15 +76,18 @@ func FuzzSourceState(f *testing.F) {
 	})
 }
 
-// Codex's /clear replaces the process's session; its rollout is the
-// source; other starts replace nothing.
+// Every session Codex's TUI starts replaces the process's other one: /clear
+// (source clear) and /new (source startup, a new id in the same process),
+// which leave the old thread loaded with no SessionEnd; a first start has
+// none to replace. Its rollout is the source. Compaction starts nothing.
 func TestCodexReplacesAndSource(t *testing.T) {
 	for _, tt := range []struct {
 		file     string
 		replaces bool
 	}{
 		{"real-session-start-clear.json", true},
-		{"real-session-start.json", false},
+		{"real-session-start.json", true},
+		{"real-session-start-new.json", true},
 		{"real-user-prompt-submit.json", false},
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", "codex", tt.file))
@@ -101,6 +104,17 @@ func TestCodexReplacesAndSource(t *testing.T) {
 		if a.Source == nil || a.Source.Kind != SourceCodexRollout || !strings.HasSuffix(a.Source.Path, "-"+a.Session+".jsonl") {
 			t.Errorf("%s: source %+v", tt.file, a.Source)
 		}
+	}
+}
+
+func TestCodexCompactStartsNothing(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "codex", "real-session-start-compact.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Codex(data)
+	if err != nil || a.Kind != Ignore || a.Replaces {
+		t.Errorf("SessionStart compact: %+v, %v", a, err)
 	}
 }
 

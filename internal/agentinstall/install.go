@@ -179,10 +179,11 @@ func specFor(agent string) (hookSpec, bool) {
 		// QwenLM/qwen-code docs/users/features/hooks.md: Claude Code's
 		// shape and event names; timeout in seconds (0.24.4 reads 1000
 		// and more as milliseconds); no matcher runs a hook for every
-		// tool. Settings read with comments, as Gemini CLI's.
+		// tool. Settings read with comments, as Gemini CLI's. PreCompact
+		// is the one hook /compress runs before its summary (0.24.4).
 		"qwen": {hookCmd: "qwen-hook", file: "settings.json", timeout: 5, jsonc: true, env: "QWEN_HOME", home: ".qwen",
 			events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-				"PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"}},
+				"PermissionRequest", "Notification", "PreCompact", "Stop", "StopFailure", "SessionEnd"}},
 	}[agent]
 	return spec, ok
 }

@@ -118,6 +118,7 @@ enabled = false
 	} else {
 		t.Logf("statuspub install codex --trust %s:\n%s", strings.Join(installFlags, " "), out)
 	}
+	traceCodexHooks(t, home)
 	tm := startTmux(t, proj, env, []string{pinned["codex"].path()})
 	r := &codexRun{home: home}
 	t.Cleanup(func() { r.killDaemon() })

@@ -23,6 +23,7 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:fail 400", directive{kind: "fail", args: []string{"400"}}},
 		{"e2e:fail 200", directive{kind: "ok"}},
 		{"e2e:fail x", directive{kind: "ok"}},
+		{"e2e:flaky 429", directive{kind: "flaky", args: []string{"429"}}},
 		{"e2e:ask Which database?", directive{kind: "ask", args: []string{"Which database?"}}},
 		{"e2e:agent sleep 8", directive{kind: "agent", args: []string{"sleep 8"}}},
 		{"e2e:agent", directive{kind: "ok"}},
@@ -60,6 +61,23 @@ func TestModelDirectiveAfterTools(t *testing.T) {
 	}
 	if d := m.directive("e2e:tool ls", false, false); d.kind != "ok" {
 		t.Fatalf("a side request without tools: %+v", d)
+	}
+}
+
+// A flaky directive fails flakyFails times, then answers; a side request
+// quoting it neither fails nor counts.
+func TestModelFlaky(t *testing.T) {
+	m := &model{}
+	if d := m.directive("e2e:flaky 429", false, false); d.kind != "ok" {
+		t.Fatalf("a side request: %+v", d)
+	}
+	for i := range flakyFails {
+		if d := m.directive("e2e:flaky 429", false, true); d.kind != "fail" || d.status() != 429 {
+			t.Fatalf("request %d: %+v", i+1, d)
+		}
+	}
+	if d := m.directive("e2e:flaky 429", false, true); d.kind != "text" {
+		t.Fatalf("the retry after %d failures: %+v", flakyFails, d)
 	}
 }
 

@@ -30,6 +30,8 @@ import (
 //	                     result, reply "done."
 //	e2e:parallel A ;; B  two shell tool calls at once, then "done."
 //	e2e:fail CODE        answer HTTP CODE with the API's error body
+//	e2e:flaky CODE       answer HTTP CODE to the first flakyFails requests
+//	                     (the agent retries), then reply "done."
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
 //	                     prompt is "e2e:tool CMD"; then "done."
@@ -71,7 +73,7 @@ func parseDirective(text string) directive {
 			break
 		}
 		return directive{kind: word, args: cmds}
-	case "fail":
+	case "fail", "flaky":
 		if code, err := strconv.Atoi(rest); err == nil && code >= 400 && code <= 599 {
 			return directive{kind: word, args: []string{rest}}
 		}
@@ -100,6 +102,38 @@ type model struct {
 	pending map[string]bool // ids of the tool calls last made
 	pendFor string          // the user text they were made for
 	agents  map[string]bool // the commands of agent directives whose subagent started
+	flaky   map[string]int  // failures answered, by the text of a flaky directive
+	// side is how long a request without a directive (a title, a
+	// summary, a compaction: Copilot CLI's offers tools) takes; a test
+	// sets it with setSide around the moment it looks at.
+	side time.Duration
+}
+
+// setSide makes requests without a directive take d from now on.
+func (m *model) setSide(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.side = d
+}
+
+// flakyFails is how many requests of a flaky directive fail before one
+// is answered: enough for the retry to be seen, few enough for every
+// agent's retry budget.
+const flakyFails = 2
+
+// flakyOnce turns a flaky directive for text into the failure it answers
+// while the agent retries, then into the text it answers at last.
+func (m *model) flakyOnce(text string, d directive) directive {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.flaky == nil {
+		m.flaky = map[string]int{}
+	}
+	if m.flaky[text] >= flakyFails {
+		return directive{kind: "text"}
+	}
+	m.flaky[text]++
+	return directive{kind: "fail", args: d.args}
 }
 
 // agentOnce reports whether the subagent of the agent directive for cmd
@@ -191,6 +225,8 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	switch {
 	case !tools && d.kind != "fail":
 		d = directive{kind: "ok"}
+	case d.kind == "flaky":
+		d = m.flakyOnce(lastUser, d)
 	case afterTool && d.kind == "agent":
 		// The subagent's own tool calls may still be pending.
 		d = directive{kind: "text"}
@@ -201,6 +237,12 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	m.log("directive %s %q (after tool %v, tools %v)", d.kind, d.args, afterTool, tools)
 	if d.kind != "ok" {
 		time.Sleep(m.think)
+	}
+	if d.kind == "ok" {
+		m.mu.Lock()
+		side := m.side
+		m.mu.Unlock()
+		time.Sleep(side)
 	}
 	return d
 }

@@ -172,13 +172,14 @@ type agentRun struct {
 	tm       *tmux
 	status   *sampler
 	classify func(screen string) string // working, blocked, idle or ""
+	model    *model                     // what the agent talks to
 }
 
 // watchAgent starts sampling the status that the agent running in tm
 // publishes into home's default status directory; the screen and what the
 // model was asked are logged if the test fails.
 func watchAgent(t *testing.T, agent, home string, tm *tmux, m *model, classify func(string) string) *agentRun {
-	r := &agentRun{t: t, agent: agent, tm: tm, classify: classify,
+	r := &agentRun{t: t, agent: agent, tm: tm, classify: classify, model: m,
 		status: startSampler(t, filepath.Join(home, ".pi", "gentle-ai", "agent-status"))}
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -22,6 +22,8 @@ import (
 type tmux struct {
 	t    testing.TB
 	sock string
+	dir  string   // where the command started
+	env  []string // its whole environment
 }
 
 // startTmux runs argv in dir with env (the whole environment) in a new
@@ -29,7 +31,7 @@ type tmux struct {
 // after the command exits, so that its end can be seen.
 func startTmux(t testing.TB, dir string, env, argv []string) *tmux {
 	t.Helper()
-	tm := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	tm := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), dir: dir, env: env}
 	args := []string{"new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", "-c", dir}
 	for _, kv := range env {
 		args = append(args, "-e", kv)

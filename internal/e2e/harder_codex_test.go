@@ -1,0 +1,110 @@
+//go:build linux
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentstatus/agentstatus/internal/agentinstall"
+)
+
+// traceCodexHooks is traceHooks for Codex, which runs a hook only while
+// its trusted_hash in config.toml matches the handler: each traced handler
+// is trusted anew, as `statuspub install codex --trust` trusted the
+// installed one. Without AGENTSTATUS_E2E_TRACE it does nothing.
+func traceCodexHooks(t testing.TB, home string) {
+	dir := os.Getenv("AGENTSTATUS_E2E_TRACE")
+	if dir == "" {
+		return
+	}
+	hooksPath := filepath.Join(home, ".codex", "hooks.json")
+	configPath := filepath.Join(home, ".codex", "config.toml")
+	data, err := os.ReadFile(hooksPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := os.ReadFile(configPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := agentinstall.CodexTrustEntries(hooksPath, data, "codex-hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := installedHook(data, "codex-hook")
+	log := filepath.Join(dir, "codex.jsonl")
+	traced := fmt.Sprintf("tee -a %s | %s; echo >> %s", log, command, log)
+	for _, e := range entries {
+		// The hash names the matcher and timeout the handler has: find
+		// them, and hash the traced command with the same.
+		var hash string
+		for _, matcher := range []string{"", "*"} {
+			for timeout := 1; timeout <= 600 && hash == ""; timeout++ {
+				if agentinstall.CodexHookHash(e.Event, matcher, command, timeout) == e.Hash {
+					hash = agentinstall.CodexHookHash(e.Event, matcher, traced, timeout)
+				}
+			}
+		}
+		if hash == "" {
+			t.Fatalf("trace: no matcher and timeout give %s's hash %s", e.Event, e.Hash)
+		}
+		config = bytes.Replace(config, []byte(e.Hash), []byte(hash), 1)
+	}
+	quoted, _ := json.Marshal(traced)
+	data = bytes.ReplaceAll(data, []byte(`"`+command+`"`), quoted)
+	for path, d := range map[string][]byte{hooksPath: data, configPath: config} {
+		if err := os.WriteFile(path, d, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// compacting runs cmd (a compaction) while the model takes d over the
+// summary it is asked for, so that the compaction is seen.
+func compacting(cmd string, typ func(string) func(*agentRun), d time.Duration) func(*agentRun) {
+	return func(r *agentRun) {
+		r.model.setSide(d)
+		typ(cmd)(r)
+	}
+}
+
+// noSide puts side requests back to their speed after a compaction.
+func noSide(r *agentRun) { r.model.setSide(0) }
+
+// Codex 0.171.0's harder moments, without its daemon. It has no idle
+// reminder; Plan mode's question is in TestCodex.
+func TestCodexHarder(t *testing.T) {
+	needE2E(t)
+	r := startCodex(t, "--no-daemon")
+	r.noSignal("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second},
+		gone, 2*time.Second, "", time.Second)
+	r.do("compact-turn",
+		step{name: "prompt", act: typing("e2e:text"), truth: working},
+		step{name: "answer", truth: idle, settle: codexSettled})
+	// /compact runs no hook; its task_started in the rollout file says it.
+	r.do("compact",
+		step{name: "/compact", act: compacting("/compact", typing, 3*time.Second), truth: working, settle: codexSettled},
+		step{name: "compacted", truth: idle, settle: codexSettled, why: "^done$"})
+	noSide(r.agentRun)
+	// A 500 is retried ("Reconnecting…"), and the turn goes on.
+	r.retries("retry-500",
+		step{name: "prompt", act: typing("e2e:flaky 500"), truth: working},
+		step{name: "answer after retries", truth: idle, settle: codexSettled, why: "^done$"}, "")
+	r.do("rate-limit-429",
+		step{name: "prompt", act: typing("e2e:fail 429"), truth: working},
+		step{name: "error", truth: idle, settle: codexSettled, why: "^failed"})
+	// /new, like /clear, starts a thread in the same process.
+	r.do("new",
+		step{name: "/new", act: typing("/new"), truth: idle, settle: time.Second},
+		step{name: "prompt", act: typing("e2e:text"), truth: working},
+		step{name: "answer", truth: idle, settle: codexSettled})
+	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
+	r.do("quit", step{name: "/quit", act: typing("/quit"), truth: gone})
+	codexResumes(r)
+}
