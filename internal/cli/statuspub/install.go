@@ -28,16 +28,7 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env *runne
 	if len(args) > 0 && args[0] == "zed" {
 		return installZedCmd(o, args[1:], prog, c, env)
 	}
-	switch {
-	case len(args) == 0:
-		return prog.UsageErrorf(c, "which agent? (claude, codex, gemini, opencode, copilot or qwen)")
-	case len(args) > 1:
-		return prog.UsageErrorf(c, "unexpected argument %q", args[1])
-	case !slices.Contains(agentinstall.Agents, args[0]):
-		msg := fmt.Sprintf("unknown agent %q (claude, codex, gemini, opencode, copilot or qwen)", args[0])
-		if s := base.Suggest(args[0], agentinstall.Agents); s != "" {
-			msg = fmt.Sprintf("unknown agent %q; did you mean %s?", args[0], s)
-		}
+	if msg := whichAgent(args, agentinstall.Agents, ""); msg != "" {
 		return prog.UsageErrorf(c, "%s", msg)
 	}
 	agent := args[0]
@@ -78,20 +69,31 @@ func installCmd(o *installOptions, args []string, prog *base.Program, env *runne
 	return code
 }
 
+// whichAgent says what is wrong with args as the one agent of agents
+// (words such as " for Zed" in each message), or "" when nothing is.
+func whichAgent(args, agents []string, what string) string {
+	list := strings.Join(agents[:len(agents)-1], ", ") + " or " + agents[len(agents)-1]
+	switch {
+	case len(args) == 0:
+		return fmt.Sprintf("which agent%s? (%s)", what, list)
+	case len(args) > 1:
+		return fmt.Sprintf("unexpected argument %q", args[1])
+	case !slices.Contains(agents, args[0]):
+		if s := base.Suggest(args[0], agents); s != "" {
+			return fmt.Sprintf("unknown agent %q%s; did you mean %s?", args[0], what, s)
+		}
+		return fmt.Sprintf("unknown agent %q%s (%s)", args[0], what, list)
+	}
+	return ""
+}
+
 // installZedCmd is `statuspub install zed AGENT [--dry-run] [--uninstall]`:
 // the agent's entry in Zed's agent_servers runs it through statuspub acp.
 func installZedCmd(o *installOptions, args []string, prog *base.Program, c *base.Command, env *runner) int {
-	switch {
-	case len(args) == 0:
-		return prog.UsageErrorf(c, "which agent for Zed? (gemini, opencode, qwen, claude or codex)")
-	case len(args) > 1:
-		return prog.UsageErrorf(c, "unexpected argument %q", args[1])
-	case !slices.Contains(agentinstall.ZedAgents, args[0]):
-		msg := fmt.Sprintf("unknown agent %q for Zed (gemini, opencode, qwen, claude or codex)", args[0])
-		if s := base.Suggest(args[0], agentinstall.ZedAgents); s != "" {
-			msg = fmt.Sprintf("unknown agent %q for Zed; did you mean %s?", args[0], s)
-		}
+	if msg := whichAgent(args, agentinstall.ZedAgents, " for Zed"); msg != "" {
 		return prog.UsageErrorf(c, "%s", msg)
+	}
+	switch {
 	case o.trust || o.noDaemon:
 		return prog.UsageErrorf(c, "--trust and --no-daemon are for codex's hooks, not for zed")
 	case o.project:

@@ -246,3 +246,26 @@ func TestInstallZedCommand(t *testing.T) {
 		t.Errorf("a misspelt agent: %q", stderr)
 	}
 }
+
+// The usage errors of install and install zed name the agents each takes.
+func TestWhichAgent(t *testing.T) {
+	zed := " for Zed"
+	for _, c := range []struct {
+		args   []string
+		agents []string
+		what   string
+		want   string
+	}{
+		{nil, []string{"claude", "codex", "gemini", "opencode", "copilot", "qwen"}, "", "which agent? (claude, codex, gemini, opencode, copilot or qwen)"},
+		{nil, []string{"gemini", "opencode", "qwen", "claude", "codex"}, zed, "which agent for Zed? (gemini, opencode, qwen, claude or codex)"},
+		{[]string{"qwen", "extra"}, []string{"qwen"}, "", `unexpected argument "extra"`},
+		{[]string{"cursor"}, []string{"claude", "qwen"}, "", `unknown agent "cursor" (claude or qwen)`},
+		{[]string{"copilot"}, []string{"gemini", "opencode"}, zed, `unknown agent "copilot" for Zed (gemini or opencode)`},
+		{[]string{"geminy"}, []string{"gemini", "opencode"}, zed, `unknown agent "geminy" for Zed; did you mean gemini?`},
+		{[]string{"qwen"}, []string{"gemini", "qwen"}, zed, ""},
+	} {
+		if got := whichAgent(c.args, c.agents, c.what); got != c.want {
+			t.Errorf("whichAgent(%q, %q, %q) = %q, want %q", c.args, c.agents, c.what, got, c.want)
+		}
+	}
+}
