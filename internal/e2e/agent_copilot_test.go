@@ -185,6 +185,10 @@ func TestCopilotCLI(t *testing.T) {
 		step{name: "prompt", act: typingSlowly("e2e:ask Which editor"), truth: blocked, settle: copilotSettled},
 		step{name: "Esc", act: press("Escape"), truth: idle, settle: copilotSettled})
 	r.do("clear", step{name: "/clear", act: typingSlowly("/clear"), truth: idle, settle: time.Second,
-		unsignalled: copilotFirstPrompt})
+		unsignalled: copilotFirstPrompt,
+		// The session /clear leaves was idle: its record went before the
+		// step ended in one CI run (> 15 s wrong) and stayed in the next
+		// (0.00).
+		mayAgree: true})
 	r.do("quit", step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
 }
