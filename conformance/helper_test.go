@@ -59,6 +59,9 @@ func TestMain(m *testing.M) {
 		os.Unsetenv("PYTHONDONTWRITEBYTECODE")
 		os.Setenv("PYTHONPYCACHEPREFIX", pycache)
 	}
+	// The suites mostly wait: for a publisher's heartbeat (20 s), for
+	// the timeouts of the flaws that hang, for the programs they start.
+	testmain.MoreParallel(8)
 	code := m.Run()
 	cleanupBinaries()
 	os.RemoveAll(pycache)

@@ -29,6 +29,7 @@ func fakeSSH(t *testing.T, stdout, stderr string, code int) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestListHostileOutput(t *testing.T) {
+	t.Parallel()
 	good := entryLine(rec("s1", "working", "fine"))
 	hostile := strings.Replace(entryLine(rec("s2", "blocked", "x")), `"title":"x"`, `"title":"\u001b[2J\u001b]0;pwned\u0007evil \u202e txt"`, 1)
 	hostile = strings.Replace(hostile, `"agent":"claude-code"`, `"agent":"a\u001b[31mred"`, 1)
@@ -109,6 +110,7 @@ func TestListHostileTitleSanitized(t *testing.T) {
 }
 
 func TestListTooLarge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	line := entryLine(rec("s1", "working", strings.Repeat("t", 1000)))
 	// 1 MiB instead of the default 32: the same code, a thirty-second of
@@ -140,6 +142,7 @@ func TestListTooLarge(t *testing.T) {
 // TestListHangingHost: a host that never answers costs its timeout, and
 // the others are listed meanwhile.
 func TestListHangingHost(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := entryLine(rec("s1", "working", "fine"))
 	os.WriteFile(filepath.Join(dir, "out"), []byte("[\n"+good+"\n]\n"), 0o600)
@@ -193,6 +196,7 @@ func TestSSHArgv(t *testing.T) {
 // TestWaitRetries: a wait whose connection drops is asked again, and its
 // answer is passed on.
 func TestWaitRetries(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "ssh")
 	os.WriteFile(p, []byte(`#!/bin/sh

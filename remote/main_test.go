@@ -10,6 +10,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testmain.SkipRaceExitSleep()
+	testmain.MoreParallel(8) // the tests wait for ssh, sshd and timeouts
 	code := m.Run()
 	testbin.Cleanup()
 	os.Exit(code)

@@ -48,6 +48,7 @@ func newFleet(t *testing.T) *fleet {
 }
 
 func TestListOverSSH(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "on alpha")
 	sshtest.Publish(t, f.alpha, "a2", "blocked", "\x1b[31mneeds you\x1b[0m")
@@ -81,6 +82,7 @@ func TestListOverSSH(t *testing.T) {
 }
 
 func TestListConnectionReuse(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	cm := filepath.Join(f.srv.Dir, "cm")
@@ -105,6 +107,7 @@ func TestListConnectionReuse(t *testing.T) {
 }
 
 func TestWatchOverSSH(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -168,6 +171,7 @@ func remoteWatches(dir string) int {
 // TestWatchReconnect drops alpha's stream mid-watch, changes its sessions
 // while it is away, and checks that its return sends exactly the changes.
 func TestWatchReconnect(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	// statusls on alpha through a wrapper that records its pid, and fails
 	// while the marker exists (the host is "down").
@@ -227,6 +231,7 @@ func TestWatchReconnect(t *testing.T) {
 }
 
 func TestWatchHostWithoutStatusls(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -56,6 +56,7 @@ func TestWatchHostileStream(t *testing.T) {
 // TestWatchHangingHost: a host that never sends its snapshot goes offline
 // after the timeout, and the others' synced is not held back for long.
 func TestWatchHangingHost(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "ssh")
 	os.WriteFile(p, []byte("#!/bin/sh\nexec sleep 60\n"), 0o700)
@@ -79,6 +80,7 @@ func TestWatchHangingHost(t *testing.T) {
 // stale when its record passes the 30 s line, as judged by the age the
 // host sent (not by comparing the two clocks).
 func TestWatchOfflineStale(t *testing.T) {
+	t.Parallel()
 	old := strings.Replace(eventLine("snapshot", "s1"), `"age":1`, `"age":29.7`, 1)
 	young := eventLine("snapshot", "s2")
 	if !strings.Contains(old, `"age":29.7`) {

@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeAgent(mode))
 	}
 	testmain.SkipRaceExitSleep()
+	testmain.MoreParallel(8) // the tests wait for the agents they start
 	goleak.VerifyTestMain(m)
 }
 

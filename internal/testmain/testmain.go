@@ -18,9 +18,11 @@
 package testmain
 
 import (
+	"flag"
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,3 +70,20 @@ func SkipRaceExitSleep() {
 // there is no exec(2) (Windows), an error that is
 // [errors.ErrUnsupported], and the tests run with the sleep.
 var restartErr error
+
+// MoreParallel lets n tests marked t.Parallel run side by side, in place
+// of -parallel's default (the number of processors), unless -parallel is
+// given. It is for the packages whose tests mostly wait: for the programs
+// they start, for a timeout, for a heartbeat. With the default of two on a
+// 2-core machine, two such tests held the processors idle while the
+// others queued. Call it from TestMain, before m.Run, only when the binary
+// runs the tests (not when it is started as a helper or a command, whose
+// flags are their own).
+func MoreParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
+}

@@ -2,6 +2,7 @@ package testmain
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -27,5 +28,23 @@ func TestRestarted(t *testing.T) {
 	}
 	if !strings.Contains(g, "atexit_sleep_ms") {
 		t.Errorf("GORACE=%q: the binary was not restarted with atexit_sleep_ms=0", g)
+	}
+}
+
+// MoreParallel raises -parallel when it was not given, and leaves a given
+// one alone.
+func TestMoreParallel(t *testing.T) {
+	f := flag.Lookup("test.parallel")
+	old := f.Value.String()
+	t.Cleanup(func() { f.Value.Set(old) })
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	MoreParallel(13)
+	want := "13"
+	if given {
+		want = old
+	}
+	if got := f.Value.String(); got != want {
+		t.Errorf("-parallel %s after MoreParallel(13), want %s (given: %v)", got, want, given)
 	}
 }

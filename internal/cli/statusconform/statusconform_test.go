@@ -14,6 +14,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // TestMain lets the test binary act as a trivial reader that shows no
@@ -23,7 +24,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == "-empty-reader" {
 		os.Exit(0)
 	}
-	testbin.Main(m, map[string]func() int{"statuspub": statuspub.Main}, func(dir string) { binDir = dir })
+	testbin.Main(m, map[string]func() int{"statuspub": statuspub.Main}, func(dir string) {
+		binDir = dir
+		testmain.MoreParallel(8) // the suites it runs mostly wait
+	})
 }
 
 // binDir holds the commands testbin.Main provides.

@@ -53,6 +53,7 @@ func newHostsFleet(t *testing.T) *hostsFleet {
 }
 
 func TestHostsList(t *testing.T) {
+	t.Parallel()
 	f := newHostsFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "on alpha")
 	sshtest.Publish(t, f.beta, "b1", "blocked", "\x1b[31mon beta\x1b[0m")
@@ -177,6 +178,7 @@ func TestHostsFlags(t *testing.T) {
 }
 
 func TestHostsFromEnv(t *testing.T) {
+	t.Parallel()
 	f := newHostsFleet(t)
 	sshtest.Publish(t, f.beta, "b1", "idle", "x")
 	f.env["STATUSLS_HOSTS"] = "beta"
@@ -187,6 +189,7 @@ func TestHostsFromEnv(t *testing.T) {
 }
 
 func TestHostsWatch(t *testing.T) {
+	t.Parallel()
 	f := newHostsFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	clock := clocktest.New(now)
@@ -223,6 +226,7 @@ func TestHostsWatch(t *testing.T) {
 }
 
 func TestHostsWait(t *testing.T) {
+	t.Parallel()
 	f := newHostsFleet(t)
 	clock := clocktest.New(now)
 	w := start(t, clock, cmdOpts{env: f.env}, "wait", "--host", "alpha", "--session", "w1", "--state", "blocked", "--json", "--timeout", "1m")
@@ -246,6 +250,7 @@ func TestHostsWait(t *testing.T) {
 }
 
 func TestHostsDoctor(t *testing.T) {
+	t.Parallel()
 	f := newHostsFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "x")
 	r := run(t, runOpts{env: f.env}, "doctor", "--host", "alpha,nostatusls,down")
@@ -330,6 +335,7 @@ func TestUntilEOF(t *testing.T) {
 // TestHostsWatchTable: on a terminal, watch --host draws statusls's table
 // with a HOST column, and a line for a host that cannot be reached.
 func TestHostsWatchTable(t *testing.T) {
+	t.Parallel()
 	f := newHostsFleet(t)
 	sshtest.Publish(t, f.alpha, "a1", "working", "on alpha")
 	clock := clocktest.New(now)

@@ -66,6 +66,7 @@ func runBinKill(t *testing.T, path string, limit time.Duration, env []string, ar
 // checks its context between operations, so only a watcher outside the
 // filter can stop it. The binary is killed after 10 s if it is not.
 func TestJQTimeoutStopsABuiltin(t *testing.T) {
+	t.Parallel()
 	dir := jqBinDir(t)
 	// About 20 s per million "ab"s on the development VM: this one runs
 	// for minutes without the watcher, in about 8 MB.
@@ -84,6 +85,7 @@ func TestJQTimeoutStopsABuiltin(t *testing.T) {
 // statusls re-executes statusls-jq for --jq; without it, it says what to
 // install and lists as usual.
 func TestJQHelperMissing(t *testing.T) {
+	t.Parallel()
 	dir := jqBinDir(t)
 	// The test binary stands in for statusls elsewhere, but it links the
 	// engine (jqengine_test.go): only the real command lacks it.

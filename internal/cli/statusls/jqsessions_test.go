@@ -57,6 +57,7 @@ func TestJQSessionsAreJSONOutput(t *testing.T) {
 }
 
 func TestJQSessions(t *testing.T) {
+	t.Parallel()
 	dir := jqSessionsDir(t)
 	empty := privateDir(t)
 	tests := []struct {

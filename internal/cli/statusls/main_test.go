@@ -11,6 +11,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // The behaviour of the statusls binary is tested as scripts in
@@ -20,7 +21,10 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statuspub": statuspub.Main}, func(dir string) { bin = filepath.Join(dir, "statusls") })
+	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statuspub": statuspub.Main}, func(dir string) {
+		bin = filepath.Join(dir, "statusls")
+		testmain.MoreParallel(8) // most tests wait for the commands they start
+	})
 }
 
 func statusDir(t *testing.T) string {

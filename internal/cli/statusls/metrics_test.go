@@ -47,6 +47,7 @@ func metricsDir(t *testing.T) string {
 }
 
 func TestMetricsGolden(t *testing.T) {
+	t.Parallel()
 	dir := metricsDir(t)
 	for _, c := range []struct {
 		golden string

@@ -96,6 +96,7 @@ func TestOneLinerParity(t *testing.T) {
 // TestJQOutputLikeJQ compares statusls --jq-files's output encoding with jq's for
 // filters where jq 1.6 and gojq agree.
 func TestJQOutputLikeJQ(t *testing.T) {
+	t.Parallel()
 	needJQ(t)
 	dir := privateDir(t)
 	publish(t, dir, statusfile.Status{Agent: "pi", Session: "s1", PID: 7, Cwd: "/w", State: "working", Title: "T \\ \"q\"", UpdatedAt: now})
@@ -156,6 +157,7 @@ func TestJQGolden(t *testing.T) {
 }
 
 func TestJQ(t *testing.T) {
+	t.Parallel()
 	dir := privateDir(t)
 	publish(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: "blocked", Title: "Question", UpdatedAt: now})
 	publish(t, dir, statusfile.Status{Agent: "pi", Session: "b", State: "idle", UpdatedAt: now.Add(-time.Hour)})
@@ -303,6 +305,7 @@ func TestFiltersSortSummaryCount(t *testing.T) {
 // checks that no line is ever longer than the width, and that columns give
 // way in the documented order.
 func TestTableWidths(t *testing.T) {
+	t.Parallel()
 	dir := sessionsDir(t)
 	publish(t, dir, statusfile.Status{Agent: "gentle-shell", Session: "wide", Cwd: "/home/user/プロジェクト/ウェブ", State: "working", Title: "日本語のタイトルとても長い 👩‍💻 emoji", UpdatedAt: now})
 	prevCols := 0

@@ -22,6 +22,7 @@ import (
 // with a symbolic link, a directory and a file not named after its session
 // among them.
 func TestTSVAsListed(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 300} {
 		dir := privateDir(t)
 		for i := range n {

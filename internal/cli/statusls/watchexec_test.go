@@ -159,6 +159,7 @@ func TestWatchExecFailure(t *testing.T) {
 // most four at once: the events are printed meanwhile, and watch exits on
 // SIGTERM without waiting for them.
 func TestWatchExecSlow(t *testing.T) {
+	t.Parallel()
 	dir := privateDir(t)
 	work := t.TempDir()
 	clock := clocktest.New(now)

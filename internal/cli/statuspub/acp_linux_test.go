@@ -25,6 +25,7 @@ done`
 // kill of the whole process tree (the editor's SIGKILL of its process
 // group) leaves no record behind.
 func TestACPKillOfTheProcessTree(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dir := filepath.Join(home, "agent-status")
 	cmd := exec.Command(bin, "acp", "--config-home", home, "--", "sh", "-c", acpAgent)

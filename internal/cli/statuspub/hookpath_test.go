@@ -15,6 +15,7 @@ import (
 // initialisation reads /etc/localtime in every process that links it
 // (bench/hook-init.sh measures the start-up). statuspub-install links it.
 func TestHookPathLinksNoTOML(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}

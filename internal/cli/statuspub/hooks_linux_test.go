@@ -84,6 +84,7 @@ func waitBeat(t *testing.T, dir, session string, at time.Time) statusfile.Status
 func hbEnv(d time.Duration) []string { return []string{"STATUSPUB_HEARTBEAT=" + d.String()} }
 
 func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
+	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	agent := exec.Command("sleep", "300")
@@ -333,6 +334,7 @@ func TestHeartbeatKeepsEverySet(t *testing.T) {
 // A set that binds the record to another process (the agent restarted
 // under the same session) moves the owner to that process.
 func TestOwnerFollowsANewAgent(t *testing.T) {
+	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	first, second := sleeper(t), sleeper(t)
@@ -387,6 +389,7 @@ func TestSetDeadPID(t *testing.T) {
 // whether the hook's shell stays (dash, or any shell with more to do) or
 // execs the hook (bash with one command).
 func TestDefaultAgentPID(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	set := bin + " set --dir " + dir + " --session p"
@@ -585,6 +588,7 @@ func TestClaudeSessionEnd(t *testing.T) {
 
 // Codex runs its notify program directly, the JSON as its last argument.
 func TestCodexNotify(t *testing.T) {
+	t.Parallel()
 	const hb = 500 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t, hbEnv(hb)...)
@@ -610,6 +614,7 @@ func TestCodexNotify(t *testing.T) {
 // that retried forever would outlive everything (as it did after test
 // runs whose temporary directories were removed first).
 func TestOwnerExitsWhenTheDirectoryGoes(t *testing.T) {
+	t.Parallel()
 	for _, agentDies := range []bool{false, true} {
 		t.Run(fmt.Sprint("agent dies ", agentDies), func(t *testing.T) {
 			dir := filepath.Join(statuspub.TempDir(t), "agent-status")

@@ -22,6 +22,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/statusls"
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -38,7 +39,10 @@ func TestMain(m *testing.M) {
 		os.Unsetenv(hookHelperEnv)
 		os.Exit(hookHelper(os.Args[1:]))
 	}
-	testbin.Main(m, map[string]func() int{"statuspub": statuspub.Main, "statusls": statusls.Main}, func(dir string) { bin = filepath.Join(dir, "statuspub") })
+	testbin.Main(m, map[string]func() int{"statuspub": statuspub.Main, "statusls": statusls.Main}, func(dir string) {
+		bin = filepath.Join(dir, "statuspub")
+		testmain.MoreParallel(8) // most tests wait for the commands they start
+	})
 }
 
 // server is a running `statuspub serve`.
