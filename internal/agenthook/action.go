@@ -89,6 +89,50 @@ type hookBase struct {
 	Event     string `json:"hook_event_name"`
 }
 
+// claudeShape is what Claude Code's hook payloads carry for the events
+// that Codex and Qwen Code took from it, under the same names and with the
+// same meaning.
+type claudeShape struct {
+	hookBase
+	Source    string          `json:"source"` // SessionStart
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+	Error     string          `json:"error"` // StopFailure: the error kind
+}
+
+// action maps the events Claude Code, Codex and Qwen Code share, as
+// Claude Code means them (an agent maps first the events it treats
+// otherwise):
+//
+//	SessionStart                         idle (source "compact": state kept)
+//	PermissionRequest                    blocked, waiting for the tool and
+//	                                     its command, file or question
+//	Stop                                 idle, ended done
+//	StopFailure                          idle, ended failed or rate_limited
+//	                                     (its error kind)
+//	SessionEnd                           the record is removed
+//	anything else                        ignored
+func (in *claudeShape) action(a Action) Action {
+	switch in.Event {
+	case "SessionStart":
+		if in.Source != "compact" { // compaction can happen in the middle of a turn
+			a.State = statusfile.Idle
+		}
+	case "PermissionRequest":
+		a.State = statusfile.Blocked
+		a.Waiting = permission(in.ToolName, in.ToolInput)
+	case "Stop":
+		a.State, a.Ended = statusfile.Idle, done
+	case "StopFailure":
+		a.State, a.Ended = statusfile.Idle, failure(in.Error)
+	case "SessionEnd":
+		return Action{Kind: Remove, Session: in.SessionID}
+	default:
+		return ignore(in.SessionID)
+	}
+	return a
+}
+
 // decode decodes a payload, one JSON object, into in, and starts its
 // Action: the session, the first of ids not empty (none: an error naming
 // key), and, when absolute, the cwd.

@@ -30,14 +30,7 @@ func runFixtures(t *testing.T, dir string, m Mapper, tests []fixture) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", dir, tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := m(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := mapFixture(t, m, dir, tt.file)
 			checkAction(t, a, tt.kind, tt.session, tt.state, tt.title)
 			if a.Kind == Set && a.Cwd != projectDir && dir != "codex-notify" {
 				t.Errorf("cwd %q", a.Cwd)
@@ -103,10 +96,7 @@ func TestCodexNotify(t *testing.T) {
 		{"turn-complete-client.json", Set, thread, statusfile.Idle, keep},
 		{"unknown-type.json", Ignore, thread, "", keep},
 	})
-	a, err := CodexNotify([]byte(`{"type":"agent-turn-start","thread-id":"t","cwd":"/w"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mapPayload(t, CodexNotify, `{"type":"agent-turn-start","thread-id":"t","cwd":"/w"}`)
 	checkAction(t, a, Set, "t", statusfile.Working, nil)
 	if a.Cwd != "/w" {
 		t.Errorf("cwd %q", a.Cwd)
@@ -129,6 +119,26 @@ func TestGemini(t *testing.T) {
 		{"after-agent.json", Set, geminiSession, statusfile.Idle, keep},
 		{"session-end.json", Remove, geminiSession, "", keep},
 	})
+}
+
+// mapPayload maps one payload with m; an error fails the test.
+func mapPayload(t *testing.T, m Mapper, payload string) Action {
+	t.Helper()
+	a, err := m([]byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// mapFixture maps the payload recorded in the file testdata/<path...>.
+func mapFixture(t *testing.T, m Mapper, path ...string) Action {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(append([]string{"testdata"}, path...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mapPayload(t, m, string(data))
 }
 
 func checkAction(t *testing.T, a Action, kind Kind, session string, state statusfile.State, title *string) {
@@ -180,10 +190,7 @@ func TestClaudeEdgeCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := Claude([]byte(tt.input))
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := mapPayload(t, Claude, tt.input)
 			checkAction(t, a, tt.kind, "s", tt.state, tt.title)
 			if a.Cwd != tt.cwd {
 				t.Errorf("cwd %q, want %q", a.Cwd, tt.cwd)
@@ -192,40 +199,54 @@ func TestClaudeEdgeCases(t *testing.T) {
 	}
 }
 
+// edgeCase is one payload of an edge case, mapped by m to an action of
+// session "s" that keeps the title.
+type edgeCase struct {
+	name  string
+	m     Mapper
+	input string
+	kind  Kind
+	state statusfile.State
+}
+
+func runEdgeCases(t *testing.T, tests []edgeCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkAction(t, mapPayload(t, tt.m, tt.input), tt.kind, "s", tt.state, nil)
+		})
+	}
+}
+
 func TestCodexAndGeminiEdgeCases(t *testing.T) {
-	tests := []struct {
-		name  string
-		m     Mapper
-		input string
-		kind  Kind
-		state statusfile.State
-	}{
+	runEdgeCases(t, []edgeCase{
 		{"codex compact restart keeps the state", Codex, `{"session_id":"s","hook_event_name":"SessionStart","source":"compact"}`, Ignore, ""},
 		{"codex resume", Codex, `{"session_id":"s","hook_event_name":"SessionStart","source":"resume"}`, Set, statusfile.Idle},
 		{"codex session end", Codex, `{"session_id":"s","hook_event_name":"SessionEnd"}`, Remove, ""},
 		{"codex unknown event", Codex, `{"session_id":"s","hook_event_name":"Future"}`, Ignore, ""},
 		{"gemini other notification", Gemini, `{"session_id":"s","hook_event_name":"Notification","notification_type":"Other"}`, Ignore, ""},
 		{"gemini unknown event", Gemini, `{"session_id":"s","hook_event_name":"Future"}`, Ignore, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, err := tt.m([]byte(tt.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkAction(t, a, tt.kind, "s", tt.state, nil)
-		})
+	})
+}
+
+// badInputs are payloads no mapper takes: not a JSON object, or without a
+// session id.
+var badInputs = []string{"", "   ", "null", "[]", `"x"`, "{", `{"session_id":5}`, `{"hook_event_name":"Stop"}`, `{"session_id":"","hook_event_name":"Stop"}`}
+
+// checkBadInput checks that m refuses every one of inputs with ErrBadInput.
+func checkBadInput(t *testing.T, name string, m Mapper, inputs ...string) {
+	t.Helper()
+	for _, in := range inputs {
+		if _, err := m([]byte(in)); !errors.Is(err, ErrBadInput) {
+			t.Errorf("%s %q: %v, want ErrBadInput", name, in, err)
+		}
 	}
 }
 
 func TestBadInput(t *testing.T) {
-	for _, in := range []string{"", "   ", "null", "[]", `"x"`, "{", `{"session_id":5}`, `{"hook_event_name":"Stop"}`, `{"session_id":"","hook_event_name":"Stop"}`} {
-		for _, name := range append([]string{"codex-notify"}, Agents...) {
-			m, _ := ForAgent(name)
-			if _, err := m([]byte(in)); !errors.Is(err, ErrBadInput) {
-				t.Errorf("%s %q: %v, want ErrBadInput", name, in, err)
-			}
-		}
+	for _, name := range append([]string{"codex-notify"}, Agents...) {
+		m, _ := ForAgent(name)
+		checkBadInput(t, name, m, badInputs...)
 	}
 	if _, ok := ForAgent("opencode"); ok {
 		t.Error("ForAgent(opencode): OpenCode has no hook command")
@@ -245,14 +266,7 @@ func TestClaudeTaskEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", "claude", tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := Claude(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := mapFixture(t, Claude, "claude", tt.file)
 			if a.Kind != Set || a.Task == nil || *a.Task != *tt.op || a.Title != nil {
 				t.Errorf("action %+v task %+v, want task %+v", a, a.Task, *tt.op)
 			}
@@ -313,6 +327,15 @@ func fuzzMapper(f *testing.F, dir string, m Mapper) {
 	})
 }
 
+// checkWhy checks the reason keys of a: what it waits for, how its turn
+// ended.
+func checkWhy(t *testing.T, a Action, wait statusfile.Waiting, ended statusfile.Ended) {
+	t.Helper()
+	if a.Waiting != wait || a.Ended != ended {
+		t.Errorf("waiting %+v, ended %+v; want %+v, %+v", a.Waiting, a.Ended, wait, ended)
+	}
+}
+
 func TestReasonKeys(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -364,13 +387,7 @@ func TestReasonKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := tt.m([]byte(tt.payload))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a.Waiting != tt.wait || a.Ended != tt.ended {
-				t.Errorf("waiting %+v, ended %+v; want %+v, %+v", a.Waiting, a.Ended, tt.wait, tt.ended)
-			}
+			checkWhy(t, mapPayload(t, tt.m, tt.payload), tt.wait, tt.ended)
 		})
 	}
 }
@@ -420,11 +437,7 @@ func TestGeminiTodoTitle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := Gemini([]byte(tt.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkAction(t, a, Set, "s", statusfile.Working, tt.title)
+			checkAction(t, mapPayload(t, Gemini, tt.input), Set, "s", statusfile.Working, tt.title)
 		})
 	}
 }

@@ -12,13 +12,9 @@ import (
 // claudeInput is the part of a Claude Code hook payload the mapping uses
 // (https://docs.claude.com/en/docs/claude-code/hooks, "Hook input").
 type claudeInput struct {
-	hookBase
-	Source           string          `json:"source"` // SessionStart
-	ToolName         string          `json:"tool_name"`
-	ToolInput        json.RawMessage `json:"tool_input"`
+	claudeShape
 	NotificationType string          `json:"notification_type"`
 	Message          string          `json:"message"`
-	Error            string          `json:"error"`        // StopFailure: the error's kind
 	TaskID           json.RawMessage `json:"task_id"`      // TaskCreated, TaskCompleted
 	TaskSubject      string          `json:"task_subject"` // TaskCreated, TaskCompleted
 	// Stop: the work in flight that will wake the session (2.1.332:
@@ -66,10 +62,6 @@ func Claude(data []byte) (Action, error) {
 		return Action{}, err
 	}
 	switch in.Event {
-	case "SessionStart":
-		if in.Source != "compact" { // compaction can happen in the middle of a turn
-			a.State = statusfile.Idle
-		}
 	case "UserPromptSubmit", "PostToolUseFailure", "PostToolBatch", "ElicitationResult", "PermissionDenied":
 		a.State = statusfile.Working
 	case "PreToolUse", "PostToolUse":
@@ -96,9 +88,6 @@ func Claude(data []byte) (Action, error) {
 		if in.Event == "TaskCompleted" {
 			a.Task.Status = "completed"
 		}
-	case "PermissionRequest":
-		a.State = statusfile.Blocked
-		a.Waiting = permission(in.ToolName, in.ToolInput)
 	case "Elicitation": // an MCP server asks the user
 		a.State = statusfile.Blocked
 		a.Waiting = statusfile.Waiting{Kind: "question", Detail: in.Message}
@@ -124,12 +113,8 @@ func Claude(data []byte) (Action, error) {
 			// wakes the session when it ends: still at work.
 			a.State, a.Ended = statusfile.Working, statusfile.Ended{}
 		}
-	case "StopFailure":
-		a.State, a.Ended = statusfile.Idle, failure(in.Error)
-	case "SessionEnd":
-		return Action{Kind: Remove, Session: in.SessionID}, nil
-	default:
-		return ignore(in.SessionID), nil
+	default: // SessionStart, PermissionRequest, StopFailure, SessionEnd, ...
+		return in.action(a), nil
 	}
 	return a, nil
 }

@@ -12,13 +12,10 @@ import (
 // codexInput is the part of a Codex hook payload the mapping uses. Every
 // event carries session_id, cwd, transcript_path and hook_event_name; turn
 // events add turn_id, model and permission_mode (recorded from Codex
-// 0.171.0: testdata/codex/real-*.json).
+// 0.171.0: testdata/codex/real-*.json); tool_name and tool_input come with
+// PreToolUse, PostToolUse and PermissionRequest.
 type codexInput struct {
-	hookBase
-	Source    string          `json:"source"`    // SessionStart
-	ToolName  string          `json:"tool_name"` // PreToolUse, PostToolUse, PermissionRequest
-	ToolInput json.RawMessage `json:"tool_input"`
-	Error     string          `json:"error"` // StopFailure
+	claudeShape
 	// Transcript is the rollout file (SPEC.md §13.3), checked by the
 	// caller with CodexRolloutPath before it is followed.
 	Transcript string `json:"transcript_path"`
@@ -82,19 +79,10 @@ func Codex(data []byte) (Action, error) {
 		}
 	case "UserPromptSubmit", "PostToolUse":
 		a.State = statusfile.Working
-	case "PermissionRequest":
-		a.State = statusfile.Blocked
-		a.Waiting = permission(in.ToolName, in.ToolInput)
-	case "Stop":
-		a.State, a.Ended = statusfile.Idle, done
 	case "Interrupt": // Esc, or a denied permission
 		a.State, a.Ended = statusfile.Idle, cancelled
-	case "StopFailure":
-		a.State, a.Ended = statusfile.Idle, failure(in.Error)
-	case "SessionEnd":
-		return Action{Kind: Remove, Session: in.SessionID}, nil
-	default:
-		return ignore(in.SessionID), nil
+	default: // PermissionRequest, Stop, StopFailure, SessionEnd, ...
+		return in.action(a), nil
 	}
 	return a, nil
 }

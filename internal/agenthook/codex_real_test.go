@@ -43,14 +43,7 @@ func TestCodexReal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", "codex", tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := Codex(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := mapFixture(t, Codex, "codex", tt.file)
 			checkAction(t, a, tt.kind, tt.session, tt.state, nil)
 			if a.Kind == Set && a.Cwd != cwd {
 				t.Errorf("cwd %q", a.Cwd)

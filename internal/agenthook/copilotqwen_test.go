@@ -1,9 +1,7 @@
 package agenthook
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -63,13 +61,7 @@ func TestCopilotReal(t *testing.T) {
 }
 
 func TestCopilotAndQwenEdgeCases(t *testing.T) {
-	tests := []struct {
-		name  string
-		m     Mapper
-		input string
-		kind  Kind
-		state statusfile.State
-	}{
+	runEdgeCases(t, []edgeCase{
 		{"copilot permission request: Copilot's rules decide after it", Copilot, `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash"}`, Ignore, ""},
 		{"copilot session_id wins over sessionId", Copilot, `{"session_id":"s","sessionId":"t","hook_event_name":"Stop"}`, Set, statusfile.Idle},
 		{"copilot error without recoverable", Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","error_context":"model_call"}`, Set, statusfile.Idle},
@@ -87,21 +79,11 @@ func TestCopilotAndQwenEdgeCases(t *testing.T) {
 		{"qwen subagent stop", Qwen, `{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a"}`, Ignore, ""},
 		{"qwen message display", Qwen, `{"session_id":"s","hook_event_name":"MessageDisplay","is_final":false}`, Ignore, ""},
 		{"qwen unknown event", Qwen, `{"session_id":"s","hook_event_name":"Future"}`, Ignore, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, err := tt.m([]byte(tt.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkAction(t, a, tt.kind, "s", tt.state, nil)
-		})
-	}
+	})
 }
 
 func TestCopilotAndQwenBadInput(t *testing.T) {
-	common := []string{"", "   ", "null", "[]", `"x"`, "{", `{"session_id":5}`, `{"hook_event_name":"Stop"}`,
-		`{"session_id":"","hook_event_name":"Stop"}`, `{"sessionId":"","hook_event_name":"Notification"}`}
+	common := slices.Concat(badInputs, []string{`{"sessionId":"","hook_event_name":"Notification"}`})
 	// A field of the wrong type refuses the payload whole, as for the
 	// other agents.
 	for name, tt := range map[string]struct {
@@ -111,11 +93,7 @@ func TestCopilotAndQwenBadInput(t *testing.T) {
 		"copilot": {Copilot, `{"session_id":"s","hook_event_name":"ErrorOccurred","error_context":7}`},
 		"qwen":    {Qwen, `{"session_id":"s","hook_event_name":"PostToolUseFailure","is_interrupt":"true"}`},
 	} {
-		for _, in := range append(common, tt.more) {
-			if _, err := tt.m([]byte(in)); !errors.Is(err, ErrBadInput) {
-				t.Errorf("%s %q: %v, want ErrBadInput", name, in, err)
-			}
-		}
+		checkBadInput(t, name, tt.m, append(common, tt.more)...)
 	}
 }
 
@@ -191,17 +169,7 @@ func TestCopilotQwenWhy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := tt.m(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a.Waiting != tt.wait || a.Ended != tt.ended {
-				t.Errorf("waiting %+v, ended %+v; want %+v, %+v", a.Waiting, a.Ended, tt.wait, tt.ended)
-			}
+			checkWhy(t, mapFixture(t, tt.m, tt.file), tt.wait, tt.ended)
 		})
 	}
 	// Copilot CLI's abort in its session log is a cancelled turn.

@@ -63,11 +63,7 @@ func TestGeminiAfterTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := Gemini([]byte(tt.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkAction(t, a, Set, "s", tt.state, tt.title)
+			checkAction(t, mapPayload(t, Gemini, tt.input), Set, "s", tt.state, tt.title)
 		})
 	}
 }

@@ -1,10 +1,6 @@
 package agenthook
 
-import (
-	"encoding/json"
-
-	"github.com/agentstatus/agentstatus/statusfile"
-)
+import "github.com/agentstatus/agentstatus/statusfile"
 
 // qwenInput is the part of a Qwen Code hook payload the mapping uses.
 // Every event carries session_id, transcript_path, cwd, hook_event_name,
@@ -18,14 +14,10 @@ import (
 // invalid_request, server_error, max_output_tokens, unknown) and
 // error_details; PostToolUseFailure's is_interrupt.
 type qwenInput struct {
-	hookBase
-	Source           string          `json:"source"` // SessionStart
-	NotificationType string          `json:"notification_type"`
-	IsInterrupt      bool            `json:"is_interrupt"` // PostToolUseFailure
-	ToolName         string          `json:"tool_name"`
-	ToolInput        json.RawMessage `json:"tool_input"`
-	Error            string          `json:"error"`   // StopFailure: the error kind
-	Trigger          string          `json:"trigger"` // PreCompact: manual (/compress) or auto
+	claudeShape
+	NotificationType string `json:"notification_type"`
+	IsInterrupt      bool   `json:"is_interrupt"` // PostToolUseFailure
+	Trigger          string `json:"trigger"`      // PreCompact: manual (/compress) or auto
 }
 
 // Qwen maps a Qwen Code hook payload (SPEC.md §13.1). Qwen Code's hooks
@@ -68,10 +60,6 @@ func Qwen(data []byte) (Action, error) {
 		return Action{}, err
 	}
 	switch in.Event {
-	case "SessionStart":
-		if in.Source != "compact" { // compaction can happen in the middle of a turn
-			a.State = statusfile.Idle
-		}
 	case "PreCompact":
 		if in.Trigger != "manual" { // auto: in the middle of a turn
 			return ignore(in.SessionID), nil
@@ -85,9 +73,6 @@ func Qwen(data []byte) (Action, error) {
 		if in.IsInterrupt {
 			a.State, a.Ended = statusfile.Idle, cancelled
 		}
-	case "PermissionRequest":
-		a.State = statusfile.Blocked
-		a.Waiting = permission(in.ToolName, in.ToolInput)
 	case "Notification":
 		switch in.NotificationType {
 		case "permission_prompt":
@@ -100,14 +85,8 @@ func Qwen(data []byte) (Action, error) {
 		default: // auth_success, and types a newer version adds
 			return ignore(in.SessionID), nil
 		}
-	case "Stop":
-		a.State, a.Ended = statusfile.Idle, done
-	case "StopFailure":
-		a.State, a.Ended = statusfile.Idle, failure(in.Error)
-	case "SessionEnd":
-		return Action{Kind: Remove, Session: in.SessionID}, nil
-	default:
-		return ignore(in.SessionID), nil
+	default: // SessionStart, PermissionRequest, Stop, StopFailure, SessionEnd, ...
+		return in.action(a), nil
 	}
 	return a, nil
 }

@@ -90,14 +90,7 @@ func TestCodexReplacesAndSource(t *testing.T) {
 		{"real-session-start-new.json", true},
 		{"real-user-prompt-submit.json", false},
 	} {
-		data, err := os.ReadFile(filepath.Join("testdata", "codex", tt.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := Codex(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := mapFixture(t, Codex, "codex", tt.file)
 		if a.Replaces != tt.replaces {
 			t.Errorf("%s: replaces %v", tt.file, a.Replaces)
 		}

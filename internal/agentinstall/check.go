@@ -114,14 +114,7 @@ func missingHooks(path string, data []byte, spec hookSpec) (missing, progs []str
 // program is the program that statuspub's handler h starts: the first
 // word of its command (of its bash command in a flat list).
 func (s hookSpec) program(h *jnode) string {
-	cmd, ok := "", false
-	if s.flat {
-		cmd, ok = h.get("bash").stringValue()
-	}
-	if !ok {
-		cmd, _ = h.get("command").stringValue()
-	}
-	prog, _, _ := firstWord(strings.TrimSpace(cmd))
+	prog, _, _ := firstWord(strings.TrimSpace(s.handlerCommand(h)))
 	return prog
 }
 

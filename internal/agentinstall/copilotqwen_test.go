@@ -14,80 +14,43 @@ import (
 // into what is there (comments kept in Qwen Code's settings), idempotent,
 // and gone after uninstall.
 func TestInstallCopilotQwen(t *testing.T) {
-	tests := []struct {
-		agent, file, fixture string
-	}{
+	runInstallCases(t, []installCase{
 		{"qwen", ".qwen/settings.json", ""},
 		{"qwen", ".qwen/settings.json", "qwen-comments.json"},
 		{"copilot", ".copilot/hooks/agentstatus.json", ""},
 		{"copilot", ".copilot/hooks/agentstatus.json", "copilot-other-hooks.json"},
-	}
-	for _, tt := range tests {
-		name := tt.agent + "-" + strings.TrimSuffix(tt.fixture, ".json")
-		if tt.fixture == "" {
-			name += "absent"
+	}, keptLines, sameWithoutComments)
+}
+
+// keptLines checks that every line of before is still in got: keys, hooks
+// of others and comments.
+func keptLines(t *testing.T, before, got []byte) {
+	t.Helper()
+	for _, line := range strings.Split(string(before), "\n") {
+		if s := strings.TrimSpace(line); s != "" && s != "}" && s != "]" && !bytes.Contains(got, []byte(strings.TrimSuffix(s, ","))) {
+			t.Errorf("lost %q", s)
 		}
-		t.Run(name, func(t *testing.T) {
-			files := map[string]string{}
-			if tt.fixture != "" {
-				files[tt.file] = tt.fixture
-			}
-			h, getenv := home(t, files)
-			path := filepath.Join(h, tt.file)
-			before, _ := os.ReadFile(path)
-			if st := find(Check(getenv), tt.agent); st.Installed || st.Err != nil {
-				t.Errorf("Check before install: %+v", st)
-			}
-			o := Options{Agent: tt.agent, Getenv: getenv}
-			install(t, o)
-			got, err := os.ReadFile(path)
+	}
+}
+
+// sameWithoutComments checks what uninstall left: next to nothing of a
+// fresh install, else the value that was there.
+func sameWithoutComments(t *testing.T, fixture, path string, before, after []byte, err error) {
+	t.Helper()
+	if fixture == "" && !errors.Is(err, os.ErrNotExist) && len(bytes.TrimSpace(after)) > 2 {
+		t.Errorf("after uninstall of a fresh install: %q", after)
+	}
+	if fixture != "" {
+		stripped := func(b []byte) any {
+			doc, err := parseSettings(path, b, jsonComments)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name+".json", got)
-			if tt.fixture != "" {
-				// Every line that was there is still there: keys, hooks
-				// of others and comments.
-				for _, line := range strings.Split(string(before), "\n") {
-					if s := strings.TrimSpace(line); s != "" && s != "}" && s != "]" && !bytes.Contains(got, []byte(strings.TrimSuffix(s, ","))) {
-						t.Errorf("lost %q", s)
-					}
-				}
-			}
-			if st := find(Check(getenv), tt.agent); !st.Installed || st.Err != nil || st.Path != path {
-				t.Errorf("Check after install: %+v", st)
-			}
-			cs, err := Plan(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cs {
-				if c.Changed() {
-					t.Errorf("second install changes %s:\n%s", c.Path, c.Diff())
-				}
-			}
-			o.Uninstall = true
-			install(t, o)
-			after, err := os.ReadFile(path)
-			if tt.fixture == "" && !errors.Is(err, os.ErrNotExist) && len(bytes.TrimSpace(after)) > 2 {
-				t.Errorf("after uninstall of a fresh install: %q", after)
-			}
-			if tt.fixture != "" {
-				stripped := func(b []byte) any {
-					doc, err := parseSettings(path, b, jsonComments)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return jsonValue(t, doc.root.encode())
-				}
-				if !reflect.DeepEqual(stripped(after), stripped(before)) {
-					t.Errorf("after uninstall:\n%s\nwant the equivalent of:\n%s", after, before)
-				}
-			}
-			if st := find(Check(getenv), tt.agent); st.Installed {
-				t.Errorf("Check after uninstall: %+v", st)
-			}
-		})
+			return jsonValue(t, doc.root.encode())
+		}
+		if !reflect.DeepEqual(stripped(after), stripped(before)) {
+			t.Errorf("after uninstall:\n%s\nwant the equivalent of:\n%s", after, before)
+		}
 	}
 }
 

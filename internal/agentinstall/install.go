@@ -485,9 +485,14 @@ func memberKeys(n *jnode) []string {
 	return ks
 }
 
-// isOursIn reports whether the handler h runs statuspub's adapter: its
-// command, or in a flat list its bash, else its cross-platform command.
+// isOursIn reports whether the handler h runs statuspub's adapter.
 func (s hookSpec) isOursIn(h *jnode) bool {
+	return isOurs(s.handlerCommand(h), s.hookCmd)
+}
+
+// handlerCommand is the command the handler h runs: its command, or in a
+// flat list its bash, else its cross-platform command.
+func (s hookSpec) handlerCommand(h *jnode) string {
 	cmd, ok := "", false
 	if s.flat {
 		cmd, ok = h.get("bash").stringValue()
@@ -495,7 +500,7 @@ func (s hookSpec) isOursIn(h *jnode) bool {
 	if !ok {
 		cmd, _ = h.get("command").stringValue()
 	}
-	return isOurs(cmd, s.hookCmd)
+	return cmd
 }
 
 // ours lists statuspub's handlers in an event's list.

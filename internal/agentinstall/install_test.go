@@ -93,22 +93,20 @@ func jsonValue(t *testing.T, data []byte) any {
 	return v
 }
 
-// Install into each JSON agent's settings: absent, empty, and with other
-// tools' hooks and settings. Every key stays, in its order; the result is
-// a golden file; a second install changes nothing; uninstall gives back
-// what was there; Check agrees at every stage.
-func TestInstallJSON(t *testing.T) {
-	tests := []struct {
-		agent, file, fixture string
-	}{
-		{"claude", ".claude/settings.json", ""},
-		{"claude", ".claude/settings.json", "empty.json"},
-		{"claude", ".claude/settings.json", "claude-other-hooks.json"},
-		{"gemini", ".gemini/settings.json", ""},
-		{"gemini", ".gemini/settings.json", "gemini-other-hooks.json"},
-		{"codex", ".codex/hooks.json", ""},
-		{"codex", ".codex/hooks.json", "codex-hooks-other.json"},
-	}
+// installCase installs agent's hooks into file under a HOME where file is
+// fixture (none for "").
+type installCase struct {
+	agent, file, fixture string
+}
+
+// runInstallCases installs every case, and checks that the result is its
+// golden file, that Check agrees before, after install and after
+// uninstall, and that a second install changes nothing. kept checks, for a
+// case with a fixture, that the installed file still has what was there;
+// restored, what uninstall left.
+func runInstallCases(t *testing.T, tests []installCase, kept func(t *testing.T, before, got []byte),
+	restored func(t *testing.T, fixture, path string, before, after []byte, err error)) {
+	t.Helper()
 	for _, tt := range tests {
 		name := tt.agent + "-" + strings.TrimSuffix(tt.fixture, ".json")
 		if tt.fixture == "" {
@@ -122,6 +120,9 @@ func TestInstallJSON(t *testing.T) {
 			h, getenv := home(t, files)
 			path := filepath.Join(h, tt.file)
 			before, _ := os.ReadFile(path)
+			if st := find(Check(getenv), tt.agent); st.Installed || st.Err != nil {
+				t.Errorf("Check before install: %+v", st)
+			}
 			o := Options{Agent: tt.agent, Getenv: getenv}
 			install(t, o)
 			got, err := os.ReadFile(path)
@@ -129,27 +130,10 @@ func TestInstallJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden(t, name+".json", got)
-			// Everything that was there is still there.
-			if tt.fixture != "" && len(before) > 0 {
-				old := jsonValue(t, before).(map[string]any)
-				now := jsonValue(t, got).(map[string]any)
-				for k, v := range old {
-					if k == "hooks" {
-						for ev, groups := range v.(map[string]any) {
-							for _, g := range groups.([]any) {
-								if !containsValue(now["hooks"].(map[string]any)[ev].([]any), g) {
-									t.Errorf("hooks.%s lost %v", ev, g)
-								}
-							}
-						}
-						continue
-					}
-					if !reflect.DeepEqual(now[k], v) {
-						t.Errorf("key %s changed: %v -> %v", k, v, now[k])
-					}
-				}
+			if tt.fixture != "" {
+				kept(t, before, got)
 			}
-			if st := find(Check(getenv), tt.agent); !st.Installed || st.Err != nil {
+			if st := find(Check(getenv), tt.agent); !st.Installed || st.Err != nil || st.Path != path {
 				t.Errorf("Check after install: %+v", st)
 			}
 			// Idempotent.
@@ -162,17 +146,61 @@ func TestInstallJSON(t *testing.T) {
 					t.Errorf("second install changes %s:\n%s", c.Path, c.Diff())
 				}
 			}
-			// Uninstall gives back what was there.
 			o.Uninstall = true
 			install(t, o)
-			after, _ := os.ReadFile(path)
-			if !reflect.DeepEqual(jsonValue(t, after), jsonValue(t, before)) {
-				t.Errorf("after uninstall:\n%s\nwant the equivalent of:\n%s", after, before)
-			}
+			after, err := os.ReadFile(path)
+			restored(t, tt.fixture, path, before, after, err)
 			if st := find(Check(getenv), tt.agent); st.Installed {
 				t.Errorf("Check after uninstall: %+v", st)
 			}
 		})
+	}
+}
+
+// Install into each JSON agent's settings: absent, empty, and with other
+// tools' hooks and settings. Every key stays, in its order; the result is
+// a golden file; a second install changes nothing; uninstall gives back
+// what was there; Check agrees at every stage.
+func TestInstallJSON(t *testing.T) {
+	runInstallCases(t, []installCase{
+		{"claude", ".claude/settings.json", ""},
+		{"claude", ".claude/settings.json", "empty.json"},
+		{"claude", ".claude/settings.json", "claude-other-hooks.json"},
+		{"gemini", ".gemini/settings.json", ""},
+		{"gemini", ".gemini/settings.json", "gemini-other-hooks.json"},
+		{"codex", ".codex/hooks.json", ""},
+		{"codex", ".codex/hooks.json", "codex-hooks-other.json"},
+	}, keptKeys, sameJSON)
+}
+
+// keptKeys checks that every key of before, and every hook group of
+// another tool, is still in got.
+func keptKeys(t *testing.T, before, got []byte) {
+	t.Helper()
+	old := jsonValue(t, before).(map[string]any)
+	now := jsonValue(t, got).(map[string]any)
+	for k, v := range old {
+		if k == "hooks" {
+			for ev, groups := range v.(map[string]any) {
+				for _, g := range groups.([]any) {
+					if !containsValue(now["hooks"].(map[string]any)[ev].([]any), g) {
+						t.Errorf("hooks.%s lost %v", ev, g)
+					}
+				}
+			}
+			continue
+		}
+		if !reflect.DeepEqual(now[k], v) {
+			t.Errorf("key %s changed: %v -> %v", k, v, now[k])
+		}
+	}
+}
+
+// sameJSON checks that uninstall gave back what was there.
+func sameJSON(t *testing.T, _, _ string, before, after []byte, _ error) {
+	t.Helper()
+	if !reflect.DeepEqual(jsonValue(t, after), jsonValue(t, before)) {
+		t.Errorf("after uninstall:\n%s\nwant the equivalent of:\n%s", after, before)
 	}
 }
 

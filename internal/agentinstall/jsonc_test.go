@@ -162,13 +162,7 @@ func FuzzJSONC(f *testing.F) {
 		if (err == nil) != json.Valid(stripped) {
 			t.Fatalf("parse error %v, but json.Valid(stripped) = %v", err, json.Valid(stripped))
 		}
-		if err != nil {
-			return
-		}
-		if !bytes.Equal(doc.encode(), data) {
-			t.Fatalf("unedited: %q, want %q", doc.encode(), data)
-		}
-		if doc.root.kind != jObject {
+		if err != nil || !unedited(t, doc, data) {
 			return
 		}
 		o := Options{Command: "statuspub"}
@@ -194,6 +188,17 @@ func FuzzJSONC(f *testing.F) {
 		}
 		sameValue(t, "uninstall", back, wantBack)
 	})
+}
+
+// unedited fails unless doc, parsed from data, writes data back byte for
+// byte, and reports whether it is an object, the only document an install
+// edits.
+func unedited(t *testing.T, doc jsonDoc, data []byte) bool {
+	t.Helper()
+	if !bytes.Equal(doc.encode(), data) {
+		t.Fatalf("unedited: %q, want %q", doc.encode(), data)
+	}
+	return doc.root.kind == jObject
 }
 
 // sameValue fails unless got (with comments) and want (plain JSON) hold
@@ -230,13 +235,7 @@ func zedRoundTrip(t *testing.T, data []byte) {
 	if _, gerr := parseSettings("f", data, jsonComments); gerr == nil && err != nil {
 		t.Fatalf("Zed's syntax refuses what Gemini CLI's takes: %v", err)
 	}
-	if err != nil {
-		return
-	}
-	if !bytes.Equal(doc.encode(), data) {
-		t.Fatalf("unedited: %q, want %q", doc.encode(), data)
-	}
-	if doc.root.kind != jObject {
+	if err != nil || !unedited(t, doc, data) {
 		return
 	}
 	agent, _ := zedAgentFor("gemini")

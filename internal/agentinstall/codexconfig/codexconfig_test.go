@@ -66,13 +66,19 @@ func opts(getenv func(string) string) agentinstall.Options {
 	return agentinstall.Options{Agent: "codex", Getenv: getenv, Command: statuspubPath, CodexConfig: Plan}
 }
 
-func install(t *testing.T, o agentinstall.Options) {
+// plan plans o; an error fails the test.
+func plan(t *testing.T, o agentinstall.Options) []agentinstall.Change {
 	t.Helper()
 	cs, err := agentinstall.Plan(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range cs {
+	return cs
+}
+
+func install(t *testing.T, o agentinstall.Options) {
+	t.Helper()
+	for _, c := range plan(t, o) {
 		if _, err := agentinstall.Apply(c, time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)); err != nil {
 			t.Fatal(err)
 		}
@@ -82,11 +88,7 @@ func install(t *testing.T, o agentinstall.Options) {
 // noChange fails when planning o again would change a file.
 func noChange(t *testing.T, o agentinstall.Options) {
 	t.Helper()
-	cs, err := agentinstall.Plan(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cs {
+	for _, c := range plan(t, o) {
 		if c.Changed() {
 			t.Errorf("a second run changes %s:\n%s", c.Path, c.Diff())
 		}
@@ -102,11 +104,38 @@ func read(t *testing.T, path string) []byte {
 	return data
 }
 
+// configHome makes a HOME whose .codex/config.toml is fixture (no file for
+// ""), and returns the file's path and what it holds.
+func configHome(t *testing.T, fixture string) (h, config string, before []byte, getenv func(string) string) {
+	t.Helper()
+	files := map[string]string{}
+	if fixture != "" {
+		files[".codex/config.toml"] = fixture
+	}
+	h, getenv = home(t, files)
+	config = filepath.Join(h, ".codex", "config.toml")
+	return h, config, read(t, config), getenv
+}
+
+// uninstall runs install with o's options and --uninstall.
+func uninstall(t *testing.T, o agentinstall.Options) {
+	t.Helper()
+	o.Uninstall = true
+	install(t, o)
+}
+
+// noteOnly fails unless planning o leaves config.toml as it is and says
+// why in one note that mentions setting.
+func noteOnly(t *testing.T, o agentinstall.Options, setting string) {
+	t.Helper()
+	if cs := plan(t, o); len(cs) != 2 || cs[1].Changed() || len(cs[1].Notes) != 1 || !strings.Contains(cs[1].Notes[0], setting) {
+		t.Fatalf("%s on purpose: %+v", setting, cs)
+	}
+}
+
 // A config.toml that does not parse is refused, saying where.
 func TestRefuseUnparseable(t *testing.T) {
-	h, getenv := home(t, map[string]string{".codex/config.toml": "codex-config-malformed.toml"})
-	p := filepath.Join(h, ".codex", "config.toml")
-	before := read(t, p)
+	_, p, before, getenv := configHome(t, "codex-config-malformed.toml")
 	_, err := agentinstall.Plan(opts(getenv))
 	var pe *agentinstall.ParseError
 	if !errors.As(err, &pe) || pe.Line != 2 || pe.Col != 10 || pe.Path != p {
@@ -123,13 +152,7 @@ func TestRefuseUnparseable(t *testing.T) {
 func TestInstallWritesNoFeatureFlag(t *testing.T) {
 	for _, fixture := range []string{"codex-config-comments.toml", "codex-config-nofeatures.toml", "codex-config-user-flag.toml", ""} {
 		t.Run(fixture, func(t *testing.T) {
-			files := map[string]string{}
-			if fixture != "" {
-				files[".codex/config.toml"] = fixture
-			}
-			h, getenv := home(t, files)
-			p := filepath.Join(h, ".codex", "config.toml")
-			before := read(t, p)
+			_, p, before, getenv := configHome(t, fixture)
 			install(t, opts(getenv))
 			if after := read(t, p); !bytes.Equal(before, after) {
 				t.Errorf("config.toml changed:\n%s", after)
@@ -164,17 +187,10 @@ func TestUpgradeOldInstall(t *testing.T) {
 
 // A flag the user turned off is reported, not changed.
 func TestDisabledOnPurpose(t *testing.T) {
-	h, getenv := home(t, map[string]string{".codex/config.toml": "codex-config-disabled.toml"})
-	before := read(t, filepath.Join(h, ".codex", "config.toml"))
-	cs, err := agentinstall.Plan(opts(getenv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cs) != 2 || cs[1].Changed() || len(cs[1].Notes) != 1 || !strings.Contains(cs[1].Notes[0], "hooks = false") {
-		t.Fatalf("disabled on purpose: %+v", cs)
-	}
+	_, p, before, getenv := configHome(t, "codex-config-disabled.toml")
+	noteOnly(t, opts(getenv), "hooks = false")
 	install(t, opts(getenv))
-	if after := read(t, filepath.Join(h, ".codex", "config.toml")); !bytes.Equal(before, after) {
+	if after := read(t, p); !bytes.Equal(before, after) {
 		t.Error("a flag set on purpose was changed")
 	}
 }
@@ -186,13 +202,7 @@ func TestDisabledOnPurpose(t *testing.T) {
 func TestTrust(t *testing.T) {
 	for _, fixture := range []string{"codex-config-comments.toml", "codex-config-trusted-other.toml", ""} {
 		t.Run(fixture, func(t *testing.T) {
-			files := map[string]string{}
-			if fixture != "" {
-				files[".codex/config.toml"] = fixture
-			}
-			h, getenv := home(t, files)
-			p := filepath.Join(h, ".codex", "config.toml")
-			before := read(t, p)
+			h, p, before, getenv := configHome(t, fixture)
 			o := opts(getenv)
 			o.Trust = true
 			install(t, o)
@@ -216,9 +226,7 @@ func TestTrust(t *testing.T) {
 			// Without --trust, install leaves the trust as it is.
 			noChange(t, opts(getenv))
 
-			u := opts(getenv)
-			u.Uninstall = true
-			install(t, u)
+			uninstall(t, opts(getenv))
 			after := read(t, p)
 			for _, e := range entries {
 				if _, ok := agentinstall.CodexTrustedHash(after, e.Key); ok {
@@ -254,32 +262,21 @@ func TestTrustProjectRefused(t *testing.T) {
 func TestNoDaemon(t *testing.T) {
 	for _, fixture := range []string{"codex-config-comments.toml", "codex-config-nofeatures.toml"} {
 		t.Run(fixture, func(t *testing.T) {
-			h, getenv := home(t, map[string]string{".codex/config.toml": fixture})
-			p := filepath.Join(h, ".codex", "config.toml")
-			before := read(t, p)
+			_, p, before, getenv := configHome(t, fixture)
 			o := opts(getenv)
 			o.NoDaemon = true
 			install(t, o)
 			got := read(t, p)
 			golden(t, "no-daemon-"+fixture, got)
 			noChange(t, o)
-			u := opts(getenv)
-			u.Uninstall = true
-			install(t, u)
+			uninstall(t, opts(getenv))
 			if after := read(t, p); !bytes.Equal(after, before) {
 				t.Errorf("uninstall left:\n%s", after)
 			}
 		})
 	}
-	h, getenv := home(t, map[string]string{".codex/config.toml": "codex-config-daemon-on.toml"})
+	_, _, _, getenv := configHome(t, "codex-config-daemon-on.toml")
 	o := opts(getenv)
 	o.NoDaemon = true
-	cs, err := agentinstall.Plan(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cs) != 2 || cs[1].Changed() || len(cs[1].Notes) != 1 || !strings.Contains(cs[1].Notes[0], "daemon_auto_start = true") {
-		t.Fatalf("daemon on purpose: %+v", cs)
-	}
-	_ = h
+	noteOnly(t, o, "daemon_auto_start = true")
 }
