@@ -3,7 +3,6 @@ package safefs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -199,7 +198,7 @@ func OpenStatusRoot(path string) (*os.Root, error) {
 // then makes sure, by what stat tells of the one opened, that it is the
 // directory that was checked and not one put in its place in between. It
 // returns the opened directory and that FileInfo.
-func openChecked[D io.Closer](path string, open func(string) (D, error), stat func(D) (fs.FileInfo, error)) (D, fs.FileInfo, error) {
+func openChecked[D interface{ Close() error }](path string, open func(string) (D, error), stat func(D) (fs.FileInfo, error)) (D, fs.FileInfo, error) {
 	var none D
 	fi, err := os.Lstat(path)
 	if err != nil {
