@@ -3,6 +3,7 @@
 package reader
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,22 @@ func write(t *testing.T, dir, name string, data []byte) {
 	}
 }
 
+// openList opens dir with opts, to be closed when the test ends, and
+// lists it.
+func openList(t *testing.T, dir string, opts Options) (*Dir, *Listing) {
+	t.Helper()
+	d, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	l, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, l
+}
+
 func privateDir(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "agent-status")
@@ -75,169 +92,79 @@ func TestListVerdicts(t *testing.T) {
 		verdict Verdict
 		reason  string
 	}
-	tests := []struct {
+	a := statusfile.FileName("a")
+	// half is the first half of a record, padTo a record padded with
+	// spaces to n bytes.
+	half := func(r []byte) []byte { return r[:len(r)/2] }
+	padTo := func(r []byte, n int) []byte { return append(r, strings.Repeat(" ", n-len(r))...) }
+	mkdir := func(t *testing.T, dir, name string) { os.Mkdir(filepath.Join(dir, name), 0o700) }
+	type verdictCase struct {
 		name  string
-		setup func(t *testing.T, dir string) string // returns the entry name
+		file  string                               // the entry's name; "" for session a's status file
+		data  []byte                               // written to file, unless setup is set
+		setup func(t *testing.T, dir, file string) // makes file in dir
 		want  want
-	}{
-		{"valid", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now))
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
-		{"malformed JSON", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), []byte(`{"schema":`))
-			return statusfile.FileName("a")
-		}, want{Invalid, "bad-json"}},
-		{"truncated", func(t *testing.T, dir string) string {
-			r := record("a", now)
-			write(t, dir, statusfile.FileName("a"), r[:len(r)/2])
-			return statusfile.FileName("a")
-		}, want{Invalid, "bad-json"}},
-		{"empty", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), nil)
-			return statusfile.FileName("a")
-		}, want{Invalid, "empty"}},
-		{"1 MiB", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, "pad", strings.Repeat("x", 1<<20)))
-			return statusfile.FileName("a")
-		}, want{Invalid, reasonTooLarge}},
-		{"64 KiB exactly", func(t *testing.T, dir string) string {
-			r := record("a", now)
-			r = append(r, []byte(strings.Repeat(" ", statusfile.MaxFileSize-len(r)))...)
-			write(t, dir, statusfile.FileName("a"), r)
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
-		{"64 KiB + 1", func(t *testing.T, dir string) string {
-			r := record("a", now)
-			r = append(r, []byte(strings.Repeat(" ", statusfile.MaxFileSize+1-len(r)))...)
-			write(t, dir, statusfile.FileName("a"), r)
-			return statusfile.FileName("a")
-		}, want{Invalid, reasonTooLarge}},
-		{"array", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), []byte(`[1,2]`))
-			return statusfile.FileName("a")
-		}, want{Invalid, "not-object"}},
-		{"string", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), []byte(`"s"`))
-			return statusfile.FileName("a")
-		}, want{Invalid, "not-object"}},
-		{"number", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), []byte(`42`))
-			return statusfile.FileName("a")
-		}, want{Invalid, "not-object"}},
-		{"unknown schema", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, "schema", "gentle-shell.agent-status/v2"))
-			return statusfile.FileName("a")
-		}, want{Invalid, "unsupported-schema"}},
-		{"unknown state kept", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, "state", "thinking"))
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
-		{"unknown keys ignored", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, "model", map[string]any{"id": "x"}, "tokens", 12))
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
-		{"name not matching session", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("b"), record("a", now))
-			return statusfile.FileName("b")
-		}, want{Invalid, reasonNameMismatch}},
-		{"uppercase hex name", func(t *testing.T, dir string) string {
-			name := strings.ToUpper(statusfile.FileName("a")[:64]) + ".json"
-			write(t, dir, name, record("a", now))
-			return name
-		}, want{Ignored, reasonNotAStatus}},
-		{"dot-file", func(t *testing.T, dir string) string {
-			write(t, dir, "."+statusfile.FileName("a"), record("a", now))
-			return "." + statusfile.FileName("a")
-		}, want{Ignored, reasonDotFile}},
-		{"renameio temp file", func(t *testing.T, dir string) string {
-			name := "." + statusfile.FileName("a") + "8734629873462"
-			write(t, dir, name, record("a", now)[:10])
-			return name
-		}, want{Ignored, reasonDotFile}},
-		{"directory named x.json", func(t *testing.T, dir string) string {
-			os.Mkdir(filepath.Join(dir, "x.json"), 0o700)
-			return "x.json"
-		}, want{Ignored, reasonNotAStatus}},
-		{"directory named like a status file", func(t *testing.T, dir string) string {
-			os.Mkdir(filepath.Join(dir, statusfile.FileName("a")), 0o700)
-			return statusfile.FileName("a")
-		}, want{Invalid, reasonNotRegular}},
-		{"fifo", func(t *testing.T, dir string) string {
-			if err := unix.Mkfifo(filepath.Join(dir, statusfile.FileName("a")), 0o600); err != nil {
+	}
+	tests := []verdictCase{
+		{name: "valid", data: record("a", now), want: want{Fresh, ""}},
+		{name: "malformed JSON", data: []byte(`{"schema":`), want: want{Invalid, "bad-json"}},
+		{name: "truncated", data: half(record("a", now)), want: want{Invalid, "bad-json"}},
+		{name: "empty", data: nil, want: want{Invalid, "empty"}},
+		{name: "1 MiB", data: record("a", now, "pad", strings.Repeat("x", 1<<20)), want: want{Invalid, reasonTooLarge}},
+		{name: "64 KiB exactly", data: padTo(record("a", now), statusfile.MaxFileSize), want: want{Fresh, ""}},
+		{name: "64 KiB + 1", data: padTo(record("a", now), statusfile.MaxFileSize+1), want: want{Invalid, reasonTooLarge}},
+		{name: "array", data: []byte(`[1,2]`), want: want{Invalid, "not-object"}},
+		{name: "string", data: []byte(`"s"`), want: want{Invalid, "not-object"}},
+		{name: "number", data: []byte(`42`), want: want{Invalid, "not-object"}},
+		{name: "unknown schema", data: record("a", now, "schema", "gentle-shell.agent-status/v2"), want: want{Invalid, "unsupported-schema"}},
+		{name: "unknown state kept", data: record("a", now, "state", "thinking"), want: want{Fresh, ""}},
+		{name: "unknown keys ignored", data: record("a", now, "model", map[string]any{"id": "x"}, "tokens", 12), want: want{Fresh, ""}},
+		{name: "name not matching session", file: statusfile.FileName("b"), data: record("a", now), want: want{Invalid, reasonNameMismatch}},
+		{name: "uppercase hex name", file: strings.ToUpper(a[:64]) + ".json", data: record("a", now), want: want{Ignored, reasonNotAStatus}},
+		{name: "dot-file", file: "." + a, data: record("a", now), want: want{Ignored, reasonDotFile}},
+		{name: "renameio temp file", file: "." + a + "8734629873462", data: record("a", now)[:10], want: want{Ignored, reasonDotFile}},
+		{name: "directory named x.json", file: "x.json", setup: mkdir, want: want{Ignored, reasonNotAStatus}},
+		{name: "directory named like a status file", setup: mkdir, want: want{Invalid, reasonNotRegular}},
+		{name: "fifo", setup: func(t *testing.T, dir, file string) {
+			if err := unix.Mkfifo(filepath.Join(dir, file), 0o600); err != nil {
 				t.Skip(err)
 			}
-			return statusfile.FileName("a")
-		}, want{Invalid, reasonNotRegular}},
-		{"socket", func(t *testing.T, dir string) string {
-			l, err := net.Listen("unix", filepath.Join(dir, statusfile.FileName("a")))
+		}, want: want{Invalid, reasonNotRegular}},
+		{name: "socket", setup: func(t *testing.T, dir, file string) {
+			l, err := net.Listen("unix", filepath.Join(dir, file))
 			if err != nil {
 				t.Skip(err)
 			}
 			t.Cleanup(func() { l.Close() })
-			return statusfile.FileName("a")
-		}, want{Invalid, reasonNotRegular}},
-		{"symlink to a valid file outside", func(t *testing.T, dir string) string {
+		}, want: want{Invalid, reasonNotRegular}},
+		{name: "symlink to a valid file outside", setup: func(t *testing.T, dir, file string) {
 			outside := filepath.Join(filepath.Dir(dir), "outside.json")
 			write(t, filepath.Dir(dir), "outside.json", record("a", now))
-			os.Symlink(outside, filepath.Join(dir, statusfile.FileName("a")))
-			return statusfile.FileName("a")
-		}, want{Invalid, reasonSymlink}},
-		{"exactly 30 s old", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now.Add(-30*time.Second)))
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
-		{"30.001 s old", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now.Add(-30001*time.Millisecond)))
-			return statusfile.FileName("a")
-		}, want{Stale, ""}},
-		{"1 h in the future", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now.Add(time.Hour)))
-			return statusfile.FileName("a")
-		}, want{Stale, ""}},
-		{"30 s in the future", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now.Add(30*time.Second)))
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
-		{"non-UTC offset", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, "updatedAt", "2026-11-30T13:59:50+02:00"))
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
-		{"0 fractional digits", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, "updatedAt", "2026-11-30T11:59:45Z"))
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
-		{"9 fractional digits", func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, "updatedAt", "2026-11-30T11:59:45.123456789Z"))
-			return statusfile.FileName("a")
-		}, want{Fresh, ""}},
+			os.Symlink(outside, filepath.Join(dir, file))
+		}, want: want{Invalid, reasonSymlink}},
+		{name: "exactly 30 s old", data: record("a", now.Add(-30*time.Second)), want: want{Fresh, ""}},
+		{name: "30.001 s old", data: record("a", now.Add(-30001*time.Millisecond)), want: want{Stale, ""}},
+		{name: "1 h in the future", data: record("a", now.Add(time.Hour)), want: want{Stale, ""}},
+		{name: "30 s in the future", data: record("a", now.Add(30*time.Second)), want: want{Fresh, ""}},
+		{name: "non-UTC offset", data: record("a", now, "updatedAt", "2026-11-30T13:59:50+02:00"), want: want{Fresh, ""}},
+		{name: "0 fractional digits", data: record("a", now, "updatedAt", "2026-11-30T11:59:45Z"), want: want{Fresh, ""}},
+		{name: "9 fractional digits", data: record("a", now, "updatedAt", "2026-11-30T11:59:45.123456789Z"), want: want{Fresh, ""}},
 	}
 	for _, field := range []string{"session", "state", "updatedAt"} {
-		field := field
-		tests = append(tests, struct {
-			name  string
-			setup func(t *testing.T, dir string) string
-			want  want
-		}{"missing " + field, func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, field, nil))
-			return statusfile.FileName("a")
-		}, want{Invalid, "missing-field"}})
+		tests = append(tests, verdictCase{name: "missing " + field, data: record("a", now, field, nil), want: want{Invalid, "missing-field"}})
 	}
 	for field, value := range map[string]any{"agent": 1, "session": 1, "pid": "1", "cwd": true, "state": 1, "task": "x", "updatedAt": 1} {
-		field, value := field, value
-		tests = append(tests, struct {
-			name  string
-			setup func(t *testing.T, dir string) string
-			want  want
-		}{"wrong type " + field, func(t *testing.T, dir string) string {
-			write(t, dir, statusfile.FileName("a"), record("a", now, field, value))
-			return statusfile.FileName("a")
-		}, want{Invalid, "wrong-type"}})
+		tests = append(tests, verdictCase{name: "wrong type " + field, data: record("a", now, field, value), want: want{Invalid, "wrong-type"}})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := privateDir(t)
-			name := tt.setup(t, dir)
+			name := cmp.Or(tt.file, a)
+			if tt.setup != nil {
+				tt.setup(t, dir, name)
+			} else {
+				write(t, dir, name, tt.data)
+			}
 			done := make(chan struct{})
 			var l *Listing
 			var err error
@@ -525,15 +452,7 @@ func TestRemoveOnlyTheFileRead(t *testing.T) {
 	write(t, dir, statusfile.FileName("old"), record("old", now.Add(-time.Hour)))
 	write(t, dir, statusfile.FileName("replaced"), record("replaced", now.Add(-time.Hour)))
 	os.Symlink("/etc/passwd", filepath.Join(dir, statusfile.FileName("link")))
-	d, err := Open(dir, Options{Clock: testClock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	l, err := d.List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, l := openList(t, dir, Options{Clock: testClock})
 	byName := map[string]*Entry{}
 	for i := range l.Entries {
 		byName[l.Entries[i].Name] = &l.Entries[i]
@@ -572,15 +491,7 @@ func TestListAndReadAgreeOnLiveness(t *testing.T) {
 	dir := privateDir(t)
 	write(t, dir, statusfile.FileName("a"), record("a", now, "pid", os.Getpid()))
 	write(t, dir, statusfile.FileName("other"), record("a", now, "pid", os.Getpid())) // name-mismatch
-	d, err := Open(dir, Options{Clock: testClock, Liveness: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	l, err := d.List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, l := openList(t, dir, Options{Clock: testClock, Liveness: true})
 	for _, e := range l.Entries {
 		got, ok := d.Read(e.Name)
 		if !ok {

@@ -147,6 +147,27 @@ func TestPublisherRefuses(t *testing.T) {
 		dir    string // must not gain files
 		mode   fs.FileMode
 	}
+	// configHomeMode makes a config home of that mode.
+	configHomeMode := func(mode fs.FileMode) func(*testing.T, string) fixture {
+		return func(t *testing.T, base string) fixture {
+			h := filepath.Join(base, "home")
+			os.Mkdir(h, mode)
+			os.Chmod(h, mode)
+			return fixture{opt: sf.Options{ConfigHome: h}, dir: h}
+		}
+	}
+	// linkedStatusFile makes session-1's status file a link, made by link,
+	// to a victim file outside the status directory.
+	linkedStatusFile := func(link func(oldname, newname string) error) func(*testing.T, string) fixture {
+		return func(t *testing.T, base string) fixture {
+			d := filepath.Join(base, "home", "agent-status")
+			os.MkdirAll(d, 0o700)
+			victim := filepath.Join(base, "victim")
+			os.WriteFile(victim, []byte("precious\n"), 0o600)
+			link(victim, filepath.Join(d, sf.FileName("session-1")))
+			return fixture{opt: sf.Options{Dir: d}, victim: victim}
+		}
+	}
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, base string) fixture
@@ -157,16 +178,8 @@ func TestPublisherRefuses(t *testing.T) {
 			os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "home"))
 			return fixture{opt: sf.Options{ConfigHome: filepath.Join(base, "home")}, dir: filepath.Join(base, "real")}
 		}, perm.ErrSymlink},
-		{"config home 0775", func(t *testing.T, base string) fixture {
-			os.Mkdir(filepath.Join(base, "home"), 0o775)
-			os.Chmod(filepath.Join(base, "home"), 0o775)
-			return fixture{opt: sf.Options{ConfigHome: filepath.Join(base, "home")}, dir: filepath.Join(base, "home")}
-		}, perm.ErrWritable},
-		{"config home 0777", func(t *testing.T, base string) fixture {
-			os.Mkdir(filepath.Join(base, "home"), 0o777)
-			os.Chmod(filepath.Join(base, "home"), 0o777)
-			return fixture{opt: sf.Options{ConfigHome: filepath.Join(base, "home")}, dir: filepath.Join(base, "home")}
-		}, perm.ErrWritable},
+		{"config home 0775", configHomeMode(0o775), perm.ErrWritable},
+		{"config home 0777", configHomeMode(0o777), perm.ErrWritable},
 		{"symlinked status dir", func(t *testing.T, base string) fixture {
 			os.Mkdir(filepath.Join(base, "home"), 0o700)
 			os.Mkdir(filepath.Join(base, "elsewhere"), 0o700)
@@ -179,22 +192,8 @@ func TestPublisherRefuses(t *testing.T) {
 			os.Chmod(d, 0o755)
 			return fixture{opt: sf.Options{Dir: d}, dir: d, mode: 0o755}
 		}, perm.ErrAccessible},
-		{"symlinked status file", func(t *testing.T, base string) fixture {
-			d := filepath.Join(base, "home", "agent-status")
-			os.MkdirAll(d, 0o700)
-			victim := filepath.Join(base, "victim")
-			os.WriteFile(victim, []byte("precious\n"), 0o600)
-			os.Symlink(victim, filepath.Join(d, sf.FileName("session-1")))
-			return fixture{opt: sf.Options{Dir: d}, victim: victim}
-		}, perm.ErrSymlink},
-		{"hard-linked status file", func(t *testing.T, base string) fixture {
-			d := filepath.Join(base, "home", "agent-status")
-			os.MkdirAll(d, 0o700)
-			victim := filepath.Join(base, "victim")
-			os.WriteFile(victim, []byte("precious\n"), 0o600)
-			os.Link(victim, filepath.Join(d, sf.FileName("session-1")))
-			return fixture{opt: sf.Options{Dir: d}, victim: victim}
-		}, perm.ErrLinks},
+		{"symlinked status file", linkedStatusFile(os.Symlink), perm.ErrSymlink},
+		{"hard-linked status file", linkedStatusFile(os.Link), perm.ErrLinks},
 		{"status file is a directory", func(t *testing.T, base string) fixture {
 			d := filepath.Join(base, "home", "agent-status")
 			os.MkdirAll(filepath.Join(d, sf.FileName("session-1")), 0o700)

@@ -60,43 +60,43 @@ func (b Background) words() string {
 		}
 		return w
 	}
-	a, t := part(b.Agents, "agent"), part(b.Tasks, "task")
+	return join(part(b.Agents, "agent"), ", ", part(b.Tasks, "task"))
+}
+
+// join returns a and b with sep between them, or whichever is not empty.
+func join(a, sep, b string) string {
 	switch {
-	case a != "" && t != "":
-		return a + ", " + t
-	case a != "":
+	case a == "":
+		return b
+	case b == "":
 		return a
 	}
-	return t
+	return a + sep + b
 }
 
 // sanitizeWhy applies the sanitizer and the caps of SPEC.md to the reason
 // keys, and drops the one the state does not allow: waitingFor is kept
 // only while blocked, ended only while idle.
 func sanitizeWhy(s *Status) {
-	if s.State != Blocked || s.WaitingFor.Kind == "" {
-		s.WaitingFor = Waiting{}
-	} else {
-		w := &s.WaitingFor
-		w.Kind = sanitizeCap(w.Kind, maxWhyWordUnits)
-		w.Tool = sanitizeCap(w.Tool, maxWhyDetailUnits)
-		w.Detail = sanitizeCap(w.Detail, maxWhyDetailUnits)
-		if w.Kind == "" {
-			*w = Waiting{}
-		}
+	w, e := &s.WaitingFor, &s.Ended
+	if s.State != Blocked {
+		*w = Waiting{}
+	}
+	if s.State != Idle {
+		*e = Ended{}
+	}
+	// Each is kept only with its kind or reason, once sanitized ("" stays
+	// "").
+	w.Kind, w.Tool, w.Detail = sanitizeCap(w.Kind, maxWhyWordUnits), sanitizeCap(w.Tool, maxWhyDetailUnits), sanitizeCap(w.Detail, maxWhyDetailUnits)
+	if w.Kind == "" {
+		*w = Waiting{}
+	}
+	e.Reason, e.Detail = sanitizeCap(e.Reason, maxWhyWordUnits), sanitizeCap(e.Detail, maxWhyDetailUnits)
+	if e.Reason == "" {
+		*e = Ended{}
 	}
 	s.Background.Agents = min(max(s.Background.Agents, 0), maxBackground)
 	s.Background.Tasks = min(max(s.Background.Tasks, 0), maxBackground)
-	if s.State != Idle || s.Ended.Reason == "" {
-		s.Ended = Ended{}
-	} else {
-		e := &s.Ended
-		e.Reason = sanitizeCap(e.Reason, maxWhyWordUnits)
-		e.Detail = sanitizeCap(e.Detail, maxWhyDetailUnits)
-		if e.Reason == "" {
-			*e = Ended{}
-		}
-	}
 }
 
 // Why returns the words SPEC.md gives for why the session is in its
@@ -105,14 +105,7 @@ func sanitizeWhy(s *Status) {
 // when the record says nothing. The words come from sanitized fields and
 // are safe to display.
 func (s *Status) Why() string {
-	own, bg := s.ownWhy(), s.Background.words()
-	switch {
-	case own != "" && bg != "":
-		return own + "; " + bg
-	case bg != "":
-		return bg
-	}
-	return own
+	return join(s.ownWhy(), "; ", s.Background.words())
 }
 
 // ownWhy is Why without the background work.

@@ -70,6 +70,16 @@ func fail(err error) {
 	os.Exit(1)
 }
 
+// stopped says whether stop is closed: the attacking loops run until it is.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
+
 func torn(dir string, dur time.Duration, readers, writers int) {
 	stop := make(chan struct{})
 	var writes, reads, tornReads, missing atomic.Int64
@@ -91,12 +101,7 @@ func torn(dir string, dur time.Duration, readers, writers int) {
 				fail(err)
 			}
 			defer d.Close()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stopped(stop) {
 				e, ok := d.Read(name)
 				if !ok {
 					missing.Add(1) // never expected: the rename replaces it
@@ -130,12 +135,7 @@ func swaps(dir string, dur time.Duration, readers int) {
 	wg.Add(2)
 	go func() { // file-type swaps
 		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
+		for i := 0; !stopped(stop); i++ {
 			os.RemoveAll(victim)
 			switch i % 5 {
 			case 0:
@@ -169,12 +169,7 @@ func swaps(dir string, dur time.Duration, readers int) {
 		os.Mkdir(decoy, 0o700)
 		link := filepath.Join(base, "link")
 		os.Symlink(decoy, link)
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
+		for i := 0; !stopped(stop); i++ {
 			// dir <-> other, then dir <-> a symbolic link, and back.
 			tmp := filepath.Join(base, "tmp")
 			if i%2 == 0 {
@@ -194,12 +189,7 @@ func swaps(dir string, dur time.Duration, readers int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stopped(stop) {
 				done := make(chan struct{})
 				start := time.Now()
 				go func() {
@@ -230,12 +220,7 @@ func swaps(dir string, dur time.Duration, readers int) {
 // length.
 func write(wg *sync.WaitGroup, dir string, stop <-chan struct{}, writes *atomic.Int64) {
 	defer wg.Done()
-	for i := 0; ; i++ {
-		select {
-		case <-stop:
-			return
-		default:
-		}
+	for i := 0; !stopped(stop); i++ {
 		rec := statusfile.Status{Agent: "attack", Session: "torn", PID: os.Getpid(), Cwd: "/", State: statusfile.Working,
 			Title: strings.Repeat("x", i%2000)}
 		if _, err := statusfile.WriteFile(dir, rec); err != nil {

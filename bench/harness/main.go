@@ -19,7 +19,6 @@ import (
 
 	"github.com/agentstatus/agentstatus/bench/internal/measure"
 	"github.com/agentstatus/agentstatus/internal/location"
-	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // oneLiner is the published reader (seed 000), run by sh as its users run it.
@@ -47,14 +46,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "harness: jq not found (apt-get install jq)")
 		os.Exit(1)
 	}
-	base := *work
-	if base == "" {
-		var err error
-		if base, err = os.MkdirTemp("", "statusls-bench-"); err != nil {
-			fail(err)
-		}
-		defer os.RemoveAll(base)
+	base, done, err := measure.WorkDir(*work, "statusls-bench-")
+	if err != nil {
+		fail(err)
 	}
+	defer done()
 	fmt.Printf("%d repetitions per command, interleaved; medians; wall time includes fork/exec\n", *reps)
 	fmt.Printf("%-8s %11s %11s %11s %11s %11s %11s %8s\n", "sessions", "statusls", "one-liner", "floor", "sls/floor", "liner/sls", "sls maxRSS", "same")
 	ok := true
@@ -148,29 +144,15 @@ func generate(dir string, n int) time.Time {
 	}
 	os.Chmod(filepath.Dir(dir), 0o700)
 	now := time.Now()
-	states := []statusfile.State{statusfile.Working, statusfile.Blocked, statusfile.Idle}
-	agents := []string{"pi", "gentle-shell", "claude-code", "codex"}
 	for i := 0; i < n; i++ {
-		s := statusfile.Status{
-			Agent:     agents[i%len(agents)],
-			Session:   fmt.Sprintf("bench-%d-%08x", i, uint32(i)*2654435761),
-			PID:       1000 + i,
-			Cwd:       fmt.Sprintf("/home/user/src/project-%d", i%50),
-			State:     states[i%3],
-			Title:     fmt.Sprintf("Task %d: implement the status adapter for module %d", i, i%97),
-			UpdatedAt: now.Add(ahead).Add(-time.Duration(i%9000) * time.Millisecond),
-		}
+		s := measure.Record(i, now.Add(ahead))
 		if i%4 == 0 {
 			s.Title = ""
 		}
 		if i%10 == 9 {
 			s.UpdatedAt = now.Add(-time.Hour)
 		}
-		data, err := statusfile.Encode(s)
-		if err != nil {
-			fail(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, statusfile.FileName(s.Session)), data, 0o600); err != nil {
+		if err := measure.WriteRecord(dir, s); err != nil {
 			fail(err)
 		}
 	}

@@ -172,10 +172,7 @@ func generate(dir string, n, size int, pad string) {
 				fail(fmt.Errorf("record of %d bytes", len(data)))
 			}
 		}
-		if _, err := statusfile.Decode(data); err != nil {
-			fail(fmt.Errorf("generated an invalid record: %v", err))
-		}
-		if err := os.WriteFile(filepath.Join(dir, statusfile.FileName(s.Session)), data, 0o600); err != nil {
+		if err := measure.WriteData(dir, s.Session, data); err != nil {
 			fail(err)
 		}
 	}

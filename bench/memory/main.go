@@ -69,14 +69,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: memory -statusls BIN -floor BIN [-files N] [-size BYTES] [-title ascii|utf8] [-sessions N] [-reps N] [-small-reps N]")
 		os.Exit(2)
 	}
-	base := *work
-	if base == "" {
-		var err error
-		if base, err = os.MkdirTemp("", "statusls-memory-"); err != nil {
-			fail(err)
-		}
-		defer os.RemoveAll(base)
+	base, done, err := measure.WorkDir(*work, "statusls-memory-")
+	if err != nil {
+		fail(err)
 	}
+	defer done()
 	fmt.Printf("wall time includes fork/exec; output to a drained pipe; RSS is wait4's ru_maxrss\n")
 	ok := true
 
@@ -207,18 +204,9 @@ func generate(dir string, n, size int, kind string) {
 	}
 	os.Chmod(filepath.Dir(dir), 0o700)
 	now := time.Now().Add(ahead)
-	states := []statusfile.State{statusfile.Working, statusfile.Blocked, statusfile.Idle}
 	const mark = "TITLE-GOES-HERE"
 	for i := 0; i < n; i++ {
-		s := statusfile.Status{
-			Agent:     []string{"pi", "claude-code", "codex", "gemini"}[i%4],
-			Session:   fmt.Sprintf("bench-%d-%08x", i, uint32(i)*2654435761),
-			PID:       1000 + i,
-			Cwd:       fmt.Sprintf("/home/user/src/project-%d", i%50),
-			State:     states[i%3],
-			Title:     fmt.Sprintf("Task %d: implement the status adapter for module %d", i, i%97),
-			UpdatedAt: now.Add(-time.Duration(i%9000) * time.Millisecond),
-		}
+		s := measure.Record(i, now)
 		if size > 0 {
 			s.Title = mark
 		}
@@ -232,10 +220,7 @@ func generate(dir string, n, size int, kind string) {
 				fail(fmt.Errorf("generated a record of %d bytes, want %d", len(data), size))
 			}
 		}
-		if _, err := statusfile.Decode(data); err != nil {
-			fail(fmt.Errorf("generated an invalid record: %v", err))
-		}
-		if err := os.WriteFile(filepath.Join(dir, statusfile.FileName(s.Session)), data, 0o600); err != nil {
+		if err := measure.WriteData(dir, s.Session, data); err != nil {
 			fail(err)
 		}
 	}

@@ -114,18 +114,8 @@ func generate(dir string, n int) {
 		fail(err)
 	}
 	now := genTime
-	states := []statusfile.State{statusfile.Working, statusfile.Blocked, statusfile.Idle}
-	agents := []string{"pi", "gentle-shell", "claude-code", "codex"}
 	for i := range n {
-		s := statusfile.Status{
-			Agent:     agents[i%len(agents)],
-			Session:   fmt.Sprintf("bench-%d-%08x", i, uint32(i)*2654435761),
-			PID:       1000 + i,
-			Cwd:       fmt.Sprintf("/home/user/src/project-%d", i%50),
-			State:     states[i%3],
-			Title:     fmt.Sprintf("Task %d: implement the status adapter for module %d", i, i%97),
-			UpdatedAt: now.Add(-time.Duration(i%9000) * time.Millisecond),
-		}
+		s := measure.Record(i, now)
 		switch {
 		case s.State == statusfile.Blocked:
 			s.WaitingFor = statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "make test", Since: now.Add(-time.Duration(i%1200) * time.Second)}
@@ -135,11 +125,7 @@ func generate(dir string, n int) {
 		if i%10 == 9 {
 			s.UpdatedAt = now.Add(-time.Hour)
 		}
-		data, err := statusfile.Encode(s)
-		if err != nil {
-			fail(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, statusfile.FileName(s.Session)), data, 0o600); err != nil {
+		if err := measure.WriteRecord(dir, s); err != nil {
 			fail(err)
 		}
 	}

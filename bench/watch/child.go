@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/metrics"
 	"runtime/pprof"
@@ -88,50 +89,34 @@ func runChild(dir string, floor bool) error {
 		}
 	}()
 	<-ready
-	out := bufio.NewWriter(os.Stdout)
-	fmt.Fprintf(out, "ready %d\n", snapshot)
-	out.Flush()
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-		switch in.Text() {
-		case "stats":
-			var ru syscall.Rusage
-			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-				return err
-			}
-			cpu := ru.Utime.Nano() + ru.Stime.Nano()
-			hwm, err := peakRSS()
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			heap()
-			fmt.Fprintf(out, "cpu %d maxrss %d heappeak %d overflows %d\n", cpu, hwm, heapPeak, overflows)
-			mu.Unlock()
+	stats := func() (uint64, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		heap()
+		return heapPeak, overflows
+	}
+	other := func(cmd string, out io.Writer) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		switch cmd {
 		case "record on":
-			mu.Lock()
 			recording = true
-			mu.Unlock()
 		case "dump":
-			mu.Lock()
 			for _, l := range log {
 				fmt.Fprintln(out, l)
 			}
 			log = nil
-			mu.Unlock()
-		case "quit":
-			err := w.Close()
-			<-done
-			fmt.Fprintln(out, "end")
-			out.Flush()
-			return err
 		default:
-			return fmt.Errorf("unknown command %q", in.Text())
+			return false
 		}
-		fmt.Fprintln(out, "end")
-		out.Flush()
+		return true
 	}
-	return in.Err()
+	quit := func() error {
+		err := w.Close()
+		<-done
+		return err
+	}
+	return serve(snapshot, stats, other, quit)
 }
 
 // runFloor is the floor under the watcher: a process that only drains
@@ -159,34 +144,53 @@ func runFloor(dir string) error {
 			}
 		}
 	}()
+	none := func() (uint64, int) { return 0, 0 }
+	unknown := func(string, io.Writer) bool { return false }
+	return serve(0, none, unknown, fw.Close)
+}
+
+// serve is the command loop on stdin of the watcher and of the floor. It
+// writes "ready N" (N: the snapshot's records), then answers "stats" with
+// the process's CPU time, peak memory and what stats tells; "quit" by
+// quit; any other command by other, which says whether it knew it. Every
+// reply ends with a line "end".
+func serve(ready int, stats func() (heapPeak uint64, overflows int), other func(cmd string, out io.Writer) bool, quit func() error) error {
 	out := bufio.NewWriter(os.Stdout)
-	fmt.Fprintf(out, "ready %d\n", 0)
+	fmt.Fprintf(out, "ready %d\n", ready)
 	out.Flush()
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		switch in.Text() {
-		case "stats":
-			var ru syscall.Rusage
-			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-				return err
-			}
-			hwm, err := peakRSS()
+		switch cmd := in.Text(); {
+		case cmd == "stats":
+			cpu, hwm, err := usage()
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "cpu %d maxrss %d heappeak %d overflows %d\n", ru.Utime.Nano()+ru.Stime.Nano(), hwm, 0, 0)
-		case "quit":
-			err := fw.Close()
+			heapPeak, overflows := stats()
+			fmt.Fprintf(out, "cpu %d maxrss %d heappeak %d overflows %d\n", cpu, hwm, heapPeak, overflows)
+		case cmd == "quit":
+			err := quit()
 			fmt.Fprintln(out, "end")
 			out.Flush()
 			return err
-		default:
-			return fmt.Errorf("unknown command %q", in.Text())
+		case !other(cmd, out):
+			return fmt.Errorf("unknown command %q", cmd)
 		}
 		fmt.Fprintln(out, "end")
 		out.Flush()
 	}
 	return in.Err()
+}
+
+// usage returns what "stats" reports of the process: its CPU time (user
+// and system, ns) and its peak resident memory (bytes, see peakRSS).
+func usage() (cpu, peak int64, err error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0, err
+	}
+	peak, err = peakRSS()
+	return ru.Utime.Nano() + ru.Stime.Nano(), peak, err
 }
 
 // peakRSS returns the process's peak resident memory in bytes: VmHWM of

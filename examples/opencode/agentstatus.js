@@ -157,6 +157,14 @@ function publisher(directory) {
     }
   };
 
+  // idle ends the session's turn: nothing waits any more, and unless an
+  // error said why it ended, it is done.
+  const idle = (s) => {
+    s.busy = false;
+    s.waits.clear();
+    s.ended ??= { reason: "done", detail: null };
+  };
+
   // handle applies one event of any instance's folder; session ids are
   // unique across folders.
   const handle = (event) => {
@@ -183,18 +191,13 @@ function publisher(directory) {
         const busy = type === "busy" || type === "retry";
         if (busy && !s.busy) s.ended = null; // a turn begins
         s.busy = busy;
-        if (type === "idle") {
-          s.waits.clear();
-          s.ended ??= { reason: "done", detail: null };
-        }
+        if (type === "idle") idle(s);
         break;
       }
       case "session.idle": {
         const s = session(p.sessionID);
         if (!s) return;
-        s.busy = false;
-        s.waits.clear();
-        s.ended ??= { reason: "done", detail: null };
+        idle(s);
         break;
       }
       case "session.error": {

@@ -74,6 +74,16 @@ func startProxy(t *testing.T, mode string, mutate ...func(*Config)) *proxy {
 	return p
 }
 
+// startSession starts the proxy over the fake ACP agent and opens a
+// session (newReq), up to the session's idle record.
+func startSession(t *testing.T) *proxy {
+	p := startProxy(t, "acp")
+	io.WriteString(p.in, newReq+"\n")
+	bufio.NewReader(p.out).ReadString('\n')
+	p.waitRecord("idle|||/src/app")
+	return p
+}
+
 func (p *proxy) wait() int {
 	p.t.Helper()
 	select {
@@ -241,11 +251,7 @@ func TestRunForwardsSignals(t *testing.T) {
 
 // The agent's exit removes the records, the editor still connected.
 func TestRunAgentExitRemoves(t *testing.T) {
-	p := startProxy(t, "acp")
-	lines := bufio.NewReader(p.out)
-	io.WriteString(p.in, newReq+"\n")
-	lines.ReadString('\n')
-	p.waitRecord("idle|||/src/app")
+	p := startSession(t)
 	// A prompt with no text makes the fake agent fail (index out of range).
 	io.WriteString(p.in, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[]}}`+"\n")
 	if code := p.wait(); code == 0 {
@@ -282,11 +288,7 @@ func TestRunFailedWriteKeepsTheStream(t *testing.T) {
 // An editor that is gone (its end of the pipe closed) removes the records;
 // the agent's output is still drained, and its exit ends the proxy.
 func TestRunEditorGone(t *testing.T) {
-	p := startProxy(t, "acp")
-	lines := bufio.NewReader(p.out)
-	io.WriteString(p.in, newReq+"\n")
-	lines.ReadString('\n')
-	p.waitRecord("idle|||/src/app")
+	p := startSession(t)
 	p.out.Close()
 	io.WriteString(p.in, newReq+"\n") // answered into a closed pipe
 	p.waitRecord("none")

@@ -38,15 +38,11 @@ const ownerLockWait = 2 * time.Second
 func Set(dir, session string, ch Change, wd, exe string) error {
 	issued := issueStamp()
 	testhook.At(testhook.UpdateIssued, session)
-	s, err := openSession(dir, session, true)
+	s, l, err := lockSession(dir, session, true)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	l, err := s.lockLive(LockWait)
-	if err != nil {
-		return err
-	}
 	defer l.Release() // released early below, before an owner starts
 	stamps := readStamps(l)
 	if issued < stamps.Cleared {
@@ -116,22 +112,34 @@ func Set(dir, session string, ch Change, wd, exe string) error {
 	return nil
 }
 
+// lockSession opens the session's files in dir and takes its write lock,
+// waiting up to LockWait. With create, a missing status directory is
+// created; without, it returns no session and no error.
+func lockSession(dir, session string, create bool) (*sessionDir, *safefs.Lock, error) {
+	s, err := openSession(dir, session, create)
+	if !create && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := s.lockLive(LockWait)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, l, nil
+}
+
 // Clear removes the session's record and tells its heartbeat owner,
 // if one runs, to look and exit.
 func Clear(dir, session string) error {
 	issued := issueStamp()
-	s, err := openSession(dir, session, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	s, l, err := lockSession(dir, session, false)
+	if err != nil || s == nil {
 		return err
 	}
 	defer s.Close()
-	l, err := s.lockLive(LockWait)
-	if err != nil {
-		return err
-	}
 	defer l.Release()
 	if err := s.removeRecord(); err != nil {
 		return err

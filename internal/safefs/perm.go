@@ -190,49 +190,66 @@ func CheckStatusFileIn(root *os.Root, name string) error {
 // OpenStatusRoot checks the status directory and opens it as an [os.Root],
 // verifying that the directory opened is the one that was checked.
 func OpenStatusRoot(path string) (*os.Root, error) {
+	root, _, err := openChecked(path, os.OpenRoot, func(r *os.Root) (fs.FileInfo, error) { return r.Stat(".") })
+	return root, err
+}
+
+// openChecked checks the status directory at path and opens it with open,
+// then makes sure, by what stat tells of the one opened, that it is the
+// directory that was checked and not one put in its place in between. It
+// returns the opened directory and that FileInfo.
+func openChecked[D interface{ Close() error }](path string, open func(string) (D, error), stat func(D) (fs.FileInfo, error)) (D, fs.FileInfo, error) {
+	var none D
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil, err
+		return none, nil, err
 	}
 	if err := checkStatusDir(path, fi); err != nil {
-		return nil, err
+		return none, nil, err
 	}
-	root, err := os.OpenRoot(path)
+	d, err := open(path)
 	if err != nil {
-		return nil, err
+		return none, nil, err
 	}
-	rfi, err := root.Stat(".")
+	info, err := stat(d)
 	if err != nil {
-		root.Close()
-		return nil, err
+		d.Close()
+		return none, nil, err
 	}
-	if !os.SameFile(fi, rfi) {
-		root.Close()
-		return nil, refuse(StatusDir, path, ErrChanged, "")
+	if !os.SameFile(fi, info) {
+		d.Close()
+		return none, nil, refuse(StatusDir, path, ErrChanged, "")
 	}
-	return root, nil
+	return d, info, nil
 }
 
 // TypeName names the type of a file that is not regular, for messages:
 // "directory", "named pipe (FIFO)", "socket", "device", ...
 func TypeName(m fs.FileMode) string {
-	switch t := m.Type(); {
-	case t&fs.ModeDir != 0:
-		return "directory"
-	case t&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		return "named pipe (FIFO)"
-	case t&fs.ModeSocket != 0:
-		return "socket"
-	case t&fs.ModeCharDevice != 0:
-		return "character device"
-	case t&fs.ModeDevice != 0:
-		return "device"
-	case t == 0:
+	t := m.Type()
+	for _, n := range typeNames {
+		if t&n.bit != 0 {
+			return n.name
+		}
+	}
+	if t == 0 {
 		return "regular file"
 	}
 	return "irregular file"
+}
+
+// typeNames are the names of the type bits, in the order they are tried: a
+// character device has ModeDevice set too.
+var typeNames = []struct {
+	bit  fs.FileMode
+	name string
+}{
+	{fs.ModeDir, "directory"},
+	{fs.ModeSymlink, "symbolic link"},
+	{fs.ModeNamedPipe, "named pipe (FIFO)"},
+	{fs.ModeSocket, "socket"},
+	{fs.ModeCharDevice, "character device"},
+	{fs.ModeDevice, "device"},
 }
 
 // DirEntry is a name in a directory and its type, as the directory listing

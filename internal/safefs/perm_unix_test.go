@@ -56,7 +56,9 @@ func TestEnsureCreatesPrivateDirs(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	type setup func(t *testing.T, base string) (home, dir string)
+	// Each setup makes, below base, what the config home base/home and
+	// its status directory base/home/agent-status are to be.
+	type setup func(t *testing.T, base string)
 	mk := func(t *testing.T, p string, m fs.FileMode) {
 		t.Helper()
 		if err := os.Mkdir(p, m); err != nil {
@@ -66,55 +68,45 @@ func TestRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	configHomeMode := func(m fs.FileMode) setup {
+		return func(t *testing.T, base string) { mk(t, filepath.Join(base, "home"), m) }
+	}
+	statusDirMode := func(m fs.FileMode) setup {
+		return func(t *testing.T, base string) {
+			mk(t, filepath.Join(base, "home"), 0o700)
+			mk(t, filepath.Join(base, "home", "agent-status"), m)
+		}
+	}
 	tests := []struct {
 		name  string
 		setup setup
 		want  error
 		what  string
 	}{
-		{"config home symlink", func(t *testing.T, base string) (string, string) {
+		{"config home symlink", func(t *testing.T, base string) {
 			mk(t, filepath.Join(base, "real"), 0o700)
 			os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "home"))
-			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
 		}, ErrSymlink, ConfigHome},
-		{"config home 0775", func(t *testing.T, base string) (string, string) {
-			mk(t, filepath.Join(base, "home"), 0o775)
-			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
-		}, ErrWritable, ConfigHome},
-		{"config home 0777", func(t *testing.T, base string) (string, string) {
-			mk(t, filepath.Join(base, "home"), 0o777)
-			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
-		}, ErrWritable, ConfigHome},
-		{"config home a file", func(t *testing.T, base string) (string, string) {
+		{"config home 0775", configHomeMode(0o775), ErrWritable, ConfigHome},
+		{"config home 0777", configHomeMode(0o777), ErrWritable, ConfigHome},
+		{"config home a file", func(t *testing.T, base string) {
 			os.WriteFile(filepath.Join(base, "home"), nil, 0o600)
-			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
 		}, ErrNotDir, ConfigHome},
-		{"status dir symlink", func(t *testing.T, base string) (string, string) {
+		{"status dir symlink", func(t *testing.T, base string) {
 			mk(t, filepath.Join(base, "home"), 0o700)
 			mk(t, filepath.Join(base, "elsewhere"), 0o700)
 			os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(base, "home", "agent-status"))
-			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
 		}, ErrSymlink, StatusDir},
-		{"status dir 0755", func(t *testing.T, base string) (string, string) {
-			mk(t, filepath.Join(base, "home"), 0o700)
-			mk(t, filepath.Join(base, "home", "agent-status"), 0o755)
-			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
-		}, ErrAccessible, StatusDir},
-		{"status dir 0750", func(t *testing.T, base string) (string, string) {
-			mk(t, filepath.Join(base, "home"), 0o700)
-			mk(t, filepath.Join(base, "home", "agent-status"), 0o750)
-			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
-		}, ErrAccessible, StatusDir},
-		{"status dir 0701", func(t *testing.T, base string) (string, string) {
-			mk(t, filepath.Join(base, "home"), 0o700)
-			mk(t, filepath.Join(base, "home", "agent-status"), 0o701)
-			return filepath.Join(base, "home"), filepath.Join(base, "home", "agent-status")
-		}, ErrAccessible, StatusDir},
+		{"status dir 0755", statusDirMode(0o755), ErrAccessible, StatusDir},
+		{"status dir 0750", statusDirMode(0o750), ErrAccessible, StatusDir},
+		{"status dir 0701", statusDirMode(0o701), ErrAccessible, StatusDir},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := t.TempDir()
-			home, dir := tt.setup(t, base)
+			tt.setup(t, base)
+			home := filepath.Join(base, "home")
+			dir := filepath.Join(home, "agent-status")
 			err := EnsureConfigHome(home)
 			if err == nil {
 				err = EnsureStatusDir(dir)

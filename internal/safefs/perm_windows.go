@@ -33,25 +33,9 @@ type Dir struct {
 
 // OpenDir opens a status directory for reading, refusing a link.
 func OpenDir(path string) (*Dir, error) {
-	fi, err := os.Lstat(path)
+	f, info, err := openChecked(path, openShared, (*os.File).Stat)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkStatusDir(path, fi); err != nil {
-		return nil, err
-	}
-	f, err := openShared(path)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !os.SameFile(fi, info) {
-		f.Close()
-		return nil, refuse(StatusDir, path, ErrChanged, "")
 	}
 	return &Dir{f: f, path: path, info: info}, nil
 }

@@ -1,8 +1,9 @@
 //go:build unix
 
 // Package measure holds what the benchmark commands under bench/ share:
-// running a command once for its wall time, CPU time and peak memory, and
-// the median of repeated figures.
+// running a command once for its wall time, CPU time and peak memory, the
+// median of repeated figures, and the status directories they are run
+// over: their work directory and the records generated into it.
 package measure
 
 import (

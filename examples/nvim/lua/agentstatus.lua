@@ -92,19 +92,24 @@ local function label(ev)
   return w.kind
 end
 
+-- sorted_keys returns the keys of t, sorted.
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do
+    table.insert(keys, k)
+  end
+  table.sort(keys)
+  return keys
+end
+
 local function recompute()
   local counts = {}
   for _, state in pairs(sessions) do
     counts[state] = (counts[state] or 0) + 1
   end
   -- The blocked sessions' words, in session order.
-  local ids = {}
-  for id in pairs(labels) do
-    table.insert(ids, id)
-  end
-  table.sort(ids)
   local words = {}
-  for _, id in ipairs(ids) do
+  for _, id in ipairs(sorted_keys(labels)) do
     table.insert(words, labels[id])
   end
   local parts = {}
@@ -193,13 +198,8 @@ end
 
 -- list echoes one line per fresh session: state, id, and why (:AgentStatus).
 function M.list()
-  local ids = {}
-  for id in pairs(sessions) do
-    table.insert(ids, id)
-  end
-  table.sort(ids)
   local lines = {}
-  for _, id in ipairs(ids) do
+  for _, id in ipairs(sorted_keys(sessions)) do
     local line = sessions[id] .. "  " .. id
     if reasons[id] then
       line = line .. "  " .. reasons[id]

@@ -157,14 +157,19 @@ export function parseTime(s: string): bigint | null {
   return BigInt(secs) * 1_000_000_000n + BigInt(nsec);
 }
 
+/**
+ * splitNanos splits nanoseconds since the epoch into whole seconds and the
+ * nanoseconds past them (0 to 999,999,999, also before 1970).
+ */
+export function splitNanos(ns: bigint): [secs: bigint, nsec: bigint] {
+  const secs = ns / 1_000_000_000n;
+  const rem = ns % 1_000_000_000n;
+  return rem < 0n ? [secs - 1n, rem + 1_000_000_000n] : [secs, rem];
+}
+
 /** formatTime writes a time as SPEC.md T1 does: UTC, milliseconds truncated. */
 export function formatTime(ns: bigint): string {
-  let secs = ns / 1_000_000_000n;
-  let rem = ns % 1_000_000_000n;
-  if (rem < 0n) {
-    rem += 1_000_000_000n;
-    secs -= 1n;
-  }
+  const [secs, rem] = splitNanos(ns);
   const s = Number(secs);
   const days = Math.floor(s / 86400);
   const tod = s - days * 86400;
@@ -505,6 +510,9 @@ export interface View {
 }
 
 const orNull = (s: string) => (s === "" ? null : s);
+/** detailView is a tool or detail sanitized, null for none or for nothing left. */
+const detailView = (s: string | null) => (s === null ? null : orNull(sanitizeTitle(s, MAX_DETAIL_UNITS)));
+const timeView = (ns: bigint | null) => (ns === null ? null : formatTime(ns));
 
 /** view sanitizes a record for display; the reason keys only with their state. */
 export function view(r: StatusRecord): View {
@@ -512,23 +520,15 @@ export function view(r: StatusRecord): View {
   if (r.waitingFor && r.state === "blocked") {
     const kind = sanitizeTitle(r.waitingFor.kind, MAX_KIND_UNITS);
     if (kind !== "") {
-      waitingFor = {
-        kind,
-        tool: r.waitingFor.tool === null ? null : orNull(sanitizeTitle(r.waitingFor.tool, MAX_DETAIL_UNITS)),
-        detail: r.waitingFor.detail === null ? null : orNull(sanitizeTitle(r.waitingFor.detail, MAX_DETAIL_UNITS)),
-        since: r.waitingFor.since === null ? null : formatTime(r.waitingFor.since),
-      };
+      const w = r.waitingFor;
+      waitingFor = { kind, tool: detailView(w.tool), detail: detailView(w.detail), since: timeView(w.since) };
     }
   }
   let ended: View["ended"] = null;
   if (r.ended && r.state === "idle") {
     const reason = sanitizeTitle(r.ended.reason, MAX_KIND_UNITS);
     if (reason !== "") {
-      ended = {
-        reason,
-        detail: r.ended.detail === null ? null : orNull(sanitizeTitle(r.ended.detail, MAX_DETAIL_UNITS)),
-        at: r.ended.at === null ? null : formatTime(r.ended.at),
-      };
+      ended = { reason, detail: detailView(r.ended.detail), at: timeView(r.ended.at) };
     }
   }
   return {

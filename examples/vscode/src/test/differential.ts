@@ -5,7 +5,7 @@
 // (UTF-8, U+FFFD per maximal subpart).
 
 import * as readline from "node:readline";
-import { decode, Invalid, sanitizeText, sanitizeTitle, view, why } from "../protocol";
+import { decode, Invalid, sanitizeText, sanitizeTitle, splitNanos, view, why } from "../protocol";
 
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
@@ -19,13 +19,7 @@ function answer(req: { op: string; b64: string; max?: number }): unknown {
     case "decode":
       try {
         const r = decode(bytes);
-        const ns = r.updatedAt;
-        let sec = ns / 1_000_000_000n;
-        let nsec = ns % 1_000_000_000n;
-        if (nsec < 0n) {
-          nsec += 1_000_000_000n;
-          sec -= 1n;
-        }
+        const [sec, nsec] = splitNanos(r.updatedAt);
         const v = view(r);
         const w = v.waitingFor;
         const e = v.ended;
