@@ -421,6 +421,7 @@ func TestHookTracesStatuspub(t *testing.T) {
 // An adapter that exits 2 (which blocks the agent), hangs, or prints on
 // stdout fails.
 func TestHookTracesJudgeTheProcess(t *testing.T) {
+	t.Parallel()
 	traces, err := hookTraces("codex")
 	if err != nil {
 		t.Fatal(err)

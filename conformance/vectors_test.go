@@ -216,6 +216,7 @@ var exempt = map[string]string{
 }
 
 func TestMaterializeAll(t *testing.T) {
+	t.Parallel()
 	cases := loadCases(t)
 	dir := t.TempDir()
 	_, skipped, err := Materialize(dir)

@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -31,6 +30,7 @@ import (
 	_ "github.com/agentstatus/agentstatus/internal/jqrun/gojqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -53,22 +53,10 @@ func TestMain(m *testing.M) {
 	// statusls-jq: statusls with the jq engine, which this binary links.
 	testbin.Main(m, map[string]func() int{"statusls": statusls.Main, "statusls-jq": statusls.Main, "statuspub": statuspub.Main}, func(dir string) {
 		binDir = dir
-		moreParallel()
+		// The tests mostly wait for the programs they drive (tmux,
+		// Neovim, Node, Prometheus).
+		testmain.MoreParallel(8)
 	})
-}
-
-// moreParallel lets more tests run side by side than -parallel's default,
-// the number of processors, unless -parallel is given: they mostly wait
-// for the programs they drive (tmux, Neovim, Node, Prometheus). Called
-// only when the binary runs the tests (not as one of the commands, whose
-// flags are their own).
-func moreParallel() {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", "8")
-	}
 }
 
 // requireTool skips the test when name is not installed, unless CI asks

@@ -185,6 +185,7 @@ func vscodeSourceHash() (string, error) {
 // package's processor time. reader-cli.js itself, the same logic with a
 // process around it, runs the cases of a few topics, refusals among them.
 func TestVSCodeReaderConformance(t *testing.T) {
+	t.Parallel()
 	node, out := vscodeBuild(t)
 	level := "hardened"
 	if testing.Short() {
@@ -397,6 +398,7 @@ func sanitizeInputs(t *testing.T) []string {
 
 // The sanitizer is SPEC.md §7 exactly, as statusfile implements it.
 func TestVSCodeSanitizerMatchesGo(t *testing.T) {
+	t.Parallel()
 	node, out := vscodeBuild(t)
 	d := startDiffer(t, node, out)
 	for _, raw := range sanitizeInputs(t) {
@@ -526,6 +528,7 @@ func whyRecords(t *testing.T) [][]byte {
 // and in the same words (statusfile.Status.Why): on every file of the
 // conformance vectors, the statusfile fuzz corpus, and whyRecords.
 func TestVSCodeDecoderMatchesGo(t *testing.T) {
+	t.Parallel()
 	node, out := vscodeBuild(t)
 	d := startDiffer(t, node, out)
 	cases, err := vector.Load(os.DirFS(filepath.Join("..", "conformance", "testdata")), "reader")
@@ -588,6 +591,7 @@ func FuzzVSCodeSanitizer(f *testing.F) {
 // the extension's reader shows, with the words of SPEC.md Y7 computed
 // from the same fields (TestVSCodeDecoderMatchesGo checks the words).
 func TestVSCodeReaderStatuspub(t *testing.T) {
+	t.Parallel()
 	node, out := vscodeBuild(t)
 	home, pid := standInAgent(t)
 	for _, args := range [][]string{
