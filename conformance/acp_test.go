@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/testbin"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 func TestACPTracesParse(t *testing.T) {
@@ -30,7 +31,7 @@ func TestACPTracesParse(t *testing.T) {
 // statuspub acp passes every trace, and bridges that break a rule fail.
 func TestACPTracesAgainstStatuspub(t *testing.T) {
 	t.Parallel()
-	skipShort(t, "starts statuspub acp for every trace; the broken bridges wait out their deadlines")
+	testmain.SkipShort(t, "starts statuspub acp for every trace; the broken bridges wait out their deadlines")
 	if runtime.GOOS == "windows" {
 		t.Skip("the hook session protocol needs POSIX locks")
 	}

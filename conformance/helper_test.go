@@ -328,13 +328,3 @@ func testReaderFunc(flaw string) readerFunc {
 		return testRead(dir, now, flaw)
 	}
 }
-
-// skipShort skips, under go test -short, a test that waits for real time
-// or starts real servers and processes by the dozen: why says which. Those
-// tests run in the full suite (go test ./..., as CI runs it).
-func skipShort(t testing.TB, why string) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip(why + "; runs without -short")
-	}
-}

@@ -22,6 +22,7 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // The hook traces' own tests: every trace passes statuspub's adapters, a
@@ -374,7 +375,7 @@ func TestHookTracesCatchFlaws(t *testing.T) {
 // side: a step mostly waits for its process, and -parallel would
 // serialize subtests.
 func TestHookTracesStatuspub(t *testing.T) {
-	skipShort(t, "runs every hook trace through statuspub's adapters as processes, a publisher heartbeating behind each session")
+	testmain.SkipShort(t, "runs every hook trace through statuspub's adapters as processes, a publisher heartbeating behind each session")
 	t.Parallel()
 	statuspub := toolkitCommand(t, "statuspub")
 	type run struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/agentstatus/agentstatus/statusfile"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // brokenPublishers are flawed versions of the test publisher, each with
@@ -81,7 +82,7 @@ var publishedOnlyFails = []string{"N2/session-empty", "N2/session-control-charac
 // so they run side by side rather than as parallel subtests, which
 // -parallel would serialize.
 func TestPublishers(t *testing.T) {
-	skipShort(t, "watches each publisher's heartbeat for 20 s of real time, about fifty publishers")
+	testmain.SkipShort(t, "watches each publisher's heartbeat for 20 s of real time, about fifty publishers")
 	t.Parallel()
 	var all []string
 	for _, b := range brokenPublishers {
@@ -301,7 +302,7 @@ func TestPublisherRulesCovered(t *testing.T) {
 // A publisher that leaves a process behind holding its standard error (a
 // daemon it started) is judged by its own exit, not by the daemon's.
 func TestPublisherWithADaemon(t *testing.T) {
-	skipShort(t, "starts statuspub serve and signals it (W4), waiting on real processes")
+	testmain.SkipShort(t, "starts statuspub serve and signals it (W4), waiting on real processes")
 	t.Parallel()
 	sh := requireTool(t, "sh")
 	serve := toolkitCommand(t, "statuspub") + " serve --config-home {home} --session {session} --agent {agent}"

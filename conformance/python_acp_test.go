@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // The Python bridge passes the ACP traces, and each of its flaws (a
@@ -16,7 +18,7 @@ import (
 var pythonACPFlaws = []string{"answer-keeps-blocked", "error-is-done", "bare-session-id", "close-keeps-records"}
 
 func TestPythonACPBridge(t *testing.T) {
-	skipShort(t, "starts the Python ACP bridge for every trace under every flaw; each failing trace waits out its 2 s deadline")
+	testmain.SkipShort(t, "starts the Python ACP bridge for every trace under every flaw; each failing trace waits out its 2 s deadline")
 	t.Parallel()
 	requireTool(t, "python3")
 	// The bridges, each trace of each, run side by side: a failing trace

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // The misreadings of SPEC.md §6 (freshness), §7 (sanitizing), C4 (what
@@ -96,7 +98,7 @@ func pythonFlawCommand(t *testing.T, flaw, script string) []string {
 }
 
 func TestPythonMutants(t *testing.T) {
-	skipShort(t, "starts the Python publisher and reader under every flaw, heartbeat checks (20 s of real time) included")
+	testmain.SkipShort(t, "starts the Python publisher and reader under every flaw, heartbeat checks (20 s of real time) included")
 	t.Parallel()
 	requireTool(t, "python3")
 	var wg sync.WaitGroup

@@ -9,6 +9,7 @@ import (
 	"github.com/agentstatus/agentstatus/reader"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // readerPackage is package reader as a reader under test, in process: the
@@ -34,7 +35,7 @@ func TestReaderPackage(t *testing.T) {
 // timeout), so a generous one, as for the Python reader: on a loaded
 // machine the suite's default of 5 s failed a case now and then.
 func TestStatusls(t *testing.T) {
-	skipShort(t, "starts statusls once for every case")
+	testmain.SkipShort(t, "starts statusls once for every case")
 	t.Parallel()
 	bin := toolkitCommand(t, "statusls")
 	wantAllPass(t, runReader(t, Options{Command: []string{bin, "--ndjson", "--now", "{now}"}, Timeout: 30 * time.Second, Parallel: readerTestParallel}))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 func loadCases(t testing.TB) []*vector.Case {
@@ -117,7 +118,7 @@ var brokenReaders = []struct {
 // A check that cannot fail is a defect: each broken reader must fail the
 // cases that target what it breaks.
 func TestBrokenReaders(t *testing.T) {
-	skipShort(t, "starts the helper reader for every flaw and case, waiting out the timeouts of the flaws that hang")
+	testmain.SkipShort(t, "starts the helper reader for every flaw and case, waiting out the timeouts of the flaws that hang")
 	t.Parallel()
 	tests := brokenReaders
 	// The readers with these flaws never finish their cases.
@@ -255,7 +256,7 @@ var python3Exe struct {
 // start per case was most of this test's processor time. python3 itself
 // runs the basic, dir and location cases, refusals among them.
 func TestPythonReader(t *testing.T) {
-	skipShort(t, "starts a Python fork server and runs every case through it")
+	testmain.SkipShort(t, "starts a Python fork server and runs every case through it")
 	t.Parallel()
 	py := python(t, "status_reader.py")
 	if forkServerOK {
@@ -326,7 +327,7 @@ func jqFailures(t *testing.T) []string {
 var jqTimingDependent = []string{"vanish/files-come-and-go"}
 
 func TestJQReader(t *testing.T) {
-	skipShort(t, "starts jq once for every case")
+	testmain.SkipShort(t, "starts jq once for every case")
 	t.Parallel()
 	jq := requireTool(t, "jq")
 	sh := requireTool(t, "sh")

@@ -61,15 +61,6 @@ func TestMain(m *testing.M) {
 
 // requireTool skips the test when name is not installed, unless CI asks
 // for every tool (AGENTSTATUS_REQUIRE_TOOLS=1), where it fails.
-// skipShort skips, under go test -short, a test that waits for real time
-// or starts real servers: why says which. They run in the full suite.
-func skipShort(t *testing.T, why string) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip(why + "; runs without -short")
-	}
-}
-
 func requireTool(t *testing.T, name string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
@@ -300,7 +291,7 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 }
 
 func TestTmuxStatusRight(t *testing.T) {
-	skipShort(t, "starts tmux servers and waits for their status line")
+	testmain.SkipShort(t, "starts tmux servers and waits for their status line")
 	t.Parallel()
 	// The stand-in answers the program the recipe gives it, and checks
 	// it is the one of the file, whole.
@@ -326,7 +317,7 @@ func tmuxJQ(t *testing.T) string {
 // without reasons: one word per blocked session (in file-name order), the tool of a permission
 // prompt, else the kind of wait; "#" doubled for tmux.
 func TestTmuxReasonsStatusls(t *testing.T) {
-	skipShort(t, "starts tmux servers and waits for their status line")
+	testmain.SkipShort(t, "starts tmux servers and waits for their status line")
 	t.Parallel()
 	real := realStatusls(t)
 	now := time.Now()
@@ -373,7 +364,7 @@ func TestTmuxReasonsStatusls(t *testing.T) {
 // TestTmuxKeepsUserOptions: the recipe appends to the user's status-right
 // and leaves the global status-interval as it was.
 func TestTmuxKeepsUserOptions(t *testing.T) {
-	skipShort(t, "starts a tmux server")
+	testmain.SkipShort(t, "starts a tmux server")
 	t.Parallel()
 	requireTool(t, "tmux")
 	conf, _ := filepath.Abs(filepath.Join("tmux", "agentstatus.tmux.conf"))
@@ -442,7 +433,7 @@ func standInAgent(t *testing.T) (home, pid string) {
 }
 
 func TestTmuxStatusRightStatusls(t *testing.T) {
-	skipShort(t, "starts tmux servers and waits for their status line")
+	testmain.SkipShort(t, "starts tmux servers and waits for their status line")
 	t.Parallel()
 	real := realStatusls(t)
 	home := publishBlocked(t)
@@ -590,7 +581,7 @@ vim.cmd('qa!')
 }
 
 func TestNeovimModule(t *testing.T) {
-	skipShort(t, "starts headless Neovim and waits for its summary")
+	testmain.SkipShort(t, "starts headless Neovim and waits for its summary")
 	t.Parallel()
 	// A stand-in for statusls watch --json: a snapshot, then changes, a line
 	// split across two writes, a line that is not JSON, then it stays.
@@ -631,7 +622,7 @@ head -c 100 "$EVENTS"; sleep 0.2; tail -c +101 "$EVENTS"; exec sleep 60`})
 // The multi-host form: sessions of several hosts with the same id are
 // counted apart, and an offline host is shown until it is back.
 func TestNeovimModuleHosts(t *testing.T) {
-	skipShort(t, "starts headless Neovim and waits for its summary")
+	testmain.SkipShort(t, "starts headless Neovim and waits for its summary")
 	t.Parallel()
 	events := `{"host":null,"event":"snapshot","seq":1,"at":"2026-07-17T12:00:00.000Z","session":"a","state":"working"}
 {"host":"devbox","event":"snapshot","seq":2,"at":"2026-07-17T12:00:00.000Z","session":"a","state":"blocked"}
@@ -652,7 +643,7 @@ cat "$EVENTS"; exec sleep 60`})
 }
 
 func TestNeovimModuleStatusls(t *testing.T) {
-	skipShort(t, "starts headless Neovim over statusls watch and waits for its summary")
+	testmain.SkipShort(t, "starts headless Neovim over statusls watch and waits for its summary")
 	t.Parallel()
 	real := realStatusls(t)
 	home := publishBlocked(t)
@@ -662,7 +653,7 @@ func TestNeovimModuleStatusls(t *testing.T) {
 // The module's words are statusls's: over the real statusls watch --json,
 // reasons() holds what Status.Why says for every kind of record.
 func TestNeovimModuleReasonsStatusls(t *testing.T) {
-	skipShort(t, "starts headless Neovim over statusls watch and waits for its summary")
+	testmain.SkipShort(t, "starts headless Neovim over statusls watch and waits for its summary")
 	t.Parallel()
 	real := realStatusls(t)
 	dir := filepath.Join(t.TempDir(), "agent-status")
@@ -800,7 +791,7 @@ exec sh -c "$cmd"`,
 // With the real statusls: a session that has waited for a minute already
 // is notified at once, with what it waits for.
 func TestNotifyBlockedStatusls(t *testing.T) {
-	skipShort(t, "runs statusls watch and waits for its command to run")
+	testmain.SkipShort(t, "runs statusls watch and waits for its command to run")
 	t.Parallel()
 	real := realStatusls(t)
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
 	"io"
 	"os"
@@ -136,7 +137,7 @@ func ocSteps() []ocStep {
 // With a stand-in statuspub: one child for the whole life of the plugin,
 // started as `statuspub serve` for this process, and only changes sent.
 func TestOpenCodePluginProtocol(t *testing.T) {
-	skipShort(t, "starts the plugin in Node and waits for each event's record")
+	testmain.SkipShort(t, "starts the plugin in Node and waits for each event's record")
 	t.Parallel()
 	log := filepath.Join(t.TempDir(), "stub")
 	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join("opencode", "testdata", "stub-statuspub.sh"), "STUB_LOG="+log)
@@ -186,7 +187,7 @@ func TestOpenCodePluginProtocol(t *testing.T) {
 // permission prompt waited.) Also with two copies of the plugin file
 // loaded (installed globally and in a project).
 func TestOpenCodePluginFolders(t *testing.T) {
-	skipShort(t, "starts the plugin in Node for each folder layout")
+	testmain.SkipShort(t, "starts the plugin in Node for each folder layout")
 	t.Parallel()
 	status := func(id, typ string) map[string]any {
 		return map[string]any{"sessionID": id, "status": map[string]any{"type": typ}}
@@ -248,7 +249,7 @@ func TestOpenCodePluginFolders(t *testing.T) {
 // state and title, with the OpenCode process's pid; when OpenCode exits
 // the record goes.
 func TestOpenCodePluginEndToEnd(t *testing.T) {
-	skipShort(t, "starts the plugin in Node with statuspub and waits for each record")
+	testmain.SkipShort(t, "starts the plugin in Node with statuspub and waits for each record")
 	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join(binDir, "statuspub"), "GENTLE_PI_CONFIG_HOME="+home)
@@ -290,7 +291,7 @@ func TestOpenCodePluginEndToEnd(t *testing.T) {
 
 // Without statuspub the plugin stays silent and OpenCode goes on.
 func TestOpenCodePluginWithoutStatuspub(t *testing.T) {
-	skipShort(t, "starts the plugin in Node and waits for its message")
+	testmain.SkipShort(t, "starts the plugin in Node and waits for its message")
 	t.Parallel()
 	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join(t.TempDir(), "missing"))
 	for _, st := range ocSteps()[:5] {
@@ -321,7 +322,7 @@ func waitForFile(t *testing.T, path string, ok func(string) bool) {
 // agent's screen showed then). Replayed into the plugin with the real
 // statuspub, the record follows the screen.
 func TestOpenCodePluginRealEvents(t *testing.T) {
-	skipShort(t, "starts the plugin in Node for every recorded session and waits for each record")
+	testmain.SkipShort(t, "starts the plugin in Node for every recorded session and waits for each record")
 	t.Parallel() // each run has its own folders, config home and OpenCode process
 	traces, _ := filepath.Glob(filepath.Join("opencode", "testdata", "real-*.txtar"))
 	if len(traces) == 0 {
@@ -430,7 +431,7 @@ func children(t *testing.T, pid int) int {
 // child die together, and the detached heartbeat owner still removes the
 // record once OpenCode is gone, long before it would go stale (30 s).
 func TestOpenCodePluginKilledTree(t *testing.T) {
-	skipShort(t, "kills a Node process tree and waits for the heartbeating owner to remove the record")
+	testmain.SkipShort(t, "kills a Node process tree and waits for the heartbeating owner to remove the record")
 	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	h := startOpenCode(t, "AGENTSTATUS_STATUSPUB="+filepath.Join(binDir, "statuspub"), "GENTLE_PI_CONFIG_HOME="+home,

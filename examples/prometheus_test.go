@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/promtest"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -49,7 +50,7 @@ const followDeadline = 5 * time.Second
 // each change within 5 s; the blocked alert fires in Prometheus, and
 // promtool's rule test fires it on the series Prometheus recorded.
 func TestPrometheusEndToEnd(t *testing.T) {
-	skipShort(t, "starts Prometheus and node_exporter and waits for their scrapes")
+	testmain.SkipShort(t, "starts Prometheus and node_exporter and waits for their scrapes")
 	t.Parallel()
 	promtool := promtest.Tool(t, "promtool")
 	prometheus := promtest.Tool(t, "prometheus")

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // fakeSSH writes an executable "ssh" that prints stdout (from a file),
@@ -142,6 +144,7 @@ func TestListTooLarge(t *testing.T) {
 // TestListHangingHost: a host that never answers costs its timeout, and
 // the others are listed meanwhile.
 func TestListHangingHost(t *testing.T) {
+	testmain.SkipShort(t, "waits out a hanging host's 3 s timeout")
 	t.Parallel()
 	dir := t.TempDir()
 	good := entryLine(rec("s1", "working", "fine"))
@@ -196,6 +199,7 @@ func TestSSHArgv(t *testing.T) {
 // TestWaitRetries: a wait whose connection drops is asked again, and its
 // answer is passed on.
 func TestWaitRetries(t *testing.T) {
+	testmain.SkipShort(t, "waits out the 1 s before a retry")
 	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "ssh")

@@ -87,3 +87,14 @@ func MoreParallel(n int) {
 		flag.Set("test.parallel", strconv.Itoa(n))
 	}
 }
+
+// SkipShort skips, under go test -short, a test that waits for real time
+// (a timeout, a heartbeat, a poll) or starts real servers: why says which.
+// Such tests run in the full suite (go test -race ./..., as CI runs it);
+// -short is the inner loop.
+func SkipShort(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why + "; runs without -short")
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/jqrun"
 	_ "github.com/agentstatus/agentstatus/internal/jqrun/gojqrun"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // slowWriter blocks its first write for a while: a pager whose reader
@@ -31,6 +32,7 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 // timeout that counts a pause can stop it, and the pauses are 300 ms
 // longer.
 func TestTimeoutCountsOnlyTheFilter(t *testing.T) {
+	testmain.SkipShort(t, "sleeps in its input and output to show which time the timeout counts")
 	const filter = `range(2000) | "0123456789abcdefghi"`
 	run := func(timeout, pause time.Duration) (out *slowWriter, code int, stderr string) {
 		out = &slowWriter{pause: pause}
