@@ -65,15 +65,7 @@ func BenchmarkClaudeHookProcess(b *testing.B) {
 // ends the owners.
 func benchAgent(b *testing.B) string {
 	b.Helper()
-	cmd := exec.Command("sleep", "600")
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	return fmt.Sprint(cmd.Process.Pid)
+	return fmt.Sprint(sleeper(b).Process.Pid)
 }
 
 func runOnce(b *testing.B, stdin []byte, args ...string) {

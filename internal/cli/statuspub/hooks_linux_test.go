@@ -87,11 +87,7 @@ func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
 	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
-	agent := exec.Command("sleep", "300")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	pid := fmt.Sprint(agent.Process.Pid)
 	mustPub(t, "", hbEnv(hb), "set", "--dir", dir, "--session", "o", "--pid", pid, "--state", "working", "--title", "Build")
 	owner := waitOneOwner(t, dir, "o")
@@ -618,11 +614,7 @@ func TestOwnerExitsWhenTheDirectoryGoes(t *testing.T) {
 	for _, agentDies := range []bool{false, true} {
 		t.Run(fmt.Sprint("agent dies ", agentDies), func(t *testing.T) {
 			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-			agent := exec.Command("sleep", "60")
-			if err := agent.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+			agent := sleeper(t)
 			mustPub(t, "", []string{"STATUSPUB_HEARTBEAT=100ms"}, "set", "--dir", dir, "--session", "gone", "--pid", fmt.Sprint(agent.Process.Pid))
 			owner := waitOneOwner(t, dir, "gone")
 			if err := os.RemoveAll(dir); err != nil {
@@ -668,11 +660,7 @@ func sameFields(got, want map[string]any) bool {
 // cannot be read (here: garbage in its place).
 func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-	agent := exec.Command("sleep", "60")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "u", "--pid", fmt.Sprint(agent.Process.Pid))
 	owner := waitOneOwner(t, dir, "u")
 	if err := os.WriteFile(filepath.Join(dir, statusfile.FileName("u")), []byte("garbage"), 0o600); err != nil {
@@ -687,11 +675,7 @@ func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
 // it stops refreshing the record, which goes stale, and exits.
 func TestOwnerLeavesARecordWithoutPID(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-	agent := exec.Command("sleep", "60")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "z", "--pid", fmt.Sprint(agent.Process.Pid))
 	owner := waitOneOwner(t, dir, "z")
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "z", "--pid", "0")
@@ -713,11 +697,7 @@ func processRuns(pid int) bool {
 func TestOwnerLeavesARenamedDirectory(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "agent-status")
-	agent := exec.Command("sleep", "60")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "r", "--pid", fmt.Sprint(agent.Process.Pid))
 	owner := waitOneOwner(t, dir, "r")
 	moved := filepath.Join(base, "moved")
@@ -749,11 +729,7 @@ func TestOwnerRemovesTheRecordOnSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-			agent := exec.Command("sleep", "60")
-			if err := agent.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+			agent := sleeper(t)
 			mustPub(t, "", nil, "set", "--dir", dir, "--session", "s", "--pid", fmt.Sprint(agent.Process.Pid))
 			owner := waitOneOwner(t, dir, "s")
 			if err := syscall.Kill(owner, sig); err != nil {

@@ -190,14 +190,16 @@ func (a *agent) kill() {
 }
 
 // sleeper is a stand-in agent process that does nothing: the --pid of sets
-// that do not care how the pid is found.
-func sleeper(t *testing.T) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command("sleep", "300")
+// that do not care how the pid is found. It is killed when the test or
+// benchmark is done (or earlier by the test: killing it twice is harmless);
+// the sleep only bounds its life should the test binary die first.
+func sleeper(tb testing.TB) *exec.Cmd {
+	tb.Helper()
+	cmd := exec.Command("sleep", "600")
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})

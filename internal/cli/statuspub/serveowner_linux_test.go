@@ -22,11 +22,7 @@ import (
 func TestServeHeartbeatOwnerOutlivesServe(t *testing.T) {
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
-	agent := exec.Command("sleep", "300")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	serve := exec.Command(bin, "serve", "--dir", dir, "--session", "oc-1", "--agent", "opencode",
 		"--pid", strconv.Itoa(agent.Process.Pid), "--heartbeat-owner")
 	serve.Env = append(os.Environ(), hbEnv(hb)...)
