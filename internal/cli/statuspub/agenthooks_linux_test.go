@@ -116,10 +116,7 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 				t.Errorf("exec form: %+v, want pid %d", rec, a.pid)
 			}
 			a.kill()
-			waitFor(t, "record removed after the agent died", 20e9, func() bool {
-				_, ok := record(t, dir, s.session)
-				return !ok
-			})
+			waitRecordGone(t, "record removed after the agent died", 20*time.Second, dir, s.session)
 			waitNoOwner(t, dir)
 		})
 	}
@@ -195,10 +192,7 @@ func TestHookUnderAHelper(t *testing.T) {
 				t.Errorf("owner %d replaced by %d: the record was removed and made again", owner, got)
 			}
 			a.kill()
-			waitFor(t, "record removed after the agent died", 20*time.Second, func() bool {
-				_, ok := record(t, dir, session)
-				return !ok
-			})
+			waitRecordGone(t, "record removed after the agent died", 20*time.Second, dir, session)
 			waitNoOwner(t, dir)
 		})
 	}

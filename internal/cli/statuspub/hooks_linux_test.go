@@ -118,10 +118,7 @@ func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
 	agent.Process.Kill()
 	agent.Wait()
 	killed := time.Now()
-	waitFor(t, "record removed after the agent died", 10*time.Second, func() bool {
-		_, ok := record(t, dir, "o")
-		return !ok
-	})
+	waitRecordGone(t, "record removed after the agent died", 10*time.Second, dir, "o")
 	// How soon is measured, not asserted: the wait above is the test.
 	t.Logf("record removed %v after the agent died (heartbeat %v)", time.Since(killed), hb)
 	waitNoOwner(t, dir)
@@ -501,10 +498,7 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 
 	a.kill()
 	killed := time.Now()
-	waitFor(t, "record removed after the agent died", 10*time.Second, func() bool {
-		_, ok := record(t, dir, claudeSession)
-		return !ok
-	})
+	waitRecordGone(t, "record removed after the agent died", 10*time.Second, dir, claudeSession)
 	// How soon is measured, not asserted: the wait above is the test.
 	t.Logf("record removed %v after the agent died (heartbeat %v)", time.Since(killed), hb)
 	waitNoOwner(t, dir)

@@ -286,6 +286,15 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
+// waitRecordGone waits until session's record in dir has been removed.
+func waitRecordGone(t *testing.T, what string, timeout time.Duration, dir, session string) {
+	t.Helper()
+	waitFor(t, what, timeout, func() bool {
+		_, ok := record(t, dir, session)
+		return !ok
+	})
+}
+
 // lockNames are the lock files of a session (see lock_unix.go).
 func lockNames(session string) (string, string) {
 	base := strings.TrimSuffix(statusfile.FileName(session), ".json")

@@ -64,10 +64,7 @@ func TestServeHeartbeatOwnerOutlivesServe(t *testing.T) {
 	agent.Process.Kill()
 	agent.Wait()
 	killed := time.Now()
-	waitFor(t, "record removed after the agent died", 10*time.Second, func() bool {
-		_, ok := record(t, dir, "oc-1")
-		return !ok
-	})
+	waitRecordGone(t, "record removed after the agent died", 10*time.Second, dir, "oc-1")
 	t.Logf("record removed %v after the agent died", time.Since(killed))
 	waitNoOwner(t, dir)
 }
