@@ -223,23 +223,9 @@ func TestServeAnswersWhileWritesHang(t *testing.T) {
 // between its start and the lock so that the newer one overtakes it.
 func TestUpdateStartedLastWins(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent-status")
-	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "o", "--pid", "0", "--state", "idle", "--title", "first"); code != 0 {
-		t.Fatalf("exit %d, %s", code, stderr)
-	}
-	// The stamps live in the write lock file, kept while an owner runs:
-	// play one by holding the owner lock.
-	_, ownerName, _ := hooksession.Names(statusfile.FileName("o"))
-	defer holdRecordLock(t, filepath.Join(dir, ownerName))()
-	issued, overtaken := make(chan struct{}), make(chan struct{})
-	var first atomic.Bool
-	restore := testhook.Set(func(point, _ string) {
-		if point == testhook.UpdateIssued {
-			if first.CompareAndSwap(false, true) {
-				close(issued)
-				<-overtaken
-			}
-		}
-	})
+	defer setUnderOwner(t, dir, "o", "--state", "idle", "--title", "first")()
+	overtaken := make(chan struct{})
+	issued, restore := pauseFirstUpdate(overtaken)
 	defer restore()
 	older := make(chan string, 1)
 	go func() {
@@ -263,24 +249,9 @@ func TestUpdateStartedLastWins(t *testing.T) {
 // A clear wins over an update started before it: the session stays ended.
 func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent-status")
-	// An owner must run for the lock file (and its stamps) to stay: play
-	// one by holding the owner lock.
-	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "c", "--pid", "0", "--state", "working"); code != 0 {
-		t.Fatalf("exit %d, %s", code, stderr)
-	}
-	_, ownerName, _ := hooksession.Names(statusfile.FileName("c"))
-	holder := holdRecordLock(t, filepath.Join(dir, ownerName))
-	defer holder()
-	issued, cleared := make(chan struct{}), make(chan struct{})
-	var first atomic.Bool
-	restore := testhook.Set(func(point, _ string) {
-		if point == testhook.UpdateIssued {
-			if first.CompareAndSwap(false, true) {
-				close(issued)
-				<-cleared
-			}
-		}
-	})
+	defer setUnderOwner(t, dir, "c", "--state", "working")()
+	cleared := make(chan struct{})
+	issued, restore := pauseFirstUpdate(cleared)
 	defer restore()
 	done := make(chan struct{})
 	go func() {
@@ -296,6 +267,35 @@ func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
 	if rec, ok := readRecord(t, dir, "c"); ok {
 		t.Errorf("an update started before the clear brought the record back: %+v", rec)
 	}
+}
+
+// setUnderOwner sets session's record (--pid 0 and flags) and plays its
+// heartbeat owner by holding the owner lock until the returned function is
+// called: the update stamps live in the write lock file, which stays only
+// while an owner runs.
+func setUnderOwner(t *testing.T, dir, session string, flags ...string) (release func()) {
+	t.Helper()
+	args := append([]string{"set", "--dir", dir, "--session", session, "--pid", "0"}, flags...)
+	if code, _, stderr := runCmd(nil, nil, args...); code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	_, ownerName, _ := hooksession.Names(statusfile.FileName(session))
+	return holdRecordLock(t, filepath.Join(dir, ownerName))
+}
+
+// pauseFirstUpdate stops the first update that reaches
+// testhook.UpdateIssued (between its start and the lock) there until
+// resume is closed; issued is closed when it arrives. Later updates pass.
+func pauseFirstUpdate(resume <-chan struct{}) (issued <-chan struct{}, restore func()) {
+	arrived := make(chan struct{})
+	var first atomic.Bool
+	restore = testhook.Set(func(point, _ string) {
+		if point == testhook.UpdateIssued && first.CompareAndSwap(false, true) {
+			close(arrived)
+			<-resume
+		}
+	})
+	return arrived, restore
 }
 
 // holdRecordLock makes another process hold a POSIX record lock on path
