@@ -63,11 +63,17 @@ func setWait(t *testing.T, p *time.Duration, d time.Duration) {
 // until the test ends. It returns a channel closed at the first blocked
 // write.
 func freeze(t *testing.T) <-chan struct{} {
+	return freezeAt(t, testhook.PublishWrite)
+}
+
+// freezeAt blocks everything that reaches the testhook point at until the
+// test ends. It returns a channel closed when the first one arrives.
+func freezeAt(t *testing.T, at string) <-chan struct{} {
 	thaw := make(chan struct{})
 	blocked := make(chan struct{})
 	var once sync.Once
 	restore := testhook.Set(func(point, _ string) {
-		if point == testhook.PublishWrite {
+		if point == at {
 			once.Do(func() { close(blocked) })
 			<-thaw
 		}
@@ -370,16 +376,7 @@ func TestHookSignalWhileReadingStdin(t *testing.T) {
 // command that does not wait for them would swallow them.
 func TestInstallSignalWhileWriteHangs(t *testing.T) {
 	home := tempDir(t)
-	thaw := make(chan struct{})
-	blocked := make(chan struct{})
-	var once sync.Once
-	restore := testhook.Set(func(point, _ string) {
-		if point == testhook.InstallApply {
-			once.Do(func() { close(blocked) })
-			<-thaw
-		}
-	})
-	t.Cleanup(func() { close(thaw); restore() })
+	blocked := freezeAt(t, testhook.InstallApply)
 	signals := make(chan os.Signal, 1)
 	getenv := func(k string) string {
 		if k == "HOME" {
