@@ -246,14 +246,8 @@ func TestSetWaitsForHeartbeat(t *testing.T) {
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "w", "--pid", "0", "--state", "working", "--title", "old")
 
 	write, _ := lockNames("w")
-	lock, err := os.OpenFile(filepath.Join(dir, write), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := statuspub.FlockFile(t, filepath.Join(dir, write))
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
 	old := mustRecord(t, dir, "w") // the heartbeat's read
 
 	cmd := exec.Command(bin, "set", "--dir", dir, "--session", "w", "--pid", "0", "--state", "blocked", "--title", "new")

@@ -104,14 +104,7 @@ func TestSetGivesUpOnAHeldLock(t *testing.T) {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
 	lock, _, _ := hooksession.Names(statusfile.FileName("l"))
-	f, err := os.OpenFile(filepath.Join(dir, lock), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	defer flockFile(t, filepath.Join(dir, lock)).Close()
 	setWait(t, &hooksession.LockWait, 200*time.Millisecond)
 	for _, strict := range []bool{false, true} {
 		args := []string{"set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "working"}
@@ -274,6 +267,25 @@ func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
 		t.Errorf("an update started before the clear brought the record back: %+v", rec)
 	}
 }
+
+// flockFile takes an exclusive flock on path, made if need be, as a
+// heartbeat takes its record's write lock; closing the returned file
+// releases it.
+func flockFile(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return f
+}
+
+// FlockFile is flockFile for the package's external tests.
+var FlockFile = flockFile
 
 // setUnderOwner sets session's record (--pid 0 and flags) and plays its
 // heartbeat owner by holding the owner lock until the returned function is
