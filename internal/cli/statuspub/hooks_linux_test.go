@@ -148,8 +148,7 @@ func TestClearThenSet(t *testing.T) {
 	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-	agent := sleeper(t)
-	pid := fmt.Sprint(agent.Process.Pid)
+	pid := fmt.Sprint(sleeper(t).Process.Pid)
 	for i := range 20 {
 		mustPub(t, "", hbEnv(hb), "set", "--dir", dir, "--session", "cs", "--pid", pid, "--title", fmt.Sprint("round ", i))
 		mustPub(t, "", hbEnv(hb), "clear", "--dir", dir, "--session", "cs")
