@@ -1,7 +1,6 @@
 package statuspub_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -92,11 +91,8 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 			a := startAgent(t)
 			for i, st := range s.steps {
-				input, err := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", s.dir, st.file))
-				if err != nil {
-					t.Fatal(err)
-				}
-				rep := a.hook(s.shell, bin+" "+s.cmd+" --dir "+dir, string(input))
+				input := fixture(t, "..", "..", "agenthook", "testdata", s.dir, st.file)
+				rep := a.hook(s.shell, bin+" "+s.cmd+" --dir "+dir, input)
 				if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
 					t.Fatalf("step %d %s: %+v", i, st.file, rep)
 				}
@@ -108,8 +104,8 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 			}
 			// The same hook run without a shell (exec form) finds the
 			// same agent.
-			input, _ := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", s.dir, s.steps[1].file))
-			if rep := a.hook([]string{bin, s.cmd, "--dir"}, dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+			input := fixture(t, "..", "..", "agenthook", "testdata", s.dir, s.steps[1].file)
+			if rep := a.hook([]string{bin, s.cmd, "--dir"}, dir, input); rep.Code != 0 || rep.Stderr != "" {
 				t.Fatalf("exec form: %+v", rep)
 			}
 			if rec := mustRecord(t, dir, s.session); rec.PID != a.pid || rec.State != s.steps[1].state {
@@ -124,8 +120,8 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	for _, f := range []string{"session-start.json", "session-end.json"} {
-		input, _ := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", "gemini", f))
-		if rep := a.hook([]string{"bash", "-c"}, bin+" gemini-hook --dir "+dir, string(input)); rep.Code != 0 {
+		input := fixture(t, "..", "..", "agenthook", "testdata", "gemini", f)
+		if rep := a.hook([]string{"bash", "-c"}, bin+" gemini-hook --dir "+dir, input); rep.Code != 0 {
 			t.Fatalf("%s: %+v", f, rep)
 		}
 	}
@@ -163,11 +159,8 @@ func TestHookUnderAHelper(t *testing.T) {
 			a := startAgent(t, hbEnv(hb)...)
 			owner := 0
 			for i, h := range tt.hooks {
-				input, err := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", "qwen", h.file))
-				if err != nil {
-					t.Fatal(err)
-				}
-				rep := a.run(agentRequest{Shell: []string{"bash", "-c"}, Cmd: bin + " qwen-hook --dir " + dir, Stdin: string(input), Helper: h.helper})
+				input := fixture(t, "..", "..", "agenthook", "testdata", "qwen", h.file)
+				rep := a.run(agentRequest{Shell: []string{"bash", "-c"}, Cmd: bin + " qwen-hook --dir " + dir, Stdin: input, Helper: h.helper})
 				if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
 					t.Fatalf("hook %d %s: %+v", i, h.file, rep)
 				}

@@ -453,11 +453,8 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 	}
 	var owner int
 	for i, st := range steps {
-		input, err := os.ReadFile(filepath.Join("testdata", "claude", st.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input))
+		input := fixture(t, "testdata", "claude", st.file)
+		rep := a.hook(nil, bin+" claude-hook --dir "+dir, input)
 		if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
 			t.Fatalf("step %d %s: %+v", i, st.file, rep)
 		}
@@ -521,11 +518,8 @@ func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 	_, owner := lockNames(claudeSession)
 	tasks := strings.TrimSuffix(owner, ".owner") + ".tasks"
 	for i, st := range steps {
-		input, err := os.ReadFile(filepath.Join("testdata", "claude", st.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+		input := fixture(t, "testdata", "claude", st.file)
+		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, input); rep.Code != 0 || rep.Stderr != "" {
 			t.Fatalf("step %d %s: %+v", i, st.file, rep)
 		}
 		rec := mustRecord(t, dir, claudeSession)
@@ -537,8 +531,8 @@ func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 	if err != nil || fi.Mode() != 0o600 {
 		t.Errorf("task list: %v %v", fi, err)
 	}
-	input, _ := os.ReadFile(filepath.Join("testdata", "claude", "session-end.json"))
-	if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 {
+	input := fixture(t, "testdata", "claude", "session-end.json")
+	if rep := a.hook(nil, bin+" claude-hook --dir "+dir, input); rep.Code != 0 {
 		t.Fatalf("SessionEnd: %+v", rep)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, tasks)); err == nil {
@@ -552,11 +546,8 @@ func TestClaudeSessionEnd(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	for _, file := range []string{"session-start.json", "user-prompt-submit.json", "session-end.json"} {
-		input, err := os.ReadFile(filepath.Join("testdata", "claude", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+		input := fixture(t, "testdata", "claude", file)
+		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, input); rep.Code != 0 || rep.Stderr != "" {
 			t.Fatalf("%s: %+v", file, rep)
 		}
 		if file == "user-prompt-submit.json" {
@@ -575,11 +566,8 @@ func TestCodexNotify(t *testing.T) {
 	const hb = 500 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t, hbEnv(hb)...)
-	input, err := os.ReadFile(filepath.Join("testdata", "codex", "turn-complete.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep := a.hook([]string{bin, "codex-notify", "--dir", dir}, string(input), ""); rep.Code != 0 || rep.Stderr != "" {
+	input := fixture(t, "testdata", "codex", "turn-complete.json")
+	if rep := a.hook([]string{bin, "codex-notify", "--dir", dir}, input, ""); rep.Code != 0 || rep.Stderr != "" {
 		t.Fatalf("%+v", rep)
 	}
 	const thread = "b5f6c1c2-1111-2222-3333-444455556666"

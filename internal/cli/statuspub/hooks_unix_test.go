@@ -245,6 +245,17 @@ func mustPub(t *testing.T, stdin string, env []string, args ...string) {
 	}
 }
 
+// fixture is the content of the file at the joined path, a hook payload
+// from this package's testdata or internal/agenthook's.
+func fixture(tb testing.TB, elem ...string) string {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(elem...))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(data)
+}
+
 // record reads a session's record; ok is false when there is none.
 func record(t *testing.T, dir, session string) (statusfile.Status, bool) {
 	t.Helper()

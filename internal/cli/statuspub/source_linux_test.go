@@ -318,11 +318,8 @@ func (c *claudeAgent) waitState(what string, want statusfile.State) {
 // hook runs claude-hook with the payload testdata/claude/name.
 func (c *claudeAgent) hook(name string) {
 	c.t.Helper()
-	input, err := os.ReadFile(filepath.Join("testdata", "claude", name))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if rep := c.a.hook(nil, bin+" claude-hook --dir "+c.dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+	input := fixture(c.t, "testdata", "claude", name)
+	if rep := c.a.hook(nil, bin+" claude-hook --dir "+c.dir, input); rep.Code != 0 || rep.Stderr != "" {
 		c.t.Fatalf("%s: %+v", name, rep)
 	}
 }
