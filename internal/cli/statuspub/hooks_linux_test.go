@@ -453,8 +453,7 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 	}
 	var owner int
 	for i, st := range steps {
-		input := fixture(t, "testdata", "claude", st.file)
-		rep := a.hook(nil, bin+" claude-hook --dir "+dir, input)
+		rep := a.claudeHook(dir, st.file)
 		if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
 			t.Fatalf("step %d %s: %+v", i, st.file, rep)
 		}
@@ -518,8 +517,7 @@ func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 	_, owner := lockNames(claudeSession)
 	tasks := strings.TrimSuffix(owner, ".owner") + ".tasks"
 	for i, st := range steps {
-		input := fixture(t, "testdata", "claude", st.file)
-		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, input); rep.Code != 0 || rep.Stderr != "" {
+		if rep := a.claudeHook(dir, st.file); rep.Code != 0 || rep.Stderr != "" {
 			t.Fatalf("step %d %s: %+v", i, st.file, rep)
 		}
 		rec := mustRecord(t, dir, claudeSession)
@@ -531,8 +529,7 @@ func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 	if err != nil || fi.Mode() != 0o600 {
 		t.Errorf("task list: %v %v", fi, err)
 	}
-	input := fixture(t, "testdata", "claude", "session-end.json")
-	if rep := a.hook(nil, bin+" claude-hook --dir "+dir, input); rep.Code != 0 {
+	if rep := a.claudeHook(dir, "session-end.json"); rep.Code != 0 {
 		t.Fatalf("SessionEnd: %+v", rep)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, tasks)); err == nil {
@@ -546,8 +543,7 @@ func TestClaudeSessionEnd(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	for _, file := range []string{"session-start.json", "user-prompt-submit.json", "session-end.json"} {
-		input := fixture(t, "testdata", "claude", file)
-		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, input); rep.Code != 0 || rep.Stderr != "" {
+		if rep := a.claudeHook(dir, file); rep.Code != 0 || rep.Stderr != "" {
 			t.Fatalf("%s: %+v", file, rep)
 		}
 		if file == "user-prompt-submit.json" {

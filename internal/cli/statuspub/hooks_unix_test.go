@@ -152,6 +152,13 @@ func (a *agent) hook(shell []string, cmd, stdin string, env ...string) agentRepl
 	return a.run(agentRequest{Shell: shell, Cmd: cmd, Stdin: stdin, Env: env})
 }
 
+// claudeHook has the agent run claude-hook --dir dir as Claude Code does
+// (sh -c), with the payload testdata/claude/file.
+func (a *agent) claudeHook(dir, file string) agentReply {
+	a.t.Helper()
+	return a.hook(nil, bin+" claude-hook --dir "+dir, fixture(a.t, "testdata", "claude", file))
+}
+
 // run has the agent run the hook req.
 func (a *agent) run(req agentRequest) agentReply {
 	a.t.Helper()

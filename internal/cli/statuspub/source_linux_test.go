@@ -318,8 +318,7 @@ func (c *claudeAgent) waitState(what string, want statusfile.State) {
 // hook runs claude-hook with the payload testdata/claude/name.
 func (c *claudeAgent) hook(name string) {
 	c.t.Helper()
-	input := fixture(c.t, "testdata", "claude", name)
-	if rep := c.a.hook(nil, bin+" claude-hook --dir "+c.dir, input); rep.Code != 0 || rep.Stderr != "" {
+	if rep := c.a.claudeHook(c.dir, name); rep.Code != 0 || rep.Stderr != "" {
 		c.t.Fatalf("%s: %+v", name, rep)
 	}
 }
