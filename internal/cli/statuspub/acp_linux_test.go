@@ -50,10 +50,7 @@ func TestACPKillOfTheProcessTree(t *testing.T) {
 	killed := time.Now()
 	cmd.Wait()
 	// The owner checks its process every second (SPEC.md H4).
-	waitFor(t, "the record removed after the kill", 3*time.Second, func() bool {
-		_, ok := record(t, dir, "acp:S1")
-		return !ok
-	})
+	waitRecordGone(t, "the record removed after the kill", 3*time.Second, dir, "acp:S1")
 	t.Logf("record removed %v after the kill", time.Since(killed).Round(time.Millisecond))
 	waitNoOwner(t, dir)
 }

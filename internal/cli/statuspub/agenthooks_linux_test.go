@@ -1,7 +1,6 @@
 package statuspub_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -92,11 +91,8 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 			a := startAgent(t)
 			for i, st := range s.steps {
-				input, err := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", s.dir, st.file))
-				if err != nil {
-					t.Fatal(err)
-				}
-				rep := a.hook(s.shell, bin+" "+s.cmd+" --dir "+dir, string(input))
+				input := fixture(t, "..", "..", "agenthook", "testdata", s.dir, st.file)
+				rep := a.hook(s.shell, bin+" "+s.cmd+" --dir "+dir, input)
 				if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
 					t.Fatalf("step %d %s: %+v", i, st.file, rep)
 				}
@@ -108,18 +104,15 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 			}
 			// The same hook run without a shell (exec form) finds the
 			// same agent.
-			input, _ := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", s.dir, s.steps[1].file))
-			if rep := a.hook([]string{bin, s.cmd, "--dir"}, dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+			input := fixture(t, "..", "..", "agenthook", "testdata", s.dir, s.steps[1].file)
+			if rep := a.hook([]string{bin, s.cmd, "--dir"}, dir, input); rep.Code != 0 || rep.Stderr != "" {
 				t.Fatalf("exec form: %+v", rep)
 			}
 			if rec := mustRecord(t, dir, s.session); rec.PID != a.pid || rec.State != s.steps[1].state {
 				t.Errorf("exec form: %+v, want pid %d", rec, a.pid)
 			}
 			a.kill()
-			waitFor(t, "record removed after the agent died", 20e9, func() bool {
-				_, ok := record(t, dir, s.session)
-				return !ok
-			})
+			waitRecordGone(t, "record removed after the agent died", 20*time.Second, dir, s.session)
 			waitNoOwner(t, dir)
 		})
 	}
@@ -127,8 +120,8 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	for _, f := range []string{"session-start.json", "session-end.json"} {
-		input, _ := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", "gemini", f))
-		if rep := a.hook([]string{"bash", "-c"}, bin+" gemini-hook --dir "+dir, string(input)); rep.Code != 0 {
+		input := fixture(t, "..", "..", "agenthook", "testdata", "gemini", f)
+		if rep := a.hook([]string{"bash", "-c"}, bin+" gemini-hook --dir "+dir, input); rep.Code != 0 {
 			t.Fatalf("%s: %+v", f, rep)
 		}
 	}
@@ -166,11 +159,8 @@ func TestHookUnderAHelper(t *testing.T) {
 			a := startAgent(t, hbEnv(hb)...)
 			owner := 0
 			for i, h := range tt.hooks {
-				input, err := os.ReadFile(filepath.Join("..", "..", "agenthook", "testdata", "qwen", h.file))
-				if err != nil {
-					t.Fatal(err)
-				}
-				rep := a.run(agentRequest{Shell: []string{"bash", "-c"}, Cmd: bin + " qwen-hook --dir " + dir, Stdin: string(input), Helper: h.helper})
+				input := fixture(t, "..", "..", "agenthook", "testdata", "qwen", h.file)
+				rep := a.run(agentRequest{Shell: []string{"bash", "-c"}, Cmd: bin + " qwen-hook --dir " + dir, Stdin: input, Helper: h.helper})
 				if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
 					t.Fatalf("hook %d %s: %+v", i, h.file, rep)
 				}
@@ -195,10 +185,7 @@ func TestHookUnderAHelper(t *testing.T) {
 				t.Errorf("owner %d replaced by %d: the record was removed and made again", owner, got)
 			}
 			a.kill()
-			waitFor(t, "record removed after the agent died", 20*time.Second, func() bool {
-				_, ok := record(t, dir, session)
-				return !ok
-			})
+			waitRecordGone(t, "record removed after the agent died", 20*time.Second, dir, session)
 			waitNoOwner(t, dir)
 		})
 	}

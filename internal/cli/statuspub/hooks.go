@@ -232,16 +232,6 @@ var (
 // why adds set's --waiting-for or --ended to ch, which imply the state
 // blocked or idle.
 func (f *hookFlags) why(ch *hooksession.Change) error {
-	word := func(flag, v string, known []string) error {
-		if slices.Contains(known, v) {
-			return nil
-		}
-		msg := fmt.Sprintf("--%s: unknown value %q", flag, v)
-		if sug := base.Suggest(v, known); sug != "" {
-			return fmt.Errorf("%s; did you mean %s?", msg, sug)
-		}
-		return fmt.Errorf("%s (%s)", msg, strings.Join(known, ", "))
-	}
 	wait, end := f.given("waiting-for"), f.given("ended")
 	switch {
 	case wait && end:
@@ -251,24 +241,33 @@ func (f *hookFlags) why(ch *hooksession.Change) error {
 	case f.given("detail") && !wait && !end:
 		return errors.New("--detail needs --waiting-for or --ended")
 	case wait:
-		if err := word("waiting-for", f.waitingFor, waitKinds); err != nil {
+		if err := implyState(ch, "waiting-for", f.waitingFor, waitKinds, statusfile.Blocked); err != nil {
 			return err
 		}
-		if ch.State != "" && ch.State != statusfile.Blocked {
-			return fmt.Errorf("--waiting-for needs the state blocked, not %s", ch.State)
-		}
-		ch.State = statusfile.Blocked
 		ch.Wait = statusfile.Waiting{Kind: f.waitingFor, Tool: f.tool, Detail: f.detail}
 	case end:
-		if err := word("ended", f.ended, endReasons); err != nil {
+		if err := implyState(ch, "ended", f.ended, endReasons, statusfile.Idle); err != nil {
 			return err
 		}
-		if ch.State != "" && ch.State != statusfile.Idle {
-			return fmt.Errorf("--ended needs the state idle, not %s", ch.State)
-		}
-		ch.State = statusfile.Idle
 		ch.Ended = statusfile.Ended{Reason: f.ended, Detail: f.detail}
 	}
+	return nil
+}
+
+// implyState checks the value v of --flag against the known words and sets
+// the state it implies in ch, unless ch already asks for another.
+func implyState(ch *hooksession.Change, flag, v string, known []string, state statusfile.State) error {
+	if !slices.Contains(known, v) {
+		msg := fmt.Sprintf("--%s: unknown value %q", flag, v)
+		if sug := base.Suggest(v, known); sug != "" {
+			return fmt.Errorf("%s; did you mean %s?", msg, sug)
+		}
+		return fmt.Errorf("%s (%s)", msg, strings.Join(known, ", "))
+	}
+	if ch.State != "" && ch.State != state {
+		return fmt.Errorf("--%s needs the state %s, not %s", flag, state, ch.State)
+	}
+	ch.State = state
 	return nil
 }
 

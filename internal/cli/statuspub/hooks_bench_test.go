@@ -4,7 +4,6 @@ package statuspub_test
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -48,10 +47,7 @@ func BenchmarkSetProcessFirst(b *testing.B) {
 // A Claude Code PreToolUse hook, the most frequent one.
 func BenchmarkClaudeHookProcess(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "agent-status")
-	input, err := os.ReadFile(filepath.Join("testdata", "claude", "pre-tool-use-bash.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	input := []byte(fixture(b, "testdata", "claude", "pre-tool-use-bash.json"))
 	agent := benchAgent(b)
 	args := []string{"claude-hook", "--dir", dir, "--pid", agent}
 	runOnce(b, input, args...)
@@ -65,15 +61,7 @@ func BenchmarkClaudeHookProcess(b *testing.B) {
 // ends the owners.
 func benchAgent(b *testing.B) string {
 	b.Helper()
-	cmd := exec.Command("sleep", "600")
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	return fmt.Sprint(cmd.Process.Pid)
+	return fmt.Sprint(sleeper(b).Process.Pid)
 }
 
 func runOnce(b *testing.B, stdin []byte, args ...string) {

@@ -87,11 +87,7 @@ func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
 	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
-	agent := exec.Command("sleep", "300")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	pid := fmt.Sprint(agent.Process.Pid)
 	mustPub(t, "", hbEnv(hb), "set", "--dir", dir, "--session", "o", "--pid", pid, "--state", "working", "--title", "Build")
 	owner := waitOneOwner(t, dir, "o")
@@ -122,10 +118,7 @@ func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
 	agent.Process.Kill()
 	agent.Wait()
 	killed := time.Now()
-	waitFor(t, "record removed after the agent died", 10*time.Second, func() bool {
-		_, ok := record(t, dir, "o")
-		return !ok
-	})
+	waitRecordGone(t, "record removed after the agent died", 10*time.Second, dir, "o")
 	// How soon is measured, not asserted: the wait above is the test.
 	t.Logf("record removed %v after the agent died (heartbeat %v)", time.Since(killed), hb)
 	waitNoOwner(t, dir)
@@ -155,8 +148,7 @@ func TestClearThenSet(t *testing.T) {
 	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-	agent := sleeper(t)
-	pid := fmt.Sprint(agent.Process.Pid)
+	pid := fmt.Sprint(sleeper(t).Process.Pid)
 	for i := range 20 {
 		mustPub(t, "", hbEnv(hb), "set", "--dir", dir, "--session", "cs", "--pid", pid, "--title", fmt.Sprint("round ", i))
 		mustPub(t, "", hbEnv(hb), "clear", "--dir", dir, "--session", "cs")
@@ -253,14 +245,8 @@ func TestSetWaitsForHeartbeat(t *testing.T) {
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "w", "--pid", "0", "--state", "working", "--title", "old")
 
 	write, _ := lockNames("w")
-	lock, err := os.OpenFile(filepath.Join(dir, write), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := statuspub.FlockFile(t, filepath.Join(dir, write))
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
 	old := mustRecord(t, dir, "w") // the heartbeat's read
 
 	cmd := exec.Command(bin, "set", "--dir", dir, "--session", "w", "--pid", "0", "--state", "blocked", "--title", "new")
@@ -467,11 +453,7 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 	}
 	var owner int
 	for i, st := range steps {
-		input, err := os.ReadFile(filepath.Join("testdata", "claude", st.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input))
+		rep := a.claudeHook(dir, st.file)
 		if rep.Code != 0 || rep.Stderr != "" || rep.Stdout != "" {
 			t.Fatalf("step %d %s: %+v", i, st.file, rep)
 		}
@@ -505,10 +487,7 @@ func TestClaudeSessionEndToEnd(t *testing.T) {
 
 	a.kill()
 	killed := time.Now()
-	waitFor(t, "record removed after the agent died", 10*time.Second, func() bool {
-		_, ok := record(t, dir, claudeSession)
-		return !ok
-	})
+	waitRecordGone(t, "record removed after the agent died", 10*time.Second, dir, claudeSession)
 	// How soon is measured, not asserted: the wait above is the test.
 	t.Logf("record removed %v after the agent died (heartbeat %v)", time.Since(killed), hb)
 	waitNoOwner(t, dir)
@@ -538,11 +517,7 @@ func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 	_, owner := lockNames(claudeSession)
 	tasks := strings.TrimSuffix(owner, ".owner") + ".tasks"
 	for i, st := range steps {
-		input, err := os.ReadFile(filepath.Join("testdata", "claude", st.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+		if rep := a.claudeHook(dir, st.file); rep.Code != 0 || rep.Stderr != "" {
 			t.Fatalf("step %d %s: %+v", i, st.file, rep)
 		}
 		rec := mustRecord(t, dir, claudeSession)
@@ -554,8 +529,7 @@ func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 	if err != nil || fi.Mode() != 0o600 {
 		t.Errorf("task list: %v %v", fi, err)
 	}
-	input, _ := os.ReadFile(filepath.Join("testdata", "claude", "session-end.json"))
-	if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 {
+	if rep := a.claudeHook(dir, "session-end.json"); rep.Code != 0 {
 		t.Fatalf("SessionEnd: %+v", rep)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, tasks)); err == nil {
@@ -569,11 +543,7 @@ func TestClaudeSessionEnd(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	for _, file := range []string{"session-start.json", "user-prompt-submit.json", "session-end.json"} {
-		input, err := os.ReadFile(filepath.Join("testdata", "claude", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
+		if rep := a.claudeHook(dir, file); rep.Code != 0 || rep.Stderr != "" {
 			t.Fatalf("%s: %+v", file, rep)
 		}
 		if file == "user-prompt-submit.json" {
@@ -592,11 +562,8 @@ func TestCodexNotify(t *testing.T) {
 	const hb = 500 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t, hbEnv(hb)...)
-	input, err := os.ReadFile(filepath.Join("testdata", "codex", "turn-complete.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep := a.hook([]string{bin, "codex-notify", "--dir", dir}, string(input), ""); rep.Code != 0 || rep.Stderr != "" {
+	input := fixture(t, "testdata", "codex", "turn-complete.json")
+	if rep := a.hook([]string{bin, "codex-notify", "--dir", dir}, input, ""); rep.Code != 0 || rep.Stderr != "" {
 		t.Fatalf("%+v", rep)
 	}
 	const thread = "b5f6c1c2-1111-2222-3333-444455556666"
@@ -618,11 +585,7 @@ func TestOwnerExitsWhenTheDirectoryGoes(t *testing.T) {
 	for _, agentDies := range []bool{false, true} {
 		t.Run(fmt.Sprint("agent dies ", agentDies), func(t *testing.T) {
 			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-			agent := exec.Command("sleep", "60")
-			if err := agent.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+			agent := sleeper(t)
 			mustPub(t, "", []string{"STATUSPUB_HEARTBEAT=100ms"}, "set", "--dir", dir, "--session", "gone", "--pid", fmt.Sprint(agent.Process.Pid))
 			owner := waitOneOwner(t, dir, "gone")
 			if err := os.RemoveAll(dir); err != nil {
@@ -668,11 +631,7 @@ func sameFields(got, want map[string]any) bool {
 // cannot be read (here: garbage in its place).
 func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-	agent := exec.Command("sleep", "60")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "u", "--pid", fmt.Sprint(agent.Process.Pid))
 	owner := waitOneOwner(t, dir, "u")
 	if err := os.WriteFile(filepath.Join(dir, statusfile.FileName("u")), []byte("garbage"), 0o600); err != nil {
@@ -687,11 +646,7 @@ func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
 // it stops refreshing the record, which goes stale, and exits.
 func TestOwnerLeavesARecordWithoutPID(t *testing.T) {
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-	agent := exec.Command("sleep", "60")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "z", "--pid", fmt.Sprint(agent.Process.Pid))
 	owner := waitOneOwner(t, dir, "z")
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "z", "--pid", "0")
@@ -713,11 +668,7 @@ func processRuns(pid int) bool {
 func TestOwnerLeavesARenamedDirectory(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "agent-status")
-	agent := exec.Command("sleep", "60")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "r", "--pid", fmt.Sprint(agent.Process.Pid))
 	owner := waitOneOwner(t, dir, "r")
 	moved := filepath.Join(base, "moved")
@@ -749,11 +700,7 @@ func TestOwnerRemovesTheRecordOnSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := filepath.Join(statuspub.TempDir(t), "agent-status")
-			agent := exec.Command("sleep", "60")
-			if err := agent.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+			agent := sleeper(t)
 			mustPub(t, "", nil, "set", "--dir", dir, "--session", "s", "--pid", fmt.Sprint(agent.Process.Pid))
 			owner := waitOneOwner(t, dir, "s")
 			if err := syscall.Kill(owner, sig); err != nil {

@@ -152,6 +152,13 @@ func (a *agent) hook(shell []string, cmd, stdin string, env ...string) agentRepl
 	return a.run(agentRequest{Shell: shell, Cmd: cmd, Stdin: stdin, Env: env})
 }
 
+// claudeHook has the agent run claude-hook --dir dir as Claude Code does
+// (sh -c), with the payload testdata/claude/file.
+func (a *agent) claudeHook(dir, file string) agentReply {
+	a.t.Helper()
+	return a.hook(nil, bin+" claude-hook --dir "+dir, fixture(a.t, "testdata", "claude", file))
+}
+
 // run has the agent run the hook req.
 func (a *agent) run(req agentRequest) agentReply {
 	a.t.Helper()
@@ -190,14 +197,16 @@ func (a *agent) kill() {
 }
 
 // sleeper is a stand-in agent process that does nothing: the --pid of sets
-// that do not care how the pid is found.
-func sleeper(t *testing.T) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command("sleep", "300")
+// that do not care how the pid is found. It is killed when the test or
+// benchmark is done (or earlier by the test: killing it twice is harmless);
+// the sleep only bounds its life should the test binary die first.
+func sleeper(tb testing.TB) *exec.Cmd {
+	tb.Helper()
+	cmd := exec.Command("sleep", "600")
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
@@ -243,6 +252,17 @@ func mustPub(t *testing.T, stdin string, env []string, args ...string) {
 	}
 }
 
+// fixture is the content of the file at the joined path, a hook payload
+// from this package's testdata or internal/agenthook's.
+func fixture(tb testing.TB, elem ...string) string {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(elem...))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(data)
+}
+
 // record reads a session's record; ok is false when there is none.
 func record(t *testing.T, dir, session string) (statusfile.Status, bool) {
 	t.Helper()
@@ -282,6 +302,15 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// waitRecordGone waits until session's record in dir has been removed.
+func waitRecordGone(t *testing.T, what string, timeout time.Duration, dir, session string) {
+	t.Helper()
+	waitFor(t, what, timeout, func() bool {
+		_, ok := record(t, dir, session)
+		return !ok
+	})
 }
 
 // lockNames are the lock files of a session (see lock_unix.go).

@@ -22,11 +22,7 @@ import (
 func TestServeHeartbeatOwnerOutlivesServe(t *testing.T) {
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
-	agent := exec.Command("sleep", "300")
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	agent := sleeper(t)
 	serve := exec.Command(bin, "serve", "--dir", dir, "--session", "oc-1", "--agent", "opencode",
 		"--pid", strconv.Itoa(agent.Process.Pid), "--heartbeat-owner")
 	serve.Env = append(os.Environ(), hbEnv(hb)...)
@@ -68,10 +64,7 @@ func TestServeHeartbeatOwnerOutlivesServe(t *testing.T) {
 	agent.Process.Kill()
 	agent.Wait()
 	killed := time.Now()
-	waitFor(t, "record removed after the agent died", 10*time.Second, func() bool {
-		_, ok := record(t, dir, "oc-1")
-		return !ok
-	})
+	waitRecordGone(t, "record removed after the agent died", 10*time.Second, dir, "oc-1")
 	t.Logf("record removed %v after the agent died", time.Since(killed))
 	waitNoOwner(t, dir)
 }

@@ -35,49 +35,27 @@ func claudeSessionFile(t *testing.T, path string, pid int, session, status strin
 func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
 	t.Parallel()
 	const hb = 500 * time.Millisecond
-	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
-	config := filepath.Join(t.TempDir(), "claude")
-	a := startAgent(t, append(hbEnv(hb), "CLAUDE_CONFIG_DIR="+config)...)
-	sessions := filepath.Join(config, "sessions")
-	if err := os.MkdirAll(sessions, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(sessions, fmt.Sprint(a.pid)+".json")
-	claudeSessionFile(t, file, a.pid, claudeSession, "idle")
-	hook := func(name string) {
-		t.Helper()
-		input, err := os.ReadFile(filepath.Join("testdata", "claude", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
-			t.Fatalf("%s: %+v", name, rep)
-		}
-	}
-	waitState := func(what string, want statusfile.State) {
-		t.Helper()
-		waitFor(t, what, 10*time.Second, func() bool {
-			rec, ok := record(t, dir, claudeSession)
-			return ok && rec.State == want
-		})
-	}
+	c := newClaudeAgent(t, hb)
+	c.makeSessions()
+	dir, hook, sessionFile, waitState := c.dir, c.hook, c.sessionFile, c.waitState
+	sessionFile(claudeSession, "idle")
 	hook("session-start.json")
 	waitOneOwner(t, dir, claudeSession)
 	hook("user-prompt-submit.json")
 	hook("permission-request-bash.json")
 	waitState("blocked at the dialog", statusfile.Blocked)
 
-	claudeSessionFile(t, file, a.pid, claudeSession, "busy") // approved: no hook
+	sessionFile(claudeSession, "busy") // approved: no hook
 	waitState("working once the tool is approved", statusfile.Working)
-	claudeSessionFile(t, file, a.pid, claudeSession, "waiting")
+	sessionFile(claudeSession, "waiting")
 	waitState("blocked at the next dialog", statusfile.Blocked)
-	claudeSessionFile(t, file, a.pid, claudeSession, "idle") // denied: no hook
+	sessionFile(claudeSession, "idle") // denied: no hook
 	waitState("idle once denied", statusfile.Idle)
 
 	// What another session writes (after /clear the process writes the
 	// next session's id) and what says nothing are not followed.
-	claudeSessionFile(t, file, a.pid, "0b4c1b0e-0000-4000-8000-000000000000", "busy")
-	claudeSessionFile(t, file, a.pid, claudeSession, "shell")
+	sessionFile("0b4c1b0e-0000-4000-8000-000000000000", "busy")
+	sessionFile(claudeSession, "shell")
 	// A hook started after the file changed wins over it; the file says
 	// the same a moment later, as Claude Code's does.
 	hook("user-prompt-submit.json")
@@ -86,23 +64,23 @@ func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
 	if rec.State != statusfile.Working {
 		t.Errorf("the file's older content came back: %+v", rec)
 	}
-	claudeSessionFile(t, file, a.pid, claudeSession, "busy")
-	claudeSessionFile(t, file, a.pid, claudeSession, "idle") // Esc while streaming
+	sessionFile(claudeSession, "busy")
+	sessionFile(claudeSession, "idle") // Esc while streaming
 	waitState("idle after Esc", statusfile.Idle)
 	waitState("idle after Esc", statusfile.Idle)
 	// A file rewritten for another reason, its status unchanged since a
 	// transition, does not undo a newer hook.
-	claudeSessionFile(t, file, a.pid, claudeSession, "rewritten")
+	sessionFile(claudeSession, "rewritten")
 	waitState("working", statusfile.Working)
 	hook("permission-request-bash.json")
-	claudeSessionFile(t, file, a.pid, claudeSession, "rewritten")
+	sessionFile(claudeSession, "rewritten")
 	rec = waitBeat(t, dir, claudeSession, mustRecord(t, dir, claudeSession).UpdatedAt)
 	if rec.State != statusfile.Blocked {
 		t.Errorf("a rewrite of the file undid a newer hook: %+v", rec)
 	}
 	// Two quick transitions seen as one read still count as a change.
 	hook("user-prompt-submit.json")
-	claudeSessionFile(t, file, a.pid, claudeSession, "idle")
+	sessionFile(claudeSession, "idle")
 	waitState("idle after Esc", statusfile.Idle)
 }
 
@@ -190,30 +168,18 @@ func TestOwnerFollowsASourceMadeLater(t *testing.T) {
 	// A long heartbeat: the owner also looks at every heartbeat, and the
 	// test is about the liveness checks, once a second.
 	const hb = 9 * time.Second
-	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
-	config := filepath.Join(t.TempDir(), "claude")
-	a := startAgent(t, append(hbEnv(hb), "CLAUDE_CONFIG_DIR="+config)...)
-	input, err := os.ReadFile(filepath.Join("testdata", "claude", "user-prompt-submit.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep := a.hook(nil, bin+" claude-hook --dir "+dir, string(input)); rep.Code != 0 || rep.Stderr != "" {
-		t.Fatalf("%+v", rep)
-	}
-	waitOneOwner(t, dir, claudeSession)
-	sessions := filepath.Join(config, "sessions")
-	if err := os.MkdirAll(sessions, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(sessions, fmt.Sprint(a.pid)+".json")
-	claudeSessionFile(t, file, a.pid, claudeSession, "busy")
+	c := newClaudeAgent(t, hb)
+	c.hook("user-prompt-submit.json")
+	waitOneOwner(t, c.dir, claudeSession)
+	c.makeSessions()
+	c.sessionFile(claudeSession, "busy")
 	// The owner finds the directory at a liveness check (every second);
 	// until then a change is not seen, so write one after it has surely
 	// looked, and well before its next heartbeat.
 	time.Sleep(2500 * time.Millisecond)
-	claudeSessionFile(t, file, a.pid, claudeSession, "idle")
+	c.sessionFile(claudeSession, "idle")
 	waitFor(t, "idle from a source made after the owner started", 4*time.Second, func() bool {
-		rec, ok := record(t, dir, claudeSession)
+		rec, ok := record(t, c.dir, claudeSession)
 		return ok && rec.State == statusfile.Idle
 	})
 }
@@ -300,8 +266,59 @@ func (c *codexRollout) appendLine(line string) {
 // waitState waits until the record's state is want.
 func (c *codexRollout) waitState(what string, want statusfile.State) {
 	c.t.Helper()
-	waitFor(c.t, what, 10*time.Second, func() bool {
-		rec, ok := record(c.t, c.dir, c.session)
+	waitRecordState(c.t, c.dir, c.session, what, want)
+}
+
+// waitRecordState waits until session's record in dir has the state want.
+func waitRecordState(t *testing.T, dir, session, what string, want statusfile.State) {
+	t.Helper()
+	waitFor(t, what, 10*time.Second, func() bool {
+		rec, ok := record(t, dir, session)
 		return ok && rec.State == want
 	})
+}
+
+// claudeAgent is a stand-in Claude Code process with a CLAUDE_CONFIG_DIR
+// of its own, whose sessions directory it makes when told.
+type claudeAgent struct {
+	t      *testing.T
+	a      *agent
+	dir    string // the status directory
+	config string // CLAUDE_CONFIG_DIR
+}
+
+func newClaudeAgent(t *testing.T, hb time.Duration) *claudeAgent {
+	c := &claudeAgent{t: t, dir: filepath.Join(statuspub.TempDir(t), "home", "agent-status"),
+		config: filepath.Join(t.TempDir(), "claude")}
+	c.a = startAgent(t, append(hbEnv(hb), "CLAUDE_CONFIG_DIR="+c.config)...)
+	return c
+}
+
+// makeSessions makes the sessions directory, as Claude Code does when it
+// starts.
+func (c *claudeAgent) makeSessions() {
+	c.t.Helper()
+	if err := os.MkdirAll(filepath.Join(c.config, "sessions"), 0o700); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// sessionFile writes the agent's session file (see claudeSessionFile).
+func (c *claudeAgent) sessionFile(session, status string) {
+	c.t.Helper()
+	claudeSessionFile(c.t, filepath.Join(c.config, "sessions", fmt.Sprint(c.a.pid)+".json"), c.a.pid, session, status)
+}
+
+// waitState waits until the record of claudeSession has the state want.
+func (c *claudeAgent) waitState(what string, want statusfile.State) {
+	c.t.Helper()
+	waitRecordState(c.t, c.dir, claudeSession, what, want)
+}
+
+// hook runs claude-hook with the payload testdata/claude/name.
+func (c *claudeAgent) hook(name string) {
+	c.t.Helper()
+	if rep := c.a.claudeHook(c.dir, name); rep.Code != 0 || rep.Stderr != "" {
+		c.t.Fatalf("%s: %+v", name, rep)
+	}
 }

@@ -63,11 +63,17 @@ func setWait(t *testing.T, p *time.Duration, d time.Duration) {
 // until the test ends. It returns a channel closed at the first blocked
 // write.
 func freeze(t *testing.T) <-chan struct{} {
+	return freezeAt(t, testhook.PublishWrite)
+}
+
+// freezeAt blocks everything that reaches the testhook point at until the
+// test ends. It returns a channel closed when the first one arrives.
+func freezeAt(t *testing.T, at string) <-chan struct{} {
 	thaw := make(chan struct{})
 	blocked := make(chan struct{})
 	var once sync.Once
 	restore := testhook.Set(func(point, _ string) {
-		if point == testhook.PublishWrite {
+		if point == at {
 			once.Do(func() { close(blocked) })
 			<-thaw
 		}
@@ -98,14 +104,7 @@ func TestSetGivesUpOnAHeldLock(t *testing.T) {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
 	lock, _, _ := hooksession.Names(statusfile.FileName("l"))
-	f, err := os.OpenFile(filepath.Join(dir, lock), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	defer flockFile(t, filepath.Join(dir, lock)).Close()
 	setWait(t, &hooksession.LockWait, 200*time.Millisecond)
 	for _, strict := range []bool{false, true} {
 		args := []string{"set", "--dir", dir, "--session", "l", "--pid", "0", "--state", "working"}
@@ -223,23 +222,9 @@ func TestServeAnswersWhileWritesHang(t *testing.T) {
 // between its start and the lock so that the newer one overtakes it.
 func TestUpdateStartedLastWins(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent-status")
-	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "o", "--pid", "0", "--state", "idle", "--title", "first"); code != 0 {
-		t.Fatalf("exit %d, %s", code, stderr)
-	}
-	// The stamps live in the write lock file, kept while an owner runs:
-	// play one by holding the owner lock.
-	_, ownerName, _ := hooksession.Names(statusfile.FileName("o"))
-	defer holdRecordLock(t, filepath.Join(dir, ownerName))()
-	issued, overtaken := make(chan struct{}), make(chan struct{})
-	var first atomic.Bool
-	restore := testhook.Set(func(point, _ string) {
-		if point == testhook.UpdateIssued {
-			if first.CompareAndSwap(false, true) {
-				close(issued)
-				<-overtaken
-			}
-		}
-	})
+	defer setUnderOwner(t, dir, "o", "--state", "idle", "--title", "first")()
+	overtaken := make(chan struct{})
+	issued, restore := pauseFirstUpdate(overtaken)
 	defer restore()
 	older := make(chan string, 1)
 	go func() {
@@ -263,24 +248,9 @@ func TestUpdateStartedLastWins(t *testing.T) {
 // A clear wins over an update started before it: the session stays ended.
 func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent-status")
-	// An owner must run for the lock file (and its stamps) to stay: play
-	// one by holding the owner lock.
-	if code, _, stderr := runCmd(nil, nil, "set", "--dir", dir, "--session", "c", "--pid", "0", "--state", "working"); code != 0 {
-		t.Fatalf("exit %d, %s", code, stderr)
-	}
-	_, ownerName, _ := hooksession.Names(statusfile.FileName("c"))
-	holder := holdRecordLock(t, filepath.Join(dir, ownerName))
-	defer holder()
-	issued, cleared := make(chan struct{}), make(chan struct{})
-	var first atomic.Bool
-	restore := testhook.Set(func(point, _ string) {
-		if point == testhook.UpdateIssued {
-			if first.CompareAndSwap(false, true) {
-				close(issued)
-				<-cleared
-			}
-		}
-	})
+	defer setUnderOwner(t, dir, "c", "--state", "working")()
+	cleared := make(chan struct{})
+	issued, restore := pauseFirstUpdate(cleared)
 	defer restore()
 	done := make(chan struct{})
 	go func() {
@@ -296,6 +266,54 @@ func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
 	if rec, ok := readRecord(t, dir, "c"); ok {
 		t.Errorf("an update started before the clear brought the record back: %+v", rec)
 	}
+}
+
+// flockFile takes an exclusive flock on path, made if need be, as a
+// heartbeat takes its record's write lock; closing the returned file
+// releases it.
+func flockFile(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return f
+}
+
+// FlockFile is flockFile for the package's external tests.
+var FlockFile = flockFile
+
+// setUnderOwner sets session's record (--pid 0 and flags) and plays its
+// heartbeat owner by holding the owner lock until the returned function is
+// called: the update stamps live in the write lock file, which stays only
+// while an owner runs.
+func setUnderOwner(t *testing.T, dir, session string, flags ...string) (release func()) {
+	t.Helper()
+	args := append([]string{"set", "--dir", dir, "--session", session, "--pid", "0"}, flags...)
+	if code, _, stderr := runCmd(nil, nil, args...); code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	_, ownerName, _ := hooksession.Names(statusfile.FileName(session))
+	return holdRecordLock(t, filepath.Join(dir, ownerName))
+}
+
+// pauseFirstUpdate stops the first update that reaches
+// testhook.UpdateIssued (between its start and the lock) there until
+// resume is closed; issued is closed when it arrives. Later updates pass.
+func pauseFirstUpdate(resume <-chan struct{}) (issued <-chan struct{}, restore func()) {
+	arrived := make(chan struct{})
+	var first atomic.Bool
+	restore = testhook.Set(func(point, _ string) {
+		if point == testhook.UpdateIssued && first.CompareAndSwap(false, true) {
+			close(arrived)
+			<-resume
+		}
+	})
+	return arrived, restore
 }
 
 // holdRecordLock makes another process hold a POSIX record lock on path
@@ -370,16 +388,7 @@ func TestHookSignalWhileReadingStdin(t *testing.T) {
 // command that does not wait for them would swallow them.
 func TestInstallSignalWhileWriteHangs(t *testing.T) {
 	home := tempDir(t)
-	thaw := make(chan struct{})
-	blocked := make(chan struct{})
-	var once sync.Once
-	restore := testhook.Set(func(point, _ string) {
-		if point == testhook.InstallApply {
-			once.Do(func() { close(blocked) })
-			<-thaw
-		}
-	})
-	t.Cleanup(func() { close(thaw); restore() })
+	blocked := freezeAt(t, testhook.InstallApply)
 	signals := make(chan os.Signal, 1)
 	getenv := func(k string) string {
 		if k == "HOME" {
