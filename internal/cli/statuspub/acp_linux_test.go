@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
 // acpAgent is a shell agent that answers session/new with session S1 and
@@ -25,6 +27,7 @@ done`
 // kill of the whole process tree (the editor's SIGKILL of its process
 // group) leaves no record behind.
 func TestACPKillOfTheProcessTree(t *testing.T) {
+	testmain.SkipShort(t, "waits for the owner's liveness check to see the killed tree")
 	t.Parallel()
 	home := t.TempDir()
 	dir := filepath.Join(home, "agent-status")

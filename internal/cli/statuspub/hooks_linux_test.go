@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -145,6 +146,7 @@ func TestClearStopsTheOwner(t *testing.T) {
 // A set right after a clear must not be left without an owner, whichever
 // way the owner's exit and the set interleave.
 func TestClearThenSet(t *testing.T) {
+	testmain.SkipShort(t, "waits for three heartbeats after forty sets and clears")
 	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
@@ -426,6 +428,7 @@ type claudeStep struct {
 // agent that runs each hook as `sh -c`: the record after every step, the
 // heartbeat, then the agent killed and the record gone within one heartbeat.
 func TestClaudeSessionEndToEnd(t *testing.T) {
+	testmain.SkipShort(t, "waits for the owner's heartbeats and its liveness check")
 	t.Parallel()
 	const hb = 500 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -33,6 +34,7 @@ func claudeSessionFile(t *testing.T, path string, pid int, session, status strin
 // one, or presses Esc: the record follows the agent's own session file
 // there (SPEC.md §13.3), and a later hook still wins over it.
 func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
+	testmain.SkipShort(t, "waits for the owner's heartbeats while it follows a session file")
 	t.Parallel()
 	const hb = 500 * time.Millisecond
 	c := newClaudeAgent(t, hb)
@@ -88,6 +90,7 @@ func TestOwnerFollowsClaudeSessionFile(t *testing.T) {
 // the rollout file, the hooks' transcript_path, says it, and the owner
 // follows it line by line (SPEC.md §13.3).
 func TestOwnerFollowsCodexRollout(t *testing.T) {
+	testmain.SkipShort(t, "waits for the owner's heartbeats while it follows a rollout")
 	t.Parallel()
 	const hb = 500 * time.Millisecond
 	c := newCodexRollout(t, hb)
@@ -164,6 +167,7 @@ func TestCodexClearEndsTheOldSession(t *testing.T) {
 // HOME: Claude Code makes sessions/ as it starts) is followed once it
 // appears (SPEC.md H18).
 func TestOwnerFollowsASourceMadeLater(t *testing.T) {
+	testmain.SkipShort(t, "waits for the owner's once-a-second liveness check to find a directory made later")
 	t.Parallel()
 	// A long heartbeat: the owner also looks at every heartbeat, and the
 	// test is about the liveness checks, once a second.
@@ -187,6 +191,7 @@ func TestOwnerFollowsASourceMadeLater(t *testing.T) {
 // A log replaced by another file is followed from the new file's end:
 // what the new file already holds is not news (SPEC.md H18).
 func TestOwnerFollowsAReplacedLogFromItsEnd(t *testing.T) {
+	testmain.SkipShort(t, "waits for the owner's heartbeats while it follows a replaced log")
 	t.Parallel()
 	const hb = 500 * time.Millisecond
 	c := newCodexRollout(t, hb)
