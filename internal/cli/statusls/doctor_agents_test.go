@@ -26,16 +26,12 @@ func TestDoctorAgents(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"model":"opus"}`), 0o600)
 	os.MkdirAll(filepath.Join(home, ".config", "opencode", "plugins"), 0o700)
 	got := h.doctor()
-	for _, want := range []string{
+	doctorSays(t, got,
 		"\nagents:\n",
 		"  claude: hooks not installed (~/.claude/settings.json: missing SessionStart, ",
 		"  opencode: hooks not installed (~/.config/opencode/plugins/agentstatus.js: missing the plugin)",
 		"run 'statuspub install claude' to publish claude's state",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("doctor output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "codex") || strings.Contains(got, "gemini") {
 		t.Errorf("doctor reports agents that are not there:\n%s", got)
 	}
@@ -102,14 +98,10 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 	}(), ",") + `}}`
 	os.WriteFile(filepath.Join(dir, "hooks.json"), []byte(hooks), 0o600)
 	got := h.doctor()
-	for _, want := range []string{
+	doctorSays(t, got,
 		"  codex: hooks installed but not trusted, so codex does not run them (~/.codex/hooks.json: SessionStart, UserPromptSubmit, ",
 		"codex runs statuspub's hooks only once you trust them: in Codex type /hooks and press t, or run 'statuspub install codex --trust'",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("doctor output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	var rep struct {
 		Agents []struct {
 			Agent, Status string
@@ -167,15 +159,11 @@ func TestDoctorAgentsGone(t *testing.T) {
 	}
 	os.Remove(prog)
 	got := h.doctor()
-	for _, want := range []string{
-		"  claude: PROBLEM: the hooks start " + prog + ", which no longer exists (~/.claude/settings.json)",
-		"  opencode: PROBLEM: the hooks start " + prog + ", which no longer exists (~/.config/opencode/plugins/agentstatus.js)",
+	doctorSays(t, got,
+		"  claude: PROBLEM: the hooks start "+prog+", which no longer exists (~/.claude/settings.json)",
+		"  opencode: PROBLEM: the hooks start "+prog+", which no longer exists (~/.config/opencode/plugins/agentstatus.js)",
 		"run 'statuspub install claude' with the statuspub you use now, so that claude's hooks start it",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("doctor output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	var rep struct {
 		Agents []struct {
 			Agent  string   `json:"agent"`
@@ -220,4 +208,15 @@ func (h agentHome) doctor(args ...string) string {
 	var out, errOut bytes.Buffer
 	Run(append([]string{"doctor", "--config-home", filepath.Join(h.dir, "cfg")}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: h.getenv})
 	return out.String()
+}
+
+// doctorSays fails the test for each of wants that doctor's output got
+// lacks.
+func doctorSays(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, got)
+		}
+	}
 }

@@ -27,9 +27,7 @@ func TestDoctorGeminiSettingsWithComments(t *testing.T) {
 			os.MkdirAll(filepath.Join(h.dir, ".gemini"), 0o700)
 			os.WriteFile(filepath.Join(h.dir, ".gemini", "settings.json"), []byte(tt.settings), 0o600)
 			out := h.doctor()
-			if !strings.Contains(out, tt.want) {
-				t.Errorf("doctor output lacks %q:\n%s", tt.want, out)
-			}
+			doctorSays(t, out, tt.want)
 			if strings.Contains(tt.want, "PROBLEM") && !strings.Contains(out, "trailing commas") {
 				t.Errorf("doctor does not say why:\n%s", out)
 			}
