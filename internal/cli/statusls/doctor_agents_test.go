@@ -20,45 +20,30 @@ import (
 // whether statuspub's hooks are installed; it says nothing of agents that
 // are not there.
 func TestDoctorAgents(t *testing.T) {
-	home := t.TempDir()
+	h := newAgentHome(t)
+	home := h.dir
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"model":"opus"}`), 0o600)
 	os.MkdirAll(filepath.Join(home, ".config", "opencode", "plugins"), 0o700)
-	t.Setenv("PATH", t.TempDir()) // no agent program on PATH
-	getenv := func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
-	var out, errOut bytes.Buffer
-	Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
-	got := out.String()
-	for _, want := range []string{
+	got := h.doctor()
+	doctorSays(t, got,
 		"\nagents:\n",
 		"  claude: hooks not installed (~/.claude/settings.json: missing SessionStart, ",
 		"  opencode: hooks not installed (~/.config/opencode/plugins/agentstatus.js: missing the plugin)",
 		"run 'statuspub install claude' to publish claude's state",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("doctor output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "codex") || strings.Contains(got, "gemini") {
 		t.Errorf("doctor reports agents that are not there:\n%s", got)
 	}
 	os.WriteFile(filepath.Join(home, ".config", "opencode", "plugins", "agentstatus.js"), []byte("// agentstatus: an OpenCode plugin that publishes OpenCode's state\n"), 0o644)
-	out.Reset()
-	Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
-	if !strings.Contains(out.String(), "  opencode: hooks installed (~/.config/opencode/plugins/agentstatus.js)") {
-		t.Errorf("after install:\n%s", out.String())
+	if got := h.doctor(); !strings.Contains(got, "  opencode: hooks installed (~/.config/opencode/plugins/agentstatus.js)") {
+		t.Errorf("after install:\n%s", got)
 	}
 
 	// --json: the same, as data; a settings file that does not parse is
 	// a problem of that agent's, not the status directory's.
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{\n  \"model\": \"opus\",\n}\n"), 0o600)
-	out.Reset()
-	Run([]string{"doctor", "--json", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+	out := h.doctor("--json")
 	var rep struct {
 		Agents []struct {
 			Agent, Path, Status, Detail string
@@ -68,8 +53,8 @@ func TestDoctorAgents(t *testing.T) {
 		Hints []string
 		OK    bool
 	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("doctor --json: %v\n%s", err, out.String())
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
 	}
 	if len(rep.Agents) != 2 {
 		t.Fatalf("doctor --json agents: %+v", rep.Agents)
@@ -91,14 +76,8 @@ func TestDoctorAgents(t *testing.T) {
 // trusted them (/hooks in Codex): doctor says so, and how to trust them,
 // until config.toml holds the trust of every statuspub hook.
 func TestDoctorCodexUntrusted(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("PATH", t.TempDir())
-	getenv := func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
+	h := newAgentHome(t)
+	home := h.dir
 	dir := filepath.Join(home, ".codex")
 	os.MkdirAll(dir, 0o700)
 	// The statuspub the hooks start exists, or doctor would report it gone.
@@ -118,20 +97,11 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 		return evs
 	}(), ",") + `}}`
 	os.WriteFile(filepath.Join(dir, "hooks.json"), []byte(hooks), 0o600)
-	doctor := func(args ...string) string {
-		var out, errOut bytes.Buffer
-		Run(append([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
-		return out.String()
-	}
-	got := doctor()
-	for _, want := range []string{
+	got := h.doctor()
+	doctorSays(t, got,
 		"  codex: hooks installed but not trusted, so codex does not run them (~/.codex/hooks.json: SessionStart, UserPromptSubmit, ",
 		"codex runs statuspub's hooks only once you trust them: in Codex type /hooks and press t, or run 'statuspub install codex --trust'",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("doctor output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	var rep struct {
 		Agents []struct {
 			Agent, Status string
@@ -139,7 +109,7 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 			Untrusted     []string
 		}
 	}
-	if err := json.Unmarshal([]byte(doctor("--json")), &rep); err != nil || len(rep.Agents) != 1 {
+	if err := json.Unmarshal([]byte(h.doctor("--json")), &rep); err != nil || len(rep.Agents) != 1 {
 		t.Fatalf("doctor --json: %v %+v", err, rep)
 	}
 	if a := rep.Agents[0]; a.Status != "untrusted" || !a.Installed || len(a.Untrusted) != 8 {
@@ -159,7 +129,7 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 		fmt.Fprintf(&config, "[hooks.state.\"%s:%s:0:0\"]\ntrusted_hash = \"sha256:%x\"\n\n", filepath.Join(dir, "hooks.json"), label, sum)
 	}
 	os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config.String()), 0o600)
-	if got := doctor(); !strings.Contains(got, "  codex: hooks installed (~/.codex/hooks.json)") {
+	if got := h.doctor(); !strings.Contains(got, "  codex: hooks installed (~/.codex/hooks.json)") {
 		t.Errorf("trusted:\n%s", got)
 	}
 }
@@ -168,20 +138,13 @@ func TestDoctorCodexUntrusted(t *testing.T) {
 // (an archive deleted, a package removed, npx's cache emptied), for the
 // agents with JSON settings and for OpenCode's plugin alike.
 func TestDoctorAgentsGone(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("PATH", t.TempDir())
-	getenv := func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
+	h := newAgentHome(t)
 	prog := filepath.Join(t.TempDir(), "statuspub")
 	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, agent := range []string{"claude", "opencode"} {
-		changes, err := agentinstall.Plan(agentinstall.Options{Agent: agent, Command: prog, Getenv: getenv})
+		changes, err := agentinstall.Plan(agentinstall.Options{Agent: agent, Command: prog, Getenv: h.getenv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,25 +154,16 @@ func TestDoctorAgentsGone(t *testing.T) {
 			}
 		}
 	}
-	doctor := func(args ...string) string {
-		var out, errOut bytes.Buffer
-		Run(append([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
-		return out.String()
-	}
-	if got := doctor(); !strings.Contains(got, "  claude: hooks installed (") || !strings.Contains(got, "  opencode: hooks installed (") {
+	if got := h.doctor(); !strings.Contains(got, "  claude: hooks installed (") || !strings.Contains(got, "  opencode: hooks installed (") {
 		t.Fatalf("with the statuspub there:\n%s", got)
 	}
 	os.Remove(prog)
-	got := doctor()
-	for _, want := range []string{
-		"  claude: PROBLEM: the hooks start " + prog + ", which no longer exists (~/.claude/settings.json)",
-		"  opencode: PROBLEM: the hooks start " + prog + ", which no longer exists (~/.config/opencode/plugins/agentstatus.js)",
+	got := h.doctor()
+	doctorSays(t, got,
+		"  claude: PROBLEM: the hooks start "+prog+", which no longer exists (~/.claude/settings.json)",
+		"  opencode: PROBLEM: the hooks start "+prog+", which no longer exists (~/.config/opencode/plugins/agentstatus.js)",
 		"run 'statuspub install claude' with the statuspub you use now, so that claude's hooks start it",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("doctor output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	var rep struct {
 		Agents []struct {
 			Agent  string   `json:"agent"`
@@ -217,7 +171,7 @@ func TestDoctorAgentsGone(t *testing.T) {
 			Gone   []string `json:"gone"`
 		} `json:"agents"`
 	}
-	if err := json.Unmarshal([]byte(doctor("--json")), &rep); err != nil {
+	if err := json.Unmarshal([]byte(h.doctor("--json")), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Agents) != 2 {
@@ -226,6 +180,43 @@ func TestDoctorAgentsGone(t *testing.T) {
 	for _, a := range rep.Agents {
 		if a.Status != "gone" || len(a.Gone) != 1 || a.Gone[0] != prog {
 			t.Errorf("--json: %+v, want status gone of %s", a, prog)
+		}
+	}
+}
+
+// agentHome is a home directory for doctor's report on the agents: HOME is
+// the only variable doctor sees, and PATH holds no agent program, so the
+// report is of the files a test puts under dir alone.
+type agentHome struct {
+	dir string
+}
+
+func newAgentHome(t *testing.T) agentHome {
+	t.Setenv("PATH", t.TempDir())
+	return agentHome{t.TempDir()}
+}
+
+func (h agentHome) getenv(k string) string {
+	if k == "HOME" {
+		return h.dir
+	}
+	return ""
+}
+
+// doctor runs statusls doctor with args and returns what it printed.
+func (h agentHome) doctor(args ...string) string {
+	var out, errOut bytes.Buffer
+	Run(append([]string{"doctor", "--config-home", filepath.Join(h.dir, "cfg")}, args...), base.Env{Stdout: &out, Stderr: &errOut, Getenv: h.getenv})
+	return out.String()
+}
+
+// doctorSays fails the test for each of wants that doctor's output got
+// lacks.
+func doctorSays(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, got)
 		}
 	}
 }

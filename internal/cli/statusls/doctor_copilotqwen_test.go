@@ -1,46 +1,28 @@
 package statusls
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 // doctor reports Copilot CLI (its hooks file of statuspub's own) and Qwen
 // Code (settings.json, read with comments) as the other agents.
 func TestDoctorCopilotQwen(t *testing.T) {
-	home := t.TempDir()
+	h := newAgentHome(t)
+	home, doctor := h.dir, h.doctor
 	os.MkdirAll(filepath.Join(home, ".copilot"), 0o700)
 	os.MkdirAll(filepath.Join(home, ".qwen"), 0o700)
 	// Qwen Code reads comments: not a problem, only hooks missing.
 	os.WriteFile(filepath.Join(home, ".qwen", "settings.json"), []byte("{\n  // mine\n  \"ui\": {}\n}\n"), 0o600)
-	t.Setenv("PATH", t.TempDir())
-	getenv := func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
-	doctor := func() string {
-		var out, errOut bytes.Buffer
-		Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
-		return out.String()
-	}
 	got := doctor()
-	for _, want := range []string{
+	doctorSays(t, got,
 		"  copilot: hooks not installed (~/.copilot/hooks/agentstatus.json: missing SessionStart, ",
 		"  qwen: hooks not installed (~/.qwen/settings.json: missing SessionStart, ",
 		"run 'statuspub install copilot' to publish copilot's state",
 		"run 'statuspub install qwen' to publish qwen's state",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("doctor output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	var hooks strings.Builder
 	hooks.WriteString(`{"version":1,"hooks":{`)
 	for i, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "notification", "Stop", "ErrorOccurred", "SessionEnd"} {

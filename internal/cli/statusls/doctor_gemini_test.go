@@ -1,13 +1,10 @@
 package statusls
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agentstatus/agentstatus/internal/cli/base"
 )
 
 // Gemini CLI reads its settings.json with comments: doctor never calls such
@@ -26,23 +23,13 @@ func TestDoctorGeminiSettingsWithComments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			home := t.TempDir()
-			os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)
-			os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(tt.settings), 0o600)
-			t.Setenv("PATH", t.TempDir())
-			getenv := func(k string) string {
-				if k == "HOME" {
-					return home
-				}
-				return ""
-			}
-			var out, errOut bytes.Buffer
-			Run([]string{"doctor", "--config-home", filepath.Join(home, "cfg")}, base.Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
-			if !strings.Contains(out.String(), tt.want) {
-				t.Errorf("doctor output lacks %q:\n%s", tt.want, out.String())
-			}
-			if strings.Contains(tt.want, "PROBLEM") && !strings.Contains(out.String(), "trailing commas") {
-				t.Errorf("doctor does not say why:\n%s", out.String())
+			h := newAgentHome(t)
+			os.MkdirAll(filepath.Join(h.dir, ".gemini"), 0o700)
+			os.WriteFile(filepath.Join(h.dir, ".gemini", "settings.json"), []byte(tt.settings), 0o600)
+			out := h.doctor()
+			doctorSays(t, out, tt.want)
+			if strings.Contains(tt.want, "PROBLEM") && !strings.Contains(out, "trailing commas") {
+				t.Errorf("doctor does not say why:\n%s", out)
 			}
 		})
 	}

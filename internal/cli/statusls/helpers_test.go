@@ -94,6 +94,20 @@ func privateDir(t testing.TB) string {
 	return dir
 }
 
+// openDir makes <tmp>/open, mode 0777 whatever the umask: a directory
+// writable by others, which the commands refuse.
+func openDir(t testing.TB) string {
+	t.Helper()
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return open
+}
+
 func writeFile(t testing.TB, dir, name string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {

@@ -96,9 +96,7 @@ func TestMetricsTextfile(t *testing.T) {
 		t.Errorf("mode %04o, want 0644", fi.Mode().Perm())
 	}
 
-	open := filepath.Join(t.TempDir(), "open")
-	os.Mkdir(open, 0o777)
-	os.Chmod(open, 0o777)
+	open := openDir(t)
 	res = run(t, runOpts{env: env}, "metrics", "--textfile", open)
 	want := "statusls: textfile directory " + open + ": writable by others (mode 0777)\nstatusls: hint: "
 	if res.code != 1 || !strings.HasPrefix(res.stderr, want) {

@@ -449,9 +449,7 @@ func TestRefusedDirectory(t *testing.T) {
 	os.Mkdir(real, 0o700)
 	link := filepath.Join(root, "link")
 	os.Symlink(real, link)
-	open := filepath.Join(root, "open")
-	os.Mkdir(open, 0o700)
-	os.Chmod(open, 0o777)
+	open := openDir(t)
 	for _, tt := range []struct {
 		dir, err, hint string
 	}{

@@ -192,44 +192,44 @@ func TestWaitTimeout(t *testing.T) {
 // TestWaitGone: exit status 4 when the session goes away while waiting for
 // a state.
 func TestWaitGone(t *testing.T) {
-	t.Run("removed", func(t *testing.T) {
-		dir := privateDir(t)
-		clock := clocktest.New(now)
-		put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Working, UpdatedAt: now})
-		r := startWait(t, clock, "--dir", dir, "--session", "a", "--state", "idle")
-		remove(t, dir, "a")
-		if code := r.exit(); code != base.ExitGone || r.stderr.String() != "statusls: session a was removed (deleted) while waiting for session a in state idle\n" {
-			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
-		}
-	})
-	t.Run("stale", func(t *testing.T) {
-		dir := privateDir(t)
-		clock := clocktest.New(now)
-		put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Working, UpdatedAt: now})
-		r := startWait(t, clock, "--dir", dir, "--session", "a", "--state", "idle")
-		waitStaleTimer(t, clock, now, now.Add(30*time.Second+time.Nanosecond))
-		clock.Advance(31 * time.Second)
-		if code := r.exit(); code != base.ExitGone || !strings.Contains(r.stderr.String(), "session a went stale") {
-			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
-		}
-	})
-	t.Run("invalid", func(t *testing.T) {
-		dir := privateDir(t)
-		clock := clocktest.New(now)
-		put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Working, UpdatedAt: now})
-		r := startWait(t, clock, "--dir", dir, "--session", "a", "--state", "idle")
-		putRaw(t, dir, statusfile.FileName("a"), []byte("not json"))
-		if code := r.exit(); code != base.ExitGone || !strings.Contains(r.stderr.String(), "was removed (bad-json)") {
-			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
-		}
-	})
+	for _, tt := range []struct {
+		name string
+		// gone makes session a go away while wait waits for it.
+		gone func(t *testing.T, dir string, clock *clocktest.Fake)
+		// stderr is what wait says, all of it when exact, else a part.
+		stderr string
+		exact  bool
+	}{
+		{"removed", func(t *testing.T, dir string, clock *clocktest.Fake) {
+			remove(t, dir, "a")
+		}, "statusls: session a was removed (deleted) while waiting for session a in state idle\n", true},
+		{"stale", func(t *testing.T, dir string, clock *clocktest.Fake) {
+			waitStaleTimer(t, clock, now, now.Add(30*time.Second+time.Nanosecond))
+			clock.Advance(31 * time.Second)
+		}, "session a went stale", false},
+		{"invalid", func(t *testing.T, dir string, clock *clocktest.Fake) {
+			putRaw(t, dir, statusfile.FileName("a"), []byte("not json"))
+		}, "was removed (bad-json)", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := privateDir(t)
+			clock := clocktest.New(now)
+			put(t, dir, statusfile.Status{Agent: "pi", Session: "a", State: statusfile.Working, UpdatedAt: now})
+			r := startWait(t, clock, "--dir", dir, "--session", "a", "--state", "idle")
+			tt.gone(t, dir, clock)
+			code, stderr := r.exit(), r.stderr.String()
+			said := strings.Contains(stderr, tt.stderr)
+			if tt.exact {
+				said = stderr == tt.stderr
+			}
+			if code != base.ExitGone || !said {
+				t.Errorf("exit %d, stderr %q", code, stderr)
+			}
+		})
+	}
 }
 
 func TestWaitUsage(t *testing.T) {
-	base := t.TempDir()
-	open := filepath.Join(base, "open")
-	os.Mkdir(open, 0o700)
-	os.Chmod(open, 0o777)
 	tests := []struct {
 		name string
 		args []string
@@ -246,7 +246,7 @@ func TestWaitUsage(t *testing.T) {
 		{"agent with session", []string{"--session", "a", "--state", "idle", "--agent", "pi"}, 2, "with --any"},
 		{"negative timeout", []string{"--session", "a", "--gone", "--timeout", "-1s"}, 2, "must not be negative"},
 		{"bad timeout", []string{"--session", "a", "--gone", "--timeout", "soon"}, 2, "is not a duration"},
-		{"refused dir", []string{"--session", "a", "--gone", "--dir", open}, 1, "writable by group or others"},
+		{"refused dir", []string{"--session", "a", "--gone", "--dir", openDir(t)}, 1, "writable by group or others"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -222,10 +222,6 @@ func TestWatchMissingDir(t *testing.T) {
 }
 
 func TestWatchUsageAndErrors(t *testing.T) {
-	root := t.TempDir()
-	open := filepath.Join(root, "open")
-	os.Mkdir(open, 0o700)
-	os.Chmod(open, 0o777)
 	tests := []struct {
 		name string
 		args []string
@@ -248,7 +244,7 @@ func TestWatchUsageAndErrors(t *testing.T) {
 		{"bad color", []string{"watch", "--color", "sometimes"}, 2, "", "--color"},
 		{"no --now", []string{"watch", "--now", nowText}, 2, "", "unknown flag --now"},
 		{"argument", []string{"watch", "x"}, 2, "", `unexpected argument "x"`},
-		{"refused dir", []string{"watch", "--dir", open}, 1, "", "writable by group or others"},
+		{"refused dir", []string{"watch", "--dir", openDir(t)}, 1, "", "writable by group or others"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

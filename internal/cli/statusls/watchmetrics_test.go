@@ -105,9 +105,7 @@ func TestWatchMetricsTextfile(t *testing.T) {
 // are usage errors.
 func TestWatchMetricsRefused(t *testing.T) {
 	dir := privateDir(t)
-	open := filepath.Join(t.TempDir(), "open")
-	os.Mkdir(open, 0o777)
-	os.Chmod(open, 0o777)
+	open := openDir(t)
 	r := start(t, clocktest.New(now), cmdOpts{}, "watch", "--metrics-textfile", filepath.Join(open, "agentstatus.prom"), "--dir", dir)
 	if code := r.exit(); code != 1 || !strings.Contains(r.stderr.String(), "writable by others (mode 0777)") {
 		t.Errorf("exit %d, stderr %q", code, r.stderr.String())
