@@ -88,9 +88,7 @@ func stubs(t *testing.T, scripts map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range scripts {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testbin.WriteProgram(t, filepath.Join(dir, name), "#!/bin/sh\n"+body)
 	}
 	return dir
 }

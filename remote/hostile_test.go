@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/internal/testmain"
 )
 
@@ -24,7 +25,7 @@ func fakeSSH(t *testing.T, stdout, stderr string, code int) string {
 	os.WriteFile(filepath.Join(dir, "err"), []byte(stderr), 0o600)
 	script := "#!/bin/sh\ncat '" + dir + "/out'\ncat '" + dir + "/err' >&2\nexit " + itoa(code) + "\n"
 	p := filepath.Join(dir, "ssh")
-	os.WriteFile(p, []byte(script), 0o700)
+	testbin.WriteProgram(t, p, script)
 	return p
 }
 
@@ -127,7 +128,7 @@ func TestListTooLarge(t *testing.T) {
 	}{{max/len(line) + 2, true}, {max/len(line) - 2, false}} {
 		script := "#!/bin/sh\necho '['\nyes '" + line + ",' | head -n " + itoa(tt.lines-1) + "\necho '" + line + "'\necho ']'\n"
 		p := filepath.Join(dir, "ssh")
-		os.WriteFile(p, []byte(script), 0o700)
+		testbin.WriteProgram(t, p, script)
 		res := List(context.Background(), &Config{SSH: p, MaxBytes: max}, []string{"h"})[0]
 		if !tt.wantErr {
 			if res.Err != nil || len(res.Entries) != tt.lines {
@@ -158,7 +159,7 @@ esac
 cat '` + dir + `/out'
 `
 	p := filepath.Join(dir, "ssh")
-	os.WriteFile(p, []byte(script), 0o700)
+	testbin.WriteProgram(t, p, script)
 	// 3 s: the good hosts' sh and cat must start within it under -race
 	// on a loaded machine (500 ms missed at a load average of 54).
 	cfg := &Config{SSH: p, Timeout: 3 * time.Second}
@@ -184,7 +185,7 @@ cat '` + dir + `/out'
 func TestSSHArgv(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "ssh")
-	os.WriteFile(p, []byte("#!/bin/sh\nfor a; do printf '%s\\n' \"$a\"; done > '"+dir+"/args'\necho '[]'\n"), 0o700)
+	testbin.WriteProgram(t, p, "#!/bin/sh\nfor a; do printf '%s\\n' \"$a\"; done > '"+dir+"/args'\necho '[]'\n")
 	cfg := &Config{SSH: p, Command: "~/bin/statusls"}
 	if r := List(context.Background(), cfg, []string{"user@dev-box"}); r[0].Err != nil {
 		t.Fatal(r[0].Err)
@@ -203,7 +204,7 @@ func TestWaitRetries(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "ssh")
-	os.WriteFile(p, []byte(`#!/bin/sh
+	testbin.WriteProgram(t, p, `#!/bin/sh
 if [ ! -e '`+dir+`/tried' ]; then
 	touch '`+dir+`/tried'
 	echo "Connection to devbox closed by remote host." >&2
@@ -215,7 +216,7 @@ case "$last" in
 esac
 echo "unexpected: $last" >&2
 exit 1
-`), 0o700)
+`)
 	var lost []*HostError
 	r := Wait(context.Background(), &Config{SSH: p}, "devbox", []string{"--any", "--state", "blocked"}, time.Minute, func(he *HostError) { lost = append(lost, he) })
 	if r.Err != nil || r.Code != 0 || string(r.Output) != "s9" {

@@ -177,7 +177,7 @@ func TestWatchReconnect(t *testing.T) {
 	// while the marker exists (the host is "down").
 	state := t.TempDir()
 	wrapper := filepath.Join(state, "statusls-wrap")
-	os.WriteFile(wrapper, []byte("#!/bin/sh\n[ -e "+state+"/down ] && exit 3\necho $$ > "+state+"/pid\nexec statusls \"$@\"\n"), 0o700)
+	testbin.WriteProgram(t, wrapper, "#!/bin/sh\n[ -e "+state+"/down ] && exit 3\necho $$ > "+state+"/pid\nexec statusls \"$@\"\n")
 	f.cfg.Command = wrapper
 
 	sshtest.Publish(t, f.alpha, "stays", "working", "same")

@@ -4,13 +4,13 @@ package remote
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/render"
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/watch"
 )
 
@@ -59,7 +59,7 @@ func TestWatchHangingHost(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "ssh")
-	os.WriteFile(p, []byte("#!/bin/sh\nexec sleep 60\n"), 0o700)
+	testbin.WriteProgram(t, p, "#!/bin/sh\nexec sleep 60\n")
 	cfg := &Config{SSH: p, Timeout: 300 * time.Millisecond}
 	// x(y passes hostname.Check; the hint's command line must quote it.
 	const host = "x(y"

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/shquote"
+	"github.com/agentstatus/agentstatus/internal/testbin"
 )
 
 // RequireEnv makes a missing sshd a failure instead of a skip (CI sets it).
@@ -260,6 +261,6 @@ func (s *Server) Wrapper(t testing.TB) string {
 		t.Fatal(err)
 	}
 	script := "#!/bin/sh\nexec " + shquote.Join(SSH(), "-F", s.Config) + " \"$@\"\n"
-	write(t, filepath.Join(dir, "ssh"), []byte(script), 0o700)
+	testbin.WriteProgram(t, filepath.Join(dir, "ssh"), script)
 	return dir
 }

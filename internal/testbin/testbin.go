@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/agentstatus/agentstatus/internal/testmain"
@@ -150,5 +151,21 @@ func Cleanup() {
 	defer mu.Unlock()
 	for _, d := range temps {
 		os.RemoveAll(d)
+	}
+}
+
+// WriteProgram writes a program a test runs (a script: a stand-in ssh, an
+// agent) at path, executable by its owner. It holds syscall.ForkLock while
+// the file is open for writing: a process that a parallel test starts
+// meanwhile would inherit the open descriptor until its exec, and running
+// the file would then fail with "text file busy" (ETXTBSY), which a
+// remote test did under load.
+func WriteProgram(t testing.TB, path, content string) {
+	t.Helper()
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(path, []byte(content), 0o700)
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

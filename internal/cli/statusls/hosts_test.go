@@ -296,7 +296,7 @@ func TestHostsDoctor(t *testing.T) {
 	}
 	// An older statusls on the host, which does not know --all.
 	old := filepath.Join(t.TempDir(), "statusls-old")
-	os.WriteFile(old, []byte("#!/bin/sh\necho 'statusls: flag provided but not defined: -all' >&2\nexit 2\n"), 0o700)
+	testbin.WriteProgram(t, old, "#!/bin/sh\necho 'statusls: flag provided but not defined: -all' >&2\nexit 2\n")
 	env := map[string]string{}
 	for k, v := range f.env {
 		env[k] = v
