@@ -492,15 +492,10 @@ func whyCut(p *pubRun, id string) {
 			map[string]string{"reason": "failed", "detail": whyEndDetailShown}},
 	} {
 		line, _ := json.Marshal(map[string]any{s.key: s.why})
-		_, data, ok := p.change(id, string(line))
+		obj, ok := p.whyAfter(id, string(line), s.key)
 		if !ok {
 			return
 		}
-		wait, ended, err := whyMembers(data)
-		if !p.expect(err == nil, id, "the record: %v", err) {
-			return
-		}
-		obj := map[string]map[string]json.RawMessage{"waitingFor": wait, "ended": ended}[s.key]
 		for _, m := range slices.Sorted(maps.Keys(s.want)) {
 			got, want := member(obj, m), s.want[m]
 			if got != want {
@@ -513,6 +508,21 @@ func whyCut(p *pubRun, id string) {
 		}
 	}
 	p.pass(id)
+}
+
+// whyAfter sends line and returns the object under key ("waitingFor" or
+// "ended") in the record written, nil when there is none; ok is false when
+// the scenario stops (no record came, or it did not decode: failed).
+func (p *pubRun) whyAfter(id, line, key string) (obj map[string]json.RawMessage, ok bool) {
+	_, data, ok := p.change(id, line)
+	if !ok {
+		return nil, false
+	}
+	wait, ended, err := whyMembers(data)
+	if !p.expect(err == nil, id, "the record: %v", err) {
+		return nil, false
+	}
+	return map[string]map[string]json.RawMessage{"waitingFor": wait, "ended": ended}[key], true
 }
 
 // noDetail: with Y5's switch on (args or env), every detail under both
@@ -540,15 +550,10 @@ func noDetail(args []string, env map[string]string, on bool) func(p *pubRun, id 
 			if on {
 				s.want["detail"] = "null"
 			}
-			_, data, ok := p.change(id, s.line)
+			obj, ok := p.whyAfter(id, s.line, s.key)
 			if !ok {
 				return
 			}
-			wait, ended, err := whyMembers(data)
-			if !p.expect(err == nil, id, "the record: %v", err) {
-				return
-			}
-			obj := map[string]map[string]json.RawMessage{"waitingFor": wait, "ended": ended}[s.key]
 			if !p.expect(obj != nil, id, "after %s (with %s) the record has no %s", s.line, how, s.key) {
 				continue
 			}
