@@ -62,6 +62,7 @@ var pythonReaderFlaws = []struct {
 	{"spaces-range-short", []string{"sanitize/invisible-and-space-range-ends"}},
 	{"strip-any-white-space", []string{"records/white-space-around-object"}},
 	{"why-cut-code-points", []string{"records/why-cut-counts-utf16-units", "records/why-words-cut-counts-utf16-units"}},
+	{"background-wrong-type-drops", []string{"records/background-wrong-types-kept"}},
 }
 
 var pythonPublisherFlaws = []struct {

@@ -165,7 +165,6 @@ var exempt = map[string]string{
 	"A2":  "how the bridge writes (a goroutine of its own, the heartbeat owner) is seen only in timing and process trees: internal/acpbridge's TestRunFailedWriteKeepsTheStream and internal/cli/statuspub's TestACPKillOfTheProcessTree check it",
 	"A6":  "a negative rule (what the bridge never guesses): the ACP traces' unchanged lines check that the rest writes nothing (A5), and internal/acpbridge's TestTracker the messages named here",
 	"A7":  "it names the traces and statusconform acp themselves: TestACPTracesParse and TestACPTracesAgainstStatuspub run them, and TestPythonACPBridge shows that they catch a flawed bridge",
-	"Y8":  "the background counts are written by the hook adapters, not by line-protocol publishers or checked by the reader cases: statusfile's TestBackground (encoding, decoding, the words) and the hook traces claude/real-2.1.332-background-agent and -asks",
 	"Y7":  "the words of this toolkit's displays, not of the reader protocol (which compares the keys themselves): statusfile's TestWhy, and the hook traces' why: lines",
 	"H15": "the hook traces check it ('unchanged' steps), not the reader or publisher suites",
 	"H16": "a negative rule about adapters' mappings: the hook traces hold no timed steps, and internal/agenthook is pure (no clock)",

@@ -8,6 +8,7 @@ Python adapters. Python 3.8 or later.
 import datetime
 import decimal
 import json
+import math
 import os
 import re
 import unicodedata
@@ -219,10 +220,25 @@ def decode(data):
     rec["title"] = title
     rec["waitingFor"] = _why(obj, "waitingFor", "kind", ("tool", "detail"), "since", "blocked", rec["state"])
     rec["ended"] = _why(obj, "ended", "reason", ("detail",), "at", "idle", rec["state"])
+    bg = obj.get("background")
+    if FLAW == "background-wrong-type-drops" and bg is not None and (
+            not isinstance(bg, dict) or any(not _count(bg.get(k)) for k in ("agents", "tasks") if k in bg)):
+        raise Invalid("wrong-type", "background")  # wrongly: Y8 ignores the key and its counts
     if FLAW == "hash-raw-bytes":
         raw = json.loads(data.decode("utf-8", "surrogateescape")).get("session")
         rec["raw_session"] = raw.encode("utf-8", "surrogateescape")
     return rec
+
+
+def _count(v):
+    """Y8: whether v is a background count, a non-negative integer (2.0 is
+    2). Only the background-wrong-type-drops flaw asks: a reader that shows
+    no counts ignores the key."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):
+        return v >= 0
+    return isinstance(v, float) and math.isfinite(v) and v >= 0 and v == int(v)
 
 
 def _why(obj, key, word, texts, when, state, rec_state):

@@ -388,6 +388,13 @@ export interface StatusRecord {
   updatedAt: bigint;
   waitingFor: WaitingFor | null;
   ended: Ended | null;
+  background?: Background; // none when absent
+}
+
+/** background as read (Y8): the counts, 0 for none. */
+export interface Background {
+  agents: number;
+  tasks: number;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -468,6 +475,7 @@ export function decode(data: Uint8Array): StatusRecord {
     session, agent, pid, cwd, state, title, updatedAt,
     waitingFor: decodeWaiting(own(v, "waitingFor")),
     ended: decodeEnded(own(v, "ended")),
+    background: decodeBackground(own(v, "background")),
   };
 }
 
@@ -494,6 +502,20 @@ function decodeEnded(x: unknown): Ended | null {
   return { reason: wellFormed(reason), detail: optString(own(x, "detail")), at: optTime(own(x, "at")) };
 }
 
+/** MAX_BACKGROUND caps each count (Y8): more says nothing a reader can use. */
+const MAX_BACKGROUND = 9999;
+
+/** A count of Y8: a non-negative integer (2.0 is 2), capped; 0 for anything else (1e400 included). */
+function count(x: unknown): number {
+  if (typeof x !== "number" || !Number.isFinite(x) || !Number.isInteger(x) || x < 0) return 0;
+  return Math.min(x, MAX_BACKGROUND) || 0; // -0 is 0
+}
+
+function decodeBackground(x: unknown): Background {
+  if (!isObject(x)) return { agents: 0, tasks: 0 };
+  return { agents: count(own(x, "agents")), tasks: count(own(x, "tasks")) };
+}
+
 // ---------------------------------------------------------------- display
 
 /** A session as shown: every string sanitized (R13), reasons capped. */
@@ -506,6 +528,7 @@ export interface View {
   title: string | null;
   waitingFor: { kind: string; tool: string | null; detail: string | null; since: string | null } | null;
   ended: { reason: string; detail: string | null; at: string | null } | null;
+  background?: Background;
   updatedAt: bigint;
 }
 
@@ -540,6 +563,7 @@ export function view(r: StatusRecord): View {
     title: r.title === null ? null : orNull(sanitizeTitle(r.title)),
     waitingFor,
     ended,
+    background: r.background,
     updatedAt: r.updatedAt,
   };
 }
@@ -547,9 +571,27 @@ export function view(r: StatusRecord): View {
 /**
  * why is the WHY words every reader shows (statusls, tmux, Neovim, this
  * extension): "Bash: rm -rf build", "question: Which database?",
- * "cancelled", "rate limited", ... ; "" when the record says nothing.
+ * "cancelled", "rate limited", "1 background agent", "done; 2 background
+ * tasks" (Y8: the background work after the state's own words), ... ; ""
+ * when the record says nothing.
  */
-export function why(v: Pick<View, "waitingFor" | "ended">): string {
+export function why(v: Pick<View, "waitingFor" | "ended" | "background">): string {
+  const words = ownWhy(v);
+  const bg = backgroundWords(v.background);
+  return words && bg ? `${words}; ${bg}` : words || bg;
+}
+
+/**
+ * backgroundWords is how the counts of Y8 are shown: "1 background agent",
+ * "2 background tasks", both joined by ", "; "" for none.
+ */
+function backgroundWords(b: Background | undefined): string {
+  const part = (n: number, what: string) => (n > 0 ? `${n} background ${what}${n > 1 ? "s" : ""}` : "");
+  return [part(b?.agents ?? 0, "agent"), part(b?.tasks ?? 0, "task")].filter((w) => w !== "").join(", ");
+}
+
+/** ownWhy is why without the background work. */
+function ownWhy(v: Pick<View, "waitingFor" | "ended">): string {
   const join = (head: string, detail: string | null) => (detail ? `${head}: ${detail}` : head);
   if (v.waitingFor) {
     const w = v.waitingFor;

@@ -194,6 +194,11 @@ describe("reason keys", () => {
       schema: "gentle-shell.agent-status/v1", session: "s", state: "idle", updatedAt: "2026-07-17T12:34:56.000Z", ended: e,
     }))).ended });
   const since = "2026-07-17T12:34:50.000Z";
+  // A record with its background key (Y8), in its state with its own key.
+  const background = (state: string, b: unknown, own: object = {}) =>
+    view(decode(Buffer.from(JSON.stringify({
+      schema: "gentle-shell.agent-status/v1", session: "s", state, updatedAt: "2026-07-17T12:34:56.000Z", ...own, background: b,
+    }))));
   const cases: [string, ReturnType<typeof view>, string][] = [
     ["permission, tool and detail", blocked({ kind: "permission", tool: "Bash", detail: "rm -rf build", since }), "Bash: rm -rf build"],
     ["permission, tool only", blocked({ kind: "permission", tool: "Bash", detail: null, since }), "Bash"],
@@ -214,6 +219,14 @@ describe("reason keys", () => {
     ["rate limited", idle({ reason: "rate_limited", detail: "429", at: since }), "rate limited"],
     ["unknown reason", idle({ reason: "timeout", detail: "5m", at: since }), "timeout: 5m"],
     ["unknown reason alone", idle({ reason: "timeout" }), "timeout"],
+    ["background agent alone while working", background("working", { agents: 1 }), "1 background agent"],
+    ["background tasks alone while working", background("working", { tasks: 2 }), "2 background tasks"],
+    ["background both", background("working", { agents: 2, tasks: 1, monitors: 3 }), "2 background agents, 1 background task"],
+    ["background after done", background("idle", { tasks: 1 }, { ended: { reason: "done" } }), "done; 1 background task"],
+    ["background after a wait", background("blocked", { agents: 1 }, { waitingFor: { kind: "permission", tool: "Bash", detail: "sleep 8" } }), "Bash: sleep 8; 1 background agent"],
+    ["background 2.0 is 2", background("working", { agents: 2.0, tasks: 1e0 }), "2 background agents, 1 background task"],
+    ["background counts ignored", background("idle", { agents: -1, tasks: "2" }, { ended: { reason: "done" } }), "done"],
+    ["background not an object", background("working", [1, 2]), ""],
   ];
   for (const [name, v, want] of cases) test(name, () => assert.equal(why(v), want));
 
