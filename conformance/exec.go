@@ -120,7 +120,14 @@ func runCommand(ctx context.Context, argv []string, env []string, stdin []byte, 
 	cmd.WaitDelay = 2 * time.Second
 	err := startCommand(cmd, -1)
 	if err != nil {
-		r.exit.err = err
+		// A deadline that passed before the start (a loaded machine
+		// and a short timeout) is a timeout, not an error of the
+		// command: Start then reports the context's error.
+		if ctx.Err() == context.DeadlineExceeded {
+			r.exit.timedOut = true
+		} else {
+			r.exit.err = err
+		}
 		return r
 	}
 	err = cmd.Wait()

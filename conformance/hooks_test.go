@@ -555,3 +555,13 @@ func TestHookAdaptersNoDetail(t *testing.T) {
 		}
 	}
 }
+
+// A deadline that passes before the command even starts (a loaded machine,
+// a short timeout) is the harness's timeout, not a command that could not
+// run: the adapter is judged as one that did not exit in time.
+func TestRunCommandDeadlineBeforeStart(t *testing.T) {
+	r := runCommand(context.Background(), []string{"sleep", "30"}, nil, nil, time.Nanosecond)
+	if !r.exit.timedOut || r.exit.err != nil {
+		t.Errorf("got %s (timedOut %v, err %v), want the timeout", r.exit, r.exit.timedOut, r.exit.err)
+	}
+}
