@@ -46,10 +46,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Args[2])
 		os.Exit(2)
 	}
-	// A binary built with -race sleeps a second at exit: the test binary
+	// Temporary files in memory; and a binary built with -race sleeps a
+	// second at exit: the test binary
 	// is re-executed as a reader, publisher or hook adapter hundreds of
 	// times, which made this package take minutes under -race.
-	testmain.SkipRaceExitSleep()
+	testmain.Prepare()
 	// The Python adapters start hundreds of times, and compiling their
 	// module statusproto.py was a third of each start: let them keep the
 	// compiled module, in a directory of the tests' own (not next to the

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/conformance/vector"
 	"github.com/agentstatus/agentstatus/statusfile"
+	"github.com/fsnotify/fsnotify"
 )
 
 // Titles the checks send, and what a conforming publisher writes for them
@@ -753,19 +754,59 @@ func atomicity(p *pubRun, partial string) {
 	var listings, reads, bad int
 	var undotted, outside []string
 	var firstBad string
-	collect := func(seen *[]string, dir string, odd func(name string) bool) {
-		names, _ := dirNames(dir, odd)
+	var seenMu sync.Mutex
+	oddInDir := func(n string) bool { return n != fileName(p.session) && !strings.HasPrefix(n, ".") }
+	oddInHome := func(n string) bool { return n != statusName }
+	add := func(seen *[]string, names ...string) {
+		seenMu.Lock()
+		defer seenMu.Unlock()
 		for _, n := range names {
 			if !slices.Contains(*seen, n) && len(*seen) < 5 {
 				*seen = append(*seen, n)
 			}
 		}
 	}
+	collect := func(seen *[]string, dir string, odd func(name string) bool) {
+		names, _ := dirNames(dir, odd)
+		add(seen, names...)
+	}
 	loop(func() {
 		listings++
-		collect(&undotted, p.statusDir(), func(n string) bool { return n != fileName(p.session) && !strings.HasPrefix(n, ".") })
-		collect(&outside, p.home, func(n string) bool { return n != statusName })
+		collect(&undotted, p.statusDir(), oddInDir)
+		collect(&outside, p.home, oddInHome)
 	})
+	// The listings sample. Where the system notifies each file made in a
+	// directory (inotify), every temporary file is seen however briefly
+	// it lives: on a tmpfs, where a sync costs nothing, it lives for
+	// microseconds and the listings miss it.
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		defer w.Close()
+		statusDir, home := filepath.Clean(p.statusDir()), filepath.Clean(p.home)
+		if w.Add(statusDir) == nil && w.Add(home) == nil {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					case <-w.Errors:
+					case ev, ok := <-w.Events:
+						if !ok {
+							return
+						}
+						if !ev.Has(fsnotify.Create) {
+							continue
+						}
+						switch dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name); {
+						case dir == statusDir && oddInDir(name):
+							add(&undotted, name)
+						case dir == home && oddInHome(name):
+							add(&outside, name)
+						}
+					}
+				}
+			})
+		}
+	}
 	loop(func() {
 		data, err := os.ReadFile(p.statusPath())
 		reads++

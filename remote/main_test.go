@@ -9,7 +9,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testmain.SkipRaceExitSleep()
+	testmain.Prepare()
 	testmain.MoreParallel(8) // the tests wait for ssh, sshd and timeouts
 	code := m.Run()
 	testbin.Cleanup()

@@ -10,6 +10,6 @@ import (
 // TestMain fails the package if any goroutine is left running after the
 // tests: every Watcher must have stopped its own and fsnotify's.
 func TestMain(m *testing.M) {
-	testmain.SkipRaceExitSleep()
+	testmain.Prepare()
 	goleak.VerifyTestMain(m)
 }

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(agentEnv); mode != "" {
 		os.Exit(fakeAgent(mode))
 	}
-	testmain.SkipRaceExitSleep()
+	testmain.Prepare()
 	testmain.MoreParallel(8) // the tests wait for the agents they start
 	goleak.VerifyTestMain(m)
 }

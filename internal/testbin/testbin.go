@@ -34,10 +34,10 @@ import (
 // not nil, gets the directory that holds the commands before the tests
 // run.
 func Main(m *testing.M, commands map[string]func() int, ready func(dir string)) {
-	// Without the race runtime's second of sleep at exit, for this
-	// binary and for every command a test runs (the commands are this
-	// binary).
-	testmain.SkipRaceExitSleep()
+	// Temporary files in memory and, with -race, without the race
+	// runtime's second of sleep at exit, for this binary and for every
+	// command a test runs (the commands are this binary).
+	testmain.Prepare()
 	mains := make(map[string]func(), len(commands))
 	for name, run := range commands {
 		mains[name] = func() { os.Exit(run()) }

@@ -15,6 +15,9 @@
 // and exit status 66 are as before. A GORACE that already sets
 // atexit_sleep_ms is left alone, so a developer who wants the sleep back
 // sets GORACE=atexit_sleep_ms=1000.
+//
+// [TempInMemory] puts the tests' temporary files on /dev/shm, where the
+// sync of every record written costs nothing. [Prepare] does both.
 package testmain
 
 import (
@@ -37,13 +40,20 @@ var RaceEnabled = func() bool {
 
 // Run is the TestMain of a package with nothing else to set up.
 func Run(m *testing.M) {
-	SkipRaceExitSleep()
+	Prepare()
 	os.Exit(m.Run())
 }
 
+// Prepare is what every test binary does first: [TempInMemory], then
+// [SkipRaceExitSleep], whose restart carries the environment over.
+func Prepare() {
+	TempInMemory()
+	SkipRaceExitSleep()
+}
+
 // SkipRaceExitSleep restarts a test binary built with -race with
-// atexit_sleep_ms=0 in GORACE, unless GORACE sets it already. Call it
-// first in TestMain. It returns only when there is nothing to do or the
+// atexit_sleep_ms=0 in GORACE, unless GORACE sets it already. [Prepare]
+// calls it; call that first in TestMain. It returns only when there is nothing to do or the
 // restart failed (the tests then run as they are, sleep included). The
 // environment it sets is inherited by the subprocesses a test starts,
 // which matters most for tests that re-execute the test binary.
