@@ -1,0 +1,28 @@
+package testmain
+
+import (
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestTempInMemory(t *testing.T) {
+	t.Setenv("TMPDIR", "/somewhere/else")
+	TempInMemory()
+	if got := os.Getenv("TMPDIR"); got != "/somewhere/else" {
+		t.Errorf("a TMPDIR that was set became %q", got)
+	}
+
+	os.Unsetenv("TMPDIR") // t.Setenv restores it
+	TempInMemory()
+	var fs unix.Statfs_t
+	suitable := unix.Statfs(memoryDir, &fs) == nil && fs.Type == unix.TMPFS_MAGIC &&
+		uint64(fs.Bavail)*uint64(fs.Bsize) >= minMemoryFree
+	switch got := os.Getenv("TMPDIR"); {
+	case suitable && got != memoryDir:
+		t.Errorf("%s is a tmpfs with %d MiB free, but TMPDIR is %q", memoryDir, uint64(fs.Bavail)*uint64(fs.Bsize)>>20, got)
+	case !suitable && got != "":
+		t.Errorf("%s is not a tmpfs with room, but TMPDIR is %q", memoryDir, got)
+	}
+}
