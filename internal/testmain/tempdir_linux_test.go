@@ -18,7 +18,7 @@ func TestTempInMemory(t *testing.T) {
 	TempInMemory()
 	var fs unix.Statfs_t
 	suitable := unix.Statfs(memoryDir, &fs) == nil && fs.Type == unix.TMPFS_MAGIC &&
-		uint64(fs.Bavail)*uint64(fs.Bsize) >= minMemoryFree
+		uint64(fs.Bavail)*uint64(fs.Bsize) >= minMemoryFree && unix.Access(memoryDir, unix.W_OK|unix.X_OK) == nil
 	switch got := os.Getenv("TMPDIR"); {
 	case suitable && got != memoryDir:
 		t.Errorf("%s is a tmpfs with %d MiB free, but TMPDIR is %q", memoryDir, uint64(fs.Bavail)*uint64(fs.Bsize)>>20, got)
