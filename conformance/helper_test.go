@@ -172,6 +172,22 @@ func testRead(dir string, now time.Time, flaw string) ([]vector.Session, error) 
 	return out, nil
 }
 
+// readOpened opens path read-only with flag added and reads it, at most
+// statusfile.MaxFileSize+1 bytes, if accept takes what it opened: the
+// broken readers that open by path differ only in flag and accept.
+func readOpened(path string, flag int, accept func(fs.FileInfo) bool) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|flag, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !accept(fi) {
+		return nil, errors.New("refused")
+	}
+	return io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
+}
+
 func readOne(d *safefs.Dir, dir, name, flaw string) ([]byte, error) {
 	switch flaw {
 	case "no-file-checks":
@@ -191,28 +207,12 @@ func readOne(d *safefs.Dir, dir, name, flaw string) ([]byte, error) {
 	case "follow-symlinks":
 		// Opens with the path, following links, then checks like the
 		// others.
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|nonblock, 0)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > statusfile.MaxFileSize {
-			return nil, errors.New("refused")
-		}
-		return io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
+		return readOpened(filepath.Join(dir, name), nonblock, func(fi fs.FileInfo) bool {
+			return fi.Mode().IsRegular() && fi.Size() <= statusfile.MaxFileSize
+		})
 	case "block-on-fifo":
 		// Opens without O_NONBLOCK: a FIFO blocks until a writer comes.
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|nofollow, 0)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil, errors.New("refused")
-		}
-		return io.ReadAll(io.LimitReader(f, statusfile.MaxFileSize+1))
+		return readOpened(filepath.Join(dir, name), nofollow, func(fi fs.FileInfo) bool { return fi.Mode().IsRegular() })
 	case "no-size-limit":
 		data, _, err := d.ReadFile(name, nil, 1<<30)
 		return data, err

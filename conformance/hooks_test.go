@@ -55,61 +55,18 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
-	"subagent-stop-is-stop": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["hook_event_name"] == "SubagentStop" {
-			a.Kind, a.State = agenthook.Set, statusfile.Idle
-		}
-		return a
-	},
-	"every-notification-blocks": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["hook_event_name"] == "Notification" {
-			a.Kind, a.State = agenthook.Set, statusfile.Blocked
-		}
-		return a
-	},
-	"other-agents-block": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if t := ev["notification_type"]; t == "agent_needs_input" {
-			a.Kind, a.State = agenthook.Set, statusfile.Blocked
-		}
-		return a
-	},
-	"compaction-is-a-new-session": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		switch ev["hook_event_name"] {
-		case "PreCompact", "PostCompact", "PreCompress":
-			a.Kind, a.State = agenthook.Set, statusfile.Idle
-		case "SessionStart":
-			a.Kind, a.State = agenthook.Set, statusfile.Idle
-		}
-		return a
-	},
-	"stop-failure-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["hook_event_name"] == "StopFailure" {
-			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
-		}
-		return a
-	},
-	"interrupt-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["hook_event_name"] == "Interrupt" {
-			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
-		}
-		return a
-	},
+	"subagent-stop-is-stop":       setOn(statusfile.Idle, "hook_event_name", "SubagentStop"),
+	"every-notification-blocks":   setOn(statusfile.Blocked, "hook_event_name", "Notification"),
+	"other-agents-block":          setOn(statusfile.Blocked, "notification_type", "agent_needs_input"),
+	"compaction-is-a-new-session": setOn(statusfile.Idle, "hook_event_name", "PreCompact", "PostCompact", "PreCompress", "SessionStart"),
+	"stop-failure-ignored":        ignoreOn("hook_event_name", "StopFailure"),
+	"interrupt-ignored":           ignoreOn("hook_event_name", "Interrupt"),
 	// Qwen Code's idle_prompt taken for Claude Code's (a reminder a minute
 	// after Stop): the only signal of a denial or of Esc while streaming
 	// is lost.
-	"idle-prompt-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["notification_type"] == "idle_prompt" {
-			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
-		}
-		return a
-	},
+	"idle-prompt-ignored": ignoreOn("notification_type", "idle_prompt"),
 	// An interrupted tool taken for a failed one: the turn goes on.
-	"tool-interrupt-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["hook_event_name"] == "PostToolUseFailure" {
-			a.Kind, a.State = agenthook.Set, statusfile.Working
-		}
-		return a
-	},
+	"tool-interrupt-ignored": setOn(statusfile.Working, "hook_event_name", "PostToolUseFailure"),
 	// Copilot CLI's notification payload read as the other events: its
 	// camelCase sessionId is missed and the dialog never shows.
 	"session-id-snake-case-only": func(ev map[string]any, a agenthook.Action) agenthook.Action {
@@ -120,20 +77,10 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 	},
 	// Copilot CLI's failed request taken for one it retries: no Stop
 	// follows it.
-	"error-occurred-ignored": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["hook_event_name"] == "ErrorOccurred" {
-			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
-		}
-		return a
-	},
+	"error-occurred-ignored": ignoreOn("hook_event_name", "ErrorOccurred"),
 	// Copilot CLI's PreToolUse taken for its permission dialog: every
 	// tool call blocks, also those that run without asking.
-	"pre-tool-use-blocks": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["hook_event_name"] == "PreToolUse" {
-			a.Kind, a.State = agenthook.Set, statusfile.Blocked
-		}
-		return a
-	},
+	"pre-tool-use-blocks": setOn(statusfile.Blocked, "hook_event_name", "PreToolUse"),
 	// Claude Code's Stop taken for the end of the work while a background
 	// agent still runs (SPEC.md Y8).
 	"background-stop-is-idle": func(ev map[string]any, a agenthook.Action) agenthook.Action {
@@ -142,20 +89,9 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
-	"tool-end-is-turn-end": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		switch ev["hook_event_name"] {
-		case "PostToolUse", "AfterTool":
-			a.Kind, a.State = agenthook.Set, statusfile.Idle
-		}
-		return a
-	},
+	"tool-end-is-turn-end": setOn(statusfile.Idle, "hook_event_name", "PostToolUse", "AfterTool"),
 	// The reason keys: Esc reported as a turn that finished.
-	"interrupt-is-done": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if a.Ended.Reason == "cancelled" {
-			a.Ended.Reason = "done"
-		}
-		return a
-	},
+	"interrupt-is-done": endedAs("cancelled", "done"),
 	// The late notification, which names no tool, replaces the
 	// PermissionRequest's wait with its message.
 	"notification-replaces-wait": func(ev map[string]any, a agenthook.Action) agenthook.Action {
@@ -165,18 +101,47 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		return a
 	},
 	// A rate limit reported as any failure.
-	"rate-limit-is-failure": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if a.Ended.Reason == "rate_limited" {
-			a.Ended.Reason = "failed"
+	"rate-limit-is-failure": endedAs("rate_limited", "failed"),
+	"after-model-publishes": setOn(statusfile.Working, "hook_event_name", "AfterModel"),
+}
+
+// The three shapes most flaws take, so that hookFlaws reads as a table of
+// what each adapter gets wrong.
+
+// payloadIs reports whether the payload's key holds one of values.
+func payloadIs(ev map[string]any, key string, values []string) bool {
+	s, ok := ev[key].(string)
+	return ok && slices.Contains(values, s)
+}
+
+// ignoreOn drops the payloads whose key holds one of values.
+func ignoreOn(key string, values ...string) func(map[string]any, agenthook.Action) agenthook.Action {
+	return func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if payloadIs(ev, key, values) {
+			return agenthook.Action{Kind: agenthook.Ignore, Session: a.Session}
 		}
 		return a
-	},
-	"after-model-publishes": func(ev map[string]any, a agenthook.Action) agenthook.Action {
-		if ev["hook_event_name"] == "AfterModel" {
-			a.Kind, a.State = agenthook.Set, statusfile.Working
+	}
+}
+
+// setOn publishes state for the payloads whose key holds one of values.
+func setOn(state statusfile.State, key string, values ...string) func(map[string]any, agenthook.Action) agenthook.Action {
+	return func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if payloadIs(ev, key, values) {
+			a.Kind, a.State = agenthook.Set, state
 		}
 		return a
-	},
+	}
+}
+
+// endedAs reports the ended reason from as to.
+func endedAs(from, to string) func(map[string]any, agenthook.Action) agenthook.Action {
+	return func(_ map[string]any, a agenthook.Action) agenthook.Action {
+		if a.Ended.Reason == from {
+			a.Ended.Reason = to
+		}
+		return a
+	}
 }
 
 // trapFlaw names the flaws each trap trace must catch.

@@ -133,18 +133,7 @@ func TestPublishers(t *testing.T) {
 	}
 	// The runs that watch a heartbeat for 20 s set the test's length:
 	// they start first, in this order.
-	long := func(r *run) bool {
-		return r.mustFail == nil || slices.ContainsFunc(r.mustFail, func(id string) bool { return strings.HasPrefix(id, "P9/") })
-	}
-	slices.SortStableFunc(runs, func(a, b *run) int {
-		switch {
-		case long(a) && !long(b):
-			return -1
-		case long(b) && !long(a):
-			return 1
-		}
-		return 0
-	})
+	firstWhere(runs, func(r *run) bool { return r.mustFail == nil || watchesHeartbeat(r.mustFail) })
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
 	for _, r := range runs {
@@ -356,4 +345,24 @@ func TestServeStartOptions(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// watchesHeartbeat reports whether a run that must fail ids watches a
+// heartbeat (P9) for 20 s, which sets a test's length.
+func watchesHeartbeat(ids []string) bool {
+	return slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, "P9/") })
+}
+
+// firstWhere stably moves the elements for which first holds to the front:
+// the long runs start first, so that they set a test's length and no more.
+func firstWhere[E any](s []E, first func(E) bool) {
+	slices.SortStableFunc(s, func(a, b E) int {
+		switch {
+		case first(a) && !first(b):
+			return -1
+		case first(b) && !first(a):
+			return 1
+		}
+		return 0
+	})
 }

@@ -115,18 +115,7 @@ func TestPythonMutants(t *testing.T) {
 	for i := range order {
 		order[i] = i
 	}
-	heartbeat := func(i int) bool {
-		return slices.ContainsFunc(pythonPublisherFlaws[i].mustFail, func(id string) bool { return strings.HasPrefix(id, "P9/") })
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case heartbeat(a) && !heartbeat(b):
-			return -1
-		case heartbeat(b) && !heartbeat(a):
-			return 1
-		}
-		return 0
-	})
+	firstWhere(order, func(i int) bool { return watchesHeartbeat(pythonPublisherFlaws[i].mustFail) })
 	cmds := make([][]string, len(pythonPublisherFlaws))
 	for i, m := range pythonPublisherFlaws {
 		cmds[i] = pythonFlawCommand(t, m.flaw, "status_publisher.py")
