@@ -14,14 +14,12 @@ set -eu
 cd "$(dirname "$0")/.."
 mode=${1:-startup}
 [ $# -gt 0 ] && shift
-out=bench/out
-mkdir -p "$out"
+. bench/lib/out.sh
 go build -o "$out/" ./cmd/statusls ./cmd/statusls-jq
 go build -o "$out/floor" ./bench/floor
 go build -o "$out/empty" ./bench/startup/empty
 go build -o "$out/empty-gojq" ./bench/startup/gojq
 go build -o "$out/jqbench" ./bench/jq
-go version
-echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?); load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
+machine
 exec "$out/jqbench" -mode "$mode" -statusls "$out/statusls" -helper "$out/statusls-jq" \
 	-floor "$out/floor" -empty "$out/empty" -gojq "$out/empty-gojq" "$@"

@@ -14,14 +14,12 @@
 # otherwise idle; on a noisy one, raise the repetitions.
 set -eu
 cd "$(dirname "$0")/.."
-out=bench/out
-mkdir -p "$out"
+. bench/lib/out.sh
 go build -o "$out/" ./cmd/statusls ./cmd/statusls-jq
 go build -o "$out/floor" ./bench/floor
 go build -o "$out/memory" ./bench/memory
-go version
-echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?); load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
+machine
 status=0
 "$out/memory" -statusls "$out/statusls" -floor "$out/floor" "$@" || status=$?
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
+echo "load after: $(load)"
 exit $status

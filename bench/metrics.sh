@@ -11,11 +11,9 @@
 # -reps.
 set -eu
 cd "$(dirname "$0")/.."
-out=bench/out
-mkdir -p "$out"
+. bench/lib/out.sh
 go build -o "$out/statusls" ./cmd/statusls
 go build -o "$out/metrics" ./bench/metrics
-go version
-echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?); load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
+machine
 "$out/metrics" -statusls "$out/statusls" "$@"
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
+echo "load after: $(load)"

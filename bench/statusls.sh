@@ -12,12 +12,10 @@
 # raise -reps.
 set -eu
 cd "$(dirname "$0")/.."
-out=bench/out
-mkdir -p "$out"
+. bench/lib/out.sh
 go build -o "$out/statusls" ./cmd/statusls
 go build -o "$out/floor" ./bench/floor
 go build -o "$out/harness" ./bench/harness
-go version
+machine
 jq --version
-echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?)"
 exec "$out/harness" -statusls "$out/statusls" -floor "$out/floor" "$@"

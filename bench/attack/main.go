@@ -70,23 +70,13 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// stopped says whether stop is closed: the attacking loops run until it is.
-func stopped(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
-}
-
 func torn(dir string, dur time.Duration, readers, writers int) {
-	stop := make(chan struct{})
+	var stop atomic.Bool // the attacking loops run until it is set
 	var writes, reads, tornReads, missing atomic.Int64
 	var wg sync.WaitGroup
 	for range writers {
 		wg.Add(1)
-		go write(&wg, dir, stop, &writes)
+		go write(&wg, dir, &stop, &writes)
 	}
 	name := statusfile.FileName("torn")
 	for writes.Load() == 0 {
@@ -101,7 +91,7 @@ func torn(dir string, dur time.Duration, readers, writers int) {
 				fail(err)
 			}
 			defer d.Close()
-			for !stopped(stop) {
+			for !stop.Load() {
 				e, ok := d.Read(name)
 				if !ok {
 					missing.Add(1) // never expected: the rename replaces it
@@ -115,14 +105,14 @@ func torn(dir string, dur time.Duration, readers, writers int) {
 		}()
 	}
 	time.Sleep(dur)
-	close(stop)
+	stop.Store(true)
 	wg.Wait()
 	fmt.Printf("torn reads: %d of %d reads (%d found no file) against %d writes in %v (%.0f writes/s)\n",
 		tornReads.Load(), reads.Load(), missing.Load(), writes.Load(), dur, float64(writes.Load())/dur.Seconds())
 }
 
 func swaps(dir string, dur time.Duration, readers int) {
-	stop := make(chan struct{})
+	var stop atomic.Bool // the attacking loops run until it is set
 	var fileSwaps, dirSwaps, lists, hangs atomic.Int64
 	var maxList atomic.Int64
 	var wg sync.WaitGroup
@@ -135,7 +125,7 @@ func swaps(dir string, dur time.Duration, readers int) {
 	wg.Add(2)
 	go func() { // file-type swaps
 		defer wg.Done()
-		for i := 0; !stopped(stop); i++ {
+		for i := 0; !stop.Load(); i++ {
 			os.RemoveAll(victim)
 			switch i % 5 {
 			case 0:
@@ -169,7 +159,7 @@ func swaps(dir string, dur time.Duration, readers int) {
 		os.Mkdir(decoy, 0o700)
 		link := filepath.Join(base, "link")
 		os.Symlink(decoy, link)
-		for i := 0; !stopped(stop); i++ {
+		for i := 0; !stop.Load(); i++ {
 			// dir <-> other, then dir <-> a symbolic link, and back.
 			tmp := filepath.Join(base, "tmp")
 			if i%2 == 0 {
@@ -189,7 +179,7 @@ func swaps(dir string, dur time.Duration, readers int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !stopped(stop) {
+			for !stop.Load() {
 				done := make(chan struct{})
 				start := time.Now()
 				go func() {
@@ -210,17 +200,17 @@ func swaps(dir string, dur time.Duration, readers int) {
 		}()
 	}
 	time.Sleep(dur)
-	close(stop)
+	stop.Store(true)
 	wg.Wait()
 	fmt.Printf("swaps: %d hangs in %d lists (slowest %v) over %d file-type swaps and %d directory swaps in %v\n",
 		hangs.Load(), lists.Load(), time.Duration(maxList.Load()).Round(time.Millisecond), fileSwaps.Load(), dirSwaps.Load(), dur)
 }
 
-// write rewrites the "torn" record until stop, with titles of changing
+// write rewrites the "torn" record until stop is set, with titles of changing
 // length.
-func write(wg *sync.WaitGroup, dir string, stop <-chan struct{}, writes *atomic.Int64) {
+func write(wg *sync.WaitGroup, dir string, stop *atomic.Bool, writes *atomic.Int64) {
 	defer wg.Done()
-	for i := 0; !stopped(stop); i++ {
+	for i := 0; !stop.Load(); i++ {
 		rec := statusfile.Status{Agent: "attack", Session: "torn", PID: os.Getpid(), Cwd: "/", State: statusfile.Working,
 			Title: strings.Repeat("x", i%2000)}
 		if _, err := statusfile.WriteFile(dir, rec); err != nil {

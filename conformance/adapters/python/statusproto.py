@@ -401,12 +401,14 @@ def _sanitize(s, collapse):
                 state, str_kind = _CTRL_STR, _CTRL_STR
             else:
                 emit(" " if _to_space(c) else c)
-        elif state == _ESC:
-            if c == "[":
+        elif state in (_ESC, _ESC_INTER):
+            # Only right after the ESC may a CSI or a string start; after
+            # intermediates, "[" and the others are final bytes.
+            if c == "[" and state == _ESC:
                 state = _CSI_PARAM
-            elif c == "]":
+            elif c == "]" and state == _ESC:
                 state, str_kind = _OSC, _OSC
-            elif c in "PX^_" and not (FLAW == "sos-pm-apc-as-escape" and c != "P"):
+            elif c in "PX^_" and state == _ESC and not (FLAW == "sos-pm-apc-as-escape" and c != "P"):
                 state, str_kind = _CTRL_STR, _CTRL_STR
             elif 0x20 <= o <= 0x2F:
                 state = _ESC_INTER
@@ -416,17 +418,7 @@ def _sanitize(s, collapse):
                 state = _TEXT  # wrongly drops the interrupting character too
             else:
                 state = _TEXT
-                continue  # only the ESC is removed; look at c again
-        elif state == _ESC_INTER:
-            if 0x20 <= o <= 0x2F:
-                pass
-            elif 0x30 <= o <= 0x7E:
-                state = _TEXT
-            elif FLAW == "interrupter-dropped" and not _introducer(o):
-                state = _TEXT
-            else:
-                state = _TEXT
-                continue
+                continue  # only the sequence so far is removed; look at c again
         elif state in (_CSI_PARAM, _CSI_INTER):
             if 0x30 <= o <= 0x3F and state == _CSI_PARAM:
                 pass
