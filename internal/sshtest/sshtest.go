@@ -107,7 +107,7 @@ func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 	}
 	var lastErr error
 	for range 5 {
-		s.Port, s.NoStatuslsPort = freePort(t), freePort(t)
+		s.Port, s.NoStatuslsPort = testbin.FreePort(t), testbin.FreePort(t)
 		if lastErr = s.startSSHD(t); lastErr == nil {
 			break
 		}
@@ -123,7 +123,7 @@ func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 		fmt.Fprintf(&b, "Host %s\n", h.Name)
 		switch {
 		case h.Down:
-			fmt.Fprintf(&b, "\tPort %d\n", freePort(t))
+			fmt.Fprintf(&b, "\tPort %d\n", testbin.FreePort(t))
 		case h.NoStatusls:
 			fmt.Fprintf(&b, "\tPort %d\n", s.NoStatuslsPort)
 		}
@@ -167,16 +167,6 @@ func write(t testing.TB, path string, data []byte, mode os.FileMode) {
 	if err := os.WriteFile(path, data, mode); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func (s *Server) startSSHD(t testing.TB) error {

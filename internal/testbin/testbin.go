@@ -12,6 +12,10 @@
 //
 // [Build] compiles the commands with "go build", for the packages that
 // cannot import the command packages (the command packages import them).
+//
+// Around the programs a test runs: [Buffer] holds their output while the
+// test reads it, [FreePort] finds a port for a server, [WriteProgram]
+// writes a script to run.
 package testbin
 
 import (

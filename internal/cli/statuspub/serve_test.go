@@ -4,7 +4,6 @@ package statuspub_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,7 +49,7 @@ type server struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string
-	stderr *syncBuffer
+	stderr *testbin.Buffer
 	path   string
 }
 
@@ -66,7 +64,7 @@ func startServe(t *testing.T, home string, args ...string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: &syncBuffer{},
+	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: &testbin.Buffer{},
 		path: filepath.Join(home, "agent-status", statusfile.FileName("sess-1"))}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
@@ -155,24 +153,6 @@ func (s *server) waitFile() {
 		time.Sleep(5 * time.Millisecond)
 	}
 	s.t.Fatalf("no status file within 10 s; stderr: %s", s.stderr)
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func isOK(m map[string]any) bool { return m["ok"] == true }
@@ -381,7 +361,7 @@ func TestServeAnswersIntoAClosedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Stdout = w
-	stderr := &syncBuffer{}
+	stderr := &testbin.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
