@@ -74,15 +74,21 @@ func Need(t testing.TB) {
 	}
 }
 
-// Start starts sshd with the hosts as aliases; binDir (statusls) goes on
-// the $PATH of its sessions. The server stops when the test ends. Under
-// go test -short it skips the test: a real server is for the full suite.
-func Start(t testing.TB, binDir string, hosts ...Host) *Server {
+// Start starts sshd with the hosts as aliases; the toolkit's commands,
+// built by [testbin.Build], go on the $PATH of its sessions (call
+// testbin.Cleanup from TestMain). The server stops when the test ends.
+// Under go test -short it skips the test: a real server is for the full
+// suite. So does a missing sshd (see [Need]), before anything is built.
+func Start(t testing.TB, hosts ...Host) *Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a real OpenSSH server; runs without -short")
 	}
 	Need(t)
+	binDir, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Short: socket paths of shared connections live below it.
 	dir, err := os.MkdirTemp("", "sshtest-")
 	if err != nil {
