@@ -10,9 +10,7 @@ package examples_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -29,6 +27,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	_ "github.com/agentstatus/agentstatus/internal/jqrun/gojqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/internal/statustest"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -106,20 +105,11 @@ func withPath(dirs []string, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// readRecord reads a session's record in the status directory of the
+// config home; ok is false when there is none.
 func readRecord(t *testing.T, home, session string) (statusfile.Status, bool) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(home, "agent-status", statusfile.FileName(session)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return statusfile.Status{}, false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := statusfile.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec, true
+	return statustest.Read(t, filepath.Join(home, "agent-status"), session)
 }
 
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	"github.com/agentstatus/agentstatus/internal/statustest"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -266,21 +267,7 @@ func fixture(tb testing.TB, elem ...string) string {
 // record reads a session's record; ok is false when there is none.
 func record(t *testing.T, dir, session string) (statusfile.Status, bool) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, statusfile.FileName(session)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return statusfile.Status{}, false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := statusfile.Decode(data)
-	if err != nil {
-		t.Fatalf("%v: %q", err, data)
-	}
-	if rec.Session != session {
-		t.Fatalf("record of session %q in the file of %q", rec.Session, session)
-	}
-	return rec, true
+	return statustest.Read(t, dir, session)
 }
 
 func mustRecord(t *testing.T, dir, session string) statusfile.Status {
