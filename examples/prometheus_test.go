@@ -202,18 +202,8 @@ type serve struct {
 func startServe(t *testing.T, statuspub, dir, session, agent string) *serve {
 	t.Helper()
 	cmd := exec.Command(statuspub, "serve", "--dir", dir, "--session", session, "--agent", agent, "--state", "working", "--pid", strconv.Itoa(os.Getpid()))
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := testbin.StartPiped(t, cmd)
 	s := &serve{t: t, in: in, out: bufio.NewScanner(out), cmd: cmd}
 	t.Cleanup(s.close)
 	return s

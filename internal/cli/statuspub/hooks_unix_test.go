@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	"github.com/agentstatus/agentstatus/internal/statustest"
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -130,18 +131,8 @@ func startAgent(t *testing.T, env ...string) *agent {
 	// take seconds (a version manager's set-up) or print.
 	home := t.TempDir()
 	cmd.Env = append(append(os.Environ(), fakeAgentEnv+"=1", "HOME="+home), env...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, outPipe := testbin.StartPiped(t, cmd)
 	a := &agent{t: t, cmd: cmd, in: in, out: bufio.NewScanner(outPipe), pid: cmd.Process.Pid, alive: true}
 	t.Cleanup(a.kill)
 	return a

@@ -56,20 +56,11 @@ type server struct {
 func startServe(t *testing.T, home string, args ...string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--config-home", home, "--session", "sess-1", "--agent", "tester"}, args...)...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: &testbin.Buffer{},
+	stderr := &testbin.Buffer{}
+	cmd.Stderr = stderr
+	stdin, stdout := testbin.StartPiped(t, cmd)
+	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: stderr,
 		path: filepath.Join(home, "agent-status", statusfile.FileName("sess-1"))}
-	cmd.Stderr = s.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
