@@ -112,17 +112,6 @@ func readRecord(t *testing.T, home, session string) (statusfile.Status, bool) {
 	return statustest.Read(t, filepath.Join(home, "agent-status"), session)
 }
 
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // The hooks block lists exactly the events statuspub claude-hook acts on,
 // each running the documented command; run as Claude Code runs it (sh -c,
 // the payload on stdin), each leaves the expected record.
@@ -271,7 +260,7 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 		tmux("kill-server")
 	})
 	var screen string
-	waitFor(t, "tmux status line showing "+want, 15*time.Second, func() bool {
+	testbin.WaitFor(t, "tmux status line showing "+want, 15*time.Second, func() bool {
 		screen, _ = tmux("capture-pane", "-p", "-t", "0")
 		lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
 		return strings.Contains(lines[len(lines)-1], want)
@@ -802,7 +791,7 @@ func TestNotifyBlockedStatusls(t *testing.T) {
 		WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-time.Minute)}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a notification", 15*time.Second, func() bool {
+	testbin.WaitFor(t, "a notification", 15*time.Second, func() bool {
 		sent, _ := os.ReadFile(filepath.Join(dir, "notify.args"))
 		return strings.Contains(string(sent), "claude-code is waiting for you\nBash: rm -rf build\nClean up\n")
 	})

@@ -273,13 +273,7 @@ func mustRecord(t *testing.T, dir, session string) statusfile.Status {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testbin.WaitFor(t, what, timeout, cond)
 }
 
 // waitRecordGone waits until session's record in dir has been removed.
