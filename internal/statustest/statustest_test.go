@@ -6,40 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
-// fatalRecorder is a testing.TB whose Fatal and Fatalf record the message
-// and stop the calling function, as testing.T's do, without ending the
-// test.
-type fatalRecorder struct {
-	testing.TB
-	msg string
-}
-
-func (r *fatalRecorder) Helper() {}
-
-func (r *fatalRecorder) Fatal(args ...any) { r.Fatalf("%v", args...) }
-
-func (r *fatalRecorder) Fatalf(format string, args ...any) {
-	r.msg = format
-	panic(r)
-}
-
-// read runs Read under a fatalRecorder; msg is the failure's format, ""
-// for none.
+// read runs Read under testbin.Failure: msg is the failure, "" for none.
 func read(t *testing.T, dir, session string) (rec statusfile.Status, ok bool, msg string) {
-	r := &fatalRecorder{TB: t}
-	defer func() {
-		if p := recover(); p != nil {
-			if p != any(r) {
-				panic(p)
-			}
-			msg = r.msg
-		}
-	}()
-	rec, ok = Read(r, dir, session)
-	return rec, ok, ""
+	msg, _ = testbin.Failure(t, func(tb testing.TB) { rec, ok = Read(tb, dir, session) })
+	return rec, ok, msg
 }
 
 func TestRead(t *testing.T) {
@@ -67,7 +41,7 @@ func TestRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, msg := read(t, dir, "b"); !strings.Contains(msg, "record of session") {
+	if _, _, msg := read(t, dir, "b"); !strings.Contains(msg, `the record of session "a" in the file of "b"`) {
 		t.Errorf("another session's record: failure %q", msg)
 	}
 	if _, _, msg := read(t, dir, "c"); msg == "" {

@@ -1,51 +1,50 @@
 package testbin
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
 
-// fatalRecorder is a testing.TB whose Fatalf records the failure and stops
-// the calling function, as testing.T's does, without ending the test.
-type fatalRecorder struct {
-	testing.TB
-	msg string
-}
-
-func (r *fatalRecorder) Helper() {}
-
-func (r *fatalRecorder) Fatalf(format string, args ...any) {
-	r.msg = format
-	panic(r)
-}
-
-// waitFor runs WaitFor under a fatalRecorder and returns its failure, ""
-// for none.
-func waitFor(t *testing.T, timeout time.Duration, cond func() bool) (msg string) {
-	r := &fatalRecorder{TB: t}
-	defer func() {
-		if p := recover(); p != nil {
-			if p != any(r) {
-				panic(p)
-			}
-			msg = r.msg
-		}
-	}()
-	WaitFor(r, "the condition", timeout, cond)
-	return ""
-}
-
 func TestWaitFor(t *testing.T) {
 	n := 0
-	if msg := waitFor(t, 10*time.Second, func() bool { n++; return n == 5 }); msg != "" || n != 5 {
+	msg, _ := Failure(t, func(tb testing.TB) {
+		WaitFor(tb, "the fifth poll", 10*time.Second, func() bool { n++; return n == 5 })
+	})
+	if msg != "" || n != 5 {
 		t.Errorf("a condition that holds at the fifth poll: failure %q after %d polls", msg, n)
 	}
 	start := time.Now()
-	if msg := waitFor(t, 50*time.Millisecond, func() bool { return false }); !strings.Contains(msg, "not within") {
-		t.Errorf("a condition that never holds: failure %q", msg)
+	msg, fatal := Failure(t, func(tb testing.TB) {
+		WaitFor(tb, "never", 50*time.Millisecond, func() bool { return false })
+	})
+	if !fatal || msg != "never: not within 50ms" {
+		t.Errorf("a condition that never holds: failure %q (fatal %v)", msg, fatal)
 	}
 	if d := time.Since(start); d < 50*time.Millisecond {
 		t.Errorf("gave up after %v, before the timeout", d)
+	}
+}
+
+func TestFailure(t *testing.T) {
+	after := false
+	for _, tt := range []struct {
+		name  string
+		f     func(testing.TB)
+		msg   string
+		fatal bool
+	}{
+		{"none", func(testing.TB) {}, "", false},
+		{"error", func(tb testing.TB) { tb.Errorf("e%d", 1); tb.Error("e2") }, "e1", false},
+		{"fatal", func(tb testing.TB) { tb.Fatalf("f%d", 1); after = true }, "f1", true},
+		{"error then fatal", func(tb testing.TB) { tb.Error("e"); tb.Fatal("f") }, "e", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if msg, fatal := Failure(t, tt.f); msg != tt.msg || fatal != tt.fatal {
+				t.Errorf("got %q (fatal %v), want %q (fatal %v)", msg, fatal, tt.msg, tt.fatal)
+			}
+		})
+	}
+	if after {
+		t.Error("Fatalf did not stop the function")
 	}
 }
