@@ -10,9 +10,7 @@ package examples_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -29,6 +27,7 @@ import (
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
 	_ "github.com/agentstatus/agentstatus/internal/jqrun/gojqrun"
 	"github.com/agentstatus/agentstatus/internal/location"
+	"github.com/agentstatus/agentstatus/internal/statustest"
 	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -106,31 +105,11 @@ func withPath(dirs []string, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// readRecord reads a session's record in the status directory of the
+// config home; ok is false when there is none.
 func readRecord(t *testing.T, home, session string) (statusfile.Status, bool) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(home, "agent-status", statusfile.FileName(session)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return statusfile.Status{}, false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := statusfile.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec, true
-}
-
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return statustest.Read(t, filepath.Join(home, "agent-status"), session)
 }
 
 // The hooks block lists exactly the events statuspub claude-hook acts on,
@@ -281,7 +260,7 @@ func tmuxStatusRight(t *testing.T, env []string, want string) {
 		tmux("kill-server")
 	})
 	var screen string
-	waitFor(t, "tmux status line showing "+want, 15*time.Second, func() bool {
+	testbin.WaitFor(t, "tmux status line showing "+want, 15*time.Second, func() bool {
 		screen, _ = tmux("capture-pane", "-p", "-t", "0")
 		lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
 		return strings.Contains(lines[len(lines)-1], want)
@@ -812,7 +791,7 @@ func TestNotifyBlockedStatusls(t *testing.T) {
 		WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "rm -rf build", Since: now.Add(-time.Minute)}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a notification", 15*time.Second, func() bool {
+	testbin.WaitFor(t, "a notification", 15*time.Second, func() bool {
 		sent, _ := os.ReadFile(filepath.Join(dir, "notify.args"))
 		return strings.Contains(string(sent), "claude-code is waiting for you\nBash: rm -rf build\nClean up\n")
 	})

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/promtest"
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -73,7 +73,7 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	logs := filepath.Join(base, "logs")
 	os.Mkdir(logs, 0o700)
 
-	nodePort, promPort := freePort(t), freePort(t)
+	nodePort, promPort := testbin.FreePort(t), testbin.FreePort(t)
 	nodeAddr := "127.0.0.1:" + strconv.Itoa(nodePort)
 	promAddr := "127.0.0.1:" + strconv.Itoa(promPort)
 	rules, err := filepath.Abs("prometheus/agentstatus.rules.yml")
@@ -164,17 +164,6 @@ func nodeExporterPath(t *testing.T) string {
 	return promtest.Tool(t, "prometheus-node-exporter")
 }
 
-// freePort returns a TCP port free on 127.0.0.1 just now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // daemon starts a program in a process group of its own, its output in
 // logs/name.log, and stops the group when the test ends.
 func daemon(t *testing.T, logs, name, path string, args ...string) {
@@ -213,18 +202,8 @@ type serve struct {
 func startServe(t *testing.T, statuspub, dir, session, agent string) *serve {
 	t.Helper()
 	cmd := exec.Command(statuspub, "serve", "--dir", dir, "--session", session, "--agent", agent, "--state", "working", "--pid", strconv.Itoa(os.Getpid()))
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := testbin.StartPiped(t, cmd)
 	s := &serve{t: t, in: in, out: bufio.NewScanner(out), cmd: cmd}
 	t.Cleanup(s.close)
 	return s

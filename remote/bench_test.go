@@ -16,7 +16,6 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/internal/sshtest"
-	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -35,12 +34,7 @@ type benchFleet struct {
 
 func newBenchFleet(b *testing.B) *benchFleet {
 	b.Helper()
-	sshtest.Need(b)
-	bin, err := testbin.Build()
-	if err != nil {
-		b.Fatal(err)
-	}
-	f := &benchFleet{statusls: filepath.Join(bin, "statusls")}
+	f := &benchFleet{}
 	var hosts []sshtest.Host
 	for i := 1; i <= 10; i++ {
 		dir := benchDir(b, fmt.Sprintf("h%d", i))
@@ -48,7 +42,8 @@ func newBenchFleet(b *testing.B) *benchFleet {
 		hosts = append(hosts, sshtest.Host{Name: fmt.Sprintf("h%d", i), StatusDir: dir})
 	}
 	f.local = benchDir(b, "local")
-	srv := sshtest.Start(b, bin, hosts...)
+	srv := sshtest.Start(b, hosts...)
+	f.statusls = filepath.Join(srv.BinDir, "statusls")
 	f.ssh = filepath.Join(srv.Wrapper(b), "ssh")
 	f.env = append(os.Environ(),
 		"HOME="+b.TempDir(),

@@ -29,15 +29,10 @@ type fleet struct {
 
 func newFleet(t *testing.T) *fleet {
 	t.Helper()
-	sshtest.Need(t)
-	bin, err := testbin.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := &fleet{}
 	f.alpha = sshtest.StatusDir(t, "a")
 	f.beta = sshtest.StatusDir(t, "b")
-	f.srv = sshtest.Start(t, bin,
+	f.srv = sshtest.Start(t,
 		sshtest.Host{Name: "alpha", StatusDir: f.alpha},
 		sshtest.Host{Name: "beta", StatusDir: f.beta},
 		sshtest.Host{Name: "nostatusls", StatusDir: f.alpha, NoStatusls: true},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,10 +14,9 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/examples/opencode"
+	"github.com/agentstatus/agentstatus/internal/goldentest"
 	"github.com/agentstatus/agentstatus/internal/shquote"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var now = time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
 
@@ -48,22 +46,11 @@ func home(t *testing.T, files map[string]string) (string, func(string) string) {
 	}
 }
 
+// golden compares got with testdata/golden/name, or rewrites it with
+// -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -run %s -update to accept):\n%s", p, t.Name(), got)
-	}
+	goldentest.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // install runs Plan and Apply, and returns the changes.

@@ -1,20 +1,17 @@
 package promtext_test
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/goldentest"
 	"github.com/agentstatus/agentstatus/internal/promtest"
 	"github.com/agentstatus/agentstatus/internal/promtext"
 	"github.com/agentstatus/agentstatus/reader"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var now = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 
@@ -190,23 +187,7 @@ func cutLast(s string, sep byte) (string, string, bool) {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test -run %s -update' to create it)", err, t.Name())
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	goldentest.Check(t, filepath.Join("testdata", name), got)
 }
 
 // TestPromtoolRejects makes sure the promtool checks above can fail: an

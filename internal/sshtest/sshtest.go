@@ -74,15 +74,21 @@ func Need(t testing.TB) {
 	}
 }
 
-// Start starts sshd with the hosts as aliases; binDir (statusls) goes on
-// the $PATH of its sessions. The server stops when the test ends. Under
-// go test -short it skips the test: a real server is for the full suite.
-func Start(t testing.TB, binDir string, hosts ...Host) *Server {
+// Start starts sshd with the hosts as aliases; the toolkit's commands,
+// built by [testbin.Build], go on the $PATH of its sessions (call
+// testbin.Cleanup from TestMain). The server stops when the test ends.
+// Under go test -short it skips the test: a real server is for the full
+// suite. So does a missing sshd (see [Need]), before anything is built.
+func Start(t testing.TB, hosts ...Host) *Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a real OpenSSH server; runs without -short")
 	}
 	Need(t)
+	binDir, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Short: socket paths of shared connections live below it.
 	dir, err := os.MkdirTemp("", "sshtest-")
 	if err != nil {
@@ -107,7 +113,7 @@ func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 	}
 	var lastErr error
 	for range 5 {
-		s.Port, s.NoStatuslsPort = freePort(t), freePort(t)
+		s.Port, s.NoStatuslsPort = testbin.FreePort(t), testbin.FreePort(t)
 		if lastErr = s.startSSHD(t); lastErr == nil {
 			break
 		}
@@ -123,7 +129,7 @@ func Start(t testing.TB, binDir string, hosts ...Host) *Server {
 		fmt.Fprintf(&b, "Host %s\n", h.Name)
 		switch {
 		case h.Down:
-			fmt.Fprintf(&b, "\tPort %d\n", freePort(t))
+			fmt.Fprintf(&b, "\tPort %d\n", testbin.FreePort(t))
 		case h.NoStatusls:
 			fmt.Fprintf(&b, "\tPort %d\n", s.NoStatuslsPort)
 		}
@@ -167,16 +173,6 @@ func write(t testing.TB, path string, data []byte, mode os.FileMode) {
 	if err := os.WriteFile(path, data, mode); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func (s *Server) startSSHD(t testing.TB) error {

@@ -12,6 +12,12 @@
 //
 // [Build] compiles the commands with "go build", for the packages that
 // cannot import the command packages (the command packages import them).
+//
+// Around the programs a test runs: [Buffer] holds their output while the
+// test reads it, [StartPiped] starts one to talk to over its stdin and
+// stdout, [FreePort] finds a port for a server, [WriteProgram] writes a
+// script to run, and [WaitFor] waits for what one must do. [Failure] is
+// for the tests of such helpers.
 package testbin
 
 import (

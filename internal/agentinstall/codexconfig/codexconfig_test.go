@@ -3,7 +3,6 @@ package codexconfig
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +10,8 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/agentinstall"
+	"github.com/agentstatus/agentstatus/internal/goldentest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // statuspubPath is the command the tests install, as install writes it for
 // Codex: statuspub's absolute path.
@@ -44,22 +42,11 @@ func home(t *testing.T, files map[string]string) (string, func(string) string) {
 	}
 }
 
+// golden compares got with testdata/golden/name, or rewrites it with
+// -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -run %s -update to accept):\n%s", p, t.Name(), got)
-	}
+	goldentest.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func opts(getenv func(string) string) agentinstall.Options {

@@ -2,7 +2,6 @@ package statusls
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,10 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
+	"github.com/agentstatus/agentstatus/internal/goldentest"
 	"github.com/agentstatus/agentstatus/internal/location"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // now is the fixed clock of the golden tests.
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -62,23 +60,7 @@ func run(t *testing.T, o runOpts, args ...string) result {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test -run %s -update' to create it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	goldentest.Check(t, filepath.Join("testdata", name), got)
 }
 
 // privateDir makes <tmp>/home/agent-status, mode 0700.

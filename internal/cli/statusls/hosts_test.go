@@ -30,13 +30,8 @@ type hostsFleet struct {
 
 func newHostsFleet(t *testing.T) *hostsFleet {
 	t.Helper()
-	sshtest.Need(t)
-	binDir, err := testbin.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := &hostsFleet{alpha: sshtest.StatusDir(t, "a"), beta: sshtest.StatusDir(t, "b")}
-	f.srv = sshtest.Start(t, binDir,
+	f.srv = sshtest.Start(t,
 		sshtest.Host{Name: "alpha", StatusDir: f.alpha},
 		sshtest.Host{Name: "beta", StatusDir: f.beta},
 		sshtest.Host{Name: "nostatusls", NoStatusls: true},

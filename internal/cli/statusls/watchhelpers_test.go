@@ -3,12 +3,10 @@
 package statusls
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -16,30 +14,12 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/clocktest"
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
 // patience bounds every wait for something that must happen.
 const patience = 15 * time.Second
-
-// syncBuffer is a bytes.Buffer that a running command writes while the
-// test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // cmdRun is statusls running in the background (watch, wait), with a fake
 // clock, captured streams, signals delivered by the test, and a terminal
@@ -47,7 +27,7 @@ func (b *syncBuffer) String() string {
 type cmdRun struct {
 	t              *testing.T
 	clock          *clocktest.Fake
-	stdout, stderr syncBuffer
+	stdout, stderr testbin.Buffer
 	subscribed     chan chan<- os.Signal
 	sigC           chan<- os.Signal
 	code           chan int

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	"github.com/agentstatus/agentstatus/internal/statustest"
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -129,18 +131,8 @@ func startAgent(t *testing.T, env ...string) *agent {
 	// take seconds (a version manager's set-up) or print.
 	home := t.TempDir()
 	cmd.Env = append(append(os.Environ(), fakeAgentEnv+"=1", "HOME="+home), env...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, outPipe := testbin.StartPiped(t, cmd)
 	a := &agent{t: t, cmd: cmd, in: in, out: bufio.NewScanner(outPipe), pid: cmd.Process.Pid, alive: true}
 	t.Cleanup(a.kill)
 	return a
@@ -266,21 +258,7 @@ func fixture(tb testing.TB, elem ...string) string {
 // record reads a session's record; ok is false when there is none.
 func record(t *testing.T, dir, session string) (statusfile.Status, bool) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, statusfile.FileName(session)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return statusfile.Status{}, false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := statusfile.Decode(data)
-	if err != nil {
-		t.Fatalf("%v: %q", err, data)
-	}
-	if rec.Session != session {
-		t.Fatalf("record of session %q in the file of %q", rec.Session, session)
-	}
-	return rec, true
+	return statustest.Read(t, dir, session)
 }
 
 func mustRecord(t *testing.T, dir, session string) statusfile.Status {
@@ -295,13 +273,7 @@ func mustRecord(t *testing.T, dir, session string) statusfile.Status {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testbin.WaitFor(t, what, timeout, cond)
 }
 
 // waitRecordGone waits until session's record in dir has been removed.

@@ -4,7 +4,6 @@ package statuspub_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,27 +49,18 @@ type server struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string
-	stderr *syncBuffer
+	stderr *testbin.Buffer
 	path   string
 }
 
 func startServe(t *testing.T, home string, args ...string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--config-home", home, "--session", "sess-1", "--agent", "tester"}, args...)...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: &syncBuffer{},
+	stderr := &testbin.Buffer{}
+	cmd.Stderr = stderr
+	stdin, stdout := testbin.StartPiped(t, cmd)
+	s := &server{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: stderr,
 		path: filepath.Join(home, "agent-status", statusfile.FileName("sess-1"))}
-	cmd.Stderr = s.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -155,24 +144,6 @@ func (s *server) waitFile() {
 		time.Sleep(5 * time.Millisecond)
 	}
 	s.t.Fatalf("no status file within 10 s; stderr: %s", s.stderr)
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func isOK(m map[string]any) bool { return m["ok"] == true }
@@ -381,7 +352,7 @@ func TestServeAnswersIntoAClosedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Stdout = w
-	stderr := &syncBuffer{}
+	stderr := &testbin.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/cli/statuspub"
+	"github.com/agentstatus/agentstatus/internal/testbin"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
 
@@ -28,7 +29,7 @@ func TestServeHeartbeatOwnerOutlivesServe(t *testing.T) {
 	serve.Env = append(os.Environ(), hbEnv(hb)...)
 	stdin, _ := serve.StdinPipe()
 	stdout, _ := serve.StdoutPipe()
-	stderr := &syncBuffer{}
+	stderr := &testbin.Buffer{}
 	serve.Stderr = stderr
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/internal/hooksession"
+	"github.com/agentstatus/agentstatus/internal/statustest"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/statusfile"
 )
@@ -82,19 +83,6 @@ func freezeAt(t *testing.T, at string) <-chan struct{} {
 	return blocked
 }
 
-func readRecord(t *testing.T, dir, session string) (statusfile.Status, bool) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, statusfile.FileName(session)))
-	if err != nil {
-		return statusfile.Status{}, false
-	}
-	rec, err := statusfile.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec, true
-}
-
 // SPEC.md H10: a set that cannot get the write lock within its wait says
 // on stderr, in one line, that the update was not applied: exit 0, or 1
 // with --strict (never 2). The record is left alone.
@@ -117,7 +105,7 @@ func TestSetGivesUpOnAHeldLock(t *testing.T) {
 			t.Errorf("strict %v: exit %d, stderr %q", strict, code, stderr)
 		}
 	}
-	if rec, _ := readRecord(t, dir, "l"); rec.State != statusfile.Idle {
+	if rec, _ := statustest.Read(t, dir, "l"); rec.State != statusfile.Idle {
 		t.Errorf("record changed to %s without the lock", rec.State)
 	}
 }
@@ -239,7 +227,7 @@ func TestUpdateStartedLastWins(t *testing.T) {
 	if stderr := <-older; stderr != "" {
 		t.Fatalf("older: %s", stderr)
 	}
-	rec, _ := readRecord(t, dir, "o")
+	rec, _ := statustest.Read(t, dir, "o")
 	if rec.Title != "newer" || rec.State != statusfile.Blocked {
 		t.Errorf("record %q %q, want title newer (the newer update) and state blocked (set by the older one only)", rec.Title, rec.State)
 	}
@@ -263,7 +251,7 @@ func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
 	}
 	close(cleared)
 	<-done
-	if rec, ok := readRecord(t, dir, "c"); ok {
+	if rec, ok := statustest.Read(t, dir, "c"); ok {
 		t.Errorf("an update started before the clear brought the record back: %+v", rec)
 	}
 }

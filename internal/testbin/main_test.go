@@ -1,0 +1,9 @@
+package testbin
+
+import (
+	"testing"
+
+	"github.com/agentstatus/agentstatus/internal/testmain"
+)
+
+func TestMain(m *testing.M) { testmain.Run(m) }
