@@ -75,9 +75,15 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
-	// Copilot CLI's failed request taken for one it retries: no Stop
-	// follows it.
-	"error-occurred-ignored": ignoreOn("hook_event_name", "ErrorOccurred"),
+	// Copilot CLI's failed request taken for the end of the turn: it
+	// sends the same for each attempt it retries, and the turn goes on
+	// (its session log's session.error says when it ends).
+	"error-occurred-ends-turn": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if ev["hook_event_name"] == "ErrorOccurred" && ev["error_context"] == "model_call" {
+			a.Kind, a.State, a.Ended = agenthook.Set, statusfile.Idle, statusfile.Ended{Reason: "failed"}
+		}
+		return a
+	},
 	// Copilot CLI's PreToolUse taken for its permission dialog: every
 	// tool call blocks, also those that run without asking.
 	"pre-tool-use-blocks": setOn(statusfile.Blocked, "hook_event_name", "PreToolUse"),
@@ -166,7 +172,8 @@ var trapFlaw = map[string][]string{
 	"gemini/compression-mid-turn":              {"compaction-is-a-new-session"},
 	"gemini/parallel-tool-calls":               {"tool-end-is-turn-end"},
 	"gemini/tool-permission":                   {"permission-from-notification-only"},
-	"copilot/real-1.0.102-failed-turn":         {"error-occurred-ignored"},
+	"copilot/real-1.0.102-failed-turn":         {"error-occurred-ends-turn"},
+	"copilot/real-1.0.102-rate-limit-429":      {"error-occurred-ends-turn"},
 	"copilot/real-1.0.102-parallel-tool-calls": {"pre-tool-use-blocks"},
 	"copilot/real-1.0.102-session":             {"session-id-snake-case-only"},
 	"qwen/real-0.24.4-deny":                    {"idle-prompt-ignored", "notification-replaces-wait"},

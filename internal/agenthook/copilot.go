@@ -29,6 +29,7 @@ type copilotInput struct {
 	NotificationType string `json:"notification_type"`
 	Message          string `json:"message"`       // Notification
 	ErrorContext     string `json:"error_context"` // ErrorOccurred
+	Recoverable      bool   `json:"recoverable"`   // ErrorOccurred
 	// Error is ErrorOccurred's {message, name, stack}; PostToolUseFailure's
 	// is a string.
 	Error json.RawMessage `json:"error"`
@@ -45,11 +46,17 @@ type copilotInput struct {
 //	Notification elicitation_dialog      blocked, waiting for an answer
 //	                                     (ask_user's question)
 //	Stop                                 idle, done (agentStop)
-//	ErrorOccurred of a model call        idle, failed: the turn ended with
-//	                                     an error, its message the detail
-//	                                     (1.0.102 calls an HTTP 400
-//	                                     "recoverable": the session goes on,
-//	                                     not the turn; no Stop follows)
+//	ErrorOccurred of a model call,       working: the turn goes on, or
+//	  recoverable                        ends in the session log. 1.0.102
+//	                                     sends the same payload for each
+//	                                     attempt it retries (HTTP 429) as
+//	                                     for a failure that ends the turn
+//	                                     (HTTP 400, or the last retry); only
+//	                                     the latter is followed by the
+//	                                     session log's session.error, which
+//	                                     the owner follows (CopilotEventsEnded)
+//	ErrorOccurred of a model call,       idle, failed: the turn cannot go
+//	  not recoverable                    on, the message the detail
 //	SessionEnd                           the record is removed
 //	PermissionRequest                    ignored: it fires before Copilot's
 //	                                     own rules and session approvals
@@ -88,8 +95,17 @@ func Copilot(data []byte) (Action, error) {
 	case "Stop":
 		a.State, a.Ended = statusfile.Idle, done
 	case "ErrorOccurred":
-		if in.ErrorContext != "model_call" {
+		switch {
+		case in.ErrorContext != "model_call":
 			return ignore(a.Session), nil
+		case in.Recoverable:
+			// Nothing here tells a retry from the end (the error's
+			// message is the provider's body, which need not name
+			// its status): working until the answer's Stop or the
+			// session log's session.error. Set, not ignored, so that
+			// the record stays this turn's.
+			a.State = statusfile.Working
+			return a, nil
 		}
 		var e struct {
 			Message string `json:"message"`

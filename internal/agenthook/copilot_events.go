@@ -39,9 +39,10 @@ import (
 //	  user_input.completed                working (answered)
 //	abort                                 idle (the turn was stopped)
 //	session.error                         idle (the turn failed: a model
-//	                                      error it does not retry, written
-//	                                      3 ms after errorOccurred; a
-//	                                      retried one writes none)
+//	                                      error it does not retry, or the
+//	                                      last retry, written 3 ms after
+//	                                      errorOccurred; an attempt it
+//	                                      retries writes no line at all)
 //
 // since is that line's "id" (a new one for every event). Every other line,
 // a denied or cancelled permission.completed (abort follows it), and a
@@ -93,14 +94,20 @@ func CopilotEventsPath(copilotHome, session string) (string, bool) {
 
 // CopilotEventsEnded is how the turn ended that lines for which
 // CopilotEventsState said idle report: the last of their abort (cancelled)
-// and session.error (failed, its message the detail) lines.
+// and session.error lines. A session.error is rate_limited when its
+// statusCode is 429 or its errorType a rate limit (1.0.102, retries run
+// out: "errorType":"rate_limit", "statusCode":429), with that kind as
+// detail ("rate_limit" for a 429 of another kind); else failed, with its
+// message.
 func CopilotEventsEnded(data []byte) statusfile.Ended {
 	var e statusfile.Ended
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		var ev struct {
 			Type string `json:"type"`
 			Data struct {
-				Message string `json:"message"`
+				Message    string `json:"message"`
+				ErrorType  string `json:"errorType"`
+				StatusCode int    `json:"statusCode"`
 			} `json:"data"`
 		}
 		if json.Unmarshal(bytes.TrimSpace(line), &ev) != nil {
@@ -110,7 +117,14 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 		case "abort":
 			e = cancelled
 		case "session.error":
-			e = statusfile.Ended{Reason: "failed", Detail: ev.Data.Message}
+			switch f := failure(ev.Data.ErrorType); {
+			case f.Reason == "rate_limited":
+				e = f
+			case ev.Data.StatusCode == 429:
+				e = statusfile.Ended{Reason: "rate_limited", Detail: "rate_limit"}
+			default:
+				e = statusfile.Ended{Reason: "failed", Detail: ev.Data.Message}
+			}
 		}
 	}
 	return e

@@ -26,7 +26,8 @@ func TestCopilot(t *testing.T) {
 		{"stop.json", Set, copilotSession, statusfile.Idle, keep},
 		{"subagent-stop.json", Ignore, copilotSession, "", keep},
 		{"error-occurred-model-call.json", Set, copilotSession, statusfile.Idle, keep},
-		{"error-occurred-recoverable.json", Set, copilotSession, statusfile.Idle, keep},
+		// Recoverable: retried, or ended by the session log (copilot_retry_test.go).
+		{"error-occurred-recoverable.json", Set, copilotSession, statusfile.Working, keep},
 		{"error-occurred-tool.json", Ignore, copilotSession, "", keep},
 		{"pre-compact.json", Ignore, copilotSession, "", keep},
 		{"session-end.json", Remove, copilotSession, "", keep},
@@ -49,8 +50,9 @@ func TestCopilotReal(t *testing.T) {
 		{"real-notification-permission-prompt.json", Set, s, statusfile.Blocked, keep},
 		{"real-post-tool-use-bash.json", Set, s, statusfile.Working, keep},
 		{"real-stop.json", Set, s, statusfile.Idle, keep},
-		// HTTP 400: "recoverable", and no Stop follows.
-		{"real-error-occurred-400.json", Set, s, statusfile.Idle, keep},
+		// HTTP 400: "recoverable", as a retried 429's; no Stop follows,
+		// the session log's session.error ends the turn.
+		{"real-error-occurred-400.json", Set, s, statusfile.Working, keep},
 	})
 	// ask_user: its PreToolUse, then the dialog's notification.
 	const s2 = "43053259-8e3a-44c4-96ad-5ed40b8b7d0e"
@@ -164,8 +166,8 @@ func TestCopilotQwenWhy(t *testing.T) {
 			statusfile.Waiting{Kind: "permission", Detail: "sleep 4; touch e2e-approve"}, statusfile.Ended{}},
 		{Copilot, "copilot/real-notification-elicitation-dialog.json", statusfile.Waiting{Kind: "question"}, statusfile.Ended{}},
 		{Copilot, "copilot/real-stop.json", statusfile.Waiting{}, statusfile.Ended{Reason: "done"}},
-		{Copilot, "copilot/real-error-occurred-400.json", statusfile.Waiting{},
-			statusfile.Ended{Reason: "failed", Detail: `{"message":"e2e: scripted failure 400","type":"invalid_request_error","code":"e2e_400"}`}},
+		// Working: the session log's session.error says how it ended.
+		{Copilot, "copilot/real-error-occurred-400.json", statusfile.Waiting{}, statusfile.Ended{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

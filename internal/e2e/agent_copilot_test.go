@@ -85,6 +85,7 @@ func startCopilot(t *testing.T) *agentRun {
 		t.Fatalf("install did not add the hooks:\n%s", data)
 	}
 	traceHooks(t, hooks, "statuspub copilot-hook", "copilot")
+	traceCopilotEvents(t, home)
 	tm := startTmux(t, proj, env, []string{pinned["copilot"].path()})
 	t.Cleanup(func() {
 		if pid := tm.pid(); pid > 0 && !tm.dead() {
@@ -92,6 +93,32 @@ func startCopilot(t *testing.T) *agentRun {
 		}
 	})
 	return watchAgent(t, "copilot", home, tm, m, copilotScreen)
+}
+
+// traceCopilotEvents copies, when the test ends, each session log Copilot
+// CLI wrote (session-state/<id>/events.jsonl, which §13.3 follows) to
+// $AGENTSTATUS_E2E_TRACE/copilot-events-<id>.jsonl, beside the hooks'
+// payloads: the two together are what a new hook trace records. Without
+// AGENTSTATUS_E2E_TRACE it does nothing.
+func traceCopilotEvents(t testing.TB, home string) {
+	dir := os.Getenv("AGENTSTATUS_E2E_TRACE")
+	if dir == "" {
+		return
+	}
+	t.Cleanup(func() {
+		logs, _ := filepath.Glob(filepath.Join(home, ".copilot", "session-state", "*", "events.jsonl"))
+		for _, log := range logs {
+			data, err := os.ReadFile(log)
+			if err != nil {
+				t.Errorf("trace: %v", err)
+				continue
+			}
+			name := "copilot-events-" + filepath.Base(filepath.Dir(log)) + ".jsonl"
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Errorf("trace: %v", err)
+			}
+		}
+	})
 }
 
 // copilotCache is where Copilot CLI unpacks itself (11 s at its first

@@ -31,17 +31,19 @@ func TestCopilotCLIHarder(t *testing.T) {
 	r.holds("compact", "compacting, the input open", idle, 2*time.Second)
 	untilScreen(regexp.MustCompile(`Compaction completed`))(r)
 	noSide(r)
-	// Each failed attempt runs ErrorOccurred, the same as a failure
-	// that ends the turn: the status says failed until the retry's answer
-	// (SPEC §13.2).
+	// Each failed attempt runs ErrorOccurred (model_call, recoverable),
+	// the same as a failure that ends the turn: the status stays working
+	// until the answer, and the session log's session.error, which only
+	// the end writes, says when it failed (SPEC §13.1, §13.3).
 	r.retries("retry-429",
 		step{name: "prompt", act: typingSlowly("e2e:flaky 429"), truth: working, settle: copilotSettled},
-		step{name: "answer after retries", truth: idle, settle: copilotSettled, why: "^done$"}, copilotRetried)
+		step{name: "answer after retries", truth: idle, settle: copilotSettled, why: "^done$"}, "")
+	// A request that fails every time: 1.0.102 retries it five times
+	// (about 52 s of waiting), then gives the turn up.
+	r.retries("retry-429-exhausted",
+		step{name: "prompt", act: typingSlowly("e2e:fail 429"), truth: working, settle: copilotSettled},
+		step{name: "retries run out", truth: idle, settle: copilotSettled, within: 2 * time.Minute, why: "^rate limited$"}, "")
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
 	copilotResumes(r)
 }
-
-// copilotRetried is why a retried model error shows failed.
-const copilotRetried = "Copilot CLI 1.0.102 runs the same errorOccurred (model_call, recoverable) for a request it retries (429) " +
-	"as for one that ends the turn (400), which statuspub maps to failed; only its session log's session.error tells the end: SPEC §13.2"

@@ -185,8 +185,10 @@ echo '{"session_id":"s1","hook_event_name":"BeforeAgent","cwd":"/src"}' | status
 		{"copilot-hook", "copilot", "Copilot CLI", "GitHub Copilot CLI", "deny", `copilot-hook reads the hook input from stdin, in the shape Copilot CLI
 sends for PascalCase event names: SessionStart -> idle, UserPromptSubmit and
 tool use -> working, a permission_prompt or elicitation_dialog notification
--> blocked, Stop and a model call's ErrorOccurred -> idle, SessionEnd
--> clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.`, `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
+-> blocked, Stop and a model call's unrecoverable ErrorOccurred -> idle,
+SessionEnd -> clear; a recoverable one (retried, or ended by the session
+log's session.error) keeps working. Unknown events are ignored. Every event
+and why: SPEC.md 13.1.`, `statuspub install copilot    # ~/.copilot/hooks/agentstatus.json
 echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub copilot-hook`, agenthook.Copilot, copilotSource},
 		{"qwen-hook", "qwen", "Qwen Code", "Qwen Code", "block", `qwen-hook reads the hook input from stdin: SessionStart -> idle,
 UserPromptSubmit and tool use -> working, PermissionRequest and a
