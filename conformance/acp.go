@@ -148,9 +148,6 @@ func RunACP(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	parallel := max(opts.Parallel, 1)
-	opts.defaults()
-	opts.Parallel = parallel // one trace at a time unless Parallel says otherwise
 	return runTraces(ctx, "acp", opts, traces, acpCheck, runACPTrace, "no bridge command")
 }
 

@@ -30,12 +30,8 @@ func RunHooks(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	parallel := max(opts.Parallel, 1)
-	opts.defaults()
-	// The traces have no level and nothing to skip, and run one at a time
-	// unless Parallel says otherwise; once the run is cancelled, the rest
-	// do not run.
-	opts.Level, opts.Skip, opts.Parallel = vector.Hardened, nil, parallel
+	// The traces have no level and nothing to skip.
+	opts.Level, opts.Skip = vector.Hardened, nil
 	return runTraces(ctx, "hooks", opts, traces, hookCheck, runHookTrace, "no adapter command")
 }
 
