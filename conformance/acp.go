@@ -148,34 +148,18 @@ func RunACP(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	parallel := max(opts.Parallel, 1)
-	opts.defaults()
-	opts.Parallel = parallel // one trace at a time unless Parallel says otherwise
-	var units []unit
-	for _, tr := range traces {
-		units = append(units, unit{checks: []Result{{ID: "acp/" + tr.ID, Rules: acpRules, Requirements: []string{tr.Description}}},
-			run: func(ctx context.Context, opts Options, _ func()) []Result {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return []Result{runACPTrace(ctx, tr, opts)}
-			}})
-	}
-	rep := &Report{Suite: "acp", Command: opts.Command, Started: time.Now()}
-	if opts.List {
-		return rep.list(opts, units), nil
-	}
-	if len(opts.Command) == 0 {
-		return nil, errors.New("no bridge command")
-	}
-	rep.Started = time.Now().UTC()
-	rep.run(ctx, opts, units)
-	return rep, nil
+	return runTraces(ctx, "acp", opts, traces, acpCheck, runACPTrace, "no bridge command")
+}
+
+// acpCheck is the check a trace decides: its id, the rules, and what it
+// replays.
+func acpCheck(tr *ACPTrace) Result {
+	return Result{ID: "acp/" + tr.ID, Rules: acpRules, Requirements: []string{tr.Description}}
 }
 
 func runACPTrace(ctx context.Context, tr *ACPTrace, opts Options) (res Result) {
 	start := time.Now()
-	res = Result{ID: "acp/" + tr.ID, Rules: acpRules, Requirements: []string{tr.Description}}
+	res = acpCheck(tr)
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	fail := func(why, expected, actual string) Result {
 		res.Outcome, res.Reason, res.Expected, res.Actual = outcomeFail, why, expected, actual

@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,42 +30,25 @@ func RunHooks(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	parallel := max(opts.Parallel, 1)
-	opts.defaults()
-	// The traces have no level and nothing to skip, and run one at a time
-	// unless Parallel says otherwise; once the run is cancelled, the rest
-	// do not run.
-	opts.Level, opts.Skip, opts.Parallel = vector.Hardened, nil, parallel
-	var units []unit
-	for _, tr := range traces {
-		units = append(units, unit{checks: []Result{{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}}},
-			run: func(ctx context.Context, opts Options, _ func()) []Result {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return []Result{runHookTrace(ctx, tr, opts)}
-			}})
-	}
-	rep := &Report{Suite: "hooks", Command: opts.Command, Started: time.Now()}
-	if opts.List {
-		return rep.list(opts, units), nil
-	}
-	if len(opts.Command) == 0 {
-		return nil, errors.New("no adapter command")
-	}
-	rep.Started = time.Now().UTC()
-	rep.run(ctx, opts, units)
-	return rep, nil
+	// The traces have no level and nothing to skip.
+	opts.Level, opts.Skip = vector.Hardened, nil
+	return runTraces(ctx, "hooks", opts, traces, hookCheck, runHookTrace, "no adapter command")
 }
 
 // hookRules are the rules every trace checks.
 var hookRules = []string{"H1", "H9", "H15"}
 
+// hookCheck is the check a trace decides: its id, the rules, and the trap
+// it sets.
+func hookCheck(tr *vector.HookTrace) Result {
+	return Result{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}}
+}
+
 // runHookTrace runs one trace in a fresh config home and judges the record
 // after every step.
 func runHookTrace(ctx context.Context, tr *vector.HookTrace, opts Options) (res Result) {
 	start := time.Now()
-	res = Result{ID: "hooks/" + tr.ID, Rules: hookRules, Requirements: []string{tr.Trap}}
+	res = hookCheck(tr)
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	// fail fails the trace with why, and what was expected and found.
 	fail := func(why string, expected, actual string) Result {

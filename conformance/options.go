@@ -188,3 +188,34 @@ func (r *Report) run(ctx context.Context, o Options, units []unit) {
 	r.finish()
 	r.applyExpectedFailures(o.ExpectedFailures)
 }
+
+// runTraces is the run of a suite of traces (acp, hooks): one unit a
+// trace, deciding the one check that check(tr) names, which run(tr) judges.
+// The traces run one at a time unless Parallel says otherwise, and none
+// starts once the run is cancelled. With List set it is the list of what
+// would run; without a command, the error noCommand.
+func runTraces[T any](ctx context.Context, suite string, opts Options, traces []T, check func(T) Result, run func(context.Context, T, Options) Result, noCommand string) (*Report, error) {
+	parallel := max(opts.Parallel, 1)
+	opts.defaults()
+	opts.Parallel = parallel
+	var units []unit
+	for _, tr := range traces {
+		units = append(units, unit{checks: []Result{check(tr)},
+			run: func(ctx context.Context, opts Options, _ func()) []Result {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return []Result{run(ctx, tr, opts)}
+			}})
+	}
+	rep := &Report{Suite: suite, Command: opts.Command, Started: time.Now()}
+	if opts.List {
+		return rep.list(opts, units), nil
+	}
+	if len(opts.Command) == 0 {
+		return nil, errors.New(noCommand)
+	}
+	rep.Started = time.Now().UTC()
+	rep.run(ctx, opts, units)
+	return rep, nil
+}

@@ -68,20 +68,12 @@ func appendEncode(dst []byte, s Status) ([]byte, error) {
 		dst = jsonstr.Append(dst, w.Kind)
 		dst = append(dst, `,"tool":`...)
 		dst = appendNullString(dst, w.Tool)
-		dst = append(dst, `,"detail":`...)
-		dst = appendNullString(dst, w.Detail)
-		dst = append(dst, `,"since":`...)
-		dst = appendNullTime(dst, w.Since)
-		dst = append(dst, '}')
+		dst = appendReasonEnd(dst, w.Detail, `,"since":`, w.Since)
 	}
 	if e := s.Ended; e.Reason != "" {
 		dst = append(dst, `,"ended":{"reason":`...)
 		dst = jsonstr.Append(dst, e.Reason)
-		dst = append(dst, `,"detail":`...)
-		dst = appendNullString(dst, e.Detail)
-		dst = append(dst, `,"at":`...)
-		dst = appendNullTime(dst, e.At)
-		dst = append(dst, '}')
+		dst = appendReasonEnd(dst, e.Detail, `,"at":`, e.At)
 	}
 	if b := s.Background; b.Agents > 0 || b.Tasks > 0 {
 		dst = append(dst, `,"background":{"agents":`...)
@@ -92,6 +84,17 @@ func appendEncode(dst []byte, s Status) ([]byte, error) {
 	}
 	dst = append(dst, "}\n"...)
 	return dst, nil
+}
+
+// appendReasonEnd appends how a waitingFor and an ended object end: the
+// detail, the time after timeKey (`,"since":` or `,"at":`), each null when
+// unknown, and the closing brace.
+func appendReasonEnd(dst []byte, detail, timeKey string, t time.Time) []byte {
+	dst = append(dst, `,"detail":`...)
+	dst = appendNullString(dst, detail)
+	dst = append(dst, timeKey...)
+	dst = appendNullTime(dst, t)
+	return append(dst, '}')
 }
 
 // appendNullString appends s as a JSON string, or null when it is empty.

@@ -178,19 +178,9 @@ func Run(c Config) (int, error) {
 			io.Copy(io.Discard, outR)
 		}
 	}()
-	waitDone := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-c.Signals:
-				cmd.Process.Signal(sig)
-			case <-waitDone:
-				return
-			}
-		}
-	}()
+	stopSignals := ForwardSignals(cmd.Process, c.Signals)
 	werr := cmd.Wait()
-	close(waitDone)
+	stopSignals()
 	select {
 	case <-outDone:
 	case <-time.After(closeWait):
@@ -204,4 +194,22 @@ func Run(c Config) (int, error) {
 		return 128 + int(ws.Signal()), nil
 	}
 	return cmd.ProcessState.ExitCode(), nil
+}
+
+// ForwardSignals passes every signal from sigs on to p until the returned
+// stop is called, which the caller does once p has been waited for. The
+// bridge and statuspub run pass their signals on to their child this way.
+func ForwardSignals(p *os.Process, sigs <-chan os.Signal) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				p.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
 }

@@ -142,11 +142,7 @@ var members = []struct {
 			dst = appendWhyString(dst, w.Kind)
 			dst = append(dst, `,"tool":`...)
 			dst = appendWhyString(dst, w.Tool)
-			dst = append(dst, `,"detail":`...)
-			dst = appendWhyString(dst, w.Detail)
-			dst = append(dst, `,"since":`...)
-			dst = appendOptTime(dst, w.Since)
-			return append(dst, '}')
+			return appendReasonEnd(dst, w.Detail, `,"since":`, w.Since)
 		}
 		return append(dst, "null"...)
 	}},
@@ -155,11 +151,7 @@ var members = []struct {
 		if x := s.Ended; o.rec && s.State == statusfile.Idle && x.Reason != "" {
 			dst = append(dst, `{"reason":`...)
 			dst = appendWhyString(dst, x.Reason)
-			dst = append(dst, `,"detail":`...)
-			dst = appendWhyString(dst, x.Detail)
-			dst = append(dst, `,"at":`...)
-			dst = appendOptTime(dst, x.At)
-			return append(dst, '}')
+			return appendReasonEnd(dst, x.Detail, `,"at":`, x.At)
 		}
 		return append(dst, "null"...)
 	}},
@@ -205,6 +197,17 @@ func appendSeconds(dst []byte, ms int64) []byte {
 		dst = append(dst, digits...)
 	}
 	return dst
+}
+
+// appendReasonEnd appends how a waitingFor and an ended object end: the
+// detail, the time after timeKey (`,"since":` or `,"at":`), each null when
+// unknown, and the closing brace.
+func appendReasonEnd(dst []byte, detail, timeKey string, t time.Time) []byte {
+	dst = append(dst, `,"detail":`...)
+	dst = appendWhyString(dst, detail)
+	dst = append(dst, timeKey...)
+	dst = appendOptTime(dst, t)
+	return append(dst, '}')
 }
 
 // appendWhyString appends a string of waitingFor or ended, sanitized as a

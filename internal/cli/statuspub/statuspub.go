@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstatus/agentstatus/internal/acpbridge"
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/cli/base"
 	"github.com/agentstatus/agentstatus/reader"
@@ -644,19 +645,9 @@ func run(o *hookFlags, argv []string, prog *base.Program, env *runner) int {
 		// The command runs anyway: status is never a reason to stop work.
 		fmt.Fprintf(env.Stderr, "statuspub: run: not publishing: %s\n", base.Message(err))
 	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-env.signals:
-				cmd.Process.Signal(sig)
-			case <-done:
-				return
-			}
-		}
-	}()
+	stopSignals := acpbridge.ForwardSignals(cmd.Process, env.signals)
 	err = cmd.Wait()
-	close(done)
+	stopSignals()
 	if p != nil {
 		if cerr := p.Close(); cerr != nil {
 			fmt.Fprintf(env.Stderr, "statuspub: %s\n", base.Message(cerr))
