@@ -59,6 +59,7 @@ func TestACPKillOfTheProcessTree(t *testing.T) {
 }
 
 func TestACPExitStatus(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, tc := range []struct {
 		argv []string

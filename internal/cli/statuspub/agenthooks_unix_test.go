@@ -17,6 +17,7 @@ import (
 // report even a usage error as one line and exit 0 (1 with --strict), and
 // write nothing.
 func TestAgentHooksNeverExit2(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	for _, cmd := range []string{"claude-hook", "codex-hook", "gemini-hook"} {
 		for _, args := range [][]string{
@@ -48,6 +49,7 @@ func TestAgentHooksNeverExit2(t *testing.T) {
 
 // Bad payloads: one line, exit 0 (1 with --strict), the record untouched.
 func TestAgentHooksBadInput(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "b", "--pid", "0", "--state", "working", "--title", "Keep me")
 	for cmd, stop := range map[string]string{"codex-hook": "Stop", "gemini-hook": "AfterAgent"} {

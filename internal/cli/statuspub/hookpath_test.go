@@ -44,6 +44,7 @@ func TestHookPathLinksNoTOML(t *testing.T) {
 // rather than starting itself again. Usage errors come first, from
 // statuspub itself.
 func TestInstallCodexNeedsHelper(t *testing.T) {
+	// Not parallel: it changes codexTOML, which install codex reads.
 	saved := codexTOML
 	codexTOML = nil
 	t.Cleanup(func() { codexTOML = saved })

@@ -128,6 +128,7 @@ func TestOwnerHeartbeatsAndFollowsTheAgent(t *testing.T) {
 // clear removes the record at once and the owner exits without waiting for
 // its next heartbeat (9 s by default): clear nudges it.
 func TestClearStopsTheOwner(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := sleeper(t)
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "c", "--pid", fmt.Sprint(agent.Process.Pid))
@@ -172,6 +173,7 @@ func TestClearThenSet(t *testing.T) {
 // after them all is what is on disk. Heartbeats (every 20 ms) run through
 // it all, and a reader never sees a torn or invalid file.
 func TestConcurrentSets(t *testing.T) {
+	t.Parallel()
 	const hb = 20 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	agent := sleeper(t)
@@ -243,6 +245,7 @@ func TestConcurrentSets(t *testing.T) {
 // undo the set. The test plays the heartbeat by the lock-file protocol,
 // holding the lock until the set is seen waiting in /proc/locks.
 func TestSetWaitsForHeartbeat(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "w", "--pid", "0", "--state", "working", "--title", "old")
 
@@ -349,6 +352,7 @@ func TestOwnerFollowsANewAgent(t *testing.T) {
 // A set for an explicit --pid that no process has writes nothing and
 // says so: exit 0, or 1 with --strict (never 2, a usage error).
 func TestSetDeadPID(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := exec.Command("true")
 	if err := agent.Run(); err != nil {
@@ -543,6 +547,7 @@ func TestClaudeTaskToolsEndToEnd(t *testing.T) {
 
 // SessionEnd removes the record before the hook returns, and the owner exits.
 func TestClaudeSessionEnd(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	a := startAgent(t)
 	for _, file := range []string{"session-start.json", "user-prompt-submit.json", "session-end.json"} {
@@ -633,6 +638,7 @@ func sameFields(got, want map[string]any) bool {
 // An owner whose agent dies exits even when the record it would remove
 // cannot be read (here: garbage in its place).
 func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := sleeper(t)
 	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "u", "--pid", fmt.Sprint(agent.Process.Pid))
@@ -648,6 +654,7 @@ func TestOwnerExitsWhenTheRecordIsUnreadable(t *testing.T) {
 // A set that says the session has no process (--pid 0) unbinds the owner:
 // it stops refreshing the record, which goes stale, and exits.
 func TestOwnerLeavesARecordWithoutPID(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	agent := sleeper(t)
 	mustPub(t, "", hbEnv(100*time.Millisecond), "set", "--dir", dir, "--session", "z", "--pid", fmt.Sprint(agent.Process.Pid))
@@ -669,6 +676,7 @@ func processRuns(pid int) bool {
 // or removing anything by the old path, where another directory may be
 // now (its locks and reads are bound to the directory it opened).
 func TestOwnerLeavesARenamedDirectory(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "agent-status")
 	agent := sleeper(t)
@@ -690,6 +698,7 @@ func TestOwnerLeavesARenamedDirectory(t *testing.T) {
 // A set for a session without a process starts no owner and leaves no
 // lock file behind: only the record.
 func TestSetWithoutOwnerLeavesNoLockFile(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "agent-status")
 	mustPub(t, "", nil, "set", "--dir", dir, "--session", "n", "--pid", "0", "--state", "working")
 	if names := dirNames(t, dir); len(names) != 1 || names[0] != statusfile.FileName("n") {
@@ -700,6 +709,7 @@ func TestSetWithoutOwnerLeavesNoLockFile(t *testing.T) {
 // An owner stopped by a signal removes the record it kept (as when the
 // machine shuts down with the agent still running).
 func TestOwnerRemovesTheRecordOnSignal(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := filepath.Join(statuspub.TempDir(t), "agent-status")

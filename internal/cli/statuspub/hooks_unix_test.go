@@ -329,6 +329,7 @@ func dirNames(t *testing.T, dir string) []string {
 }
 
 func TestSetKeepsWhatIsOnDisk(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	d := []string{"--dir", dir, "--session", "k-1", "--pid", "0"} // pid 0: no owner
 	type want struct {
@@ -369,6 +370,7 @@ func TestSetKeepsWhatIsOnDisk(t *testing.T) {
 
 // set's --waiting-for and --ended imply their state, and go with it.
 func TestSetWhy(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	d := []string{"--dir", dir, "--session", "w-1", "--pid", "0"}
 	steps := []struct {
@@ -414,6 +416,7 @@ func TestSetWhy(t *testing.T) {
 }
 
 func TestSetUsage(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	for _, args := range [][]string{
 		{"set"},
@@ -441,6 +444,7 @@ func TestSetUsage(t *testing.T) {
 // A refused write prints one line and exits 0, or 1 with --strict; nothing
 // is written.
 func TestSetRefused(t *testing.T) {
+	t.Parallel()
 	type setup struct {
 		name, detail string
 		make         func(t *testing.T) (home, dir string)
@@ -547,6 +551,7 @@ func TestHookBadInput(t *testing.T) {
 // Unknown events exit 0 and write nothing: not even a record for a new
 // session.
 func TestHookUnknownEvents(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	mustPub(t, `{"session_id":"u","hook_event_name":"SomethingNew","cwd":"/w"}`, nil, "claude-hook", "--dir", dir)
 	mustPub(t, "", nil, "codex-notify", "--dir", dir, `{"type":"something-new","thread-id":"u"}`)
@@ -557,6 +562,7 @@ func TestHookUnknownEvents(t *testing.T) {
 
 // Lock files, like status files, are private whatever the umask.
 func TestLockFilesPrivate(t *testing.T) {
+	t.Parallel()
 	for _, mask := range []string{"000", "022", "077", "277"} {
 		t.Run(mask, func(t *testing.T) {
 			home := filepath.Join(t.TempDir(), "home")
@@ -591,6 +597,7 @@ func TestLockFilesPrivate(t *testing.T) {
 // clear with no owner, no record or no directory is fine, and creates
 // nothing.
 func TestClearWithoutOwner(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	dir := filepath.Join(home, "agent-status")
 	mustPub(t, "", nil, "clear", "--dir", dir, "--session", "c")

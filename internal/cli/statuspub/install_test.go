@@ -25,6 +25,7 @@ func runInstall(t *testing.T, home string, args ...string) (int, string, string)
 }
 
 func TestInstallCommand(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	settings := filepath.Join(home, ".claude", "settings.json")
 	code, out, stderr := runInstall(t, home, "claude", "--dry-run")
@@ -78,6 +79,7 @@ func TestInstallProject(t *testing.T) {
 // not see the user's PATH); no feature flag is written; one line says how
 // to trust the hooks until they are; --trust records the trust instead.
 func TestInstallCodex(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	const exe = "/opt/agentstatus/bin/statuspub"
 	run := func(args ...string) (int, string, string) {
@@ -133,6 +135,7 @@ func TestInstallCodex(t *testing.T) {
 // npm's global bin for npm install -g; a statuspub run from npx's cache
 // is refused in one line, unless to uninstall.
 func TestInstallHookProgram(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	d := t.TempDir()
 	mk := func(p string) string {
@@ -190,6 +193,7 @@ func TestInstallHookProgram(t *testing.T) {
 // absolute path; the diff is printed, a second run says unchanged, a
 // broken file is refused untouched, and --uninstall gives the file back.
 func TestInstallZedCommand(t *testing.T) {
+	t.Parallel()
 	home, xdg := t.TempDir(), t.TempDir()
 	bin := t.TempDir()
 	os.WriteFile(filepath.Join(bin, "opencode"), []byte("#!/bin/sh\n"), 0o755)
@@ -249,6 +253,7 @@ func TestInstallZedCommand(t *testing.T) {
 
 // The usage errors of install and install zed name the agents each takes.
 func TestWhichAgent(t *testing.T) {
+	t.Parallel()
 	zed := " for Zed"
 	for _, c := range []struct {
 		args   []string

@@ -149,6 +149,7 @@ func (s *server) waitFile() {
 func isOK(m map[string]any) bool { return m["ok"] == true }
 
 func TestServeLineProtocol(t *testing.T) {
+	t.Parallel()
 	for _, mode := range [][]string{nil, {"--heartbeat-owner"}} {
 		t.Run(strings.Join(append([]string{"serve"}, mode...), " "), func(t *testing.T) { testServeLineProtocol(t, mode...) })
 	}
@@ -224,6 +225,7 @@ func testServeLineProtocol(t *testing.T, args ...string) {
 }
 
 func TestServeSignals(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			s := startServe(t, filepath.Join(t.TempDir(), "home"), "--state", "working")
@@ -243,6 +245,7 @@ func TestServeSignals(t *testing.T) {
 }
 
 func TestServeRefusedKeepsRunning(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	os.Mkdir(home, 0o777)
 	os.Chmod(home, 0o777)
@@ -266,6 +269,7 @@ func TestServeRefusedKeepsRunning(t *testing.T) {
 }
 
 func TestServeUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"serve"}, {"serve", "--session", "x", "--state", "nope"}, {"bogus"}, {"serve", "--session", "a\nb"}} {
 		out, err := exec.Command(bin, args...).CombinedOutput()
 		var ee *exec.ExitError
@@ -279,6 +283,7 @@ func TestServeUsage(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	path := filepath.Join(home, "agent-status", statusfile.FileName("job"))
 	// The command checks its own status file: working, with its own pid.
@@ -299,6 +304,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunForwardsSignals(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	dir := filepath.Join(home, "agent-status")
 	cmd := exec.Command(bin, "run", "--config-home", home, "--session", "sleeper", "--", "sleep", "30")
@@ -328,6 +334,7 @@ func TestRunForwardsSignals(t *testing.T) {
 }
 
 func TestRunNotFound(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(bin, "run", "--config-home", t.TempDir(), "--", "/nonexistent/cmd")
 	err := cmd.Run()
 	var ee *exec.ExitError
@@ -341,6 +348,7 @@ func TestRunNotFound(t *testing.T) {
 // the end of input and remove the record: an answer to a closed pipe is
 // an error it ignores, not a SIGPIPE that kills it before the removal.
 func TestServeAnswersIntoAClosedPipe(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	cmd := exec.Command(bin, "serve", "--config-home", home, "--session", "sess-1", "--agent", "tester")
 	stdin, err := cmd.StdinPipe()

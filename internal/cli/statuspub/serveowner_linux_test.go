@@ -21,6 +21,7 @@ import (
 // a detached owner that is no process of that tree, which keeps it fresh
 // while the agent lives and removes it when the agent dies (SPEC.md H4).
 func TestServeHeartbeatOwnerOutlivesServe(t *testing.T) {
+	t.Parallel()
 	const hb = 100 * time.Millisecond
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	agent := sleeper(t)
@@ -73,6 +74,7 @@ func TestServeHeartbeatOwnerOutlivesServe(t *testing.T) {
 // At the end of its input serve --heartbeat-owner removes the record at
 // once and the owner exits, as plain serve removes its file.
 func TestServeHeartbeatOwnerEOF(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(statuspub.TempDir(t), "home")
 	s := startServe(t, home, "--heartbeat-owner", "--state", "working")
 	s.waitFile()

@@ -119,6 +119,7 @@ func TestOwnerFollowsCodexRollout(t *testing.T) {
 // A transcript_path outside Codex's sessions directory, or not named for
 // the session, is not followed (SPEC.md H17).
 func TestCodexRolloutElsewhereNotFollowed(t *testing.T) {
+	t.Parallel()
 	const session = "01a231b1-c6f9-7bf0-9830-be11eaed1adf"
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	codexHome := filepath.Join(t.TempDir(), "codex")
@@ -142,6 +143,7 @@ func TestCodexRolloutElsewhereNotFollowed(t *testing.T) {
 // stays loaded, with no SessionEnd, for about 60 s: its record goes when
 // the new session starts.
 func TestCodexClearEndsTheOldSession(t *testing.T) {
+	t.Parallel()
 	const old, cleared = "01a231b1-c6f9-7bf0-9830-be11eaed1adf", "01a231b5-0000-7000-8000-00000000c1ea"
 	dir := filepath.Join(statuspub.TempDir(t), "home", "agent-status")
 	a := startAgent(t, hbEnv(500*time.Millisecond)...)

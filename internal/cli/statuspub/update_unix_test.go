@@ -209,6 +209,7 @@ func TestServeAnswersWhileWritesHang(t *testing.T) {
 // sets the fields the newer one leaves alone. The older update is paused
 // between its start and the lock so that the newer one overtakes it.
 func TestUpdateStartedLastWins(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	defer setUnderOwner(t, dir, "o", "--state", "idle", "--title", "first")()
 	overtaken := make(chan struct{})
@@ -235,6 +236,7 @@ func TestUpdateStartedLastWins(t *testing.T) {
 
 // A clear wins over an update started before it: the session stays ended.
 func TestUpdateStartedBeforeClearStaysCleared(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "agent-status")
 	defer setUnderOwner(t, dir, "c", "--state", "working")()
 	cleared := make(chan struct{})
@@ -332,6 +334,7 @@ f=open(sys.argv[1],"r+"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=T
 // agent that never closes the pipe, `sleep 20 | statuspub claude-hook`)
 // exits on the signal as H7 says, instead of reading on.
 func TestHookSignalWhileReadingStdin(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"claude-hook", "codex-hook", "gemini-hook"} {
 		for _, strict := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/strict=%v", name, strict), func(t *testing.T) {

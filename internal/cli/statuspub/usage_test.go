@@ -14,6 +14,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // The usage text is a golden file: a change to it shows in review.
 func TestUsageGolden(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	if code := Run([]string{"--help"}, base.Env{Stdout: &out, Stderr: &errOut}); code != base.ExitOK || errOut.Len() != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
