@@ -379,6 +379,18 @@ func TestHookSignalWhileReadingStdin(t *testing.T) {
 // command that does not wait for them would swallow them.
 func TestInstallSignalWhileWriteHangs(t *testing.T) {
 	home := tempDir(t)
+	// Cleanups run last first: the write is let go (freezeAt's), then it
+	// is waited for here, then home is removed (tempDir's). Removed any
+	// sooner, home came back with the settings the write made.
+	t.Cleanup(func() {
+		settings := filepath.Join(home, ".claude", "settings.json")
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(settings); err == nil {
+				return
+			}
+		}
+		t.Errorf("the write let go after the test wrote no %s", settings)
+	})
 	blocked := freezeAt(t, testhook.InstallApply)
 	signals := make(chan os.Signal, 1)
 	getenv := func(k string) string {
