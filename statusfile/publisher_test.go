@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentstatus/agentstatus/internal/clocktest"
+	"github.com/agentstatus/agentstatus/internal/testmain"
 	"github.com/agentstatus/agentstatus/perm"
 	sf "github.com/agentstatus/agentstatus/statusfile"
 )
@@ -522,7 +523,7 @@ const atomicChanges = 1000
 // tight loop while the publisher rewrites it never sees a partial record
 // (SPEC.md P5).
 func TestPublisherAtomicUnderConcurrentReads(t *testing.T) {
-	home := filepath.Join(t.TempDir(), "home")
+	home := filepath.Join(testmain.DiskTempDir(t), "home")
 	var nwrites atomic.Int64
 	p, err := sf.NewHookedPublisher("race", sf.Options{ConfigHome: home, Coalesce: -1, Agent: "race"},
 		sf.Hooks{OnWrite: func(sf.Status, error) { nwrites.Add(1) }})
@@ -555,7 +556,7 @@ func TestConcurrentReadsCatchInPlaceWrites(t *testing.T) {
 		}
 		return os.Lstat(path)
 	}
-	p, err := sf.NewHookedPublisher("race", sf.Options{ConfigHome: filepath.Join(t.TempDir(), "home"), Coalesce: -1, Agent: "race"},
+	p, err := sf.NewHookedPublisher("race", sf.Options{ConfigHome: filepath.Join(testmain.DiskTempDir(t), "home"), Coalesce: -1, Agent: "race"},
 		sf.Hooks{Write: inPlace})
 	if err != nil {
 		t.Fatal(err)

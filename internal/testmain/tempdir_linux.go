@@ -24,6 +24,11 @@ const minMemoryFree = 1 << 30
 // disk. The subprocesses the tests start inherit it.
 func TempInMemory() {
 	if os.Getenv("TMPDIR") != "" {
+		// Set by an earlier TempInMemory when this binary was restarted
+		// (SkipRaceExitSleep) or started by a test: the disk's stays known.
+		if os.Getenv("TMPDIR") == memoryDir {
+			diskTemp = os.Getenv(diskTempEnv)
+		}
 		return
 	}
 	var fs unix.Statfs_t
@@ -32,5 +37,11 @@ func TempInMemory() {
 		unix.Access(memoryDir, unix.W_OK|unix.X_OK) != nil {
 		return
 	}
+	diskTemp = os.TempDir()
+	os.Setenv(diskTempEnv, diskTemp)
 	os.Setenv("TMPDIR", memoryDir)
 }
+
+// diskTempEnv carries the disk's temporary directory to the restarted
+// binary and the programs the tests start.
+const diskTempEnv = "AGENTSTATUS_TEST_DISK_TMPDIR"

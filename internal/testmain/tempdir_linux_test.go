@@ -2,6 +2,7 @@ package testmain
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -24,5 +25,16 @@ func TestTempInMemory(t *testing.T) {
 		t.Errorf("%s is a tmpfs with %d MiB free, but TMPDIR is %q", memoryDir, uint64(fs.Bavail)*uint64(fs.Bsize)>>20, got)
 	case !suitable && got != "":
 		t.Errorf("%s is not a tmpfs with room, but TMPDIR is %q", memoryDir, got)
+	}
+	if suitable {
+		// What a restarted binary, or a program a test starts, sees.
+		diskTemp = ""
+		TempInMemory()
+		if diskTemp != os.Getenv(diskTempEnv) || diskTemp == "" || diskTemp == memoryDir {
+			t.Errorf("after a restart the disk's temporary directory is %q (%s=%q)", diskTemp, diskTempEnv, os.Getenv(diskTempEnv))
+		}
+		if dir := DiskTempDir(t); !strings.HasPrefix(dir, diskTemp+string(os.PathSeparator)) {
+			t.Errorf("DiskTempDir gave %s, not a directory in %s", dir, diskTemp)
+		}
 	}
 }
