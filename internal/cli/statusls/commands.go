@@ -213,6 +213,36 @@ func stateFlag(fs *base.FlagSet, p *string, name, usage string) {
 	fs.String(p, name, "", "S[,S]", usage).Complete = func() []string { return base.States }
 }
 
+// selection is the flags that choose sessions, the same for statusls and
+// statusls watch: --all, --state, --agent and --cwd.
+type selection struct {
+	all                 bool
+	states, agents, cwd string
+}
+
+// register adds the selection flags; allUsage and stateUsage say what
+// --all and --state mean to the command.
+func (s *selection) register(fs *base.FlagSet, allUsage, stateUsage string) {
+	fs.Bool(&s.all, "all", false, allUsage)
+	stateFlag(fs, &s.states, "state", stateUsage)
+	fs.String(&s.agents, "agent", "", "A[,A]", "only sessions of these agents")
+	fs.String(&s.cwd, "cwd", "", "PREFIX", "only sessions whose cwd is PREFIX or below (~ is expanded)")
+}
+
+// filter is the render.Filter the flags ask for, and -1; or, for a bad
+// value, the exit status of the usage error it printed.
+func (s *selection) filter(env *cmdEnv) (render.Filter, int) {
+	states, err := parseStateList("state", s.states)
+	if err != nil {
+		return render.Filter{}, usageError(env, "%v", err)
+	}
+	f := render.Filter{All: s.all, States: states, Agents: splitList(s.agents)}
+	if f.Cwd, err = expandPath(s.cwd, env); err != nil {
+		return render.Filter{}, usageError(env, "--cwd: %v", err)
+	}
+	return f, -1
+}
+
 // parseStateList parses a --state or --on value; "" is no selection.
 func parseStateList(flag, s string) ([]string, error) {
 	if s == "" {

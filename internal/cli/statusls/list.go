@@ -28,11 +28,9 @@ type listOptions struct {
 	wide                                     bool
 	jsonFields                               string
 	fields                                   []string
-	all                                      bool
-	states, agents                           string
-	cwd                                      string
-	sort                                     string
-	color                                    string
+	selection
+	sort  string
+	color string
 
 	jq         string
 	jqSet      bool
@@ -63,10 +61,8 @@ func (o *listOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.Bool(&o.wide, "wide", false, "the table shows full session ids (default: the shortest\nunambiguous prefix, at least 8 characters)")
 
 	fs.Group("Selection")
-	fs.Bool(&o.all, "all", false, "include stale sessions (and, in JSON, invalid files with their reason)")
-	stateFlag(fs, &o.states, "state", "only sessions in these states: working, blocked, idle,\nor other:NAME for a state newer publishers may add")
-	fs.String(&o.agents, "agent", "", "A[,A]", "only sessions of these agents")
-	fs.String(&o.cwd, "cwd", "", "PREFIX", "only sessions whose cwd is PREFIX or below (~ is expanded)")
+	o.selection.register(fs, "include stale sessions (and, in JSON, invalid files with their reason)",
+		"only sessions in these states: working, blocked, idle,\nor other:NAME for a state newer publishers may add")
 	fs.String(&o.sort, "sort", "", "ORDER", "attention (the table's default), updated, or name (the default otherwise)").Complete = func() []string { return []string{"attention", "updated", "name"} }
 
 	fs.Group("jq (by gojq, run by the statusls-jq helper, found next to statusls, else in $PATH)")
@@ -129,16 +125,11 @@ func (o *listOptions) validate(env *cmdEnv) int {
 		return code
 	}
 	// Invalid files are listed in JSON only: the other modes never see one.
-	o.filter = render.Filter{All: o.all, Invalid: o.all && (o.mode == "json" || o.mode == "ndjson" || o.mode == modeJQ)}
-	states, err := parseStateList("state", o.states)
-	if err != nil {
-		return usageError(env, "%v", err)
+	var code int
+	if o.filter, code = o.selection.filter(env); code >= 0 {
+		return code
 	}
-	o.filter.States = states
-	o.filter.Agents = splitList(o.agents)
-	if o.filter.Cwd, err = expandPath(o.cwd, env); err != nil {
-		return usageError(env, "--cwd: %v", err)
-	}
+	o.filter.Invalid = o.all && (o.mode == "json" || o.mode == "ndjson" || o.mode == modeJQ)
 	if o.sort != "" {
 		ord, err := render.ParseOrder(o.sort)
 		if err != nil {

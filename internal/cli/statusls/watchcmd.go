@@ -61,12 +61,12 @@ failed write), 2 usage error.`
 
 // watchOptions are the flags of statusls watch.
 type watchOptions struct {
-	dir, configHome     string
-	json, tsv           bool
-	color               string
-	all, heartbeats     bool
-	wide                bool
-	states, agents, cwd string
+	dir, configHome string
+	json, tsv       bool
+	color           string
+	heartbeats      bool
+	wide            bool
+	selection
 	on, exec            string
 	execTimeout         time.Duration
 	after, afterWorking time.Duration // --after, --after-working
@@ -90,10 +90,8 @@ func (o *watchOptions) register(fs *base.FlagSet, env *cmdEnv) {
 	fs.Bool(&o.heartbeats, "heartbeats", false, "also report heartbeats (rewrites that only move updatedAt)")
 
 	fs.Group("Selection (as for statusls)")
-	fs.Bool(&o.all, "all", false, "include stale sessions (never invalid files)")
-	stateFlag(fs, &o.states, "state", "only sessions in these states (other:NAME for a newer one)")
-	fs.String(&o.agents, "agent", "", "A[,A]", "only sessions of these agents")
-	fs.String(&o.cwd, "cwd", "", "PREFIX", "only sessions whose cwd is PREFIX or below (~ is expanded)")
+	o.selection.register(fs, "include stale sessions (never invalid files)",
+		"only sessions in these states (other:NAME for a newer one)")
 
 	fs.Group("Running a command")
 	fs.Func("on", "S[,S]", `run the --exec command each time a session enters one of
@@ -161,15 +159,9 @@ func (o *watchOptions) validate(env *cmdEnv) int {
 	if code := checkColor(env, o.color); code >= 0 {
 		return code
 	}
-	states, err := parseStateList("state", o.states)
-	if err != nil {
-		return usageError(env, "%v", err)
-	}
-	o.filter = render.Filter{All: o.all, States: states, Agents: splitList(o.agents)}
-	if o.filter.Cwd, err = expandPath(o.cwd, env); err != nil {
-		return usageError(env, "--cwd: %v", err)
-	}
-	return -1
+	var code int
+	o.filter, code = o.selection.filter(env)
+	return code
 }
 
 // watchDir watches the status directory that dir and configHome (or the
