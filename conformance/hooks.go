@@ -3,7 +3,9 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,14 +48,35 @@ func hookCheck(tr *vector.HookTrace) Result {
 
 // runHookTrace runs one trace in a fresh config home and judges the record
 // after every step.
-func runHookTrace(ctx context.Context, tr *vector.HookTrace, opts Options) (res Result) {
+//
+// A step that must write nothing (H15) compares the record's bytes, and
+// an adapter whose session owner heartbeats (H3) may rewrite the record,
+// moving only updatedAt, at any moment, the step's too: from the file,
+// that heartbeat cannot be told from a write the step made. When that is
+// all that failed, the trace runs once more, in a fresh config home, and
+// that run decides: a write the adapter makes for the event is made
+// every time, while a heartbeat lands inside a step of a trace that is
+// much shorter than its interval only by chance.
+func runHookTrace(ctx context.Context, tr *vector.HookTrace, opts Options) Result {
 	start := time.Now()
+	res, heartbeat := runHookTraceOnce(ctx, tr, opts)
+	if heartbeat {
+		first := res.Reason
+		res, _ = runHookTraceOnce(ctx, tr, opts)
+		res.Notes = append(res.Notes, "run twice: in the first run, "+first+" (only updatedAt moved, as a heartbeat does)")
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res
+}
+
+// runHookTraceOnce runs the trace once. heartbeat reports a failure of a
+// step that must write nothing where the record differs in updatedAt only.
+func runHookTraceOnce(ctx context.Context, tr *vector.HookTrace, opts Options) (res Result, heartbeat bool) {
 	res = hookCheck(tr)
-	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	// fail fails the trace with why, and what was expected and found.
-	fail := func(why string, expected, actual string) Result {
+	fail := func(why string, expected, actual string) (Result, bool) {
 		res.Outcome, res.Reason, res.Expected, res.Actual = outcomeFail, why, expected, actual
-		return res
+		return res, false
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
@@ -93,7 +116,8 @@ func runHookTrace(ctx context.Context, tr *vector.HookTrace, opts Options) (res 
 			return fail(stepID+": the record is still there", "absent", string(data))
 		case st.Absent:
 		case st.Unchanged && !bytes.Equal(data, before):
-			return fail(stepID+": the step wrote the record; it must write nothing", string(before), string(data))
+			res, _ = fail(stepID+": the step wrote the record; it must write nothing", string(before), string(data))
+			return res, onlyUpdatedAtMoved(before, data)
 		case st.Unchanged:
 		case rerr != nil:
 			return fail(fmt.Sprintf("%s: no record: %v", stepID, rerr), want, "")
@@ -108,7 +132,24 @@ func runHookTrace(ctx context.Context, tr *vector.HookTrace, opts Options) (res 
 		before = data
 	}
 	res.Outcome = outcomePass
-	return res
+	return res, false
+}
+
+// onlyUpdatedAtMoved reports whether two records, JSON objects both, have
+// the same keys and values but for updatedAt, which differs.
+func onlyUpdatedAtMoved(before, after []byte) bool {
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal(before, &a) != nil || json.Unmarshal(after, &b) != nil {
+		return false
+	}
+	ua, oka := a["updatedAt"]
+	ub, okb := b["updatedAt"]
+	if !oka || !okb || bytes.Equal(ua, ub) {
+		return false
+	}
+	delete(a, "updatedAt")
+	delete(b, "updatedAt")
+	return maps.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
 }
 
 // runAdapter runs the adapter once with payload on stdin.

@@ -537,3 +537,80 @@ func TestRunCommandDeadlineBeforeStart(t *testing.T) {
 		t.Errorf("got %s (timedOut %v, err %v), want the timeout", r.exit, r.exit.timedOut, r.exit.err)
 	}
 }
+
+func TestOnlyUpdatedAtMoved(t *testing.T) {
+	rec := `{"agent":"a","session":"s","state":"idle","updatedAt":"2026-01-01T00:00:00Z"}`
+	for _, c := range []struct {
+		name, after string
+		want        bool
+	}{
+		{"heartbeat", `{"agent":"a","session":"s","state":"idle","updatedAt":"2026-01-01T00:00:09Z"}`, true},
+		{"keys in another order", `{"updatedAt":"2026-01-01T00:00:09Z","state":"idle","session":"s","agent":"a"}`, true},
+		{"the same bytes", rec, false},
+		{"the state too", `{"agent":"a","session":"s","state":"working","updatedAt":"2026-01-01T00:00:09Z"}`, false},
+		{"a key added", `{"agent":"a","session":"s","state":"idle","title":"t","updatedAt":"2026-01-01T00:00:09Z"}`, false},
+		{"updatedAt removed", `{"agent":"a","session":"s","state":"idle"}`, false},
+		{"not JSON", `{"agent":`, false},
+	} {
+		if got := onlyUpdatedAtMoved([]byte(rec), []byte(c.after)); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A step that must write nothing, in which only updatedAt moved, is judged
+// by a second run of the trace: an owner's heartbeat that landed there
+// once passes; a write the adapter makes for the event every time fails.
+func TestHookTraceHeartbeatInStep(t *testing.T) {
+	t.Parallel()
+	traces, err := hookTraces("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr *vector.HookTrace
+	for _, x := range traces {
+		if x.ID == "claude/subagent-stop" {
+			tr = x
+		}
+	}
+	if tr == nil {
+		t.Fatal("no trace claude/subagent-stop")
+	}
+	// touching is an adapter that, on SubagentStart (a step that must
+	// write nothing), also rewrites the record with a new updatedAt, as a
+	// heartbeat does, in the runs for which every(run) says so.
+	touching := func(every func(run int) bool) Options {
+		run := 0
+		return Options{adapt: func(home string, payload []byte) error {
+			if err := hookHelper("claude", "", home, bytes.NewReader(payload)); err != nil {
+				return err
+			}
+			if bytes.Contains(payload, []byte(`"hook_event_name":"UserPromptSubmit"`)) {
+				run++
+			}
+			if !bytes.Contains(payload, []byte(`"hook_event_name":"SubagentStart"`)) || !every(run) {
+				return nil
+			}
+			dir := filepath.Join(home, statusName)
+			data, err := os.ReadFile(filepath.Join(dir, statusfile.FileName(tr.Session)))
+			if err != nil {
+				return err
+			}
+			rec, err := statusfile.Decode(data)
+			if err != nil {
+				return err
+			}
+			rec.UpdatedAt = rec.UpdatedAt.Add(time.Second)
+			_, err = statusfile.WriteFile(dir, rec)
+			return err
+		}}
+	}
+	res := runHookTrace(context.Background(), tr, touching(func(run int) bool { return run == 1 }))
+	if res.Outcome != outcomePass || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "run twice") {
+		t.Errorf("a heartbeat in the first run only: %s %q, notes %q; want PASS with a note", res.Outcome, res.Reason, res.Notes)
+	}
+	res = runHookTrace(context.Background(), tr, touching(func(int) bool { return true }))
+	if res.Outcome != outcomeFail || !strings.Contains(res.Reason, "must write nothing") {
+		t.Errorf("a write on every run: %s %q; want FAIL", res.Outcome, res.Reason)
+	}
+}
