@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // sharedDir returns the directory kept between runs for the programs of
@@ -50,5 +51,39 @@ func sharedDir(root, kind string) (dir string, unlock func(), ok bool) {
 		lock.Close()
 		return "", nil, false
 	}
+	now := time.Now()
+	os.Chtimes(lock.Name(), now, now) // in use: see pruneShared
+	pruneShared(filepath.Dir(dir), now.Add(-sharedUnused))
 	return dir, func() { lock.Close() }, true
+}
+
+// sharedUnused is how long a checkout's shared directory may go unused
+// before a test run of another checkout removes it: a checkout that is
+// gone (a worktree, a clean clone) would otherwise keep its built commands
+// in the temporary directory, often memory, until reboot.
+const sharedUnused = 3 * 24 * time.Hour
+
+// pruneShared removes the shared directories under parent, this user's
+// own and private, whose lock was last taken before since and that no
+// test binary holds now.
+func pruneShared(parent string, since time.Time) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue // not ours to judge: sharedDir makes directories only
+		}
+		dir := filepath.Join(parent, e.Name())
+		lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		st, err := lock.Stat()
+		if err == nil && st.ModTime().Before(since) && syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.RemoveAll(dir)
+		}
+		lock.Close()
+	}
 }
