@@ -104,6 +104,16 @@ func TestCodexHarder(t *testing.T) {
 		step{name: "/new", act: typing("/new"), truth: idle, settle: time.Second},
 		step{name: "prompt", act: typing("e2e:text"), truth: working},
 		step{name: "answer", truth: idle, settle: codexSettled})
+	// A subagent (spawn_agent, on by default: [features] multi_agent),
+	// waited for (wait_agent): its hooks carry the parent's session_id
+	// (and agent_id); its approval shows on the parent's screen ("Thread:
+	// Agent (…)"), and, as the parent's own, runs no hook until its
+	// PostToolUse once approved.
+	r.do("subagent",
+		step{name: "prompt", act: typing("e2e:agent sleep 3"), truth: blocked, settle: codexSettled, why: "^Bash: sleep 3$"})
+	r.noSignal("subagent", step{name: "approve the subagent's tool", act: pressing("y"), truth: working, settle: codexSettled},
+		blocked, 2*time.Second, "", 10*time.Second)
+	r.do("subagent", step{name: "subagent and turn end", truth: idle, settle: codexSettled, why: "^done$"})
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/quit", act: typing("/quit"), truth: gone})
 	codexResumes(r)
