@@ -276,6 +276,8 @@ func responsesHandler(m *model) http.Handler {
 			item := map[string]any{"id": "fc_e2eagent", "type": "function_call", "status": "completed", "namespace": "multi_agent_v1",
 				"name": name, "arguments": string(a), "call_id": "call_e2e" + name}
 			emit("response.output_item.done", map[string]any{"output_index": 0, "item": item})
+		case "plan":
+			message(0, "msg_e2e", "Here is the plan.\n\n<proposed_plan>\n# E2E plan\n\n- Run the e2e step.\n</proposed_plan>\n")
 		case "text":
 			message(0, "msg_e2e", "done.")
 		default:

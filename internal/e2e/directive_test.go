@@ -16,6 +16,7 @@ func TestParseDirective(t *testing.T) {
 	}{
 		{"e2e:text", directive{kind: "text"}},
 		{"  e2e:slow\n", directive{kind: "slow"}},
+		{"e2e:plan", directive{kind: "plan"}},
 		{"e2e:tool sleep 4; touch /tmp/x", directive{kind: "tool", args: []string{"sleep 4; touch /tmp/x"}}},
 		{"e2e:tool", directive{kind: "ok"}},
 		{"e2e:parallel ls ;; pwd", directive{kind: "parallel", args: []string{"ls", "pwd"}}},

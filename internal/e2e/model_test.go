@@ -35,6 +35,8 @@ import (
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
 //	                     prompt is "e2e:tool CMD"; then "done."
+//	e2e:plan             reply with a proposed plan (Codex's Plan mode:
+//	                     a <proposed_plan> block)
 //	e2e:bgagent CMD      start such a subagent and reply "done." at once,
 //	                     without waiting for it (where the agent's tools
 //	                     let the model choose: Codex's wait_agent)
@@ -58,7 +60,7 @@ func parseDirective(text string) directive {
 	word, rest, _ := strings.Cut(strings.TrimPrefix(text, "e2e:"), " ")
 	rest = strings.TrimSpace(rest)
 	switch word {
-	case "text", "slow":
+	case "text", "slow", "plan":
 		return directive{kind: word}
 	case "tool", "ask", "agent", "bgagent":
 		if rest == "" {
