@@ -30,8 +30,9 @@ func codexScreen(s string) string {
 	switch {
 	case strings.Contains(s, "Would you like to run the following command?"),
 		strings.Contains(s, "Press enter to confirm or esc to cancel"),
-		strings.Contains(s, "enter to submit answer"):
-		return blocked // an approval, or a question
+		strings.Contains(s, "enter to submit answer"),
+		strings.Contains(s, "Implement this plan?"):
+		return blocked // an approval, a question, or a plan to approve
 	case strings.Contains(s, "esc to interrupt"):
 		return working
 	}

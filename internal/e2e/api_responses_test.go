@@ -25,6 +25,63 @@ type responsesItem struct {
 	Type    string          `json:"type"`
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name"`    // a function_call's
+	CallID  string          `json:"call_id"` // a function_call's, and its output's
+	Output  json.RawMessage `json:"output"`  // a function_call_output's
+}
+
+// codexAgentStep is what the parent does next in an agent directive
+// (Codex's subagent tools, multi_agent_v1): "spawn" the subagent, "wait"
+// for it (wait_agent, again while it runs: the wait times out), or "done"
+// once it has finished; id is the subagent's, from spawn_agent's output.
+func (r *responsesRequest) codexAgentStep() (step, id string) {
+	// The last tool output since the directive's prompt: Codex may put a
+	// message after it (a <subagent_notification> once the subagent ends).
+	last := -1
+	for i := len(r.Input) - 1; i >= 0 && last < 0; i-- {
+		switch it := r.Input[i]; {
+		case it.Type == "function_call_output":
+			last = i
+		case it.Type == "message" && it.Role == "user" && strings.Contains(string(it.Content), "e2e:"):
+			return "spawn", ""
+		}
+	}
+	if last < 0 {
+		return "spawn", ""
+	}
+	calls := map[string]string{} // call id: function name
+	for _, it := range r.Input {
+		if it.Type == "function_call" {
+			calls[it.CallID] = it.Name
+		}
+	}
+	var out string
+	if json.Unmarshal(r.Input[last].Output, &out) != nil {
+		out = string(r.Input[last].Output)
+	}
+	var res struct {
+		AgentID  string         `json:"agent_id"`
+		Status   map[string]any `json:"status"`
+		TimedOut bool           `json:"timed_out"`
+	}
+	json.Unmarshal([]byte(out), &res)
+	switch calls[r.Input[last].CallID] {
+	case "spawn_agent":
+		return "wait", res.AgentID
+	case "wait_agent":
+		if res.TimedOut || len(res.Status) == 0 {
+			// Still running: wait again, on the id the spawn gave.
+			for _, it := range r.Input {
+				if it.Type == "function_call_output" && calls[it.CallID] == "spawn_agent" {
+					var o string
+					json.Unmarshal(it.Output, &o)
+					json.Unmarshal([]byte(o), &res)
+				}
+			}
+			return "wait", res.AgentID
+		}
+	}
+	return "done", ""
 }
 
 // lastUser returns the user's last directive (else last) text, and whether
@@ -135,6 +192,20 @@ func responsesHandler(m *model) http.Handler {
 		tools := req.toolNames()
 		m.log("responses: tools %v", tools)
 		d := m.directive(text, afterTool, len(tools) > 0)
+		agentStep, agentID := "", ""
+		if p := parseDirective(text); p.kind == "agent" || p.kind == "bgagent" {
+			agentStep, agentID = req.codexAgentStep()
+			if p.kind == "bgagent" && agentStep == "wait" {
+				agentStep = "done" // no wait: the turn ends while it runs
+			}
+			m.log("responses: agent step %s %q", agentStep, agentID)
+			if d.kind == p.kind || d.kind == "text" {
+				d = directive{kind: "text"}
+				if agentStep != "done" {
+					d = directive{kind: "agent", args: p.args}
+				}
+			}
+		}
 		if d.kind == "fail" {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(d.status())
@@ -195,6 +266,18 @@ func responsesHandler(m *model) http.Handler {
 			item := map[string]any{"id": "fc_e2eask", "type": "function_call", "status": "completed",
 				"name": "request_user_input", "arguments": string(q), "call_id": "call_e2eask"}
 			emit("response.output_item.done", map[string]any{"output_index": 0, "item": item})
+		case "agent":
+			// Codex's subagent tools live in the multi_agent_v1 namespace.
+			name, args := "spawn_agent", map[string]any{"message": "e2e:tool " + d.args[0]}
+			if agentStep == "wait" {
+				name, args = "wait_agent", map[string]any{"targets": []string{agentID}, "timeout_ms": 3600000}
+			}
+			a, _ := json.Marshal(args)
+			item := map[string]any{"id": "fc_e2eagent", "type": "function_call", "status": "completed", "namespace": "multi_agent_v1",
+				"name": name, "arguments": string(a), "call_id": "call_e2e" + name}
+			emit("response.output_item.done", map[string]any{"output_index": 0, "item": item})
+		case "plan":
+			message(0, "msg_e2e", "Here is the plan.\n\n<proposed_plan>\n# E2E plan\n\n- Run the e2e step.\n</proposed_plan>\n")
 		case "text":
 			message(0, "msg_e2e", "done.")
 		default:

@@ -16,6 +16,7 @@ func TestParseDirective(t *testing.T) {
 	}{
 		{"e2e:text", directive{kind: "text"}},
 		{"  e2e:slow\n", directive{kind: "slow"}},
+		{"e2e:plan", directive{kind: "plan"}},
 		{"e2e:tool sleep 4; touch /tmp/x", directive{kind: "tool", args: []string{"sleep 4; touch /tmp/x"}}},
 		{"e2e:tool", directive{kind: "ok"}},
 		{"e2e:parallel ls ;; pwd", directive{kind: "parallel", args: []string{"ls", "pwd"}}},
@@ -27,6 +28,8 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:ask Which database?", directive{kind: "ask", args: []string{"Which database?"}}},
 		{"e2e:agent sleep 8", directive{kind: "agent", args: []string{"sleep 8"}}},
 		{"e2e:agent", directive{kind: "ok"}},
+		{"e2e:bgagent sleep 8", directive{kind: "bgagent", args: []string{"sleep 8"}}},
+		{"e2e:bgagent", directive{kind: "ok"}},
 		{"<session>\ne2e:tool rm x\n</session> Write a title", directive{kind: "ok"}}, // a side request quoting it
 		{"hello", directive{kind: "ok"}},
 		{"e2e:dance", directive{kind: "ok"}},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -104,7 +105,65 @@ func TestCodexHarder(t *testing.T) {
 		step{name: "/new", act: typing("/new"), truth: idle, settle: time.Second},
 		step{name: "prompt", act: typing("e2e:text"), truth: working},
 		step{name: "answer", truth: idle, settle: codexSettled})
+	// A subagent (spawn_agent, on by default: [features] multi_agent),
+	// waited for (wait_agent): its hooks carry the parent's session_id
+	// (and agent_id); its approval shows on the parent's screen ("Thread:
+	// Agent (…)"), and, as the parent's own, runs no hook until its
+	// PostToolUse once approved.
+	r.do("subagent",
+		step{name: "prompt", act: typing("e2e:agent sleep 3"), truth: blocked, settle: codexSettled, why: "^Bash: sleep 3$"})
+	r.noSignal("subagent", step{name: "approve the subagent's tool", act: pressing("y"), truth: working, settle: codexSettled},
+		blocked, 2*time.Second, "", 10*time.Second)
+	r.do("subagent", step{name: "subagent and turn end", truth: idle, settle: codexSettled, why: "^done$"})
+	// Plan mode: a reply with a <proposed_plan> block ends the turn (Stop),
+	// and the TUI asks "Implement this plan?". The session waits for the
+	// user's decision before it goes on (SPEC.md S1: blocked), but no hook
+	// says so: Stop's last_assistant_message has the plan cut out, its
+	// permission_mode says "default", and only the rollout file has it (an
+	// item_completed of type Plan just before task_complete). Esc (stay
+	// in Plan mode) writes nothing anywhere; "Yes, implement" sends the
+	// prompt "Implement the plan." in Default mode.
+	planNoSignal := "Codex 0.171.0 runs no hook for \"Implement this plan?\": Stop (idle) comes as it shows"
+	// Shift+Tab and the prompt at once: before the first prompt there is
+	// no record to agree with the screen (no hook runs yet).
+	planPrompt := func(r *agentRun) {
+		r.tm.send("BTab")
+		typing("e2e:plan")(r)
+	}
+	r.do("plan-approval",
+		step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled,
+			unsignalled: planNoSignal},
+		step{name: "implement (Enter)", act: pressing("Enter"), truth: working},
+		step{name: "implemented", truth: idle, settle: codexSettled, why: "^done$"})
+	r.do("plan-dismissed",
+		step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled,
+			unsignalled: planNoSignal},
+		step{name: "stay in Plan mode (Esc)", act: pressing("Escape"), truth: idle, settle: codexSettled},
+		step{name: "default mode", act: pressing("BTab"), truth: idle, settle: codexSettled})
+	// A command still running when exec_command's wait for output ends
+	// (10 s) goes on after the turn, a background terminal: no
+	// PostToolUse comes, the model answers, Stop ends the turn. Codex
+	// shows no sign of it (the input line; /ps said "No background
+	// terminals running" while it ran) and starts no turn when it ends
+	// (the rollout's item_completed CommandExecution): idle throughout.
+	r.do("background-terminal",
+		step{name: "prompt", act: typing("e2e:tool sleep 25"), truth: blocked, settle: codexSettled, why: "^Bash: sleep 25$"})
+	r.noSignal("background-terminal", step{name: "approve", act: pressing("y"), truth: working, settle: codexSettled},
+		blocked, 2*time.Second, idle, 20*time.Second)
+	r.do("background-terminal",
+		step{name: "the turn ends, the command runs on", truth: idle, settle: codexSettled, why: "^done$"})
+	if codexOnly("background-terminal") {
+		r.holds("background-terminal", "idle while the command runs on, and after", idle, 20*time.Second)
+	}
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/quit", act: typing("/quit"), truth: gone})
 	codexResumes(r)
+}
+
+// codexOnly reports whether $AGENTSTATUS_E2E_ONLY, when set, selects
+// scenario, as agentRun.do does.
+func codexOnly(scenario string) bool {
+	only := os.Getenv("AGENTSTATUS_E2E_ONLY")
+	ok, _ := regexp.MatchString(only, scenario)
+	return only == "" || ok
 }

@@ -35,6 +35,11 @@ import (
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
 //	                     prompt is "e2e:tool CMD"; then "done."
+//	e2e:plan             reply with a proposed plan (Codex's Plan mode:
+//	                     a <proposed_plan> block)
+//	e2e:bgagent CMD      start such a subagent and reply "done." at once,
+//	                     without waiting for it (where the agent's tools
+//	                     let the model choose: Codex's wait_agent)
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
@@ -55,9 +60,9 @@ func parseDirective(text string) directive {
 	word, rest, _ := strings.Cut(strings.TrimPrefix(text, "e2e:"), " ")
 	rest = strings.TrimSpace(rest)
 	switch word {
-	case "text", "slow":
+	case "text", "slow", "plan":
 		return directive{kind: word}
-	case "tool", "ask", "agent":
+	case "tool", "ask", "agent", "bgagent":
 		if rest == "" {
 			break
 		}
@@ -227,7 +232,7 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 		d = directive{kind: "ok"}
 	case d.kind == "flaky":
 		d = m.flakyOnce(lastUser, d)
-	case afterTool && d.kind == "agent":
+	case afterTool && (d.kind == "agent" || d.kind == "bgagent"):
 		// The subagent's own tool calls may still be pending.
 		d = directive{kind: "text"}
 	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
