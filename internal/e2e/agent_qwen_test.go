@@ -22,8 +22,8 @@ import (
 // in with an OpenAI-compatible key pointed at the model.
 
 // qwenTools are Qwen Code's shell tool, run_shell_command (command,
-// description, is_background), and its ask_user_question (Claude Code's
-// AskUserQuestion shape).
+// description, is_background), its ask_user_question (Claude Code's
+// AskUserQuestion shape), and its other tools (qwenCall).
 var qwenTools = chatTools{
 	shell: "run_shell_command",
 	shellArgs: func(c string, i int) map[string]any {
@@ -36,6 +36,7 @@ var qwenTools = chatTools{
 			"options": []any{map[string]any{"label": "yes", "description": "say yes"}, map[string]any{"label": "no", "description": "say no"}},
 		}}}
 	},
+	call: qwenCall,
 }
 
 // qwenScreen tells Qwen Code 0.24.4's state from its screen: a

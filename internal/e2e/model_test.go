@@ -35,6 +35,10 @@ import (
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
 //	                     prompt is "e2e:tool CMD"; then "done."
+//	e2e:plan PLAN        ask the user to approve PLAN (the agent's
+//	                     plan-approval tool), then "done."
+//	e2e:background CMD   run CMD in the background (the agent's shell tool,
+//	                     where it has a background flag), then "done."
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
@@ -42,7 +46,7 @@ import (
 
 // directive is what the model does for one request.
 type directive struct {
-	kind string   // text, slow, tool, parallel, fail, ask, ok
+	kind string   // text, slow, tool, parallel, fail, ask, agent, plan, background, ok
 	args []string // the commands, the status code or the question
 }
 
@@ -57,7 +61,7 @@ func parseDirective(text string) directive {
 	switch word {
 	case "text", "slow":
 		return directive{kind: word}
-	case "tool", "ask", "agent":
+	case "tool", "ask", "agent", "plan", "background":
 		if rest == "" {
 			break
 		}
@@ -230,7 +234,7 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	case afterTool && d.kind == "agent":
 		// The subagent's own tool calls may still be pending.
 		d = directive{kind: "text"}
-	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
+	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask" || d.kind == "plan" || d.kind == "background"):
 		d = directive{kind: "text"}
 		m.called("") // done with those calls
 	}
