@@ -2,6 +2,8 @@
 
 package e2e
 
+import "strings"
+
 // Qwen Code's own tools, for the directives the chat-completions handler
 // leaves to the agent (chatTools.call).
 
@@ -23,6 +25,10 @@ func qwenCall(d directive) (string, map[string]any, bool) {
 	case "plan":
 		return "exit_plan_mode", map[string]any{"plan": d.args[0]}, true
 	case "background":
+		if c, ok := strings.CutPrefix(d.args[0], "agent "); ok {
+			return "agent", map[string]any{"description": "e2e background subagent", "prompt": "e2e:tool " + c,
+				"subagent_type": "general-purpose", "run_in_background": true}, true
+		}
 		return "run_shell_command", map[string]any{"command": d.args[0], "description": "e2e background command", "is_background": true}, true
 	}
 	return "", nil, false

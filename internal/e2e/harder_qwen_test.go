@@ -5,6 +5,7 @@ package e2e
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,6 +47,25 @@ func TestQwenCodeHarder(t *testing.T) {
 			why: `^exit_plan_mode`},
 		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled},
 		step{name: "/approval-mode default", act: qwenApprovalMode("default", "Ask permissions"), truth: idle, settle: time.Second})
+	// Background work: a subagent (the agent tool's default for a
+	// top-level call) and a shell (is_background) outlive the turn, and
+	// their end starts a turn of Qwen Code's own; the footer counts them
+	// meanwhile.
+	r.do("background-agent",
+		step{name: "prompt", act: typingSlowly("e2e:background agent pwd"), truth: blocked, settle: qwenSettled,
+			why: `^agent: e2e background subagent$`},
+		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "the turn ends, the agent runs", act: untilQwenBackground, truth: working,
+			why: "^1 background agent$"},
+		step{name: "the turn its end starts", truth: idle, settle: qwenSettled, why: "^done$"})
+	r.do("background-shell",
+		step{name: "prompt", act: typingSlowly("e2e:background timeout 8 tail -f /dev/null"), truth: blocked, settle: qwenSettled,
+			why: `^run_shell_command: timeout 8 tail -f /dev/null$`},
+		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "the turn ends, the shell runs", act: untilQwenBackground, truth: working,
+			unsignalled: "Qwen Code 0.24.4's Stop lists background agents, not shells, and no hook comes when a " +
+				"shell ends: the turn its end starts runs only Stop"},
+		step{name: "the turn its end starts", truth: idle, settle: qwenSettled, why: "^done$"})
 	r.do("compress-turn",
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
 		step{name: "answer", truth: idle, settle: qwenSettled})
@@ -68,5 +88,18 @@ func qwenApprovalMode(mode, shown string) func(*agentRun) {
 	return func(r *agentRun) {
 		typingSlowly("/approval-mode " + mode)(r)
 		untilScreen(regexp.MustCompile(regexp.QuoteMeta(shown) + ` \(shift \+ tab to cycle\)`))(r)
+	}
+}
+
+// untilQwenBackground waits until Qwen Code's turn is over while the
+// footer still counts background work.
+func untilQwenBackground(r *agentRun) {
+	r.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for s := r.tm.capture(); strings.Contains(s, "esc to cancel") || !qwenBackground.MatchString(s); s = r.tm.capture() {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the turn never ended with background work on the footer:\n%s", s)
+		}
+		time.Sleep(25 * time.Millisecond)
 	}
 }

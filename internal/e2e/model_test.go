@@ -38,7 +38,8 @@ import (
 //	e2e:plan PLAN        ask the user to approve PLAN (the agent's
 //	                     plan-approval tool), then "done."
 //	e2e:background CMD   run CMD in the background (the agent's shell tool,
-//	                     where it has a background flag), then "done."
+//	                     where it has a background flag), then "done.";
+//	                     "agent CMD": a background subagent (Qwen Code)
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
