@@ -176,6 +176,7 @@ var trapFlaw = map[string][]string{
 	"copilot/real-1.0.102-rate-limit-429":      {"error-occurred-ends-turn"},
 	"copilot/real-1.0.102-parallel-tool-calls": {"pre-tool-use-blocks"},
 	"copilot/real-1.0.102-session":             {"session-id-snake-case-only"},
+	"qwen/real-0.24.4-background-agent":        {"background-stop-is-idle"},
 	"qwen/real-0.24.4-deny":                    {"idle-prompt-ignored", "notification-replaces-wait"},
 	"qwen/real-0.24.4-esc-in-tool":             {"tool-interrupt-ignored", "interrupt-is-done"},
 	"qwen/real-0.24.4-esc-streaming":           {"idle-prompt-ignored"},
@@ -230,7 +231,11 @@ func hookHelper(agent, flaw, home string, in io.Reader) error {
 	// A turn given up to background work leaves a wait that is on (S1, Y8).
 	keepWait := a.State == statusfile.Working && a.Background != nil && *a.Background != (statusfile.Background{}) &&
 		prev.State == statusfile.Blocked
-	if a.State != "" && !keepWait {
+	// So is the working of such a turn, against an idle that says
+	// neither how a turn ended nor what runs (Qwen Code's idle_prompt).
+	keepWorking := a.State == statusfile.Idle && a.Ended.Reason == "" && a.Background == nil &&
+		prev.State == statusfile.Working && prev.Background != (statusfile.Background{})
+	if a.State != "" && !keepWait && !keepWorking {
 		rec.State = a.State
 	}
 	if a.State != "" && a.Background != nil {

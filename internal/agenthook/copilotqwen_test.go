@@ -78,6 +78,8 @@ func TestCopilotAndQwenEdgeCases(t *testing.T) {
 		{"qwen auth success", Qwen, `{"session_id":"s","hook_event_name":"Notification","notification_type":"auth_success"}`, Ignore, ""},
 		{"qwen unknown notification", Qwen, `{"session_id":"s","hook_event_name":"Notification","notification_type":"future"}`, Ignore, ""},
 		{"qwen permission denied (auto mode): the turn goes on", Qwen, `{"session_id":"s","hook_event_name":"PermissionDenied","tool_name":"run_shell_command"}`, Ignore, ""},
+		{"qwen stop while a background agent runs", Qwen, `{"session_id":"s","hook_event_name":"Stop","background_tasks":[{"id":"a","status":"running","agent_type":"general-purpose"}]}`, Set, statusfile.Working},
+		{"qwen stop after the background agent completed", Qwen, `{"session_id":"s","hook_event_name":"Stop","background_tasks":[{"id":"a","status":"completed","agent_type":"general-purpose"}]}`, Set, statusfile.Idle},
 		{"qwen subagent stop", Qwen, `{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a"}`, Ignore, ""},
 		{"qwen message display", Qwen, `{"session_id":"s","hook_event_name":"MessageDisplay","is_final":false}`, Ignore, ""},
 		{"qwen unknown event", Qwen, `{"session_id":"s","hook_event_name":"Future"}`, Ignore, ""},

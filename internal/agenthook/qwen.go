@@ -18,6 +18,12 @@ type qwenInput struct {
 	NotificationType string `json:"notification_type"`
 	IsInterrupt      bool   `json:"is_interrupt"` // PostToolUseFailure
 	Trigger          string `json:"trigger"`      // PreCompact: manual (/compress) or auto
+	// Stop: the session's background agents (0.24.4: id, status,
+	// agent_type, started_at, description), finished ones too; background
+	// shells are not listed.
+	BackgroundTasks []struct {
+		Status string `json:"status"`
+	} `json:"background_tasks"`
 }
 
 // Qwen maps a Qwen Code hook payload (SPEC.md §13.1). Qwen Code's hooks
@@ -40,7 +46,10 @@ type qwenInput struct {
 //	                                     (also after Esc ends a turn); how
 //	                                     the turn ended is not said: after
 //	                                     Stop it stays "done"
-//	Stop                                 idle, done
+//	Stop                                 idle, done; working while its
+//	                                     background_tasks has agents
+//	                                     running, whose end starts a turn
+//	                                     of Qwen Code's own (SPEC.md Y8)
 //	StopFailure                          idle, failed (rate_limited for
 //	                                     error rate_limit), the error kind
 //	                                     as detail
@@ -73,6 +82,19 @@ func Qwen(data []byte) (Action, error) {
 		if in.IsInterrupt {
 			a.State, a.Ended = statusfile.Idle, cancelled
 		}
+	case "Stop":
+		a.State, a.Ended = statusfile.Idle, done
+		a.Background = &statusfile.Background{}
+		for _, t := range in.BackgroundTasks {
+			switch t.Status {
+			case "completed", "failed", "cancelled":
+			default: // running
+				a.Background.Agents++
+			}
+		}
+		if a.Background.Agents > 0 {
+			a.State, a.Ended = statusfile.Working, statusfile.Ended{}
+		}
 	case "Notification":
 		switch in.NotificationType {
 		case "permission_prompt":
@@ -81,11 +103,13 @@ func Qwen(data []byte) (Action, error) {
 			a.State = statusfile.Blocked
 			a.Waiting.Kind = "permission"
 		case "idle_prompt":
+			// Right after a Stop that left agents running, the
+			// publisher keeps the session working (SPEC.md Y8).
 			a.State = statusfile.Idle
 		default: // auth_success, and types a newer version adds
 			return ignore(in.SessionID), nil
 		}
-	default: // SessionStart, PermissionRequest, Stop, StopFailure, SessionEnd, ...
+	default: // SessionStart, PermissionRequest, StopFailure, SessionEnd, ...
 		return in.action(a), nil
 	}
 	return a, nil

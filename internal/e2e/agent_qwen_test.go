@@ -22,8 +22,8 @@ import (
 // in with an OpenAI-compatible key pointed at the model.
 
 // qwenTools are Qwen Code's shell tool, run_shell_command (command,
-// description, is_background), and its ask_user_question (Claude Code's
-// AskUserQuestion shape).
+// description, is_background), its ask_user_question (Claude Code's
+// AskUserQuestion shape), and its other tools (qwenCall).
 var qwenTools = chatTools{
 	shell: "run_shell_command",
 	shellArgs: func(c string, i int) map[string]any {
@@ -36,17 +36,20 @@ var qwenTools = chatTools{
 			"options": []any{map[string]any{"label": "yes", "description": "say yes"}, map[string]any{"label": "no", "description": "say no"}},
 		}}}
 	},
+	call: qwenCall,
 }
 
 // qwenScreen tells Qwen Code 0.24.4's state from its screen: a
-// confirmation (a command, an edit, ask_user_question's question), the
-// spinner's "esc to cancel", or the input box.
+// confirmation (a command, an edit, ask_user_question's question, a
+// plan), the spinner's "esc to cancel", the footer's count of background
+// agents or shells still running (their end starts a turn of its own), or
+// the input box.
 func qwenScreen(s string) string {
 	switch {
 	case strings.Contains(s, "Allow execution of"), strings.Contains(s, "Apply this change?"),
 		strings.Contains(s, "Do you want to proceed?"), strings.Contains(s, "Waiting for user confirmation"):
 		return blocked
-	case strings.Contains(s, "esc to cancel"):
+	case strings.Contains(s, "esc to cancel"), qwenBackground.MatchString(s):
 		return working
 	case strings.Contains(s, "Type your message"), strings.Contains(s, "(shift + tab to cycle)"):
 		// The input box, empty or holding the prompt that Esc gave back;
@@ -55,6 +58,11 @@ func qwenScreen(s string) string {
 	}
 	return ""
 }
+
+// qwenBackground is the footer while background work runs: "⏸ Ask
+// permissions (shift + tab to cycle) · 1 local agent" or "· 2 shells"
+// ("· 1 task done" once it has ended).
+var qwenBackground = regexp.MustCompile(`\(shift \+ tab to cycle\).* · [0-9]+ (local agents?|shells?)\b`)
 
 // qwenSettings is a user's settings.json as they may write it, with
 // comments (which Qwen Code reads): the OpenAI-compatible sign-in chosen.

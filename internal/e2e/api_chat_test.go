@@ -87,6 +87,10 @@ type chatTools struct {
 	shellArgs func(command string, i int) map[string]any
 	ask       string
 	askArgs   func(question string) map[string]any
+	// call, when set, answers the directives the agent has a tool of
+	// its own for (a subagent, a plan): the tool and the arguments of
+	// its one call; ok false leaves d to the handler.
+	call func(d directive) (tool string, args map[string]any, ok bool)
 }
 
 // OpenCode's shell tool is "bash" (command, description); its
@@ -154,6 +158,12 @@ func chatHandlerWith(m *model, tools chatTools) http.Handler {
 			}
 			chunk(map[string]any{"role": "assistant", "content": nil, "tool_calls": tcs}, nil)
 			done("tool_calls")
+		}
+		if tools.call != nil {
+			if name, args, ok := tools.call(d); ok {
+				calls(name, []map[string]any{args})
+				return
+			}
 		}
 		switch d.kind {
 		case "slow":

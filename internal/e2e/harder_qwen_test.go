@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -13,7 +15,57 @@ import (
 func TestQwenCodeHarder(t *testing.T) {
 	needE2E(t)
 	r := startQwen(t)
+	press := pressing
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
+	// A subagent: in the approval mode "default" the agent tool asks
+	// first; the subagent runs in the foreground of the turn, and a
+	// confirmation of its own tool is the session's.
+	r.do("subagent",
+		step{name: "prompt", act: typingSlowly("e2e:agent pwd"), truth: blocked, settle: qwenSettled,
+			why: `^agent: e2e subagent$`},
+		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "done", truth: idle, settle: qwenSettled, why: "^done$"})
+	r.do("subagent-asks",
+		step{name: "prompt", act: typingSlowly("e2e:agent timeout 3 tail -f /dev/null; touch e2e-sub"), truth: blocked, settle: qwenSettled,
+			why: `^agent: e2e subagent$`},
+		step{name: "approve the agent", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "its tool asks", truth: blocked, settle: qwenSettled,
+			why: `^run_shell_command: timeout 3 tail -f /dev/null; touch e2e-sub$`},
+		step{name: "approve its tool", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "done", truth: idle, settle: qwenSettled, why: "^done$"})
+	// Plan approval: the approval mode "plan", and exit_plan_mode's
+	// dialog, which waits for the user's decision.
+	r.do("plan",
+		step{name: "/approval-mode plan", act: qwenApprovalMode("plan", "plan mode"), truth: idle, settle: time.Second},
+		step{name: "prompt", act: typingSlowly("e2e:plan Add a file named e2e-plan"), truth: blocked, settle: qwenSettled,
+			why: `^exit_plan_mode`},
+		step{name: "approve", act: press("Enter"), truth: working},
+		step{name: "done", truth: idle, settle: qwenSettled, why: "^done$"})
+	r.do("plan-rejected",
+		step{name: "/approval-mode plan", act: qwenApprovalMode("plan", "plan mode"), truth: idle, settle: time.Second},
+		step{name: "prompt", act: typingSlowly("e2e:plan Remove nothing"), truth: blocked, settle: qwenSettled,
+			why: `^exit_plan_mode`},
+		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled},
+		step{name: "/approval-mode default", act: qwenApprovalMode("default", "Ask permissions"), truth: idle, settle: time.Second})
+	// Background work: a subagent (the agent tool's default for a
+	// top-level call) and a shell (is_background) outlive the turn, and
+	// their end starts a turn of Qwen Code's own; the footer counts them
+	// meanwhile.
+	r.do("background-agent",
+		step{name: "prompt", act: typingSlowly("e2e:background agent pwd"), truth: blocked, settle: qwenSettled,
+			why: `^agent: e2e background subagent$`},
+		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "the turn ends, the agent runs", act: untilQwenBackground, truth: working,
+			why: "^1 background agent$"},
+		step{name: "the turn its end starts", truth: idle, settle: qwenSettled, why: "^done$"})
+	r.do("background-shell",
+		step{name: "prompt", act: typingSlowly("e2e:background timeout 8 tail -f /dev/null"), truth: blocked, settle: qwenSettled,
+			why: `^run_shell_command: timeout 8 tail -f /dev/null$`},
+		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "the turn ends, the shell runs", act: untilQwenBackground, truth: working,
+			unsignalled: "Qwen Code 0.24.4's Stop lists background agents, not shells, and no hook comes when a " +
+				"shell ends: the turn its end starts runs only Stop"},
+		step{name: "the turn its end starts", truth: idle, settle: qwenSettled, why: "^done$"})
 	r.do("compress-turn",
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
 		step{name: "answer", truth: idle, settle: qwenSettled})
@@ -27,4 +79,27 @@ func TestQwenCodeHarder(t *testing.T) {
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/quit", act: typingSlowly("/quit"), truth: gone, within: 30 * time.Second})
 	qwenResumes(r)
+}
+
+// qwenApprovalMode sets Qwen Code's approval mode with /approval-mode and
+// waits until the footer shows it by the name it gives it ("plan mode",
+// "Ask permissions").
+func qwenApprovalMode(mode, shown string) func(*agentRun) {
+	return func(r *agentRun) {
+		typingSlowly("/approval-mode " + mode)(r)
+		untilScreen(regexp.MustCompile(regexp.QuoteMeta(shown) + ` \(shift \+ tab to cycle\)`))(r)
+	}
+}
+
+// untilQwenBackground waits until Qwen Code's turn is over while the
+// footer still counts background work.
+func untilQwenBackground(r *agentRun) {
+	r.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for s := r.tm.capture(); strings.Contains(s, "esc to cancel") || !qwenBackground.MatchString(s); s = r.tm.capture() {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the turn never ended with background work on the footer:\n%s", s)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 }

@@ -35,11 +35,16 @@ import (
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
 //	                     prompt is "e2e:tool CMD"; then "done."
-//	e2e:plan             reply with a proposed plan (Codex's Plan mode:
-//	                     a <proposed_plan> block)
+//	e2e:plan [PLAN]      propose PLAN (d.plan()) for the user to approve:
+//	                     the agent's plan-approval tool (Qwen Code's
+//	                     exit_plan_mode), then "done."; Codex's Plan mode
+//	                     has no such tool: a <proposed_plan> block
 //	e2e:bgagent CMD      start such a subagent and reply "done." at once,
 //	                     without waiting for it (where the agent's tools
 //	                     let the model choose: Codex's wait_agent)
+//	e2e:background CMD   run CMD in the background (the agent's shell tool,
+//	                     where it has a background flag), then "done.";
+//	                     "agent CMD": a background subagent (Qwen Code)
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
@@ -47,7 +52,7 @@ import (
 
 // directive is what the model does for one request.
 type directive struct {
-	kind string   // text, slow, tool, parallel, fail, ask, ok
+	kind string   // text, slow, tool, parallel, fail, ask, agent, plan, background, ok
 	args []string // the commands, the status code or the question
 }
 
@@ -60,9 +65,14 @@ func parseDirective(text string) directive {
 	word, rest, _ := strings.Cut(strings.TrimPrefix(text, "e2e:"), " ")
 	rest = strings.TrimSpace(rest)
 	switch word {
-	case "text", "slow", "plan":
+	case "text", "slow":
 		return directive{kind: word}
-	case "tool", "ask", "agent", "bgagent":
+	case "plan":
+		if rest == "" {
+			return directive{kind: word}
+		}
+		return directive{kind: word, args: []string{rest}}
+	case "tool", "ask", "agent", "bgagent", "background":
 		if rest == "" {
 			break
 		}
@@ -84,6 +94,14 @@ func parseDirective(text string) directive {
 		}
 	}
 	return directive{kind: "ok"}
+}
+
+// plan is the plan of a plan directive: its text, else a plan of one step.
+func (d directive) plan() string {
+	if len(d.args) > 0 {
+		return d.args[0]
+	}
+	return "Add a file named e2e-plan."
 }
 
 // status is the HTTP status of a fail directive.
@@ -235,7 +253,7 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	case afterTool && (d.kind == "agent" || d.kind == "bgagent"):
 		// The subagent's own tool calls may still be pending.
 		d = directive{kind: "text"}
-	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
+	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask" || d.kind == "plan" || d.kind == "background"):
 		d = directive{kind: "text"}
 		m.called("") // done with those calls
 	}

@@ -59,7 +59,7 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 		}
 	}
 	prev := rec
-	if c.State != "" && !c.keepsWait(prev) {
+	if c.State != "" && !c.keepsWait(prev) && !c.keepsBackground(prev) {
 		rec.State = c.State
 	}
 	if c.State == statusfile.Blocked && c.Wait.Kind != "" {
@@ -100,6 +100,16 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 func (c Change) keepsWait(prev statusfile.Status) bool {
 	return c.State == statusfile.Working && c.Background != nil && *c.Background != (statusfile.Background{}) &&
 		prev.State == statusfile.Blocked
+}
+
+// keepsBackground reports whether c, an idle that says neither how a turn
+// ended nor what runs, leaves prev working: a turn given up to background
+// work that will wake the agent (SPEC.md Y8). Qwen Code sends its
+// idle_prompt each time it is back at its prompt, also right after such a
+// turn's Stop.
+func (c Change) keepsBackground(prev statusfile.Status) bool {
+	return c.State == statusfile.Idle && c.Ended.Reason == "" && c.Background == nil &&
+		prev.State == statusfile.Working && prev.Background != (statusfile.Background{})
 }
 
 // mergeWait returns the wait w, begun at now, that follows the record prev.

@@ -43,6 +43,7 @@ func TestChangeApplyWhy(t *testing.T) {
 	bash := statusfile.Waiting{Kind: "permission", Tool: "Bash", Detail: "git push", Since: t0}
 	blocked := statusfile.Status{State: statusfile.Blocked, WaitingFor: bash}
 	working := statusfile.Status{State: statusfile.Working}
+	background := statusfile.Status{State: statusfile.Working, Background: statusfile.Background{Agents: 1}}
 	tests := []struct {
 		name string
 		cur  statusfile.Status
@@ -63,12 +64,16 @@ func TestChangeApplyWhy(t *testing.T) {
 			statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "cancelled", At: now}}},
 		{"no detail", working, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed", Detail: "server_error"}, NoDetail: true},
 			statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed", At: now}}},
+		{"an idle that says nothing keeps a turn given up to background work", background, Change{State: statusfile.Idle}, background},
+		{"a turn that ends there ends it", background, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "done"}, Background: &statusfile.Background{}},
+			statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "done", At: now}}},
+		{"an idle that says nothing ends a turn without background work", working, Change{State: statusfile.Idle}, statusfile.Status{State: statusfile.Idle}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := tt.ch.apply(tt.cur, true, "/wd", now)
 			got.PID, got.UpdatedAt = 0, time.Time{}
-			if got.State != tt.want.State || got.WaitingFor != tt.want.WaitingFor || got.Ended != tt.want.Ended {
+			if got.State != tt.want.State || got.WaitingFor != tt.want.WaitingFor || got.Ended != tt.want.Ended || got.Background != tt.want.Background {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
