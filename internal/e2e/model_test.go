@@ -35,6 +35,8 @@ import (
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
 //	                     prompt is "e2e:tool CMD"; then "done."
+//	e2e:plan             call the agent's tool that ends plan mode with a
+//	                     plan for the user to approve; then "done."
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
@@ -55,7 +57,7 @@ func parseDirective(text string) directive {
 	word, rest, _ := strings.Cut(strings.TrimPrefix(text, "e2e:"), " ")
 	rest = strings.TrimSpace(rest)
 	switch word {
-	case "text", "slow":
+	case "text", "slow", "plan":
 		return directive{kind: word}
 	case "tool", "ask", "agent":
 		if rest == "" {
@@ -230,7 +232,7 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	case afterTool && d.kind == "agent":
 		// The subagent's own tool calls may still be pending.
 		d = directive{kind: "text"}
-	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
+	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask" || d.kind == "plan"):
 		d = directive{kind: "text"}
 		m.called("") // done with those calls
 	}
