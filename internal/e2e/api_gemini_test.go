@@ -57,6 +57,21 @@ func (r *geminiRequest) lastUser() (text string, afterTool bool) {
 	return "", afterTool
 }
 
+// offers reports whether the request offers the tool name.
+func (r *geminiRequest) offers(name string) bool {
+	for _, t := range r.Tools {
+		for _, d := range t.FunctionDeclarations {
+			var decl struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(d, &decl) == nil && decl.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r *geminiRequest) hasTools() bool {
 	for _, t := range r.Tools {
 		if len(t.FunctionDeclarations) > 0 {
@@ -161,8 +176,17 @@ func geminiHandler(m *model) http.Handler {
 				// The plan file is the test's (startGeminiWith's files), in
 				// the plans folder its settings name.
 				answer = [][]byte{geminiCandidate("STOP", geminiCall("exit_plan_mode", map[string]any{"plan_filename": geminiPlanFile}))}
+			case "agent":
+				answer = [][]byte{geminiCandidate("STOP", geminiCall("invoke_agent", map[string]any{
+					"agent_name": "generalist", "prompt": "e2e:tool " + d.args[0]}))}
 			case "text":
 				answer = [][]byte{geminiCandidate("STOP", geminiText("done."))}
+				if req.offers("complete_task") {
+					// A subagent ends by calling complete_task; a text
+					// answer is a protocol violation.
+					answer = [][]byte{geminiCandidate("STOP", geminiCall("complete_task", map[string]any{
+						"result": map[string]any{"response": "done."}}))}
+				}
 			default:
 				answer = [][]byte{geminiCandidate("STOP", geminiText("ok"))}
 			}
