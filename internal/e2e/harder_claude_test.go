@@ -26,12 +26,7 @@ func TestClaudeCodeHarder(t *testing.T) {
 		step{name: "/compact", act: compacting("/compact", typing, 3*time.Second), truth: working, settle: settled},
 		step{name: "compacted", truth: idle, settle: settled})
 	noSide(r)
-	r.retries("retry-429",
-		step{name: "prompt", act: typing("e2e:flaky 429"), truth: working, settle: settled},
-		step{name: "answer after retries", truth: idle, settle: settled, why: "^done$"}, "")
-	r.retries("retry-529",
-		step{name: "prompt", act: typing("e2e:flaky 529"), truth: working, settle: settled},
-		step{name: "answer after retries", truth: idle, settle: settled, why: "^done$"}, "")
+	r.retriesEach(typing, settled, 0, 429, 529)
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/exit", act: typing("/exit"), truth: gone})
 }

@@ -60,12 +60,7 @@ func TestGeminiCLIHarder(t *testing.T) {
 		untilScreen(regexp.MustCompile(`Chat history compressed from`))(r)
 	}
 	noSide(r)
-	r.retries("retry-429",
-		step{name: "prompt", act: geminiTyping("e2e:flaky 429"), truth: working, settle: geminiSettled},
-		step{name: "answer after retries", truth: idle, settle: geminiSettled, why: "^done$"}, "")
-	r.retries("retry-503",
-		step{name: "prompt", act: geminiTyping("e2e:flaky 503"), truth: working, settle: geminiSettled},
-		step{name: "answer after retries", truth: idle, settle: geminiSettled, why: "^done$"}, "")
+	r.retriesEach(geminiTyping, geminiSettled, 0, 429, 503)
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/quit", act: geminiTyping("/quit"), truth: gone, within: 30 * time.Second})
 }

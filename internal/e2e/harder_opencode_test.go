@@ -40,12 +40,7 @@ func TestOpenCodeHarder(t *testing.T) {
 		}, truth: working, settle: settled},
 		step{name: "compacted", truth: idle, settle: settled})...)
 	noSide(r)
-	r.retries("retry-500",
-		step{name: "prompt", act: typing("e2e:flaky 500"), truth: working, settle: settled, within: opencodeTurn},
-		step{name: "answer after retries", truth: idle, settle: settled, why: "^done$", within: opencodeTurn}, "")
-	r.retries("retry-429",
-		step{name: "prompt", act: typing("e2e:flaky 429"), truth: working, settle: settled, within: opencodeTurn},
-		step{name: "answer after retries", truth: idle, settle: settled, why: "^done$", within: opencodeTurn}, "")
+	r.retriesEach(typing, settled, opencodeTurn, 500, 429)
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", slow(step{name: "/exit", act: slash("/exit", "Exit the app", nil), truth: gone})...)
 }
