@@ -23,8 +23,9 @@ const claudeKey = "sk-ant-api03-agentstatus-e2e-dummy-key-000000000000"
 func claudeScreen(s string) string {
 	switch {
 	case strings.Contains(s, "Esc to cancel"), strings.Contains(s, "Do you want to proceed?"),
-		strings.Contains(s, "Enter to select"):
-		return blocked // a permission dialog, or a question
+		strings.Contains(s, "Enter to select"), strings.Contains(s, "Exit plan mode?"),
+		strings.Contains(s, "Would you like to proceed?"):
+		return blocked // a permission dialog, a question, a plan to approve
 	case strings.Contains(s, "esc to interrupt"):
 		return working
 	case waitsForBackground(s):

@@ -24,7 +24,8 @@ import (
 func geminiScreen(s string) string {
 	switch {
 	case strings.Contains(s, "Allow execution of"), strings.Contains(s, "Apply this change?"),
-		strings.Contains(s, "Enter to submit"): // a confirmation, or ask_user's questions
+		strings.Contains(s, "Enter to submit"),                // a confirmation, or ask_user's questions
+		strings.Contains(s, "Ready to start implementation?"): // a plan to approve
 		return blocked
 	case strings.Contains(s, "esc to cancel"): // the spinner: thinking, a tool, a hook
 		return working
@@ -50,6 +51,14 @@ const geminiSettings = `{
 // samples the status.
 func startGemini(t *testing.T) *agentRun {
 	t.Helper()
+	return startGeminiWith(t, geminiSettings, nil)
+}
+
+// startGeminiWith is startGemini with the user's settings.json and the
+// CLI's arguments; files are written into the project folder first, by
+// their paths in it.
+func startGeminiWith(t *testing.T, settings string, files map[string]string, args ...string) *agentRun {
+	t.Helper()
 	m := startModel(t, geminiHandler)
 	home := t.TempDir()
 	proj := filepath.Join(home, "proj")
@@ -61,7 +70,7 @@ func startGemini(t *testing.T) *agentRun {
 	}
 	// The folder trusted, as the trust dialog records it.
 	trusted := `{"` + proj + `": "TRUST_FOLDER"}`
-	for name, data := range map[string]string{"settings.json": geminiSettings, "trustedFolders.json": trusted} {
+	for name, data := range map[string]string{"settings.json": settings, "trustedFolders.json": trusted} {
 		if err := os.WriteFile(filepath.Join(home, ".gemini", name), []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +86,17 @@ func startGemini(t *testing.T) *agentRun {
 		!strings.Contains(string(data), "gemini-hook") {
 		t.Fatalf("install did not keep the comments and add the hooks:\n%s", data)
 	}
-	tm := startTmux(t, proj, env, []string{pinned["gemini"].path()})
+	traceHooks(t, filepath.Join(home, ".gemini", "settings.json"), "statuspub gemini-hook", "gemini")
+	for name, data := range files {
+		path := filepath.Join(proj, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tm := startTmux(t, proj, env, append([]string{pinned["gemini"].path()}, args...))
 	// Gemini CLI outlives tmux's kill-server: it ignores SIGHUP and
 	// SIGTERM. Killed first (cleanups run last in, first out).
 	t.Cleanup(func() {

@@ -147,6 +147,12 @@ func anthropicHandler(m *model) http.Handler {
 						{"label": "Alpha", "description": "the first"},
 						{"label": "Beta", "description": "the second"},
 					}}}}})
+		case "plan":
+			// The plan as the tool's argument: the session has no plan
+			// file (2.1.332's tool description allows either).
+			stop = "tool_use"
+			content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)), "name": "ExitPlanMode",
+				"input": map[string]any{"plan": "# e2e plan\n\n1. Reply done."}})
 		case "text":
 			content = append(content, map[string]any{"type": "text", "text": "done."})
 		default:

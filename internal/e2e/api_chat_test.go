@@ -91,6 +91,10 @@ type chatTools struct {
 	// its own for (a subagent, a plan): the tool and the arguments of
 	// its one call; ok false leaves d to the handler.
 	call func(d directive) (tool string, args map[string]any, ok bool)
+	// agent is the subagent tool, if the agent has one; agentArgs its
+	// arguments for a subagent whose prompt is prompt.
+	agent     string
+	agentArgs func(prompt string) map[string]any
 }
 
 // OpenCode's shell tool is "bash" (command, description); its
@@ -106,6 +110,12 @@ var opencodeTools = chatTools{
 			"question": q, "header": "e2e",
 			"options": []any{map[string]any{"label": "yes", "description": "say yes"}, map[string]any{"label": "no", "description": "say no"}},
 		}}}
+	},
+	// Its subagent tool is "task", which starts a session whose parentID
+	// is the caller's.
+	agent: "task",
+	agentArgs: func(p string) map[string]any {
+		return map[string]any{"description": "e2e subagent", "prompt": p, "subagent_type": "general"}
 	},
 }
 
@@ -179,6 +189,13 @@ func chatHandlerWith(m *model, tools chatTools) http.Handler {
 			calls(tools.shell, args)
 		case "ask":
 			calls(tools.ask, []map[string]any{tools.askArgs(d.args[0])})
+		case "agent":
+			if tools.agent != "" {
+				calls(tools.agent, []map[string]any{tools.agentArgs("e2e:tool " + d.args[0])})
+				break
+			}
+			chunk(map[string]any{"role": "assistant", "content": "ok"}, nil)
+			done("stop")
 		default:
 			text := "ok"
 			if d.kind == "text" {

@@ -57,6 +57,21 @@ func (r *geminiRequest) lastUser() (text string, afterTool bool) {
 	return "", afterTool
 }
 
+// offers reports whether the request offers the tool name.
+func (r *geminiRequest) offers(name string) bool {
+	for _, t := range r.Tools {
+		for _, d := range t.FunctionDeclarations {
+			var decl struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(d, &decl) == nil && decl.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r *geminiRequest) hasTools() bool {
 	for _, t := range r.Tools {
 		if len(t.FunctionDeclarations) > 0 {
@@ -72,6 +87,12 @@ func (r *geminiRequest) hasTools() bool {
 // that is not this JSON is retried with backoff for a minute.
 const geminiRoute = `{"reasoning":"e2e","model_choice":"flash","complexity_reasoning":"e2e","complexity_score":10}`
 
+// geminiPromptTokens is the prompt's size the model reports, about what
+// Gemini CLI's system prompt and tools count: /compress compares it with
+// its estimate of the compressed history, and with a smaller figure finds
+// compression "not beneficial for this history size" and does nothing.
+const geminiPromptTokens = 20000
+
 // geminiCandidate is one GenerateContentResponse with parts; finish "" for
 // a chunk of a stream that goes on.
 func geminiCandidate(finish string, parts ...map[string]any) []byte {
@@ -81,7 +102,7 @@ func geminiCandidate(finish string, parts ...map[string]any) []byte {
 	}
 	b, _ := json.Marshal(map[string]any{
 		"candidates":    []any{cand},
-		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12},
+		"usageMetadata": map[string]any{"promptTokenCount": geminiPromptTokens, "candidatesTokenCount": 2, "totalTokenCount": geminiPromptTokens + 2},
 		"modelVersion":  "gemini-e2e",
 	})
 	return b
@@ -151,8 +172,21 @@ func geminiHandler(m *model) http.Handler {
 			case "ask":
 				answer = [][]byte{geminiCandidate("STOP", geminiCall("ask_user", map[string]any{
 					"questions": []any{map[string]any{"question": d.args[0], "header": "Question", "type": "text"}}}))}
+			case "plan":
+				// The plan file is the test's (startGeminiWith's files), in
+				// the plans folder its settings name.
+				answer = [][]byte{geminiCandidate("STOP", geminiCall("exit_plan_mode", map[string]any{"plan_filename": geminiPlanFile}))}
+			case "agent":
+				answer = [][]byte{geminiCandidate("STOP", geminiCall("invoke_agent", map[string]any{
+					"agent_name": "generalist", "prompt": "e2e:tool " + d.args[0]}))}
 			case "text":
 				answer = [][]byte{geminiCandidate("STOP", geminiText("done."))}
+				if req.offers("complete_task") {
+					// A subagent ends by calling complete_task; a text
+					// answer is a protocol violation.
+					answer = [][]byte{geminiCandidate("STOP", geminiCall("complete_task", map[string]any{
+						"result": map[string]any{"response": "done."}}))}
+				}
 			default:
 				answer = [][]byte{geminiCandidate("STOP", geminiText("ok"))}
 			}

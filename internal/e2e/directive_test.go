@@ -30,6 +30,7 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:agent", directive{kind: "ok"}},
 		{"e2e:bgagent sleep 8", directive{kind: "bgagent", args: []string{"sleep 8"}}},
 		{"e2e:bgagent", directive{kind: "ok"}},
+		{"e2e:plan", directive{kind: "plan"}},
 		{"e2e:plan Add a file", directive{kind: "plan", args: []string{"Add a file"}}},
 		{"e2e:background timeout 8 tail -f /dev/null", directive{kind: "background", args: []string{"timeout 8 tail -f /dev/null"}}},
 		{"e2e:background", directive{kind: "ok"}},

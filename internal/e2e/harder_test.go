@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"time"
@@ -54,4 +55,17 @@ func (r *agentRun) retries(scenario string, prompt, answer step, noSignal string
 			r.agent, scenario, name, to.Sub(from).Seconds(), wrong.Seconds(), r.status.timeline(from))
 	}
 	r.do(scenario, answer)
+}
+
+// retriesEach runs retries for a turn whose first requests fail with
+// each of codes (e2e:flaky CODE, typed with typ), scenario "retry-CODE":
+// working throughout, then idle with the answer. settle and within are
+// the agent's (within 0: the default).
+func (r *agentRun) retriesEach(typ func(string) func(*agentRun), settle, within time.Duration, codes ...int) {
+	r.t.Helper()
+	for _, code := range codes {
+		r.retries(fmt.Sprintf("retry-%d", code),
+			step{name: "prompt", act: typ(fmt.Sprintf("e2e:flaky %d", code)), truth: working, settle: settle, within: within},
+			step{name: "answer after retries", truth: idle, settle: settle, why: "^done$", within: within}, "")
+	}
 }

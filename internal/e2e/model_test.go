@@ -36,7 +36,8 @@ import (
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
 //	                     prompt is "e2e:tool CMD"; then "done."
 //	e2e:plan [PLAN]      propose PLAN (d.plan()) for the user to approve:
-//	                     the agent's plan-approval tool (Qwen Code's
+//	                     the agent's tool that ends plan mode (Claude
+//	                     Code's ExitPlanMode, Gemini CLI's and Qwen Code's
 //	                     exit_plan_mode), then "done."; Codex's Plan mode
 //	                     has no such tool: a <proposed_plan> block
 //	e2e:bgagent CMD      start such a subagent and reply "done." at once,
