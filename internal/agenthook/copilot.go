@@ -33,6 +33,10 @@ type copilotInput struct {
 	// Error is ErrorOccurred's {message, name, stack}; PostToolUseFailure's
 	// is a string.
 	Error json.RawMessage `json:"error"`
+	// ParentAgentID is set on a subagent's own hooks (1.0.102: its
+	// UserPromptSubmit, PreToolUse, PostToolUse and Stop), whose
+	// session_id and agent_id are the subagent's id, not the session's.
+	ParentAgentID string `json:"parent_agent_id"`
 }
 
 // Copilot maps a GitHub Copilot CLI hook payload (SPEC.md §13.1):
@@ -68,6 +72,12 @@ type copilotInput struct {
 //	SubagentStart, SubagentStop,
 //	  PreCompact, ErrorOccurred of a
 //	  tool or of the system              ignored: the turn goes on
+//	a subagent's own events (with
+//	  parent_agent_id)                   ignored: they name the subagent as
+//	                                     their session, and its Stop does not
+//	                                     end the session's turn; its dialogs
+//	                                     come as the session's Notification
+//	                                     and in the session's log
 //	anything else, and camelCase
 //	  payloads (no hook_event_name)      ignored
 func Copilot(data []byte) (Action, error) {
@@ -75,6 +85,11 @@ func Copilot(data []byte) (Action, error) {
 	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID, &in.SessionIDCamel)
 	if err != nil {
 		return Action{}, err
+	}
+	if in.ParentAgentID != "" {
+		// A record of the subagent's own would stand beside the
+		// session's for as long as the agent runs.
+		return ignore(a.Session), nil
 	}
 	switch in.Event {
 	case "SessionStart":
