@@ -87,6 +87,9 @@ type chatTools struct {
 	shellArgs func(command string, i int) map[string]any
 	ask       string
 	askArgs   func(question string) map[string]any
+	// agent, when set, builds the call of the agent's subagent tool for
+	// an agent directive: its name and arguments.
+	agent func(d directive) (name string, args map[string]any)
 }
 
 // OpenCode's shell tool is "bash" (command, description); its
@@ -169,6 +172,13 @@ func chatHandlerWith(m *model, tools chatTools) http.Handler {
 			calls(tools.shell, args)
 		case "ask":
 			calls(tools.ask, []map[string]any{tools.askArgs(d.args[0])})
+		case "agent", "bgagent": // before default: an agent without the tool says "ok"
+			if tools.agent != nil {
+				name, args := tools.agent(d)
+				calls(name, []map[string]any{args})
+				return
+			}
+			fallthrough
 		default:
 			text := "ok"
 			if d.kind == "text" {

@@ -27,6 +27,8 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:ask Which database?", directive{kind: "ask", args: []string{"Which database?"}}},
 		{"e2e:agent sleep 8", directive{kind: "agent", args: []string{"sleep 8"}}},
 		{"e2e:agent", directive{kind: "ok"}},
+		{"e2e:bgagent sleep 8", directive{kind: "bgagent", args: []string{"sleep 8"}}},
+		{"e2e:bgagent", directive{kind: "ok"}},
 		{"<session>\ne2e:tool rm x\n</session> Write a title", directive{kind: "ok"}}, // a side request quoting it
 		{"hello", directive{kind: "ok"}},
 		{"e2e:dance", directive{kind: "ok"}},

@@ -47,3 +47,28 @@ func TestCopilotCLIHarder(t *testing.T) {
 	r.do("quit", step{name: "/exit", act: typingSlowly("/exit"), truth: gone, within: 30 * time.Second})
 	copilotResumes(r)
 }
+
+// Copilot CLI 1.0.102's subagents (its task tool), Manual Approval.
+func TestCopilotCLISubagents(t *testing.T) {
+	needE2E(t)
+	r := startCopilot(t)
+	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
+		unsignalled: copilotFirstPrompt})
+	// A subagent (the task tool, sync): its bash asks, in the session's
+	// own dialog.
+	r.do("subagent",
+		step{name: "prompt", act: typingSlowly("e2e:agent sleep 4; touch e2e-sub"), truth: blocked, settle: copilotSettled,
+			why: `^permission: sleep 4; touch e2e-sub$`},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: copilotSettled},
+		step{name: "done", truth: idle, settle: copilotSettled, why: "^done$"})
+	// A background subagent (task mode "background"): the turn that
+	// started it ends at once ("done.", Stop), and its bash asks in the
+	// session's dialog. Approved, the footer says "Waiting for background
+	// agents" until it is done; then the agent takes a turn of its own (a
+	// system notification as its prompt) and ends it.
+	r.do("background-agent",
+		step{name: "prompt", act: typingSlowly("e2e:bgagent sleep 8; echo sub"), truth: blocked, settle: copilotSettled,
+			why: `^permission: sleep 8; echo sub`},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: copilotSettled, why: "^1 background agent$"},
+		step{name: "the agent's own turn after it", truth: idle, settle: copilotSettled, why: "^done$"})
+}

@@ -35,6 +35,9 @@ import (
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
 //	                     prompt is "e2e:tool CMD"; then "done."
+//	e2e:bgagent CMD      the same in the background, where the subagent
+//	                     tool lets the model choose (Copilot CLI's task
+//	                     mode "background"); then "done."
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
@@ -57,7 +60,7 @@ func parseDirective(text string) directive {
 	switch word {
 	case "text", "slow":
 		return directive{kind: word}
-	case "tool", "ask", "agent":
+	case "tool", "ask", "agent", "bgagent":
 		if rest == "" {
 			break
 		}
@@ -227,7 +230,7 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 		d = directive{kind: "ok"}
 	case d.kind == "flaky":
 		d = m.flakyOnce(lastUser, d)
-	case afterTool && d.kind == "agent":
+	case afterTool && (d.kind == "agent" || d.kind == "bgagent"):
 		// The subagent's own tool calls may still be pending.
 		d = directive{kind: "text"}
 	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
