@@ -36,7 +36,9 @@ type copilotInput struct {
 	// ParentAgentID is set on a subagent's own hooks (1.0.102: its
 	// UserPromptSubmit, PreToolUse, PostToolUse and Stop), whose
 	// session_id and agent_id are the subagent's id, not the session's.
-	ParentAgentID string `json:"parent_agent_id"`
+	ParentAgentID string          `json:"parent_agent_id"`
+	ToolName      string          `json:"tool_name"` // PreToolUse
+	ToolInput     json.RawMessage `json:"tool_input"`
 }
 
 // Copilot maps a GitHub Copilot CLI hook payload (SPEC.md §13.1):
@@ -44,6 +46,12 @@ type copilotInput struct {
 //	SessionStart                         idle
 //	UserPromptSubmit, PreToolUse,
 //	  PostToolUse, PostToolUseFailure    working
+//	PreToolUse exit_plan_mode            blocked, waiting for permission:
+//	                                     the plan's approval (plan mode),
+//	                                     whose dialog no notification
+//	                                     announces; the detail is the
+//	                                     plan's first line. Its PostToolUse
+//	                                     comes with the user's decision
 //	Notification permission_prompt       blocked, waiting for permission;
 //	                                     the detail is the message without
 //	                                     its "Run command: " (1.0.102)
@@ -90,6 +98,18 @@ func Copilot(data []byte) (Action, error) {
 		// A record of the subagent's own would stand beside the
 		// session's for as long as the agent runs.
 		return ignore(a.Session), nil
+	}
+	if in.Event == "PreToolUse" && in.ToolName == "exit_plan_mode" {
+		// The dialog comes with the tool, and nothing else says it.
+		var plan struct {
+			Summary string `json:"summary"`
+		}
+		json.Unmarshal(in.ToolInput, &plan)
+		first, _, _ := strings.Cut(strings.TrimSpace(plan.Summary), "\n")
+		a.State = statusfile.Blocked
+		a.Waiting = statusfile.Waiting{Kind: "permission", Tool: in.ToolName,
+			Detail: strings.TrimSpace(strings.TrimLeft(first, "-*# "))}
+		return a, nil
 	}
 	switch in.Event {
 	case "SessionStart":
