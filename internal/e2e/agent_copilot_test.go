@@ -32,7 +32,9 @@ var copilotTools = chatTools{
 			"required":   []any{"answer"},
 		}}
 	},
-	agent: copilotTask,
+	more: map[string]func(directive) (string, map[string]any){
+		"agent": copilotTask, "bgagent": copilotTask, "plan": copilotPlan,
+	},
 }
 
 // copilotScreen tells Copilot CLI 1.0.102's state from its screen: a

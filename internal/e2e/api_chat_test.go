@@ -69,8 +69,10 @@ func (r chatRequest) lastUser() (text string, afterTool bool) {
 		// failed prompt and the next one in one user message.
 		lines := strings.Split(text, "\n")
 		for i := len(lines) - 1; i >= 0; i-- {
-			if strings.HasPrefix(strings.TrimSpace(lines[i]), "e2e:") {
-				text = lines[i]
+			// Copilot CLI's plan mode sends "My request: PROMPT".
+			line := strings.TrimPrefix(strings.TrimSpace(lines[i]), "My request: ")
+			if strings.HasPrefix(line, "e2e:") {
+				text = line
 				break
 			}
 		}
@@ -87,9 +89,10 @@ type chatTools struct {
 	shellArgs func(command string, i int) map[string]any
 	ask       string
 	askArgs   func(question string) map[string]any
-	// agent, when set, builds the call of the agent's subagent tool for
-	// an agent directive: its name and arguments.
-	agent func(d directive) (name string, args map[string]any)
+	// more builds, by directive kind, the call of another tool of the
+	// agent (Copilot CLI's subagent and plan tools: chat_copilot_test.go):
+	// its name and arguments.
+	more map[string]func(d directive) (name string, args map[string]any)
 }
 
 // OpenCode's shell tool is "bash" (command, description); its
@@ -158,6 +161,11 @@ func chatHandlerWith(m *model, tools chatTools) http.Handler {
 			chunk(map[string]any{"role": "assistant", "content": nil, "tool_calls": tcs}, nil)
 			done("tool_calls")
 		}
+		if build, ok := tools.more[d.kind]; ok {
+			name, args := build(d)
+			calls(name, []map[string]any{args})
+			return
+		}
 		switch d.kind {
 		case "slow":
 			chunk(map[string]any{"role": "assistant", "content": ""}, nil)
@@ -172,13 +180,6 @@ func chatHandlerWith(m *model, tools chatTools) http.Handler {
 			calls(tools.shell, args)
 		case "ask":
 			calls(tools.ask, []map[string]any{tools.askArgs(d.args[0])})
-		case "agent", "bgagent": // before default: an agent without the tool says "ok"
-			if tools.agent != nil {
-				name, args := tools.agent(d)
-				calls(name, []map[string]any{args})
-				return
-			}
-			fallthrough
 		default:
 			text := "ok"
 			if d.kind == "text" {

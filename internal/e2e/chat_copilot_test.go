@@ -6,7 +6,10 @@ package e2e
 // offer it: "task" (name, description, prompt, agent_type: explore, task,
 // general-purpose, code-review, research or security-review; mode: sync,
 // which waits for the subagent, or background, which returns at once).
-// The subagent gets the prompt as its own user message.
+// The subagent gets the prompt as its own user message. In plan mode
+// (Shift+Tab) it also offers exit_plan_mode (summary; showFleet,
+// recommendedAction: exit_only, interactive, autopilot, autopilot_fleet),
+// which asks the user to approve the plan.
 
 // copilotTask is the task call of an agent directive: a general-purpose
 // subagent (all CLI tools, so its bash asks permission as the session's
@@ -21,4 +24,10 @@ func copilotTask(d directive) (string, map[string]any) {
 		"name": "e2e-sub", "description": "e2e subagent", "agent_type": "general-purpose",
 		"prompt": "e2e:tool " + d.args[0], "mode": mode,
 	}
+}
+
+// copilotPlan is the exit_plan_mode call of a plan directive: the plan is
+// its text.
+func copilotPlan(d directive) (string, map[string]any) {
+	return "exit_plan_mode", map[string]any{"summary": "- " + d.args[0], "recommendedAction": "interactive"}
 }

@@ -29,6 +29,8 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:agent", directive{kind: "ok"}},
 		{"e2e:bgagent sleep 8", directive{kind: "bgagent", args: []string{"sleep 8"}}},
 		{"e2e:bgagent", directive{kind: "ok"}},
+		{"e2e:plan Add a README", directive{kind: "plan", args: []string{"Add a README"}}},
+		{"e2e:plan", directive{kind: "ok"}},
 		{"<session>\ne2e:tool rm x\n</session> Write a title", directive{kind: "ok"}}, // a side request quoting it
 		{"hello", directive{kind: "ok"}},
 		{"e2e:dance", directive{kind: "ok"}},

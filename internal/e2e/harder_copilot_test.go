@@ -53,6 +53,23 @@ func TestCopilotCLIHarder(t *testing.T) {
 	r.retries("retry-503",
 		step{name: "prompt", act: typingSlowly("e2e:flaky 503"), truth: working, settle: copilotSettled},
 		step{name: "answer after retries", truth: idle, settle: copilotSettled, why: "^done$"}, "")
+	// Plan mode (Shift+Tab): exit_plan_mode asks the user to approve
+	// the plan, in a dialog no notification announces; its PreToolUse
+	// does (SPEC.md Y2: a permission, the tool's).
+	planning := func(plan string) func(*agentRun) {
+		return func(r *agentRun) {
+			pressing("BTab")(r) // Interactive, then Plan
+			untilScreen(regexp.MustCompile(`Plan · `))(r)
+			typingSlowly("e2e:plan " + plan)(r)
+		}
+	}
+	r.do("plan",
+		step{name: "prompt", act: planning("Add a README"), truth: blocked, settle: copilotSettled,
+			why: "^exit_plan_mode: Add a README$"},
+		step{name: "approve", act: pressing("Enter"), truth: idle, settle: copilotSettled, why: "^done$"})
+	r.do("plan-dismissed",
+		step{name: "prompt", act: planning("Add a LICENSE"), truth: blocked, settle: copilotSettled},
+		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: copilotSettled})
 	if copilotRuns("long-idle") {
 		r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	}

@@ -38,6 +38,9 @@ import (
 //	e2e:bgagent CMD      the same in the background, where the subagent
 //	                     tool lets the model choose (Copilot CLI's task
 //	                     mode "background"); then "done."
+//	e2e:plan PLAN        call the agent's tool that asks the user to
+//	                     approve a plan (Copilot CLI's exit_plan_mode),
+//	                     then "done."
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
@@ -60,7 +63,7 @@ func parseDirective(text string) directive {
 	switch word {
 	case "text", "slow":
 		return directive{kind: word}
-	case "tool", "ask", "agent", "bgagent":
+	case "tool", "ask", "agent", "bgagent", "plan":
 		if rest == "" {
 			break
 		}
@@ -233,7 +236,7 @@ func (m *model) directive(lastUser string, afterTool, tools bool) directive {
 	case afterTool && (d.kind == "agent" || d.kind == "bgagent"):
 		// The subagent's own tool calls may still be pending.
 		d = directive{kind: "text"}
-	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask"):
+	case afterTool && (d.kind == "tool" || d.kind == "parallel" || d.kind == "ask" || d.kind == "plan"):
 		d = directive{kind: "text"}
 		m.called("") // done with those calls
 	}
