@@ -53,8 +53,10 @@ type follower struct {
 	// mapped (SourceEnded); the loop's own.
 	ended statusfile.Ended
 	// bg counts background work from the lines of an append-only source
-	// that says it (nil: none); background is what the last line that
-	// mapped counted, nil when that line was a state's.
+	// that says it (nil: none); background is what it last counted (nil:
+	// nothing yet), which every later observation carries, since the
+	// owner takes only the newest; wait is the dialog the line that
+	// counted said was open, until a line with a state of its own.
 	bg         agenthook.BackgroundFollower
 	background *statusfile.Background
 	wait       statusfile.Waiting
@@ -239,12 +241,15 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 				if s, sn, ok := agenthook.SourceState(f.src.Kind, line, f.session, f.pid); ok {
 					found, state, since = true, s, sn
 					f.ended = agenthook.SourceEnded(f.src.Kind, line)
-					f.background = nil
+					f.wait = statusfile.Waiting{}
 				}
 				if f.bg != nil {
 					if bg, wait, sn, ok := f.bg.Line(line); ok {
 						// Working, unless the source says a dialog is
-						// open, which the count does not end (S1).
+						// open (a background subagent's outlasts the
+						// turn that started it; S1): the agent writes
+						// the dialog's line before it runs the hook
+						// that announces it.
 						found, state, since = true, statusfile.Working, sn
 						if wait.Kind != "" {
 							state = statusfile.Blocked
@@ -298,12 +303,6 @@ func (o *owner) applyObserved(ob observed) {
 		return
 	}
 	stamps.State = ob.stamp
-	if ob.background != nil && rec.State == statusfile.Blocked {
-		// A count of background work never ends a wait: a background
-		// subagent's dialog outlasts the turn that started it, and
-		// blocked takes precedence (S1), as with a hook's (keepsWait).
-		ob.state = statusfile.Blocked
-	}
 	if ob.background != nil && rec.Background != *ob.background {
 		rec.Background = *ob.background
 		if rec.State == ob.state {

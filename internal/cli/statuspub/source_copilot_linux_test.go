@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,20 +32,26 @@ func TestOwnerFollowsCopilotBackgroundAgents(t *testing.T) {
 	}
 	log := filepath.Join(logDir, "events.jsonl")
 	n := 0
-	appendLine := func(typ, agent, data string) {
+	line := func(typ, agent, data string) string {
+		n++
+		agentID := ""
+		if agent != "" {
+			agentID = fmt.Sprintf(`,"agentId":%q`, agent)
+		}
+		return fmt.Sprintf(`{"type":%q,"data":%s%s,"id":"e2e-%d","timestamp":"2026-12-03T16:04:06.649Z"}`+"\n", typ, data, agentID, n)
+	}
+	write := func(lines ...string) { // in one write: the owner reads them at once
 		t.Helper()
 		f, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		n++
-		agentID := ""
-		if agent != "" {
-			agentID = fmt.Sprintf(`,"agentId":%q`, agent)
+		if _, err := f.WriteString(strings.Join(lines, "")); err != nil {
+			t.Fatal(err)
 		}
-		fmt.Fprintf(f, `{"type":%q,"data":%s%s,"id":"e2e-%d","timestamp":"2026-12-03T16:04:06.649Z"}`+"\n", typ, data, agentID, n)
 	}
+	appendLine := func(typ, agent, data string) { t.Helper(); write(line(typ, agent, data)) }
 	hook := func(event, extra string) {
 		t.Helper()
 		payload := fmt.Sprintf(`{"hook_event_name":%q,"session_id":%q,"timestamp":"2026-12-03T16:04:04.888Z","cwd":"/home/user/my-project"%s}`, event, session, extra)
@@ -96,6 +103,21 @@ func TestOwnerFollowsCopilotBackgroundAgents(t *testing.T) {
 	hook("UserPromptSubmit", `,"prompt":"<system_notification>"`)
 	hook("Stop", `,"stop_reason":"end_turn"`)
 	waitRecord("idle after the agent's own turn", statusfile.Idle, "done")
+
+	// The Stop hook's end and the subagent's dialog read at once (the
+	// owner takes only the newest of what it reads): the dialog, and the
+	// count.
+	const sub3 = "7c1b2d3e-0000-4000-8000-000000000003"
+	hook("UserPromptSubmit", `,"prompt":"e2e:bgagent sleep 8; echo sub"`)
+	appendLine("subagent.started", sub3, `{"agentName":"general-purpose","executionMode":"background"}`)
+	hook("Stop", `,"stop_reason":"end_turn"`)
+	waitRecord("idle after Stop", statusfile.Idle, "done")
+	write(line("hook.end", "", `{"hookType":"agentStop","success":true}`), line("permission.requested", sub3, `{"requestId":"r3"}`))
+	waitRecord("blocked at the dialog, with the count", statusfile.Blocked, "1 background agent")
+	write(line("permission.completed", sub3, `{"requestId":"r3","result":{"kind":"approved"}}`), line("subagent.completed", sub3, `{}`))
+	waitRecord("working, nothing left", statusfile.Working, "")
+	hook("Stop", `,"stop_reason":"end_turn"`)
+	waitRecord("idle after Stop", statusfile.Idle, "done")
 	appendLine("hook.end", "", `{"hookType":"agentStop","success":true}`)
 	time.Sleep(time.Second) // the owner reads the line
 	if rec := mustRecord(t, dir, session); rec.State != statusfile.Idle || rec.Why() != "done" {
