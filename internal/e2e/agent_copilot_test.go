@@ -102,6 +102,16 @@ func startCopilot(t *testing.T) *agentRun {
 	return watchAgent(t, "copilot", home, tm, m, copilotScreen)
 }
 
+// startCopilotWaiting starts Copilot CLI (startCopilot) and waits for its
+// input box: the "start" scenario of every Copilot CLI test.
+func startCopilotWaiting(t *testing.T) *agentRun {
+	t.Helper()
+	r := startCopilot(t)
+	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
+		unsignalled: copilotFirstPrompt})
+	return r
+}
+
 // traceCopilotEvents copies, when the test ends, each session log Copilot
 // CLI wrote (session-state/<id>/events.jsonl, which §13.3 follows) to
 // $AGENTSTATUS_E2E_TRACE/copilot-events-<id>.jsonl, beside the hooks'
@@ -177,10 +187,8 @@ const copilotSettled = 300 * time.Millisecond
 // first.
 func TestCopilotCLI(t *testing.T) {
 	needE2E(t)
-	r := startCopilot(t)
+	r := startCopilotWaiting(t)
 	press := pressing
-	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
-		unsignalled: copilotFirstPrompt})
 	r.do("text",
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: copilotSettled},
 		step{name: "answer", truth: idle, settle: copilotSettled, why: "^done$"})

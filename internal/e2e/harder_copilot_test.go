@@ -14,9 +14,7 @@ import (
 // TestCopilotCLI.
 func TestCopilotCLIHarder(t *testing.T) {
 	needE2E(t)
-	r := startCopilot(t)
-	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
-		unsignalled: copilotFirstPrompt})
+	r := startCopilotWaiting(t)
 	r.do("compact-turn",
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: copilotSettled},
 		step{name: "answer", truth: idle, settle: copilotSettled})
@@ -80,9 +78,7 @@ func TestCopilotCLIHarder(t *testing.T) {
 // Copilot CLI 1.0.102's subagents (its task tool), Manual Approval.
 func TestCopilotCLISubagents(t *testing.T) {
 	needE2E(t)
-	r := startCopilot(t)
-	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
-		unsignalled: copilotFirstPrompt})
+	r := startCopilotWaiting(t)
 	// A subagent (the task tool, sync): its bash asks, in the session's
 	// own dialog.
 	r.do("subagent",
