@@ -33,6 +33,12 @@ type copilotInput struct {
 	// Error is ErrorOccurred's {message, name, stack}; PostToolUseFailure's
 	// is a string.
 	Error json.RawMessage `json:"error"`
+	// ParentAgentID is set on a subagent's own hooks (1.0.102: its
+	// UserPromptSubmit, PreToolUse, PostToolUse and Stop), whose
+	// session_id and agent_id are the subagent's id, not the session's.
+	ParentAgentID string          `json:"parent_agent_id"`
+	ToolName      string          `json:"tool_name"` // PreToolUse
+	ToolInput     json.RawMessage `json:"tool_input"`
 }
 
 // Copilot maps a GitHub Copilot CLI hook payload (SPEC.md §13.1):
@@ -40,6 +46,12 @@ type copilotInput struct {
 //	SessionStart                         idle
 //	UserPromptSubmit, PreToolUse,
 //	  PostToolUse, PostToolUseFailure    working
+//	PreToolUse exit_plan_mode            blocked, waiting for permission:
+//	                                     the plan's approval (plan mode),
+//	                                     whose dialog no notification
+//	                                     announces; the detail is the
+//	                                     plan's first line. Its PostToolUse
+//	                                     comes with the user's decision
 //	Notification permission_prompt       blocked, waiting for permission;
 //	                                     the detail is the message without
 //	                                     its "Run command: " (1.0.102)
@@ -68,6 +80,12 @@ type copilotInput struct {
 //	SubagentStart, SubagentStop,
 //	  PreCompact, ErrorOccurred of a
 //	  tool or of the system              ignored: the turn goes on
+//	a subagent's own events (with
+//	  parent_agent_id)                   ignored: they name the subagent as
+//	                                     their session, and its Stop does not
+//	                                     end the session's turn; its dialogs
+//	                                     come as the session's Notification
+//	                                     and in the session's log
 //	anything else, and camelCase
 //	  payloads (no hook_event_name)      ignored
 func Copilot(data []byte) (Action, error) {
@@ -75,6 +93,23 @@ func Copilot(data []byte) (Action, error) {
 	a, err := decode(data, &in, "session_id", &in.Cwd, &in.SessionID, &in.SessionIDCamel)
 	if err != nil {
 		return Action{}, err
+	}
+	if in.ParentAgentID != "" {
+		// A record of the subagent's own would stand beside the
+		// session's for as long as the agent runs.
+		return ignore(a.Session), nil
+	}
+	if in.Event == "PreToolUse" && in.ToolName == "exit_plan_mode" {
+		// The dialog comes with the tool, and nothing else says it.
+		var plan struct {
+			Summary string `json:"summary"`
+		}
+		json.Unmarshal(in.ToolInput, &plan)
+		first, _, _ := strings.Cut(strings.TrimSpace(plan.Summary), "\n")
+		a.State = statusfile.Blocked
+		a.Waiting = statusfile.Waiting{Kind: "permission", Tool: in.ToolName,
+			Detail: strings.TrimSpace(strings.TrimLeft(first, "-*# "))}
+		return a, nil
 	}
 	switch in.Event {
 	case "SessionStart":

@@ -129,3 +129,78 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 	}
 	return e
 }
+
+// CopilotBackground counts, line by line of a Copilot CLI session log, the
+// subagents that run in the background (the task tool's mode
+// "background"). Copilot CLI 1.0.102 ends the turn that started one at
+// once (its Stop comes while the subagent runs, and says nothing of it);
+// the footer then says "Waiting for background agents", and when the
+// subagent is done the agent takes a turn of its own (a system
+// notification as its prompt). The session works throughout (SPEC.md Y8).
+// The log says it, in lines no hook sends:
+//
+//	{"type":"subagent.started","data":{…,"executionMode":"background"},"agentId":"…",…}
+//	{"type":"hook.end","data":{"hookType":"agentStop",…},"id":"…",…}   (the session's own Stop ran)
+//	{"type":"subagent.completed","data":{…},"agentId":"…",…}          (or subagent.failed)
+//
+// A subagent's dialog may be on screen when the session's Stop runs (the
+// recorded one came 8 ms before it): the log's permission.requested
+// (data.promptRequest.fullCommandText) and elicitation.requested or
+// user_input.requested (data.message) say which, until the line that
+// answers them.
+//
+// The zero value is ready; it remembers the agents it has seen start and
+// the dialog the log left open.
+type CopilotBackground struct {
+	running map[string]bool
+	dialog  statusfile.Waiting
+}
+
+// Line reads one line of the log. ok reports that the line changes what
+// the record says, to working with bg, the background agents left, or to
+// blocked with wait when a dialog is open: the end of the session's own
+// Stop hook (the hook.end line is written once the hook has run, so that
+// this comes after what the Stop said) while some run, and the end of one
+// of them (the agent's own turn follows at once). since is the line's id.
+// A subagent that starts says nothing (the turn that started it works
+// on), nor does any other line.
+func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait statusfile.Waiting, since string, ok bool) {
+	var ev struct {
+		Type    string `json:"type"`
+		ID      string `json:"id"`
+		AgentID string `json:"agentId"` // absent on the session's own events
+		Data    struct {
+			ExecutionMode string `json:"executionMode"`
+			HookType      string `json:"hookType"`
+			Message       string `json:"message"`
+			PromptRequest struct {
+				FullCommandText string `json:"fullCommandText"`
+			} `json:"promptRequest"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(line), &ev) != nil {
+		return bg, wait, "", false
+	}
+	switch ev.Type {
+	case "permission.requested":
+		b.dialog = statusfile.Waiting{Kind: "permission", Detail: ev.Data.PromptRequest.FullCommandText}
+	case "elicitation.requested", "user_input.requested":
+		b.dialog = statusfile.Waiting{Kind: "question", Detail: ev.Data.Message}
+	case "permission.completed", "elicitation.completed", "user_input.completed", "abort", "user.message":
+		b.dialog = statusfile.Waiting{}
+	}
+	switch {
+	case ev.Type == "subagent.started" && ev.Data.ExecutionMode == "background" && ev.AgentID != "":
+		if b.running == nil {
+			b.running = map[string]bool{}
+		}
+		b.running[ev.AgentID] = true
+		return bg, wait, "", false
+	case (ev.Type == "subagent.completed" || ev.Type == "subagent.failed") && b.running[ev.AgentID]:
+		delete(b.running, ev.AgentID)
+	case ev.Type == "hook.end" && ev.Data.HookType == "agentStop" && ev.AgentID == "" && len(b.running) > 0:
+	default:
+		return bg, wait, "", false
+	}
+	return statusfile.Background{Agents: len(b.running)}, b.dialog, ev.ID, true
+}

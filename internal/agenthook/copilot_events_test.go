@@ -138,3 +138,48 @@ func FuzzCopilotEvents(f *testing.F) {
 		t.Fatal("no line says anything, but the whole does")
 	})
 }
+
+// A real session log with a background subagent (the task tool's mode
+// "background", recorded by the harness): the turn that started it ended
+// at once, its Stop hook ran (line 34) while the subagent's dialog was up
+// (line 32), and when the subagent was done (line 46) the agent took a
+// turn of its own. The subagent's own lines carry its agentId.
+func TestCopilotBackgroundReal(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "copilot-events", "events-1.0.102-background.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type counted struct {
+		agents int
+		wait   statusfile.Waiting
+	}
+	want := map[int]counted{ // line: the agents still running, the dialog open
+		34: {1, statusfile.Waiting{Kind: "permission", Detail: "sleep 8; echo sub"}},
+		46: {0, statusfile.Waiting{}},
+	}
+	var b CopilotBackground
+	for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+		bg, wait, since, ok := b.Line(line)
+		w, signal := want[i+1]
+		if ok != signal || bg != (statusfile.Background{Agents: w.agents}) || wait != w.wait || ok && since == "" {
+			t.Errorf("line %d: %+v %+v %q %v, want %+v (%v)", i+1, bg, wait, since, ok, w, signal)
+		}
+	}
+	// The session's own Stop with nothing in the background (the last
+	// line), a subagent's own Stop, and a sync subagent's end say nothing.
+	var fresh CopilotBackground
+	for _, line := range []string{
+		`{"type":"hook.end","data":{"hookInvocationId":"d316e7cf","hookType":"agentStop","success":true},"id":"e1c39f24"}`,
+		`{"type":"subagent.started","data":{"agentName":"general-purpose","executionMode":"sync"},"agentId":"e2579319","id":"a1"}`,
+		`{"type":"hook.end","data":{"hookType":"agentStop","success":true},"agentId":"e2579319","id":"a2"}`,
+		`{"type":"subagent.completed","data":{"agentName":"general-purpose"},"agentId":"e2579319","id":"a3"}`,
+		`not json`,
+	} {
+		if bg, wait, since, ok := fresh.Line([]byte(line)); ok {
+			t.Errorf("%s: %+v %+v %q", line, bg, wait, since)
+		}
+	}
+	if SourceBackground(SourceCopilotEvents) == nil || SourceBackground(SourceCodexRollout) != nil {
+		t.Error("SourceBackground: only Copilot CLI's session log counts background agents")
+	}
+}

@@ -54,6 +54,28 @@ func TestCopilotReal(t *testing.T) {
 		// the session log's session.error ends the turn.
 		{"real-error-occurred-400.json", Set, s, statusfile.Working, keep},
 	})
+	// A subagent's own hooks (the task tool): session_id is the
+	// subagent's id, parent_agent_id the session's. Its Stop does not end
+	// the session's turn, and a record of its own would stand beside the
+	// session's while the agent runs.
+	const sub = "57f9125e-297d-4152-91c6-7837db72bacc"
+	runFixtures(t, "copilot", Copilot, []fixture{
+		{"real-subagent-user-prompt-submit.json", Ignore, sub, "", keep},
+		{"real-subagent-pre-tool-use-bash.json", Ignore, sub, "", keep},
+		{"real-subagent-post-tool-use-bash.json", Ignore, sub, "", keep},
+		{"real-subagent-stop.json", Ignore, sub, "", keep},
+	})
+	// Plan mode's exit_plan_mode: its PreToolUse comes with the dialog
+	// that asks to approve the plan, which no notification announces;
+	// its PostToolUse with the decision.
+	const plan = "0ee2243e-6fe8-4f93-ac3d-e28eb2600245"
+	runFixtures(t, "copilot", Copilot, []fixture{
+		{"real-pre-tool-use-exit-plan-mode.json", Set, plan, statusfile.Blocked, keep},
+		{"real-post-tool-use-exit-plan-mode.json", Set, plan, statusfile.Working, keep},
+	})
+	if a, want := mapFixture(t, Copilot, "copilot", "real-pre-tool-use-exit-plan-mode.json"), (statusfile.Waiting{Kind: "permission", Tool: "exit_plan_mode", Detail: "Add a README"}); a.Waiting != want {
+		t.Errorf("the plan's wait: %+v, want %+v", a.Waiting, want)
+	}
 	// ask_user: its PreToolUse, then the dialog's notification.
 	const s2 = "43053259-8e3a-44c4-96ad-5ed40b8b7d0e"
 	runFixtures(t, "copilot", Copilot, []fixture{

@@ -65,6 +65,25 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 	return "", "", false
 }
 
+// A BackgroundFollower reads, line by line of an append-only source, the
+// work the agent started that runs outside its turn (SPEC.md Y8), where
+// its hooks do not say it: ok reports a line after which the record is
+// working with bg, or blocked with wait when the source says a dialog is
+// open; since is that line's mark.
+type BackgroundFollower interface {
+	Line(line []byte) (bg statusfile.Background, wait statusfile.Waiting, since string, ok bool)
+}
+
+// SourceBackground returns a new BackgroundFollower for a source of kind,
+// or nil where the source says nothing of background work: Copilot CLI's
+// session log ([CopilotBackground]).
+func SourceBackground(kind string) BackgroundFollower {
+	if kind == SourceCopilotEvents {
+		return &CopilotBackground{}
+	}
+	return nil
+}
+
 // SourceEnded is how the turn ended when the source's data, for which
 // SourceState said idle, is the first word of it: Codex's rollout line
 // says ([CodexRolloutEnded]), and Copilot CLI's session log

@@ -32,18 +32,23 @@ var copilotTools = chatTools{
 			"required":   []any{"answer"},
 		}}
 	},
+	call: copilotCall,
 }
 
 // copilotScreen tells Copilot CLI 1.0.102's state from its screen: a
 // dialog ("Do you want to run this command?", ask_user's form), the
-// footer's "Working … esc esc interrupt" (or "esc esc edit prompt"), or
-// the footer at rest.
+// footer's "Working … esc esc interrupt" (or "esc esc edit prompt", or
+// "Waiting for background agents"), or the footer at rest.
 func copilotScreen(s string) string {
 	switch {
 	case strings.Contains(s, "enter to select"), strings.Contains(s, "enter accept"), strings.Contains(s, "Do you want to"):
 		return blocked
-	case strings.Contains(s, "esc esc interrupt"), strings.Contains(s, "esc esc edit prompt"):
+	case strings.Contains(s, "esc esc interrupt"), strings.Contains(s, "esc esc edit prompt"),
+		strings.Contains(s, "Waiting for background agents"):
 		// Before the first token the footer offers to edit the prompt.
+		// After a turn that started a background agent, the footer
+		// waits for it ("… esc esc stop agents"): when it ends, the
+		// agent takes a turn of its own (SPEC.md Y8).
 		return working
 	case strings.Contains(s, "/ commands · ? help"), strings.Contains(s, "@ files · # issues"):
 		// The footer at rest, or while the input box holds text (after
@@ -93,6 +98,16 @@ func startCopilot(t *testing.T) *agentRun {
 		}
 	})
 	return watchAgent(t, "copilot", home, tm, m, copilotScreen)
+}
+
+// startCopilotWaiting starts Copilot CLI (startCopilot) and waits for its
+// input box: the "start" scenario of every Copilot CLI test.
+func startCopilotWaiting(t *testing.T) *agentRun {
+	t.Helper()
+	r := startCopilot(t)
+	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
+		unsignalled: copilotFirstPrompt})
+	return r
 }
 
 // traceCopilotEvents copies, when the test ends, each session log Copilot
@@ -170,10 +185,8 @@ const copilotSettled = 300 * time.Millisecond
 // first.
 func TestCopilotCLI(t *testing.T) {
 	needE2E(t)
-	r := startCopilot(t)
+	r := startCopilotWaiting(t)
 	press := pressing
-	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second,
-		unsignalled: copilotFirstPrompt})
 	r.do("text",
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: copilotSettled},
 		step{name: "answer", truth: idle, settle: copilotSettled, why: "^done$"})

@@ -69,8 +69,10 @@ func (r chatRequest) lastUser() (text string, afterTool bool) {
 		// failed prompt and the next one in one user message.
 		lines := strings.Split(text, "\n")
 		for i := len(lines) - 1; i >= 0; i-- {
-			if strings.HasPrefix(strings.TrimSpace(lines[i]), "e2e:") {
-				text = lines[i]
+			// Copilot CLI's plan mode sends "My request: PROMPT".
+			line := strings.TrimPrefix(strings.TrimSpace(lines[i]), "My request: ")
+			if strings.HasPrefix(line, "e2e:") {
+				text = line
 				break
 			}
 		}
@@ -88,13 +90,10 @@ type chatTools struct {
 	ask       string
 	askArgs   func(question string) map[string]any
 	// call, when set, answers the directives the agent has a tool of
-	// its own for (a subagent, a plan): the tool and the arguments of
-	// its one call; ok false leaves d to the handler.
+	// its own for (a subagent, a plan, a background command): the tool
+	// and the arguments of its one call; ok false leaves d to the
+	// handler, which answers "ok" to a directive it has no tool for.
 	call func(d directive) (tool string, args map[string]any, ok bool)
-	// agent is the subagent tool, if the agent has one; agentArgs its
-	// arguments for a subagent whose prompt is prompt.
-	agent     string
-	agentArgs func(prompt string) map[string]any
 }
 
 // OpenCode's shell tool is "bash" (command, description); its
@@ -113,9 +112,11 @@ var opencodeTools = chatTools{
 	},
 	// Its subagent tool is "task", which starts a session whose parentID
 	// is the caller's.
-	agent: "task",
-	agentArgs: func(p string) map[string]any {
-		return map[string]any{"description": "e2e subagent", "prompt": p, "subagent_type": "general"}
+	call: func(d directive) (string, map[string]any, bool) {
+		if d.kind != "agent" {
+			return "", nil, false
+		}
+		return "task", map[string]any{"description": "e2e subagent", "prompt": "e2e:tool " + d.args[0], "subagent_type": "general"}, true
 	},
 }
 
@@ -189,13 +190,6 @@ func chatHandlerWith(m *model, tools chatTools) http.Handler {
 			calls(tools.shell, args)
 		case "ask":
 			calls(tools.ask, []map[string]any{tools.askArgs(d.args[0])})
-		case "agent":
-			if tools.agent != "" {
-				calls(tools.agent, []map[string]any{tools.agentArgs("e2e:tool " + d.args[0])})
-				break
-			}
-			chunk(map[string]any{"role": "assistant", "content": "ok"}, nil)
-			done("stop")
 		default:
 			text := "ok"
 			if d.kind == "text" {

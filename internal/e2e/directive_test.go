@@ -31,7 +31,7 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:bgagent sleep 8", directive{kind: "bgagent", args: []string{"sleep 8"}}},
 		{"e2e:bgagent", directive{kind: "ok"}},
 		{"e2e:plan", directive{kind: "plan"}},
-		{"e2e:plan Add a file", directive{kind: "plan", args: []string{"Add a file"}}},
+		{"e2e:plan Add a README", directive{kind: "plan", args: []string{"Add a README"}}},
 		{"e2e:background timeout 8 tail -f /dev/null", directive{kind: "background", args: []string{"timeout 8 tail -f /dev/null"}}},
 		{"e2e:background", directive{kind: "ok"}},
 		{"<session>\ne2e:tool rm x\n</session> Write a title", directive{kind: "ok"}}, // a side request quoting it

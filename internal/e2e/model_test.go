@@ -37,12 +37,13 @@ import (
 //	                     prompt is "e2e:tool CMD"; then "done."
 //	e2e:plan [PLAN]      propose PLAN (d.plan()) for the user to approve:
 //	                     the agent's tool that ends plan mode (Claude
-//	                     Code's ExitPlanMode, Gemini CLI's and Qwen Code's
-//	                     exit_plan_mode), then "done."; Codex's Plan mode
+//	                     Code's ExitPlanMode, exit_plan_mode of Gemini CLI,
+//	                     Qwen Code and Copilot CLI), then "done."; Codex's Plan mode
 //	                     has no such tool: a <proposed_plan> block
 //	e2e:bgagent CMD      start such a subagent and reply "done." at once,
 //	                     without waiting for it (where the agent's tools
-//	                     let the model choose: Codex's wait_agent)
+//	                     let the model choose: Codex's wait_agent,
+//	                     Copilot CLI's task mode "background")
 //	e2e:background CMD   run CMD in the background (the agent's shell tool,
 //	                     where it has a background flag), then "done.";
 //	                     "agent CMD": a background subagent (Qwen Code)

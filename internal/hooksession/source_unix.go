@@ -29,6 +29,11 @@ type observed struct {
 	state statusfile.State
 	stamp int64
 	ended statusfile.Ended // with idle: how the turn ended
+	// background, when not nil, is the work that runs outside the
+	// agent's turn, as the source counts it (SPEC.md Y8); wait, with it
+	// and blocked, the dialog the source says is open.
+	background *statusfile.Background
+	wait       statusfile.Waiting
 }
 
 // follower follows one source for one session and agent process.
@@ -47,6 +52,14 @@ type follower struct {
 	// ended is how the turn ended, by the data of the last read that
 	// mapped (SourceEnded); the loop's own.
 	ended statusfile.Ended
+	// bg counts background work from the lines of an append-only source
+	// that says it (nil: none); background is what it last counted (nil:
+	// nothing yet), which every later observation carries, since the
+	// owner takes only the newest; wait is the dialog the line that
+	// counted said was open, until a line with a state of its own.
+	bg         agenthook.BackgroundFollower
+	background *statusfile.Background
+	wait       statusfile.Waiting
 }
 
 // follow starts following src. It returns nil when the source cannot be
@@ -72,6 +85,9 @@ func follow(src agenthook.Source, session string, pid int) *follower {
 	}
 	f := &follower{src: src, session: session, pid: pid, w: w,
 		out: make(chan observed, 1), done: make(chan struct{})}
+	if src.Append() {
+		f.bg = agenthook.SourceBackground(src.Kind)
+	}
 	go f.loop()
 	return f
 }
@@ -138,7 +154,7 @@ func (f *follower) loop() {
 			case <-f.out:
 			default:
 			}
-			ob := observed{st, stamp, statusfile.Ended{}}
+			ob := observed{st, stamp, statusfile.Ended{}, f.background, f.wait}
 			if st == statusfile.Idle {
 				ob.ended = f.ended
 			}
@@ -225,6 +241,21 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 				if s, sn, ok := agenthook.SourceState(f.src.Kind, line, f.session, f.pid); ok {
 					found, state, since = true, s, sn
 					f.ended = agenthook.SourceEnded(f.src.Kind, line)
+					f.wait = statusfile.Waiting{}
+				}
+				if f.bg != nil {
+					if bg, wait, sn, ok := f.bg.Line(line); ok {
+						// Working, unless the source says a dialog is
+						// open (a background subagent's outlasts the
+						// turn that started it; S1): the agent writes
+						// the dialog's line before it runs the hook
+						// that announces it.
+						found, state, since = true, statusfile.Working, sn
+						if wait.Kind != "" {
+							state = statusfile.Blocked
+						}
+						f.background, f.wait = &bg, wait
+					}
 				}
 			}
 			line, tooLong = line[:0], false
@@ -272,6 +303,26 @@ func (o *owner) applyObserved(ob observed) {
 		return
 	}
 	stamps.State = ob.stamp
+	if ob.background != nil && rec.Background != *ob.background {
+		rec.Background = *ob.background
+		if rec.State == ob.state {
+			rec.UpdatedAt = time.Time{} // now
+			if err := o.s.write(rec); err != nil {
+				return
+			}
+		}
+	}
+	if ob.state == statusfile.Blocked && ob.wait.Kind != "" && (rec.State != statusfile.Blocked || rec.WaitingFor.Kind == "") {
+		// The dialog a hook's end of the turn took off the record.
+		rec.WaitingFor = ob.wait
+		rec.WaitingFor.Since = time.Now()
+		if rec.State == ob.state {
+			rec.UpdatedAt = time.Time{} // now
+			if err := o.s.write(rec); err != nil {
+				return
+			}
+		}
+	}
 	if rec.State != ob.state {
 		rec.State = ob.state
 		rec.Ended = ob.ended
