@@ -245,16 +245,31 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 				}
 				if f.bg != nil {
 					if bg, wait, sn, ok := f.bg.Line(line); ok {
-						// Working, unless the source says a dialog is
-						// open (a background subagent's outlasts the
-						// turn that started it; S1): the agent writes
-						// the dialog's line before it runs the hook
-						// that announces it.
-						found, state, since = true, statusfile.Working, sn
-						if wait.Kind != "" {
-							state = statusfile.Blocked
-						}
+						fewer := f.background != nil && bg.Agents < f.background.Agents
 						f.background, f.wait = &bg, wait
+						switch {
+						case fewer:
+							// Background work ended: the count changes,
+							// and the state is for the turn the agent
+							// takes next to say, through its hooks and
+							// its lines. Read late, such a line comes
+							// after that turn's Stop, and a working
+							// taken from it would outlast the turn.
+							if !found {
+								state = ""
+							}
+							found, since = true, sn
+						default:
+							// Working, unless the source says a dialog
+							// is open (a background subagent's outlasts
+							// the turn that started it; S1): the agent
+							// writes the dialog's line before it runs
+							// the hook that announces it.
+							found, state, since = true, statusfile.Working, sn
+							if wait.Kind != "" {
+								state = statusfile.Blocked
+							}
+						}
 					}
 				}
 			}
@@ -300,6 +315,16 @@ func (o *owner) applyObserved(ob observed) {
 	}
 	rec, exists, err := o.s.read()
 	if !exists || err != nil || rec.PID != o.agent.pid {
+		return
+	}
+	if ob.state == "" {
+		// A count alone (background work ended): the state stays what the
+		// hooks and the session's own lines made it.
+		if ob.background != nil && rec.Background != *ob.background {
+			rec.Background = *ob.background
+			rec.UpdatedAt = time.Time{} // now
+			o.s.write(rec)
+		}
 		return
 	}
 	stamps.State = ob.stamp

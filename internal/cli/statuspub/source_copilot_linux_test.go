@@ -123,4 +123,19 @@ func TestOwnerFollowsCopilotBackgroundAgents(t *testing.T) {
 	if rec := mustRecord(t, dir, session); rec.State != statusfile.Idle || rec.Why() != "done" {
 		t.Errorf("a Stop with nothing in the background: %+v", rec)
 	}
+
+	// The subagent's end read only after the Stop of the turn it starts
+	// (as in one real run): the count goes, and the turn's end stays; it
+	// once made the session working until its next event.
+	const sub4 = "8d2c3e4f-0000-4000-8000-000000000004"
+	hook("UserPromptSubmit", `,"prompt":"e2e:bgagent sleep 8; echo sub"`)
+	appendLine("subagent.started", sub4, `{"agentName":"general-purpose","executionMode":"background"}`)
+	hook("Stop", `,"stop_reason":"end_turn"`)
+	appendLine("hook.end", "", `{"hookType":"agentStop","success":true}`)
+	waitRecord("working once the Stop hook has run", statusfile.Working, "1 background agent")
+	hook("UserPromptSubmit", `,"prompt":"<system_notification>"`)
+	hook("Stop", `,"stop_reason":"end_turn"`)
+	waitRecord("idle after the agent's own turn, its end not read yet", statusfile.Idle, "done; 1 background agent")
+	appendLine("subagent.completed", sub4, `{"agentName":"general-purpose"}`)
+	waitRecord("idle, nothing left", statusfile.Idle, "done")
 }
