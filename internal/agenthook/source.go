@@ -67,9 +67,11 @@ func SourceState(kind string, data []byte, session string, pid int) (st statusfi
 
 // A BackgroundFollower reads, line by line of an append-only source, the
 // work the agent started that runs outside its turn (SPEC.md Y8), where
-// its hooks do not say it: ok reports a line after which the record is
-// working with bg, or blocked with wait when the source says a dialog is
-// open; since is that line's mark.
+// its hooks do not say it: ok reports a line after which the count is bg,
+// and the record working, or blocked with wait when the source says a
+// dialog is open; a line that lowers the count changes the count alone
+// (the owner leaves the state to the turn the agent takes next). since is
+// that line's mark.
 type BackgroundFollower interface {
 	Line(line []byte) (bg statusfile.Background, wait statusfile.Waiting, since string, ok bool)
 }
