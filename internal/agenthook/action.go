@@ -50,6 +50,12 @@ type Action struct {
 	// outside its turn, as the event counts it (SPEC.md §4.4); nil keeps
 	// what the record says.
 	Background *statusfile.Background
+	// TasksKept says that Background counts the agents alone: the
+	// record's tasks, which the heartbeat owner counts from the agent's
+	// own files (Qwen Code's background shells; SPEC.md §13.3), stay, and
+	// while they run a turn's end is working (their end wakes the agent;
+	// Y8).
+	TasksKept bool
 	// Replaces: the session replaces every other session of the same
 	// agent process (Codex's /clear), whose records go, unless that
 	// process serves several clients (Codex's app-server daemon).

@@ -48,8 +48,10 @@ type qwenInput struct {
 //	                                     Stop it stays "done"
 //	Stop                                 idle, done; working while its
 //	                                     background_tasks has agents
-//	                                     running, whose end starts a turn
-//	                                     of Qwen Code's own (SPEC.md Y8)
+//	                                     running, or the record counts
+//	                                     background shells (TasksKept),
+//	                                     whose end starts a turn of Qwen
+//	                                     Code's own (SPEC.md Y8)
 //	StopFailure                          idle, failed (rate_limited for
 //	                                     error rate_limit), the error kind
 //	                                     as detail
@@ -84,7 +86,8 @@ func Qwen(data []byte) (Action, error) {
 		}
 	case "Stop":
 		a.State, a.Ended = statusfile.Idle, done
-		a.Background = &statusfile.Background{}
+		// Shells are not listed: the owner counts them (QwenShellsPath).
+		a.Background, a.TasksKept = &statusfile.Background{}, true
 		for _, t := range in.BackgroundTasks {
 			switch t.Status {
 			case "completed", "failed", "cancelled":

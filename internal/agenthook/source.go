@@ -29,6 +29,10 @@ const (
 	// SourceCopilotEvents is Copilot CLI's session log,
 	// session-state/<id>/events.jsonl: JSON Lines, only appended to.
 	SourceCopilotEvents = "copilot-events"
+	// SourceQwenShells is the directory in which Qwen Code keeps its
+	// background shells of one session ([QwenShellsPath]): a status file
+	// per shell, rewritten whole.
+	SourceQwenShells = "qwen-shells"
 )
 
 // A Source is a file the agent writes its state to.
@@ -41,6 +45,31 @@ type Source struct {
 // line from where it was left), rather than a file rewritten whole.
 func (s Source) Append() bool {
 	return s.Kind == SourceCodexRollout || s.Kind == SourceGeminiChat || s.Kind == SourceCopilotEvents
+}
+
+// Dir reports whether the source is a directory that holds a file per
+// piece of background work the agent runs ([SourceTask]), rather than one
+// file that says the session's state.
+func (s Source) Dir() bool {
+	return s.Kind == SourceQwenShells
+}
+
+// SourceTask reads one file of a [Source.Dir] source, named name in it.
+// ok is false for a file that is no task's (another file, one torn, an
+// unknown status); running reports that the task runs, and pid its
+// process (0: not said), which the reader checks: a file the agent left
+// when it was killed says running for ever.
+func SourceTask(kind, name string, data []byte) (running bool, pid int, ok bool) {
+	if kind == SourceQwenShells && QwenShellName(name) {
+		return QwenShellStatus(data)
+	}
+	return false, 0, false
+}
+
+// SourceTaskName reports whether a file named name in a [Source.Dir]
+// source of kind may be a task's, so worth reading.
+func SourceTaskName(kind, name string) bool {
+	return kind == SourceQwenShells && QwenShellName(name)
 }
 
 // SourceState reads the state a source's content says, for the session

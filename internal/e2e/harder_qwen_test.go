@@ -62,9 +62,10 @@ func TestQwenCodeHarder(t *testing.T) {
 		step{name: "prompt", act: typingSlowly("e2e:background timeout 8 tail -f /dev/null"), truth: blocked, settle: qwenSettled,
 			why: `^run_shell_command: timeout 8 tail -f /dev/null$`},
 		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		// No hook counts a shell: the owner follows its status file
+		// (background-shells/<session>/shell-<id>.status).
 		step{name: "the turn ends, the shell runs", act: untilQwenBackground, truth: working,
-			unsignalled: "Qwen Code 0.24.4's Stop lists background agents, not shells, and no hook comes when a " +
-				"shell ends: the turn its end starts runs only Stop"},
+			why: "^1 background task$"},
 		step{name: "the turn its end starts", truth: idle, settle: qwenSettled, why: "^done$"})
 	r.do("compress-turn",
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},

@@ -17,6 +17,9 @@ func TestChangeApplyBackground(t *testing.T) {
 	working := statusfile.Status{State: statusfile.Working}
 	blocked := statusfile.Status{State: statusfile.Blocked, WaitingFor: wait}
 	running := statusfile.Status{State: statusfile.Working, Background: *one}
+	shellOne := &statusfile.Background{Tasks: 1}
+	shell := statusfile.Status{State: statusfile.Working, Background: *shellOne}
+	done := statusfile.Ended{Reason: "done"}
 	tests := []struct {
 		name     string
 		cur      statusfile.Status
@@ -31,6 +34,12 @@ func TestChangeApplyBackground(t *testing.T) {
 		{"the agent's own turn ends with nothing running", running, Change{State: statusfile.Idle, Background: none}, statusfile.Idle, statusfile.Background{}, false},
 		{"a count without its state is dropped with it", working, Change{Background: one}, statusfile.Working, statusfile.Background{}, false},
 		{"a Stop without background work ends a wait", blocked, Change{State: statusfile.Idle, Background: none}, statusfile.Idle, statusfile.Background{}, false},
+		// Qwen Code's Stop counts agents alone; the owner counts its
+		// background shells (TasksKept).
+		{"a Stop while a counted shell runs is no end", shell, Change{State: statusfile.Idle, Ended: done, Background: none, TasksKept: true}, statusfile.Working, *shellOne, false},
+		{"a Stop counts its agents beside the shells", shell, Change{State: statusfile.Working, Background: one, TasksKept: true}, statusfile.Working, statusfile.Background{Agents: 1, Tasks: 1}, false},
+		{"a Stop with no shell left ends the turn", working, Change{State: statusfile.Idle, Ended: done, Background: none, TasksKept: true}, statusfile.Idle, statusfile.Background{}, false},
+		{"a failed turn is an end while a shell runs", shell, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed"}, Background: none, TasksKept: true}, statusfile.Idle, *shellOne, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

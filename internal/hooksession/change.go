@@ -42,6 +42,10 @@ type Change struct {
 	// Background, when not nil, replaces the count of work that runs
 	// outside the agent's turn (SPEC.md §4.4), with State; nil keeps it.
 	Background *statusfile.Background
+	// TasksKept says that Background counts the agents alone
+	// (agenthook.Action.TasksKept): the record's tasks stay, and keep a
+	// turn's end working while they run.
+	TasksKept bool
 }
 
 // apply returns the record that c makes of cur, the record on disk
@@ -59,6 +63,7 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 		}
 	}
 	prev := rec
+	c = c.withTasks(prev)
 	if c.State != "" && !c.keepsWait(prev) && !c.keepsBackground(prev) {
 		rec.State = c.State
 	}
@@ -91,6 +96,23 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 	rec.Title = statusfile.SanitizeTitle(rec.Title)
 	rec.UpdatedAt = rec.UpdatedAt.UTC()
 	return rec
+}
+
+// withTasks returns c with the tasks of prev counted in, when c counts the
+// agents alone (TasksKept): the heartbeat owner counts them from the
+// agent's own files, and no hook says them. A turn's end while they run
+// is no end: their end wakes the agent (SPEC.md Y8), so it is working.
+func (c Change) withTasks(prev statusfile.Status) Change {
+	if !c.TasksKept || c.Background == nil {
+		return c
+	}
+	bg := *c.Background
+	bg.Tasks = prev.Background.Tasks
+	c.Background = &bg
+	if bg.Tasks > 0 && c.State == statusfile.Idle && c.Ended.Reason == "done" {
+		c.State, c.Ended = statusfile.Working, statusfile.Ended{}
+	}
+	return c
 }
 
 // keepsWait reports whether c, a change to working because the agent gave

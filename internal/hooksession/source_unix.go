@@ -34,6 +34,9 @@ type observed struct {
 	// and blocked, the dialog the source says is open.
 	background *statusfile.Background
 	wait       statusfile.Waiting
+	// tasksOnly says background counts the tasks alone (a
+	// [agenthook.Source.Dir] source): the agents are the record's.
+	tasksOnly bool
 }
 
 // follower follows one source for one session and agent process.
@@ -72,14 +75,18 @@ func follow(src agenthook.Source, session string, pid int) *follower {
 	// The owner asks again every second while the directory is missing,
 	// which for an SDK session is its whole life: a stat, not a watcher
 	// made and closed each time.
-	if fi, err := os.Stat(filepath.Dir(src.Path)); err != nil || !fi.IsDir() {
+	dir := filepath.Dir(src.Path)
+	if src.Dir() {
+		dir = src.Path
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil
 	}
-	if err := w.Add(filepath.Dir(src.Path)); err != nil {
+	if err := w.Add(dir); err != nil {
 		w.Close()
 		return nil
 	}
@@ -88,7 +95,11 @@ func follow(src agenthook.Source, session string, pid int) *follower {
 	if src.Append() {
 		f.bg = agenthook.SourceBackground(src.Kind)
 	}
-	go f.loop()
+	if src.Dir() {
+		go f.loopDir()
+	} else {
+		go f.loop()
+	}
 	return f
 }
 
@@ -154,7 +165,7 @@ func (f *follower) loop() {
 			case <-f.out:
 			default:
 			}
-			ob := observed{st, stamp, statusfile.Ended{}, f.background, f.wait}
+			ob := observed{state: st, stamp: stamp, background: f.background, wait: f.wait}
 			if st == statusfile.Idle {
 				ob.ended = f.ended
 			}
@@ -170,12 +181,17 @@ func (f *follower) loop() {
 // open opens the source: a regular file of this account, not through a
 // link.
 func (f *follower) open() (*os.File, unix.Stat_t, bool) {
+	return openOwn(f.src.Path)
+}
+
+// openOwn opens path: a regular file of this account, not through a link.
+func openOwn(path string) (*os.File, unix.Stat_t, bool) {
 	var st unix.Stat_t
-	fd, err := unix.Open(f.src.Path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		return nil, st, false
 	}
-	file := os.NewFile(uintptr(fd), f.src.Path)
+	file := os.NewFile(uintptr(fd), path)
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
 		file.Close()
 		return nil, st, false
@@ -310,12 +326,16 @@ func (o *owner) applyObserved(ob observed) {
 	}
 	defer l.Release()
 	stamps := readStamps(l)
-	if ob.stamp < stamps.State || ob.stamp < stamps.Cleared {
+	stale := ob.stamp < stamps.State
+	if stale && !ob.tasksOnly || ob.stamp < stamps.Cleared {
 		return
 	}
 	rec, exists, err := o.s.read()
 	if !exists || err != nil || rec.PID != o.agent.pid {
 		return
+	}
+	if ob.tasksOnly {
+		ob = tasksObserved(ob, rec, stale)
 	}
 	if ob.state == "" {
 		// A count alone (background work ended): the state stays what the

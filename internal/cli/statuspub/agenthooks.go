@@ -132,3 +132,19 @@ func agentHome(env *runner, variable, dir string) string {
 	}
 	return ""
 }
+
+// qwenSource is the directory in which Qwen Code keeps the session's
+// background shells, which no hook counts: tmp/<hash of the payload's
+// cwd>/background-shells/<session id> in its runtime directory,
+// $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen. The hook runs with the
+// agent's environment.
+func qwenSource(env *runner, _ int, a agenthook.Action) *agenthook.Source {
+	runtime := env.Getenv("QWEN_RUNTIME_DIR")
+	if runtime == "" {
+		runtime = agentHome(env, "QWEN_HOME", ".qwen")
+	}
+	if path, ok := agenthook.QwenShellsPath(runtime, a.Cwd, a.Session); ok {
+		return &agenthook.Source{Kind: agenthook.SourceQwenShells, Path: path}
+	}
+	return nil
+}

@@ -196,7 +196,7 @@ UserPromptSubmit and tool use -> working, PermissionRequest and a
 permission_prompt notification -> blocked, Stop, StopFailure, an
 interrupted tool and the idle_prompt notification -> idle, SessionEnd ->
 clear. Unknown events are ignored. Every event and why: SPEC.md 13.1.`, `statuspub install qwen       # wires every event into ~/.qwen/settings.json
-echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`, agenthook.Qwen, nil},
+echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"/src"}' | statuspub qwen-hook`, agenthook.Qwen, qwenSource},
 	} {
 		p.Commands = append(p.Commands, &base.Command{
 			Name:    h.name,
