@@ -95,3 +95,19 @@ func TestQwenStopKeepsTasks(t *testing.T) {
 		}
 	}
 }
+
+func FuzzSourceTask(f *testing.F) {
+	for _, name := range []string{"running.status", "failed.status"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "qwen-shells", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add("shell-bg_6a37244e.status", data)
+	}
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		running, pid, ok := SourceTask(SourceQwenShells, name, data)
+		if running && !ok || pid < 0 || !ok && pid != 0 || ok && !SourceTaskName(SourceQwenShells, name) {
+			t.Fatalf("%q: running %v, pid %d, ok %v", name, running, pid, ok)
+		}
+	})
+}
