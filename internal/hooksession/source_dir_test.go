@@ -16,6 +16,8 @@ func TestTasksObserved(t *testing.T) {
 	idle := statusfile.Status{State: statusfile.Idle, Background: agent}
 	working := statusfile.Status{State: statusfile.Working, Background: agent}
 	blocked := statusfile.Status{State: statusfile.Blocked, Background: agent}
+	done := statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "done"}, Background: agent}
+	failed := statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed"}, Background: agent}
 	rose := observed{state: statusfile.Working, background: &statusfile.Background{Tasks: 2}, tasksOnly: true}
 	fell := observed{background: &statusfile.Background{}, tasksOnly: true}
 	tests := []struct {
@@ -30,6 +32,8 @@ func TestTasksObserved(t *testing.T) {
 		{"a shell starts during the turn", rose, working, false, "", statusfile.Background{Agents: 1, Tasks: 2}},
 		{"a dialog stays on", rose, blocked, false, "", statusfile.Background{Agents: 1, Tasks: 2}},
 		{"a newer hook said the state", rose, idle, true, "", statusfile.Background{Agents: 1, Tasks: 2}},
+		{"a newer Stop did not know the count", rose, done, true, statusfile.Working, statusfile.Background{Agents: 1, Tasks: 2}},
+		{"a newer failed turn's end wins", rose, failed, true, "", statusfile.Background{Agents: 1, Tasks: 2}},
 		{"the shells end", fell, working, false, "", agent},
 		{"the shells end, seen before a newer hook", fell, working, true, "", agent},
 	}

@@ -109,13 +109,15 @@ func (f *follower) countTasks() int {
 // seen has set the state. The count replaces the record's whatever came
 // since: nothing else counts these tasks. A count that rose makes the
 // session working only when the turn that started the work has ended
-// (rec is idle) and no newer hook has spoken; during the turn its hooks
-// say the state, and a dialog stays on.
+// (rec is idle); during the turn its hooks say the state, and a dialog
+// stays on. A newer hook that said idle wins, unless it ended the turn
+// as done: that Stop (or the idle_prompt after it) would have kept the
+// session working had it known the count (Change.TasksKept).
 func tasksObserved(ob observed, rec statusfile.Status, stale bool) observed {
 	bg := rec.Background
 	bg.Tasks = ob.background.Tasks
 	ob.background = &bg
-	if stale || rec.State != statusfile.Idle {
+	if rec.State != statusfile.Idle || stale && rec.Ended.Reason != "done" {
 		ob.state = ""
 	}
 	return ob

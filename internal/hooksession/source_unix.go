@@ -347,7 +347,7 @@ func (o *owner) applyObserved(ob observed) {
 		}
 		return
 	}
-	stamps.State = ob.stamp
+	stamps.State = max(stamps.State, ob.stamp) // a count that rose may be older (tasksObserved)
 	if ob.background != nil && rec.Background != *ob.background {
 		rec.Background = *ob.background
 		if rec.State == ob.state {
