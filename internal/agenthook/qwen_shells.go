@@ -23,12 +23,20 @@ import (
 // whole (a temporary file renamed over it) when the shell starts and when
 // it ends:
 //
-//	{"id":"bg_6a37244e","status":"running","command":"…","cwd":"…",
-//	 "startTime":"…","updatedAt":"…","pid":25842}
+//	{
+//	  "id": "bg_33f5c2f1",
+//	  "status": "running",
+//	  "command": "timeout 8 tail -f /dev/null",
+//	  "cwd": "…",
+//	  "startTime": "2026-12-03T19:45:01.403Z",
+//	  "updatedAt": "2026-12-03T19:45:01.428Z",
+//	  "pid": 17967
+//	}
 //
-// then "completed" (with endTime and exitCode), "failed" (with error) or
-// "cancelled". The directory is made with the session's first background
-// shell, and the files stay after the shell ends.
+// then "completed" (with endTime and exitCode), "failed" (with endTime and
+// error: "exited with code 124") or "cancelled" (testdata/qwen-shells/).
+// The directory is made with the session's first background shell, and
+// the files stay after the shell ends (the last 32 that ended).
 
 // QwenShellsPath is the directory where Qwen Code keeps the background
 // shells of session, started in the project root cwd (the hooks' cwd),

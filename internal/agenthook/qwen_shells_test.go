@@ -21,6 +21,9 @@ func TestQwenShellsPath(t *testing.T) {
 			"/home/user/.qwen/tmp/" + "7d73bf4fdeae2f4951c4c30c31818b272a36061af1a9153e5ab4575436ffc407" + "/background-shells/" + session, true},
 		{"a root that is not clean", "/home/user/.qwen/", "/home/user/proj/", session,
 			"/home/user/.qwen/tmp/" + "7d73bf4fdeae2f4951c4c30c31818b272a36061af1a9153e5ab4575436ffc407" + "/background-shells/" + session, true},
+		// As the harness's run made it (the hash of its project).
+		{"recorded", "/tmp/TestQwenCodeHarder652538062/001/.qwen", "/tmp/TestQwenCodeHarder652538062/001/proj", "5027976e-aa93-4977-9227-9dc7536da3f2",
+			"/tmp/TestQwenCodeHarder652538062/001/.qwen/tmp/e5b48e46b7acdf428c940d090ec24df370b292266e066d2e2c52e699b48a5894/background-shells/5027976e-aa93-4977-9227-9dc7536da3f2", true},
 		{"a relative runtime directory", ".qwen", "/home/user/proj", session, "", false},
 		{"a relative cwd", "/home/user/.qwen", "proj", session, "", false},
 		{"a session id with a slash", "/home/user/.qwen", "/home/user/proj", "../x", "", false},
@@ -54,8 +57,8 @@ func TestQwenShellStatus(t *testing.T) {
 		pid              int
 		ok               bool
 	}{
-		{"running (recorded)", "shell-bg_6a37244e.status", read("running.status"), true, 25842, true},
-		{"failed (recorded)", "shell-bg_6a37244e.status", read("failed.status"), false, 25842, true},
+		{"running (recorded)", "shell-bg_33f5c2f1.status", read("running.status"), true, 17967, true},
+		{"failed (recorded)", "shell-bg_33f5c2f1.status", read("failed.status"), false, 17967, true},
 		{"completed", "shell-bg_1.status", `{"id":"bg_1","status":"completed","exitCode":0,"pid":7}`, false, 7, true},
 		{"cancelled", "shell-bg_1.status", `{"id":"bg_1","status":"cancelled"}`, false, 0, true},
 		{"running without a pid", "shell-bg_1.status", `{"id":"bg_1","status":"running"}`, true, 0, true},
@@ -102,7 +105,7 @@ func FuzzSourceTask(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add("shell-bg_6a37244e.status", data)
+		f.Add("shell-bg_33f5c2f1.status", data)
 	}
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		running, pid, ok := SourceTask(SourceQwenShells, name, data)
