@@ -4,10 +4,14 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Qwen Code 0.24.4's harder moments ("default" approval mode). /new is
@@ -67,6 +71,24 @@ func TestQwenCodeHarder(t *testing.T) {
 		step{name: "the turn ends, the shell runs", act: untilQwenBackground, truth: working,
 			why: "^1 background task$"},
 		step{name: "the turn its end starts", truth: idle, settle: qwenSettled, why: "^done$"})
+	// A turn of the user's while a background agent runs: a denial and
+	// Esc end that turn, not the agent's work, whose end wakes Qwen Code
+	// (the footer still counts it). The subagent reads a FIFO (cat, which
+	// asks nothing: 0.24.4 shows no dialog for a background agent's tool)
+	// until the harness writes it.
+	r.do("background-agent-new-turn",
+		step{name: "prompt", act: qwenFIFO(typingSlowly("e2e:background agent cat e2e-bg-fifo")), truth: blocked, settle: qwenSettled,
+			why: `^agent: e2e background subagent$`},
+		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "the turn ends, the agent runs", act: untilQwenBackground, truth: working, why: "^1 background agent$"},
+		step{name: "a new turn asks", act: typingSlowly("e2e:tool touch e2e-bg-deny"), truth: blocked, settle: qwenSettled,
+			why: `^run_shell_command: touch e2e-bg-deny; 1 background agent$`},
+		step{name: "deny", act: press("Escape"), truth: working, settle: qwenSettled, why: "^1 background agent$"},
+		step{name: "another new turn asks", act: typingSlowly("e2e:tool timeout 9 tail -f /dev/null"), truth: blocked, settle: qwenSettled,
+			why: `^run_shell_command: timeout 9 tail -f /dev/null; 1 background agent$`},
+		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		step{name: "Esc in the tool", act: press("Escape"), truth: working, settle: qwenSettled, why: "^1 background agent$"},
+		step{name: "the agent ends, then the turn it starts", act: qwenFIFO(nil), truth: idle, settle: qwenSettled, why: "^done$"})
 	r.do("compress-turn",
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
 		step{name: "answer", truth: idle, settle: qwenSettled})
@@ -102,5 +124,28 @@ func untilQwenBackground(r *agentRun) {
 			r.t.Fatalf("the turn never ended with background work on the footer:\n%s", s)
 		}
 		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// qwenFIFO makes the FIFO e2e-bg-fifo in the project, then acts (act not
+// nil); with act nil it writes the FIFO, which ends the cat reading it.
+func qwenFIFO(act func(*agentRun)) func(*agentRun) {
+	return func(r *agentRun) {
+		r.t.Helper()
+		fifo := filepath.Join(r.tm.dir, "e2e-bg-fifo")
+		if act != nil {
+			if err := unix.Mkfifo(fifo, 0o600); err != nil {
+				r.t.Fatal(err)
+			}
+			act(r)
+			return
+		}
+		// Opening blocks until the reader is there; never the test.
+		go func() {
+			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				f.WriteString("end\n")
+				f.Close()
+			}
+		}()
 	}
 }

@@ -34,6 +34,12 @@ func TestChangeApplyBackground(t *testing.T) {
 		{"the agent's own turn ends with nothing running", running, Change{State: statusfile.Idle, Background: none}, statusfile.Idle, statusfile.Background{}, false},
 		{"a count without its state is dropped with it", working, Change{Background: one}, statusfile.Working, statusfile.Background{}, false},
 		{"a Stop without background work ends a wait", blocked, Change{State: statusfile.Idle, Background: none}, statusfile.Idle, statusfile.Background{}, false},
+		// Qwen Code's idle_prompt after a denial, and Esc in a tool, in a
+		// turn of the user's while a background agent runs.
+		{"a denial in a new turn leaves the agent's work", statusfile.Status{State: statusfile.Blocked, WaitingFor: wait, Background: *one}, Change{State: statusfile.Idle}, statusfile.Working, *one, false},
+		{"Esc in a new turn's tool leaves the agent's work", running, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "cancelled"}}, statusfile.Working, *one, false},
+		{"a failed turn is an end", running, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed"}}, statusfile.Idle, *one, false},
+		{"an idle record stays idle", statusfile.Status{State: statusfile.Idle, Background: *one}, Change{State: statusfile.Idle}, statusfile.Idle, *one, false},
 		// Qwen Code's Stop counts agents alone; the owner counts its
 		// background shells (TasksKept).
 		{"a Stop while a counted shell runs is no end", shell, Change{State: statusfile.Idle, Ended: done, Background: none, TasksKept: true}, statusfile.Working, *shellOne, false},

@@ -64,7 +64,10 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 	}
 	prev := rec
 	c = c.withTasks(prev)
-	if c.State != "" && !c.keepsWait(prev) && !c.keepsBackground(prev) {
+	if c.keepsBackground(prev) {
+		c.State, c.Ended = statusfile.Working, statusfile.Ended{}
+	}
+	if c.State != "" && !c.keepsWait(prev) {
 		rec.State = c.State
 	}
 	if c.State == statusfile.Blocked && c.Wait.Kind != "" {
@@ -124,14 +127,17 @@ func (c Change) keepsWait(prev statusfile.Status) bool {
 		prev.State == statusfile.Blocked
 }
 
-// keepsBackground reports whether c, an idle that says neither how a turn
-// ended nor what runs, leaves prev working: a turn given up to background
-// work that will wake the agent (SPEC.md Y8). Qwen Code sends its
-// idle_prompt each time it is back at its prompt, also right after such a
-// turn's Stop.
+// keepsBackground reports whether c, an idle that says neither what runs
+// nor how a turn ended, but for the user's interrupt, makes prev, which
+// is not idle and counts background work, working: that work will wake
+// the agent (SPEC.md Y8). Qwen Code sends its idle_prompt each time it is
+// back at its prompt, also right after such a turn's Stop, and after a
+// denial in a turn of the user's while the work runs; Esc in that turn's
+// tool (PostToolUseFailure is_interrupt, cancelled) ends the turn, not the
+// work.
 func (c Change) keepsBackground(prev statusfile.Status) bool {
-	return c.State == statusfile.Idle && c.Ended.Reason == "" && c.Background == nil &&
-		prev.State == statusfile.Working && prev.Background != (statusfile.Background{})
+	return c.State == statusfile.Idle && (c.Ended.Reason == "" || c.Ended.Reason == "cancelled") && c.Background == nil &&
+		prev.State != statusfile.Idle && prev.Background != (statusfile.Background{})
 }
 
 // mergeWait returns the wait w, begun at now, that follows the record prev.
