@@ -95,6 +95,14 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
+	// A turn that ends without a Stop (a denial, Esc) is taken to end the
+	// background work too.
+	"turn-end-ends-background": func(ev map[string]any, a agenthook.Action) agenthook.Action {
+		if a.State == statusfile.Idle && ev["hook_event_name"] != "Stop" {
+			a.Background = &statusfile.Background{}
+		}
+		return a
+	},
 	"tool-end-is-turn-end": setOn(statusfile.Idle, "hook_event_name", "PostToolUse", "AfterTool"),
 	// The reason keys: Esc reported as a turn that finished.
 	"interrupt-is-done": endedAs("cancelled", "done"),
@@ -152,40 +160,41 @@ func endedAs(from, to string) func(map[string]any, agenthook.Action) agenthook.A
 
 // trapFlaw names the flaws each trap trace must catch.
 var trapFlaw = map[string][]string{
-	"claude/compaction-mid-turn":               {"compaction-is-a-new-session"},
-	"claude/idle-prompt":                       {"every-notification-blocks"},
-	"claude/late-permission-prompt":            {"notification-replaces-wait", "permission-from-notification-only"},
-	"claude/other-agents-notifications":        {"other-agents-block"},
-	"claude/parallel-tool-calls":               {"tool-end-is-turn-end"},
-	"claude/real-2.1.332-background-agent":     {"background-stop-is-idle"},
-	"claude/real-2.1.332-background-asks":      {"background-stop-is-idle"},
-	"claude/stop-failure":                      {"stop-failure-ignored", "rate-limit-is-failure"},
-	"claude/subagent-stop":                     {"subagent-stop-is-stop"},
-	"codex/compaction-mid-turn":                {"compaction-is-a-new-session"},
-	"codex/interrupt":                          {"interrupt-ignored"},
-	"codex/parallel-tool-calls":                {"tool-end-is-turn-end"},
-	"codex/permission-request":                 {"permission-from-notification-only"},
-	"codex/real-esc-in-tool":                   {"interrupt-is-done"},
-	"codex/stop-failure":                       {"stop-failure-ignored", "rate-limit-is-failure"},
-	"codex/subagent-stop":                      {"subagent-stop-is-stop"},
-	"gemini/after-model-streaming":             {"after-model-publishes"},
-	"gemini/compression-mid-turn":              {"compaction-is-a-new-session"},
-	"gemini/parallel-tool-calls":               {"tool-end-is-turn-end"},
-	"gemini/tool-permission":                   {"permission-from-notification-only"},
-	"copilot/real-1.0.102-failed-turn":         {"error-occurred-ends-turn"},
-	"copilot/real-1.0.102-rate-limit-429":      {"error-occurred-ends-turn"},
-	"copilot/real-1.0.102-parallel-tool-calls": {"pre-tool-use-blocks"},
-	"copilot/real-1.0.102-session":             {"session-id-snake-case-only"},
-	"qwen/real-0.24.4-background-agent":        {"background-stop-is-idle"},
-	"qwen/real-0.24.4-deny":                    {"idle-prompt-ignored", "notification-replaces-wait"},
-	"qwen/real-0.24.4-esc-in-tool":             {"tool-interrupt-ignored", "interrupt-is-done"},
-	"qwen/real-0.24.4-esc-streaming":           {"idle-prompt-ignored"},
-	"qwen/real-0.24.4-failed-turn":             {"stop-failure-ignored"},
-	"qwen/real-0.24.4-failed-turn-late-stop":   {"stop-failure-ignored"},
-	"qwen/real-0.24.4-parallel-tool-calls":     {"tool-end-is-turn-end"},
-	"qwen/real-0.24.4-question":                {"permission-from-notification-only"},
-	"qwen/real-0.24.4-question-dismissed":      {"idle-prompt-ignored"},
-	"qwen/real-0.24.4-session":                 {"permission-from-notification-only", "notification-replaces-wait"},
+	"claude/compaction-mid-turn":                 {"compaction-is-a-new-session"},
+	"claude/idle-prompt":                         {"every-notification-blocks"},
+	"claude/late-permission-prompt":              {"notification-replaces-wait", "permission-from-notification-only"},
+	"claude/other-agents-notifications":          {"other-agents-block"},
+	"claude/parallel-tool-calls":                 {"tool-end-is-turn-end"},
+	"claude/real-2.1.332-background-agent":       {"background-stop-is-idle"},
+	"claude/real-2.1.332-background-asks":        {"background-stop-is-idle"},
+	"claude/stop-failure":                        {"stop-failure-ignored", "rate-limit-is-failure"},
+	"claude/subagent-stop":                       {"subagent-stop-is-stop"},
+	"codex/compaction-mid-turn":                  {"compaction-is-a-new-session"},
+	"codex/interrupt":                            {"interrupt-ignored"},
+	"codex/parallel-tool-calls":                  {"tool-end-is-turn-end"},
+	"codex/permission-request":                   {"permission-from-notification-only"},
+	"codex/real-esc-in-tool":                     {"interrupt-is-done"},
+	"codex/stop-failure":                         {"stop-failure-ignored", "rate-limit-is-failure"},
+	"codex/subagent-stop":                        {"subagent-stop-is-stop"},
+	"gemini/after-model-streaming":               {"after-model-publishes"},
+	"gemini/compression-mid-turn":                {"compaction-is-a-new-session"},
+	"gemini/parallel-tool-calls":                 {"tool-end-is-turn-end"},
+	"gemini/tool-permission":                     {"permission-from-notification-only"},
+	"copilot/real-1.0.102-failed-turn":           {"error-occurred-ends-turn"},
+	"copilot/real-1.0.102-rate-limit-429":        {"error-occurred-ends-turn"},
+	"copilot/real-1.0.102-parallel-tool-calls":   {"pre-tool-use-blocks"},
+	"copilot/real-1.0.102-session":               {"session-id-snake-case-only"},
+	"qwen/real-0.24.4-background-agent":          {"background-stop-is-idle"},
+	"qwen/real-0.24.4-background-agent-new-turn": {"background-stop-is-idle", "turn-end-ends-background"},
+	"qwen/real-0.24.4-deny":                      {"idle-prompt-ignored", "notification-replaces-wait"},
+	"qwen/real-0.24.4-esc-in-tool":               {"tool-interrupt-ignored", "interrupt-is-done"},
+	"qwen/real-0.24.4-esc-streaming":             {"idle-prompt-ignored"},
+	"qwen/real-0.24.4-failed-turn":               {"stop-failure-ignored"},
+	"qwen/real-0.24.4-failed-turn-late-stop":     {"stop-failure-ignored"},
+	"qwen/real-0.24.4-parallel-tool-calls":       {"tool-end-is-turn-end"},
+	"qwen/real-0.24.4-question":                  {"permission-from-notification-only"},
+	"qwen/real-0.24.4-question-dismissed":        {"idle-prompt-ignored"},
+	"qwen/real-0.24.4-session":                   {"permission-from-notification-only", "notification-replaces-wait"},
 }
 
 func hookHelper(agent, flaw, home string, in io.Reader) error {
@@ -231,11 +240,17 @@ func hookHelper(agent, flaw, home string, in io.Reader) error {
 	// A turn given up to background work leaves a wait that is on (S1, Y8).
 	keepWait := a.State == statusfile.Working && a.Background != nil && *a.Background != (statusfile.Background{}) &&
 		prev.State == statusfile.Blocked
-	// So is the working of such a turn, against an idle that says
-	// neither how a turn ended nor what runs (Qwen Code's idle_prompt).
-	keepWorking := a.State == statusfile.Idle && a.Ended.Reason == "" && a.Background == nil &&
-		prev.State == statusfile.Working && prev.Background != (statusfile.Background{})
-	if a.State != "" && !keepWait && !keepWorking {
+	// And an idle that says neither what runs nor how a turn ended, but
+	// for the user's interrupt, makes a record that counts background work
+	// and is not idle working: the work will wake the agent (Qwen Code's
+	// idle_prompt after a Stop that left it running, or after a denial;
+	// Esc in a tool).
+	keepWorking := a.State == statusfile.Idle && (a.Ended.Reason == "" || a.Ended.Reason == "cancelled") && a.Background == nil &&
+		prev.State != statusfile.Idle && prev.Background != (statusfile.Background{})
+	if keepWorking {
+		a.State, a.Ended = statusfile.Working, statusfile.Ended{}
+	}
+	if a.State != "" && !keepWait {
 		rec.State = a.State
 	}
 	if a.State != "" && a.Background != nil {
