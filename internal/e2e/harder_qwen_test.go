@@ -88,7 +88,11 @@ func TestQwenCodeHarder(t *testing.T) {
 			why: `^run_shell_command: timeout 9 tail -f /dev/null; 1 background agent$`},
 		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
 		step{name: "Esc in the tool", act: press("Escape"), truth: working, settle: qwenSettled, why: "^1 background agent$"},
-		step{name: "the agent ends, then the turn it starts", act: qwenFIFO(nil), truth: idle, settle: qwenSettled, why: "^done$"})
+		step{name: "the agent ends, then the turn it starts", act: func(r *agentRun) {
+			// The screen stays working after Esc: the status must too.
+			r.holds("background-agent-new-turn", "working after Esc while the agent runs", working, 3*time.Second)
+			qwenFIFO(nil)(r)
+		}, truth: idle, settle: qwenSettled, why: "^done$"})
 	r.do("compress-turn",
 		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
 		step{name: "answer", truth: idle, settle: qwenSettled})
