@@ -34,7 +34,9 @@ type qwenInput struct {
 //	  PostToolUse, PostToolBatch         working
 //	PostToolUseFailure                   working; idle (cancelled) when the
 //	                                     user interrupted the tool
-//	                                     (is_interrupt)
+//	                                     (is_interrupt), which the
+//	                                     publisher keeps working while
+//	                                     background work runs (SPEC.md Y8)
 //	PermissionRequest                    blocked, waiting for permission to
 //	                                     run tool_name (its command or file),
 //	                                     or for an answer to
@@ -106,8 +108,10 @@ func Qwen(data []byte) (Action, error) {
 			a.State = statusfile.Blocked
 			a.Waiting.Kind = "permission"
 		case "idle_prompt":
-			// Right after a Stop that left agents running, the
-			// publisher keeps the session working (SPEC.md Y8).
+			// Right after a Stop that left background work running,
+			// and after a denial in a turn of the user's while it
+			// runs, the publisher keeps the session working (SPEC.md
+			// Y8).
 			a.State = statusfile.Idle
 		default: // auth_success, and types a newer version adds
 			return ignore(in.SessionID), nil
