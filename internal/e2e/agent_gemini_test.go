@@ -122,48 +122,35 @@ func geminiTyping(text string) func(*agentRun) {
 // geminiSettled is how long a state must stay on screen to count.
 const geminiSettled = 300 * time.Millisecond
 
+// geminiKeys is how the moments' steps talk to Gemini CLI.
+var geminiKeys = keys{typ: geminiTyping, settle: geminiSettled}
+
 // Gemini CLI runs in its default approval mode ("default": a shell command
 // that is not read-only asks first; ls, pwd and echo do not).
 func TestGeminiCLI(t *testing.T) {
 	needE2E(t)
 	r := startGemini(t)
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
-	r.do("text",
-		step{name: "prompt", act: geminiTyping("e2e:text"), truth: working, settle: geminiSettled},
-		step{name: "answer", truth: idle, settle: geminiSettled, why: "^done$"})
-	r.do("approve",
-		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: geminiSettled,
-			why: `^Shell: sleep 4; touch e2e-approve$`},
-		step{name: "approve", act: pressing("Enter"), truth: working, settle: geminiSettled, unsignalled: geminiApproved},
-		step{name: "tool ends", truth: idle, settle: geminiSettled})
+	g := geminiKeys
+	r.do("text", g.turn("e2e:text", "^done$")...)
+	r.do("approve", g.approved("e2e:tool sleep 4; touch e2e-approve", `^Shell: sleep 4; touch e2e-approve$`, geminiApproved, "tool ends", "")...)
 	// A denial runs no hook; the chat recording says "Request cancelled.".
-	r.do("deny",
-		step{name: "prompt", act: geminiTyping("e2e:tool sleep 4; touch e2e-deny"), truth: blocked, settle: geminiSettled},
-		step{name: "deny", act: pressing("Escape"), truth: idle, settle: geminiSettled, why: "^cancelled$"})
-	r.do("esc-in-tool",
-		step{name: "prompt", act: geminiTyping("e2e:tool tail -f /dev/null"), truth: blocked, settle: geminiSettled},
+	r.do("deny", g.asks("e2e:tool sleep 4; touch e2e-deny", "", g.step("deny", pressing("Escape"), idle, "^cancelled$"))...)
+	r.do("esc-in-tool", g.asks("e2e:tool tail -f /dev/null", "",
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: time.Second, unsignalled: geminiApproved},
-		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: geminiSettled, why: "^cancelled$"})
+		g.step("Esc", pressing("Escape"), idle, "^cancelled$"))...)
 	r.do("esc-streaming",
 		step{name: "prompt", act: geminiTyping("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: geminiSettled})
+		g.step("Esc", pressing("Escape"), idle, ""))
 	// 400: Gemini CLI retries 429 and 5xx with backoff for minutes (the
 	// screen says working all along), but not a 400.
-	r.do("failed-turn",
-		step{name: "prompt", act: geminiTyping("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: geminiSettled, why: "^failed"})
-	r.do("parallel",
-		step{name: "prompt", act: geminiTyping("e2e:parallel ls ;; pwd"), truth: working, settle: geminiSettled},
-		step{name: "answer", truth: idle, settle: geminiSettled})
-	r.do("question",
-		step{name: "prompt", act: geminiTyping("e2e:ask Which database"), truth: blocked, settle: geminiSettled, why: "^question$"},
-		step{name: "answer", act: geminiTyping("sqlite"), truth: working},
-		step{name: "done", truth: idle, settle: geminiSettled})
+	r.do("failed-turn", g.failed("e2e:fail 400", "^failed")...)
+	r.do("parallel", g.turn("e2e:parallel ls ;; pwd", "")...)
+	r.do("question", g.asks("e2e:ask Which database", "^question$",
+		step{name: "answer", act: geminiTyping("sqlite"), truth: working}, g.step("done", nil, idle, ""))...)
 	// Dismissing the question runs no hook either; the chat recording
 	// says "Request cancelled.".
-	r.do("question-dismissed",
-		step{name: "prompt", act: geminiTyping("e2e:ask Which editor"), truth: blocked, settle: geminiSettled},
-		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: geminiSettled})
+	r.do("question-dismissed", g.asks("e2e:ask Which editor", "", g.step("Esc", pressing("Escape"), idle, ""))...)
 	r.do("clear", step{name: "/clear", act: geminiTyping("/clear"), truth: idle, settle: time.Second})
 	r.do("quit", step{name: "/quit", act: geminiTyping("/quit"), truth: gone, within: 30 * time.Second})
 }

@@ -218,6 +218,9 @@ const (
 	opencodeTurn    = 150 * time.Second
 )
 
+// opencodeKeys is how the moments' steps talk to OpenCode.
+var opencodeKeys = keys{typ: typing, settle: settled, within: opencodeTurn}
+
 // slow gives every step without a bound of its own opencodeTurn.
 func slow(steps ...step) []step {
 	for i := range steps {
@@ -232,40 +235,25 @@ func TestOpenCode(t *testing.T) {
 	needE2E(t)
 	r := startOpenCode(t, askBash)
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: opencodeStartup})
-	r.do("text", slow(
-		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled})...)
-	r.do("approve", slow(
-		step{name: "prompt", act: typing("e2e:tool sleep 4; echo approved"), truth: blocked, settle: settled,
-			why: `^bash: sleep 4; echo approved$`},
-		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
-		step{name: "tool ends", truth: idle, settle: settled})...)
-	r.do("deny", slow(
-		step{name: "prompt", act: typing("e2e:tool echo denied"), truth: blocked, settle: settled},
-		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled, why: "^done$"})...)
-	r.do("esc-in-tool", slow(
-		step{name: "prompt", act: typing("e2e:tool tail -f /dev/null"), truth: blocked, settle: settled},
+	o := opencodeKeys
+	r.do("text", o.turn("e2e:text", "")...)
+	r.do("approve", o.approved("e2e:tool sleep 4; echo approved", `^bash: sleep 4; echo approved$`, "", "tool ends", "")...)
+	r.do("deny", o.asks("e2e:tool echo denied", "", o.step("deny", pressing("Escape"), idle, "^done$"))...)
+	r.do("esc-in-tool", o.asks("e2e:tool tail -f /dev/null", "",
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: time.Second},
-		step{name: "Esc", act: escTwice, truth: idle, settle: settled, why: "^cancelled$"})...)
+		o.step("Esc", escTwice, idle, "^cancelled$"))...)
 	r.do("esc-streaming", slow(
 		step{name: "prompt", act: typing("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: escTwice, truth: idle, settle: settled})...)
-	r.do("failed-turn", slow(
-		step{name: "prompt", act: typing("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: settled, why: "^failed: APIError 400$"})...)
+		o.step("Esc", escTwice, idle, ""))...)
+	r.do("failed-turn", o.failed("e2e:fail 400", "^failed: APIError 400$")...)
 	// A 500 is retried, with a growing wait, until the user interrupts.
 	r.do("failed-turn-500", slow(
 		step{name: "prompt", act: typing("e2e:fail 500"), truth: working, settle: 3 * time.Second},
-		step{name: "Esc", act: escTwice, truth: idle, settle: settled})...)
+		o.step("Esc", escTwice, idle, ""))...)
 	// Two calls, two prompts, one after the other.
-	r.do("parallel", slow(
-		step{name: "prompt", act: typing("e2e:parallel echo first ;; echo second"), truth: blocked, settle: settled},
-		step{name: "approve both", act: approveBoth, truth: idle, settle: settled})...)
-	r.do("question", slow(
-		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: settled,
-			why: `^question: Which database\?$`},
-		step{name: "answer", act: pressing("Enter"), truth: working},
-		step{name: "done", truth: idle, settle: settled})...)
+	r.do("parallel", o.asks("e2e:parallel echo first ;; echo second", "", o.step("approve both", approveBoth, idle, ""))...)
+	r.do("question", o.asks("e2e:ask Which database?", `^question: Which database\?$`,
+		step{name: "answer", act: pressing("Enter"), truth: working}, o.step("done", nil, idle, ""))...)
 	// /clear opens a new session: the last one's prompt leaves the screen.
 	r.do("clear", slow(step{name: "/clear", act: slash("/clear", "New session", func(s string) bool {
 		return !strings.Contains(s, "e2e:ask Which database?")
@@ -280,9 +268,7 @@ func TestOpenCodeDefaultPermissions(t *testing.T) {
 	needE2E(t)
 	r := startOpenCode(t, nil)
 	r.do("default-start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: opencodeStartup})
-	r.do("default-tool", slow(
-		step{name: "prompt", act: typing("e2e:tool sleep 3; touch made-by-e2e"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled})...)
+	r.do("default-tool", opencodeKeys.turn("e2e:tool sleep 3; touch made-by-e2e", "")...)
 	// Every process under the terminal at once, as a crash or
 	// systemd-oomd would: OpenCode and its statuspub child die together,
 	// and only the detached heartbeat owner is left to remove the record.

@@ -30,23 +30,13 @@ func TestGeminiCLIHarder(t *testing.T) {
 	r := startGeminiWith(t, geminiPlanSettings, map[string]string{"plans/" + geminiPlanFile: "# e2e plan\n\n1. Reply done.\n"},
 		"--approval-mode", "plan")
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
-	r.do("plan",
-		step{name: "prompt", act: geminiTyping("e2e:plan"), truth: blocked, settle: geminiSettled, why: "^permission: Plan Approval$"},
-		step{name: "approve", act: pressing("Enter"), truth: working, settle: geminiSettled},
-		step{name: "done", truth: idle, settle: geminiSettled, why: "^done$"})
+	g := geminiKeys
+	r.do("plan", g.approved("e2e:plan", "^permission: Plan Approval$", "", "done", "^done$")...)
 	// invoke_agent runs a subagent (the generalist) in the caller's turn;
 	// its tools run the main session's hooks, its confirmations too.
-	r.do("subagent",
-		step{name: "prompt", act: geminiTyping("e2e:agent echo sub"), truth: working, settle: geminiSettled},
-		step{name: "answer", truth: idle, settle: geminiSettled, why: "^done$"})
-	r.do("subagent-asks",
-		step{name: "prompt", act: geminiTyping("e2e:agent sleep 4; touch e2e-sub"), truth: blocked, settle: geminiSettled,
-			why: `^Shell: sleep 4; touch e2e-sub$`},
-		step{name: "approve", act: pressing("Enter"), truth: working, settle: geminiSettled, unsignalled: geminiApproved},
-		step{name: "answer", truth: idle, settle: geminiSettled, why: "^done$"})
-	r.do("compress-turn",
-		step{name: "prompt", act: geminiTyping("e2e:text"), truth: working, settle: geminiSettled},
-		step{name: "answer", truth: idle, settle: geminiSettled})
+	r.do("subagent", g.turn("e2e:agent echo sub", "^done$")...)
+	r.do("subagent-asks", g.approved("e2e:agent sleep 4; touch e2e-sub", `^Shell: sleep 4; touch e2e-sub$`, geminiApproved, "answer", "^done$")...)
+	r.do("compress-turn", g.turn("e2e:text", "")...)
 	// /compress shows a spinner ("Compressing chat history") above the
 	// input box, which stays open with the footer at rest ("? for
 	// shortcuts"): as Copilot CLI's /compact, the session is idle

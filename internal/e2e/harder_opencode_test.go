@@ -22,17 +22,10 @@ func TestOpenCodeHarder(t *testing.T) {
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: opencodeStartup})
 	// The task tool runs a subagent in a session of its own (parentID):
 	// the caller's turn waits for it.
-	r.do("subagent", slow(
-		step{name: "prompt", act: typing("e2e:agent sleep 5"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled, why: "^done$"})...)
-	r.do("subagent-asks", slow(
-		step{name: "prompt", act: typing("e2e:agent touch e2e-asks; sleep 3"), truth: blocked, settle: settled,
-			why: `^bash: touch e2e-asks; sleep 3$`},
-		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled, why: "^done$"})...)
-	r.do("compact-turn", slow(
-		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled})...)
+	o := opencodeKeys
+	r.do("subagent", o.turn("e2e:agent sleep 5", "^done$")...)
+	r.do("subagent-asks", o.approved("e2e:agent touch e2e-asks; sleep 3", `^bash: touch e2e-asks; sleep 3$`, "", "answer", "^done$")...)
+	r.do("compact-turn", o.turn("e2e:text", "")...)
 	r.do("compact", slow(
 		step{name: "/compact", act: func(r *agentRun) {
 			r.model.setSide(3 * time.Second)
