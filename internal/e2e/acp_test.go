@@ -42,19 +42,8 @@ type acpSetup struct {
 
 func geminiACP(t *testing.T) acpSetup {
 	m := startModel(t, geminiHandler)
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj")
-	for _, d := range []string{filepath.Join(home, ".gemini"), proj} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	trusted := `{"` + proj + `": "TRUST_FOLDER"}`
-	for name, data := range map[string]string{"settings.json": geminiSettings, "trustedFolders.json": trusted} {
-		if err := os.WriteFile(filepath.Join(home, ".gemini", name), []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	home, proj := newHome(t)
+	writeHome(t, home, geminiFiles(geminiSettings, proj))
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8",
 		"GOOGLE_GEMINI_BASE_URL=" + m.url, "GEMINI_API_KEY=agentstatus-e2e-dummy-key"}
 	return acpSetup{name: "gemini", version: pinned["gemini"].version, argv: []string{pinned["gemini"].path(), "--acp"}, env: env, proj: proj, model: m}

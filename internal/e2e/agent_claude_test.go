@@ -4,8 +4,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -63,11 +61,7 @@ func waitsForBackground(s string) bool {
 func startClaude(t *testing.T, mode string) *agentRun {
 	t.Helper()
 	m := startModel(t, anthropicHandler)
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj")
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	home, proj := newHome(t)
 	// What a user who has logged in and trusted the folder has: no
 	// onboarding, the key approved.
 	state, _ := json.Marshal(map[string]any{
@@ -75,16 +69,9 @@ func startClaude(t *testing.T, mode string) *agentRun {
 		"customApiKeyResponses": map[string]any{"approved": []string{claudeKey[len(claudeKey)-20:]}, "rejected": []string{}},
 		"projects":              map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
 	})
-	if err := os.WriteFile(filepath.Join(home, ".claude.json"), state, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
-		"ANTHROPIC_BASE_URL=" + m.url, "ANTHROPIC_API_KEY=" + claudeKey}
-	install := exec.Command("statuspub", "install", "claude")
-	install.Env = env
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("statuspub install claude: %v\n%s", err, out)
-	}
+	writeHome(t, home, map[string]string{".claude.json": string(state)})
+	env := userEnv(home, "ANTHROPIC_BASE_URL="+m.url, "ANTHROPIC_API_KEY="+claudeKey)
+	install(t, env, "claude")
 	traceHooks(t, filepath.Join(home, ".claude", "settings.json"), "statuspub claude-hook", "claude")
 	argv := []string{pinned["claude"].path()}
 	if mode != "" {
@@ -109,39 +96,27 @@ func pressing(keys ...string) func(*agentRun) {
 // settled is how long a state must stay on screen to count.
 const settled = 300 * time.Millisecond
 
+// claudeKeys is how the moments' steps talk to Claude Code.
+var claudeKeys = keys{typ: typing, settle: settled}
+
 func TestClaudeCode(t *testing.T) {
 	needE2E(t)
 	r := startClaude(t, "default")
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second})
-	r.do("text",
-		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled, why: "^done$"})
-	r.do("approve",
-		step{name: "prompt", act: typing("e2e:tool sleep 4; touch /tmp/e2e-approve"), truth: blocked, settle: settled,
-			why: `^Bash: sleep 4; touch /tmp/e2e-approve$`},
-		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
-		step{name: "tool ends", truth: idle, settle: settled})
-	r.do("deny",
-		step{name: "prompt", act: typing("e2e:tool sleep 4; touch /tmp/e2e-deny"), truth: blocked, settle: settled},
-		step{name: "deny", act: pressing("Escape"), truth: idle, settle: settled, why: "^cancelled$"})
-	r.do("esc-in-tool",
-		step{name: "prompt", act: typing("e2e:tool tail -f /dev/null; touch /tmp/e2e-esc"), truth: blocked, settle: settled},
+	c := claudeKeys
+	r.do("text", c.turn("e2e:text", "^done$")...)
+	r.do("approve", c.approved("e2e:tool sleep 4; touch /tmp/e2e-approve", `^Bash: sleep 4; touch /tmp/e2e-approve$`, "", "tool ends", "")...)
+	r.do("deny", c.asks("e2e:tool sleep 4; touch /tmp/e2e-deny", "", c.step("deny", pressing("Escape"), idle, "^cancelled$"))...)
+	r.do("esc-in-tool", c.asks("e2e:tool tail -f /dev/null; touch /tmp/e2e-esc", "",
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: time.Second},
-		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: settled, why: "^cancelled$"})
+		c.step("Esc", pressing("Escape"), idle, "^cancelled$"))...)
 	r.do("esc-streaming",
 		step{name: "prompt", act: typing("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: settled, why: "^cancelled$"})
-	r.do("failed-turn",
-		step{name: "prompt", act: typing("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: settled, why: "^failed"})
-	r.do("parallel",
-		step{name: "prompt", act: typing("e2e:parallel ls ;; pwd"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled})
-	r.do("question",
-		step{name: "prompt", act: typing("e2e:ask Which database?"), truth: blocked, settle: settled,
-			why: `^question: Which database\?$`},
-		step{name: "answer", act: pressing("Enter"), truth: working},
-		step{name: "done", truth: idle, settle: settled})
+		c.step("Esc", pressing("Escape"), idle, "^cancelled$"))
+	r.do("failed-turn", c.failed("e2e:fail 400", "^failed")...)
+	r.do("parallel", c.turn("e2e:parallel ls ;; pwd", "")...)
+	r.do("question", c.asks("e2e:ask Which database?", `^question: Which database\?$`,
+		step{name: "answer", act: pressing("Enter"), truth: working}, c.step("done", nil, idle, ""))...)
 	r.do("clear", step{name: "/clear", act: typing("/clear"), truth: idle, settle: time.Second})
 	r.do("quit", step{name: "/exit", act: typing("/exit"), truth: gone})
 }

@@ -5,7 +5,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -81,14 +80,7 @@ type codexRun struct {
 func startCodex(t *testing.T, installFlags ...string) *codexRun {
 	t.Helper()
 	m := startModel(t, responsesHandler)
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj")
-	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	home, proj := newHome(t)
 	// The scripted model as the provider, the folder trusted, no update
 	// check: what a user with a configured provider has.
 	config := fmt.Sprintf(`model = "gpt-e2e"
@@ -107,18 +99,10 @@ trust_level = "trusted"
 [analytics]
 enabled = false
 `, m.url, proj)
-	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
-		"SHELL=/bin/bash", "AGENTSTATUS_E2E_KEY=sk-agentstatus-e2e-dummy"}
-	install := exec.Command("statuspub", append([]string{"install", "codex", "--trust"}, installFlags...)...)
-	install.Env = env
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("statuspub install codex: %v\n%s", err, out)
-	} else {
-		t.Logf("statuspub install codex --trust %s:\n%s", strings.Join(installFlags, " "), out)
-	}
+	writeHome(t, home, map[string]string{".codex/config.toml": config})
+	env := userEnv(home, "SHELL=/bin/bash", "AGENTSTATUS_E2E_KEY=sk-agentstatus-e2e-dummy")
+	out := install(t, env, append([]string{"codex", "--trust"}, installFlags...)...)
+	t.Logf("statuspub install codex --trust %s:\n%s", strings.Join(installFlags, " "), out)
 	traceCodexHooks(t, home)
 	tm := startTmux(t, proj, env, []string{pinned["codex"].path()})
 	r := &codexRun{home: home}
@@ -189,6 +173,9 @@ func (r *codexRun) noSignal(scenario string, st step, shown string, atLeast time
 // codexSettled is how long a state must stay on screen to count.
 const codexSettled = 300 * time.Millisecond
 
+// codexKeys is how the moments' steps talk to Codex.
+var codexKeys = keys{typ: typing, settle: codexSettled}
+
 // codexTurns is the scenario matrix after the start, in Codex's default
 // permission mode (on-request approvals, a workspace-write sandbox): the
 // scripted tool calls ask to run outside the sandbox, so each asks for
@@ -198,28 +185,23 @@ func codexTurns(r *codexRun) {
 		step{name: "prompt", act: typing("e2e:text"), truth: working},
 		step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"})
 	// Approval: y; the tool then runs 4 s with no hook until PostToolUse.
-	r.do("approve",
-		step{name: "prompt", act: typing("e2e:tool sleep 4"), truth: blocked, settle: codexSettled, why: "^Bash: sleep 4$"})
+	x := codexKeys
+	r.do("approve", x.asks("e2e:tool sleep 4", "^Bash: sleep 4$")...)
 	r.noSignal("approve", step{name: "approve", act: pressing("y"), truth: working, settle: codexSettled},
 		blocked, 2*time.Second, "", 10*time.Second)
 	r.do("approve", step{name: "tool ends", truth: idle, settle: codexSettled})
-	r.do("deny",
-		step{name: "prompt", act: typing("e2e:tool echo denied"), truth: blocked, settle: codexSettled},
-		step{name: "deny (Esc)", act: pressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
-	r.do("esc-in-tool",
-		step{name: "prompt", act: typing("e2e:tool sleep 60"), truth: blocked, settle: codexSettled})
+	r.do("deny", x.asks("e2e:tool echo denied", "", x.step("deny (Esc)", pressing("Escape"), idle, "^cancelled$"))...)
+	r.do("esc-in-tool", x.asks("e2e:tool sleep 60", "")...)
 	r.noSignal("esc-in-tool", step{name: "approve", act: pressing("y"), truth: working, settle: codexSettled},
 		blocked, 2*time.Second, "", 2*time.Second)
-	r.do("esc-in-tool", step{name: "Esc", act: pressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
+	r.do("esc-in-tool", x.step("Esc", pressing("Escape"), idle, "^cancelled$"))
 	r.do("esc-streaming",
 		step{name: "prompt", act: typing("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: pressing("Escape"), truth: idle, settle: codexSettled, why: "^cancelled$"})
+		x.step("Esc", pressing("Escape"), idle, "^cancelled$"))
 	// The model answers HTTP 400: no hook; the rollout file's
 	// task_complete with an error is the only signal (the heartbeat owner
 	// follows it).
-	r.do("failed-turn",
-		step{name: "prompt", act: typing("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: codexSettled, why: "^failed"})
+	r.do("failed-turn", x.failed("e2e:fail 400", "^failed")...)
 	r.do("parallel",
 		step{name: "prompt", act: typing("e2e:parallel echo one ;; echo two"), truth: blocked, settle: codexSettled},
 		step{name: "approve the first", act: pressing("y"), truth: blocked, settle: codexSettled, within: 10 * time.Second},

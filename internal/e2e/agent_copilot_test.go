@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,28 +62,13 @@ func copilotScreen(s string) string {
 func startCopilot(t *testing.T) *agentRun {
 	t.Helper()
 	m := startModel(t, func(m *model) http.Handler { return chatHandlerWith(m, copilotTools) })
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj")
-	if err := os.MkdirAll(filepath.Join(home, ".copilot"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	home, proj := newHome(t)
 	// The folder trusted, as the trust dialog records it.
-	config := `{"trusted_folders": ["` + proj + `"], "banner": "never"}`
-	if err := os.WriteFile(filepath.Join(home, ".copilot", "config.json"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
-		"XDG_CACHE_HOME=" + copilotCache(),
-		"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + m.url + "/v1", "COPILOT_MODEL=e2e-model",
-		"COPILOT_PROVIDER_API_KEY=agentstatus-e2e-dummy-key", "COPILOT_AUTO_UPDATE=false"}
-	install := exec.Command("statuspub", "install", "copilot")
-	install.Env = env
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("statuspub install copilot: %v\n%s", err, out)
-	}
+	writeHome(t, home, map[string]string{".copilot/config.json": `{"trusted_folders": ["` + proj + `"], "banner": "never"}`})
+	env := userEnv(home, "XDG_CACHE_HOME="+copilotCache(),
+		"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+m.url+"/v1", "COPILOT_MODEL=e2e-model",
+		"COPILOT_PROVIDER_API_KEY=agentstatus-e2e-dummy-key", "COPILOT_AUTO_UPDATE=false")
+	install(t, env, "copilot")
 	hooks := filepath.Join(home, ".copilot", "hooks", "agentstatus.json")
 	if data, _ := os.ReadFile(hooks); !strings.Contains(string(data), "copilot-hook") {
 		t.Fatalf("install did not add the hooks:\n%s", data)
@@ -181,15 +165,17 @@ const copilotFirstPrompt = "Copilot CLI 1.0.102 runs sessionStart with the first
 // copilotSettled is how long a state must stay on screen to count.
 const copilotSettled = 300 * time.Millisecond
 
+// copilotKeys is how the moments' steps talk to Copilot CLI.
+var copilotKeys = keys{typ: typingSlowly, settle: copilotSettled}
+
 // Copilot CLI runs with Manual Approval (its default): a command asks
 // first.
 func TestCopilotCLI(t *testing.T) {
 	needE2E(t)
 	r := startCopilotWaiting(t)
 	press := pressing
-	r.do("text",
-		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: copilotSettled},
-		step{name: "answer", truth: idle, settle: copilotSettled, why: "^done$"})
+	k := copilotKeys
+	r.do("text", k.turn("e2e:text", "^done$")...)
 	// Esc Esc while the answer streams, early: placed after four other
 	// scenarios, 1.0.102 took none of three pairs (2 s apart) in two runs
 	// and went on streaming. Pressed once the answer streams (3 s: the
@@ -198,32 +184,17 @@ func TestCopilotCLI(t *testing.T) {
 	// log said nothing (SPEC §13.2).
 	r.do("esc-streaming",
 		step{name: "prompt", act: typingSlowly("e2e:slow"), truth: working, settle: 3 * time.Second},
-		step{name: "Esc Esc", act: copilotInterrupt, truth: idle, settle: copilotSettled, why: "^cancelled$"})
-	r.do("approve",
-		step{name: "prompt", act: typingSlowly("e2e:tool sleep 4; touch e2e-approve"), truth: blocked, settle: copilotSettled,
-			why: `^permission: sleep 4; touch e2e-approve$`},
-		step{name: "approve", act: press("Enter"), truth: working, settle: copilotSettled},
-		step{name: "tool ends", truth: idle, settle: copilotSettled})
-	r.do("deny",
-		step{name: "prompt", act: typingSlowly("e2e:tool touch e2e-deny"), truth: blocked, settle: copilotSettled},
-		step{name: "deny", act: press("Escape"), truth: idle, settle: copilotSettled, why: "^cancelled$"})
-	r.do("esc-in-tool",
-		step{name: "prompt", act: typingSlowly("e2e:tool touch e2e-esc; tail -f /dev/null"), truth: blocked, settle: copilotSettled},
+		k.step("Esc Esc", copilotInterrupt, idle, "^cancelled$"))
+	r.do("approve", k.approved("e2e:tool sleep 4; touch e2e-approve", `^permission: sleep 4; touch e2e-approve$`, "", "tool ends", "")...)
+	r.do("deny", k.asks("e2e:tool touch e2e-deny", "", k.step("deny", press("Escape"), idle, "^cancelled$"))...)
+	r.do("esc-in-tool", k.asks("e2e:tool touch e2e-esc; tail -f /dev/null", "",
 		step{name: "approve", act: press("Enter"), truth: working, settle: time.Second},
-		step{name: "Esc Esc", act: copilotInterrupt, truth: idle, settle: copilotSettled, why: "^cancelled$"})
-	r.do("failed-turn",
-		step{name: "prompt", act: typingSlowly("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: copilotSettled, why: "^failed"})
-	r.do("parallel",
-		step{name: "prompt", act: typingSlowly("e2e:parallel ls ;; pwd"), truth: working, settle: copilotSettled},
-		step{name: "answer", truth: idle, settle: copilotSettled})
-	r.do("question",
-		step{name: "prompt", act: typingSlowly("e2e:ask Which database"), truth: blocked, settle: copilotSettled, why: "^question$"},
-		step{name: "answer", act: press("Enter"), truth: working},
-		step{name: "done", truth: idle, settle: copilotSettled})
-	r.do("question-dismissed",
-		step{name: "prompt", act: typingSlowly("e2e:ask Which editor"), truth: blocked, settle: copilotSettled},
-		step{name: "Esc", act: press("Escape"), truth: idle, settle: copilotSettled})
+		k.step("Esc Esc", copilotInterrupt, idle, "^cancelled$"))...)
+	r.do("failed-turn", k.failed("e2e:fail 400", "^failed")...)
+	r.do("parallel", k.turn("e2e:parallel ls ;; pwd", "")...)
+	r.do("question", k.asks("e2e:ask Which database", "^question$",
+		step{name: "answer", act: press("Enter"), truth: working}, k.step("done", nil, idle, ""))...)
+	r.do("question-dismissed", k.asks("e2e:ask Which editor", "", k.step("Esc", press("Escape"), idle, ""))...)
 	r.do("clear", step{name: "/clear", act: typingSlowly("/clear"), truth: idle, settle: time.Second,
 		unsignalled: copilotFirstPrompt,
 		// The session /clear leaves was idle: its record went before the

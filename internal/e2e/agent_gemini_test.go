@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,28 +59,10 @@ func startGemini(t *testing.T) *agentRun {
 func startGeminiWith(t *testing.T, settings string, files map[string]string, args ...string) *agentRun {
 	t.Helper()
 	m := startModel(t, geminiHandler)
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj")
-	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The folder trusted, as the trust dialog records it.
-	trusted := `{"` + proj + `": "TRUST_FOLDER"}`
-	for name, data := range map[string]string{"settings.json": settings, "trustedFolders.json": trusted} {
-		if err := os.WriteFile(filepath.Join(home, ".gemini", name), []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
-		"GOOGLE_GEMINI_BASE_URL=" + m.url, "GEMINI_API_KEY=agentstatus-e2e-dummy-key"}
-	install := exec.Command("statuspub", "install", "gemini")
-	install.Env = env
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("statuspub install gemini: %v\n%s", err, out)
-	}
+	home, proj := newHome(t)
+	writeHome(t, home, geminiFiles(settings, proj))
+	env := userEnv(home, "GOOGLE_GEMINI_BASE_URL="+m.url, "GEMINI_API_KEY=agentstatus-e2e-dummy-key")
+	install(t, env, "gemini")
 	if data, _ := os.ReadFile(filepath.Join(home, ".gemini", "settings.json")); !strings.Contains(string(data), "// chosen in the first-run dialog") ||
 		!strings.Contains(string(data), "gemini-hook") {
 		t.Fatalf("install did not keep the comments and add the hooks:\n%s", data)
@@ -105,6 +86,12 @@ func startGeminiWith(t *testing.T, settings string, files map[string]string, arg
 		}
 	})
 	return watchAgent(t, "gemini", home, tm, m, geminiScreen)
+}
+
+// geminiFiles are a user's Gemini CLI settings, and the folder proj
+// trusted, as the trust dialog records it.
+func geminiFiles(settings, proj string) map[string]string {
+	return map[string]string{".gemini/settings.json": settings, ".gemini/trustedFolders.json": `{"` + proj + `": "TRUST_FOLDER"}`}
 }
 
 // geminiTyping types a prompt, then Enter. Gemini CLI 0.61.0 dropped an

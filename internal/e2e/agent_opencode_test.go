@@ -70,12 +70,12 @@ func opencodeHome(t *testing.T, url string, permission map[string]any) (string, 
 		t.Fatalf("%s is not in the cache (prepare installs it outside the namespace): %v", p.name, err)
 	}
 	home := t.TempDir()
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+	env := userEnv(home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
 		// No update check, no fetch of the models.dev catalogue: both would
 		// fail here anyway (loopback only), a little later.
-		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1"}
+		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1")
 	conf := filepath.Join(home, ".config", "opencode")
 	for _, d := range []string{conf, filepath.Join(home, "proj"), filepath.Join(home, "proj2")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -110,11 +110,7 @@ func opencodeHome(t *testing.T, url string, permission map[string]any) (string, 
 	if err := os.Symlink(filepath.Join(p.dir(), "node_modules"), filepath.Join(conf, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	install := exec.Command("statuspub", "install", "opencode")
-	install.Env = env
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("statuspub install opencode: %v\n%s", err, out)
-	}
+	install(t, env, "opencode")
 	tracePlugin(t, filepath.Join(conf, "plugins"))
 	return home, env
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -91,27 +90,10 @@ func startQwen(t *testing.T) *agentRun { return startQwenWith(t, "") }
 func startQwenWith(t *testing.T, hook string) *agentRun {
 	t.Helper()
 	m := startModel(t, func(m *model) http.Handler { return chatHandlerWith(m, qwenTools) })
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj")
-	if err := os.MkdirAll(filepath.Join(home, ".qwen"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	trusted := `{"` + proj + `": "TRUST_FOLDER"}`
-	for name, data := range map[string]string{"settings.json": qwenSettings, "trustedFolders.json": trusted} {
-		if err := os.WriteFile(filepath.Join(home, ".qwen", name), []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
-		"OPENAI_BASE_URL=" + m.url + "/v1", "OPENAI_API_KEY=agentstatus-e2e-dummy-key", "OPENAI_MODEL=e2e-model"}
-	install := exec.Command("statuspub", "install", "qwen")
-	install.Env = env
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("statuspub install qwen: %v\n%s", err, out)
-	}
+	home, proj := newHome(t)
+	writeHome(t, home, map[string]string{".qwen/settings.json": qwenSettings, ".qwen/trustedFolders.json": `{"` + proj + `": "TRUST_FOLDER"}`})
+	env := userEnv(home, "OPENAI_BASE_URL="+m.url+"/v1", "OPENAI_API_KEY=agentstatus-e2e-dummy-key", "OPENAI_MODEL=e2e-model")
+	install(t, env, "qwen")
 	settings := filepath.Join(home, ".qwen", "settings.json")
 	if data, _ := os.ReadFile(settings); !strings.Contains(string(data), "// chosen in the first-run dialog") ||
 		!strings.Contains(string(data), "qwen-hook") {
@@ -141,6 +123,9 @@ func startQwenWith(t *testing.T, hook string) *agentRun {
 // qwenSettled is how long a state must stay on screen to count.
 const qwenSettled = 300 * time.Millisecond
 
+// qwenKeys is how the moments' steps talk to Qwen Code.
+var qwenKeys = keys{typ: typingSlowly, settle: qwenSettled}
+
 // Qwen Code runs in the approval mode "default" (a shell command that is
 // not read-only asks first; ls and pwd do not).
 func TestQwenCode(t *testing.T) {
@@ -148,37 +133,22 @@ func TestQwenCode(t *testing.T) {
 	r := startQwen(t)
 	press := pressing
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second, within: 90 * time.Second})
-	r.do("text",
-		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
-		step{name: "answer", truth: idle, settle: qwenSettled, why: "^done$"})
-	r.do("approve",
-		step{name: "prompt", act: typingSlowly("e2e:tool timeout 4 tail -f /dev/null; touch e2e-approve"), truth: blocked, settle: qwenSettled,
-			why: `^run_shell_command: timeout 4 tail -f /dev/null; touch e2e-approve$`},
-		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
-		step{name: "tool ends", truth: idle, settle: qwenSettled})
-	r.do("deny",
-		step{name: "prompt", act: typingSlowly("e2e:tool touch e2e-deny"), truth: blocked, settle: qwenSettled},
-		step{name: "deny", act: press("Escape"), truth: idle, settle: qwenSettled})
-	r.do("esc-in-tool",
-		step{name: "prompt", act: typingSlowly("e2e:tool touch e2e-esc; tail -f /dev/null"), truth: blocked, settle: qwenSettled},
+	q := qwenKeys
+	r.do("text", q.turn("e2e:text", "^done$")...)
+	r.do("approve", q.approved("e2e:tool timeout 4 tail -f /dev/null; touch e2e-approve",
+		`^run_shell_command: timeout 4 tail -f /dev/null; touch e2e-approve$`, "", "tool ends", "")...)
+	r.do("deny", q.asks("e2e:tool touch e2e-deny", "", q.step("deny", press("Escape"), idle, ""))...)
+	r.do("esc-in-tool", q.asks("e2e:tool touch e2e-esc; tail -f /dev/null", "",
 		step{name: "approve", act: press("Enter"), truth: working, settle: time.Second},
-		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled, why: "^cancelled$"})
+		q.step("Esc", press("Escape"), idle, "^cancelled$"))...)
 	r.do("esc-streaming",
 		step{name: "prompt", act: typingSlowly("e2e:slow"), truth: working, settle: time.Second},
-		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled})
-	r.do("failed-turn",
-		step{name: "prompt", act: typingSlowly("e2e:fail 400"), truth: working},
-		step{name: "error", truth: idle, settle: qwenSettled, why: "^failed"})
-	r.do("parallel",
-		step{name: "prompt", act: typingSlowly("e2e:parallel ls ;; pwd"), truth: working, settle: qwenSettled},
-		step{name: "answer", truth: idle, settle: qwenSettled})
-	r.do("question",
-		step{name: "prompt", act: typingSlowly("e2e:ask Which database"), truth: blocked, settle: qwenSettled, why: `^question: Which database\?$`},
-		step{name: "answer", act: press("Enter"), truth: working},
-		step{name: "done", truth: idle, settle: qwenSettled})
-	r.do("question-dismissed",
-		step{name: "prompt", act: typingSlowly("e2e:ask Which editor"), truth: blocked, settle: qwenSettled},
-		step{name: "Esc", act: press("Escape"), truth: idle, settle: qwenSettled})
+		q.step("Esc", press("Escape"), idle, ""))
+	r.do("failed-turn", q.failed("e2e:fail 400", "^failed")...)
+	r.do("parallel", q.turn("e2e:parallel ls ;; pwd", "")...)
+	r.do("question", q.asks("e2e:ask Which database", `^question: Which database\?$`,
+		step{name: "answer", act: press("Enter"), truth: working}, q.step("done", nil, idle, ""))...)
+	r.do("question-dismissed", q.asks("e2e:ask Which editor", "", q.step("Esc", press("Escape"), idle, ""))...)
 	r.do("clear", step{name: "/clear", act: typingSlowly("/clear"), truth: idle, settle: time.Second})
 	r.do("quit", step{name: "/quit", act: typingSlowly("/quit"), truth: gone, within: 30 * time.Second})
 }
