@@ -3,7 +3,10 @@
 package e2e
 
 import (
+	"encoding/json"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -98,5 +101,48 @@ func TestClaudeScreenBackground(t *testing.T) {
 	}
 	if got := claudeScreen(after); got != idle {
 		t.Errorf("after it: %q", got)
+	}
+}
+
+// e2e:background, as the Anthropic handler serves it to Claude Code: a
+// Bash call with run_in_background, "done." once its result is back, and
+// "done." again for the turn the shell's end starts (a task-notification
+// that quotes the directive without a tool result), never a second
+// background command.
+func TestAnthropicBackgroundCommand(t *testing.T) {
+	h := anthropicHandler(&model{})
+	ask := func(messages string) map[string]any {
+		t.Helper()
+		body := `{"model":"m","stream":false,"tools":[{"name":"Bash"}],"messages":[` + messages + `]}`
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("POST", "/v1/messages", strings.NewReader(body)))
+		var out map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+			t.Fatalf("%v: %s", err, w.Body)
+		}
+		return out
+	}
+	prompt := `{"role":"user","content":"e2e:background sleep 8"}`
+	first := ask(prompt)
+	content, _ := first["content"].([]any)
+	call, _ := content[0].(map[string]any)
+	input, _ := call["input"].(map[string]any)
+	if first["stop_reason"] != "tool_use" || call["name"] != "Bash" || input["command"] != "sleep 8" || input["run_in_background"] != true {
+		t.Fatalf("the prompt: %v", first)
+	}
+	id, _ := call["id"].(string)
+	used := `{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{}}]}`
+	result := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"Command running in background"}]}`
+	notified := `{"role":"user","content":[{"type":"text","text":"<task-notification>\n<status>completed</status>\n</task-notification>"}]}`
+	for name, messages := range map[string]string{
+		"its result":              prompt + "," + used + "," + result,
+		"the turn its end starts": prompt + "," + used + "," + result + `,{"role":"assistant","content":"done."},` + notified,
+	} {
+		out := ask(messages)
+		content, _ := out["content"].([]any)
+		block, _ := content[0].(map[string]any)
+		if out["stop_reason"] != "end_turn" || block["text"] != "done." {
+			t.Errorf("%s: %v", name, out)
+		}
 	}
 }
