@@ -108,8 +108,15 @@ func anthropicHandler(m *model) http.Handler {
 		for i := at + 1; followsUp(parseDirective(text).kind) && at >= 0 && i < len(req.Messages); i++ {
 			afterAgent = afterAgent || req.Messages[i].Role == "assistant"
 		}
-		if parseDirective(text).kind == "agent" && len(req.Tools) > 0 && !afterAgent {
-			afterAgent = !m.agentOnce(parseDirective(text).args[0])
+		if d := parseDirective(text); followsUp(d.kind) && len(req.Tools) > 0 && !afterAgent {
+			// Claude Code merges the messages of a session into one
+			// user and one assistant message around the last prompt:
+			// later requests quote the directive as the last words.
+			key := d.args[0]
+			if d.kind == "background" {
+				key = "background " + key
+			}
+			afterAgent = !m.agentOnce(key)
 		}
 		d := m.directive(text, afterAgent || m.answered(text, results), len(req.Tools) > 0)
 		if d.kind == "fail" {

@@ -102,6 +102,17 @@ func TestClaudeScreenBackground(t *testing.T) {
 	if got := claudeScreen(after); got != idle {
 		t.Errorf("after it: %q", got)
 	}
+	// A background shell: no "Waiting for" line, the footer counts it.
+	shell := "❯ e2e:background sleep 8\n● Bash(sleep 8)\n  ⎿  Running in the background (↓ to manage)\n● done.\n" +
+		"✻ Baked for 2s · done 7:50 PM · 1 shell still running\n────\n❯ \n────\n  ⏸ manual mode on · 1 shell · ↓ to manage\n"
+	shellDone := "❯ e2e:background sleep 8\n● done.\n✻ Baked for 2s · done 7:50 PM\n" +
+		"● Background command \"e2e background command\" completed (exit code 0)\n● done.\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
+	if got := claudeScreen(shell); got != working {
+		t.Errorf("a background shell runs: %q", got)
+	}
+	if got := claudeScreen(shellDone); got != idle {
+		t.Errorf("after the shell: %q", got)
+	}
 }
 
 // e2e:background, as the Anthropic handler serves it to Claude Code: a
@@ -134,10 +145,19 @@ func TestAnthropicBackgroundCommand(t *testing.T) {
 	used := `{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{}}]}`
 	result := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"Command running in background"}]}`
 	notified := `{"role":"user","content":[{"type":"text","text":"<task-notification>\n<status>completed</status>\n</task-notification>"}]}`
-	for name, messages := range map[string]string{
-		"its result":              prompt + "," + used + "," + result,
-		"the turn its end starts": prompt + "," + used + "," + result + `,{"role":"assistant","content":"done."},` + notified,
+	// After a turn, Claude Code merges the session into one user and one
+	// assistant message: the directive is then in the last message.
+	merged := `{"role":"user","content":"e2e:plan"},{"role":"assistant","content":[{"type":"text","text":"done."},` +
+		`{"type":"tool_use","id":"` + id + `","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id +
+		`","content":"ok"},{"type":"text","text":"e2e:background sleep 8"},{"type":"text","text":"<system-reminder>\nnotification"}]}`
+	// In the order Claude Code sends them: the merged request comes
+	// after the directive's result has been answered.
+	for _, c := range []struct{ name, messages string }{
+		{"its result", prompt + "," + used + "," + result},
+		{"the turn its end starts", prompt + "," + used + "," + result + `,{"role":"assistant","content":"done."},` + notified},
+		{"that turn, merged by Claude", merged},
 	} {
+		name, messages := c.name, c.messages
 		out := ask(messages)
 		content, _ := out["content"].([]any)
 		block, _ := content[0].(map[string]any)

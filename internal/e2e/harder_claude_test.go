@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 	"time"
 )
@@ -19,6 +20,18 @@ func TestClaudeCodeHarder(t *testing.T) {
 		step{name: "prompt", act: typing("e2e:plan"), truth: blocked, settle: settled, why: "^ExitPlanMode$"},
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
 		step{name: "done", truth: idle, settle: settled, why: "^done$"})
+	// A background shell (Bash's run_in_background), after the plan has
+	// left plan mode: the turn is given up while it runs ("1 shell still
+	// running", the footer's "· 1 shell ·"), and its end starts a turn of
+	// Claude Code's own (SPEC.md Y8).
+	r.do("background-shell",
+		step{name: "prompt", act: typing("e2e:background sleep 8; touch /tmp/e2e-bg"), truth: blocked, settle: settled,
+			why: `^Bash: sleep 8; touch /tmp/e2e-bg$`},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
+		step{name: "the turn ends, the shell runs", act: untilScreen(claudeShells), truth: working,
+			why: "^1 background task$"},
+		step{name: "the shell ends: a turn of its own", act: untilScreen(shellEnded), truth: working},
+		step{name: "done", truth: idle, settle: settled, why: "^done$"})
 	r.do("compact-turn",
 		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
 		step{name: "answer", truth: idle, settle: settled})
@@ -30,3 +43,7 @@ func TestClaudeCodeHarder(t *testing.T) {
 	r.holds("long-idle", fmt.Sprintf("idle %v", longIdle), idle, longIdle)
 	r.do("quit", step{name: "/exit", act: typing("/exit"), truth: gone})
 }
+
+// shellEnded is the line Claude Code writes when a background shell ends,
+// as the turn it starts begins.
+var shellEnded = regexp.MustCompile(`Background command ".*" completed`)
