@@ -42,11 +42,12 @@ func claudeScreen(s string) string {
 // background work: "Waiting for 1 background agent to finish".
 var backgroundWait = regexp.MustCompile(`Waiting for \d+ background \w+ to finish`)
 
-// claudeShells is the footer while background shells run, after the turn
-// that started them: "⏸ manual mode on · 1 shell · ↓ to manage". Their
-// end starts a turn of Claude Code's own; no "Waiting for" line says so
-// (that line counts agents and workflows only).
-var claudeShells = regexp.MustCompile(`(?m)^  \S.* · \d+ shells? · `)
+// claudeShells is the footer while background shells or monitors run,
+// after the turn that started them: "⏸ manual mode on · 1 shell · ↓ to
+// manage", "· 1 monitor ·". Their end (and each event of a monitor) starts
+// a turn of Claude Code's own; no "Waiting for" line says so (that line
+// counts agents and workflows only).
+var claudeShells = regexp.MustCompile(`(?m)^  \S.* · \d+ (shells?|monitors?) · `)
 
 // waitsForBackground reports whether the screen's last word on the turn is
 // backgroundWait: the line stays in the transcript above the next entries

@@ -148,8 +148,13 @@ func anthropicHandler(m *model) http.Handler {
 			// the shell's id, and the shell's end is told in a turn of
 			// Claude Code's own.
 			stop = "tool_use"
-			content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)), "name": "Bash",
-				"input": map[string]any{"command": d.args[0], "description": "e2e background command", "run_in_background": true}})
+			name, input := "Bash", map[string]any{"command": d.args[0], "description": "e2e background command", "run_in_background": true}
+			if c, ok := strings.CutPrefix(d.args[0], "monitor "); ok {
+				// Its Monitor tool: each line CMD writes is an event,
+				// CMD's exit ends the watch.
+				name, input = "Monitor", map[string]any{"command": c, "description": "e2e monitor", "timeout_ms": 60000}
+			}
+			content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)), "name": name, "input": input})
 		case "agent":
 			stop = "tool_use"
 			content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)), "name": "Agent",

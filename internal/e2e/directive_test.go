@@ -113,6 +113,11 @@ func TestClaudeScreenBackground(t *testing.T) {
 	if got := claudeScreen(shellDone); got != idle {
 		t.Errorf("after the shell: %q", got)
 	}
+	monitor := "● done.\n✻ Churned for 2s · done 7:58 PM · 1 monitor still running\n────\n❯ \n────\n" +
+		"  ⏸ manual mode on · 1 monitor · ← for agents · ↓ to manage\n"
+	if got := claudeScreen(monitor); got != working {
+		t.Errorf("a monitor runs: %q", got)
+	}
 }
 
 // e2e:background, as the Anthropic handler serves it to Claude Code: a

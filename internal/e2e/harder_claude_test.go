@@ -32,6 +32,16 @@ func TestClaudeCodeHarder(t *testing.T) {
 			why: "^1 background task$"},
 		step{name: "the shell ends: a turn of its own", act: untilScreen(shellEnded), truth: working},
 		step{name: "done", truth: idle, settle: settled, why: "^done$"})
+	// A monitor (the Monitor tool, which runs without asking): the same,
+	// and each line its command writes starts a turn of Claude Code's own
+	// too; 2.1.332's Stop lists it as "monitor".
+	r.do("background-monitor",
+		step{name: "prompt", act: typing("e2e:background monitor sleep 3; echo e2e-event; sleep 5"), truth: working, settle: settled},
+		step{name: "the turn ends, the monitor runs", act: untilScreen(claudeShells), truth: working,
+			why: "^1 background task$"},
+		step{name: "its event: a turn of its own", act: untilScreen(monitorEvent), truth: working},
+		step{name: "the watch ends: a turn of its own", act: untilScreen(monitorEnded), truth: working},
+		step{name: "done", truth: idle, settle: settled, why: "^done$"})
 	r.do("compact-turn",
 		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
 		step{name: "answer", truth: idle, settle: settled})
@@ -47,3 +57,10 @@ func TestClaudeCodeHarder(t *testing.T) {
 // shellEnded is the line Claude Code writes when a background shell ends,
 // as the turn it starts begins.
 var shellEnded = regexp.MustCompile(`Background command ".*" completed`)
+
+// monitorEvent and monitorEnded are the lines Claude Code writes when a
+// monitor's command writes a line, and when it exits.
+var (
+	monitorEvent = regexp.MustCompile(`Monitor event: `)
+	monitorEnded = regexp.MustCompile(`Monitor ".*" stream ended`)
+)
