@@ -94,29 +94,25 @@ func TestModelFlaky(t *testing.T) {
 // Claude Code's wait for background work counts only while it is the
 // screen's last word on the turn.
 func TestClaudeScreenBackground(t *testing.T) {
-	waiting := "❯ e2e:agent x\n● Agent(e2e subagent)\n  ⎿  Backgrounded agent\n● done.\n✻ Waiting for 1 background agent to finish\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
-	after := "❯ e2e:agent x\n● done.\n✻ Waiting for 1 background agent to finish\n● Agent \"e2e subagent\" finished · 38s\n● done.\n✻ Cogitated for 1m 1s\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
-	if got := claudeScreen(waiting); got != working {
-		t.Errorf("waiting for the agent: %q", got)
+	tests := []struct {
+		name, screen, want string
+	}{
+		{"waiting for the agent", "❯ e2e:agent x\n● Agent(e2e subagent)\n  ⎿  Backgrounded agent\n● done.\n" +
+			"✻ Waiting for 1 background agent to finish\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n", working},
+		{"after it", "❯ e2e:agent x\n● done.\n✻ Waiting for 1 background agent to finish\n● Agent \"e2e subagent\" finished · 38s\n" +
+			"● done.\n✻ Cogitated for 1m 1s\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n", idle},
+		// A background shell: no "Waiting for" line, the footer counts it.
+		{"a background shell runs", "❯ e2e:background sleep 8\n● Bash(sleep 8)\n  ⎿  Running in the background (↓ to manage)\n● done.\n" +
+			"✻ Baked for 2s · done 7:50 PM · 1 shell still running\n────\n❯ \n────\n  ⏸ manual mode on · 1 shell · ↓ to manage\n", working},
+		{"after the shell", "❯ e2e:background sleep 8\n● done.\n✻ Baked for 2s · done 7:50 PM\n" +
+			"● Background command \"e2e background command\" completed (exit code 0)\n● done.\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n", idle},
+		{"a monitor runs", "● done.\n✻ Churned for 2s · done 7:58 PM · 1 monitor still running\n────\n❯ \n────\n" +
+			"  ⏸ manual mode on · 1 monitor · ← for agents · ↓ to manage\n", working},
 	}
-	if got := claudeScreen(after); got != idle {
-		t.Errorf("after it: %q", got)
-	}
-	// A background shell: no "Waiting for" line, the footer counts it.
-	shell := "❯ e2e:background sleep 8\n● Bash(sleep 8)\n  ⎿  Running in the background (↓ to manage)\n● done.\n" +
-		"✻ Baked for 2s · done 7:50 PM · 1 shell still running\n────\n❯ \n────\n  ⏸ manual mode on · 1 shell · ↓ to manage\n"
-	shellDone := "❯ e2e:background sleep 8\n● done.\n✻ Baked for 2s · done 7:50 PM\n" +
-		"● Background command \"e2e background command\" completed (exit code 0)\n● done.\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
-	if got := claudeScreen(shell); got != working {
-		t.Errorf("a background shell runs: %q", got)
-	}
-	if got := claudeScreen(shellDone); got != idle {
-		t.Errorf("after the shell: %q", got)
-	}
-	monitor := "● done.\n✻ Churned for 2s · done 7:58 PM · 1 monitor still running\n────\n❯ \n────\n" +
-		"  ⏸ manual mode on · 1 monitor · ← for agents · ↓ to manage\n"
-	if got := claudeScreen(monitor); got != working {
-		t.Errorf("a monitor runs: %q", got)
+	for _, tt := range tests {
+		if got := claudeScreen(tt.screen); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 
