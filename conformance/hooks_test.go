@@ -167,6 +167,8 @@ var trapFlaw = map[string][]string{
 	"claude/parallel-tool-calls":                 {"tool-end-is-turn-end"},
 	"claude/real-2.1.332-background-agent":       {"background-stop-is-idle"},
 	"claude/real-2.1.332-background-asks":        {"background-stop-is-idle"},
+	"claude/real-2.1.332-background-monitor":     {"background-stop-is-idle"},
+	"claude/real-2.1.332-background-shell":       {"background-stop-is-idle"},
 	"claude/stop-failure":                        {"stop-failure-ignored", "rate-limit-is-failure"},
 	"claude/subagent-stop":                       {"subagent-stop-is-stop"},
 	"codex/compaction-mid-turn":                  {"compaction-is-a-new-session"},

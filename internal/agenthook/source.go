@@ -140,10 +140,12 @@ func SourceEnded(kind string, data []byte) statusfile.Ended {
 // 2.1.197 to 2.1.332; undocumented): {"pid":N,"sessionId":ID,...,
 // "status":"idle"|"busy"|"waiting"|..., "waitingFor":"permission prompt"}.
 // busy is working, waiting is blocked (a permission dialog, a question),
-// idle is idle. Another status ("shell", seen for an instant while an
-// interrupted tool is killed) says nothing. A file of another session or
-// process says nothing either: after /clear the same process writes the
-// next session's id. since is "statusUpdatedAt", which changes with every
+// idle is idle. Another status says nothing: "shell", seen for an instant
+// while an interrupted tool is killed, and (2.1.332) for as long as only
+// background shells or monitors run after a turn, which that turn's Stop
+// already says (background_tasks: working, SPEC.md Y8). A file of another
+// session or process says nothing either: after /clear the same process
+// writes the next session's id. since is "statusUpdatedAt", which changes with every
 // change of "status" (the file is also rewritten for other reasons).
 func ClaudeSessionState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
 	var f struct {

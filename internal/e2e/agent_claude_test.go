@@ -26,7 +26,7 @@ func claudeScreen(s string) string {
 		return blocked // a permission dialog, a question, a plan to approve
 	case strings.Contains(s, "esc to interrupt"):
 		return working
-	case waitsForBackground(s):
+	case waitsForBackground(s), claudeShells.MatchString(s):
 		// The turn was given up, but a background agent or shell runs
 		// and will start the next turn by itself (SPEC.md Y8).
 		return working
@@ -39,6 +39,13 @@ func claudeScreen(s string) string {
 // backgroundWait is the line Claude Code shows while its turn waits for
 // background work: "Waiting for 1 background agent to finish".
 var backgroundWait = regexp.MustCompile(`Waiting for \d+ background \w+ to finish`)
+
+// claudeShells is the footer while background shells or monitors run,
+// after the turn that started them: "⏸ manual mode on · 1 shell · ↓ to
+// manage", "· 1 monitor ·". Their end (and each event of a monitor) starts
+// a turn of Claude Code's own; no "Waiting for" line says so (that line
+// counts agents and workflows only).
+var claudeShells = regexp.MustCompile(`(?m)^  \S.* · \d+ (shells?|monitors?) · `)
 
 // waitsForBackground reports whether the screen's last word on the turn is
 // backgroundWait: the line stays in the transcript above the next entries

@@ -101,13 +101,22 @@ func anthropicHandler(m *model) http.Handler {
 		text, results, at := req.lastUserAt()
 		// A subagent's directive is done once anything follows it: the
 		// subagent's result, or the note that it runs in the background
-		// (the tool calls since are the subagent's own).
+		// (the tool calls since are the subagent's own). So is a
+		// background command's: the turn its end starts quotes the
+		// directive again, with a task-notification and no tool result.
 		afterAgent := false
-		for i := at + 1; parseDirective(text).kind == "agent" && at >= 0 && i < len(req.Messages); i++ {
+		for i := at + 1; followsUp(parseDirective(text).kind) && at >= 0 && i < len(req.Messages); i++ {
 			afterAgent = afterAgent || req.Messages[i].Role == "assistant"
 		}
-		if parseDirective(text).kind == "agent" && len(req.Tools) > 0 && !afterAgent {
-			afterAgent = !m.agentOnce(parseDirective(text).args[0])
+		if d := parseDirective(text); followsUp(d.kind) && len(req.Tools) > 0 && !afterAgent {
+			// Claude Code merges the messages of a session into one
+			// user and one assistant message around the last prompt:
+			// later requests quote the directive as the last words.
+			key := d.args[0]
+			if d.kind == "background" {
+				key = "background " + key
+			}
+			afterAgent = !m.agentOnce(key)
 		}
 		d := m.directive(text, afterAgent || m.answered(text, results), len(req.Tools) > 0)
 		if d.kind == "fail" {
@@ -134,6 +143,18 @@ func anthropicHandler(m *model) http.Handler {
 				content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)),
 					"name": "Bash", "input": map[string]any{"command": c, "description": "Run " + c}})
 			}
+		case "background":
+			// Bash's own flag (2.1.332): the call returns at once with
+			// the shell's id, and the shell's end is told in a turn of
+			// Claude Code's own.
+			stop = "tool_use"
+			name, input := "Bash", map[string]any{"command": d.args[0], "description": "e2e background command", "run_in_background": true}
+			if c, ok := strings.CutPrefix(d.args[0], "monitor "); ok {
+				// Its Monitor tool: each line CMD writes is an event,
+				// CMD's exit ends the watch.
+				name, input = "Monitor", map[string]any{"command": c, "description": "e2e monitor", "timeout_ms": 60000}
+			}
+			content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)), "name": name, "input": input})
 		case "agent":
 			stop = "tool_use"
 			content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", toolIDs.Add(1)), "name": "Agent",
@@ -219,3 +240,8 @@ func anthropicHandler(m *model) http.Handler {
 		s.event("message_stop", `{"type":"message_stop"}`)
 	})
 }
+
+// followsUp reports whether a directive of kind starts work that outlives
+// its tool call in Claude Code (a subagent, a background command): any
+// assistant message after the directive means its call was made.
+func followsUp(kind string) bool { return kind == "agent" || kind == "background" }

@@ -3,7 +3,10 @@
 package e2e
 
 import (
+	"encoding/json"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -91,12 +94,76 @@ func TestModelFlaky(t *testing.T) {
 // Claude Code's wait for background work counts only while it is the
 // screen's last word on the turn.
 func TestClaudeScreenBackground(t *testing.T) {
-	waiting := "❯ e2e:agent x\n● Agent(e2e subagent)\n  ⎿  Backgrounded agent\n● done.\n✻ Waiting for 1 background agent to finish\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
-	after := "❯ e2e:agent x\n● done.\n✻ Waiting for 1 background agent to finish\n● Agent \"e2e subagent\" finished · 38s\n● done.\n✻ Cogitated for 1m 1s\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n"
-	if got := claudeScreen(waiting); got != working {
-		t.Errorf("waiting for the agent: %q", got)
+	tests := []struct {
+		name, screen, want string
+	}{
+		{"waiting for the agent", "❯ e2e:agent x\n● Agent(e2e subagent)\n  ⎿  Backgrounded agent\n● done.\n" +
+			"✻ Waiting for 1 background agent to finish\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n", working},
+		{"after it", "❯ e2e:agent x\n● done.\n✻ Waiting for 1 background agent to finish\n● Agent \"e2e subagent\" finished · 38s\n" +
+			"● done.\n✻ Cogitated for 1m 1s\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n", idle},
+		// A background shell: no "Waiting for" line, the footer counts it.
+		{"a background shell runs", "❯ e2e:background sleep 8\n● Bash(sleep 8)\n  ⎿  Running in the background (↓ to manage)\n● done.\n" +
+			"✻ Baked for 2s · done 7:50 PM · 1 shell still running\n────\n❯ \n────\n  ⏸ manual mode on · 1 shell · ↓ to manage\n", working},
+		{"after the shell", "❯ e2e:background sleep 8\n● done.\n✻ Baked for 2s · done 7:50 PM\n" +
+			"● Background command \"e2e background command\" completed (exit code 0)\n● done.\n────\n❯ \n────\n  ⏸ manual mode on · ? for shortcuts\n", idle},
+		{"a monitor runs", "● done.\n✻ Churned for 2s · done 7:58 PM · 1 monitor still running\n────\n❯ \n────\n" +
+			"  ⏸ manual mode on · 1 monitor · ← for agents · ↓ to manage\n", working},
 	}
-	if got := claudeScreen(after); got != idle {
-		t.Errorf("after it: %q", got)
+	for _, tt := range tests {
+		if got := claudeScreen(tt.screen); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// e2e:background, as the Anthropic handler serves it to Claude Code: a
+// Bash call with run_in_background, "done." once its result is back, and
+// "done." again for the turn the shell's end starts (a task-notification
+// that quotes the directive without a tool result), never a second
+// background command.
+func TestAnthropicBackgroundCommand(t *testing.T) {
+	h := anthropicHandler(&model{})
+	ask := func(messages string) map[string]any {
+		t.Helper()
+		body := `{"model":"m","stream":false,"tools":[{"name":"Bash"}],"messages":[` + messages + `]}`
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("POST", "/v1/messages", strings.NewReader(body)))
+		var out map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+			t.Fatalf("%v: %s", err, w.Body)
+		}
+		return out
+	}
+	prompt := `{"role":"user","content":"e2e:background sleep 8"}`
+	first := ask(prompt)
+	content, _ := first["content"].([]any)
+	call, _ := content[0].(map[string]any)
+	input, _ := call["input"].(map[string]any)
+	if first["stop_reason"] != "tool_use" || call["name"] != "Bash" || input["command"] != "sleep 8" || input["run_in_background"] != true {
+		t.Fatalf("the prompt: %v", first)
+	}
+	id, _ := call["id"].(string)
+	used := `{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{}}]}`
+	result := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"Command running in background"}]}`
+	notified := `{"role":"user","content":[{"type":"text","text":"<task-notification>\n<status>completed</status>\n</task-notification>"}]}`
+	// After a turn, Claude Code merges the session into one user and one
+	// assistant message: the directive is then in the last message.
+	merged := `{"role":"user","content":"e2e:plan"},{"role":"assistant","content":[{"type":"text","text":"done."},` +
+		`{"type":"tool_use","id":"` + id + `","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id +
+		`","content":"ok"},{"type":"text","text":"e2e:background sleep 8"},{"type":"text","text":"<system-reminder>\nnotification"}]}`
+	// In the order Claude Code sends them: the merged request comes
+	// after the directive's result has been answered.
+	for _, c := range []struct{ name, messages string }{
+		{"its result", prompt + "," + used + "," + result},
+		{"the turn its end starts", prompt + "," + used + "," + result + `,{"role":"assistant","content":"done."},` + notified},
+		{"that turn, merged by Claude", merged},
+	} {
+		name, messages := c.name, c.messages
+		out := ask(messages)
+		content, _ := out["content"].([]any)
+		block, _ := content[0].(map[string]any)
+		if out["stop_reason"] != "end_turn" || block["text"] != "done." {
+			t.Errorf("%s: %v", name, out)
+		}
 	}
 }

@@ -46,7 +46,9 @@ import (
 //	                     Copilot CLI's task mode "background")
 //	e2e:background CMD   run CMD in the background (the agent's shell tool,
 //	                     where it has a background flag), then "done.";
-//	                     "agent CMD": a background subagent (Qwen Code)
+//	                     "agent CMD": a background subagent (Qwen Code);
+//	                     "monitor CMD": a monitor (Claude Code's Monitor
+//	                     tool), each line CMD writes an event
 //	anything else        reply "ok" (titles, summaries, warm-ups)
 //
 // A request that offers no tools (an agent's side request: a title, a
