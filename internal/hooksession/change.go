@@ -42,6 +42,9 @@ type Change struct {
 	// Background, when not nil, replaces the count of work that runs
 	// outside the agent's turn (SPEC.md §4.4), with State; nil keeps it.
 	Background *statusfile.Background
+	// Subagent: the change is a subagent's, which says nothing of the
+	// session's turn but its dialog (subagentHold).
+	Subagent bool
 }
 
 // apply returns the record that c makes of cur, the record on disk

@@ -306,7 +306,7 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 		return f.apply(env, name, func(dir string) error { return hooksession.Clear(dir, a.Session) })
 	}
 	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: cmp.Or(f.agent, defaultAgent), Cwd: a.Cwd, Task: a.Task,
-		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env), Background: a.Background}
+		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env), Background: a.Background, Subagent: a.Subagent}
 	ch.PID, ch.PIDFound = f.agentProcess()
 	if sourceOf != nil && ch.PID > 0 {
 		// Only a source the adapter checked (SPEC.md H17).
