@@ -60,6 +60,10 @@ type follower struct {
 	bg         agenthook.BackgroundFollower
 	background *statusfile.Background
 	wait       statusfile.Waiting
+	// sf reads what a line says because of the lines before it (nil:
+	// nothing), with the count of work that outlasts the turn without
+	// bringing the agent back (Codex's subagents).
+	sf agenthook.StateFollower
 }
 
 // follow starts following src. It returns nil when the source cannot be
@@ -87,6 +91,7 @@ func follow(src agenthook.Source, session string, pid int) *follower {
 		out: make(chan observed, 1), done: make(chan struct{})}
 	if src.Append() {
 		f.bg = agenthook.SourceBackground(src.Kind)
+		f.sf = agenthook.SourceFollower(src.Kind)
 	}
 	go f.loop()
 	return f
@@ -243,6 +248,20 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 					f.ended = agenthook.SourceEnded(f.src.Kind, line)
 					f.wait = statusfile.Waiting{}
 				}
+				if f.sf != nil {
+					if st, bg, wait, sn, ok := f.sf.LineState(line); ok {
+						// What the line says after the lines before it:
+						// a dialog no hook announces, or a turn that work
+						// outlasts (idle, counted), or the count alone.
+						f.background, f.wait = &bg, wait
+						if st != "" {
+							state = st
+						} else if !found {
+							state = ""
+						}
+						found, since = true, sn
+					}
+				}
 				if f.bg != nil {
 					if bg, wait, sn, ok := f.bg.Line(line); ok {
 						fewer := f.background != nil && bg.Agents < f.background.Agents
@@ -310,12 +329,28 @@ func (o *owner) applyObserved(ob observed) {
 	}
 	defer l.Release()
 	stamps := readStamps(l)
-	if ob.stamp < stamps.State || ob.stamp < stamps.Cleared {
+	if ob.stamp < stamps.Cleared {
 		return
+	}
+	if ob.stamp < stamps.State {
+		// A hook started since has set the state; the count of work
+		// outside the turn is the source's alone, and stands.
+		ob.state = ""
 	}
 	rec, exists, err := o.s.read()
 	if !exists || err != nil || rec.PID != o.agent.pid {
 		return
+	}
+	if ob.state != "" {
+		// The source is the session's own: a subagent's dialog still
+		// open holds its change back (subagentHold).
+		ch := Change{State: ob.state, Ended: ob.ended, Background: ob.background}
+		held := stamps.Subagent
+		stamps.holdSubagent(&ch, rec, true)
+		if held != nil || stamps.Subagent != nil {
+			defer func() { writeStamps(l, stamps) }()
+		}
+		ob.state, ob.ended = ch.State, ch.Ended
 	}
 	if ob.state == "" {
 		// A count alone (background work ended): the state stays what the
