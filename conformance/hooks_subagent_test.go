@@ -46,14 +46,11 @@ func holdSubagent(home string, a agenthook.Action, prev statusfile.Status) (agen
 	case a.Subagent:
 		a.State, a.Ended = "", statusfile.Ended{}
 		h.Dialog, h.Ended = false, nil
-	case !dialog || a.State == statusfile.Blocked || a.State == statusfile.Idle && a.Ended.Reason == "":
+	case !dialog || a.State != statusfile.Idle || a.Ended.Reason == "":
 		h.Dialog, h.Ended = false, nil
-	default:
-		h.Ended = nil
-		if a.State == statusfile.Idle {
-			e := a.Ended
-			h.Ended = &e
-		}
+	default: // the session's turn ended while the subagent's dialog shows
+		e := a.Ended
+		h.Ended = &e
 		a.State, a.Ended = "", statusfile.Ended{}
 	}
 	data, _ := json.Marshal(h)

@@ -32,10 +32,10 @@ type subagentHold struct {
 //   - a subagent's other change closes its dialog: the record goes back
 //     to what the session's own turn is (working, or idle as it ended);
 //     without a dialog of its own open, it changes nothing;
-//   - while a subagent's dialog is open, the session's own working or idle
-//     is remembered, and leaves the record blocked; its own blocked, or
-//     an idle that ends no turn (a new thread: SessionStart), ends the
-//     hold.
+//   - while a subagent's dialog is open, the end of the session's own
+//     turn is remembered, and leaves the record blocked; anything else of
+//     the session's own (its next prompt, its own dialog, a new thread)
+//     ends the hold.
 //
 // Without a subagent's dialog, nothing is held, and the session's own
 // changes are applied as they come.
@@ -68,17 +68,17 @@ func (h *subagentHold) hold(ch *Change, cur statusfile.Status, found bool) {
 		}
 		return
 	}
-	switch {
-	case !dialog, ch.State == statusfile.Blocked,
-		ch.State == statusfile.Idle && ch.Ended.Reason == "" && ch.Background == nil:
+	if !dialog || ch.State != statusfile.Idle || ch.Ended.Reason == "" && ch.Background == nil {
+		// No dialog of a subagent's, or the session's own dialog, or
+		// its own turn going on (Codex hides the prompt while a dialog
+		// shows, and Esc at a subagent's dialog runs no hook at all),
+		// or a new thread (SessionStart): as it comes.
 		*h = subagentHold{}
 		return
-	case ch.State == statusfile.Idle:
-		e := ch.Ended
-		h.Ended = &e
-	default:
-		h.Ended = nil
 	}
+	// The session's turn ended while the subagent's dialog shows.
+	e := ch.Ended
+	h.Ended = &e
 	ch.State, ch.Ended = "", statusfile.Ended{}
 }
 
