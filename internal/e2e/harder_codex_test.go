@@ -153,35 +153,32 @@ func TestCodexHarder(t *testing.T) {
 		step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled, why: planWhy},
 		step{name: "implement (Enter)", act: pressing("Enter"), truth: working},
 		step{name: "implemented", truth: idle, settle: codexSettled, why: "^done$"})
-	r.do("plan-dismissed",
-		step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled, why: planWhy})
-	r.noSignal("plan-dismissed", step{name: "stay in Plan mode (Esc)", act: pressing("Escape"), truth: idle, settle: codexSettled},
-		blocked, 5*time.Second, "", 5*time.Second)
-	if codexOnly("plan-dismissed") {
-		r.t.Logf("codex plan-dismissed: no signal: %s", planDismissed)
-	}
-	r.do("plan-dismissed",
-		step{name: "default mode, the next prompt", act: func(r *agentRun) {
-			r.tm.send("BTab")
-			typing("e2e:text")(r)
-		}, truth: working},
-		step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"})
-	// "No, stay in Plan mode", the dialog's third item, is Esc's twin.
-	r.do("plan-declined",
-		step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled, why: planWhy})
-	r.noSignal("plan-declined", step{name: "No, stay in Plan mode", act: func(r *agentRun) {
-		for _, k := range []string{"Down", "Down", "Enter"} {
-			r.tm.send(k)
-			time.Sleep(150 * time.Millisecond) // one key at a time, as a user presses them
+	// Esc, and "No, stay in Plan mode" (the dialog's third item), its twin.
+	for _, dismiss := range []struct {
+		scenario, name string
+		keys           []string
+	}{
+		{"plan-dismissed", "stay in Plan mode (Esc)", []string{"Escape"}},
+		{"plan-declined", "No, stay in Plan mode", []string{"Down", "Down", "Enter"}},
+	} {
+		r.do(dismiss.scenario,
+			step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled, why: planWhy})
+		r.noSignal(dismiss.scenario, step{name: dismiss.name, act: func(r *agentRun) {
+			for _, k := range dismiss.keys {
+				r.tm.send(k)
+				time.Sleep(150 * time.Millisecond) // one key at a time, as a user presses them
+			}
+		}, truth: idle, settle: codexSettled}, blocked, 5*time.Second, "", 5*time.Second)
+		if codexOnly(dismiss.scenario) {
+			r.t.Logf("codex %s: no signal: %s", dismiss.scenario, planDismissed)
 		}
-	}, truth: idle, settle: codexSettled},
-		blocked, 5*time.Second, "", 5*time.Second)
-	r.do("plan-declined",
-		step{name: "default mode, the next prompt", act: func(r *agentRun) {
-			r.tm.send("BTab")
-			typing("e2e:text")(r)
-		}, truth: working},
-		step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"})
+		r.do(dismiss.scenario,
+			step{name: "default mode, the next prompt", act: func(r *agentRun) {
+				r.tm.send("BTab")
+				typing("e2e:text")(r)
+			}, truth: working},
+			step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"})
+	}
 	// A command still running when exec_command's wait for output ends
 	// (10 s) goes on after the turn, a background terminal: no
 	// PostToolUse comes, the model answers, Stop ends the turn. Codex
