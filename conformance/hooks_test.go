@@ -55,7 +55,12 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 		}
 		return a
 	},
-	"subagent-stop-is-stop":       setOn(statusfile.Idle, "hook_event_name", "SubagentStop"),
+	"subagent-stop-is-stop": setOn(statusfile.Idle, "hook_event_name", "SubagentStop"),
+	// A subagent's events (Codex: agent_id) taken as the session's own.
+	"subagent-is-the-session": func(_ map[string]any, a agenthook.Action) agenthook.Action {
+		a.Subagent = false
+		return a
+	},
 	"every-notification-blocks":   setOn(statusfile.Blocked, "hook_event_name", "Notification"),
 	"other-agents-block":          setOn(statusfile.Blocked, "notification_type", "agent_needs_input"),
 	"compaction-is-a-new-session": setOn(statusfile.Idle, "hook_event_name", "PreCompact", "PostCompact", "PreCompress", "SessionStart"),
@@ -176,6 +181,7 @@ var trapFlaw = map[string][]string{
 	"codex/parallel-tool-calls":                  {"tool-end-is-turn-end"},
 	"codex/permission-request":                   {"permission-from-notification-only"},
 	"codex/real-esc-in-tool":                     {"interrupt-is-done"},
+	"codex/real-0.171.0-bgagent":                 {"subagent-is-the-session"},
 	"codex/stop-failure":                         {"stop-failure-ignored", "rate-limit-is-failure"},
 	"codex/subagent-stop":                        {"subagent-stop-is-stop"},
 	"gemini/after-model-streaming":               {"after-model-publishes"},
@@ -239,6 +245,9 @@ func hookHelper(agent, flaw, home string, in io.Reader) error {
 		return err
 	}
 	prev := rec
+	if a, err = holdSubagent(home, a, prev); err != nil {
+		return err
+	}
 	// A turn given up to background work leaves a wait that is on (S1, Y8).
 	keepWait := a.State == statusfile.Working && a.Background != nil && *a.Background != (statusfile.Background{}) &&
 		prev.State == statusfile.Blocked

@@ -60,6 +60,12 @@ type Action struct {
 	// agent process (Codex's /clear), whose records go, unless that
 	// process serves several clients (Codex's app-server daemon).
 	Replaces bool
+	// Subagent: the event is a subagent's, sent under the session's id
+	// (Codex's carry its agent_id). A subagent runs beside the session's
+	// turn and may outlast it, so its events say nothing of that turn,
+	// but its dialog shows on the session's screen: the publisher keeps
+	// it blocked whatever order its hooks and the session's come in.
+	Subagent bool
 }
 
 // TaskOp is one change to a session's task list (Claude Code's task tools).

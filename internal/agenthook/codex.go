@@ -19,6 +19,9 @@ type codexInput struct {
 	// Transcript is the rollout file (SPEC.md §13.3), checked by the
 	// caller with CodexRolloutPath before it is followed.
 	Transcript string `json:"transcript_path"`
+	// AgentID names the subagent whose event this is (0.171.0 sends a
+	// subagent's hooks with the parent's session_id).
+	AgentID string `json:"agent_id"`
 }
 
 // codexAskTool is Codex's ask-the-user tool. Its question shows as the tool
@@ -47,6 +50,10 @@ const codexAskTool = "request_user_input"
 //	  SubagentStart, SubagentStop           ignored: the turn goes on
 //	anything else                           ignored
 //
+// An event with agent_id is a subagent's (spawn_agent), under the
+// session's id: mapped as the session's, and marked Subagent, so that the
+// publisher lets it say only what its dialog does (hooksession).
+//
 // A failed turn (the model's HTTP error) runs no hook in 0.171.0: the
 // rollout file says it ([CodexRolloutEvent]).
 func Codex(data []byte) (Action, error) {
@@ -58,6 +65,7 @@ func Codex(data []byte) (Action, error) {
 	if filepath.IsAbs(in.Transcript) {
 		a.Source = &Source{Kind: SourceCodexRollout, Path: in.Transcript}
 	}
+	a.Subagent = in.AgentID != ""
 	switch in.Event {
 	case "SessionStart":
 		if in.Source == "compact" {

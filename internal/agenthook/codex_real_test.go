@@ -40,6 +40,10 @@ func TestCodexReal(t *testing.T) {
 		{"real-pre-tool-use-question.json", Set, session, statusfile.Blocked},
 		{"real-post-tool-use-question.json", Set, session, statusfile.Working},
 		{"real-session-end.json", Remove, "01a231b5-d427-72d1-b32d-f47a61036ebb", ""},
+		// A subagent's start and end (spawn_agent), sent when registered
+		// (statuspub install does not): not the session's turn.
+		{"real-subagent-start.json", Ignore, "01a23d75-064b-7c02-8e64-4ccf568d028e", ""},
+		{"real-subagent-stop.json", Ignore, "01a23d75-064b-7c02-8e64-4ccf568d028e", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -115,6 +115,28 @@ func SourceBackground(kind string) BackgroundFollower {
 	return nil
 }
 
+// A StateFollower reads, line by line of an append-only source, what a
+// line says beyond its own state (SourceState) because of the lines
+// before it: ok reports a line after which the state is st ("" for the
+// count alone), blocked with wait for a dialog the source says is open,
+// with bg, the background work that outlasts the agent's turn (SPEC.md
+// Y8). Unlike a BackgroundFollower's, that work does not bring the agent
+// back by itself once it ends, so a turn given up to it ends idle, not
+// working. since is that line's mark.
+type StateFollower interface {
+	LineState(line []byte) (st statusfile.State, bg statusfile.Background, wait statusfile.Waiting, since string, ok bool)
+}
+
+// SourceFollower returns a new StateFollower for a source of kind, or nil
+// where each line says all it says alone: Codex's rollout
+// ([CodexRollout]).
+func SourceFollower(kind string) StateFollower {
+	if kind == SourceCodexRollout {
+		return &CodexRollout{}
+	}
+	return nil
+}
+
 // SourceEnded is how the turn ended when the source's data, for which
 // SourceState said idle, is the first word of it: Codex's rollout line
 // says ([CodexRolloutEnded]), and Copilot CLI's session log

@@ -115,31 +115,70 @@ func TestCodexHarder(t *testing.T) {
 	r.noSignal("subagent", step{name: "approve the subagent's tool", act: pressing("y"), truth: working, settle: codexSettled},
 		blocked, 2*time.Second, "", 10*time.Second)
 	r.do("subagent", step{name: "subagent and turn end", truth: idle, settle: codexSettled, why: "^done$"})
+	// A subagent the model leaves running (spawn_agent, no wait_agent):
+	// the turn ends at once (Stop, "Worked for"), the subagent's approval
+	// dialog shows on the parent's screen, in either order with that Stop,
+	// and Codex takes no turn when the subagent ends (SPEC.md Y8: idle,
+	// "1 background agent"). Its hooks carry the session's id and its
+	// agent_id; the rollout has its spawn_agent output and, once it ends,
+	// a <subagent_notification> message, which the owner follows.
+	r.do("bgagent",
+		step{name: "prompt: the turn ends, the subagent's tool asks", act: typing("e2e:bgagent sleep 3"), truth: blocked, settle: codexSettled,
+			why: "^Bash: sleep 3; 1 background agent$"})
+	r.noSignal("bgagent", step{name: "approve the subagent's tool", act: pressing("y"), truth: idle, settle: codexSettled},
+		blocked, 2*time.Second, idle, 10*time.Second)
+	r.do("bgagent", step{name: "the subagent ends", truth: idle, settle: codexSettled, why: "^done$"})
 	// Plan mode: a reply with a <proposed_plan> block ends the turn (Stop),
 	// and the TUI asks "Implement this plan?". The session waits for the
-	// user's decision before it goes on (SPEC.md S1: blocked), but no hook
-	// says so: Stop's last_assistant_message has the plan cut out, its
-	// permission_mode says "default", and only the rollout file has it (an
-	// item_completed of type Plan just before task_complete). Esc (stay
-	// in Plan mode) writes nothing anywhere; "Yes, implement" sends the
-	// prompt "Implement the plan." in Default mode.
-	planNoSignal := "Codex 0.171.0 runs no hook for \"Implement this plan?\": Stop (idle) comes as it shows"
+	// user's decision (SPEC.md S1: blocked). No hook says so (Stop's
+	// last_assistant_message has the plan cut out, its permission_mode
+	// says "default"); the rollout file does, with an item_completed of
+	// type Plan just before the turn's task_complete, which the heartbeat
+	// owner follows. "Yes, implement" sends the prompt "Implement the
+	// plan." in Default mode; Esc and "No, stay in Plan mode" only close
+	// the dialog: no hook, nothing in the rollout or history.jsonl; the one
+	// write is the thread's read receipt in Codex's SQLite state
+	// (state_5.sqlite, thread_read_receipts.first_unread_turn set to
+	// NULL, 47 ms after Esc), which the toolkit does not follow. So the
+	// status stays blocked until the next prompt.
+	planDismissed := "Codex 0.171.0 runs no hook and writes nothing the toolkit follows when \"Implement this plan?\" is dismissed (Esc, \"No\"): blocked until the next prompt"
 	// Shift+Tab and the prompt at once: before the first prompt there is
 	// no record to agree with the screen (no hook runs yet).
 	planPrompt := func(r *agentRun) {
 		r.tm.send("BTab")
 		typing("e2e:plan")(r)
 	}
+	planWhy := "^permission: E2E plan$"
 	r.do("plan-approval",
-		step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled,
-			unsignalled: planNoSignal},
+		step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled, why: planWhy},
 		step{name: "implement (Enter)", act: pressing("Enter"), truth: working},
 		step{name: "implemented", truth: idle, settle: codexSettled, why: "^done$"})
-	r.do("plan-dismissed",
-		step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled,
-			unsignalled: planNoSignal},
-		step{name: "stay in Plan mode (Esc)", act: pressing("Escape"), truth: idle, settle: codexSettled},
-		step{name: "default mode", act: pressing("BTab"), truth: idle, settle: codexSettled})
+	// Esc, and "No, stay in Plan mode" (the dialog's third item), its twin.
+	for _, dismiss := range []struct {
+		scenario, name string
+		keys           []string
+	}{
+		{"plan-dismissed", "stay in Plan mode (Esc)", []string{"Escape"}},
+		{"plan-declined", "No, stay in Plan mode", []string{"Down", "Down", "Enter"}},
+	} {
+		r.do(dismiss.scenario,
+			step{name: "Plan mode, prompt: a plan, then \"Implement this plan?\"", act: planPrompt, truth: blocked, settle: codexSettled, why: planWhy})
+		r.noSignal(dismiss.scenario, step{name: dismiss.name, act: func(r *agentRun) {
+			for _, k := range dismiss.keys {
+				r.tm.send(k)
+				time.Sleep(150 * time.Millisecond) // one key at a time, as a user presses them
+			}
+		}, truth: idle, settle: codexSettled}, blocked, 5*time.Second, "", 5*time.Second)
+		if codexOnly(dismiss.scenario) {
+			r.t.Logf("codex %s: no signal: %s", dismiss.scenario, planDismissed)
+		}
+		r.do(dismiss.scenario,
+			step{name: "default mode, the next prompt", act: func(r *agentRun) {
+				r.tm.send("BTab")
+				typing("e2e:text")(r)
+			}, truth: working},
+			step{name: "answer", truth: idle, settle: codexSettled, why: "^done$"})
+	}
 	// A command still running when exec_command's wait for output ends
 	// (10 s) goes on after the turn, a background terminal: no
 	// PostToolUse comes, the model answers, Stop ends the turn. Codex

@@ -46,6 +46,9 @@ type Change struct {
 	// (agenthook.Action.TasksKept): the record's tasks stay, and keep a
 	// turn's end working while they run.
 	TasksKept bool
+	// Subagent: the change is a subagent's, which says nothing of the
+	// session's turn but its dialog (subagentHold).
+	Subagent bool
 }
 
 // apply returns the record that c makes of cur, the record on disk

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentstatus/agentstatus/internal/agenthook"
 	"github.com/agentstatus/agentstatus/internal/safefs"
+	"github.com/agentstatus/agentstatus/statusfile"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,6 +41,23 @@ type fieldStamps struct {
 	// Source is the file the agent keeps its own state in, which the
 	// heartbeat owner follows (SPEC.md §13.3); set by the adapters.
 	Source *agenthook.Source `json:"source,omitempty"`
+	// Subagent is what a subagent's dialog holds back (subagentHold);
+	// nil when nothing.
+	Subagent *subagentHold `json:"subagent,omitempty"`
+}
+
+// holdSubagent applies the subagents' hold (subagentHold.hold) to ch, a
+// change of the record cur, and keeps what it holds in st.
+func (st *fieldStamps) holdSubagent(ch *Change, cur statusfile.Status, found bool) {
+	var h subagentHold
+	if st.Subagent != nil {
+		h = *st.Subagent
+	}
+	h.hold(ch, cur, found)
+	st.Subagent = nil
+	if !h.empty() {
+		st.Subagent = &h
+	}
 }
 
 // maxStamps bounds what is read of the lock file.

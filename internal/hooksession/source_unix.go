@@ -63,6 +63,10 @@ type follower struct {
 	bg         agenthook.BackgroundFollower
 	background *statusfile.Background
 	wait       statusfile.Waiting
+	// sf reads what a line says because of the lines before it (nil:
+	// nothing), with the count of work that outlasts the turn without
+	// bringing the agent back (Codex's subagents).
+	sf agenthook.StateFollower
 }
 
 // follow starts following src. It returns nil when the source cannot be
@@ -94,6 +98,7 @@ func follow(src agenthook.Source, session string, pid int) *follower {
 		out: make(chan observed, 1), done: make(chan struct{})}
 	if src.Append() {
 		f.bg = agenthook.SourceBackground(src.Kind)
+		f.sf = agenthook.SourceFollower(src.Kind)
 	}
 	if src.Dir() {
 		go f.loopDir()
@@ -259,6 +264,20 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 					f.ended = agenthook.SourceEnded(f.src.Kind, line)
 					f.wait = statusfile.Waiting{}
 				}
+				if f.sf != nil {
+					if st, bg, wait, sn, ok := f.sf.LineState(line); ok {
+						// What the line says after the lines before it:
+						// a dialog no hook announces, or a turn that work
+						// outlasts (idle, counted), or the count alone.
+						f.background, f.wait = &bg, wait
+						if st != "" {
+							state = st
+						} else if !found {
+							state = ""
+						}
+						found, since = true, sn
+					}
+				}
 				if f.bg != nil {
 					if bg, wait, sn, ok := f.bg.Line(line); ok {
 						fewer := f.background != nil && bg.Agents < f.background.Agents
@@ -327,7 +346,7 @@ func (o *owner) applyObserved(ob observed) {
 	defer l.Release()
 	stamps := readStamps(l)
 	stale := ob.stamp < stamps.State
-	if stale && !ob.tasksOnly || ob.stamp < stamps.Cleared {
+	if ob.stamp < stamps.Cleared {
 		return
 	}
 	rec, exists, err := o.s.read()
@@ -336,6 +355,21 @@ func (o *owner) applyObserved(ob observed) {
 	}
 	if ob.tasksOnly {
 		ob = tasksObserved(ob, rec, stale)
+	} else if stale {
+		// A hook started since has set the state; the count of work
+		// outside the turn is the source's alone, and stands.
+		ob.state = ""
+	}
+	if ob.state != "" {
+		// The source is the session's own: a subagent's dialog still
+		// open holds its change back (subagentHold).
+		ch := Change{State: ob.state, Ended: ob.ended, Background: ob.background}
+		held := stamps.Subagent
+		stamps.holdSubagent(&ch, rec, true)
+		if held != nil || stamps.Subagent != nil {
+			defer func() { writeStamps(l, stamps) }()
+		}
+		ob.state, ob.ended = ch.State, ch.Ended
 	}
 	if ob.state == "" {
 		// A count alone (background work ended): the state stays what the
