@@ -16,10 +16,8 @@ func TestClaudeCodeHarder(t *testing.T) {
 	needE2E(t)
 	r := startClaude(t, "plan")
 	r.do("start", step{name: "waits for the first prompt", truth: idle, settle: time.Second})
-	r.do("plan",
-		step{name: "prompt", act: typing("e2e:plan"), truth: blocked, settle: settled, why: "^ExitPlanMode$"},
-		step{name: "approve", act: pressing("Enter"), truth: working, settle: settled},
-		step{name: "done", truth: idle, settle: settled, why: "^done$"})
+	c := claudeKeys
+	r.do("plan", c.approved("e2e:plan", "^ExitPlanMode$", "", "done", "^done$")...)
 	// A background shell (Bash's run_in_background), after the plan has
 	// left plan mode: the turn is given up while it runs ("1 shell still
 	// running", the footer's "· 1 shell ·"), and its end starts a turn of
@@ -42,9 +40,7 @@ func TestClaudeCodeHarder(t *testing.T) {
 		step{name: "its event: a turn of its own", act: untilScreen(monitorEvent), truth: working},
 		step{name: "the watch ends: a turn of its own", act: untilScreen(monitorEnded), truth: working},
 		step{name: "done", truth: idle, settle: settled, why: "^done$"})
-	r.do("compact-turn",
-		step{name: "prompt", act: typing("e2e:text"), truth: working, settle: settled},
-		step{name: "answer", truth: idle, settle: settled})
+	r.do("compact-turn", c.turn("e2e:text", "")...)
 	r.do("compact",
 		step{name: "/compact", act: compacting("/compact", typing, 3*time.Second), truth: working, settle: settled},
 		step{name: "compacted", truth: idle, settle: settled})

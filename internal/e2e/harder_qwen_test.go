@@ -24,11 +24,8 @@ func TestQwenCodeHarder(t *testing.T) {
 	// A subagent: in the approval mode "default" the agent tool asks
 	// first; the subagent runs in the foreground of the turn, and a
 	// confirmation of its own tool is the session's.
-	r.do("subagent",
-		step{name: "prompt", act: typingSlowly("e2e:agent pwd"), truth: blocked, settle: qwenSettled,
-			why: `^agent: e2e subagent$`},
-		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
-		step{name: "done", truth: idle, settle: qwenSettled, why: "^done$"})
+	q := qwenKeys
+	r.do("subagent", q.approved("e2e:agent pwd", `^agent: e2e subagent$`, "", "done", "^done$")...)
 	r.do("subagent-asks",
 		step{name: "prompt", act: typingSlowly("e2e:agent timeout 3 tail -f /dev/null; touch e2e-sub"), truth: blocked, settle: qwenSettled,
 			why: `^agent: e2e subagent$`},
@@ -93,9 +90,7 @@ func TestQwenCodeHarder(t *testing.T) {
 			r.holds("background-agent-new-turn", "working after Esc while the agent runs", working, 3*time.Second)
 			qwenFIFO(nil)(r)
 		}, truth: idle, settle: qwenSettled, why: "^done$"})
-	r.do("compress-turn",
-		step{name: "prompt", act: typingSlowly("e2e:text"), truth: working, settle: qwenSettled},
-		step{name: "answer", truth: idle, settle: qwenSettled})
+	r.do("compress-turn", q.turn("e2e:text", "")...)
 	r.do("compress",
 		step{name: "/compress", act: compacting("/compress", typingSlowly, 3*time.Second), truth: working, settle: qwenSettled},
 		step{name: "compressed", truth: idle, settle: qwenSettled})
