@@ -149,19 +149,26 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 // user_input.requested (data.message) say which, until the line that
 // answers them.
 //
-// The zero value is ready; it remembers the agents it has seen start and
-// the dialog the log left open.
+// The log goes on across the session's processes (a resumed session
+// appends to it, after session.resume; each process ends with
+// session.shutdown): what a process started ends with it.
+//
+// The zero value is ready; it remembers the agents it has seen start, the
+// dialog the log left open, and the count it last reported.
 type CopilotBackground struct {
-	running map[string]bool
-	dialog  statusfile.Waiting
+	running  map[string]bool
+	dialog   statusfile.Waiting
+	reported statusfile.Background
 }
 
 // Line reads one line of the log. ok reports that the line changes what
 // the record says, to working with bg, the background agents left, or to
 // blocked with wait when a dialog is open: the end of the session's own
 // Stop hook (the hook.end line is written once the hook has run, so that
-// this comes after what the Stop said) while some run, and the end of one
-// of them (the agent's own turn follows at once). since is the line's id.
+// this comes after what the Stop said) while some run, the end of one
+// of them (the agent's own turn follows at once), and the start or end of
+// a process of the session after a count above none. since is the line's
+// id.
 // A subagent that starts says nothing (the turn that started it works
 // on), nor does any other line.
 func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait statusfile.Waiting, since string, ok bool) {
@@ -186,10 +193,18 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 		b.dialog = statusfile.Waiting{Kind: "permission", Detail: ev.Data.PromptRequest.FullCommandText}
 	case "elicitation.requested", "user_input.requested":
 		b.dialog = statusfile.Waiting{Kind: "question", Detail: ev.Data.Message}
-	case "permission.completed", "elicitation.completed", "user_input.completed", "abort", "user.message":
+	case "permission.completed", "elicitation.completed", "user_input.completed", "abort", "user.message",
+		"session.start", "session.resume", "session.shutdown":
 		b.dialog = statusfile.Waiting{}
 	}
 	switch {
+	case ev.Type == "session.start" || ev.Type == "session.resume" || ev.Type == "session.shutdown":
+		// Another process, or none: nothing of the last one runs.
+		// Reported while some ran, the count goes (a count alone).
+		clear(b.running)
+		if b.reported == (statusfile.Background{}) {
+			return bg, wait, "", false
+		}
 	case ev.Type == "subagent.started" && ev.Data.ExecutionMode == "background" && ev.AgentID != "":
 		if b.running == nil {
 			b.running = map[string]bool{}
@@ -202,5 +217,6 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 	default:
 		return bg, wait, "", false
 	}
-	return statusfile.Background{Agents: len(b.running)}, b.dialog, ev.ID, true
+	b.reported = statusfile.Background{Agents: len(b.running)}
+	return b.reported, b.dialog, ev.ID, true
 }

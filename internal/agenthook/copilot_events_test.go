@@ -183,3 +183,34 @@ func TestCopilotBackgroundReal(t *testing.T) {
 		t.Error("SourceBackground: only Copilot CLI's session log counts background agents")
 	}
 }
+
+// The session log goes on across the session's processes: a resumed
+// session's process appends session.resume, and runs none of the
+// background agents of the one before. Reported, their count goes; never
+// reported, nothing changes.
+func TestCopilotBackgroundNextProcess(t *testing.T) {
+	started := `{"type":"subagent.started","data":{"executionMode":"background"},"agentId":"a1","id":"1"}`
+	stop := `{"type":"hook.end","data":{"hookType":"agentStop"},"id":"2"}`
+	asks := `{"type":"permission.requested","data":{"promptRequest":{"fullCommandText":"sleep 8"}},"agentId":"a1","id":"3"}`
+	for _, end := range []string{"session.resume", "session.shutdown", "session.start"} {
+		next := `{"type":"` + end + `","data":{},"id":"4"}`
+		var b CopilotBackground
+		for _, line := range []string{started, stop, asks} {
+			b.Line([]byte(line))
+		}
+		if bg, wait, since, ok := b.Line([]byte(next)); !ok || bg != (statusfile.Background{}) || wait != (statusfile.Waiting{}) || since != "4" {
+			t.Errorf("%s after a reported agent: %+v %+v %q %v, want a count of none", end, bg, wait, since, ok)
+		}
+		if bg, wait, _, ok := b.Line([]byte(stop)); ok {
+			t.Errorf("%s, then a Stop: %+v %+v, want nothing running", end, bg, wait)
+		}
+		var quiet CopilotBackground
+		quiet.Line([]byte(started))
+		if bg, _, _, ok := quiet.Line([]byte(next)); ok {
+			t.Errorf("%s after an agent never reported: %+v", end, bg)
+		}
+		if bg, _, _, ok := quiet.Line([]byte(stop)); ok {
+			t.Errorf("%s, then a Stop: %+v, want nothing running", end, bg)
+		}
+	}
+}
