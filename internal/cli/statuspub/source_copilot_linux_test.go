@@ -25,12 +25,8 @@ func TestOwnerFollowsCopilotBackgroundAgents(t *testing.T) {
 	t.Parallel()
 	const sub = "57f9125e-297d-4152-91c6-7837db72bacc"
 	c := newCopilotSession(t)
-	c.appendLine("session.start", "", `{"sessionId":"`+copilotSessionID+`"}`)
-	c.hook("SessionStart", `,"source":"new"`)
-	waitOneOwner(t, c.dir, copilotSessionID)
-	c.hook("UserPromptSubmit", `,"prompt":"e2e:bgagent sleep 8; echo sub"`)
-	c.appendLine("subagent.started", sub, `{"agentName":"general-purpose","executionMode":"background"}`)
-	c.hook("Stop", `,"stop_reason":"end_turn"`)
+	c.begin()
+	c.backgroundTurn(sub)
 	c.waitRecord("idle after Stop", statusfile.Idle, "done")
 	c.appendLine("hook.end", "", `{"hookType":"agentStop","success":true}`)
 	c.waitRecord("working once the Stop hook has run", statusfile.Working, "1 background agent")
@@ -67,9 +63,7 @@ func TestOwnerFollowsCopilotBackgroundAgents(t *testing.T) {
 	// owner takes only the newest of what it reads): the dialog, and the
 	// count.
 	const sub3 = "7c1b2d3e-0000-4000-8000-000000000003"
-	c.hook("UserPromptSubmit", `,"prompt":"e2e:bgagent sleep 8; echo sub"`)
-	c.appendLine("subagent.started", sub3, `{"agentName":"general-purpose","executionMode":"background"}`)
-	c.hook("Stop", `,"stop_reason":"end_turn"`)
+	c.backgroundTurn(sub3)
 	c.waitRecord("idle after Stop", statusfile.Idle, "done")
 	c.write(c.line("hook.end", "", `{"hookType":"agentStop","success":true}`), c.line("permission.requested", sub3, `{"requestId":"r3"}`))
 	c.waitRecord("blocked at the dialog, with the count", statusfile.Blocked, "1 background agent")
@@ -87,9 +81,7 @@ func TestOwnerFollowsCopilotBackgroundAgents(t *testing.T) {
 	// (as in one real run): the count goes, and the turn's end stays; it
 	// once made the session working until its next event.
 	const sub4 = "8d2c3e4f-0000-4000-8000-000000000004"
-	c.hook("UserPromptSubmit", `,"prompt":"e2e:bgagent sleep 8; echo sub"`)
-	c.appendLine("subagent.started", sub4, `{"agentName":"general-purpose","executionMode":"background"}`)
-	c.hook("Stop", `,"stop_reason":"end_turn"`)
+	c.backgroundTurn(sub4)
 	c.appendLine("hook.end", "", `{"hookType":"agentStop","success":true}`)
 	c.waitRecord("working once the Stop hook has run", statusfile.Working, "1 background agent")
 	c.hook("UserPromptSubmit", `,"prompt":"<system_notification>"`)
@@ -111,12 +103,8 @@ func TestOwnerRestartedCountsCopilotBackgroundAgents(t *testing.T) {
 	t.Parallel()
 	const sub = "57f9125e-297d-4152-91c6-7837db72bacc"
 	c := newCopilotSession(t)
-	c.appendLine("session.start", "", `{"sessionId":"`+copilotSessionID+`"}`)
-	c.hook("SessionStart", `,"source":"new"`)
-	first := waitOneOwner(t, c.dir, copilotSessionID)
-	c.hook("UserPromptSubmit", `,"prompt":"e2e:bgagent sleep 8; echo sub"`)
-	c.appendLine("subagent.started", sub, `{"agentName":"general-purpose","executionMode":"background"}`)
-	c.hook("Stop", `,"stop_reason":"end_turn"`)
+	first := c.begin()
+	c.backgroundTurn(sub)
 	c.appendLine("hook.end", "", `{"hookType":"agentStop","success":true}`)
 	c.waitRecord("working once the Stop hook has run", statusfile.Working, "1 background agent")
 
@@ -144,9 +132,7 @@ func TestOwnerRestartedCountsCopilotBackgroundAgents(t *testing.T) {
 	// A subagent the process left running when it exited: the next
 	// process, resuming the session, has none.
 	const lost = "9e3d4f50-0000-4000-8000-000000000005"
-	c.hook("UserPromptSubmit", `,"prompt":"e2e:bgagent sleep 8; echo sub"`)
-	c.appendLine("subagent.started", lost, `{"agentName":"general-purpose","executionMode":"background"}`)
-	c.hook("Stop", `,"stop_reason":"end_turn"`)
+	c.backgroundTurn(lost)
 	c.appendLine("hook.end", "", `{"hookType":"agentStop","success":true}`)
 	c.waitRecord("working once the Stop hook has run", statusfile.Working, "1 background agent")
 	c.a.kill()
@@ -190,6 +176,24 @@ func newCopilotSession(t *testing.T) *copilotSession {
 	}
 	c.log = filepath.Join(logDir, "events.jsonl")
 	return c
+}
+
+// begin starts the session (its log's first line, SessionStart) and
+// returns its owner's pid.
+func (c *copilotSession) begin() int {
+	c.t.Helper()
+	c.appendLine("session.start", "", `{"sessionId":"`+copilotSessionID+`"}`)
+	c.hook("SessionStart", `,"source":"new"`)
+	return waitOneOwner(c.t, c.dir, copilotSessionID)
+}
+
+// backgroundTurn is a turn that starts the background subagent agent and
+// ends (its Stop hook; the log's hook.end is the caller's).
+func (c *copilotSession) backgroundTurn(agent string) {
+	c.t.Helper()
+	c.hook("UserPromptSubmit", `,"prompt":"e2e:bgagent sleep 8; echo sub"`)
+	c.appendLine("subagent.started", agent, `{"agentName":"general-purpose","executionMode":"background"}`)
+	c.hook("Stop", `,"stop_reason":"end_turn"`)
 }
 
 // start starts the agent process, which runs the hooks.
