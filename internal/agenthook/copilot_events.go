@@ -45,7 +45,8 @@ import (
 //	                                      retries writes no line at all)
 //
 // since is that line's "id" (a new one for every event). Every other line,
-// a denied or cancelled permission.completed (abort follows it), and a
+// a denied or cancelled permission.completed (abort follows it), a
+// subagent's own abort and session.error (see [copilotSubagentEnd]), and a
 // line that is not JSON say nothing. The log is the session's own file,
 // named by its id, so session and pid are not needed.
 func CopilotEventsState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
@@ -60,9 +61,10 @@ func CopilotEventsState(data []byte, session string, pid int) (st statusfile.Sta
 			continue
 		}
 		var ev struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-			Data struct {
+			Type    string `json:"type"`
+			ID      string `json:"id"`
+			AgentID string `json:"agentId"`
+			Data    struct {
 				Result struct {
 					Kind string `json:"kind"`
 				} `json:"result"`
@@ -72,12 +74,26 @@ func CopilotEventsState(data []byte, session string, pid int) (st statusfile.Sta
 			continue
 		}
 		s, known := states[ev.Type]
-		if !known || ev.Type == "permission.completed" && ev.Data.Result.Kind != "approved" {
+		if !known || ev.Type == "permission.completed" && ev.Data.Result.Kind != "approved" ||
+			copilotSubagentEnd(ev.Type, ev.AgentID) {
 			continue
 		}
 		st, since, ok = s, ev.ID, true
 	}
 	return st, since, ok
+}
+
+// copilotSubagentEnd reports whether a session log line of type typ with
+// agentId agent is a subagent's own end of its turn: its abort or
+// session.error. Copilot CLI 1.0.102 writes a subagent's events into the
+// session's log with its "agentId", which the session's own events lack
+// (session-events.schema.json: "Sub-agent instance identifier. Absent for
+// events from the root/main agent"); a subagent whose model call fails
+// ends its own turn, and the task tool returns its failure to the
+// session's, which goes on. Its dialogs and its approved tools are the
+// session's (they are on the session's screen), and stay.
+func copilotSubagentEnd(typ, agent string) bool {
+	return agent != "" && (typ == "abort" || typ == "session.error")
 }
 
 // CopilotEventsPath is the session log of a Copilot CLI session:
@@ -103,14 +119,15 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 	var e statusfile.Ended
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		var ev struct {
-			Type string `json:"type"`
-			Data struct {
+			Type    string `json:"type"`
+			AgentID string `json:"agentId"`
+			Data    struct {
 				Message    string `json:"message"`
 				ErrorType  string `json:"errorType"`
 				StatusCode int    `json:"statusCode"`
 			} `json:"data"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(line), &ev) != nil {
+		if json.Unmarshal(bytes.TrimSpace(line), &ev) != nil || copilotSubagentEnd(ev.Type, ev.AgentID) {
 			continue
 		}
 		switch ev.Type {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -212,5 +213,50 @@ func TestCopilotBackgroundNextProcess(t *testing.T) {
 		if bg, _, _, ok := quiet.Line([]byte(stop)); ok {
 			t.Errorf("%s, then a Stop: %+v, want nothing running", end, bg)
 		}
+	}
+}
+
+// A real session log whose sync subagent's model request failed (HTTP
+// 400, not retried; recorded by the harness): the subagent's own turn
+// ended with session.error (line 24, with its agentId), and the
+// session's turn went on (the task tool's PostToolUseFailure 9 ms later,
+// then its answer and Stop). Its session.error once ended the session's
+// turn in the record, failed.
+func TestCopilotEventsSubagentFails(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "copilot-events", "events-1.0.102-subagent-fails.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	want := map[int]statusfile.State{7: statusfile.Working, 19: statusfile.Working} // the session's prompt, the subagent's
+	for i, line := range lines {
+		st, _, ok := CopilotEventsState(line, "s", 1)
+		if w, signal := want[i+1]; ok != signal || st != w {
+			t.Errorf("line %d: %q %v, want %q", i+1, st, ok, w)
+		}
+	}
+	if st, _, ok := CopilotEventsState(data, "s", 1); !ok || st != statusfile.Working {
+		t.Errorf("the whole log: %q %v, want working", st, ok)
+	}
+	if e := CopilotEventsEnded(data); e != (statusfile.Ended{}) {
+		t.Errorf("the whole log ended the turn %+v", e)
+	}
+	// The same line without the subagent's agentId is the session's own
+	// end of its turn.
+	own := regexp.MustCompile(`,"agentId":"[^"]*"`).ReplaceAll(lines[23], nil)
+	if st, _, ok := CopilotEventsState(own, "s", 1); !ok || st != statusfile.Idle {
+		t.Errorf("the session's own session.error: %q %v, want idle", st, ok)
+	}
+	if e := CopilotEventsEnded(own); e.Reason != "failed" || e.Detail != "400 e2e: scripted failure 400" {
+		t.Errorf("the session's own session.error ended the turn %+v", e)
+	}
+	// A subagent's abort (Esc Esc while it runs) is not the session's
+	// either.
+	abort := []byte(`{"type":"abort","data":{"reason":"user_initiated"},"agentId":"63b010a5-7f49-45fa-b379-d68a242976d4","id":"a1"}`)
+	if st, _, ok := CopilotEventsState(abort, "s", 1); ok {
+		t.Errorf("a subagent's abort: %q", st)
+	}
+	if e := CopilotEventsEnded(abort); e != (statusfile.Ended{}) {
+		t.Errorf("a subagent's abort ended the turn %+v", e)
 	}
 }

@@ -2,6 +2,8 @@
 
 package e2e
 
+import "strings"
+
 // Copilot CLI 1.0.102's subagent tool, as its chat-completions requests
 // offer it: "task" (name, description, prompt, agent_type: explore, task,
 // general-purpose, code-review, research or security-review; mode: sync,
@@ -28,15 +30,20 @@ func copilotCall(d directive) (string, map[string]any, bool) {
 // copilotTask is the task call of an agent directive: a general-purpose
 // subagent (all CLI tools, so its bash asks permission as the session's
 // does) whose prompt is "e2e:tool CMD", in sync mode; bgagent's in
-// background mode.
+// background mode. A CMD that is a directive itself ("e2e:agent e2e:fail
+// 400") is the subagent's prompt as it is.
 func copilotTask(d directive) (string, map[string]any) {
 	mode := "sync"
 	if d.kind == "bgagent" {
 		mode = "background"
 	}
+	prompt := d.args[0]
+	if !strings.HasPrefix(prompt, "e2e:") {
+		prompt = "e2e:tool " + prompt
+	}
 	return "task", map[string]any{
 		"name": "e2e-sub", "description": "e2e subagent", "agent_type": "general-purpose",
-		"prompt": "e2e:tool " + d.args[0], "mode": mode,
+		"prompt": prompt, "mode": mode,
 	}
 }
 
