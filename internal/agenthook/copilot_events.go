@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -149,16 +150,19 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 
 // CopilotBackground counts, line by line of a Copilot CLI session log, the
 // subagents that run in the background (the task tool's mode
-// "background"). Copilot CLI 1.0.102 ends the turn that started one at
+// "background") and the shells (bash's mode "async", attached to the
+// session). Copilot CLI 1.0.102 ends the turn that started one at
 // once (its Stop comes while the subagent runs, and says nothing of it);
-// the footer then says "Waiting for background agents", and when the
-// subagent is done the agent takes a turn of its own (a system
+// the footer then says "Waiting for background agents" (or "… shells"),
+// and when the work is done the agent takes a turn of its own (a system
 // notification as its prompt). The session works throughout (SPEC.md Y8).
 // The log says it, in lines no hook sends:
 //
 //	{"type":"subagent.started","data":{…,"executionMode":"background"},"agentId":"…",…}
+//	{"type":"tool.execution_complete","data":{…,"result":{"content":"<command started in background with shellId: 0>"…}…}
 //	{"type":"hook.end","data":{"hookType":"agentStop",…},"id":"…",…}   (the session's own Stop ran)
 //	{"type":"subagent.completed","data":{…},"agentId":"…",…}          (or subagent.failed)
+//	{"type":"system.notification","data":{…,"kind":{"type":"shell_completed","shellId":"0",…}},…}
 //
 // A subagent's dialog may be on screen when the session's Stop runs (the
 // recorded one came 8 ms before it): the log's permission.requested
@@ -170,24 +174,34 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 // appends to it, after session.resume; each process ends with
 // session.shutdown): what a process started ends with it.
 //
-// The zero value is ready; it remembers the agents it has seen start, the
-// dialog the log left open, and the count it last reported.
+// The zero value is ready; it remembers the agents and shells it has seen
+// start, the dialog the log left open, and the count it last reported.
 type CopilotBackground struct {
-	running  map[string]bool
+	running  map[string]bool // agents, by agentId
+	shells   map[string]bool // shells, by shellId
 	dialog   statusfile.Waiting
 	reported statusfile.Background
 }
 
+// copilotShellStarted finds the shellId of a bash call that leaves its
+// command running attached to the session, in the tool's result: mode
+// async ("<command started in background with shellId: 3>"), and a sync
+// call whose initial_wait ran out ("<command with shellId: 3 is still
+// running after 30 seconds. …>"). A detached command ("… in detached
+// background …", detach true) is not the session's: the footer does not
+// wait for it, nor does the agent.
+var copilotShellStarted = regexp.MustCompile(`<command (?:started in background with shellId: ([^\s>]+?)\.?>|with shellId: ([^\s>]+) is still running after )`)
+
 // Line reads one line of the log. ok reports that the line changes what
-// the record says, to working with bg, the background agents left, or to
+// the record says, to working with bg, the background work left, or to
 // blocked with wait when a dialog is open: the end of the session's own
 // Stop hook (the hook.end line is written once the hook has run, so that
 // this comes after what the Stop said) while some run, the end of one
 // of them (the agent's own turn follows at once), and the start or end of
 // a process of the session after a count above none. since is the line's
 // id.
-// A subagent that starts says nothing (the turn that started it works
-// on), nor does any other line.
+// A subagent or shell that starts says nothing (the turn that started it
+// works on), nor does any other line.
 func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait statusfile.Waiting, since string, ok bool) {
 	var ev struct {
 		Type    string `json:"type"`
@@ -196,6 +210,14 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 		Data    struct {
 			ExecutionMode string `json:"executionMode"`
 			HookType      string `json:"hookType"`
+			Success       bool   `json:"success"`
+			Result        struct {
+				Content string `json:"content"`
+			} `json:"result"`
+			Kind struct { // system.notification's
+				Type    string `json:"type"`
+				ShellID string `json:"shellId"`
+			} `json:"kind"`
 			Message       string `json:"message"`
 			PromptRequest struct {
 				FullCommandText string `json:"fullCommandText"`
@@ -219,6 +241,7 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 		// Another process, or none: nothing of the last one runs.
 		// Reported while some ran, the count goes (a count alone).
 		clear(b.running)
+		clear(b.shells)
 		if b.reported == (statusfile.Background{}) {
 			return bg, wait, "", false
 		}
@@ -228,12 +251,22 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 		}
 		b.running[ev.AgentID] = true
 		return bg, wait, "", false
+	case ev.Type == "tool.execution_complete" && ev.Data.Success && copilotShellStarted.MatchString(ev.Data.Result.Content):
+		m := copilotShellStarted.FindStringSubmatch(ev.Data.Result.Content)
+		if b.shells == nil {
+			b.shells = map[string]bool{}
+		}
+		b.shells[m[1]+m[2]] = true
+		return bg, wait, "", false
 	case (ev.Type == "subagent.completed" || ev.Type == "subagent.failed") && b.running[ev.AgentID]:
 		delete(b.running, ev.AgentID)
-	case ev.Type == "hook.end" && ev.Data.HookType == "agentStop" && ev.AgentID == "" && len(b.running) > 0:
+	case ev.Type == "system.notification" && (ev.Data.Kind.Type == "shell_completed" || ev.Data.Kind.Type == "shell_detached_completed") &&
+		b.shells[ev.Data.Kind.ShellID]:
+		delete(b.shells, ev.Data.Kind.ShellID)
+	case ev.Type == "hook.end" && ev.Data.HookType == "agentStop" && ev.AgentID == "" && len(b.running)+len(b.shells) > 0:
 	default:
 		return bg, wait, "", false
 	}
-	b.reported = statusfile.Background{Agents: len(b.running)}
+	b.reported = statusfile.Background{Agents: len(b.running), Tasks: len(b.shells)}
 	return b.reported, b.dialog, ev.ID, true
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -258,5 +259,54 @@ func TestCopilotEventsSubagentFails(t *testing.T) {
 	}
 	if e := CopilotEventsEnded(abort); e != (statusfile.Ended{}) {
 		t.Errorf("a subagent's abort ended the turn %+v", e)
+	}
+}
+
+// A real session log with a background shell (bash mode "async", recorded
+// by the harness): the tool's result names its shellId (line 17), the turn
+// ended at once (the hook.end of its Stop, line 24) while the shell ran,
+// and its end (the system notification, line 27, written after the
+// agent's own turn began) takes it off.
+func TestCopilotBackgroundShellReal(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "copilot-events", "events-1.0.102-background-shell.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]statusfile.Background{24: {Tasks: 1}, 27: {}}
+	var b CopilotBackground
+	for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+		bg, wait, since, ok := b.Line(line)
+		w, signal := want[i+1]
+		if ok != signal || bg != w || wait != (statusfile.Waiting{}) || ok && since == "" {
+			t.Errorf("line %d: %+v %+v %q %v, want %+v (%v)", i+1, bg, wait, since, ok, w, signal)
+		}
+	}
+	// A sync command whose initial_wait ran out goes on in the
+	// background; a detached one is not the session's; another
+	// notification, and a shell never seen to start, say nothing.
+	for _, tt := range []struct {
+		started string
+		counted bool
+	}{
+		{"<command with shellId: build is still running after 30 seconds. You will be notified>", true},
+		{"<command started in background with shellId: 7>", true},
+		{"<command started in detached background with shellId: 7. You will be automatically notified when it completes.>", false},
+		{"bg\n<shellId: 0 completed with exit code 0>", false},
+	} {
+		var b CopilotBackground
+		b.Line([]byte(`{"type":"tool.execution_complete","data":{"success":true,"result":{"content":` + strconv.Quote(tt.started) + `}},"id":"1"}`))
+		bg, _, _, ok := b.Line([]byte(`{"type":"hook.end","data":{"hookType":"agentStop"},"id":"2"}`))
+		if ok != tt.counted || tt.counted && bg != (statusfile.Background{Tasks: 1}) {
+			t.Errorf("%q, then the Stop: %+v %v, want counted %v", tt.started, bg, ok, tt.counted)
+		}
+	}
+	var fresh CopilotBackground
+	for _, line := range []string{
+		`{"type":"system.notification","data":{"kind":{"type":"shell_completed","shellId":"0"}},"id":"3"}`,
+		`{"type":"system.notification","data":{"kind":{"type":"agent_idle","agentId":"0"}},"id":"4"}`,
+	} {
+		if bg, _, _, ok := fresh.Line([]byte(line)); ok {
+			t.Errorf("%s: %+v", line, bg)
+		}
 	}
 }

@@ -11,10 +11,14 @@ import "strings"
 // The subagent gets the prompt as its own user message. In plan mode
 // (Shift+Tab) it also offers exit_plan_mode (summary; showFleet,
 // recommendedAction: exit_only, interactive, autopilot, autopilot_fleet),
-// which asks the user to approve the plan.
+// which asks the user to approve the plan. Its shell tool, bash, runs a
+// command in the background with mode "async" (attached to the session:
+// "it keeps running across later turns", and the agent is notified when
+// it ends), or, with detach true as well, as a process of its own.
 
 // copilotCall answers Copilot CLI's own directives: agent and bgagent with
-// its task tool, plan with exit_plan_mode.
+// its task tool, plan with exit_plan_mode, background with bash in async
+// mode.
 func copilotCall(d directive) (string, map[string]any, bool) {
 	switch d.kind {
 	case "agent", "bgagent":
@@ -23,6 +27,8 @@ func copilotCall(d directive) (string, map[string]any, bool) {
 	case "plan":
 		name, args := copilotPlan(d)
 		return name, args, true
+	case "background":
+		return "bash", map[string]any{"command": d.args[0], "description": "e2e background command", "mode": "async"}, true
 	}
 	return "", nil, false
 }

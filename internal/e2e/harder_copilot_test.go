@@ -111,6 +111,17 @@ func TestCopilotCLISubagents(t *testing.T) {
 		r.t.Errorf("copilot subagent-fails: the status said %s %q while the session's turn went on\nstatus timeline:\n%s",
 			said.state, said.why, r.status.timeline(fails))
 	}
+	// A background shell (bash mode "async", attached to the session):
+	// the turn that starts it ends, and the footer says "Waiting for
+	// background shells" until the shell ends; then the agent takes a
+	// turn of its own (a system notification as its prompt).
+	r.do("background-shell",
+		step{name: "prompt", act: typingSlowly("e2e:background sleep 8; echo bg"), truth: blocked, settle: copilotSettled,
+			why: `^permission: sleep 8; echo bg$`},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: copilotSettled},
+		step{name: "the turn ends, the shell runs", act: untilScreen(regexp.MustCompile(`Waiting for background shells`)),
+			truth: working, why: "^1 background task$"},
+		step{name: "the agent's own turn after it", truth: idle, settle: copilotSettled, why: "^done$"})
 }
 
 // copilotRuns reports whether $AGENTSTATUS_E2E_ONLY lets scenario run, for
