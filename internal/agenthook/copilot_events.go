@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -183,14 +182,26 @@ type CopilotBackground struct {
 	reported statusfile.Background
 }
 
-// copilotShellStarted finds the shellId of a bash call that leaves its
-// command running attached to the session, in the tool's result: mode
+// copilotShellStarted returns the shellId of a bash call that leaves its
+// command running attached to the session, from the tool's result: mode
 // async ("<command started in background with shellId: 3>"), and a sync
 // call whose initial_wait ran out ("<command with shellId: 3 is still
 // running after 30 seconds. …>"). A detached command ("… in detached
 // background …", detach true) is not the session's: the footer does not
-// wait for it, nor does the agent.
-var copilotShellStarted = regexp.MustCompile(`<command (?:started in background with shellId: ([^\s>]+?)\.?>|with shellId: ([^\s>]+) is still running after )`)
+// wait for it. (No regexp: statuspub, which every hook starts, links
+// none.)
+func copilotShellStarted(content string) (string, bool) {
+	if rest, ok := strings.CutPrefix(content, "<command started in background with shellId: "); ok {
+		id, _, ok := strings.Cut(rest, ">")
+		id = strings.TrimSuffix(id, ".")
+		return id, ok && id != "" && !strings.ContainsAny(id, " \n")
+	}
+	if rest, ok := strings.CutPrefix(content, "<command with shellId: "); ok {
+		id, _, ok := strings.Cut(rest, " is still running after ")
+		return id, ok && id != "" && !strings.ContainsAny(id, " \n")
+	}
+	return "", false
+}
 
 // Line reads one line of the log. ok reports that the line changes what
 // the record says, to working with bg, the background work left, or to
@@ -236,6 +247,7 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 		"session.start", "session.resume", "session.shutdown":
 		b.dialog = statusfile.Waiting{}
 	}
+	shell, shellStarted := copilotShellStarted(ev.Data.Result.Content)
 	switch {
 	case ev.Type == "session.start" || ev.Type == "session.resume" || ev.Type == "session.shutdown":
 		// Another process, or none: nothing of the last one runs.
@@ -251,12 +263,11 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 		}
 		b.running[ev.AgentID] = true
 		return bg, wait, "", false
-	case ev.Type == "tool.execution_complete" && ev.Data.Success && copilotShellStarted.MatchString(ev.Data.Result.Content):
-		m := copilotShellStarted.FindStringSubmatch(ev.Data.Result.Content)
+	case ev.Type == "tool.execution_complete" && ev.Data.Success && shellStarted:
 		if b.shells == nil {
 			b.shells = map[string]bool{}
 		}
-		b.shells[m[1]+m[2]] = true
+		b.shells[shell] = true
 		return bg, wait, "", false
 	case (ev.Type == "subagent.completed" || ev.Type == "subagent.failed") && b.running[ev.AgentID]:
 		delete(b.running, ev.AgentID)
