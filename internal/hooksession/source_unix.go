@@ -296,7 +296,8 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 				}
 				if f.bg != nil {
 					if bg, wait, sn, ok := f.bg.Line(line); ok {
-						fewer := f.background != nil && bg.Agents < f.background.Agents
+						fewer := f.background != nil && bg != *f.background &&
+							bg.Agents <= f.background.Agents && bg.Tasks <= f.background.Tasks
 						f.background, f.wait = &bg, wait
 						switch {
 						case fewer:

@@ -91,6 +91,31 @@ func TestOwnerFollowsCopilotBackgroundAgents(t *testing.T) {
 	c.waitRecord("idle, nothing left", statusfile.Idle, "done")
 }
 
+// A background shell (bash mode async) counts as a task, as an agent
+// does; its end (the system notification) lowers the count alone, also
+// when it is read after the Stop of the turn it started (as in one real
+// run: that end once made the session working until its next event).
+func TestOwnerFollowsCopilotBackgroundShells(t *testing.T) {
+	testmain.SkipShort(t, "waits for the owner while it follows a session log")
+	t.Parallel()
+	c := newCopilotSession(t)
+	c.begin()
+	c.hook("UserPromptSubmit", `,"prompt":"e2e:background sleep 8; echo bg"`)
+	c.appendLine("tool.execution_complete", "", `{"success":true,"result":{"content":"<command started in background with shellId: 0>"}}`)
+	c.hook("Stop", `,"stop_reason":"end_turn"`)
+	c.appendLine("hook.end", "", `{"hookType":"agentStop","success":true}`)
+	c.waitRecord("working once the Stop hook has run", statusfile.Working, "1 background task")
+	c.hook("UserPromptSubmit", `,"prompt":"<system_notification>"`)
+	c.hook("Stop", `,"stop_reason":"end_turn"`)
+	c.waitRecord("idle after the agent's own turn, its end not read yet", statusfile.Idle, "done; 1 background task")
+	c.appendLine("system.notification", "", `{"kind":{"type":"shell_completed","shellId":"0","exitCode":0}}`)
+	c.waitRecord("idle, nothing left", statusfile.Idle, "done")
+	time.Sleep(time.Second) // the owner reads the line
+	if rec := mustRecord(t, c.dir, copilotSessionID); rec.State != statusfile.Idle {
+		t.Errorf("after the shell's end: %s %q, want idle", rec.State, rec.Why())
+	}
+}
+
 // An owner started while a background subagent runs (its predecessor
 // killed) counts what the session log says ran before it: the subagent's
 // end takes it off, and the session's Stop then says nothing runs. Started
