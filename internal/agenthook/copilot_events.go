@@ -45,7 +45,8 @@ import (
 //	                                      retries writes no line at all)
 //
 // since is that line's "id" (a new one for every event). Every other line,
-// a denied or cancelled permission.completed (abort follows it), and a
+// a denied or cancelled permission.completed (abort follows it), a
+// subagent's own abort and session.error (see [copilotSubagentEnd]), and a
 // line that is not JSON say nothing. The log is the session's own file,
 // named by its id, so session and pid are not needed.
 func CopilotEventsState(data []byte, session string, pid int) (st statusfile.State, since string, ok bool) {
@@ -60,9 +61,10 @@ func CopilotEventsState(data []byte, session string, pid int) (st statusfile.Sta
 			continue
 		}
 		var ev struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-			Data struct {
+			Type    string `json:"type"`
+			ID      string `json:"id"`
+			AgentID string `json:"agentId"`
+			Data    struct {
 				Result struct {
 					Kind string `json:"kind"`
 				} `json:"result"`
@@ -72,12 +74,26 @@ func CopilotEventsState(data []byte, session string, pid int) (st statusfile.Sta
 			continue
 		}
 		s, known := states[ev.Type]
-		if !known || ev.Type == "permission.completed" && ev.Data.Result.Kind != "approved" {
+		if !known || ev.Type == "permission.completed" && ev.Data.Result.Kind != "approved" ||
+			copilotSubagentEnd(ev.Type, ev.AgentID) {
 			continue
 		}
 		st, since, ok = s, ev.ID, true
 	}
 	return st, since, ok
+}
+
+// copilotSubagentEnd reports whether a session log line of type typ with
+// agentId agent is a subagent's own end of its turn: its abort or
+// session.error. Copilot CLI 1.0.102 writes a subagent's events into the
+// session's log with its "agentId", which the session's own events lack
+// (session-events.schema.json: "Sub-agent instance identifier. Absent for
+// events from the root/main agent"); a subagent whose model call fails
+// ends its own turn, and the task tool returns its failure to the
+// session's, which goes on. Its dialogs and its approved tools are the
+// session's (they are on the session's screen), and stay.
+func copilotSubagentEnd(typ, agent string) bool {
+	return agent != "" && (typ == "abort" || typ == "session.error")
 }
 
 // CopilotEventsPath is the session log of a Copilot CLI session:
@@ -103,14 +119,15 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 	var e statusfile.Ended
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		var ev struct {
-			Type string `json:"type"`
-			Data struct {
+			Type    string `json:"type"`
+			AgentID string `json:"agentId"`
+			Data    struct {
 				Message    string `json:"message"`
 				ErrorType  string `json:"errorType"`
 				StatusCode int    `json:"statusCode"`
 			} `json:"data"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(line), &ev) != nil {
+		if json.Unmarshal(bytes.TrimSpace(line), &ev) != nil || copilotSubagentEnd(ev.Type, ev.AgentID) {
 			continue
 		}
 		switch ev.Type {
@@ -132,16 +149,19 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 
 // CopilotBackground counts, line by line of a Copilot CLI session log, the
 // subagents that run in the background (the task tool's mode
-// "background"). Copilot CLI 1.0.102 ends the turn that started one at
+// "background") and the shells (bash's mode "async", attached to the
+// session). Copilot CLI 1.0.102 ends the turn that started one at
 // once (its Stop comes while the subagent runs, and says nothing of it);
-// the footer then says "Waiting for background agents", and when the
-// subagent is done the agent takes a turn of its own (a system
+// the footer then says "Waiting for background agents" (or "… shells"),
+// and when the work is done the agent takes a turn of its own (a system
 // notification as its prompt). The session works throughout (SPEC.md Y8).
 // The log says it, in lines no hook sends:
 //
 //	{"type":"subagent.started","data":{…,"executionMode":"background"},"agentId":"…",…}
+//	{"type":"tool.execution_complete","data":{…,"result":{"content":"<command started in background with shellId: 0>"…}…}
 //	{"type":"hook.end","data":{"hookType":"agentStop",…},"id":"…",…}   (the session's own Stop ran)
 //	{"type":"subagent.completed","data":{…},"agentId":"…",…}          (or subagent.failed)
+//	{"type":"system.notification","data":{…,"kind":{"type":"shell_completed","shellId":"0",…}},…}
 //
 // A subagent's dialog may be on screen when the session's Stop runs (the
 // recorded one came 8 ms before it): the log's permission.requested
@@ -149,21 +169,50 @@ func CopilotEventsEnded(data []byte) statusfile.Ended {
 // user_input.requested (data.message) say which, until the line that
 // answers them.
 //
-// The zero value is ready; it remembers the agents it has seen start and
-// the dialog the log left open.
+// The log goes on across the session's processes (a resumed session
+// appends to it, after session.resume; each process ends with
+// session.shutdown): what a process started ends with it.
+//
+// The zero value is ready; it remembers the agents and shells it has seen
+// start, the dialog the log left open, and the count it last reported.
 type CopilotBackground struct {
-	running map[string]bool
-	dialog  statusfile.Waiting
+	running  map[string]bool // agents, by agentId
+	shells   map[string]bool // shells, by shellId
+	dialog   statusfile.Waiting
+	reported statusfile.Background
+}
+
+// copilotShellStarted returns the shellId of a bash call that leaves its
+// command running attached to the session, from the tool's result: mode
+// async ("<command started in background with shellId: 3>"), and a sync
+// call whose initial_wait ran out ("<command with shellId: 3 is still
+// running after 30 seconds. …>"). A detached command ("… in detached
+// background …", detach true) is not the session's: the footer does not
+// wait for it. (No regexp: statuspub, which every hook starts, links
+// none.)
+func copilotShellStarted(content string) (string, bool) {
+	if rest, ok := strings.CutPrefix(content, "<command started in background with shellId: "); ok {
+		id, _, ok := strings.Cut(rest, ">")
+		id = strings.TrimSuffix(id, ".")
+		return id, ok && id != "" && !strings.ContainsAny(id, " \n")
+	}
+	if rest, ok := strings.CutPrefix(content, "<command with shellId: "); ok {
+		id, _, ok := strings.Cut(rest, " is still running after ")
+		return id, ok && id != "" && !strings.ContainsAny(id, " \n")
+	}
+	return "", false
 }
 
 // Line reads one line of the log. ok reports that the line changes what
-// the record says, to working with bg, the background agents left, or to
+// the record says, to working with bg, the background work left, or to
 // blocked with wait when a dialog is open: the end of the session's own
 // Stop hook (the hook.end line is written once the hook has run, so that
-// this comes after what the Stop said) while some run, and the end of one
-// of them (the agent's own turn follows at once). since is the line's id.
-// A subagent that starts says nothing (the turn that started it works
-// on), nor does any other line.
+// this comes after what the Stop said) while some run, the end of one
+// of them (the agent's own turn follows at once), and the start or end of
+// a process of the session after a count above none. since is the line's
+// id.
+// A subagent or shell that starts says nothing (the turn that started it
+// works on), nor does any other line.
 func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait statusfile.Waiting, since string, ok bool) {
 	var ev struct {
 		Type    string `json:"type"`
@@ -172,6 +221,14 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 		Data    struct {
 			ExecutionMode string `json:"executionMode"`
 			HookType      string `json:"hookType"`
+			Success       bool   `json:"success"`
+			Result        struct {
+				Content string `json:"content"`
+			} `json:"result"`
+			Kind struct { // system.notification's
+				Type    string `json:"type"`
+				ShellID string `json:"shellId"`
+			} `json:"kind"`
 			Message       string `json:"message"`
 			PromptRequest struct {
 				FullCommandText string `json:"fullCommandText"`
@@ -186,21 +243,41 @@ func (b *CopilotBackground) Line(line []byte) (bg statusfile.Background, wait st
 		b.dialog = statusfile.Waiting{Kind: "permission", Detail: ev.Data.PromptRequest.FullCommandText}
 	case "elicitation.requested", "user_input.requested":
 		b.dialog = statusfile.Waiting{Kind: "question", Detail: ev.Data.Message}
-	case "permission.completed", "elicitation.completed", "user_input.completed", "abort", "user.message":
+	case "permission.completed", "elicitation.completed", "user_input.completed", "abort", "user.message",
+		"session.start", "session.resume", "session.shutdown":
 		b.dialog = statusfile.Waiting{}
 	}
+	shell, shellStarted := copilotShellStarted(ev.Data.Result.Content)
 	switch {
+	case ev.Type == "session.start" || ev.Type == "session.resume" || ev.Type == "session.shutdown":
+		// Another process, or none: nothing of the last one runs.
+		// Reported while some ran, the count goes (a count alone).
+		clear(b.running)
+		clear(b.shells)
+		if b.reported == (statusfile.Background{}) {
+			return bg, wait, "", false
+		}
 	case ev.Type == "subagent.started" && ev.Data.ExecutionMode == "background" && ev.AgentID != "":
 		if b.running == nil {
 			b.running = map[string]bool{}
 		}
 		b.running[ev.AgentID] = true
 		return bg, wait, "", false
+	case ev.Type == "tool.execution_complete" && ev.Data.Success && shellStarted:
+		if b.shells == nil {
+			b.shells = map[string]bool{}
+		}
+		b.shells[shell] = true
+		return bg, wait, "", false
 	case (ev.Type == "subagent.completed" || ev.Type == "subagent.failed") && b.running[ev.AgentID]:
 		delete(b.running, ev.AgentID)
-	case ev.Type == "hook.end" && ev.Data.HookType == "agentStop" && ev.AgentID == "" && len(b.running) > 0:
+	case ev.Type == "system.notification" && (ev.Data.Kind.Type == "shell_completed" || ev.Data.Kind.Type == "shell_detached_completed") &&
+		b.shells[ev.Data.Kind.ShellID]:
+		delete(b.shells, ev.Data.Kind.ShellID)
+	case ev.Type == "hook.end" && ev.Data.HookType == "agentStop" && ev.AgentID == "" && len(b.running)+len(b.shells) > 0:
 	default:
 		return bg, wait, "", false
 	}
-	return statusfile.Background{Agents: len(b.running)}, b.dialog, ev.ID, true
+	b.reported = statusfile.Background{Agents: len(b.running), Tasks: len(b.shells)}
+	return b.reported, b.dialog, ev.ID, true
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/agentstatus/agentstatus/statusfile"
@@ -181,5 +183,130 @@ func TestCopilotBackgroundReal(t *testing.T) {
 	}
 	if SourceBackground(SourceCopilotEvents) == nil || SourceBackground(SourceCodexRollout) != nil {
 		t.Error("SourceBackground: only Copilot CLI's session log counts background agents")
+	}
+}
+
+// The session log goes on across the session's processes: a resumed
+// session's process appends session.resume, and runs none of the
+// background agents of the one before. Reported, their count goes; never
+// reported, nothing changes.
+func TestCopilotBackgroundNextProcess(t *testing.T) {
+	started := `{"type":"subagent.started","data":{"executionMode":"background"},"agentId":"a1","id":"1"}`
+	stop := `{"type":"hook.end","data":{"hookType":"agentStop"},"id":"2"}`
+	asks := `{"type":"permission.requested","data":{"promptRequest":{"fullCommandText":"sleep 8"}},"agentId":"a1","id":"3"}`
+	for _, end := range []string{"session.resume", "session.shutdown", "session.start"} {
+		next := `{"type":"` + end + `","data":{},"id":"4"}`
+		var b CopilotBackground
+		for _, line := range []string{started, stop, asks} {
+			b.Line([]byte(line))
+		}
+		if bg, wait, since, ok := b.Line([]byte(next)); !ok || bg != (statusfile.Background{}) || wait != (statusfile.Waiting{}) || since != "4" {
+			t.Errorf("%s after a reported agent: %+v %+v %q %v, want a count of none", end, bg, wait, since, ok)
+		}
+		if bg, wait, _, ok := b.Line([]byte(stop)); ok {
+			t.Errorf("%s, then a Stop: %+v %+v, want nothing running", end, bg, wait)
+		}
+		var quiet CopilotBackground
+		quiet.Line([]byte(started))
+		if bg, _, _, ok := quiet.Line([]byte(next)); ok {
+			t.Errorf("%s after an agent never reported: %+v", end, bg)
+		}
+		if bg, _, _, ok := quiet.Line([]byte(stop)); ok {
+			t.Errorf("%s, then a Stop: %+v, want nothing running", end, bg)
+		}
+	}
+}
+
+// A real session log whose sync subagent's model request failed (HTTP
+// 400, not retried; recorded by the harness): the subagent's own turn
+// ended with session.error (line 24, with its agentId), and the
+// session's turn went on (the task tool's PostToolUseFailure 9 ms later,
+// then its answer and Stop). Its session.error once ended the session's
+// turn in the record, failed.
+func TestCopilotEventsSubagentFails(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "copilot-events", "events-1.0.102-subagent-fails.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	want := map[int]statusfile.State{7: statusfile.Working, 19: statusfile.Working} // the session's prompt, the subagent's
+	for i, line := range lines {
+		st, _, ok := CopilotEventsState(line, "s", 1)
+		if w, signal := want[i+1]; ok != signal || st != w {
+			t.Errorf("line %d: %q %v, want %q", i+1, st, ok, w)
+		}
+	}
+	if st, _, ok := CopilotEventsState(data, "s", 1); !ok || st != statusfile.Working {
+		t.Errorf("the whole log: %q %v, want working", st, ok)
+	}
+	if e := CopilotEventsEnded(data); e != (statusfile.Ended{}) {
+		t.Errorf("the whole log ended the turn %+v", e)
+	}
+	// The same line without the subagent's agentId is the session's own
+	// end of its turn.
+	own := regexp.MustCompile(`,"agentId":"[^"]*"`).ReplaceAll(lines[23], nil)
+	if st, _, ok := CopilotEventsState(own, "s", 1); !ok || st != statusfile.Idle {
+		t.Errorf("the session's own session.error: %q %v, want idle", st, ok)
+	}
+	if e := CopilotEventsEnded(own); e.Reason != "failed" || e.Detail != "400 e2e: scripted failure 400" {
+		t.Errorf("the session's own session.error ended the turn %+v", e)
+	}
+	// A subagent's abort (Esc Esc while it runs) is not the session's
+	// either.
+	abort := []byte(`{"type":"abort","data":{"reason":"user_initiated"},"agentId":"63b010a5-7f49-45fa-b379-d68a242976d4","id":"a1"}`)
+	if st, _, ok := CopilotEventsState(abort, "s", 1); ok {
+		t.Errorf("a subagent's abort: %q", st)
+	}
+	if e := CopilotEventsEnded(abort); e != (statusfile.Ended{}) {
+		t.Errorf("a subagent's abort ended the turn %+v", e)
+	}
+}
+
+// A real session log with a background shell (bash mode "async", recorded
+// by the harness): the tool's result names its shellId (line 17), the turn
+// ended at once (the hook.end of its Stop, line 24) while the shell ran,
+// and its end (the system notification, line 27, written after the
+// agent's own turn began) takes it off.
+func TestCopilotBackgroundShellReal(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "copilot-events", "events-1.0.102-background-shell.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]statusfile.Background{24: {Tasks: 1}, 27: {}}
+	var b CopilotBackground
+	for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+		bg, wait, since, ok := b.Line(line)
+		w, signal := want[i+1]
+		if ok != signal || bg != w || wait != (statusfile.Waiting{}) || ok && since == "" {
+			t.Errorf("line %d: %+v %+v %q %v, want %+v (%v)", i+1, bg, wait, since, ok, w, signal)
+		}
+	}
+	// A sync command whose initial_wait ran out goes on in the
+	// background; a detached one is not the session's; another
+	// notification, and a shell never seen to start, say nothing.
+	for _, tt := range []struct {
+		started string
+		counted bool
+	}{
+		{"<command with shellId: build is still running after 30 seconds. You will be notified>", true},
+		{"<command started in background with shellId: 7>", true},
+		{"<command started in detached background with shellId: 7. You will be automatically notified when it completes.>", false},
+		{"bg\n<shellId: 0 completed with exit code 0>", false},
+	} {
+		var b CopilotBackground
+		b.Line([]byte(`{"type":"tool.execution_complete","data":{"success":true,"result":{"content":` + strconv.Quote(tt.started) + `}},"id":"1"}`))
+		bg, _, _, ok := b.Line([]byte(`{"type":"hook.end","data":{"hookType":"agentStop"},"id":"2"}`))
+		if ok != tt.counted || tt.counted && bg != (statusfile.Background{Tasks: 1}) {
+			t.Errorf("%q, then the Stop: %+v %v, want counted %v", tt.started, bg, ok, tt.counted)
+		}
+	}
+	var fresh CopilotBackground
+	for _, line := range []string{
+		`{"type":"system.notification","data":{"kind":{"type":"shell_completed","shellId":"0"}},"id":"3"}`,
+		`{"type":"system.notification","data":{"kind":{"type":"agent_idle","agentId":"0"}},"id":"4"}`,
+	} {
+		if bg, _, _, ok := fresh.Line([]byte(line)); ok {
+			t.Errorf("%s: %+v", line, bg)
+		}
 	}
 }

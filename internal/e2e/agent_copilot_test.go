@@ -37,17 +37,18 @@ var copilotTools = chatTools{
 // copilotScreen tells Copilot CLI 1.0.102's state from its screen: a
 // dialog ("Do you want to run this command?", ask_user's form), the
 // footer's "Working … esc esc interrupt" (or "esc esc edit prompt", or
-// "Waiting for background agents"), or the footer at rest.
+// "Waiting for background agents", or "… shells"), or the footer at rest.
 func copilotScreen(s string) string {
 	switch {
 	case strings.Contains(s, "enter to select"), strings.Contains(s, "enter accept"), strings.Contains(s, "Do you want to"):
 		return blocked
 	case strings.Contains(s, "esc esc interrupt"), strings.Contains(s, "esc esc edit prompt"),
-		strings.Contains(s, "Waiting for background agents"):
+		strings.Contains(s, "Waiting for background agents"), strings.Contains(s, "Waiting for background shells"):
 		// Before the first token the footer offers to edit the prompt.
-		// After a turn that started a background agent, the footer
-		// waits for it ("… esc esc stop agents"): when it ends, the
-		// agent takes a turn of its own (SPEC.md Y8).
+		// After a turn that started a background agent, or a shell
+		// attached to the session (bash mode async), the footer waits
+		// for it ("… esc esc stop agents"): when it ends, the agent
+		// takes a turn of its own (SPEC.md Y8).
 		return working
 	case strings.Contains(s, "/ commands · ? help"), strings.Contains(s, "@ files · # issues"):
 		// The footer at rest, or while the input box holds text (after

@@ -31,6 +31,7 @@ func TestParseDirective(t *testing.T) {
 		{"e2e:ask Which database?", directive{kind: "ask", args: []string{"Which database?"}}},
 		{"e2e:agent sleep 8", directive{kind: "agent", args: []string{"sleep 8"}}},
 		{"e2e:agent", directive{kind: "ok"}},
+		{"e2e:agent e2e:fail 400", directive{kind: "agent", args: []string{"e2e:fail 400"}}}, // Copilot CLI: the subagent's prompt
 		{"e2e:bgagent sleep 8", directive{kind: "bgagent", args: []string{"sleep 8"}}},
 		{"e2e:bgagent", directive{kind: "ok"}},
 		{"e2e:plan", directive{kind: "plan"}},

@@ -96,6 +96,32 @@ func TestCopilotCLISubagents(t *testing.T) {
 			why: `^permission: sleep 8; echo sub`},
 		step{name: "approve", act: pressing("Enter"), truth: working, settle: copilotSettled, why: "^1 background agent$"},
 		step{name: "the agent's own turn after it", truth: idle, settle: copilotSettled, why: "^done$"})
+	// A subagent whose model request fails (HTTP 400, which 1.0.102 does
+	// not retry): its own turn ends, with its session.error in the
+	// session's log, and the task tool gives the failure to the session's
+	// turn, which goes on and answers. The status stays working
+	// throughout, and never says the turn failed: the subagent's
+	// session.error once ended it in the record, idle and failed until
+	// the answer's Stop (1.53 s in one run).
+	fails := time.Now()
+	r.throughout("subagent-fails", "the subagent fails, the turn goes on (working throughout)",
+		step{name: "prompt", act: typingSlowly("e2e:agent e2e:fail 400"), truth: working, settle: copilotSettled},
+		step{name: "answer", truth: idle, settle: copilotSettled, why: "^done$"}, "")
+	if said, ok := r.status.said(fails, regexp.MustCompile(`^failed`)); copilotRuns("subagent-fails") && ok {
+		r.t.Errorf("copilot subagent-fails: the status said %s %q while the session's turn went on\nstatus timeline:\n%s",
+			said.state, said.why, r.status.timeline(fails))
+	}
+	// A background shell (bash mode "async", attached to the session):
+	// the turn that starts it ends, and the footer says "Waiting for
+	// background shells" until the shell ends; then the agent takes a
+	// turn of its own (a system notification as its prompt).
+	r.do("background-shell",
+		step{name: "prompt", act: typingSlowly("e2e:background sleep 8; echo bg"), truth: blocked, settle: copilotSettled,
+			why: `^permission: sleep 8; echo bg$`},
+		step{name: "approve", act: pressing("Enter"), truth: working, settle: copilotSettled},
+		step{name: "the turn ends, the shell runs", act: untilScreen(regexp.MustCompile(`Waiting for background shells`)),
+			truth: working, why: "^1 background task$"},
+		step{name: "the agent's own turn after it", truth: idle, settle: copilotSettled, why: "^done$"})
 }
 
 // copilotRuns reports whether $AGENTSTATUS_E2E_ONLY lets scenario run, for
@@ -104,4 +130,16 @@ func copilotRuns(scenario string) bool {
 	only := os.Getenv("AGENTSTATUS_E2E_ONLY")
 	ok, _ := regexp.MatchString(only, scenario)
 	return only == "" || ok
+}
+
+// said returns the first change since from whose words for why match re.
+func (s *sampler) said(from time.Time, re *regexp.Regexp) (sample, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.changes {
+		if !c.at.Before(from) && re.MatchString(c.why) {
+			return c, true
+		}
+	}
+	return sample{}, false
 }

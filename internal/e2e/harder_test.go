@@ -28,6 +28,13 @@ const longIdle = 65 * time.Second
 // step fails when it is within maxWrong after all.
 func (r *agentRun) retries(scenario string, prompt, answer step, noSignal string) {
 	r.t.Helper()
+	r.throughout(scenario, "retrying (working throughout)", prompt, answer, noSignal)
+}
+
+// throughout checks a turn whose screen works from prompt until answer,
+// as retries does; name is the step of the time in between.
+func (r *agentRun) throughout(scenario, name string, prompt, answer step, noSignal string) {
+	r.t.Helper()
 	if only := os.Getenv("AGENTSTATUS_E2E_ONLY"); only != "" {
 		if ok, _ := regexp.MatchString(only, scenario); !ok {
 			return
@@ -41,7 +48,6 @@ func (r *agentRun) retries(scenario string, prompt, answer step, noSignal string
 	}
 	to := time.Now()
 	wrong := r.status.wrongWithin(from, to, working)
-	name := "retrying (working throughout)"
 	report(r.agent, scenario, -1, name, working, wrong, true, "")
 	switch {
 	case noSignal != "" && wrong <= maxWrong:

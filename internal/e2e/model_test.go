@@ -34,7 +34,8 @@ import (
 //	                     (the agent retries), then reply "done."
 //	e2e:ask QUESTION     call the agent's ask-the-user tool, then "done."
 //	e2e:agent CMD        start a subagent (the agent's subagent tool) whose
-//	                     prompt is "e2e:tool CMD"; then "done."
+//	                     prompt is "e2e:tool CMD"; then "done." (Copilot
+//	                     CLI: a CMD that is a directive is the prompt)
 //	e2e:plan [PLAN]      propose PLAN (d.plan()) for the user to approve:
 //	                     the agent's tool that ends plan mode (Claude
 //	                     Code's ExitPlanMode, exit_plan_mode of Gemini CLI,

@@ -3,6 +3,7 @@
 package hooksession
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"path/filepath"
@@ -134,7 +135,9 @@ func (f *follower) loop() {
 		since string
 	}
 	var last mark
-	if f.src.Append() {
+	if f.src.Append() && f.bg != nil {
+		f.countToEnd()
+	} else if f.src.Append() {
 		f.skipToEnd()
 	} else if st, since, ok := f.read(); ok {
 		last = mark{st, since}
@@ -213,6 +216,54 @@ func (f *follower) skipToEnd() {
 	}
 }
 
+// maxCountBack bounds how much of an append-only source countToEnd reads:
+// the end of a longer one.
+const maxCountBack = 64 << 20
+
+// countToEnd starts an append-only source that counts background work
+// where it ends now, as skipToEnd, but counts what its lines say of that
+// work on the way, saying nothing: work the agent started before the
+// owner did (an owner killed and started again) still runs, and its end,
+// or the session's next Stop, must find it counted. Only the source's
+// last maxCountBack bytes are read, from the first line that begins in
+// them.
+func (f *follower) countToEnd() {
+	file, st, ok := f.open()
+	if !ok {
+		return
+	}
+	defer file.Close()
+	start := max(0, st.Size-maxCountBack)
+	r := bufio.NewReaderSize(io.NewSectionReader(file, start, st.Size-start), 64<<10)
+	pos, first := start, start > 0 // first: a line cut by start, not read
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		pos += int64(len(chunk))
+		if err == bufio.ErrBufferFull {
+			if len(line) <= agenthook.MaxCodexRolloutLine {
+				line = append(line, chunk...)
+			}
+			continue
+		}
+		if err != nil {
+			break // an unfinished last line is read once finished
+		}
+		if line = append(line, chunk...); !first && len(line) <= agenthook.MaxCodexRolloutLine+1 {
+			if bg, _, _, ok := f.bg.Line(line); ok {
+				// What the owner before would have last counted: a
+				// later end lowers it.
+				f.background = &bg
+			}
+		}
+		f.off, line, first = pos, line[:0], false
+	}
+	f.ino = st.Ino
+	if f.off < start {
+		f.off = start
+	}
+}
+
 // readNew reads the complete lines appended since the last read, and
 // returns what the last of them that says something says. A line longer
 // than a source line may be is skipped unread; an unfinished last line is
@@ -280,7 +331,8 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 				}
 				if f.bg != nil {
 					if bg, wait, sn, ok := f.bg.Line(line); ok {
-						fewer := f.background != nil && bg.Agents < f.background.Agents
+						fewer := f.background != nil && bg != *f.background &&
+							bg.Agents <= f.background.Agents && bg.Tasks <= f.background.Tasks
 						f.background, f.wait = &bg, wait
 						switch {
 						case fewer:
