@@ -66,6 +66,10 @@ type Action struct {
 	// but its dialog shows on the session's screen: the publisher keeps
 	// it blocked whatever order its hooks and the session's come in.
 	Subagent bool
+	// BackgroundIdle: the work the agent leaves running does not wake it
+	// when it ends (Codex's subagents; SPEC.md Y8), so an end of the
+	// user's turn while it runs is idle, as the event says.
+	BackgroundIdle bool
 }
 
 // TaskOp is one change to a session's task list (Claude Code's task tools).

@@ -66,6 +66,7 @@ func Codex(data []byte) (Action, error) {
 		a.Source = &Source{Kind: SourceCodexRollout, Path: in.Transcript}
 	}
 	a.Subagent = in.AgentID != ""
+	a.BackgroundIdle = true
 	switch in.Event {
 	case "SessionStart":
 		if in.Source == "compact" {

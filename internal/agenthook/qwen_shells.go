@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 )
@@ -66,8 +67,8 @@ func QwenShellName(name string) bool {
 
 // QwenShellStatus reads one shell's status file. running reports that the
 // shell runs, pid its process (0: not said); ok is false for a file that
-// says nothing usable: not a JSON object, or a status this adapter does
-// not know.
+// says nothing usable: not a JSON object, a status this adapter does
+// not know, or a pid no process can have.
 func QwenShellStatus(data []byte) (running bool, pid int, ok bool) {
 	var f struct {
 		Status string `json:"status"`
@@ -76,11 +77,16 @@ func QwenShellStatus(data []byte) (running bool, pid int, ok bool) {
 	if json.Unmarshal(data, &f) != nil {
 		return false, 0, false
 	}
+	if f.PID < 0 || f.PID > math.MaxInt32 {
+		// No process has it: kill(2) would take a negative pid for a
+		// process group, and cut a larger one to another process's.
+		return false, 0, false
+	}
 	switch f.Status {
 	case "running":
-		return true, max(f.PID, 0), true
+		return true, f.PID, true
 	case "completed", "failed", "cancelled":
-		return false, max(f.PID, 0), true
+		return false, f.PID, true
 	}
 	return false, 0, false
 }

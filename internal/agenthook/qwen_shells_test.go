@@ -3,6 +3,7 @@ package agenthook
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,8 @@ func TestQwenShellStatus(t *testing.T) {
 		{"cancelled", "shell-bg_1.status", `{"id":"bg_1","status":"cancelled"}`, false, 0, true},
 		{"running without a pid", "shell-bg_1.status", `{"id":"bg_1","status":"running"}`, true, 0, true},
 		{"an unknown status", "shell-bg_1.status", `{"id":"bg_1","status":"paused","pid":7}`, false, 0, false},
+		{"a negative pid", "shell-bg_1.status", `{"id":"bg_1","status":"running","pid":-1}`, false, 0, false},
+		{"a pid no process can have", "shell-bg_1.status", `{"id":"bg_1","status":"running","pid":4294967297}`, false, 0, false},
 		{"torn", "shell-bg_1.status", `{"id":"bg_1","sta`, false, 0, false},
 		{"its output", "shell-bg_1.output", `{"id":"bg_1","status":"running"}`, false, 0, false},
 		{"a temporary file", ".shell-bg_1.status.tmp", `{"id":"bg_1","status":"running"}`, false, 0, false},
@@ -75,7 +78,7 @@ func TestQwenShellStatus(t *testing.T) {
 			if running != tt.running || pid != tt.pid || ok != tt.ok {
 				t.Errorf("SourceTask(%q, %s) = %v, %d, %v; want %v, %d, %v", tt.file, tt.data, running, pid, ok, tt.running, tt.pid, tt.ok)
 			}
-			if named := SourceTaskName(SourceQwenShells, tt.file); named != (tt.ok || tt.name == "torn" || tt.name == "an unknown status") {
+			if named := SourceTaskName(SourceQwenShells, tt.file); named != (tt.ok || tt.name == "torn" || tt.name == "an unknown status" || strings.Contains(tt.name, "pid")) {
 				t.Errorf("SourceTaskName(%q) = %v", tt.file, named)
 			}
 		})

@@ -137,6 +137,14 @@ func SourceFollower(kind string) StateFollower {
 	return nil
 }
 
+// SourceBackgroundIdle reports whether the background work a source of
+// kind counts never wakes the agent (SPEC.md Y8): Codex's subagents left
+// running after the turn. Its idle is then always the end of the
+// session's own turn, as [SourceEnded] says it, whatever still runs.
+func SourceBackgroundIdle(kind string) bool {
+	return kind == SourceCodexRollout
+}
+
 // SourceEnded is how the turn ended when the source's data, for which
 // SourceState said idle, is the first word of it: Codex's rollout line
 // says ([CodexRolloutEnded]), and Copilot CLI's session log

@@ -40,6 +40,10 @@ func TestChangeApplyBackground(t *testing.T) {
 		{"Esc in a new turn's tool leaves the agent's work", running, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "cancelled"}}, statusfile.Working, *one, false},
 		{"a failed turn is an end", running, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "failed"}}, statusfile.Idle, *one, false},
 		{"an idle record stays idle", statusfile.Status{State: statusfile.Idle, Background: *one}, Change{State: statusfile.Idle}, statusfile.Idle, *one, false},
+		// Codex's subagents left running never wake it: Esc and a denial
+		// in the user's turn are that turn's end (BackgroundIdle).
+		{"Codex: Esc while a subagent runs is idle", running, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "cancelled"}, BackgroundIdle: true}, statusfile.Idle, *one, false},
+		{"Codex: a denial while a subagent runs is idle", statusfile.Status{State: statusfile.Blocked, WaitingFor: wait, Background: *one}, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "cancelled"}, BackgroundIdle: true}, statusfile.Idle, *one, false},
 		// Qwen Code's Stop counts agents alone; the owner counts its
 		// background shells (TasksKept).
 		{"a Stop while a counted shell runs is no end", shell, Change{State: statusfile.Idle, Ended: done, Background: none, TasksKept: true}, statusfile.Working, *shellOne, false},

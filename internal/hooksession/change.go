@@ -49,6 +49,10 @@ type Change struct {
 	// Subagent: the change is a subagent's, which says nothing of the
 	// session's turn but its dialog (subagentHold).
 	Subagent bool
+	// BackgroundIdle: the background work the record counts does not
+	// wake the agent (agenthook.Action.BackgroundIdle), so the end of a
+	// turn stays idle while it runs (keepsBackground).
+	BackgroundIdle bool
 }
 
 // apply returns the record that c makes of cur, the record on disk
@@ -139,7 +143,7 @@ func (c Change) keepsWait(prev statusfile.Status) bool {
 // tool (PostToolUseFailure is_interrupt, cancelled) ends the turn, not the
 // work.
 func (c Change) keepsBackground(prev statusfile.Status) bool {
-	return c.State == statusfile.Idle && (c.Ended.Reason == "" || c.Ended.Reason == "cancelled") && c.Background == nil &&
+	return !c.BackgroundIdle && c.State == statusfile.Idle && (c.Ended.Reason == "" || c.Ended.Reason == "cancelled") && c.Background == nil &&
 		prev.State != statusfile.Idle && prev.Background != (statusfile.Background{})
 }
 

@@ -60,6 +60,28 @@ func (st *fieldStamps) holdSubagent(ch *Change, cur statusfile.Status, found boo
 	}
 }
 
+// orderAndHold orders ch, a hook's update issued at issued, after the
+// updates applied before it (order), then after the dialog a subagent
+// left open (holdSubagent). cur is the record on disk, found whether there
+// is one.
+func (st *fieldStamps) orderAndHold(ch *Change, issued int64, cur statusfile.Status, found bool) {
+	subagentDialog := ch.Subagent && ch.State == statusfile.Blocked
+	stateStamp := st.State
+	st.order(ch, issued, cur.PID, found)
+	if subagentDialog && ch.State == "" {
+		// A subagent's dialog is on screen whatever the session's turn
+		// did since its hook started (the session's Stop races it).
+		ch.State = statusfile.Blocked
+	}
+	st.holdSubagent(ch, cur, found)
+	if ch.Subagent && ch.State == "" {
+		// A subagent's event that changes nothing says nothing of the
+		// session's turn: a hook of the session's started before it (its
+		// Stop) still counts as newer than what set the state.
+		st.State = stateStamp
+	}
+}
+
 // maxStamps bounds what is read of the lock file.
 const maxStamps = 8192
 

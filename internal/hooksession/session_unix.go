@@ -16,7 +16,6 @@ import (
 	"github.com/agentstatus/agentstatus/internal/safefs"
 	"github.com/agentstatus/agentstatus/internal/testhook"
 	"github.com/agentstatus/agentstatus/perm"
-	"github.com/agentstatus/agentstatus/statusfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -61,14 +60,7 @@ func Set(dir, session string, ch Change, wd, exe string) error {
 		}
 	}
 	found := exists && rerr == nil
-	subagentDialog := ch.Subagent && ch.State == statusfile.Blocked
-	stamps.order(&ch, issued, cur.PID, found)
-	if subagentDialog && ch.State == "" {
-		// A subagent's dialog is on screen whatever the session's turn
-		// did since its hook started (the session's Stop races it).
-		ch.State = statusfile.Blocked
-	}
-	stamps.holdSubagent(&ch, cur, found)
+	stamps.orderAndHold(&ch, issued, cur, found)
 	if ch.PIDFound && found {
 		if pid := bindAgent(ch.PID, cur.PID, stamps.PIDStart, hostProcs); pid != ch.PID {
 			// The source was found for a process that is not the

@@ -38,6 +38,10 @@ type observed struct {
 	// tasksOnly says background counts the tasks alone (a
 	// [agenthook.Source.Dir] source): the agents are the record's.
 	tasksOnly bool
+	// turnEnd says an idle is the end of the session's own turn, as
+	// ended says, even while background work runs: that work never wakes
+	// the agent ([agenthook.SourceBackgroundIdle]).
+	turnEnd bool
 }
 
 // follower follows one source for one session and agent process.
@@ -173,7 +177,8 @@ func (f *follower) loop() {
 			case <-f.out:
 			default:
 			}
-			ob := observed{state: st, stamp: stamp, background: f.background, wait: f.wait}
+			ob := observed{state: st, stamp: stamp, background: f.background, wait: f.wait,
+				turnEnd: agenthook.SourceBackgroundIdle(f.src.Kind)}
 			if st == statusfile.Idle {
 				ob.ended = f.ended
 			}
@@ -388,8 +393,10 @@ func (f *follower) read() (statusfile.State, string, bool) {
 }
 
 // applyObserved writes what a source said into the record, under the write
-// lock, unless a newer update (a hook started after the Change was seen,
-// or a clear) has set the state since.
+// lock. After a clear started since it was seen, nothing; after a newer
+// hook, its count of background work alone (the source's own), or, for a
+// count of tasks that rose, what tasksObserved keeps. A subagent's dialog
+// still open holds a change of state back.
 func (o *owner) applyObserved(ob observed) {
 	l, err := o.s.lockLive(ownerLockWait)
 	if err != nil {
@@ -424,8 +431,9 @@ func (o *owner) applyObserved(ob observed) {
 		ob.state, ob.ended = ch.State, ch.Ended
 	}
 	if ob.state == "" {
-		// A count alone (background work ended): the state stays what the
-		// hooks and the session's own lines made it.
+		// A count alone (background work ended or rose, read after a
+		// newer hook, or held back): the state stays what the hooks and
+		// the session's own lines made it.
 		if ob.background != nil && rec.Background != *ob.background {
 			rec.Background = *ob.background
 			rec.UpdatedAt = time.Time{} // now
@@ -457,9 +465,11 @@ func (o *owner) applyObserved(ob observed) {
 	if rec.State != ob.state {
 		rec.State = ob.state
 		rec.Ended = ob.ended
-		if rec.Background != (statusfile.Background{}) {
-			// Background work ended (SPEC.md Y8), not the user's
-			// interrupt: the agent's next turn says more.
+		if rec.Background != (statusfile.Background{}) && !ob.turnEnd {
+			// A file that only goes idle (Claude Code's session file)
+			// may go idle because background work ended (SPEC.md Y8),
+			// not at the user's interrupt: the agent's next turn says
+			// more.
 			rec.Ended = statusfile.Ended{}
 		}
 		if rec.Ended.Reason != "" {
