@@ -66,6 +66,11 @@ type Action struct {
 	// but its dialog shows on the session's screen: the publisher keeps
 	// it blocked whatever order its hooks and the session's come in.
 	Subagent bool
+	// DeniedInBackground: the change to blocked may be a background
+	// agent's permission request, which the agent denies at once without
+	// a dialog (Qwen Code 0.24.4): the publisher keeps the state while the
+	// record counts background agents running.
+	DeniedInBackground bool
 }
 
 // TaskOp is one change to a session's task list (Claude Code's task tools).

@@ -166,6 +166,36 @@ func TestQwenReal(t *testing.T) {
 	})
 }
 
+// A subagent's PermissionRequest (its agent_id) is blocked, marked as one
+// that a background agent's run denies without a dialog; the session's
+// own is not marked (the real payloads of Qwen Code 0.24.4, shortened).
+func TestQwenSubagentPermission(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		denied  bool
+	}{
+		{"the session's", `{"session_id":"s","hook_event_name":"PermissionRequest","permission_mode":"default","tool_name":"run_shell_command","tool_input":{"command":"touch x"}}`, false},
+		{"a subagent's", `{"session_id":"s","hook_event_name":"PermissionRequest","permission_mode":"auto-edit","agent_id":"general-purpose-call_chatcmpl-e2e1_0","tool_name":"run_shell_command","tool_input":{"command":"touch x"}}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := Qwen([]byte(tt.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.State != statusfile.Blocked || a.DeniedInBackground != tt.denied {
+				t.Errorf("got state %q, DeniedInBackground %v; want blocked, %v", a.State, a.DeniedInBackground, tt.denied)
+			}
+		})
+	}
+	// Only a PermissionRequest: the subagent's other events are its work.
+	a, err := Qwen([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","agent_id":"a","tool_name":"run_shell_command"}`))
+	if err != nil || a.DeniedInBackground {
+		t.Errorf("PreToolUse: DeniedInBackground %v, %v", a.DeniedInBackground, err)
+	}
+}
+
 // What the real payloads say of why a session waits or how its turn
 // ended (the reason keys, SPEC.md §4.4).
 func TestCopilotQwenWhy(t *testing.T) {

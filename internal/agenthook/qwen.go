@@ -16,8 +16,11 @@ import "github.com/agentstatus/agentstatus/statusfile"
 type qwenInput struct {
 	claudeShape
 	NotificationType string `json:"notification_type"`
-	IsInterrupt      bool   `json:"is_interrupt"` // PostToolUseFailure
-	Trigger          string `json:"trigger"`      // PreCompact: manual (/compress) or auto
+	// A subagent's events carry its agent_id (as do some of the session's
+	// own after a background agent has ended).
+	AgentID     string `json:"agent_id"`
+	IsInterrupt bool   `json:"is_interrupt"` // PostToolUseFailure
+	Trigger     string `json:"trigger"`      // PreCompact: manual (/compress) or auto
 	// Stop: the session's background agents (0.24.4: id, status,
 	// agent_type, started_at, description), finished ones too; background
 	// shells are not listed.
@@ -42,7 +45,12 @@ type qwenInput struct {
 //	                                     or for an answer to
 //	                                     ask_user_question's question: it
 //	                                     fires just before the confirmation
-//	                                     is shown
+//	                                     is shown; a subagent's (agent_id)
+//	                                     leaves the session working while
+//	                                     the record counts background
+//	                                     agents: a background agent's tool
+//	                                     that asks is denied at once, with
+//	                                     no dialog
 //	Notification permission_prompt       blocked
 //	Notification idle_prompt             idle: the CLI is back at its prompt
 //	                                     (also after Esc ends a turn); how
@@ -116,7 +124,16 @@ func Qwen(data []byte) (Action, error) {
 		default: // auth_success, and types a newer version adds
 			return ignore(in.SessionID), nil
 		}
-	default: // SessionStart, PermissionRequest, StopFailure, SessionEnd, ...
+	case "PermissionRequest":
+		a = in.action(a)
+		// 0.24.4 runs the hook for a background agent's tool too, then
+		// denies the call unless the hook decided ("background agents
+		// cannot prompt for confirmation"): no dialog, no
+		// permission_prompt. A foreground subagent's shows one; the
+		// publisher tells them apart by the background agents the
+		// record counts once the turn that started them has ended.
+		a.DeniedInBackground = in.AgentID != ""
+	default: // SessionStart, StopFailure, SessionEnd, ...
 		return in.action(a), nil
 	}
 	return a, nil

@@ -49,6 +49,9 @@ type Change struct {
 	// Subagent: the change is a subagent's, which says nothing of the
 	// session's turn but its dialog (subagentHold).
 	Subagent bool
+	// DeniedInBackground: a change to blocked that no dialog shows while
+	// background agents run (agenthook.Action.DeniedInBackground).
+	DeniedInBackground bool
 }
 
 // apply returns the record that c makes of cur, the record on disk
@@ -67,6 +70,9 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 	}
 	prev := rec
 	c = c.withTasks(prev)
+	if c.deniedInBackground(prev) {
+		c.State = ""
+	}
 	if c.keepsBackground(prev) {
 		c.State, c.Ended = statusfile.Working, statusfile.Ended{}
 	}
@@ -141,6 +147,16 @@ func (c Change) keepsWait(prev statusfile.Status) bool {
 func (c Change) keepsBackground(prev statusfile.Status) bool {
 	return c.State == statusfile.Idle && (c.Ended.Reason == "" || c.Ended.Reason == "cancelled") && c.Background == nil &&
 		prev.State != statusfile.Idle && prev.Background != (statusfile.Background{})
+}
+
+// deniedInBackground reports whether c, a permission request that may be
+// a background agent's, leaves prev, working while background agents run,
+// as it is: Qwen Code denies a background agent's tool that asks at once,
+// without a dialog (its PermissionRequest hook runs first), and the agent
+// goes on.
+func (c Change) deniedInBackground(prev statusfile.Status) bool {
+	return c.DeniedInBackground && c.State == statusfile.Blocked &&
+		prev.State == statusfile.Working && prev.Background.Agents > 0
 }
 
 // mergeWait returns the wait w, begun at now, that follows the record prev.
