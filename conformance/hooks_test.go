@@ -197,6 +197,7 @@ var trapFlaw = map[string][]string{
 	"copilot/real-1.0.102-rate-limit-429":        {"error-occurred-ends-turn"},
 	"copilot/real-1.0.102-parallel-tool-calls":   {"pre-tool-use-blocks"},
 	"copilot/real-1.0.102-session":               {"session-id-snake-case-only"},
+	"qwen/background-ask-before-stop":            {"background-ask-blocks"},
 	"qwen/real-0.24.4-background-agent":          {"background-stop-is-idle"},
 	"qwen/real-0.24.4-background-agent-new-turn": {"background-stop-is-idle", "turn-end-ends-background"},
 	"qwen/real-0.24.4-background-agent-asks":     {"background-stop-is-idle", "background-ask-blocks"},
