@@ -122,6 +122,11 @@ var hookFlaws = map[string]func(ev map[string]any, a agenthook.Action) agenthook
 	// A rate limit reported as any failure.
 	"rate-limit-is-failure": endedAs("rate_limited", "failed"),
 	"after-model-publishes": setOn(statusfile.Working, "hook_event_name", "AfterModel"),
+	// A background agent's permission request taken for a dialog.
+	"background-ask-blocks": func(_ map[string]any, a agenthook.Action) agenthook.Action {
+		a.DeniedInBackground = false
+		return a
+	},
 }
 
 // The three shapes most flaws take, so that hookFlaws reads as a table of
@@ -192,8 +197,10 @@ var trapFlaw = map[string][]string{
 	"copilot/real-1.0.102-rate-limit-429":        {"error-occurred-ends-turn"},
 	"copilot/real-1.0.102-parallel-tool-calls":   {"pre-tool-use-blocks"},
 	"copilot/real-1.0.102-session":               {"session-id-snake-case-only"},
+	"qwen/background-ask-before-stop":            {"background-ask-blocks"},
 	"qwen/real-0.24.4-background-agent":          {"background-stop-is-idle"},
 	"qwen/real-0.24.4-background-agent-new-turn": {"background-stop-is-idle", "turn-end-ends-background"},
+	"qwen/real-0.24.4-background-agent-asks":     {"background-stop-is-idle", "background-ask-blocks"},
 	"qwen/real-0.24.4-deny":                      {"idle-prompt-ignored", "notification-replaces-wait"},
 	"qwen/real-0.24.4-esc-in-tool":               {"tool-interrupt-ignored", "interrupt-is-done"},
 	"qwen/real-0.24.4-esc-streaming":             {"idle-prompt-ignored"},
@@ -247,6 +254,11 @@ func hookHelper(agent, flaw, home string, in io.Reader) error {
 	prev := rec
 	if a, err = holdSubagent(home, a, prev); err != nil {
 		return err
+	}
+	// A background agent's permission request, which Qwen Code denies
+	// without a dialog while the agent runs past its turn.
+	if a.DeniedInBackground && a.State == statusfile.Blocked && prev.State == statusfile.Working && prev.Background.Agents > 0 {
+		a.State = ""
 	}
 	// A turn given up to background work leaves a wait that is on (S1, Y8).
 	keepWait := a.State == statusfile.Working && a.Background != nil && *a.Background != (statusfile.Background{}) &&

@@ -70,6 +70,11 @@ type Action struct {
 	// when it ends (Codex's subagents; SPEC.md Y8), so an end of the
 	// user's turn while it runs is idle, as the event says.
 	BackgroundIdle bool
+	// DeniedInBackground: the change to blocked may be a background
+	// agent's permission request, which the agent denies at once without
+	// a dialog (Qwen Code 0.24.4): the publisher keeps the state while the
+	// record counts background agents running.
+	DeniedInBackground bool
 }
 
 // TaskOp is one change to a session's task list (Claude Code's task tools).

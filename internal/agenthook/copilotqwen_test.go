@@ -166,6 +166,68 @@ func TestQwenReal(t *testing.T) {
 	})
 }
 
+// A subagent's PermissionRequest (its agent_id) is blocked, marked as one
+// that a background agent's run denies without a dialog; the session's
+// own is not marked (the real payloads of Qwen Code 0.24.4, shortened).
+func TestQwenSubagentPermission(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		denied  bool
+	}{
+		{"the session's", `{"session_id":"s","hook_event_name":"PermissionRequest","permission_mode":"default","tool_name":"run_shell_command","tool_input":{"command":"touch x"}}`, false},
+		{"a subagent's", `{"session_id":"s","hook_event_name":"PermissionRequest","permission_mode":"auto-edit","agent_id":"general-purpose-call_chatcmpl-e2e1_0","tool_name":"run_shell_command","tool_input":{"command":"touch x"}}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := Qwen([]byte(tt.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.State != statusfile.Blocked || a.DeniedInBackground != tt.denied {
+				t.Errorf("got state %q, DeniedInBackground %v; want blocked, %v", a.State, a.DeniedInBackground, tt.denied)
+			}
+		})
+	}
+	// Only a PermissionRequest: the subagent's other events are its work.
+	a, err := Qwen([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","agent_id":"a","tool_name":"run_shell_command"}`))
+	if err != nil || a.DeniedInBackground {
+		t.Errorf("PreToolUse: DeniedInBackground %v, %v", a.DeniedInBackground, err)
+	}
+}
+
+// The agent tool's PostToolUse for a background agent counts it at once
+// (its tool may ask before the turn's Stop counts it); a foreground
+// subagent's and other tools' results (returnDisplay is text) count
+// nothing.
+func TestQwenBackgroundLaunch(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		agents  int // -1: Background nil
+	}{
+		{"background agent", `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"agent","tool_response":{"llmContent":"Background agent launched successfully.","returnDisplay":{"type":"task_execution","executionMode":"background","status":"background"}}}`, 1},
+		{"foreground subagent", `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"agent","tool_response":{"returnDisplay":{"type":"task_execution","executionMode":"foreground","status":"completed"}}}`, -1},
+		{"shell", `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"run_shell_command","tool_response":{"llmContent":"ok","returnDisplay":"ok"}}`, -1},
+		{"the agent tool asks", `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"agent","tool_input":{"run_in_background":true}}`, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := Qwen([]byte(tt.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := -1
+			if a.Background != nil {
+				got = a.Background.Agents
+			}
+			if a.State != statusfile.Working || got != tt.agents || a.TasksKept != (tt.agents > 0) {
+				t.Errorf("got state %q, agents %d, TasksKept %v; want working, %d", a.State, got, a.TasksKept, tt.agents)
+			}
+		})
+	}
+}
+
 // What the real payloads say of why a session waits or how its turn
 // ended (the reason keys, SPEC.md §4.4).
 func TestCopilotQwenWhy(t *testing.T) {

@@ -1,6 +1,10 @@
 package agenthook
 
-import "github.com/agentstatus/agentstatus/statusfile"
+import (
+	"encoding/json"
+
+	"github.com/agentstatus/agentstatus/statusfile"
+)
 
 // qwenInput is the part of a Qwen Code hook payload the mapping uses.
 // Every event carries session_id, transcript_path, cwd, hook_event_name,
@@ -16,14 +20,35 @@ import "github.com/agentstatus/agentstatus/statusfile"
 type qwenInput struct {
 	claudeShape
 	NotificationType string `json:"notification_type"`
-	IsInterrupt      bool   `json:"is_interrupt"` // PostToolUseFailure
-	Trigger          string `json:"trigger"`      // PreCompact: manual (/compress) or auto
+	// A subagent's events carry its agent_id (as do some of the session's
+	// own after a background agent has ended).
+	AgentID     string `json:"agent_id"`
+	IsInterrupt bool   `json:"is_interrupt"` // PostToolUseFailure
+	Trigger     string `json:"trigger"`      // PreCompact: manual (/compress) or auto
 	// Stop: the session's background agents (0.24.4: id, status,
 	// agent_type, started_at, description), finished ones too; background
 	// shells are not listed.
 	BackgroundTasks []struct {
 		Status string `json:"status"`
 	} `json:"background_tasks"`
+	// PostToolUse: the tool's result; the agent tool's returnDisplay says
+	// how the subagent runs (executionMode "background": launched, and
+	// the call is done). Other tools' returnDisplay is text.
+	ToolResponse struct {
+		ReturnDisplay json.RawMessage `json:"returnDisplay"`
+	} `json:"tool_response"`
+}
+
+// backgroundLaunch reports whether in is the agent tool's PostToolUse for a
+// subagent that runs in the background.
+func (in *qwenInput) backgroundLaunch() bool {
+	if in.Event != "PostToolUse" || in.ToolName != "agent" {
+		return false
+	}
+	var d struct {
+		ExecutionMode string `json:"executionMode"`
+	}
+	return json.Unmarshal(in.ToolResponse.ReturnDisplay, &d) == nil && d.ExecutionMode == "background"
 }
 
 // Qwen maps a Qwen Code hook payload (SPEC.md §13.1). Qwen Code's hooks
@@ -31,7 +56,9 @@ type qwenInput struct {
 //
 //	SessionStart                         idle (source "compact": state kept)
 //	UserPromptSubmit, PreToolUse,
-//	  PostToolUse, PostToolBatch         working
+//	  PostToolUse, PostToolBatch         working; the agent tool's
+//	                                     PostToolUse for a background
+//	                                     agent counts one background agent
 //	PostToolUseFailure                   working; idle (cancelled) when the
 //	                                     user interrupted the tool
 //	                                     (is_interrupt), which the
@@ -42,7 +69,12 @@ type qwenInput struct {
 //	                                     or for an answer to
 //	                                     ask_user_question's question: it
 //	                                     fires just before the confirmation
-//	                                     is shown
+//	                                     is shown; a subagent's (agent_id)
+//	                                     leaves the session working while
+//	                                     the record counts background
+//	                                     agents: a background agent's tool
+//	                                     that asks is denied at once, with
+//	                                     no dialog
 //	Notification permission_prompt       blocked
 //	Notification idle_prompt             idle: the CLI is back at its prompt
 //	                                     (also after Esc ends a turn); how
@@ -81,6 +113,14 @@ func Qwen(data []byte) (Action, error) {
 		a.State = statusfile.Working
 	case "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch":
 		a.State = statusfile.Working
+		if in.backgroundLaunch() {
+			// A background agent launched: it may ask before this
+			// turn's Stop counts it (its PermissionRequest, which no
+			// dialog follows, came 0.27 s after the Stop in the
+			// harness). At least this one runs; the Stop counts them
+			// all.
+			a.Background, a.TasksKept = &statusfile.Background{Agents: 1}, true
+		}
 	case "PostToolUseFailure":
 		a.State = statusfile.Working
 		if in.IsInterrupt {
@@ -116,7 +156,16 @@ func Qwen(data []byte) (Action, error) {
 		default: // auth_success, and types a newer version adds
 			return ignore(in.SessionID), nil
 		}
-	default: // SessionStart, PermissionRequest, StopFailure, SessionEnd, ...
+	case "PermissionRequest":
+		a = in.action(a)
+		// 0.24.4 runs the hook for a background agent's tool too, then
+		// denies the call unless the hook decided ("background agents
+		// cannot prompt for confirmation"): no dialog, no
+		// permission_prompt. A foreground subagent's shows one; the
+		// publisher tells them apart by the background agents the
+		// record counts (from their launch).
+		a.DeniedInBackground = in.AgentID != ""
+	default: // SessionStart, StopFailure, SessionEnd, ...
 		return in.action(a), nil
 	}
 	return a, nil

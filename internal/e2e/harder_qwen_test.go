@@ -59,6 +59,18 @@ func TestQwenCodeHarder(t *testing.T) {
 		step{name: "the turn ends, the agent runs", act: untilQwenBackground, truth: working,
 			why: "^1 background agent$"},
 		step{name: "the turn its end starts", truth: idle, settle: qwenSettled, why: "^done$"})
+	// A background agent's tool that asks: 0.24.4 runs the
+	// PermissionRequest hook (with the agent's agent_id) but shows no
+	// dialog; it denies the call at once ("background agents cannot
+	// prompt for confirmation") and the agent goes on. The footer lists
+	// the agent's shell call until the agent ends.
+	r.do("background-agent-asks",
+		step{name: "prompt", act: typingSlowly("e2e:background agent timeout 5 tail -f /dev/null; touch e2e-bgask"), truth: blocked, settle: qwenSettled,
+			why: `^agent: e2e background subagent$`},
+		step{name: "approve", act: press("Enter"), truth: working, settle: qwenSettled},
+		// Checked as one span, from the turn's end: the agent is quick.
+		step{name: "its tool asks, no dialog; the agent ends, then the turn it starts", act: qwenNoDialog("background-agent-asks"),
+			truth: idle, settle: qwenSettled, why: "^done$"})
 	r.do("background-shell",
 		step{name: "prompt", act: typingSlowly("e2e:background timeout 8 tail -f /dev/null"), truth: blocked, settle: qwenSettled,
 			why: `^run_shell_command: timeout 8 tail -f /dev/null$`},
@@ -146,5 +158,48 @@ func qwenFIFO(act func(*agentRun)) func(*agentRun) {
 				f.Close()
 			}
 		}()
+	}
+}
+
+// qwenNoDialog checks that, from the end of the turn that started the
+// background agent of the scenario background-agent-asks until the agent
+// has ended (its footer row ticked, or no agent counted), the screen shows
+// no dialog and the status says working throughout; that the footer
+// showed the agent's shell call meanwhile (the call that asked); and that
+// the denied command never ran.
+func qwenNoDialog(scenario string) func(*agentRun) {
+	call := regexp.MustCompile(`e2e background subagent \(Shell timeout 5 tail -f /dev/null; touch e2e-bgask`)
+	done := regexp.MustCompile(`✔ e2e background subagent \(Shell timeout 5`)
+	running := regexp.MustCompile(`· [0-9]+ local agents?\b`)
+	return func(r *agentRun) {
+		r.t.Helper()
+		const name = "no dialog until the agent ends"
+		untilQwenBackground(r)
+		from := time.Now()
+		deadline := from.Add(time.Minute)
+		seen := false
+		for s := r.tm.capture(); !done.MatchString(s) && running.MatchString(s); s = r.tm.capture() {
+			seen = seen || call.MatchString(s)
+			if r.classify(s) == blocked {
+				r.t.Fatalf("%s %s (%s): the screen shows a dialog:\n%s", r.agent, scenario, name, s)
+			}
+			if time.Now().After(deadline) {
+				r.t.Fatalf("%s %s (%s): the agent never ended:\n%s", r.agent, scenario, name, s)
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		to := time.Now()
+		if !seen {
+			r.t.Errorf("%s %s (%s): the footer never showed the agent's call", r.agent, scenario, name)
+		}
+		wrong := r.status.wrongWithin(from, to, working)
+		report(r.agent, scenario, -1, name, working, wrong, true, "")
+		if wrong > 0 {
+			r.t.Errorf("%s %s (%s): the screen showed working, with no dialog, for %.1f s; the status disagreed for %.2f s of it\nstatus timeline:\n%s",
+				r.agent, scenario, name, to.Sub(from).Seconds(), wrong.Seconds(), r.status.timeline(from))
+		}
+		if _, err := os.Stat(filepath.Join(r.tm.dir, "e2e-bgask")); err == nil {
+			r.t.Errorf("%s %s: the background agent's command ran; it should have been denied", r.agent, scenario)
+		}
 	}
 }

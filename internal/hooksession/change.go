@@ -53,6 +53,9 @@ type Change struct {
 	// wake the agent (agenthook.Action.BackgroundIdle), so the end of a
 	// turn stays idle while it runs (keepsBackground).
 	BackgroundIdle bool
+	// DeniedInBackground: a change to blocked that no dialog shows while
+	// background agents run (agenthook.Action.DeniedInBackground).
+	DeniedInBackground bool
 }
 
 // apply returns the record that c makes of cur, the record on disk
@@ -71,6 +74,9 @@ func (c Change) apply(cur statusfile.Status, found bool, wd string, now time.Tim
 	}
 	prev := rec
 	c = c.withTasks(prev)
+	if c.deniedInBackground(prev) {
+		c.State = ""
+	}
 	if c.keepsBackground(prev) {
 		c.State, c.Ended = statusfile.Working, statusfile.Ended{}
 	}
@@ -145,6 +151,16 @@ func (c Change) keepsWait(prev statusfile.Status) bool {
 func (c Change) keepsBackground(prev statusfile.Status) bool {
 	return !c.BackgroundIdle && c.State == statusfile.Idle && (c.Ended.Reason == "" || c.Ended.Reason == "cancelled") && c.Background == nil &&
 		prev.State != statusfile.Idle && prev.Background != (statusfile.Background{})
+}
+
+// deniedInBackground reports whether c, a permission request that may be
+// a background agent's, leaves prev, working while background agents run,
+// as it is: Qwen Code denies a background agent's tool that asks at once,
+// without a dialog (its PermissionRequest hook runs first), and the agent
+// goes on.
+func (c Change) deniedInBackground(prev statusfile.Status) bool {
+	return c.DeniedInBackground && c.State == statusfile.Blocked &&
+		prev.State == statusfile.Working && prev.Background.Agents > 0
 }
 
 // mergeWait returns the wait w, begun at now, that follows the record prev.

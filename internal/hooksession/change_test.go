@@ -68,6 +68,16 @@ func TestChangeApplyWhy(t *testing.T) {
 		{"a turn that ends there ends it", background, Change{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "done"}, Background: &statusfile.Background{}},
 			statusfile.Status{State: statusfile.Idle, Ended: statusfile.Ended{Reason: "done", At: now}}},
 		{"an idle that says nothing ends a turn without background work", working, Change{State: statusfile.Idle}, statusfile.Status{State: statusfile.Idle}},
+		// Qwen Code denies a background agent's tool that asks, without a
+		// dialog; a foreground subagent's shows one.
+		{"a background agent's permission request keeps it working", background,
+			Change{State: statusfile.Blocked, Wait: statusfile.Waiting{Kind: "permission", Tool: "run_shell_command"}, DeniedInBackground: true}, background},
+		{"a subagent's permission request in the turn blocks", working,
+			Change{State: statusfile.Blocked, Wait: statusfile.Waiting{Kind: "permission", Tool: "run_shell_command"}, DeniedInBackground: true},
+			statusfile.Status{State: statusfile.Blocked, WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "run_shell_command", Since: now}}},
+		{"the session's own permission request blocks while background agents run", background,
+			Change{State: statusfile.Blocked, Wait: statusfile.Waiting{Kind: "permission", Tool: "run_shell_command"}},
+			statusfile.Status{State: statusfile.Blocked, WaitingFor: statusfile.Waiting{Kind: "permission", Tool: "run_shell_command", Since: now}, Background: statusfile.Background{Agents: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -307,7 +307,8 @@ func hookCmd(name, defaultAgent string, f *hookFlags, args []string, env *runner
 	}
 	ch := hooksession.Change{State: a.State, Title: a.Title, Agent: cmp.Or(f.agent, defaultAgent), Cwd: a.Cwd, Task: a.Task,
 		Wait: a.Waiting, Ended: a.Ended, NoDetail: f.withoutDetail(env), Background: a.Background,
-		TasksKept: a.TasksKept, Subagent: a.Subagent, BackgroundIdle: a.BackgroundIdle}
+		TasksKept: a.TasksKept, Subagent: a.Subagent, BackgroundIdle: a.BackgroundIdle,
+		DeniedInBackground: a.DeniedInBackground}
 	ch.PID, ch.PIDFound = f.agentProcess()
 	if sourceOf != nil && ch.PID > 0 {
 		// Only a source the adapter checked (SPEC.md H17).
