@@ -60,7 +60,7 @@ func (s Source) Dir() bool {
 // process (0: not said), which the reader checks: a file the agent left
 // when it was killed says running for ever.
 func SourceTask(kind, name string, data []byte) (running bool, pid int, ok bool) {
-	if kind == SourceQwenShells && QwenShellName(name) {
+	if SourceTaskName(kind, name) {
 		return QwenShellStatus(data)
 	}
 	return false, 0, false

@@ -3,7 +3,6 @@
 package hooksession
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 
@@ -88,13 +87,8 @@ func (f *follower) countTasks() int {
 		if !agenthook.SourceTaskName(f.src.Kind, name) {
 			continue
 		}
-		file, _, ok := openOwn(filepath.Join(f.src.Path, name))
+		data, ok := readOwn(filepath.Join(f.src.Path, name))
 		if !ok {
-			continue
-		}
-		data, err := io.ReadAll(io.LimitReader(file, maxSourceFile))
-		file.Close()
-		if err != nil {
 			continue
 		}
 		if running, pid, ok := agenthook.SourceTask(f.src.Kind, name, data); ok && running && (pid == 0 || ProcessExists(pid)) {

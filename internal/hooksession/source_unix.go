@@ -22,8 +22,12 @@ import (
 // Change was seen and applied under the write lock (H12), so that of a
 // hook and the file, whichever is newer wins.
 
-// maxSourceFile bounds what is read of a source file.
-const maxSourceFile = 64 << 10
+// maxSourceFile bounds what is read of a source file; maxSourceLine, of
+// one line of an append-only source.
+const (
+	maxSourceFile = 64 << 10
+	maxSourceLine = agenthook.MaxCodexRolloutLine
+)
 
 // observed is one state read from a source, stamped when it was seen.
 type observed struct {
@@ -197,6 +201,18 @@ func (f *follower) open() (*os.File, unix.Stat_t, bool) {
 	return openOwn(f.src.Path)
 }
 
+// readOwn reads path, a regular file of this account opened not through a
+// link, up to maxSourceFile.
+func readOwn(path string) ([]byte, bool) {
+	file, _, ok := openOwn(path)
+	if !ok {
+		return nil, false
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, maxSourceFile))
+	return data, err == nil
+}
+
 // openOwn opens path: a regular file of this account, not through a link.
 func openOwn(path string) (*os.File, unix.Stat_t, bool) {
 	var st unix.Stat_t
@@ -246,7 +262,7 @@ func (f *follower) countToEnd() {
 		chunk, err := r.ReadSlice('\n')
 		pos += int64(len(chunk))
 		if err == bufio.ErrBufferFull {
-			if len(line) <= agenthook.MaxCodexRolloutLine {
+			if len(line) <= maxSourceLine {
 				line = append(line, chunk...)
 			}
 			continue
@@ -254,7 +270,7 @@ func (f *follower) countToEnd() {
 		if err != nil {
 			break // an unfinished last line is read once finished
 		}
-		if line = append(line, chunk...); !first && len(line) <= agenthook.MaxCodexRolloutLine+1 {
+		if line = append(line, chunk...); !first && len(line) <= maxSourceLine+1 {
 			if bg, _, _, ok := f.bg.Line(line); ok {
 				// What the owner before would have last counted: a
 				// later end lowers it.
@@ -299,7 +315,6 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 		lineStart    = f.off
 		tooLong      bool
 		pos          = f.off
-		maxLine      = agenthook.MaxCodexRolloutLine
 		bytesAllowed = int64(64 << 20) // at most this much per change
 	)
 	for pos-f.off < bytesAllowed {
@@ -308,7 +323,7 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 			if buf[i] != '\n' {
 				if !tooLong {
 					line = append(line, buf[i])
-					if len(line) > maxLine {
+					if len(line) > maxSourceLine {
 						tooLong, line = true, nil
 					}
 				}
@@ -379,13 +394,8 @@ func (f *follower) readNew() (statusfile.State, string, bool) {
 
 // read reads the source's state now.
 func (f *follower) read() (statusfile.State, string, bool) {
-	file, _, ok := f.open()
+	data, ok := readOwn(f.src.Path)
 	if !ok {
-		return "", "", false
-	}
-	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, maxSourceFile))
-	if err != nil {
 		return "", "", false
 	}
 	f.ended = agenthook.SourceEnded(f.src.Kind, data)
